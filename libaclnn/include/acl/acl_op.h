@@ -1,0 +1,14 @@
+/*
+ * acl/acl_op.h - placeholder for the single-operator (aclop*) API.
+ *
+ * Introduction
+ *   CANN's runtime package ships this file empty too (the real content comes from other CANN
+ *   packages).  libaclnn runs aclnn operators only, so nothing is declared here; the file
+ *   exists so that programs including it (directly or through acl/acl.h) compile unchanged.
+ */
+#ifndef INC_EXTERNAL_ACL_ACL_OP_H_
+#define INC_EXTERNAL_ACL_ACL_OP_H_
+
+#include "acl_base_rt.h"
+
+#endif /* INC_EXTERNAL_ACL_ACL_OP_H_ */

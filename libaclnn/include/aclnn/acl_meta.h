@@ -1,0 +1,189 @@
+/*
+ * aclnn/acl_meta.h - the aclnn meta API: descriptors of the arguments operators take.
+ *
+ * Introduction
+ *   An aclnn operator never takes raw pointers; it takes small descriptor objects:
+ *     aclTensor      a view of "device" memory: shape, strides and offset (in elements), dtype,
+ *                    format, plus the shape of the storage it views.  It does not own the memory.
+ *     aclIntArray    a host array of int64 values (sizes, paddings, strides, ...), copied at creation
+ *     aclFloatArray, aclBoolArray   the same for float / bool
+ *     aclScalar      one host value of a given dtype, copied at creation
+ *     aclTensorList, aclScalarList  lists that take ownership of their elements
+ *     aclOpExecutor  the plan phase 1 of an operator returns and phase 2 consumes
+ *
+ *   Every aclCreateXxx returns NULL on failure and has an aclDestroyXxx that accepts NULL.
+ *   Every other function returns an aclnnStatus: 0 (ACLNN_SUCCESS / OK) or a code of
+ *   aclnn/opdev/op_errno.h (161001 NULL argument, 161002 invalid argument, 561xxx internal).
+ *
+ *   aclGetViewShape, aclGetStorageShape and aclGetViewStrides return arrays allocated by the
+ *   library; C++ callers release them with `delete[]` as CANN documents, C callers (and Python)
+ *   with aclnnCpuFreeArray().
+ *
+ *   Unlike CANN's C++-only original, this header is valid C11 and C++11.
+ */
+#ifndef OP_API_INC_ACL_META_H_
+#define OP_API_INC_ACL_META_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "acl/acl_base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Opaque descriptor types.  The guard keeps the typedefs single even if another header (such as
+ * older acl_base.h copies) also declares them; repeating a typedef is an error before C11. */
+#ifndef ACLNN_META
+#define ACLNN_META
+typedef struct aclOpExecutor aclOpExecutor;
+typedef struct aclTensor aclTensor;
+typedef struct aclScalar aclScalar;
+typedef struct aclIntArray aclIntArray;
+typedef struct aclFloatArray aclFloatArray;
+typedef struct aclBoolArray aclBoolArray;
+typedef struct aclTensorList aclTensorList;
+typedef struct aclScalarList aclScalarList;
+#endif /* ACLNN_META */
+
+/* Status of every aclnn call (0 = success). */
+typedef int32_t aclnnStatus;
+
+#ifdef __cplusplus
+constexpr aclnnStatus OK = 0;
+#else
+static const aclnnStatus OK = 0;
+#endif
+
+/* ------------------------------------------------------------------------------------------ */
+/* Creation and destruction                                                                    */
+/* ------------------------------------------------------------------------------------------ */
+
+/* Describes a tensor.
+ *   viewDims[viewDimsNum]   logical shape (viewDimsNum 0 = a 0-d tensor)
+ *   stride                  per-dimension step in elements; NULL = contiguous row-major
+ *   offset                  first element, in elements from tensorData
+ *   format                  layout tag (ND, NCHW, NCL, ...)
+ *   storageDims[storageDimsNum]  shape of the memory behind the view (usually = viewDims)
+ *   tensorData              "device" address from aclrtMalloc (may be NULL for now)
+ * Returns NULL on invalid arguments (see aclGetRecentErrMsg). */
+ACL_FUNC_VISIBILITY aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum,
+                                               aclDataType dataType, const int64_t *stride,
+                                               int64_t offset, aclFormat format,
+                                               const int64_t *storageDims, uint64_t storageDimsNum,
+                                               void *tensorData);
+/* Copies one value of `dataType` from host memory. */
+ACL_FUNC_VISIBILITY aclScalar *aclCreateScalar(void *value, aclDataType dataType);
+/* The array creators copy `size` values from host memory (NULL/0 gives an empty array). */
+ACL_FUNC_VISIBILITY aclIntArray *aclCreateIntArray(const int64_t *value, uint64_t size);
+ACL_FUNC_VISIBILITY aclFloatArray *aclCreateFloatArray(const float *value, uint64_t size);
+ACL_FUNC_VISIBILITY aclBoolArray *aclCreateBoolArray(const bool *value, uint64_t size);
+/* The list creators take ownership of the elements: destroying the list destroys them. */
+ACL_FUNC_VISIBILITY aclTensorList *aclCreateTensorList(const aclTensor *const *value, uint64_t size);
+ACL_FUNC_VISIBILITY aclScalarList *aclCreateScalarList(const aclScalar *const *value, uint64_t size);
+
+/* All destroy functions accept NULL (no-op, returns 0). */
+ACL_FUNC_VISIBILITY aclnnStatus aclDestroyTensor(const aclTensor *tensor);
+ACL_FUNC_VISIBILITY aclnnStatus aclDestroyScalar(const aclScalar *scalar);
+ACL_FUNC_VISIBILITY aclnnStatus aclDestroyIntArray(const aclIntArray *array);
+ACL_FUNC_VISIBILITY aclnnStatus aclDestroyFloatArray(const aclFloatArray *array);
+ACL_FUNC_VISIBILITY aclnnStatus aclDestroyBoolArray(const aclBoolArray *array);
+ACL_FUNC_VISIBILITY aclnnStatus aclDestroyTensorList(const aclTensorList *array);
+ACL_FUNC_VISIBILITY aclnnStatus aclDestroyScalarList(const aclScalarList *array);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Queries                                                                                     */
+/* ------------------------------------------------------------------------------------------ */
+
+/* The three array getters allocate *viewDims / *storageDims / *stridesValue; release them with
+ * `delete[]` (C++) or aclnnCpuFreeArray (C, Python). */
+ACL_FUNC_VISIBILITY aclnnStatus aclGetViewShape(const aclTensor *tensor, int64_t **viewDims,
+                                                uint64_t *viewDimsNum);
+ACL_FUNC_VISIBILITY aclnnStatus aclGetStorageShape(const aclTensor *tensor, int64_t **storageDims,
+                                                   uint64_t *storageDimsNum);
+ACL_FUNC_VISIBILITY aclnnStatus aclGetViewStrides(const aclTensor *tensor, int64_t **stridesValue,
+                                                  uint64_t *stridesNum);
+ACL_FUNC_VISIBILITY aclnnStatus aclGetViewOffset(const aclTensor *tensor, int64_t *offset);
+ACL_FUNC_VISIBILITY aclnnStatus aclGetFormat(const aclTensor *tensor, aclFormat *format);
+ACL_FUNC_VISIBILITY aclnnStatus aclGetDataType(const aclTensor *tensor, aclDataType *dataType);
+ACL_FUNC_VISIBILITY aclnnStatus aclGetIntArraySize(const aclIntArray *array, uint64_t *size);
+ACL_FUNC_VISIBILITY aclnnStatus aclGetFloatArraySize(const aclFloatArray *array, uint64_t *size);
+ACL_FUNC_VISIBILITY aclnnStatus aclGetBoolArraySize(const aclBoolArray *array, uint64_t *size);
+ACL_FUNC_VISIBILITY aclnnStatus aclGetTensorListSize(const aclTensorList *tensorList, uint64_t *size);
+ACL_FUNC_VISIBILITY aclnnStatus aclGetScalarListSize(const aclScalarList *scalarList, uint64_t *size);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Re-use of descriptors and executors                                                         */
+/* ------------------------------------------------------------------------------------------ */
+
+/* Re-initialises an existing tensor in place (same meaning as aclCreateTensor; NULL/0 fields
+ * are left unchanged, a NULL address keeps the old one). */
+ACL_FUNC_VISIBILITY aclnnStatus aclInitTensor(aclTensor *tensor, const int64_t *viewDims,
+                                              uint64_t viewDimsNum, aclDataType dataType,
+                                              const int64_t *stride, int64_t offset,
+                                              aclFormat format, const int64_t *storageDims,
+                                              uint64_t storageDimsNum, void *tensorDataAddr);
+/* Call right after phase 1: the executor then survives phase 2 (run it many times) and must be
+ * freed with aclDestroyAclOpExecutor. */
+ACL_FUNC_VISIBILITY aclnnStatus aclSetAclOpExecutorRepeatable(aclOpExecutor *executor);
+ACL_FUNC_VISIBILITY aclnnStatus aclDestroyAclOpExecutor(aclOpExecutor *executor);
+/* Re-point the index-th input / output / overall (inputs first) tensor of a repeatable executor
+ * at new memory. */
+ACL_FUNC_VISIBILITY aclnnStatus aclSetInputTensorAddr(aclOpExecutor *executor, const size_t index,
+                                                      aclTensor *tensor, void *addr);
+ACL_FUNC_VISIBILITY aclnnStatus aclSetOutputTensorAddr(aclOpExecutor *executor, const size_t index,
+                                                       aclTensor *tensor, void *addr);
+ACL_FUNC_VISIBILITY aclnnStatus aclSetTensorAddr(aclOpExecutor *executor, const size_t index,
+                                                 aclTensor *tensor, void *addr);
+/* Same for element `relativeIndex` of the tensor-list argument at IR position `irIndex`. */
+ACL_FUNC_VISIBILITY aclnnStatus aclSetDynamicInputTensorAddr(aclOpExecutor *executor, size_t irIndex,
+                                                             const size_t relativeIndex,
+                                                             aclTensorList *tensors, void *addr);
+ACL_FUNC_VISIBILITY aclnnStatus aclSetDynamicOutputTensorAddr(aclOpExecutor *executor, size_t irIndex,
+                                                              const size_t relativeIndex,
+                                                              aclTensorList *tensors, void *addr);
+ACL_FUNC_VISIBILITY aclnnStatus aclSetDynamicTensorAddr(aclOpExecutor *executor, size_t irIndex,
+                                                        const size_t relativeIndex,
+                                                        aclTensorList *tensors, void *addr);
+/* Set / get the base address stored in a tensor (only outside a phase 1 .. phase 2 window). */
+ACL_FUNC_VISIBILITY aclnnStatus aclSetRawTensorAddr(aclTensor *tensor, void *addr);
+ACL_FUNC_VISIBILITY aclnnStatus aclGetRawTensorAddr(const aclTensor *tensor, void **addr);
+/* Dumps tensors (inputs first) when dumping is enabled by the aclInit configuration. */
+ACL_FUNC_VISIBILITY aclnnStatus aclDumpOpTensors(const char *opType, const char *opName,
+                                                 aclTensor **tensors, size_t inputTensorNum,
+                                                 size_t outputTensorNum, aclrtStream stream);
+
+/* Reserved duplicates with a capital A: same parameters, same behaviour. */
+ACL_FUNC_VISIBILITY aclnnStatus AclSetInputTensorAddr(aclOpExecutor *executor, const size_t index,
+                                                      aclTensor *tensor, void *addr);
+ACL_FUNC_VISIBILITY aclnnStatus AclSetOutputTensorAddr(aclOpExecutor *executor, const size_t index,
+                                                       aclTensor *tensor, void *addr);
+ACL_FUNC_VISIBILITY aclnnStatus AclSetTensorAddr(aclOpExecutor *executor, const size_t index,
+                                                 aclTensor *tensor, void *addr);
+ACL_FUNC_VISIBILITY aclnnStatus AclSetDynamicInputTensorAddr(aclOpExecutor *executor, size_t irIndex,
+                                                             const size_t relativeIndex,
+                                                             aclTensorList *tensors, void *addr);
+ACL_FUNC_VISIBILITY aclnnStatus AclSetDynamicOutputTensorAddr(aclOpExecutor *executor, size_t irIndex,
+                                                              const size_t relativeIndex,
+                                                              aclTensorList *tensors, void *addr);
+ACL_FUNC_VISIBILITY aclnnStatus AclSetDynamicTensorAddr(aclOpExecutor *executor, size_t irIndex,
+                                                        const size_t relativeIndex,
+                                                        aclTensorList *tensors, void *addr);
+
+/* ------------------------------------------------------------------------------------------ */
+/* libaclnn extensions (not part of CANN; exported under the aclnnCpu prefix)                   */
+/* ------------------------------------------------------------------------------------------ */
+
+/* Frees an array returned by aclGetViewShape, aclGetStorageShape or aclGetViewStrides (the
+ * library allocates them the way C++ `delete[]` expects; C code cannot call delete[]).
+ * NULL is a no-op. */
+ACL_FUNC_VISIBILITY void aclnnCpuFreeArray(int64_t *array);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* OP_API_INC_ACL_META_H_ */

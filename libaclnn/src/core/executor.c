@@ -1,0 +1,481 @@
+/*
+ * executor.c - the two-phase framework every operator uses.
+ *
+ * Phase 1 (nn_executor_create / add_* / finish) freezes a copy of each tensor argument (shape,
+ * strides, offset, dtype, base address) and the op's plan, and lays out the workspace:
+ *
+ *     [staging for non-contiguous operand 0][staging for ...][op scratch]
+ *      each area 64-byte aligned, numel * element size bytes
+ *
+ * and registers the executor.  Phase 2 (nn_launch_executor) checks the executor and workspace,
+ * snapshots the operands into a task and queues it on the stream; the task stages strided
+ * inputs into the workspace, runs the kernel on contiguous buffers and copies strided outputs
+ * back through their views (CANN's Contiguous -> kernel -> ViewCopy).
+ *
+ * Lifetime: an executor holds one reference for the registry and one per queued task.  A
+ * normal executor leaves the registry at phase 2 (it is consumed, success or failure, as in
+ * CANN) and is freed when its task has run; a repeatable one stays registered until
+ * aclDestroyAclOpExecutor.  Because every public entry point looks the pointer up in the
+ * registry first, a consumed or foreign executor is reported, never dereferenced.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "nn_executor_impl.h"
+#include "runtime/nn_runtime.h"
+
+pthread_mutex_t nn_executor_lock = PTHREAD_MUTEX_INITIALIZER;
+static aclOpExecutor *registry_head = NULL;
+
+/* ---- shape helpers ------------------------------------------------------------------------- */
+
+int64_t nn_numel(uint64_t ndim, const int64_t *dims)
+{
+    int64_t count = 1;
+    for (uint64_t i = 0; i < ndim; i++) {
+        if (dims[i] < 0 || __builtin_mul_overflow(count, dims[i], &count))
+            return -1; /* invalid shape: callers validated it, this is a backstop */
+    }
+    return count;
+}
+
+const char *nn_shape_str(char *buf, size_t buf_size, uint64_t ndim, const int64_t *dims)
+{
+    if (buf == NULL || buf_size == 0)
+        return buf;
+    size_t used = 0;
+    int n = snprintf(buf, buf_size, "[");
+    used = n > 0 ? (size_t)n : 0;
+    for (uint64_t i = 0; i < ndim && used < buf_size; i++) {
+        n = snprintf(buf + used, buf_size - used, i ? ", %lld" : "%lld", (long long)dims[i]);
+        used += n > 0 ? (size_t)n : 0;
+    }
+    if (used < buf_size)
+        snprintf(buf + used, buf_size - used, "]");
+    return buf;
+}
+
+/* ---- registry ------------------------------------------------------------------------------ */
+
+static void executor_free(aclOpExecutor *ex)
+{
+    ex->magic = 0;
+    free(ex->plan);
+    free(ex);
+}
+
+/* Drops one reference; frees at zero.  Caller holds the lock. */
+static void executor_unref_locked(aclOpExecutor *ex)
+{
+    if (--ex->refs == 0)
+        executor_free(ex);
+}
+
+bool nn_executor_registered_locked(const aclOpExecutor *ex)
+{
+    for (const aclOpExecutor *it = registry_head; it != NULL; it = it->next)
+        if (it == ex)
+            return true;
+    return false;
+}
+
+void nn_executor_unregister_locked(aclOpExecutor *ex)
+{
+    if (!ex->registered)
+        return;
+    if (ex->prev)
+        ex->prev->next = ex->next;
+    else
+        registry_head = ex->next;
+    if (ex->next)
+        ex->next->prev = ex->prev;
+    ex->prev = ex->next = NULL;
+    ex->registered = false;
+    executor_unref_locked(ex);
+}
+
+static void register_locked(aclOpExecutor *ex)
+{
+    ex->prev = NULL;
+    ex->next = registry_head;
+    if (registry_head)
+        registry_head->prev = ex;
+    registry_head = ex;
+    ex->registered = true;
+    ex->refs = 1;
+}
+
+/* ---- phase 1 ------------------------------------------------------------------------------- */
+
+aclOpExecutor *nn_executor_create(const char *op_name, nn_kernel_fn kernel, const void *plan,
+                                  size_t plan_size)
+{
+    aclOpExecutor *ex = calloc(1, sizeof *ex);
+    if (ex == NULL) {
+        nn_error(ACLNN_ERR_INNER_CREATE_EXECUTOR, "%s: could not allocate the executor.", op_name);
+        return NULL;
+    }
+    if (plan_size > 0) {
+        ex->plan = malloc(plan_size);
+        if (ex->plan == NULL) {
+            free(ex);
+            nn_error(ACLNN_ERR_INNER_CREATE_EXECUTOR, "%s: could not allocate the plan (%zu bytes).",
+                     op_name, plan_size);
+            return NULL;
+        }
+        memcpy(ex->plan, plan, plan_size);
+    }
+    ex->magic = NN_MAGIC_EXECUTOR;
+    snprintf(ex->op_name, sizeof ex->op_name, "%s", op_name);
+    ex->kernel = kernel;
+    return ex;
+}
+
+/* Row-major contiguity as opbase tests it: size-1 dims are skipped. */
+static bool view_is_contiguous(uint64_t ndim, const int64_t *dims, const int64_t *strides)
+{
+    int64_t expected = 1;
+    for (uint64_t i = ndim; i-- > 0;) {
+        if (dims[i] == 1)
+            continue;
+        if (dims[i] == 0)
+            return true;
+        if (strides[i] != expected)
+            return false;
+        expected *= dims[i];
+    }
+    return true;
+}
+
+static void freeze_operand(nn_operand *op, const aclTensor *t, bool is_output)
+{
+    memset(op, 0, sizeof *op);
+    op->handle = t;
+    op->is_output = is_output;
+    op->contiguous = true;
+    if (t == NULL)
+        return;
+    op->dtype = t->dtype;
+    op->format = t->format;
+    op->ndim = t->ndim;
+    memcpy(op->dims, t->dims, sizeof(int64_t) * t->ndim);
+    memcpy(op->strides, t->strides, sizeof(int64_t) * t->ndim);
+    op->offset = t->offset;
+    op->base = t->data;
+    op->numel = nn_numel(t->ndim, t->dims);
+    op->contiguous = op->numel <= 1 || view_is_contiguous(t->ndim, t->dims, t->strides);
+}
+
+static int add_operand(aclOpExecutor *ex, const aclTensor *t, bool is_output)
+{
+    if (ex == NULL)
+        return -1;
+    if (ex->num_operands >= NN_MAX_OPERANDS) {
+        ex->overflow = true;
+        return -1;
+    }
+    int index;
+    if (is_output) {
+        index = ex->num_operands;
+    } else {
+        /* Inputs stay in front of any outputs already added. */
+        index = ex->num_inputs;
+        memmove(&ex->operands[index + 1], &ex->operands[index],
+                sizeof(nn_operand) * (size_t)(ex->num_operands - index));
+        ex->num_inputs++;
+    }
+    freeze_operand(&ex->operands[index], t, is_output);
+    ex->num_operands++;
+    return index;
+}
+
+int nn_executor_add_input(aclOpExecutor *ex, const aclTensor *t) { return add_operand(ex, t, false); }
+int nn_executor_add_output(aclOpExecutor *ex, const aclTensor *t) { return add_operand(ex, t, true); }
+
+void nn_executor_add_scratch(aclOpExecutor *ex, uint64_t bytes)
+{
+    if (ex != NULL)
+        ex->scratch_bytes += (bytes + 63) & ~(uint64_t)63;
+}
+
+void nn_executor_discard(aclOpExecutor *ex)
+{
+    if (ex != NULL)
+        executor_free(ex);
+}
+
+/* The element range [lo, hi] a view touches, relative to its base (numel > 0). */
+static void view_extent(const nn_operand *op, int64_t *lo, int64_t *hi)
+{
+    *lo = *hi = op->offset;
+    for (uint64_t i = 0; i < op->ndim; i++) {
+        int64_t reach = op->strides[i] * (op->dims[i] - 1);
+        if (reach > 0)
+            *hi += reach;
+        else
+            *lo += reach;
+    }
+}
+
+/* ACLNN_STRICT=1: every non-empty operand must lie inside one aclrtMalloc allocation. */
+static aclnnStatus strict_check_operand(const char *op_name, const nn_operand *op, int index)
+{
+    if (op->handle == NULL || op->numel <= 0 || !nn_strict_mode())
+        return ACLNN_SUCCESS;
+    size_t elem = nn_dtype_size(op->dtype);
+    int64_t lo, hi;
+    view_extent(op, &lo, &hi);
+    const char *start = (const char *)op->base + lo * (int64_t)elem;
+    size_t len = (size_t)(hi - lo + 1) * elem;
+    void *alloc_base;
+    size_t alloc_size;
+    if (op->base == NULL || !nn_mem_find(start, len, &alloc_base, &alloc_size))
+        return nn_error(ACLNN_ERR_PARAM_INVALID,
+                        "%s: %s %d (data %p, %zu bytes) does not lie inside memory from aclrtMalloc "
+                        "(ACLNN_STRICT=1).",
+                        op_name, op->is_output ? "output" : "input", index, (const void *)start, len);
+    return ACLNN_SUCCESS;
+}
+
+aclnnStatus nn_executor_finish(aclOpExecutor *ex, uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+    if (ex == NULL)
+        return ACLNN_ERR_INNER_CREATE_EXECUTOR; /* create already reported it */
+    if (workspaceSize == NULL || executor == NULL) { /* ops check these first; a backstop */
+        aclnnStatus st = nn_error(ACLNN_ERR_PARAM_NULLPTR, "%s: %s must not be null.", ex->op_name,
+                                  workspaceSize == NULL ? "workspaceSize" : "executor");
+        executor_free(ex);
+        return st;
+    }
+    if (ex->overflow) {
+        aclnnStatus st = nn_error(ACLNN_ERR_INNER, "%s: more than %d tensor arguments.", ex->op_name,
+                                  NN_MAX_OPERANDS);
+        executor_free(ex);
+        return st;
+    }
+    for (int i = 0; i < ex->num_operands; i++) {
+        aclnnStatus st = strict_check_operand(ex->op_name, &ex->operands[i], i);
+        if (st != ACLNN_SUCCESS) {
+            executor_free(ex);
+            return st;
+        }
+    }
+
+    uint64_t size = 0;
+    if (ex->kernel != NULL) {
+        for (int i = 0; i < ex->num_operands; i++) {
+            nn_operand *op = &ex->operands[i];
+            if (op->handle == NULL || op->contiguous)
+                continue;
+            size = (size + 63) & ~(uint64_t)63;
+            op->staging_offset = size;
+            size += (uint64_t)op->numel * nn_dtype_size(op->dtype);
+        }
+        if (ex->scratch_bytes > 0) {
+            size = (size + 63) & ~(uint64_t)63;
+            ex->scratch_offset = size;
+            size += ex->scratch_bytes;
+        }
+    } else {
+        ex->scratch_bytes = 0;
+    }
+    ex->workspace_size = size;
+
+    pthread_mutex_lock(&nn_executor_lock);
+    register_locked(ex);
+    pthread_mutex_unlock(&nn_executor_lock);
+    *workspaceSize = size;
+    *executor = ex;
+    return ACLNN_SUCCESS;
+}
+
+/* ---- phase 2 ------------------------------------------------------------------------------- */
+
+typedef struct {
+    aclOpExecutor *ex; /* holds a reference: keeps the plan alive */
+    nn_launch launch;
+    nn_operand operands[NN_MAX_OPERANDS];
+    nn_kernel_fn kernel;
+    char *workspace;
+    uint64_t workspace_size;
+} launch_task;
+
+static double now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+/* One INFO line per launch, in the spirit of ONEDNN_VERBOSE:
+ *   aclnnFoo: exec in0=FLOAT[2, 3] out0=FLOAT[2, 3]:strides[1, 2] ws=96 threads=2 time=12.3us */
+static void trace_launch(const launch_task *task, aclnnStatus status, double micros)
+{
+    char line[1800];
+    size_t used = 0;
+    int n = snprintf(line, sizeof line, "%s: exec", task->launch.op_name);
+    used = n > 0 ? (size_t)n : 0;
+    int inputs = 0, outputs = 0;
+    for (int i = 0; i < task->launch.num_operands && used < sizeof line; i++) {
+        const nn_operand *op = &task->operands[i];
+        char shape[256];
+        const char *kind = op->is_output ? "out" : "in";
+        int ordinal = op->is_output ? outputs++ : inputs++;
+        if (op->handle == NULL) {
+            n = snprintf(line + used, sizeof line - used, " %s%d=none", kind, ordinal);
+        } else {
+            n = snprintf(line + used, sizeof line - used, " %s%d=%s%s", kind, ordinal,
+                         nn_dtype_name(op->dtype), nn_shape_str(shape, sizeof shape, op->ndim, op->dims));
+            if (n > 0 && !op->contiguous && used + (size_t)n < sizeof line) {
+                used += (size_t)n;
+                n = snprintf(line + used, sizeof line - used, ":strides%s+%lld",
+                             nn_shape_str(shape, sizeof shape, op->ndim, op->strides),
+                             (long long)op->offset);
+            }
+        }
+        used += n > 0 ? (size_t)n : 0;
+    }
+    if (used < sizeof line)
+        snprintf(line + used, sizeof line - used, " ws=%llu threads=%d time=%.1fus%s",
+                 (unsigned long long)task->workspace_size, nn_num_threads(), micros,
+                 status == ACLNN_SUCCESS ? "" : " FAILED");
+    nn_log(NN_LOG_INFO, "%s", line);
+}
+
+static int run_task(void *ctx)
+{
+    launch_task *task = ctx;
+    bool tracing = nn_log_enabled(NN_LOG_INFO);
+    double start = tracing ? now_us() : 0.0;
+
+    for (int i = 0; i < task->launch.num_operands; i++) {
+        nn_operand *op = &task->operands[i];
+        if (op->handle == NULL)
+            continue;
+        size_t elem = nn_dtype_size(op->dtype);
+        char *view_start = (char *)op->base + op->offset * (int64_t)elem;
+        if (op->contiguous || task->kernel == NULL) {
+            op->data = view_start;
+            continue;
+        }
+        op->data = task->workspace + op->staging_offset;
+        if (!op->is_output)
+            nn_copy_to_contiguous(op->data, view_start, elem, op->ndim, op->dims, op->strides);
+    }
+
+    aclnnStatus status = ACLNN_SUCCESS;
+    if (task->kernel != NULL)
+        status = task->kernel(&task->launch);
+
+    if (status == ACLNN_SUCCESS && task->kernel != NULL) {
+        for (int i = 0; i < task->launch.num_operands; i++) {
+            nn_operand *op = &task->operands[i];
+            if (op->handle == NULL || op->contiguous || !op->is_output)
+                continue;
+            size_t elem = nn_dtype_size(op->dtype);
+            char *view_start = (char *)op->base + op->offset * (int64_t)elem;
+            nn_copy_from_contiguous(view_start, op->data, elem, op->ndim, op->dims, op->strides);
+        }
+    }
+    if (tracing)
+        trace_launch(task, status, now_us() - start);
+    return status;
+}
+
+static void release_task(void *ctx)
+{
+    launch_task *task = ctx;
+    pthread_mutex_lock(&nn_executor_lock);
+    executor_unref_locked(task->ex);
+    pthread_mutex_unlock(&nn_executor_lock);
+    free(task);
+}
+
+/* A failed phase 2 consumes a normal executor, as CANN's does. Caller holds the lock. */
+static void consume_on_failure_locked(aclOpExecutor *ex)
+{
+    if (!ex->repeatable)
+        nn_executor_unregister_locked(ex);
+}
+
+aclnnStatus nn_launch_executor(const char *op_name, void *workspace, uint64_t workspaceSize,
+                               aclOpExecutor *executor, aclrtStream stream)
+{
+    if (executor == NULL)
+        return nn_error(ACLNN_ERR_PARAM_NULLPTR,
+                        "%s: Expected a proper executor but got null for argument executor.", op_name);
+
+    launch_task *task = calloc(1, sizeof *task);
+    if (task == NULL)
+        return nn_error(ACLNN_ERR_INNER_NULLPTR, "%s: could not allocate the launch task.", op_name);
+
+    pthread_mutex_lock(&nn_executor_lock);
+    aclnnStatus status = ACLNN_SUCCESS;
+    if (!nn_executor_registered_locked(executor)) {
+        pthread_mutex_unlock(&nn_executor_lock);
+        free(task);
+        return nn_error(ACLNN_ERR_PARAM_INVALID,
+                        "%s: executor %p is not a live executor (already consumed by a previous "
+                        "launch, destroyed, or never returned by a GetWorkspaceSize call).",
+                        op_name, (void *)executor);
+    }
+    if (strcmp(executor->op_name, op_name) != 0)
+        nn_log(NN_LOG_WARNING, "%s: launching an executor created by %s.", op_name, executor->op_name);
+
+    if (workspaceSize > 0 && workspace == NULL) {
+        status = nn_error(ACLNN_ERR_PARAM_NULLPTR,
+                          "%s: workspace is null but workspaceSize is %llu.", op_name,
+                          (unsigned long long)workspaceSize);
+    } else if (workspaceSize < executor->workspace_size) {
+        status = nn_error(ACLNN_ERR_PARAM_INVALID,
+                          "%s: workspaceSize must be at least %llu (as returned by phase 1), got %llu.",
+                          op_name, (unsigned long long)executor->workspace_size,
+                          (unsigned long long)workspaceSize);
+    }
+    for (int i = 0; status == ACLNN_SUCCESS && i < executor->num_operands; i++) {
+        const nn_operand *op = &executor->operands[i];
+        if (op->handle != NULL && op->numel > 0 && op->base == NULL && executor->kernel != NULL)
+            status = nn_error(ACLNN_ERR_PARAM_NULLPTR,
+                              "%s: %s tensor %d has no data address (tensorData is null).", op_name,
+                              op->is_output ? "output" : "input",
+                              op->is_output ? i - executor->num_inputs : i);
+        else if (executor->repeatable)
+            status = strict_check_operand(op_name, op, i); /* addresses may have been rebound */
+    }
+    if (status != ACLNN_SUCCESS) {
+        consume_on_failure_locked(executor);
+        pthread_mutex_unlock(&nn_executor_lock);
+        free(task);
+        return status;
+    }
+
+    /* Snapshot: a repeatable executor may be rebound and relaunched while this task waits. */
+    task->ex = executor;
+    memcpy(task->operands, executor->operands, sizeof task->operands);
+    task->kernel = executor->kernel;
+    task->workspace = workspace;
+    task->workspace_size = executor->workspace_size;
+    task->launch.op_name = executor->op_name;
+    task->launch.plan = executor->plan;
+    task->launch.operands = task->operands;
+    task->launch.num_operands = executor->num_operands;
+    task->launch.scratch = executor->scratch_bytes ? (char *)workspace + executor->scratch_offset : NULL;
+    task->launch.scratch_size = executor->scratch_bytes;
+    executor->refs++; /* the task's reference */
+    if (!executor->repeatable)
+        nn_executor_unregister_locked(executor); /* consumed: the task now owns it */
+    pthread_mutex_unlock(&nn_executor_lock);
+
+    nn_stream *resolved = NULL;
+    aclError rt = nn_stream_resolve(stream, &resolved);
+    if (rt != ACL_SUCCESS) {
+        release_task(task);
+        return rt == ACL_ERROR_INVALID_PARAM ? ACLNN_ERR_PARAM_INVALID : ACLNN_ERR_RUNTIME_ERROR;
+    }
+    rt = nn_stream_submit(resolved, run_task, release_task, task); /* releases on failure too */
+    if (rt != ACL_SUCCESS)
+        return ACLNN_ERR_RUNTIME_ERROR;
+    return ACLNN_SUCCESS;
+}

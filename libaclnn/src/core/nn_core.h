@@ -1,0 +1,201 @@
+/*
+ * nn_core.h - the shared machinery every operator is built on.
+ *
+ * Nothing here knows an operator.  An operator file (src/ops/<op>.c) uses this header to
+ *   - report errors in CANN's format            (nn_error)
+ *   - log and trace                              (nn_log)
+ *   - convert fp16/bf16 <-> fp32                 (nn_f16_*, nn_bf16_*)
+ *   - split independent work over threads        (nn_parallel_for)
+ *   - build an executor in phase 1 and launch it  (nn_executor_*, nn_launch)
+ *
+ * All symbols here are internal (the library is built with -fvisibility=hidden); only the
+ * CANN names declared in include/ are exported.
+ */
+#ifndef NN_CORE_H
+#define NN_CORE_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "acl/acl.h"
+#include "aclnn/aclnn_base.h"
+#include "aclnn/opdev/op_errno.h"
+
+/* Relative so that a test program can compile a core .c file directly (tests/c/test_core_*). */
+#include "../meta/nn_meta.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Marks the definition of a public CANN symbol (the build hides everything else). */
+#define NN_EXPORT __attribute__((visibility("default")))
+
+/* ------------------------------------------------------------------------------------------ */
+/* Errors: a per-thread "recent error" text in CANN's format, read by aclGetRecentErrMsg.      */
+/* ------------------------------------------------------------------------------------------ */
+
+/* Records `fmt` as the newest recent-error message of this thread and returns `code`, so that
+ * a check reads `return nn_error(ACLNN_ERR_PARAM_INVALID, "aclnnIm2col: kernelSize ...");`.
+ * The text gets CANN's prefix: `[PID:n] YYYY-MM-DD-hh:mm:ss.mmm.uuu <Title>(<EZcode>): `
+ * where the title/code follow the status class (16xxxx -> AclNN_Parameter_Error(EZ1001),
+ * 36xxxx -> AclNN_Runtime_Error(EZ9903), 56xxxx -> AclNN_Inner_Error(EZ9999), ACL runtime
+ * 1xxxxx -> Acl_Parameter_Error(EH0001), other runtime codes -> Acl_Runtime_Error(EE9999)).
+ * The message is also logged at ERROR level. Messages are joined newest first with '\n'. */
+int nn_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int nn_verror(int code, const char *fmt, va_list args);
+
+/* Takes (returns and clears) this thread's recent-error text; NULL when there is none.  The
+ * pointer stays valid until the next nn_error_take on this thread. */
+const char *nn_error_take(void);
+
+/* Copies this thread's pending message (without clearing it) into buf; "" when none. */
+void nn_error_peek(char *buf, size_t buf_size);
+
+/* Adds an already-formatted full message (prefix included) as this thread's newest one; used
+ * to hand a stream worker's error to the thread that synchronizes. */
+void nn_error_push_raw(const char *message);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Logging (ASCEND_GLOBAL_LOG_LEVEL, ASCEND_SLOG_PRINT_TO_STDOUT / ASCEND_LOG_PRINT_TO_STDOUT)  */
+/* ------------------------------------------------------------------------------------------ */
+
+enum { NN_LOG_DEBUG = 0, NN_LOG_INFO = 1, NN_LOG_WARNING = 2, NN_LOG_ERROR = 3, NN_LOG_NULL = 4 };
+
+bool nn_log_enabled(int level);
+void nn_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ------------------------------------------------------------------------------------------ */
+/* Data types                                                                                  */
+/* ------------------------------------------------------------------------------------------ */
+
+/* Element size in bytes of the dtypes tensors may hold; 0 for dtypes a tensor cannot hold
+ * (ACL_STRING, ACL_DT_UNDEFINED, unknown values). */
+size_t nn_dtype_size(aclDataType dtype);
+/* "FLOAT", "FLOAT16", "BFLOAT16", ... as CANN prints them; "UNKNOWN" otherwise. */
+const char *nn_dtype_name(aclDataType dtype);
+bool nn_dtype_is_known(aclDataType dtype);
+const char *nn_format_name(aclFormat format);
+bool nn_format_is_known(aclFormat format);
+
+/* IEEE conversions, round to nearest even, Inf/NaN preserved (unlike the public
+ * aclFloatToFloat16, which saturates as CANN documents). */
+float nn_f16_to_f32(uint16_t h);
+uint16_t nn_f32_to_f16(float f);
+float nn_bf16_to_f32(uint16_t b);
+uint16_t nn_f32_to_bf16(float f);
+/* Row conversions; use F16C / AVX-512 when the CPU has them (chosen once at run time). */
+void nn_f16_to_f32_n(const uint16_t *src, float *dst, size_t n);
+void nn_f32_to_f16_n(const float *src, uint16_t *dst, size_t n);
+void nn_bf16_to_f32_n(const uint16_t *src, float *dst, size_t n);
+void nn_f32_to_bf16_n(const float *src, uint16_t *dst, size_t n);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Threads                                                                                     */
+/* ------------------------------------------------------------------------------------------ */
+
+/* Threads the pool uses: ACLNN_NUM_THREADS if set (>= 1), else the cores this process may use. */
+int nn_num_threads(void);
+
+/* Calls fn(ctx, begin, end) over disjoint ranges covering [0, n), each at least `grain` long
+ * (except possibly the last), spread over the pool; returns when all are done.  Ranges must be
+ * independent: the split depends on the thread count, so a kernel must never let it change a
+ * result.  Safe to call from several streams at once (a busy pool runs the work inline). */
+typedef void (*nn_range_fn)(void *ctx, int64_t begin, int64_t end);
+void nn_parallel_for(int64_t n, int64_t grain, nn_range_fn fn, void *ctx);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Strided <-> contiguous copies (element size 1, 2, 4, 8 or 16 bytes)                         */
+/* ------------------------------------------------------------------------------------------ */
+
+/* dst (contiguous, numel elements) <- src viewed through dims/strides (in elements). */
+void nn_copy_to_contiguous(void *dst, const void *src, size_t elem_size, uint64_t ndim,
+                           const int64_t *dims, const int64_t *strides);
+/* dst viewed through dims/strides <- src (contiguous). */
+void nn_copy_from_contiguous(void *dst, const void *src, size_t elem_size, uint64_t ndim,
+                             const int64_t *dims, const int64_t *strides);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Executors                                                                                   */
+/* ------------------------------------------------------------------------------------------ */
+
+#define NN_MAX_OPERANDS 8
+
+/* One tensor argument as frozen at phase 1.  At phase 2 the kernel sees `data` pointing at a
+ * contiguous row-major buffer of `numel` elements of `dtype` with shape `dims` (strides are
+ * those of a contiguous tensor): either the caller's memory (tensor already contiguous; the
+ * view offset is applied) or a staging area in the workspace (the core copies strided inputs in
+ * before the kernel and strided outputs out after it). */
+typedef struct nn_operand {
+    const aclTensor *handle;  /* caller's descriptor at phase 1; NULL for an absent optional */
+    bool is_output;
+    aclDataType dtype;
+    aclFormat format;
+    uint64_t ndim;
+    int64_t dims[NN_MAX_DIMS];
+    int64_t strides[NN_MAX_DIMS]; /* the caller's view strides, in elements */
+    int64_t offset;               /* the caller's view offset, in elements */
+    void *base;                   /* the caller's tensorData (rebound by aclSet*TensorAddr) */
+    int64_t numel;
+    bool contiguous;              /* view strides are row-major contiguous */
+    uint64_t staging_offset;      /* workspace offset of the contiguous copy, if !contiguous */
+    void *data;                   /* set at launch: the contiguous buffer the kernel uses */
+} nn_operand;
+
+/* What a kernel receives at phase 2 (on the stream's worker thread). */
+typedef struct nn_launch {
+    const char *op_name;
+    const void *plan;          /* the op's frozen parameters (copied at phase 1) */
+    nn_operand *operands;      /* inputs first, then outputs, in the order they were added */
+    int num_operands;
+    void *scratch;             /* op scratch area inside the workspace (NULL if none asked) */
+    uint64_t scratch_size;
+} nn_launch;
+
+/* A kernel returns ACLNN_SUCCESS or a status after nn_error(); the stream keeps the first error
+ * and reports it (code and message) at the next synchronize. */
+typedef aclnnStatus (*nn_kernel_fn)(const nn_launch *launch);
+
+/* Phase 1 helpers.  An op validates, then:
+ *     aclOpExecutor *ex = nn_executor_create("aclnnFoo", foo_kernel, &plan, sizeof plan);
+ *     nn_executor_add_input(ex, self);  nn_executor_add_output(ex, out);
+ *     nn_executor_add_scratch(ex, bytes);      (optional fp32 accumulation area)
+ *     return nn_executor_finish(ex, workspaceSize, executor);
+ * `kernel == NULL` makes an executor whose phase 2 does nothing (empty tensors).
+ * nn_executor_create returns NULL only on allocation failure (after nn_error). */
+aclOpExecutor *nn_executor_create(const char *op_name, nn_kernel_fn kernel, const void *plan,
+                                  size_t plan_size);
+/* Adds a tensor argument; `t` may be NULL for an absent optional one.  Returns its index in
+ * launch->operands (inputs are kept in front of outputs, so add all inputs first for the
+ * returned output indices to stay valid); -1 if ex is NULL or full (finish then fails). */
+int nn_executor_add_input(aclOpExecutor *ex, const aclTensor *t);
+int nn_executor_add_output(aclOpExecutor *ex, const aclTensor *t);
+/* Reserves `bytes` (64-byte aligned) of op scratch in the workspace. */
+void nn_executor_add_scratch(aclOpExecutor *ex, uint64_t bytes);
+/* Lays out the workspace (staging for non-contiguous operands, then scratch), registers the
+ * executor, writes *workspaceSize and *executor.  Frees ex and returns an error on failure. */
+aclnnStatus nn_executor_finish(aclOpExecutor *ex, uint64_t *workspaceSize, aclOpExecutor **executor);
+/* Frees an executor that was never finished (phase 1 failed after create). */
+void nn_executor_discard(aclOpExecutor *ex);
+
+/* Phase 2, shared by every op: checks (NULL executor -> 161001, unknown/consumed executor or
+ * workspaceSize smaller than planned -> 161002, workspace NULL with size > 0 -> 161001, unknown
+ * stream), snapshots the operand addresses, and queues [stage inputs, kernel, copy outputs back]
+ * on the stream.  A non-repeatable executor is consumed (freed once its task has run). */
+aclnnStatus nn_launch_executor(const char *op_name, void *workspace, uint64_t workspaceSize,
+                               aclOpExecutor *executor, aclrtStream stream);
+
+/* Shape helpers for checks and messages.  nn_numel is 1 for ndim 0, and -1 when a dim is
+ * negative or the product overflows int64 (tensors are validated at creation, so an operand
+ * never gives -1). */
+int64_t nn_numel(uint64_t ndim, const int64_t *dims);
+/* Formats "[2, 3, 4]" into buf (truncated to buf_size). Returns buf. */
+const char *nn_shape_str(char *buf, size_t buf_size, uint64_t ndim, const int64_t *dims);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NN_CORE_H */

@@ -1,0 +1,42 @@
+/*
+ * nn_executor_impl.h - the executor object and its registry, shared by core/executor.c (the
+ * framework ops use) and core/executor_api.c (the public aclSet*TensorAddr & co.).
+ * Not for operators: they only use the nn_executor_* functions of nn_core.h.
+ */
+#ifndef NN_EXECUTOR_IMPL_H
+#define NN_EXECUTOR_IMPL_H
+
+#include <pthread.h>
+
+#include "nn_core.h"
+
+#define NN_OP_NAME_MAX 64
+
+struct aclOpExecutor {
+    uint32_t magic;               /* NN_MAGIC_EXECUTOR while alive */
+    char op_name[NN_OP_NAME_MAX];
+    nn_kernel_fn kernel;          /* NULL: phase 2 does nothing */
+    void *plan;                   /* the op's frozen parameters (owned) */
+    nn_operand operands[NN_MAX_OPERANDS];
+    int num_operands;
+    int num_inputs;               /* operands[0, num_inputs) are inputs, the rest outputs */
+    bool overflow;                /* more than NN_MAX_OPERANDS were added */
+    uint64_t scratch_bytes;
+    uint64_t scratch_offset;
+    uint64_t workspace_size;      /* planned at finish */
+    bool repeatable;
+    int refs;                     /* the registry's reference + one per queued task */
+    struct aclOpExecutor *prev, *next; /* registry links while registered */
+    bool registered;
+};
+
+/* The registry of live executors.  Everything that reads or writes a registered executor's
+ * fields (other than a task's private snapshot) holds nn_executor_lock. */
+extern pthread_mutex_t nn_executor_lock;
+
+/* True if `ex` is a registered (live, not consumed) executor.  Caller holds the lock. */
+bool nn_executor_registered_locked(const aclOpExecutor *ex);
+/* Removes `ex` from the registry and drops the registry's reference.  Caller holds the lock. */
+void nn_executor_unregister_locked(aclOpExecutor *ex);
+
+#endif /* NN_EXECUTOR_IMPL_H */

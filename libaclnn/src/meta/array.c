@@ -1,0 +1,253 @@
+/*
+ * array.c - aclIntArray / aclFloatArray / aclBoolArray, aclScalar, aclTensorList, aclScalarList.
+ *
+ * Arrays and scalars copy the caller's host values at creation (the caller may reuse its buffer
+ * at once).  A NULL value or size 0 gives a valid empty array, as in CANN.  Lists copy the
+ * pointer array and take ownership of the elements: destroying the list destroys them.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/nn_core.h"
+
+/* ---- arrays ---------------------------------------------------------------------------------- */
+
+/* Copies `size` elements into *copy (left NULL for an empty array); false on failure. */
+static bool copy_values(const char *fn, const void *values, uint64_t size, size_t elem_size,
+                         void **copy)
+{
+    *copy = NULL;
+    if (values == NULL || size == 0)
+        return true; /* empty array, nothing to copy */
+    if (size > SIZE_MAX / elem_size) {
+        nn_error(ACLNN_ERR_PARAM_INVALID, "%s: size %llu is too large.", fn, (unsigned long long)size);
+        return false;
+    }
+    *copy = malloc((size_t)size * elem_size);
+    if (*copy == NULL) {
+        nn_error(ACLNN_ERR_INNER_NULLPTR, "%s: out of memory for %llu elements.", fn,
+                 (unsigned long long)size);
+        return false;
+    }
+    memcpy(*copy, values, (size_t)size * elem_size);
+    return true;
+}
+
+#define NN_DEFINE_ARRAY(Type, Elem, Magic, CreateFn, DestroyFn, SizeFn)                             \
+    NN_EXPORT Type *CreateFn(const Elem *value, uint64_t size)                                      \
+    {                                                                                              \
+        void *values;                                                                              \
+        if (!copy_values(#CreateFn, value, size, sizeof(Elem), &values))                           \
+            return NULL;                                                                           \
+        Type *array = calloc(1, sizeof *array);                                                    \
+        if (array == NULL) {                                                                       \
+            free(values);                                                                          \
+            nn_error(ACLNN_ERR_INNER_NULLPTR, "%s: out of memory.", #CreateFn);                    \
+            return NULL;                                                                           \
+        }                                                                                          \
+        array->magic = Magic;                                                                      \
+        array->size = values ? size : 0;                                                           \
+        array->values = values;                                                                    \
+        return array;                                                                              \
+    }                                                                                              \
+    NN_EXPORT aclnnStatus DestroyFn(const Type *array)                                             \
+    {                                                                                              \
+        if (array == NULL)                                                                         \
+            return ACLNN_SUCCESS;                                                                  \
+        if (array->magic != Magic)                                                                 \
+            return nn_error(ACLNN_ERR_PARAM_INVALID, "%s: array %p is not a live %s.", #DestroyFn, \
+                            (const void *)array, #Type);                                           \
+        Type *owned = (Type *)(uintptr_t)array;                                                    \
+        owned->magic = 0;                                                                          \
+        free(owned->values);                                                                       \
+        free(owned);                                                                               \
+        return ACLNN_SUCCESS;                                                                      \
+    }                                                                                              \
+    NN_EXPORT aclnnStatus SizeFn(const Type *array, uint64_t *size)                                \
+    {                                                                                              \
+        if (array == NULL || size == NULL)                                                         \
+            return nn_error(ACLNN_ERR_PARAM_NULLPTR, "%s: %s must not be null.", #SizeFn,          \
+                            array == NULL ? "array" : "size");                                     \
+        if (array->magic != Magic)                                                                 \
+            return nn_error(ACLNN_ERR_PARAM_INVALID, "%s: array %p is not a live %s.", #SizeFn,    \
+                            (const void *)array, #Type);                                           \
+        *size = array->size;                                                                       \
+        return ACLNN_SUCCESS;                                                                      \
+    }
+
+NN_DEFINE_ARRAY(aclIntArray, int64_t, NN_MAGIC_INT_ARRAY, aclCreateIntArray, aclDestroyIntArray,
+                aclGetIntArraySize)
+NN_DEFINE_ARRAY(aclFloatArray, float, NN_MAGIC_FLOAT_ARRAY, aclCreateFloatArray, aclDestroyFloatArray,
+                aclGetFloatArraySize)
+NN_DEFINE_ARRAY(aclBoolArray, bool, NN_MAGIC_BOOL_ARRAY, aclCreateBoolArray, aclDestroyBoolArray,
+                aclGetBoolArraySize)
+
+/* ---- scalars --------------------------------------------------------------------------------- */
+
+/* Bytes aclCreateScalar reads for a dtype; 0 = a scalar of it is not supported. */
+static size_t scalar_size(aclDataType dtype)
+{
+    switch ((int)dtype) {
+    case ACL_FLOAT: case ACL_INT32: case ACL_UINT32:
+        return 4;
+    case ACL_FLOAT16: case ACL_BF16: case ACL_INT16: case ACL_UINT16:
+        return 2;
+    case ACL_INT8: case ACL_UINT8: case ACL_BOOL:
+    case 34: case 35: case 36: case 37: /* HIFLOAT8, FLOAT8_E5M2, FLOAT8_E4M3FN, FLOAT8_E8M0 */
+        return 1;
+    case ACL_INT64: case ACL_UINT64: case ACL_DOUBLE: case ACL_COMPLEX64:
+        return 8;
+    case ACL_COMPLEX128:
+        return 16;
+    default:
+        return 0;
+    }
+}
+
+NN_EXPORT aclScalar *aclCreateScalar(void *value, aclDataType dataType)
+{
+    if (value == NULL) {
+        nn_error(ACLNN_ERR_PARAM_NULLPTR, "aclCreateScalar: value must not be null.");
+        return NULL;
+    }
+    size_t size = scalar_size(dataType);
+    if (size == 0) {
+        nn_error(ACLNN_ERR_PARAM_INVALID, "aclCreateScalar: dataType %d (%s) is not supported for a scalar.",
+                 (int)dataType, nn_dtype_name(dataType));
+        return NULL;
+    }
+    aclScalar *scalar = calloc(1, sizeof *scalar);
+    if (scalar == NULL) {
+        nn_error(ACLNN_ERR_INNER_NULLPTR, "aclCreateScalar: out of memory.");
+        return NULL;
+    }
+    scalar->magic = NN_MAGIC_SCALAR;
+    scalar->dtype = dataType;
+    memcpy(scalar->bytes, value, size);
+    return scalar;
+}
+
+NN_EXPORT aclnnStatus aclDestroyScalar(const aclScalar *scalar)
+{
+    if (scalar == NULL)
+        return ACLNN_SUCCESS;
+    if (scalar->magic != NN_MAGIC_SCALAR)
+        return nn_error(ACLNN_ERR_PARAM_INVALID, "aclDestroyScalar: scalar %p is not a live aclScalar.",
+                        (const void *)scalar);
+    aclScalar *owned = (aclScalar *)(uintptr_t)scalar;
+    owned->magic = 0;
+    free(owned);
+    return ACLNN_SUCCESS;
+}
+
+/* ---- lists ----------------------------------------------------------------------------------- */
+
+/* Copies a pointer array (NULL or size 0 -> empty); NULL on allocation failure. */
+static void **copy_pointers(const char *fn, const void *const *value, uint64_t size, uint64_t *count)
+{
+    *count = 0;
+    if (value == NULL || size == 0)
+        return calloc(1, sizeof(void *));
+    if (size > SIZE_MAX / sizeof(void *)) {
+        nn_error(ACLNN_ERR_PARAM_INVALID, "%s: size %llu is too large.", fn, (unsigned long long)size);
+        return NULL;
+    }
+    void **items = malloc((size_t)size * sizeof(void *));
+    if (items == NULL)
+        return NULL;
+    memcpy(items, value, (size_t)size * sizeof(void *));
+    *count = size;
+    return items;
+}
+
+NN_EXPORT aclTensorList *aclCreateTensorList(const aclTensor *const *value, uint64_t size)
+{
+    aclTensorList *list = calloc(1, sizeof *list);
+    uint64_t count;
+    void **items = list ? copy_pointers("aclCreateTensorList", (const void *const *)value, size, &count)
+                        : NULL;
+    if (items == NULL) {
+        free(list);
+        nn_error(ACLNN_ERR_INNER_NULLPTR, "aclCreateTensorList: out of memory.");
+        return NULL;
+    }
+    list->magic = NN_MAGIC_TENSOR_LIST;
+    list->size = count;
+    list->items = (aclTensor **)items;
+    return list;
+}
+
+NN_EXPORT aclnnStatus aclDestroyTensorList(const aclTensorList *array)
+{
+    if (array == NULL)
+        return ACLNN_SUCCESS;
+    if (array->magic != NN_MAGIC_TENSOR_LIST)
+        return nn_error(ACLNN_ERR_PARAM_INVALID,
+                        "aclDestroyTensorList: list %p is not a live aclTensorList.", (const void *)array);
+    aclTensorList *owned = (aclTensorList *)(uintptr_t)array;
+    owned->magic = 0;
+    for (uint64_t i = 0; i < owned->size; i++)
+        aclDestroyTensor(owned->items[i]); /* the list owns its tensors */
+    free(owned->items);
+    free(owned);
+    return ACLNN_SUCCESS;
+}
+
+NN_EXPORT aclnnStatus aclGetTensorListSize(const aclTensorList *tensorList, uint64_t *size)
+{
+    if (tensorList == NULL || size == NULL)
+        return nn_error(ACLNN_ERR_PARAM_NULLPTR, "aclGetTensorListSize: %s must not be null.",
+                        tensorList == NULL ? "tensorList" : "size");
+    if (tensorList->magic != NN_MAGIC_TENSOR_LIST)
+        return nn_error(ACLNN_ERR_PARAM_INVALID,
+                        "aclGetTensorListSize: tensorList %p is not a live aclTensorList.",
+                        (const void *)tensorList);
+    *size = tensorList->size;
+    return ACLNN_SUCCESS;
+}
+
+NN_EXPORT aclScalarList *aclCreateScalarList(const aclScalar *const *value, uint64_t size)
+{
+    aclScalarList *list = calloc(1, sizeof *list);
+    uint64_t count;
+    void **items = list ? copy_pointers("aclCreateScalarList", (const void *const *)value, size, &count)
+                        : NULL;
+    if (items == NULL) {
+        free(list);
+        nn_error(ACLNN_ERR_INNER_NULLPTR, "aclCreateScalarList: out of memory.");
+        return NULL;
+    }
+    list->magic = NN_MAGIC_SCALAR_LIST;
+    list->size = count;
+    list->items = (aclScalar **)items;
+    return list;
+}
+
+NN_EXPORT aclnnStatus aclDestroyScalarList(const aclScalarList *array)
+{
+    if (array == NULL)
+        return ACLNN_SUCCESS;
+    if (array->magic != NN_MAGIC_SCALAR_LIST)
+        return nn_error(ACLNN_ERR_PARAM_INVALID,
+                        "aclDestroyScalarList: list %p is not a live aclScalarList.", (const void *)array);
+    aclScalarList *owned = (aclScalarList *)(uintptr_t)array;
+    owned->magic = 0;
+    for (uint64_t i = 0; i < owned->size; i++)
+        aclDestroyScalar(owned->items[i]); /* the list owns its scalars */
+    free(owned->items);
+    free(owned);
+    return ACLNN_SUCCESS;
+}
+
+NN_EXPORT aclnnStatus aclGetScalarListSize(const aclScalarList *scalarList, uint64_t *size)
+{
+    if (scalarList == NULL || size == NULL)
+        return nn_error(ACLNN_ERR_PARAM_NULLPTR, "aclGetScalarListSize: %s must not be null.",
+                        scalarList == NULL ? "scalarList" : "size");
+    if (scalarList->magic != NN_MAGIC_SCALAR_LIST)
+        return nn_error(ACLNN_ERR_PARAM_INVALID,
+                        "aclGetScalarListSize: scalarList %p is not a live aclScalarList.",
+                        (const void *)scalarList);
+    *size = scalarList->size;
+    return ACLNN_SUCCESS;
+}

@@ -1,0 +1,139 @@
+/*
+ * im2col_prelu_common.h - small helpers shared by the four operator files of the Im2col and
+ * Prelu pairs (im2col.c, im2col_backward.c, prelu.c, prelu_backward.c).
+ *
+ * Everything is `static inline`: no symbol leaves the translation unit that includes it.
+ */
+#ifndef NN_IM2COL_PRELU_COMMON_H
+#define NN_IM2COL_PRELU_COMMON_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "core/nn_core.h"
+
+/* The dtypes the four operators accept on A2/A3. */
+static inline bool nn_ip_is_float_dtype(aclDataType dtype)
+{
+    return dtype == ACL_FLOAT || dtype == ACL_FLOAT16 || dtype == ACL_BF16;
+}
+
+#define NN_IP_FLOAT_DTYPE_LIST "[FLOAT, FLOAT16, BFLOAT16]"
+
+/* 161001 with CANN's text for a NULL tensor / int array argument. */
+static inline aclnnStatus nn_ip_null_tensor(const char *op, const char *name)
+{
+    return nn_error(ACLNN_ERR_PARAM_NULLPTR,
+                    "%s: Expected a proper Tensor but got null for argument %s.", op, name);
+}
+
+static inline aclnnStatus nn_ip_null_array(const char *op, const char *name)
+{
+    return nn_error(ACLNN_ERR_PARAM_NULLPTR,
+                    "%s: Expected a proper IntArray but got null for argument %s.", op, name);
+}
+
+/* A non-NULL handle that is not a live object (destroyed, or not an aclTensor at all) would
+ * crash CANN; we report it instead (design.md decision 7). */
+static inline aclnnStatus nn_ip_check_tensor(const char *op, const char *name, const aclTensor *t)
+{
+    if (t == NULL) {
+        return nn_ip_null_tensor(op, name);
+    }
+    if (!nn_tensor_alive(t)) {
+        return nn_error(ACLNN_ERR_PARAM_INVALID, "%s: %s must be a live aclTensor, got a destroyed "
+                        "or foreign handle.", op, name);
+    }
+    return ACLNN_SUCCESS;
+}
+
+static inline aclnnStatus nn_ip_check_array(const char *op, const char *name, const aclIntArray *a)
+{
+    if (a == NULL) {
+        return nn_ip_null_array(op, name);
+    }
+    if (!nn_int_array_alive(a)) {
+        return nn_error(ACLNN_ERR_PARAM_INVALID, "%s: %s must be a live aclIntArray, got a destroyed "
+                        "or foreign handle.", op, name);
+    }
+    return ACLNN_SUCCESS;
+}
+
+static inline aclnnStatus nn_ip_check_float_dtype(const char *op, const char *name,
+                                                  const aclTensor *t)
+{
+    if (!nn_ip_is_float_dtype(t->dtype)) {
+        return nn_error(ACLNN_ERR_PARAM_INVALID,
+                        "%s: Tensor %s not implemented for %s, should be in dtype support list "
+                        NN_IP_FLOAT_DTYPE_LIST ".", op, name, nn_dtype_name(t->dtype));
+    }
+    return ACLNN_SUCCESS;
+}
+
+/* Row conversions between a FLOAT/FLOAT16/BFLOAT16 buffer and fp32 (round to nearest even). */
+static inline void nn_ip_to_f32(aclDataType dtype, const void *src, float *dst, size_t n)
+{
+    if (dtype == ACL_FLOAT16) {
+        nn_f16_to_f32_n((const uint16_t *)src, dst, n);
+    } else if (dtype == ACL_BF16) {
+        nn_bf16_to_f32_n((const uint16_t *)src, dst, n);
+    } else if ((const void *)dst != src) {
+        memcpy(dst, src, n * sizeof(float));
+    }
+}
+
+static inline void nn_ip_from_f32(aclDataType dtype, const float *src, void *dst, size_t n)
+{
+    if (dtype == ACL_FLOAT16) {
+        nn_f32_to_f16_n(src, (uint16_t *)dst, n);
+    } else if (dtype == ACL_BF16) {
+        nn_f32_to_bf16_n(src, (uint16_t *)dst, n);
+    } else if ((const void *)dst != (const void *)src) {
+        memcpy(dst, src, n * sizeof(float));
+    }
+}
+
+/* Overflow-safe int64 arithmetic for shape formulas built from user attributes. */
+static inline bool nn_ip_mul(int64_t a, int64_t b, int64_t *r) { return !__builtin_mul_overflow(a, b, r); }
+static inline bool nn_ip_add(int64_t a, int64_t b, int64_t *r) { return !__builtin_add_overflow(a, b, r); }
+
+
+/* Floor division for a positive divisor (C's '/' truncates toward zero). */
+static inline int64_t nn_ip_floor_div(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+    return (a % b != 0 && a < 0) ? q - 1 : q;
+}
+
+/* Number of sliding-window positions along one axis:
+ *   floor((in + 2*pad - (dil*(k-1) + 1)) / stride) + 1
+ * Returns false when the formula overflows int64 (absurd attributes). */
+static inline bool nn_ip_window_count(int64_t in, int64_t k, int64_t dil, int64_t pad,
+                                      int64_t stride, int64_t *count)
+{
+    int64_t span, twice_pad, padded, num;
+    if (!nn_ip_mul(dil, k - 1, &span) || !nn_ip_add(span, 1, &span) ||
+        !nn_ip_mul(pad, 2, &twice_pad) || !nn_ip_add(in, twice_pad, &padded) ||
+        __builtin_sub_overflow(padded, span, &num)) {
+        return false;
+    }
+    *count = nn_ip_floor_div(num, stride) + 1;
+    return true;
+}
+
+/* For one kernel column offset `koff` (= kj*dil - pad), the window positions o in [lo, hi)
+ * whose source index o*stride + koff falls inside [0, in). */
+static inline void nn_ip_valid_range(int64_t in, int64_t out_len, int64_t stride, int64_t koff,
+                                     int64_t *lo, int64_t *hi)
+{
+    /* o*stride + koff >= 0  <=>  o >= ceil(-koff / stride) */
+    int64_t first = -nn_ip_floor_div(koff, stride);
+    /* o*stride + koff <= in - 1  <=>  o <= floor((in - 1 - koff) / stride) */
+    int64_t last = nn_ip_floor_div(in - 1 - koff, stride);
+    if (first < 0) first = 0;
+    if (last > out_len - 1) last = out_len - 1;
+    *lo = first;
+    *hi = last + 1 > first ? last + 1 : first;
+}
+
+#endif /* NN_IM2COL_PRELU_COMMON_H */

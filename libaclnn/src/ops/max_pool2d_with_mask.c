@@ -1,0 +1,419 @@
+/*
+ * aclnnMaxPool2dWithMask: 2-D max pooling that also writes CANN's INT8 "mask" of argmax
+ * positions (spec/ops.md sections 5 and 11, design decision 8).
+ *
+ *   out[n,c,oh,ow] = max over the window rows oh*sH-pH .. +kH-1, cols ow*sW-pW .. +kW-1
+ *                    (cells outside the input are skipped, i.e. behave as -inf)
+ *   mask bytes [0, 4*N*C*Ho*Wo) = int32 little-endian argmax ih*W+iw in N, C, Ho, Wo order,
+ *   the rest of the container zero.  A 1x1 kernel writes the legacy bit-mask pattern instead.
+ *
+ * Selection follows PyTorch's CPU kernel exactly: start from -inf with the first in-range cell,
+ * take a value when it is strictly greater or NaN.  So ties keep the first maximum in window
+ * order and the last NaN of a window wins (the value is then that NaN).  Values are copied
+ * bit for bit from the input; fp16/bf16 are compared after an exact widening to fp32.
+ *
+ * The file also defines aclnnMaxPool2dWithIndices (same header): PyTorch-style INT32/INT64
+ * indices with the shape of `out`, as CANN's A2/A3 path provides it.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "core/nn_core.h"
+#include "ops/max_pool_common.h"
+
+#if defined(__has_include)
+#if __has_include("aclnnop/aclnn_max_pool2d_with_indices.h")
+#include "aclnnop/aclnn_max_pool2d_with_indices.h"
+#endif
+#endif
+
+#define MP_EXPORT __attribute__((visibility("default")))
+
+static const char OP_MASK[] = "aclnnMaxPool2dWithMask";
+#define OP_INDICES "aclnnMaxPool2dWithIndices"
+
+/* How the argmax leaves the kernel. */
+enum mp_index_kind {
+    MP_INDEX_MASK_STREAM, /* int32 stream at the head of the INT8 container, tail zeroed */
+    MP_INDEX_MASK_LEGACY, /* 1x1 kernel: legacy bit-mask pattern */
+    MP_INDEX_INT32,       /* aclnnMaxPool2dWithIndices: one int32 per output */
+    MP_INDEX_INT64,       /* aclnnMaxPool2dWithIndices: one int64 per output */
+};
+
+typedef struct fw_plan {
+    mp_geometry g;
+    aclDataType dtype;
+    int index_kind;
+    int64_t index_bytes;   /* bytes of the indices tensor */
+    int64_t chunks;        /* plane runs; each owns one fp32 scratch plane (fp16/bf16 only) */
+    int64_t scratch_floats; /* per chunk */
+} fw_plan;
+
+typedef struct fw_ctx {
+    const fw_plan *plan;
+    const unsigned char *self;
+    unsigned char *out;
+    unsigned char *indices;
+    float *scratch;
+} fw_ctx;
+
+/* ------------------------------------------------------------------------------------------ */
+/* Kernel                                                                                      */
+/* ------------------------------------------------------------------------------------------ */
+
+/* One window cell (row `row`, column offset `col_off` = b - pW) applied to a run of outputs
+ * [lo, hi) of one output row: take the cell when it is greater than the running best or NaN.
+ * Branch-free so the compiler vectorises it over ow; `stride` is a compile-time constant at the
+ * call sites for the common strides. */
+static inline __attribute__((always_inline)) void apply_cell(const float *restrict row, int64_t col_off,
+                                                             int64_t stride, int32_t flat_row, int64_t lo,
+                                                             int64_t hi, float *restrict best,
+                                                             int32_t *restrict arg)
+{
+    /* 32-bit lane arithmetic: a plane holds fewer than 2^31 cells (checked at phase 1). */
+    const float *restrict cells = row + col_off;
+    const int32_t first = flat_row + (int32_t)col_off;
+    for (int32_t ow = (int32_t)lo; ow < (int32_t)hi; ++ow) {
+        const int32_t offset = ow * (int32_t)stride;
+        const float v = cells[offset];
+        const float b = best[ow];
+        const bool take = (v > b) | (v != v);
+        best[ow] = take ? v : b;
+        arg[ow] = take ? first + offset : arg[ow];
+    }
+}
+
+/* Pools one plane whose values (widened to fp32) are `vals`; writes each output's argmax into
+ * argmax_out[o] (int32, plane-local ih*W+iw).  The window cells are visited in PyTorch's order
+ * (kh outer, kw inner) for a whole output row at a time, which gives the same result as scanning
+ * each window on its own: the first maximum wins, a NaN always wins (so the last NaN does), and
+ * a window with nothing above -inf keeps its first in-range cell. */
+static void pool_plane(const float *restrict vals, const mp_geometry *g, float *restrict best,
+                       int32_t *restrict argmax_out)
+{
+    const int64_t H = g->height, W = g->width, Wo = g->out_width;
+    const int64_t sW = g->stride_w, pW = g->pad_w;
+    for (int64_t oh = 0; oh < g->out_height; ++oh) {
+        const int64_t ih0 = oh * g->stride_h - g->pad_h;
+        const int64_t h_lo = ih0 < 0 ? 0 : ih0;
+        const int64_t h_hi = ih0 + g->kernel_h < H ? ih0 + g->kernel_h : H;
+        int32_t *restrict arg = argmax_out + oh * Wo;
+        for (int64_t ow = 0; ow < Wo; ++ow) {
+            const int64_t iw0 = ow * sW - pW;
+            best[ow] = -INFINITY;
+            arg[ow] = (int32_t)(h_lo * W + (iw0 < 0 ? 0 : iw0));
+        }
+        for (int64_t ih = h_lo; ih < h_hi; ++ih) {
+            const float *row = vals + ih * W;
+            const int32_t flat_row = (int32_t)(ih * W);
+            for (int64_t b = 0; b < g->kernel_w; ++b) {
+                const int64_t col_off = b - pW;
+                /* outputs whose cell column ow*sW + col_off lies in [0, W) */
+                int64_t lo = col_off >= 0 ? 0 : (-col_off + sW - 1) / sW;
+                int64_t hi = W - 1 - col_off < 0 ? 0 : (W - 1 - col_off) / sW + 1;
+                if (hi > Wo) hi = Wo;
+                if (lo >= hi) continue;
+                if (sW == 1)
+                    apply_cell(row, col_off, 1, flat_row, lo, hi, best, arg);
+                else if (sW == 2)
+                    apply_cell(row, col_off, 2, flat_row, lo, hi, best, arg);
+                else
+                    apply_cell(row, col_off, sW, flat_row, lo, hi, best, arg);
+            }
+        }
+    }
+}
+
+/* out[o] = raw input element at argmax[o] (bit-exact, any element size). */
+static void gather_values(const unsigned char *plane_in, unsigned char *plane_out, const int32_t *argmax,
+                          int64_t count, size_t elem)
+{
+    if (elem == 4) {
+        const uint32_t *src = (const uint32_t *)plane_in;
+        uint32_t *dst = (uint32_t *)plane_out;
+        for (int64_t o = 0; o < count; ++o) dst[o] = src[argmax[o]];
+    } else {
+        const uint16_t *src = (const uint16_t *)plane_in;
+        uint16_t *dst = (uint16_t *)plane_out;
+        for (int64_t o = 0; o < count; ++o) dst[o] = src[argmax[o]];
+    }
+}
+
+static void widen_plane(const unsigned char *plane_in, float *dst, int64_t count, aclDataType dtype)
+{
+    if (dtype == ACL_FLOAT16)
+        nn_f16_to_f32_n((const uint16_t *)plane_in, dst, (size_t)count);
+    else
+        nn_bf16_to_f32_n((const uint16_t *)plane_in, dst, (size_t)count);
+}
+
+/* Writes one plane's argmax into the indices tensor in the requested form. */
+static void store_indices(const fw_plan *p, unsigned char *indices, int64_t plane, const int32_t *argmax)
+{
+    const int64_t P = p->g.out_height * p->g.out_width;
+    switch (p->index_kind) {
+    case MP_INDEX_MASK_STREAM:
+        /* x86-64 is little-endian, so the host int32 bytes are the mask bytes. */
+        memcpy(indices + plane * P * 4, argmax, (size_t)P * 4);
+        break;
+    case MP_INDEX_INT32:
+        memcpy(indices + plane * P * 4, argmax, (size_t)P * 4);
+        break;
+    case MP_INDEX_INT64: {
+        int64_t *dst = (int64_t *)(indices + plane * P * 8);
+        for (int64_t o = 0; o < P; ++o) dst[o] = argmax[o];
+        break;
+    }
+    default: /* legacy mask: written once for the whole call */
+        break;
+    }
+}
+
+static void forward_chunks(void *vctx, int64_t chunk_begin, int64_t chunk_end)
+{
+    const fw_ctx *c = (const fw_ctx *)vctx;
+    const fw_plan *p = c->plan;
+    const mp_geometry *g = &p->g;
+    const int64_t planes = mp_planes(g), HW = g->height * g->width, P = g->out_height * g->out_width;
+    const size_t elem = nn_dtype_size(p->dtype);
+    for (int64_t chunk = chunk_begin; chunk < chunk_end; ++chunk) {
+        /* This chunk's scratch: the fp32 copy of one input plane (fp16/bf16 only), then one
+         * plane of argmax. */
+        float *widened = c->scratch + chunk * p->scratch_floats;
+        int32_t *argmax = (int32_t *)(widened + (p->dtype == ACL_FLOAT ? 0 : HW));
+        float *best = (float *)(argmax + P);
+        const int64_t first = mp_chunk_first(planes, p->chunks, chunk);
+        const int64_t last = mp_chunk_first(planes, p->chunks, chunk + 1);
+        for (int64_t plane = first; plane < last; ++plane) {
+            const unsigned char *in = c->self + plane * HW * (int64_t)elem;
+            const float *vals = (const float *)in;
+            if (p->dtype != ACL_FLOAT) {
+                widen_plane(in, widened, HW, p->dtype);
+                vals = widened;
+            }
+            pool_plane(vals, g, best, argmax);
+            gather_values(in, c->out + plane * P * (int64_t)elem, argmax, P, elem);
+            store_indices(p, c->indices, plane, argmax);
+        }
+        if (p->index_kind == MP_INDEX_MASK_STREAM) {
+            /* This chunk's share of the container tail (everything after the int32 stream). */
+            const int64_t tail_start = planes * P * 4, tail = p->index_bytes - tail_start;
+            const int64_t a = (int64_t)(((__int128)tail * first) / planes);
+            const int64_t b = (int64_t)(((__int128)tail * last) / planes);
+            memset(c->indices + tail_start + a, 0, (size_t)(b - a));
+        }
+    }
+}
+
+/* Legacy 1x1 pattern (spec/ops.md 11.3): uint16 M[N][C1][1][G+1][16]; the kernel writes 0xFFFF to
+ * the first 16*G words of every (n, c1) slab; everything else is zero. */
+static void write_legacy_mask(const fw_plan *p, unsigned char *mask)
+{
+    const mp_geometry *g = &p->g;
+    const int64_t c1 = (g->channels + 15) / 16;
+    const int64_t groups = (g->out_height * g->out_width + 15) / 16;
+    const int64_t slab = (groups + 1) * 32;
+    memset(mask, 0, (size_t)p->index_bytes);
+    for (int64_t s = 0; s < g->batch * c1; ++s) memset(mask + s * slab, 0xFF, (size_t)(groups * 32));
+}
+
+static aclnnStatus forward_kernel(const nn_launch *l)
+{
+    const fw_plan *p = (const fw_plan *)l->plan;
+    fw_ctx c = {p, (const unsigned char *)l->operands[0].data, (unsigned char *)l->operands[1].data,
+                (unsigned char *)l->operands[2].data, (float *)l->scratch};
+    nn_parallel_for(p->chunks, 1, forward_chunks, &c);
+    if (p->index_kind == MP_INDEX_MASK_LEGACY) write_legacy_mask(p, c.indices);
+    return ACLNN_SUCCESS;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Phase 1                                                                                     */
+/* ------------------------------------------------------------------------------------------ */
+
+static aclnnStatus null_tensor(const char *op, const char *name)
+{
+    return nn_error(ACLNN_ERR_PARAM_NULLPTR, "%s: Expected a proper Tensor but got null for argument %s.", op, name);
+}
+
+static aclnnStatus null_array(const char *op, const char *name)
+{
+    return nn_error(ACLNN_ERR_PARAM_NULLPTR, "%s: Expected a proper IntArray but got null for argument %s.", op, name);
+}
+
+static aclnnStatus check_nulls(const char *op, const aclTensor *self, const aclIntArray *kernel,
+                               const aclIntArray *stride, const aclIntArray *padding, const aclIntArray *dilation,
+                               const aclTensor *out, const aclTensor *indices)
+{
+    if (!self) return null_tensor(op, "self");
+    if (!kernel) return null_array(op, "kernelSize");
+    if (!stride) return null_array(op, "stride");
+    if (!padding) return null_array(op, "padding");
+    if (!dilation) return null_array(op, "dilation");
+    if (!out) return null_tensor(op, "out");
+    if (!indices) return null_tensor(op, "indices");
+    return ACLNN_SUCCESS;
+}
+
+static aclnnStatus check_dtypes(const char *op, const aclTensor *self, const aclTensor *out,
+                                const aclTensor *indices, bool is_mask)
+{
+    if (!mp_dtype_supported(self->dtype))
+        return nn_error(ACLNN_ERR_PARAM_INVALID,
+                        "%s: self dtype must be one of [FLOAT, FLOAT16, BFLOAT16], got %s.", op,
+                        nn_dtype_name(self->dtype));
+    if (out->dtype != self->dtype)
+        return nn_error(ACLNN_ERR_PARAM_INVALID, "%s: out dtype must equal self dtype %s, got %s.", op,
+                        nn_dtype_name(self->dtype), nn_dtype_name(out->dtype));
+    if (is_mask && indices->dtype != ACL_INT8)
+        return nn_error(ACLNN_ERR_PARAM_INVALID, "%s: indices dtype must be INT8, got %s.", op,
+                        nn_dtype_name(indices->dtype));
+    if (!is_mask && indices->dtype != ACL_INT32 && indices->dtype != ACL_INT64)
+        return nn_error(ACLNN_ERR_PARAM_INVALID, "%s: indices dtype must be one of [INT64, INT32], got %s.", op,
+                        nn_dtype_name(indices->dtype));
+    return ACLNN_SUCCESS;
+}
+
+static aclnnStatus check_format(const char *op, const aclTensor *self, const aclTensor *out)
+{
+    if (self->format != out->format)
+        return nn_error(ACLNN_ERR_PARAM_INVALID, "%s: self and out must have the same format, got self %s, out %s.", op,
+                        nn_format_name(self->format), nn_format_name(out->format));
+    if (mp_format_is_private(self->format))
+        return nn_error(ACLNN_ERR_PARAM_INVALID, "%s: self format must be NCHW, ND or NCL (CHW), got %s.", op,
+                        nn_format_name(self->format));
+    if (self->ndim != 3 && self->ndim != 4)
+        return nn_error(ACLNN_ERR_PARAM_INVALID,
+                        "%s: self must be a 3-D [C, H, W] or 4-D [N, C, H, W] tensor, got %llu-D.", op,
+                        (unsigned long long)self->ndim);
+    return ACLNN_SUCCESS;
+}
+
+/* Everything after the NULL checks, in CANN's order (dtype, format, attributes, shapes). */
+static aclnnStatus check_and_plan(const char *op, const aclTensor *self, const aclIntArray *kernel,
+                                  const aclIntArray *stride, const aclIntArray *padding,
+                                  const aclIntArray *dilation, bool ceil_mode, const aclTensor *out,
+                                  const aclTensor *indices, bool is_mask, fw_plan *plan)
+{
+    aclnnStatus st = check_dtypes(op, self, out, indices, is_mask);
+    if (st != ACLNN_SUCCESS) return st;
+    if ((st = check_format(op, self, out)) != ACLNN_SUCCESS) return st;
+    mp_attrs attrs = {0};
+    if ((st = mp_check_attrs(op, kernel, stride, padding, dilation, &attrs)) != ACLNN_SUCCESS) return st;
+    mp_geometry g = {0};
+    if ((st = mp_check_pooled_geometry(op, self, &attrs, ceil_mode, &g)) != ACLNN_SUCCESS) return st;
+    if ((st = mp_check_out_size(op, &g)) != ACLNN_SUCCESS) return st;
+
+    int64_t dims[4];
+    uint64_t rank = mp_pooled_shape(&g, dims);
+    if (!mp_shape_equals(out, rank, dims)) return mp_shape_error(op, "out", out, rank, dims);
+    if (is_mask) {
+        rank = mp_mask_shape(&g, dims);
+        if (!mp_shape_equals(indices, rank, dims)) return mp_shape_error(op, "indices", indices, rank, dims);
+        /* CANN writes the stream at the storage head of `indices` and documents the tensor as
+         * contiguous-only; a strided mask would have no defined byte order, so refuse it. */
+        if (!nn_tensor_is_contiguous(indices))
+            return nn_error(ACLNN_ERR_PARAM_INVALID, "%s: indices must be a contiguous tensor (the mask is a byte "
+                            "container), got a non-contiguous view.", op);
+    } else if (!mp_shape_equals(indices, rank, dims)) {
+        return mp_shape_error(op, "indices", indices, rank, dims);
+    }
+
+    memset(plan, 0, sizeof *plan);
+    plan->g = g;
+    plan->dtype = self->dtype;
+    plan->index_kind = !is_mask ? (indices->dtype == ACL_INT64 ? MP_INDEX_INT64 : MP_INDEX_INT32)
+                       : mp_is_1x1(&g) ? MP_INDEX_MASK_LEGACY
+                                       : MP_INDEX_MASK_STREAM;
+    plan->index_bytes = nn_tensor_numel(indices) * (int64_t)nn_dtype_size(indices->dtype);
+    return ACLNN_SUCCESS;
+}
+
+static aclnnStatus build_executor(const char *op, const aclTensor *self, const aclTensor *out,
+                                  const aclTensor *indices, fw_plan *plan, uint64_t *workspaceSize,
+                                  aclOpExecutor **executor)
+{
+    if (!workspaceSize) return nn_error(ACLNN_ERR_PARAM_NULLPTR, "%s: workspaceSize must not be NULL.", op);
+    if (!executor) return nn_error(ACLNN_ERR_PARAM_NULLPTR, "%s: executor must not be NULL.", op);
+
+    const bool empty = nn_tensor_is_empty(self) || nn_tensor_is_empty(out);
+    const int64_t planes = mp_planes(&plan->g);
+    int64_t threads = nn_num_threads();
+    plan->chunks = empty ? 0 : (planes < threads ? planes : threads);
+    if (plan->chunks < 1) plan->chunks = 1;
+    /* Per chunk: the fp32 copy of one input plane (fp16/bf16 only), one plane of argmax and one
+     * output row of running maxima. */
+    const int64_t HW = plan->g.height * plan->g.width, P = plan->g.out_height * plan->g.out_width;
+    plan->scratch_floats = (plan->dtype == ACL_FLOAT ? 0 : HW) + P + plan->g.out_width;
+    plan->scratch_floats = (plan->scratch_floats + 15) / 16 * 16; /* keep every chunk 64-byte aligned */
+
+    aclOpExecutor *ex = nn_executor_create(op, empty ? NULL : forward_kernel, plan, sizeof *plan);
+    if (!ex) return ACLNN_ERR_INNER_CREATE_EXECUTOR;
+    nn_executor_add_input(ex, self);
+    nn_executor_add_output(ex, out);
+    nn_executor_add_output(ex, indices);
+    if (!empty) nn_executor_add_scratch(ex, (uint64_t)(plan->chunks * plan->scratch_floats) * sizeof(float));
+    return nn_executor_finish(ex, workspaceSize, executor);
+}
+
+MP_EXPORT aclnnStatus aclnnMaxPool2dWithMaskGetWorkspaceSize(const aclTensor *self, const aclIntArray *kernelSize,
+                                                             const aclIntArray *stride, const aclIntArray *padding,
+                                                             const aclIntArray *dilation, bool ceilMode,
+                                                             aclTensor *out, aclTensor *indices,
+                                                             uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+    const char *op = OP_MASK;
+    /* CANN's early checks: kernelSize, self, out, then the kernelSize length. */
+    if (!kernelSize) return null_array(op, "kernelSize");
+    if (!self) return null_tensor(op, "self");
+    if (!out) return null_tensor(op, "out");
+    if (kernelSize->size != 1 && kernelSize->size != 2)
+        return nn_error(ACLNN_ERR_PARAM_INVALID, "%s: kernelSize must have 1 or 2 elements, got %llu.", op,
+                        (unsigned long long)kernelSize->size);
+    aclnnStatus st = check_nulls(op, self, kernelSize, stride, padding, dilation, out, indices);
+    if (st != ACLNN_SUCCESS) return st;
+    fw_plan plan;
+    st = check_and_plan(op, self, kernelSize, stride, padding, dilation, ceilMode, out, indices, true, &plan);
+    if (st != ACLNN_SUCCESS) return st;
+    return build_executor(op, self, out, indices, &plan, workspaceSize, executor);
+}
+
+MP_EXPORT aclnnStatus aclnnMaxPool2dWithMask(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                             aclrtStream stream)
+{
+    return nn_launch_executor(OP_MASK, workspace, workspaceSize, executor, stream);
+}
+
+/* The WithIndices entry points below are complete, but ops/not_implemented.c still defines
+ * stubs with the same names; until those stubs are removed, building them would collide.
+ * Set MP_DEFINE_WITH_INDICES to 1 (or drop this #if) once not_implemented.c no longer defines
+ * the aclnnMaxPool2dWithIndices* symbols. */
+#ifndef MP_DEFINE_WITH_INDICES
+#define MP_DEFINE_WITH_INDICES 0
+#endif
+#if MP_DEFINE_WITH_INDICES
+MP_EXPORT aclnnStatus aclnnMaxPool2dWithIndicesGetWorkspaceSize(const aclTensor *self,
+                                                                const aclIntArray *kernelSize,
+                                                                const aclIntArray *stride,
+                                                                const aclIntArray *padding,
+                                                                const aclIntArray *dilation, bool ceilMode,
+                                                                aclTensor *out, aclTensor *indices,
+                                                                uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+    const char *op = OP_INDICES;
+    /* A2/A3 path: no early checks, straight to the full NULL check. */
+    aclnnStatus st = check_nulls(op, self, kernelSize, stride, padding, dilation, out, indices);
+    if (st != ACLNN_SUCCESS) return st;
+    fw_plan plan;
+    st = check_and_plan(op, self, kernelSize, stride, padding, dilation, ceilMode, out, indices, false, &plan);
+    if (st != ACLNN_SUCCESS) return st;
+    return build_executor(op, self, out, indices, &plan, workspaceSize, executor);
+}
+
+MP_EXPORT aclnnStatus aclnnMaxPool2dWithIndices(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                                aclrtStream stream)
+{
+    return nn_launch_executor(OP_INDICES, workspace, workspaceSize, executor, stream);
+}
+#endif /* MP_DEFINE_WITH_INDICES */

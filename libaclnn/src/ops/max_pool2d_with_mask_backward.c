@@ -1,0 +1,470 @@
+/*
+ * aclnnMaxPool2dWithMaskBackward: the gradient of aclnnMaxPool2dWithMask given its mask
+ * (spec/ops.md sections 6 and 11).
+ *
+ *   gradInput[n,c,ih,iw] = sum of gradOutput[n,c,oh,ow] over the outputs whose recorded argmax
+ *                          (int32 ih*W+iw read from the head of the INT8 mask) is (ih, iw)
+ *
+ * How it runs: one input plane at a time, in an fp32 tile that stays in cache: the tile is
+ * cleared, each output's gradient is added to its argmax cell in output order (oh, then ow), and
+ * the finished tile is written to gradInput exactly once (rounded once for fp16/bf16, with
+ * streaming stores for large tensors).  So every gradInput element is the fp32 sum of its
+ * contributions in a fixed order - increasing output position - whatever the thread count:
+ * bit-identical results, and for fp32 bit-identical to PyTorch, which adds in the same order.
+ * Every index is bounds-checked; a bad one is skipped (nothing is written outside the plane)
+ * and the launch fails, so the stream reports it at synchronize.
+ *
+ * A 1x1 kernel (padding is then 0) maps output (oh, ow) to input (oh*sH, ow*sW): the mask is not
+ * read at all, as on the device, whose 1x1 mask is a legacy bit pattern.
+ *
+ * The same header declares aclnnMaxPool2dWithIndicesBackward (PyTorch-style int32 indices with
+ * gradOutput's shape), defined here too.
+ */
+#include <emmintrin.h>
+#include <limits.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "core/nn_core.h"
+#include "ops/max_pool_common.h"
+
+#if defined(__has_include)
+#if __has_include("aclnnop/aclnn_max_pool2d_with_indices_backward.h")
+#include "aclnnop/aclnn_max_pool2d_with_indices_backward.h"
+#endif
+#endif
+
+#define MP_EXPORT __attribute__((visibility("default")))
+
+static const char OP_MASK[] = "aclnnMaxPool2dWithMaskBackward";
+#define OP_INDICES "aclnnMaxPool2dWithIndicesBackward"
+
+/* Outputs at least this large are written with non-temporal stores: they cannot stay in cache
+ * anyway, and streaming them avoids reading every destination line before overwriting it. */
+#define MP_STREAM_STORE_BYTES ((int64_t)16 << 20)
+
+enum { OPD_GRAD_OUTPUT = 0, OPD_SELF = 1, OPD_INDICES = 2, OPD_GRAD_INPUT = 3 };
+
+typedef struct bw_plan {
+    mp_geometry g;
+    aclDataType dtype;
+    bool mask_ignored;      /* 1x1 kernel */
+    bool indices_int64;     /* aclnnMaxPool2dWithIndicesBackward with INT64 indices */
+    bool stream_stores;
+    int64_t chunks;         /* plane runs, each with its own scratch */
+    int64_t scratch_floats; /* per chunk: the fp32 tile, then (fp16/bf16) the widened gradOutput */
+} bw_plan;
+
+typedef struct bw_ctx {
+    const bw_plan *plan;
+    const unsigned char *grad_out;
+    const unsigned char *indices;
+    unsigned char *grad_in;
+    float *scratch;
+    _Atomic int64_t first_bad; /* lowest global output position holding a bad index */
+} bw_ctx;
+
+/* ------------------------------------------------------------------------------------------ */
+/* Stores                                                                                      */
+/* ------------------------------------------------------------------------------------------ */
+
+static void store_f32(float *restrict dst, const float *restrict src, int64_t n, bool stream)
+{
+    int64_t i = 0;
+    if (stream) {
+        while (i < n && ((uintptr_t)(dst + i) & 15u)) { dst[i] = src[i]; ++i; }
+        for (; i + 16 <= n; i += 16) {
+            _mm_stream_ps(dst + i, _mm_loadu_ps(src + i));
+            _mm_stream_ps(dst + i + 4, _mm_loadu_ps(src + i + 4));
+            _mm_stream_ps(dst + i + 8, _mm_loadu_ps(src + i + 8));
+            _mm_stream_ps(dst + i + 12, _mm_loadu_ps(src + i + 12));
+        }
+        for (; i + 4 <= n; i += 4) _mm_stream_ps(dst + i, _mm_loadu_ps(src + i));
+    }
+    if (i < n) memcpy(dst + i, src + i, (size_t)(n - i) * sizeof(float));
+}
+
+static void store_u16(uint16_t *restrict dst, const uint16_t *restrict src, int64_t n, bool stream)
+{
+    int64_t i = 0;
+    if (stream) {
+        while (i < n && ((uintptr_t)(dst + i) & 15u)) { dst[i] = src[i]; ++i; }
+        for (; i + 8 <= n; i += 8)
+            _mm_stream_si128((__m128i *)(dst + i), _mm_loadu_si128((const __m128i *)(src + i)));
+    }
+    if (i < n) memcpy(dst + i, src + i, (size_t)(n - i) * sizeof(uint16_t));
+}
+
+/* Rounds the fp32 tile once to fp16/bf16 and writes it. */
+static void store_narrow(uint16_t *dst, const float *src, int64_t n, aclDataType dtype, bool stream)
+{
+    enum { BLOCK = 1024 };
+    uint16_t narrow[BLOCK] __attribute__((aligned(64)));
+    for (int64_t i = 0; i < n; i += BLOCK) {
+        const int64_t m = n - i < BLOCK ? n - i : BLOCK;
+        if (dtype == ACL_FLOAT16)
+            nn_f32_to_f16_n(src + i, narrow, (size_t)m);
+        else
+            nn_f32_to_bf16_n(src + i, narrow, (size_t)m);
+        store_u16(dst + i, narrow, m, stream);
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Kernels                                                                                     */
+/* ------------------------------------------------------------------------------------------ */
+
+static void note_bad_index(bw_ctx *c, int64_t position)
+{
+    int64_t seen = atomic_load(&c->first_bad);
+    while (position < seen && !atomic_compare_exchange_weak(&c->first_bad, &seen, position)) {
+    }
+}
+
+/* Adds one plane's gradients into the cleared tile in output order. Returns the plane-local
+ * position of the first bad index, or -1. */
+static int64_t scatter_plane_int32(float *restrict tile, const float *restrict grad, const unsigned char *mask,
+                                   int64_t count, int64_t plane_size)
+{
+    int64_t first_bad = -1;
+    for (int64_t o = 0; o < count; ++o) {
+        int32_t index;
+        memcpy(&index, mask + o * 4, 4); /* little-endian int32; unaligned-safe */
+        if ((uint64_t)(int64_t)index >= (uint64_t)plane_size) {
+            if (first_bad < 0) first_bad = o;
+            continue;
+        }
+        tile[index] += grad[o];
+    }
+    return first_bad;
+}
+
+static int64_t scatter_plane_int64(float *restrict tile, const float *restrict grad, const int64_t *indices,
+                                   int64_t count, int64_t plane_size)
+{
+    int64_t first_bad = -1;
+    for (int64_t o = 0; o < count; ++o) {
+        const int64_t index = indices[o];
+        if ((uint64_t)index >= (uint64_t)plane_size) {
+            if (first_bad < 0) first_bad = o;
+            continue;
+        }
+        tile[index] += grad[o];
+    }
+    return first_bad;
+}
+
+static void backward_chunks(void *vctx, int64_t chunk_begin, int64_t chunk_end)
+{
+    bw_ctx *c = (bw_ctx *)vctx;
+    const bw_plan *p = c->plan;
+    const mp_geometry *g = &p->g;
+    const int64_t planes = mp_planes(g), HW = g->height * g->width, P = g->out_height * g->out_width;
+    const int64_t elem = (int64_t)nn_dtype_size(p->dtype);
+    const int64_t index_bytes = p->indices_int64 ? 8 : 4;
+    for (int64_t chunk = chunk_begin; chunk < chunk_end; ++chunk) {
+        float *tile = c->scratch + chunk * p->scratch_floats;
+        float *widened = tile + HW;
+        const int64_t first = mp_chunk_first(planes, p->chunks, chunk);
+        const int64_t last = mp_chunk_first(planes, p->chunks, chunk + 1);
+        for (int64_t plane = first; plane < last; ++plane) {
+            const unsigned char *go = c->grad_out + plane * P * elem;
+            const float *grad = (const float *)go;
+            if (p->dtype == ACL_FLOAT16) {
+                nn_f16_to_f32_n((const uint16_t *)go, widened, (size_t)P);
+                grad = widened;
+            } else if (p->dtype == ACL_BF16) {
+                nn_bf16_to_f32_n((const uint16_t *)go, widened, (size_t)P);
+                grad = widened;
+            }
+            memset(tile, 0, (size_t)HW * sizeof(float));
+            const unsigned char *mask = c->indices + plane * P * index_bytes;
+            const int64_t bad = p->indices_int64
+                                    ? scatter_plane_int64(tile, grad, (const int64_t *)mask, P, HW)
+                                    : scatter_plane_int32(tile, grad, mask, P, HW);
+            if (bad >= 0) note_bad_index(c, plane * P + bad);
+            unsigned char *gi = c->grad_in + plane * HW * elem;
+            if (p->dtype == ACL_FLOAT)
+                store_f32((float *)gi, tile, HW, p->stream_stores);
+            else
+                store_narrow((uint16_t *)gi, tile, HW, p->dtype, p->stream_stores);
+        }
+    }
+    if (p->stream_stores) _mm_sfence();
+}
+
+/* 1x1 kernel: gradInput[oh*sH, ow*sW] = gradOutput[oh, ow], zero elsewhere (bit copies). */
+static void backward_1x1_planes(void *vctx, int64_t plane_begin, int64_t plane_end)
+{
+    bw_ctx *c = (bw_ctx *)vctx;
+    const mp_geometry *g = &c->plan->g;
+    const int64_t elem = (int64_t)nn_dtype_size(c->plan->dtype);
+    const int64_t H = g->height, W = g->width, Wo = g->out_width;
+    for (int64_t plane = plane_begin; plane < plane_end; ++plane) {
+        const unsigned char *go = c->grad_out + plane * g->out_height * Wo * elem;
+        unsigned char *gi = c->grad_in + plane * H * W * elem;
+        memset(gi, 0, (size_t)(H * W * elem));
+        for (int64_t oh = 0; oh < g->out_height; ++oh) {
+            unsigned char *row = gi + oh * g->stride_h * W * elem;
+            const unsigned char *src = go + oh * Wo * elem;
+            if (g->stride_w == 1) {
+                memcpy(row, src, (size_t)(Wo * elem));
+                continue;
+            }
+            for (int64_t ow = 0; ow < Wo; ++ow) memcpy(row + ow * g->stride_w * elem, src + ow * elem, (size_t)elem);
+        }
+    }
+}
+
+static aclnnStatus backward_kernel(const nn_launch *l)
+{
+    const bw_plan *p = (const bw_plan *)l->plan;
+    const mp_geometry *g = &p->g;
+    bw_ctx c;
+    c.plan = p;
+    c.grad_out = (const unsigned char *)l->operands[OPD_GRAD_OUTPUT].data;
+    c.indices = (const unsigned char *)l->operands[OPD_INDICES].data;
+    c.grad_in = (unsigned char *)l->operands[OPD_GRAD_INPUT].data;
+    c.scratch = (float *)l->scratch;
+    atomic_init(&c.first_bad, INT64_MAX);
+    if (p->mask_ignored) {
+        nn_parallel_for(mp_planes(g), 1, backward_1x1_planes, &c);
+        return ACLNN_SUCCESS;
+    }
+    nn_parallel_for(p->chunks, 1, backward_chunks, &c);
+    const int64_t bad = atomic_load(&c.first_bad);
+    if (bad == INT64_MAX) return ACLNN_SUCCESS;
+
+    const int64_t P = g->out_height * g->out_width;
+    int64_t value;
+    if (p->indices_int64) {
+        memcpy(&value, c.indices + bad * 8, 8);
+    } else {
+        int32_t v32;
+        memcpy(&v32, c.indices + bad * 4, 4);
+        value = v32;
+    }
+    const int64_t plane = bad / P, at = bad % P;
+    return nn_error(ACL_ERROR_RT_AICORE_EXCEPTION,
+                    "%s: indices holds argmax %lld for output (n=%lld, c=%lld, oh=%lld, ow=%lld), outside the "
+                    "input plane [0, %lld) (H=%lld, W=%lld); the mask does not come from aclnnMaxPool2dWithMask "
+                    "with these arguments. That gradient was dropped.",
+                    l->op_name, (long long)value, (long long)(plane / g->channels), (long long)(plane % g->channels),
+                    (long long)(at / g->out_width), (long long)(at % g->out_width),
+                    (long long)(g->height * g->width), (long long)g->height, (long long)g->width);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Phase 1                                                                                     */
+/* ------------------------------------------------------------------------------------------ */
+
+static aclnnStatus null_tensor(const char *op, const char *name)
+{
+    return nn_error(ACLNN_ERR_PARAM_NULLPTR, "%s: Expected a proper Tensor but got null for argument %s.", op, name);
+}
+
+static aclnnStatus null_array(const char *op, const char *name)
+{
+    return nn_error(ACLNN_ERR_PARAM_NULLPTR, "%s: Expected a proper IntArray but got null for argument %s.", op, name);
+}
+
+static aclnnStatus check_nulls(const char *op, const aclTensor *grad_output, const aclTensor *self,
+                               const aclTensor *indices, const aclIntArray *kernel, const aclIntArray *stride,
+                               const aclIntArray *padding, const aclIntArray *dilation, const aclTensor *grad_input)
+{
+    if (!grad_output) return null_tensor(op, "gradOutput");
+    if (!self) return null_tensor(op, "self");
+    if (!indices) return null_tensor(op, "indices");
+    if (!kernel) return null_array(op, "kernelSize");
+    if (!stride) return null_array(op, "stride");
+    if (!padding) return null_array(op, "padding");
+    if (!dilation) return null_array(op, "dilation");
+    if (!grad_input) return null_tensor(op, "gradInput");
+    return ACLNN_SUCCESS;
+}
+
+static aclnnStatus check_dtypes(const char *op, const aclTensor *grad_output, const aclTensor *self,
+                                const aclTensor *indices, const aclTensor *grad_input, bool is_mask)
+{
+    if (!mp_dtype_supported(self->dtype))
+        return nn_error(ACLNN_ERR_PARAM_INVALID, "%s: self dtype must be one of [FLOAT, FLOAT16, BFLOAT16], got %s.",
+                        op, nn_dtype_name(self->dtype));
+    if (grad_output->dtype != self->dtype)
+        return nn_error(ACLNN_ERR_PARAM_INVALID, "%s: gradOutput dtype must equal self dtype %s, got %s.", op,
+                        nn_dtype_name(self->dtype), nn_dtype_name(grad_output->dtype));
+    if (grad_input->dtype != self->dtype)
+        return nn_error(ACLNN_ERR_PARAM_INVALID, "%s: gradInput dtype must equal self dtype %s, got %s.", op,
+                        nn_dtype_name(self->dtype), nn_dtype_name(grad_input->dtype));
+    if (is_mask && indices->dtype != ACL_INT8)
+        return nn_error(ACLNN_ERR_PARAM_INVALID, "%s: indices dtype must be INT8, got %s.", op,
+                        nn_dtype_name(indices->dtype));
+    if (!is_mask && indices->dtype != ACL_INT32 && indices->dtype != ACL_INT64)
+        return nn_error(ACLNN_ERR_PARAM_INVALID, "%s: indices dtype must be one of [INT32, INT64], got %s.", op,
+                        nn_dtype_name(indices->dtype));
+    return ACLNN_SUCCESS;
+}
+
+static aclnnStatus check_rank(const char *op, const char *name, const aclTensor *t)
+{
+    if (t->ndim == 3 || t->ndim == 4) return ACLNN_SUCCESS;
+    return nn_error(ACLNN_ERR_PARAM_INVALID, "%s: %s must be a 3-D or 4-D tensor, got %llu-D.", op, name,
+                    (unsigned long long)t->ndim);
+}
+
+static aclnnStatus check_formats(const char *op, const aclTensor *grad_output, const aclTensor *self,
+                                 const aclTensor *indices, const aclTensor *grad_input)
+{
+    if (self->format != grad_output->format || self->format != grad_input->format)
+        return nn_error(ACLNN_ERR_PARAM_INVALID,
+                        "%s: self, gradOutput and gradInput must have the same format, got self %s, gradOutput %s, "
+                        "gradInput %s.",
+                        op, nn_format_name(self->format), nn_format_name(grad_output->format),
+                        nn_format_name(grad_input->format));
+    const aclTensor *all[4] = {self, grad_input, grad_output, indices};
+    const char *names[4] = {"self", "gradInput", "gradOutput", "indices"};
+    for (int i = 0; i < 4; ++i)
+        if (mp_format_is_private(all[i]->format))
+            return nn_error(ACLNN_ERR_PARAM_INVALID, "%s: %s format must be ND or NCHW, got %s.", op, names[i],
+                            nn_format_name(all[i]->format));
+    aclnnStatus st;
+    for (int i = 0; i < 4; ++i)
+        if ((st = check_rank(op, names[i], all[i])) != ACLNN_SUCCESS) return st;
+    return ACLNN_SUCCESS;
+}
+
+static aclnnStatus check_and_plan(const char *op, const aclTensor *grad_output, const aclTensor *self,
+                                  const aclTensor *indices, const aclIntArray *kernel, const aclIntArray *stride,
+                                  const aclIntArray *padding, const aclIntArray *dilation, bool ceil_mode,
+                                  const aclTensor *grad_input, bool is_mask, bw_plan *plan)
+{
+    aclnnStatus st = check_dtypes(op, grad_output, self, indices, grad_input, is_mask);
+    if (st != ACLNN_SUCCESS) return st;
+    if ((st = check_formats(op, grad_output, self, indices, grad_input)) != ACLNN_SUCCESS) return st;
+    mp_attrs attrs = {0};
+    if ((st = mp_check_attrs(op, kernel, stride, padding, dilation, &attrs)) != ACLNN_SUCCESS) return st;
+    if (!mp_shape_equals(grad_input, self->ndim, self->dims))
+        return mp_shape_error(op, "gradInput", grad_input, self->ndim, self->dims);
+    mp_geometry g = {0};
+    if ((st = mp_check_pooled_geometry(op, self, &attrs, ceil_mode, &g)) != ACLNN_SUCCESS) return st;
+    /* (CANN's "pad <= effective kernel / 2" check sits here; with dilation 1 it equals the
+     * pad <= k/2 check above, so it can never fire.) */
+    if ((st = mp_check_out_size(op, &g)) != ACLNN_SUCCESS) return st;
+    int64_t dims[4];
+    const uint64_t rank = mp_pooled_shape(&g, dims);
+    if (!mp_shape_equals(grad_output, rank, dims)) return mp_shape_error(op, "gradOutput", grad_output, rank, dims);
+
+    /* CANN computes the expected indices shape but discards the result; it then reads N*C*Ho*Wo
+     * indices.  We accept any 3-D/4-D shape as CANN does, but refuse a container too small for
+     * what the kernel reads (decision 7).  A 1x1 kernel reads nothing. */
+    const int64_t count = mp_planes(&g) * g.out_height * g.out_width;
+    const bool mask_ignored = is_mask && mp_is_1x1(&g);
+    if (!mask_ignored) {
+        const int64_t have = nn_tensor_numel(indices) * (int64_t)nn_dtype_size(indices->dtype);
+        const int64_t need = count * (is_mask ? 4 : (int64_t)nn_dtype_size(indices->dtype));
+        if (have < need) {
+            char got[160];
+            nn_shape_str(got, sizeof got, indices->ndim, indices->dims);
+            return nn_error(ACLNN_ERR_PARAM_INVALID,
+                            "%s: indices must hold at least %lld bytes (%s %lld argmax values for N*C*Ho*Wo = "
+                            "%lld outputs), got shape %s = %lld bytes.",
+                            op, (long long)need, is_mask ? "int32" : nn_dtype_name(indices->dtype),
+                            (long long)count, (long long)count, got, (long long)have);
+        }
+    }
+
+    memset(plan, 0, sizeof *plan);
+    plan->g = g;
+    plan->dtype = self->dtype;
+    plan->mask_ignored = mask_ignored;
+    plan->indices_int64 = !is_mask && indices->dtype == ACL_INT64;
+    return ACLNN_SUCCESS;
+}
+
+static aclnnStatus build_executor(const char *op, const aclTensor *grad_output, const aclTensor *self,
+                                  const aclTensor *indices, const aclTensor *grad_input, bw_plan *plan,
+                                  uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+    if (!workspaceSize) return nn_error(ACLNN_ERR_PARAM_NULLPTR, "%s: workspaceSize must not be NULL.", op);
+    if (!executor) return nn_error(ACLNN_ERR_PARAM_NULLPTR, "%s: executor must not be NULL.", op);
+
+    const bool empty = nn_tensor_is_empty(self);
+    const mp_geometry *g = &plan->g;
+    const int64_t planes = mp_planes(g), HW = g->height * g->width, P = g->out_height * g->out_width;
+    const int64_t threads = nn_num_threads();
+    plan->chunks = planes < threads ? planes : threads;
+    if (plan->chunks < 1) plan->chunks = 1;
+    plan->scratch_floats = (HW + (plan->dtype == ACL_FLOAT ? 0 : P) + 15) / 16 * 16;
+    plan->stream_stores = planes * HW * (int64_t)nn_dtype_size(plan->dtype) >= MP_STREAM_STORE_BYTES;
+
+    aclOpExecutor *ex = nn_executor_create(op, empty ? NULL : backward_kernel, plan, sizeof *plan);
+    if (!ex) return ACLNN_ERR_INNER_CREATE_EXECUTOR;
+    nn_executor_add_input(ex, grad_output);
+    nn_executor_add_input(ex, self);
+    nn_executor_add_input(ex, indices);
+    nn_executor_add_output(ex, grad_input);
+    if (!empty && !plan->mask_ignored)
+        nn_executor_add_scratch(ex, (uint64_t)(plan->chunks * plan->scratch_floats) * sizeof(float));
+    return nn_executor_finish(ex, workspaceSize, executor);
+}
+
+MP_EXPORT aclnnStatus aclnnMaxPool2dWithMaskBackwardGetWorkspaceSize(
+    const aclTensor *gradOutput, const aclTensor *self, const aclTensor *indices, const aclIntArray *kernelSize,
+    const aclIntArray *stride, const aclIntArray *padding, const aclIntArray *dilation, bool ceilMode,
+    aclTensor *gradInput, uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+    const char *op = OP_MASK;
+    /* CANN's early checks: kernelSize, self, gradOutput, then the kernelSize length - which CANN
+     * reports as NULLPTR (documented quirk, kept). */
+    if (!kernelSize) return null_array(op, "kernelSize");
+    if (!self) return null_tensor(op, "self");
+    if (!gradOutput) return null_tensor(op, "gradOutput");
+    if (kernelSize->size != 1 && kernelSize->size != 2)
+        return nn_error(ACLNN_ERR_PARAM_NULLPTR,
+                        "%s: kernelSize must have 1 or 2 elements, got %llu (reported as ACLNN_ERR_PARAM_NULLPTR, "
+                        "as CANN does).",
+                        op, (unsigned long long)kernelSize->size);
+    aclnnStatus st = check_nulls(op, gradOutput, self, indices, kernelSize, stride, padding, dilation, gradInput);
+    if (st != ACLNN_SUCCESS) return st;
+    bw_plan plan;
+    st = check_and_plan(op, gradOutput, self, indices, kernelSize, stride, padding, dilation, ceilMode, gradInput,
+                        true, &plan);
+    if (st != ACLNN_SUCCESS) return st;
+    return build_executor(op, gradOutput, self, indices, gradInput, &plan, workspaceSize, executor);
+}
+
+MP_EXPORT aclnnStatus aclnnMaxPool2dWithMaskBackward(void *workspace, uint64_t workspaceSize,
+                                                     aclOpExecutor *executor, aclrtStream stream)
+{
+    return nn_launch_executor(OP_MASK, workspace, workspaceSize, executor, stream);
+}
+
+/* The WithIndices entry points below are complete, but ops/not_implemented.c still defines
+ * stubs with the same names; until those stubs are removed, building them would collide.
+ * Set MP_DEFINE_WITH_INDICES to 1 (or drop this #if) once not_implemented.c no longer defines
+ * the aclnnMaxPool2dWithIndices* symbols. */
+#ifndef MP_DEFINE_WITH_INDICES
+#define MP_DEFINE_WITH_INDICES 0
+#endif
+#if MP_DEFINE_WITH_INDICES
+MP_EXPORT aclnnStatus aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(
+    const aclTensor *gradOutput, const aclTensor *self, const aclTensor *indices, const aclIntArray *kernelSize,
+    const aclIntArray *stride, const aclIntArray *padding, const aclIntArray *dilation, bool ceilMode,
+    aclTensor *gradInput, uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+    const char *op = OP_INDICES;
+    aclnnStatus st = check_nulls(op, gradOutput, self, indices, kernelSize, stride, padding, dilation, gradInput);
+    if (st != ACLNN_SUCCESS) return st;
+    bw_plan plan;
+    st = check_and_plan(op, gradOutput, self, indices, kernelSize, stride, padding, dilation, ceilMode, gradInput,
+                        false, &plan);
+    if (st != ACLNN_SUCCESS) return st;
+    return build_executor(op, gradOutput, self, indices, gradInput, &plan, workspaceSize, executor);
+}
+
+MP_EXPORT aclnnStatus aclnnMaxPool2dWithIndicesBackward(void *workspace, uint64_t workspaceSize,
+                                                        aclOpExecutor *executor, aclrtStream stream)
+{
+    return nn_launch_executor(OP_INDICES, workspace, workspaceSize, executor, stream);
+}
+#endif /* MP_DEFINE_WITH_INDICES */

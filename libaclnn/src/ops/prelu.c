@@ -1,0 +1,229 @@
+/*
+ * prelu.c - aclnnPrelu: out = self > 0 ? self : weight(c) * self.
+ *
+ * weight holds 1 value or one value per channel (channels = self.shape[1], 1 for a 0-D/1-D
+ * self), whatever its own rank.  As in CANN, self and weight are promoted to a common dtype
+ * (FP16 + BF16 -> FLOAT), the select is computed in that dtype and the result is cast to out's
+ * dtype.  fp16/bf16 products are computed in fp32 and rounded once, which is exactly a native
+ * half-precision multiply (the product of two 11-bit significands is exact in fp32).
+ * Elementwise, so any split over threads gives the same bytes.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "aclnnop/aclnn_prelu.h"
+#include "core/nn_core.h"
+#include "ops/im2col_prelu_common.h"
+
+#define OP "aclnnPrelu"
+#define PRELU_MAX_DIMS 8
+#define PRELU_CHUNK 1024   /* fp32 staging row for the fp16/bf16 paths (stack) */
+
+typedef struct prelu_plan {
+    int64_t numel;
+    int64_t channels;      /* weight values: 1 (single weight) or C */
+    int64_t inner;         /* elements per channel run: prod(self.shape[2:]); numel if single */
+    aclDataType self_dtype, weight_dtype, out_dtype, compute_dtype;
+} prelu_plan;
+
+typedef struct prelu_ctx {
+    const prelu_plan *plan;
+    const void *self;
+    const float *weight;   /* channels values, fp32 (exact: promotion only widens) */
+    void *out;
+} prelu_ctx;
+
+/* ---- fp32 inner loops (the select vectorises as compare + blend) ------------------------- */
+
+static void prelu_run_scalar_w(const float *restrict x, float *restrict y, float w, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++) {
+        y[i] = x[i] > 0.0f ? x[i] : w * x[i];
+    }
+}
+
+static void prelu_run_vector_w(const float *restrict x, float *restrict y,
+                               const float *restrict w, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++) {
+        y[i] = x[i] > 0.0f ? x[i] : w[i] * x[i];
+    }
+}
+
+/* Applies prelu to the fp32 values x[0..n) whose first element has flat index `first`. */
+static void prelu_f32_span(const prelu_plan *p, const float *weight, int64_t first,
+                           const float *x, float *y, int64_t n)
+{
+    int64_t done = 0;
+    while (done < n) {
+        const int64_t i = first + done;
+        int64_t run;
+        if (p->channels == 1) {
+            run = n - done;
+            prelu_run_scalar_w(x + done, y + done, weight[0], run);
+        } else if (p->inner == 1) {
+            /* channel-last layout ([N, C] or [N, C, 1, ...]): weight varies along the run */
+            const int64_t c = i % p->channels;
+            run = p->channels - c < n - done ? p->channels - c : n - done;
+            prelu_run_vector_w(x + done, y + done, weight + c, run);
+        } else {
+            const int64_t c = (i / p->inner) % p->channels;
+            const int64_t left = p->inner - i % p->inner;
+            run = left < n - done ? left : n - done;
+            prelu_run_scalar_w(x + done, y + done, weight[c], run);
+        }
+        done += run;
+    }
+}
+
+static void prelu_range(void *vctx, int64_t begin, int64_t end)
+{
+    const prelu_ctx *ctx = (const prelu_ctx *)vctx;
+    const prelu_plan *p = ctx->plan;
+    const bool all_f32 = p->self_dtype == ACL_FLOAT && p->out_dtype == ACL_FLOAT &&
+                         p->compute_dtype == ACL_FLOAT;
+    if (all_f32) {
+        prelu_f32_span(p, ctx->weight, begin, (const float *)ctx->self + begin,
+                       (float *)ctx->out + begin, end - begin);
+        return;
+    }
+    const size_t in_esz = nn_dtype_size(p->self_dtype), out_esz = nn_dtype_size(p->out_dtype);
+    /* Rounding to the compute dtype matters only when it is narrower than fp32 and out differs. */
+    const bool round_to_compute = p->compute_dtype != ACL_FLOAT && p->compute_dtype != p->out_dtype;
+    float xs[PRELU_CHUNK], ys[PRELU_CHUNK];
+    uint16_t narrow[PRELU_CHUNK];
+    for (int64_t i = begin; i < end; i += PRELU_CHUNK) {
+        const int64_t n = end - i < PRELU_CHUNK ? end - i : PRELU_CHUNK;
+        nn_ip_to_f32(p->self_dtype, (const unsigned char *)ctx->self + (size_t)i * in_esz, xs,
+                     (size_t)n);
+        prelu_f32_span(p, ctx->weight, i, xs, ys, n);
+        if (round_to_compute) {
+            nn_ip_from_f32(p->compute_dtype, ys, narrow, (size_t)n);
+            nn_ip_to_f32(p->compute_dtype, narrow, ys, (size_t)n);
+        }
+        nn_ip_from_f32(p->out_dtype, ys, (unsigned char *)ctx->out + (size_t)i * out_esz, (size_t)n);
+    }
+}
+
+static aclnnStatus prelu_kernel(const nn_launch *l)
+{
+    const prelu_plan *p = (const prelu_plan *)l->plan;
+    float single;
+    float *weight = p->channels == 1 ? &single : malloc((size_t)p->channels * sizeof(float));
+    if (weight == NULL) {
+        return nn_error(ACLNN_ERR_INNER, OP ": could not allocate %lld fp32 weight values.",
+                        (long long)p->channels);
+    }
+    nn_ip_to_f32(p->weight_dtype, l->operands[1].data, weight, (size_t)p->channels);
+    prelu_ctx ctx = {p, l->operands[0].data, weight, l->operands[2].data};
+    nn_parallel_for(p->numel, 32768, prelu_range, &ctx);
+    if (weight != &single) free(weight);
+    return ACLNN_SUCCESS;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Phase 1                                                                                   */
+/* ---------------------------------------------------------------------------------------- */
+
+/* PyTorch-style promotion inside {FLOAT, FLOAT16, BFLOAT16}: FP16 + BF16 -> FLOAT. */
+static aclDataType promote(aclDataType a, aclDataType b)
+{
+    if (a == b) return a;
+    return ACL_FLOAT;
+}
+
+static aclnnStatus check_max_dim(const char *name, const aclTensor *t)
+{
+    if (t->ndim > PRELU_MAX_DIMS) {
+        return nn_error(ACLNN_ERR_PARAM_INVALID, OP ": Expected %s to have at most %d dimensions, "
+                        "but got %llu.", name, PRELU_MAX_DIMS, (unsigned long long)t->ndim);
+    }
+    return ACLNN_SUCCESS;
+}
+
+static bool same_shape(const aclTensor *a, const aclTensor *b)
+{
+    if (a->ndim != b->ndim) return false;
+    for (uint64_t i = 0; i < a->ndim; i++) {
+        if (a->dims[i] != b->dims[i]) return false;
+    }
+    return true;
+}
+
+static aclnnStatus check_shapes(const aclTensor *self, const aclTensor *weight, const aclTensor *out)
+{
+    aclnnStatus st;
+    if ((st = check_max_dim("self", self)) != ACLNN_SUCCESS) return st;
+    if ((st = check_max_dim("weight", weight)) != ACLNN_SUCCESS) return st;
+    if ((st = check_max_dim("out", out)) != ACLNN_SUCCESS) return st;
+    if (!same_shape(self, out)) {
+        char a[256], b[256];
+        return nn_error(ACLNN_ERR_PARAM_INVALID, OP ": Expected tensor for out to have same size as "
+                        "tensor for self, but %s does not equal %s.",
+                        nn_shape_str(a, sizeof a, out->ndim, out->dims),
+                        nn_shape_str(b, sizeof b, self->ndim, self->dims));
+    }
+    const int64_t channels = self->ndim <= 1 ? 1 : self->dims[1];
+    const int64_t weight_numel = nn_tensor_numel(weight);
+    if (weight_numel != channels && weight_numel != 1) {
+        return nn_error(ACLNN_ERR_PARAM_INVALID, OP ": expected weight tensor size equal input "
+                        "channels, but found %lld does not equal %lld.", (long long)weight_numel,
+                        (long long)channels);
+    }
+    return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclnnPreluGetWorkspaceSize(const aclTensor *self, const aclTensor *weight, aclTensor *out,
+                                       uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+    if (workspaceSize == NULL) {
+        return nn_error(ACLNN_ERR_PARAM_NULLPTR, OP ": workspaceSize must not be null.");
+    }
+    if (self == NULL) return nn_ip_null_tensor(OP, "self");
+    if (weight == NULL) return nn_ip_null_tensor(OP, "weight");
+    if (out == NULL) return nn_ip_null_tensor(OP, "out");
+    aclnnStatus st;
+    if ((st = nn_ip_check_tensor(OP, "self", self)) != ACLNN_SUCCESS) return st;
+    if ((st = nn_ip_check_tensor(OP, "weight", weight)) != ACLNN_SUCCESS) return st;
+    if ((st = nn_ip_check_tensor(OP, "out", out)) != ACLNN_SUCCESS) return st;
+    if ((st = nn_ip_check_float_dtype(OP, "self", self)) != ACLNN_SUCCESS) return st;
+    if ((st = nn_ip_check_float_dtype(OP, "weight", weight)) != ACLNN_SUCCESS) return st;
+    if ((st = nn_ip_check_float_dtype(OP, "out", out)) != ACLNN_SUCCESS) return st;
+    /* Promotion within the three float dtypes is always defined and castable to any of them,
+     * so CANN's two promotion checks cannot fail here. */
+    if ((st = check_shapes(self, weight, out)) != ACLNN_SUCCESS) return st;
+    /* CANN never checks executor and would crash writing it (decision 7). */
+    if (executor == NULL) {
+        return nn_error(ACLNN_ERR_PARAM_NULLPTR, OP ": executor must not be null.");
+    }
+
+    prelu_plan plan;
+    memset(&plan, 0, sizeof plan);
+    plan.numel = nn_tensor_numel(self);
+    plan.channels = nn_tensor_numel(weight) == 1 ? 1 : self->dims[1];
+    plan.inner = plan.numel;
+    if (plan.channels != 1) {
+        plan.inner = 1;
+        for (uint64_t i = 2; i < self->ndim; i++) plan.inner *= self->dims[i];
+    }
+    plan.self_dtype = self->dtype;
+    plan.weight_dtype = weight->dtype;
+    plan.out_dtype = out->dtype;
+    plan.compute_dtype = promote(self->dtype, weight->dtype);
+
+    const bool empty = nn_tensor_is_empty(self) || nn_tensor_is_empty(weight);
+    aclOpExecutor *ex = nn_executor_create(OP, empty ? NULL : prelu_kernel, &plan, sizeof plan);
+    if (ex == NULL) return ACLNN_ERR_INNER_CREATE_EXECUTOR;
+    if (!empty) {
+        nn_executor_add_input(ex, self);
+        nn_executor_add_input(ex, weight);
+        nn_executor_add_output(ex, out);
+    }
+    return nn_executor_finish(ex, workspaceSize, executor);
+}
+
+aclnnStatus aclnnPrelu(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                       aclrtStream stream)
+{
+    return nn_launch_executor(OP, workspace, workspaceSize, executor, stream);
+}

@@ -1,0 +1,496 @@
+/*
+ * prelu_backward.c - aclnnPreluBackward.
+ *
+ *   gradInput[i]  = self[i] > 0 ? g[i] : w(c) * g[i]           (g = gradOutput broadcast to self)
+ *   gradWeight[c] = sum over every axis but 1 of (self[i] > 0 ? 0 : self[i] * g[i])
+ *                   (the sum of all elements when weight has a single value)
+ *
+ * One fused, branchless pass reads self and g once, writes gradInput once and reduces the weight
+ * gradient on the fly - no full-size temporary.  All arithmetic is fp32 (fp16/bf16 converted on
+ * the way in, rounded once on the way out), so gradInput is bit-identical to a native
+ * half-precision multiply and gradWeight is an fp32 sum rounded once.
+ *
+ * Determinism: the tensor is cut into fixed-size BLOCKS whose shape depends only on the tensor
+ * shape (never on the thread count).  Each block is summed by one thread in a fixed order (16
+ * interleaved fp32 lanes folded in a fixed tree) into its own partial; after the parallel pass
+ * the partials are added in block order.  So the bytes are the same for any ACLNN_NUM_THREADS.
+ *
+ * Blocks, with self viewed as [outer, C, inner]:
+ *   plane mode (single weight, or inner >= PLANE_MIN): a block is a run of at most BLOCK_ELEMS
+ *     elements of one (n, c) plane; one partial per block.
+ *   row mode (per-channel weight, inner < PLANE_MIN): a block is R rows (n) x a group of
+ *     channels; one partial per (block row group, channel).  With inner == 1 (channel-last)
+ *     the per-channel sums are a vector add across channels.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "aclnnop/aclnn_prelu_backward.h"
+#include "core/nn_core.h"
+#include "ops/im2col_prelu_common.h"
+
+#define OP "aclnnPreluBackward"
+#define PRELU_MAX_DIMS 8
+#define BLOCK_ELEMS 16384     /* plane-mode block length */
+#define PLANE_MIN 2048        /* inner length from which plane mode is used */
+#define ROW_BLOCK_ELEMS 65536 /* target elements per row-mode block */
+#define ROW_TILE_ELEMS 4096   /* target elements per row of a row-mode tile */
+#define LANES 16
+#define CHUNK 1024            /* fp32 staging for fp16/bf16 */
+
+typedef struct prelu_bw_plan {
+    int64_t numel;
+    int64_t outer, channels, inner;  /* channels == 1 for a single weight (then inner = numel) */
+    bool plane_mode;
+    int64_t chunks_per_plane;        /* plane mode */
+    int64_t rows_per_block, channels_per_tile, row_groups, channel_groups;  /* row mode */
+    int64_t num_blocks, num_partials;
+    bool broadcast;                  /* gradOutput must be expanded to self's shape first */
+    uint64_t ndim;
+    int64_t self_dims[NN_MAX_DIMS];
+    int64_t grad_strides[NN_MAX_DIMS];  /* broadcast strides of gradOutput over self's dims */
+    uint64_t expand_offset;          /* scratch offsets (bytes) */
+    uint64_t partial_offset;
+    aclDataType dtype;
+    bool empty;                      /* nothing to compute: only zero gradWeight */
+    int64_t grad_weight_numel;
+} prelu_bw_plan;
+
+typedef struct prelu_bw_ctx {
+    const prelu_bw_plan *plan;
+    const void *grad, *self;
+    const float *weight;             /* channels values, fp32 */
+    void *grad_input;
+    float *partials;
+} prelu_bw_ctx;
+
+/* ---- fp32 fused inner loops ---------------------------------------------------------------- */
+
+static inline float fold_lanes(const float *lanes)
+{
+    float s8[8], s4[4];
+    for (int k = 0; k < 8; k++) s8[k] = lanes[k] + lanes[k + 8];
+    for (int k = 0; k < 4; k++) s4[k] = s8[k] + s8[k + 4];
+    return (s4[0] + s4[2]) + (s4[1] + s4[3]);
+}
+
+/* gradInput for a run sharing one weight value; returns the run's fixed-order update sum. */
+static float run_scalar_w(const float *restrict x, const float *restrict g, float *restrict gi,
+                          float w, int64_t n)
+{
+    float lanes[LANES] = {0};
+    int64_t i = 0;
+    for (; i + LANES <= n; i += LANES) {
+        for (int k = 0; k < LANES; k++) {
+            const float xv = x[i + k], gv = g[i + k];
+            const bool pos = xv > 0.0f;
+            gi[i + k] = pos ? gv : w * gv;
+            lanes[k] += pos ? 0.0f : xv * gv;
+        }
+    }
+    for (int k = 0; i < n; i++, k++) {
+        const float xv = x[i], gv = g[i];
+        const bool pos = xv > 0.0f;
+        gi[i] = pos ? gv : w * gv;
+        lanes[k] += pos ? 0.0f : xv * gv;
+    }
+    return fold_lanes(lanes);
+}
+
+/* Channel-last run: weight and per-channel sums advance with the element. */
+static void run_vector_w(const float *restrict x, const float *restrict g, float *restrict gi,
+                         const float *restrict w, float *restrict sums, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++) {
+        const float xv = x[i], gv = g[i];
+        const bool pos = xv > 0.0f;
+        gi[i] = pos ? gv : w[i] * gv;
+        sums[i] += pos ? 0.0f : xv * gv;
+    }
+}
+
+/* ---- dtype staging: a run of n elements at flat index `first` -------------------------------- */
+
+typedef struct run_io {
+    const float *x, *g;
+    float *gi;
+    float xs[CHUNK], gs[CHUNK], gis[CHUNK];
+} run_io;
+
+/* Points io at fp32 data for [first, first + n) (n <= CHUNK unless the dtype is FLOAT). */
+static void stage_in(const prelu_bw_ctx *ctx, run_io *io, int64_t first, int64_t n)
+{
+    const prelu_bw_plan *p = ctx->plan;
+    if (p->dtype == ACL_FLOAT) {
+        io->x = (const float *)ctx->self + first;
+        io->g = (const float *)ctx->grad + first;
+        io->gi = (float *)ctx->grad_input + first;
+        return;
+    }
+    nn_ip_to_f32(p->dtype, (const uint16_t *)ctx->self + first, io->xs, (size_t)n);
+    nn_ip_to_f32(p->dtype, (const uint16_t *)ctx->grad + first, io->gs, (size_t)n);
+    io->x = io->xs;
+    io->g = io->gs;
+    io->gi = io->gis;
+}
+
+static void stage_out(const prelu_bw_ctx *ctx, const run_io *io, int64_t first, int64_t n)
+{
+    if (ctx->plan->dtype != ACL_FLOAT) {
+        nn_ip_from_f32(ctx->plan->dtype, io->gis, (uint16_t *)ctx->grad_input + first, (size_t)n);
+    }
+}
+
+/* Processes [first, first + n) sharing weight w; returns the fixed-order update sum.  Long runs
+ * of fp16/bf16 are staged in CHUNK pieces whose sums are added in order. */
+static float span_scalar_w(const prelu_bw_ctx *ctx, run_io *io, int64_t first, int64_t n, float w)
+{
+    const int64_t piece = ctx->plan->dtype == ACL_FLOAT ? n : CHUNK;
+    float total = 0.0f;
+    for (int64_t done = 0; done < n; done += piece) {
+        const int64_t len = n - done < piece ? n - done : piece;
+        stage_in(ctx, io, first + done, len);
+        total += run_scalar_w(io->x, io->g, io->gi, w, len);
+        stage_out(ctx, io, first + done, len);
+    }
+    return total;
+}
+
+static void span_vector_w(const prelu_bw_ctx *ctx, run_io *io, int64_t first, int64_t n,
+                          const float *w, float *sums)
+{
+    const int64_t piece = ctx->plan->dtype == ACL_FLOAT ? n : CHUNK;
+    for (int64_t done = 0; done < n; done += piece) {
+        const int64_t len = n - done < piece ? n - done : piece;
+        stage_in(ctx, io, first + done, len);
+        run_vector_w(io->x, io->g, io->gi, w + done, sums + done, len);
+        stage_out(ctx, io, first + done, len);
+    }
+}
+
+/* ---- blocks ------------------------------------------------------------------------------- */
+
+static void plane_block(const prelu_bw_ctx *ctx, run_io *io, int64_t b)
+{
+    const prelu_bw_plan *p = ctx->plan;
+    const int64_t plane = b / p->chunks_per_plane, j = b % p->chunks_per_plane;
+    const int64_t start = j * BLOCK_ELEMS;
+    const int64_t len = p->inner - start < BLOCK_ELEMS ? p->inner - start : BLOCK_ELEMS;
+    const float w = ctx->weight[plane % p->channels];
+    ctx->partials[b] = span_scalar_w(ctx, io, plane * p->inner + start, len, w);
+}
+
+static void row_block(const prelu_bw_ctx *ctx, run_io *io, int64_t b)
+{
+    const prelu_bw_plan *p = ctx->plan;
+    const int64_t group = b / p->channel_groups, tile = b % p->channel_groups;
+    const int64_t n0 = group * p->rows_per_block;
+    const int64_t n1 = n0 + p->rows_per_block < p->outer ? n0 + p->rows_per_block : p->outer;
+    const int64_t c0 = tile * p->channels_per_tile;
+    const int64_t c1 = c0 + p->channels_per_tile < p->channels ? c0 + p->channels_per_tile
+                                                               : p->channels;
+    float *sums = ctx->partials + group * p->channels;   /* this block's own slots */
+    for (int64_t c = c0; c < c1; c++) sums[c] = 0.0f;
+    for (int64_t n = n0; n < n1; n++) {
+        const int64_t row_first = (n * p->channels + c0) * p->inner;
+        if (p->inner == 1) {
+            span_vector_w(ctx, io, row_first, c1 - c0, ctx->weight + c0, sums + c0);
+            continue;
+        }
+        for (int64_t c = c0; c < c1; c++) {
+            sums[c] += span_scalar_w(ctx, io, row_first + (c - c0) * p->inner, p->inner,
+                                     ctx->weight[c]);
+        }
+    }
+}
+
+static void blocks_range(void *vctx, int64_t begin, int64_t end)
+{
+    const prelu_bw_ctx *ctx = (const prelu_bw_ctx *)vctx;
+    run_io io;
+    for (int64_t b = begin; b < end; b++) {
+        if (ctx->plan->plane_mode) {
+            plane_block(ctx, &io, b);
+        } else {
+            row_block(ctx, &io, b);
+        }
+    }
+}
+
+/* Adds the partials in block order into one fp32 sum per weight value. */
+static void combine_partials(const prelu_bw_plan *p, const float *partials, float *grad_weight)
+{
+    for (int64_t c = 0; c < p->channels; c++) grad_weight[c] = 0.0f;
+    if (p->plane_mode) {
+        for (int64_t b = 0; b < p->num_partials; b++) {
+            grad_weight[(b / p->chunks_per_plane) % p->channels] += partials[b];
+        }
+    } else {
+        for (int64_t g = 0; g < p->row_groups; g++) {
+            for (int64_t c = 0; c < p->channels; c++) {
+                grad_weight[c] += partials[g * p->channels + c];
+            }
+        }
+    }
+}
+
+static aclnnStatus zero_grad_weight_kernel(const nn_launch *l)
+{
+    const prelu_bw_plan *p = (const prelu_bw_plan *)l->plan;
+    memset(l->operands[0].data, 0, (size_t)p->grad_weight_numel * nn_dtype_size(p->dtype));
+    return ACLNN_SUCCESS;
+}
+
+static aclnnStatus prelu_bw_kernel(const nn_launch *l)
+{
+    const prelu_bw_plan *p = (const prelu_bw_plan *)l->plan;
+    unsigned char *scratch = (unsigned char *)l->scratch;
+    const void *grad = l->operands[0].data;
+    if (p->broadcast) {
+        void *expanded = scratch + p->expand_offset;
+        nn_copy_to_contiguous(expanded, grad, nn_dtype_size(p->dtype), p->ndim, p->self_dims,
+                              p->grad_strides);
+        grad = expanded;
+    }
+    float *weight = malloc((size_t)p->channels * 2 * sizeof(float));
+    if (weight == NULL) {
+        return nn_error(ACLNN_ERR_INNER, OP ": could not allocate %lld fp32 weight values.",
+                        (long long)p->channels);
+    }
+    float *grad_weight = weight + p->channels;
+    nn_ip_to_f32(p->dtype, l->operands[2].data, weight, (size_t)p->channels);
+
+    prelu_bw_ctx ctx = {p, grad, l->operands[1].data, weight, l->operands[3].data,
+                        (float *)(scratch + p->partial_offset)};
+    nn_parallel_for(p->num_blocks, 1, blocks_range, &ctx);
+    combine_partials(p, ctx.partials, grad_weight);
+    nn_ip_from_f32(p->dtype, grad_weight, l->operands[4].data, (size_t)p->channels);
+    free(weight);
+    return ACLNN_SUCCESS;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Phase 1                                                                                   */
+/* ---------------------------------------------------------------------------------------- */
+
+static aclnnStatus check_dtypes(const aclTensor *gradOutput, const aclTensor *self,
+                                const aclTensor *weight, const aclTensor *gradInput,
+                                const aclTensor *gradWeight)
+{
+    aclnnStatus st = nn_ip_check_float_dtype(OP, "self", self);
+    if (st != ACLNN_SUCCESS) return st;
+    const aclTensor *others[4] = {gradOutput, weight, gradInput, gradWeight};
+    const char *names[4] = {"gradOutput", "weight", "gradInput", "gradWeight"};
+    for (int i = 0; i < 4; i++) {
+        if (others[i]->dtype != self->dtype) {
+            return nn_error(ACLNN_ERR_PARAM_INVALID, OP ": Expected %s to have the same dtype as "
+                            "self, expected dtype is %s but found %s.", names[i],
+                            nn_dtype_name(self->dtype), nn_dtype_name(others[i]->dtype));
+        }
+    }
+    return ACLNN_SUCCESS;
+}
+
+static bool same_dims(uint64_t nd_a, const int64_t *a, uint64_t nd_b, const int64_t *b)
+{
+    if (nd_a != nd_b) return false;
+    for (uint64_t i = 0; i < nd_a; i++) {
+        if (a[i] != b[i]) return false;
+    }
+    return true;
+}
+
+static aclnnStatus shape_mismatch(const char *name, const aclTensor *t, uint64_t nd,
+                                  const int64_t *expected)
+{
+    char want[256], got[256];
+    return nn_error(ACLNN_ERR_PARAM_INVALID, OP ": Expected tensor for %s to have size %s, but "
+                    "got %s.", name, nn_shape_str(want, sizeof want, nd, expected),
+                    nn_shape_str(got, sizeof got, t->ndim, t->dims));
+}
+
+/* numpy broadcasting of self with gradOutput must give exactly self's shape. */
+static aclnnStatus check_broadcast(const aclTensor *self, const aclTensor *grad)
+{
+    const uint64_t nd = self->ndim > grad->ndim ? self->ndim : grad->ndim;
+    int64_t shape[NN_MAX_DIMS];
+    char a[256], b[256], c[256];
+    for (uint64_t i = 0; i < nd; i++) {
+        const int64_t s = i + self->ndim >= nd ? self->dims[i + self->ndim - nd] : 1;
+        const int64_t g = i + grad->ndim >= nd ? grad->dims[i + grad->ndim - nd] : 1;
+        if (s != g && s != 1 && g != 1) {
+            return nn_error(ACLNN_ERR_PARAM_INVALID, OP ": the size of tensor self %s must match "
+                            "the size of tensor gradOutput %s (broadcast failed at dimension "
+                            "%llu).", nn_shape_str(a, sizeof a, self->ndim, self->dims),
+                            nn_shape_str(b, sizeof b, grad->ndim, grad->dims),
+                            (unsigned long long)i);
+        }
+        shape[i] = s == 1 ? g : s;
+    }
+    if (!same_dims(nd, shape, self->ndim, self->dims)) {
+        return nn_error(ACLNN_ERR_PARAM_INVALID, OP ": the broadcastShape%s of gradOutput and self "
+                        "must be equal with selfShape%s.", nn_shape_str(c, sizeof c, nd, shape),
+                        nn_shape_str(a, sizeof a, self->ndim, self->dims));
+    }
+    return ACLNN_SUCCESS;
+}
+
+static aclnnStatus check_shapes(const aclTensor *gradOutput, const aclTensor *self,
+                                const aclTensor *weight, const aclTensor *gradInput,
+                                const aclTensor *gradWeight)
+{
+    const aclTensor *all[5] = {gradOutput, self, weight, gradInput, gradWeight};
+    const char *names[5] = {"gradOutput", "self", "weight", "gradInput", "gradWeight"};
+    for (int i = 0; i < 5; i++) {
+        if (all[i]->ndim > PRELU_MAX_DIMS) {
+            return nn_error(ACLNN_ERR_PARAM_INVALID, OP ": Expected %s to have at most %d "
+                            "dimensions, but got %llu.", names[i], PRELU_MAX_DIMS,
+                            (unsigned long long)all[i]->ndim);
+        }
+    }
+    if (!same_dims(gradInput->ndim, gradInput->dims, self->ndim, self->dims)) {
+        return shape_mismatch("gradInput", gradInput, self->ndim, self->dims);
+    }
+    const int64_t weight_numel = nn_tensor_numel(weight);
+    if (weight_numel != 1) {
+        if (self->ndim < 1) {
+            return nn_error(ACLNN_ERR_PARAM_INVALID, OP ": Expected self to have at least 1 "
+                            "dimension when weight has %lld elements, but got 0.",
+                            (long long)weight_numel);
+        }
+        const int64_t channels = self->ndim > 1 ? self->dims[1] : 1;
+        if (weight_numel != channels) {
+            return nn_error(ACLNN_ERR_PARAM_INVALID, OP ": the number of weight elements must be 1 "
+                            "or self channel size %lld, but got %lld.", (long long)channels,
+                            (long long)weight_numel);
+        }
+        if (!same_dims(gradWeight->ndim, gradWeight->dims, 1, &channels)) {
+            return shape_mismatch("gradWeight", gradWeight, 1, &channels);
+        }
+    } else if (!same_dims(gradWeight->ndim, gradWeight->dims, weight->ndim, weight->dims)) {
+        return shape_mismatch("gradWeight", gradWeight, weight->ndim, weight->dims);
+    }
+    return check_broadcast(self, gradOutput);
+}
+
+/* Chooses the blocks (see the file comment); depends on the shape only. */
+static void plan_blocks(prelu_bw_plan *p)
+{
+    p->plane_mode = p->channels == 1 || p->inner >= PLANE_MIN;
+    if (p->plane_mode) {
+        p->chunks_per_plane = (p->inner + BLOCK_ELEMS - 1) / BLOCK_ELEMS;
+        p->num_blocks = p->outer * p->channels * p->chunks_per_plane;
+        p->num_partials = p->num_blocks;
+        return;
+    }
+    const int64_t row = p->channels * p->inner;
+    p->channels_per_tile = row <= ROW_TILE_ELEMS ? p->channels
+                                                 : (ROW_TILE_ELEMS / p->inner > 0 ? ROW_TILE_ELEMS / p->inner : 1);
+    const int64_t tile_row = p->channels_per_tile * p->inner;
+    p->rows_per_block = ROW_BLOCK_ELEMS / tile_row > 0 ? ROW_BLOCK_ELEMS / tile_row : 1;
+    p->row_groups = (p->outer + p->rows_per_block - 1) / p->rows_per_block;
+    p->channel_groups = (p->channels + p->channels_per_tile - 1) / p->channels_per_tile;
+    p->num_blocks = p->row_groups * p->channel_groups;
+    p->num_partials = p->row_groups * p->channels;
+}
+
+static void plan_broadcast(prelu_bw_plan *p, const aclTensor *self, const aclTensor *grad)
+{
+    p->ndim = self->ndim;
+    memcpy(p->self_dims, self->dims, sizeof(int64_t) * self->ndim);
+    p->broadcast = nn_tensor_numel(grad) != p->numel;
+    if (!p->broadcast) return;
+    /* Contiguous strides of gradOutput, aligned right against self's dims; 0 where broadcast. */
+    int64_t stride = 1;
+    for (uint64_t k = 0; k < self->ndim; k++) {
+        const uint64_t i = self->ndim - 1 - k;
+        if (k < grad->ndim) {
+            const int64_t gdim = grad->dims[grad->ndim - 1 - k];
+            p->grad_strides[i] = (gdim == 1 && self->dims[i] != 1) ? 0 : stride;
+            stride *= gdim;
+        } else {
+            p->grad_strides[i] = 0;
+        }
+    }
+}
+
+aclnnStatus aclnnPreluBackwardGetWorkspaceSize(const aclTensor *gradOutput, const aclTensor *self,
+                                               const aclTensor *weight, aclTensor *gradInput,
+                                               aclTensor *gradWeight, uint64_t *workspaceSize,
+                                               aclOpExecutor **executor)
+{
+    if (gradOutput == NULL) return nn_ip_null_tensor(OP, "gradOutput");
+    if (self == NULL) return nn_ip_null_tensor(OP, "self");
+    if (weight == NULL) return nn_ip_null_tensor(OP, "weight");
+    if (gradInput == NULL) return nn_ip_null_tensor(OP, "gradInput");
+    if (gradWeight == NULL) return nn_ip_null_tensor(OP, "gradWeight");
+    const aclTensor *all[5] = {gradOutput, self, weight, gradInput, gradWeight};
+    const char *names[5] = {"gradOutput", "self", "weight", "gradInput", "gradWeight"};
+    aclnnStatus st;
+    for (int i = 0; i < 5; i++) {
+        if ((st = nn_ip_check_tensor(OP, names[i], all[i])) != ACLNN_SUCCESS) return st;
+    }
+    if ((st = check_dtypes(gradOutput, self, weight, gradInput, gradWeight)) != ACLNN_SUCCESS) {
+        return st;
+    }
+    if ((st = check_shapes(gradOutput, self, weight, gradInput, gradWeight)) != ACLNN_SUCCESS) {
+        return st;
+    }
+    /* CANN dereferences both without a check (decision 7). */
+    if (workspaceSize == NULL) {
+        return nn_error(ACLNN_ERR_PARAM_NULLPTR, OP ": workspaceSize must not be null.");
+    }
+    if (executor == NULL) {
+        return nn_error(ACLNN_ERR_PARAM_NULLPTR, OP ": executor must not be null.");
+    }
+
+    prelu_bw_plan plan;
+    memset(&plan, 0, sizeof plan);
+    plan.dtype = self->dtype;
+    plan.numel = nn_tensor_numel(self);
+    plan.grad_weight_numel = nn_tensor_numel(gradWeight);
+    plan.empty = nn_tensor_is_empty(gradOutput) || nn_tensor_is_empty(self) ||
+                 nn_tensor_is_empty(weight);
+    if (plan.empty) {
+        /* CANN leaves gradWeight untouched here; we write the zeros PyTorch gives (see
+         * docs/compatibility.md). */
+        const bool write = plan.grad_weight_numel > 0;
+        aclOpExecutor *ex = nn_executor_create(OP, write ? zero_grad_weight_kernel : NULL, &plan,
+                                               sizeof plan);
+        if (ex == NULL) return ACLNN_ERR_INNER_CREATE_EXECUTOR;
+        if (write) nn_executor_add_output(ex, gradWeight);
+        return nn_executor_finish(ex, workspaceSize, executor);
+    }
+
+    if (nn_tensor_numel(weight) == 1) {
+        plan.outer = 1;
+        plan.channels = 1;
+        plan.inner = plan.numel;
+    } else {
+        plan.outer = self->dims[0];
+        plan.channels = self->dims[1];
+        plan.inner = 1;
+        for (uint64_t i = 2; i < self->ndim; i++) plan.inner *= self->dims[i];
+    }
+    plan_blocks(&plan);
+    plan_broadcast(&plan, self, gradOutput);
+    const uint64_t expand_bytes = plan.broadcast ? (uint64_t)plan.numel * nn_dtype_size(plan.dtype) : 0;
+    plan.expand_offset = 0;
+    plan.partial_offset = (expand_bytes + 63) & ~(uint64_t)63;
+
+    aclOpExecutor *ex = nn_executor_create(OP, prelu_bw_kernel, &plan, sizeof plan);
+    if (ex == NULL) return ACLNN_ERR_INNER_CREATE_EXECUTOR;
+    nn_executor_add_input(ex, gradOutput);
+    nn_executor_add_input(ex, self);
+    nn_executor_add_input(ex, weight);
+    nn_executor_add_output(ex, gradInput);
+    nn_executor_add_output(ex, gradWeight);
+    nn_executor_add_scratch(ex, plan.partial_offset + (uint64_t)plan.num_partials * sizeof(float));
+    return nn_executor_finish(ex, workspaceSize, executor);
+}
+
+aclnnStatus aclnnPreluBackward(void *workspace, uint64_t workspace_size, aclOpExecutor *executor,
+                               aclrtStream stream)
+{
+    return nn_launch_executor(OP, workspace, workspace_size, executor, stream);
+}

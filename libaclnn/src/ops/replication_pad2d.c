@@ -1,0 +1,265 @@
+/*
+ * replication_pad2d.c - aclnnReplicationPad2d: pads the last two dims of a 3-D [C,H,W] or 4-D
+ * [N,C,H,W] tensor by repeating the edge values.
+ *
+ *   padding = [left, right, top, bottom]  (PyTorch's order: W first, then H)
+ *   out[..., i, j] = self[..., clamp(i - top, 0, H-1), clamp(j - left, 0, W-1)]
+ *
+ * A pure copy, so the kernel only moves bytes: each output row is the clamped source row with
+ * its first/last element repeated left/right times.  Work is split over output rows.
+ *
+ * Checks follow CANN's op_api order and codes (spec ops.md §1.5).  Stricter than CANN
+ * (design.md decision 7): negative pads and pads >= the padded dim are rejected.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "aclnnop/aclnn_replication_pad2d.h"
+#include "core/nn_core.h"
+#include "ops/pad_upsample_common.h"
+
+#define OP "aclnnReplicationPad2d"
+
+static const aclDataType pad_dtypes[] = {
+    ACL_FLOAT, ACL_INT32, ACL_INT64,     ACL_FLOAT16,    ACL_INT16, ACL_DOUBLE,
+    ACL_INT8,  ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16,
+};
+#define NUM_PAD_DTYPES (sizeof pad_dtypes / sizeof pad_dtypes[0])
+
+typedef struct pad_plan {
+    int64_t planes;          /* N*C (C for a 3-D self) */
+    int64_t H, W, Ho, Wo;
+    int64_t top, left;
+    size_t elem_size;
+} pad_plan;
+
+typedef struct pad_ctx {
+    const pad_plan *plan;
+    const unsigned char *in;
+    unsigned char *out;
+} pad_ctx;
+
+typedef struct { uint64_t lo, hi; } pad_u128;
+
+/* One output row: `left` copies of src[0], the W source elements, `right` copies of src[W-1]. */
+#define DEFINE_PAD_ROW(NAME, T)                                                                   \
+    static void NAME(const T *restrict src, T *restrict dst, int64_t W, int64_t left,             \
+                     int64_t right)                                                              \
+    {                                                                                            \
+        const T first = src[0], last = src[W - 1];                                               \
+        for (int64_t j = 0; j < left; j++) {                                                     \
+            dst[j] = first;                                                                      \
+        }                                                                                        \
+        memcpy(dst + left, src, (size_t)W * sizeof(T));                                          \
+        T *restrict tail = dst + left + W;                                                       \
+        for (int64_t j = 0; j < right; j++) {                                                    \
+            tail[j] = last;                                                                      \
+        }                                                                                        \
+    }
+
+DEFINE_PAD_ROW(pad_row_1, uint8_t)
+DEFINE_PAD_ROW(pad_row_2, uint16_t)
+DEFINE_PAD_ROW(pad_row_4, uint32_t)
+DEFINE_PAD_ROW(pad_row_8, uint64_t)
+DEFINE_PAD_ROW(pad_row_16, pad_u128)
+
+static void pad_rows(void *vctx, int64_t begin, int64_t end)
+{
+    const pad_ctx *ctx = (const pad_ctx *)vctx;
+    const pad_plan *p = ctx->plan;
+    const size_t es = p->elem_size;
+    const int64_t right = p->Wo - p->W - p->left;
+    for (int64_t row = begin; row < end; row++) {
+        const int64_t plane = row / p->Ho;
+        const int64_t i = row % p->Ho;
+        int64_t src_i = i - p->top;
+        src_i = src_i < 0 ? 0 : (src_i >= p->H ? p->H - 1 : src_i);
+        const unsigned char *src = ctx->in + ((size_t)(plane * p->H + src_i) * (size_t)p->W) * es;
+        unsigned char *dst = ctx->out + (size_t)row * (size_t)p->Wo * es;
+        switch (es) {
+        case 1: pad_row_1(src, dst, p->W, p->left, right); break;
+        case 2: pad_row_2((const uint16_t *)src, (uint16_t *)dst, p->W, p->left, right); break;
+        case 4: pad_row_4((const uint32_t *)src, (uint32_t *)dst, p->W, p->left, right); break;
+        case 8: pad_row_8((const uint64_t *)src, (uint64_t *)dst, p->W, p->left, right); break;
+        default: pad_row_16((const pad_u128 *)src, (pad_u128 *)dst, p->W, p->left, right); break;
+        }
+    }
+}
+
+static aclnnStatus pad_kernel(const nn_launch *launch)
+{
+    const pad_plan *p = (const pad_plan *)launch->plan;
+    pad_ctx ctx = {p, (const unsigned char *)launch->operands[0].data,
+                   (unsigned char *)launch->operands[1].data};
+    const int64_t rows = p->planes * p->Ho;
+    /* bytes moved per output row: the row written plus (about) the source row read */
+    const double row_bytes = (double)(p->Wo + p->W) * (double)p->elem_size;
+    nn_parallel_for(rows, nn_pu_grain(rows, row_bytes), pad_rows, &ctx);
+    return ACLNN_SUCCESS;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Phase 1                                                                                   */
+/* ---------------------------------------------------------------------------------------- */
+
+static aclnnStatus check_dtypes(const aclTensor *self, const aclTensor *out)
+{
+    char list[160];
+    if (!nn_pu_dtype_in(self->dtype, pad_dtypes, NUM_PAD_DTYPES)) {
+        return nn_error(ACLNN_ERR_PARAM_INVALID,
+                        OP ": Tensor self not implemented for %s, should be in dtype support list [%s].",
+                        nn_dtype_name(self->dtype),
+                        nn_pu_dtype_list_str(list, sizeof list, pad_dtypes, NUM_PAD_DTYPES));
+    }
+    if (!nn_pu_dtype_in(out->dtype, pad_dtypes, NUM_PAD_DTYPES)) {
+        return nn_error(ACLNN_ERR_PARAM_INVALID,
+                        OP ": Tensor out not implemented for %s, should be in dtype support list [%s].",
+                        nn_dtype_name(out->dtype),
+                        nn_pu_dtype_list_str(list, sizeof list, pad_dtypes, NUM_PAD_DTYPES));
+    }
+    if (out->dtype != self->dtype) {
+        return nn_error(ACLNN_ERR_PARAM_INVALID,
+                        OP ": out dtype must equal self dtype %s, got %s.",
+                        nn_dtype_name(self->dtype), nn_dtype_name(out->dtype));
+    }
+    return ACLNN_SUCCESS;
+}
+
+/* Stricter than CANN: pads must be >= 0 and smaller than the dim they pad (a zero dim is left
+ * to the empty-tensor rule, which rejects it with CANN's message). */
+static aclnnStatus check_padding_values(const aclTensor *self, const int64_t *pad)
+{
+    const int64_t H = self->dims[self->ndim - 2], W = self->dims[self->ndim - 1];
+    if (pad[0] < 0 || pad[1] < 0 || pad[2] < 0 || pad[3] < 0) {
+        return nn_error(ACLNN_ERR_PARAM_INVALID,
+                        OP ": padding values must be >= 0, got [%lld, %lld, %lld, %lld].",
+                        (long long)pad[0], (long long)pad[1], (long long)pad[2], (long long)pad[3]);
+    }
+    if (W > 0 && (pad[0] >= W || pad[1] >= W)) {
+        return nn_error(ACLNN_ERR_PARAM_INVALID,
+                        OP ": padding left/right must be less than the width of self (%lld), "
+                        "got [%lld, %lld].", (long long)W, (long long)pad[0], (long long)pad[1]);
+    }
+    if (H > 0 && (pad[2] >= H || pad[3] >= H)) {
+        return nn_error(ACLNN_ERR_PARAM_INVALID,
+                        OP ": padding top/bottom must be less than the height of self (%lld), "
+                        "got [%lld, %lld].", (long long)H, (long long)pad[2], (long long)pad[3]);
+    }
+    return ACLNN_SUCCESS;
+}
+
+static aclnnStatus check_shapes(const aclTensor *self, const aclIntArray *padding,
+                                const aclTensor *out)
+{
+    char got[128], want[128], found[128];
+    if (self->ndim < 3 || self->ndim > 4) {
+        return nn_error(ACLNN_ERR_PARAM_INVALID,
+                        OP ": self must be 3-D or 4-D, got %llu-D %s.", (unsigned long long)self->ndim,
+                        nn_shape_str(got, sizeof got, self->ndim, self->dims));
+    }
+    if (out->ndim != self->ndim) {
+        return nn_error(ACLNN_ERR_PARAM_INVALID,
+                        OP ": self, out dim should be same: self is %llu-D, out is %llu-D.",
+                        (unsigned long long)self->ndim, (unsigned long long)out->ndim);
+    }
+    if (padding->size != 4) {
+        return nn_error(ACLNN_ERR_PARAM_INVALID, OP ": padding length should be 4, but got %llu.",
+                        (unsigned long long)padding->size);
+    }
+    aclnnStatus status = check_padding_values(self, padding->values);
+    if (status != ACLNN_SUCCESS) {
+        return status;
+    }
+    int64_t expected[4];
+    const uint64_t nd = self->ndim;
+    for (uint64_t d = 0; d < nd; d++) {
+        expected[d] = self->dims[d];
+    }
+    const int64_t *pad = padding->values;
+    if (__builtin_add_overflow(expected[nd - 2], pad[2] + pad[3], &expected[nd - 2]) ||
+        __builtin_add_overflow(expected[nd - 1], pad[0] + pad[1], &expected[nd - 1]) ||
+        memcmp(expected, out->dims, nd * sizeof(int64_t)) != 0) {
+        return nn_error(ACLNN_ERR_PARAM_INVALID,
+                        OP ": out shape should be %s (self %s padded by [%lld, %lld, %lld, %lld]), "
+                        "got %s.", nn_shape_str(want, sizeof want, nd, expected),
+                        nn_shape_str(got, sizeof got, self->ndim, self->dims), (long long)pad[0],
+                        (long long)pad[1], (long long)pad[2], (long long)pad[3],
+                        nn_shape_str(found, sizeof found, out->ndim, out->dims));
+    }
+    return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclnnReplicationPad2dGetWorkspaceSize(const aclTensor *self, const aclIntArray *padding,
+                                                  aclTensor *out, uint64_t *workspaceSize,
+                                                  aclOpExecutor **executor)
+{
+    if (workspaceSize == NULL) {
+        return nn_error(ACLNN_ERR_PARAM_NULLPTR, OP ": workspaceSize must not be null.");
+    }
+    if (executor == NULL) {
+        return nn_error(ACLNN_ERR_PARAM_NULLPTR, OP ": executor must not be null.");
+    }
+    if (self == NULL) {
+        return nn_error(ACLNN_ERR_PARAM_NULLPTR, OP ": Expected a proper Tensor but got null for argument self.");
+    }
+    if (padding == NULL) {
+        return nn_error(ACLNN_ERR_PARAM_NULLPTR, OP ": Expected a proper IntArray but got null for argument padding.");
+    }
+    if (out == NULL) {
+        return nn_error(ACLNN_ERR_PARAM_NULLPTR, OP ": Expected a proper Tensor but got null for argument out.");
+    }
+    if (self->format != out->format) {
+        return nn_error(ACLNN_ERR_PARAM_INVALID,
+                        OP ": Format of input and output should be equal, self [%s], out [%s].",
+                        nn_format_name(self->format), nn_format_name(out->format));
+    }
+    aclnnStatus status = check_dtypes(self, out);
+    if (status == ACLNN_SUCCESS) {
+        status = check_shapes(self, padding, out);
+    }
+    if (status != ACLNN_SUCCESS) {
+        return status;
+    }
+
+    const uint64_t nd = self->ndim;
+    if (nn_tensor_is_empty(self) || nn_tensor_is_empty(out)) {
+        /* CANN: only a 4-D self with N == 0 (and non-zero C, H, W) may be empty. */
+        if (nd == 3 || self->dims[1] == 0 || self->dims[2] == 0 || self->dims[3] == 0) {
+            char shape[128];
+            return nn_error(ACLNN_ERR_PARAM_INVALID,
+                            OP ": Expected 3D or 4D tensor with possibly 0 batch size and other "
+                            "non-zero dimensions for input, got self %s.",
+                            nn_shape_str(shape, sizeof shape, nd, self->dims));
+        }
+        aclOpExecutor *ex = nn_executor_create(OP, NULL, NULL, 0);
+        if (ex == NULL) {
+            return ACLNN_ERR_INNER_CREATE_EXECUTOR;
+        }
+        return nn_executor_finish(ex, workspaceSize, executor);
+    }
+
+    pad_plan plan;
+    memset(&plan, 0, sizeof plan);
+    plan.planes = nd == 4 ? self->dims[0] * self->dims[1] : self->dims[0];
+    plan.H = self->dims[nd - 2];
+    plan.W = self->dims[nd - 1];
+    plan.Ho = out->dims[nd - 2];
+    plan.Wo = out->dims[nd - 1];
+    plan.left = padding->values[0];
+    plan.top = padding->values[2];
+    plan.elem_size = nn_dtype_size(self->dtype);
+
+    aclOpExecutor *ex = nn_executor_create(OP, pad_kernel, &plan, sizeof plan);
+    if (ex == NULL) {
+        return ACLNN_ERR_INNER_CREATE_EXECUTOR;
+    }
+    nn_executor_add_input(ex, self);
+    nn_executor_add_output(ex, out);
+    return nn_executor_finish(ex, workspaceSize, executor);
+}
+
+aclnnStatus aclnnReplicationPad2d(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                  aclrtStream stream)
+{
+    return nn_launch_executor(OP, workspace, workspaceSize, executor, stream);
+}

@@ -1,0 +1,249 @@
+/*
+ * upsample_nearest_exact1d.c - aclnnUpsampleNearestExact1d: resizes the last dim of a 3-D
+ * [N, C, L] tensor to outputSize[0] with "nearest-exact" sampling.
+ *
+ *   scale  = scales > 0 ? fl32(1 / scales) : fl32(L) / fl32(Lout)
+ *   out[n, c, d] = self[n, c, min(floor(fl32((d + 0.5) * scale)), L - 1)]
+ *
+ * A pure gather (bit-exact).  The index map is the same for every (n, c) row, so the kernel
+ * builds it once per launch (pad_upsample_common.h) and then copies row by row: long stretches
+ * of equal repeat count become "repeat each element k times" loops, irregular maps use the
+ * per-output source table.
+ *
+ * Checks follow CANN's op_api (spec ops.md §3.5).  Stricter than CANN (design.md decision 7):
+ * out must be [N, C, outputSize[0]] and self/out must use the ND or NCL format.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "aclnnop/aclnn_upsample_nearest_exact1d.h"
+#include "core/nn_core.h"
+#include "ops/pad_upsample_common.h"
+
+#define OP "aclnnUpsampleNearestExact1d"
+
+static const aclDataType upsample_dtypes[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_UINT8};
+#define NUM_UPSAMPLE_DTYPES (sizeof upsample_dtypes / sizeof upsample_dtypes[0])
+
+typedef struct upsample_plan {
+    int64_t rows;            /* N*C */
+    int64_t in_len, out_len;
+    double scales;
+    size_t elem_size;
+} upsample_plan;
+
+typedef struct upsample_ctx {
+    const upsample_plan *plan;
+    const nn_ne_map *map;
+    bool use_runs;
+    const unsigned char *in;
+    unsigned char *out;
+} upsample_ctx;
+
+/* One output row from one input row, for element type T. */
+#define DEFINE_UPSAMPLE_ROW(NAME, T)                                                              \
+    static void NAME(const nn_ne_map *map, bool use_runs, const T *restrict in,                  \
+                     T *restrict out)                                                            \
+    {                                                                                            \
+        if (!use_runs) {                                                                         \
+            const int64_t *restrict src = map->src;                                              \
+            for (int64_t d = 0; d < map->out_len; d++) {                                         \
+                out[d] = in[src[d]];                                                             \
+            }                                                                                    \
+            return;                                                                              \
+        }                                                                                        \
+        for (int64_t r = 0; r < map->num_runs; r++) {                                            \
+            const nn_ne_run *run = &map->runs[r];                                                \
+            const int64_t n = run->i1 - run->i0;                                                 \
+            const T *restrict s = in + run->i0;                                                  \
+            T *restrict o = out + run->d0;                                                       \
+            switch (run->count) {                                                                \
+            case 0:                                                                              \
+                break;                                                                           \
+            case 1:                                                                              \
+                memcpy(o, s, (size_t)n * sizeof(T));                                             \
+                break;                                                                           \
+            case 2:                                                                              \
+                for (int64_t t = 0; t < n; t++) {                                                \
+                    o[2 * t] = s[t];                                                             \
+                    o[2 * t + 1] = s[t];                                                         \
+                }                                                                                \
+                break;                                                                           \
+            case 3:                                                                              \
+                for (int64_t t = 0; t < n; t++) {                                                \
+                    o[3 * t] = s[t];                                                             \
+                    o[3 * t + 1] = s[t];                                                         \
+                    o[3 * t + 2] = s[t];                                                         \
+                }                                                                                \
+                break;                                                                           \
+            case 4:                                                                              \
+                for (int64_t t = 0; t < n; t++) {                                                \
+                    o[4 * t] = s[t];                                                             \
+                    o[4 * t + 1] = s[t];                                                         \
+                    o[4 * t + 2] = s[t];                                                         \
+                    o[4 * t + 3] = s[t];                                                         \
+                }                                                                                \
+                break;                                                                           \
+            default: {                                                                           \
+                const int64_t k = run->count;                                                    \
+                for (int64_t t = 0; t < n; t++) {                                                \
+                    const T v = s[t];                                                            \
+                    T *restrict dst = o + k * t;                                                 \
+                    for (int64_t j = 0; j < k; j++) {                                            \
+                        dst[j] = v;                                                              \
+                    }                                                                            \
+                }                                                                                \
+                break;                                                                           \
+            }                                                                                    \
+            }                                                                                    \
+        }                                                                                        \
+    }
+
+DEFINE_UPSAMPLE_ROW(upsample_row_1, uint8_t)
+DEFINE_UPSAMPLE_ROW(upsample_row_2, uint16_t)
+DEFINE_UPSAMPLE_ROW(upsample_row_4, uint32_t)
+
+static void upsample_rows(void *vctx, int64_t begin, int64_t end)
+{
+    const upsample_ctx *ctx = (const upsample_ctx *)vctx;
+    const upsample_plan *p = ctx->plan;
+    const size_t es = p->elem_size;
+    for (int64_t row = begin; row < end; row++) {
+        const unsigned char *in = ctx->in + (size_t)row * (size_t)p->in_len * es;
+        unsigned char *out = ctx->out + (size_t)row * (size_t)p->out_len * es;
+        switch (es) {
+        case 1: upsample_row_1(ctx->map, ctx->use_runs, in, out); break;
+        case 2:
+            upsample_row_2(ctx->map, ctx->use_runs, (const uint16_t *)in, (uint16_t *)out);
+            break;
+        default:
+            upsample_row_4(ctx->map, ctx->use_runs, (const uint32_t *)in, (uint32_t *)out);
+            break;
+        }
+    }
+}
+
+static aclnnStatus upsample_kernel(const nn_launch *launch)
+{
+    const upsample_plan *p = (const upsample_plan *)launch->plan;
+    nn_ne_map map;
+    if (!nn_ne_map_build(&map, p->in_len, p->out_len, p->scales)) {
+        return nn_error(ACLNN_ERR_INNER_NULLPTR, OP ": out of memory for the index map (L %lld -> %lld).",
+                        (long long)p->in_len, (long long)p->out_len);
+    }
+    upsample_ctx ctx = {p, &map, nn_ne_map_runs_are_long(&map),
+                        (const unsigned char *)launch->operands[0].data,
+                        (unsigned char *)launch->operands[1].data};
+    const double row_bytes = (double)(p->in_len + p->out_len) * (double)p->elem_size;
+    nn_parallel_for(p->rows, nn_pu_grain(p->rows, row_bytes), upsample_rows, &ctx);
+    nn_ne_map_free(&map);
+    return ACLNN_SUCCESS;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Phase 1                                                                                   */
+/* ---------------------------------------------------------------------------------------- */
+
+static aclnnStatus check_params(const aclTensor *self, const aclIntArray *outputSize,
+                                const aclTensor *out)
+{
+    char list[96], shape[128], want[128];
+    if (!nn_pu_dtype_in(self->dtype, upsample_dtypes, NUM_UPSAMPLE_DTYPES)) {
+        return nn_error(ACLNN_ERR_PARAM_INVALID,
+                        OP ": Tensor self not implemented for %s, should be in dtype support list [%s].",
+                        nn_dtype_name(self->dtype),
+                        nn_pu_dtype_list_str(list, sizeof list, upsample_dtypes, NUM_UPSAMPLE_DTYPES));
+    }
+    if (out->dtype != self->dtype) {
+        return nn_error(ACLNN_ERR_PARAM_INVALID, OP ": out dtype must equal self dtype %s, got %s.",
+                        nn_dtype_name(self->dtype), nn_dtype_name(out->dtype));
+    }
+    /* CANN checks the sizes before the rank; we do the same whenever the values exist. */
+    if (self->ndim >= 3 && outputSize->size >= 1) {
+        const int64_t N = self->dims[0], C = self->dims[1], L = self->dims[2];
+        const int64_t out_len = outputSize->values[0];
+        if (!(N > 0 && C > 0 && L > 0 && out_len > 0)) {
+            return nn_error(ACLNN_ERR_PARAM_INVALID,
+                            OP ": Input and output sizes should greater than 0, but got self (N: %lld, "
+                            "C: %lld, L: %lld) outputSize [%lld].", (long long)N, (long long)C,
+                            (long long)L, (long long)out_len);
+        }
+    }
+    if (self->ndim != 3) {
+        return nn_error(ACLNN_ERR_PARAM_INVALID, OP ": self must be 3-D [N, C, L], got %llu-D %s.",
+                        (unsigned long long)self->ndim,
+                        nn_shape_str(shape, sizeof shape, self->ndim, self->dims));
+    }
+    if (outputSize->size != 1) {
+        return nn_error(ACLNN_ERR_PARAM_INVALID,
+                        OP ": It is expected outputSize equals to 1, but got size %llu.",
+                        (unsigned long long)outputSize->size);
+    }
+    /* Stricter than CANN: formats the CPU kernel can read as N, C, L. */
+    if (self->format != ACL_FORMAT_ND && self->format != ACL_FORMAT_NCL) {
+        return nn_error(ACLNN_ERR_PARAM_INVALID, OP ": self format must be ND or NCL, got %s.",
+                        nn_format_name(self->format));
+    }
+    if (out->format != ACL_FORMAT_ND && out->format != ACL_FORMAT_NCL) {
+        return nn_error(ACLNN_ERR_PARAM_INVALID, OP ": out format must be ND or NCL, got %s.",
+                        nn_format_name(out->format));
+    }
+    const int64_t expected[3] = {self->dims[0], self->dims[1], outputSize->values[0]};
+    if (out->ndim != 3 || memcmp(out->dims, expected, sizeof expected) != 0) {
+        return nn_error(ACLNN_ERR_PARAM_INVALID, OP ": out shape should be %s, got %s.",
+                        nn_shape_str(want, sizeof want, 3, expected),
+                        nn_shape_str(shape, sizeof shape, out->ndim, out->dims));
+    }
+    return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclnnUpsampleNearestExact1dGetWorkspaceSize(const aclTensor *self,
+                                                        const aclIntArray *outputSize, double scales,
+                                                        aclTensor *out, uint64_t *workspaceSize,
+                                                        aclOpExecutor **executor)
+{
+    if (workspaceSize == NULL) {
+        return nn_error(ACLNN_ERR_PARAM_NULLPTR, OP ": workspaceSize must not be null.");
+    }
+    if (executor == NULL) {
+        return nn_error(ACLNN_ERR_PARAM_NULLPTR, OP ": executor must not be null.");
+    }
+    if (self == NULL) {
+        return nn_error(ACLNN_ERR_PARAM_NULLPTR,
+                        OP ": Expected a proper Tensor but got null for argument self.");
+    }
+    if (out == NULL) {
+        return nn_error(ACLNN_ERR_PARAM_NULLPTR,
+                        OP ": Expected a proper Tensor but got null for argument out.");
+    }
+    if (outputSize == NULL) {
+        return nn_error(ACLNN_ERR_PARAM_NULLPTR,
+                        OP ": Expected a proper IntArray but got null for argument outputSize.");
+    }
+    aclnnStatus status = check_params(self, outputSize, out);
+    if (status != ACLNN_SUCCESS) {
+        return status;
+    }
+    /* Every size is > 0 here, so CANN's "empty self -> success" branch cannot be reached. */
+    upsample_plan plan;
+    memset(&plan, 0, sizeof plan);
+    plan.rows = self->dims[0] * self->dims[1];
+    plan.in_len = self->dims[2];
+    plan.out_len = outputSize->values[0];
+    plan.scales = scales;
+    plan.elem_size = nn_dtype_size(self->dtype);
+
+    aclOpExecutor *ex = nn_executor_create(OP, upsample_kernel, &plan, sizeof plan);
+    if (ex == NULL) {
+        return ACLNN_ERR_INNER_CREATE_EXECUTOR;
+    }
+    nn_executor_add_input(ex, self);
+    nn_executor_add_output(ex, out);
+    return nn_executor_finish(ex, workspaceSize, executor);
+}
+
+aclnnStatus aclnnUpsampleNearestExact1d(void *workspace, uint64_t workspaceSize,
+                                        aclOpExecutor *executor, aclrtStream stream)
+{
+    return nn_launch_executor(OP, workspace, workspaceSize, executor, stream);
+}

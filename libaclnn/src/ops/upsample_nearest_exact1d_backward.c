@@ -1,0 +1,351 @@
+/*
+ * upsample_nearest_exact1d_backward.c - aclnnUpsampleNearestExact1dBackward: the gradient of
+ * aclnnUpsampleNearestExact1d with respect to its input.
+ *
+ *   out[n, c, i] = sum of gradOutput[n, c, d] over every d whose forward source index is i
+ *
+ * with the forward's index map (scale = scales > 0 ? fl32(1/scales) : fl32(Lin)/fl32(Lout)),
+ * i.e. PyTorch's scatter form (spec ops.md §4.2; an Lout larger than Lin*scales clamps the extra
+ * gradients into the last cell, as PyTorch does).
+ *
+ * Written as a gather: the map is monotone, so input i owns the contiguous outputs
+ * [lo(i), lo(i+1)).  The map is built once per launch and shared by all N*C rows; each row
+ * is then computed with loops that suit the map: stretches of equal count k become
+ * "gi[t] = go[k t] + ... + go[k t + k-1]" loops the compiler vectorises, irregular maps walk
+ * lo(), and pure downsampling (every count <= 1) is a zero fill plus one pick per gradient.
+ * Every gi element is 0 + its gradients in increasing d order: the same order as PyTorch, and
+ * independent of the thread split.  fp16/bf16 accumulate in fp32 and round once.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aclnnop/aclnn_upsample_nearest_exact1d_backward.h"
+#include "core/nn_core.h"
+#include "ops/pad_upsample_common.h"
+
+#define OP "aclnnUpsampleNearestExact1dBackward"
+
+static const aclDataType upsample_bwd_dtypes[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
+#define NUM_UPSAMPLE_BWD_DTYPES (sizeof upsample_bwd_dtypes / sizeof upsample_bwd_dtypes[0])
+
+/* Smallest accepted Lin/Lout (or 1/scales): gradOutput may be at most 50x longer. */
+#define MIN_SUPPORT_SCALE 0.02
+
+typedef struct upsample_bwd_plan {
+    int64_t rows;            /* N*C */
+    int64_t in_len, out_len; /* Lin (gradInput), Lout (gradOutput) */
+    double scales;
+    aclDataType dtype;
+} upsample_bwd_plan;
+
+enum { MODE_RUNS, MODE_PER_INPUT, MODE_PICK };
+
+typedef struct upsample_bwd_ctx {
+    const upsample_bwd_plan *plan;
+    const nn_ne_map *map;
+    int mode;
+    const void *grad_out;
+    void *grad_in;
+    int failed;              /* a range could not get its conversion buffers */
+} upsample_bwd_ctx;
+
+/* Sums `count` consecutive gradients per input over a run of n inputs. */
+static void run_sums(const float *restrict s, float *restrict o, int64_t n, int64_t count)
+{
+    switch (count) {
+    case 0:
+        for (int64_t t = 0; t < n; t++) {
+            o[t] = 0.0f;
+        }
+        break;
+    case 1:
+        for (int64_t t = 0; t < n; t++) {
+            o[t] = 0.0f + s[t];
+        }
+        break;
+    case 2:
+        for (int64_t t = 0; t < n; t++) {
+            o[t] = (0.0f + s[2 * t]) + s[2 * t + 1];
+        }
+        break;
+    case 3:
+        for (int64_t t = 0; t < n; t++) {
+            o[t] = ((0.0f + s[3 * t]) + s[3 * t + 1]) + s[3 * t + 2];
+        }
+        break;
+    case 4:
+        for (int64_t t = 0; t < n; t++) {
+            o[t] = (((0.0f + s[4 * t]) + s[4 * t + 1]) + s[4 * t + 2]) + s[4 * t + 3];
+        }
+        break;
+    default:
+        for (int64_t t = 0; t < n; t++) {
+            const float *restrict g = s + count * t;
+            float acc = 0.0f;
+            for (int64_t j = 0; j < count; j++) {
+                acc += g[j];
+            }
+            o[t] = acc;
+        }
+        break;
+    }
+}
+
+/* One fp32 gradInput row from one fp32 gradOutput row. */
+static void row_f32(const nn_ne_map *map, int mode, const float *restrict go, float *restrict gi)
+{
+    if (mode == MODE_PICK) {
+        /* every input gets at most one gradient: zeros, then the picks */
+        memset(gi, 0, (size_t)map->in_len * sizeof(float));
+        const int64_t *restrict src = map->src;
+        for (int64_t d = 0; d < map->out_len; d++) {
+            gi[src[d]] = 0.0f + go[d];
+        }
+    } else if (mode == MODE_RUNS) {
+        for (int64_t r = 0; r < map->num_runs; r++) {
+            const nn_ne_run *run = &map->runs[r];
+            run_sums(go + run->d0, gi + run->i0, run->i1 - run->i0, run->count);
+        }
+    } else {
+        const int64_t *restrict lo = map->lo;
+        for (int64_t i = 0; i < map->in_len; i++) {
+            float acc = 0.0f;
+            for (int64_t d = lo[i]; d < lo[i + 1]; d++) {
+                acc += go[d];
+            }
+            gi[i] = acc;
+        }
+    }
+}
+
+static void upsample_bwd_rows(void *vctx, int64_t begin, int64_t end)
+{
+    upsample_bwd_ctx *ctx = (upsample_bwd_ctx *)vctx;
+    const upsample_bwd_plan *p = ctx->plan;
+    const int64_t Lin = p->in_len, Lout = p->out_len;
+    if (p->dtype == ACL_FLOAT) {
+        for (int64_t row = begin; row < end; row++) {
+            row_f32(ctx->map, ctx->mode, (const float *)ctx->grad_out + row * Lout,
+                    (float *)ctx->grad_in + row * Lin);
+        }
+        return;
+    }
+    /* fp16 / bf16: widen a row, sum in fp32, round once */
+    float *go32 = (float *)malloc((size_t)(Lin + Lout) * sizeof(float));
+    if (go32 == NULL) {
+        __atomic_store_n(&ctx->failed, 1, __ATOMIC_RELAXED);
+        return;
+    }
+    float *gi32 = go32 + Lout;
+    const bool bf16 = p->dtype == ACL_BF16;
+    for (int64_t row = begin; row < end; row++) {
+        const uint16_t *go = (const uint16_t *)ctx->grad_out + row * Lout;
+        uint16_t *gi = (uint16_t *)ctx->grad_in + row * Lin;
+        if (bf16) {
+            nn_bf16_to_f32_n(go, go32, (size_t)Lout);
+        } else {
+            nn_f16_to_f32_n(go, go32, (size_t)Lout);
+        }
+        row_f32(ctx->map, ctx->mode, go32, gi32);
+        if (bf16) {
+            nn_f32_to_bf16_n(gi32, gi, (size_t)Lin);
+        } else {
+            nn_f32_to_f16_n(gi32, gi, (size_t)Lin);
+        }
+    }
+    free(go32);
+}
+
+static aclnnStatus upsample_bwd_kernel(const nn_launch *launch)
+{
+    const upsample_bwd_plan *p = (const upsample_bwd_plan *)launch->plan;
+    nn_ne_map map;
+    if (!nn_ne_map_build(&map, p->in_len, p->out_len, p->scales)) {
+        return nn_error(ACLNN_ERR_INNER_NULLPTR, OP ": out of memory for the index map (L %lld -> %lld).",
+                        (long long)p->in_len, (long long)p->out_len);
+    }
+    upsample_bwd_ctx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.plan = p;
+    ctx.map = &map;
+    ctx.mode = nn_ne_map_runs_are_long(&map) ? MODE_RUNS
+                                             : (map.max_count <= 1 ? MODE_PICK : MODE_PER_INPUT);
+    ctx.grad_out = launch->operands[0].data;
+    ctx.grad_in = launch->operands[1].data;
+    const double row_bytes = (double)(p->in_len + p->out_len) * (double)nn_dtype_size(p->dtype);
+    nn_parallel_for(p->rows, nn_pu_grain(p->rows, row_bytes), upsample_bwd_rows, &ctx);
+    nn_ne_map_free(&map);
+    if (ctx.failed) {
+        return nn_error(ACLNN_ERR_INNER_NULLPTR, OP ": out of memory for the fp32 row buffers.");
+    }
+    return ACLNN_SUCCESS;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Phase 1                                                                                   */
+/* ---------------------------------------------------------------------------------------- */
+
+static aclnnStatus check_dtypes(const aclTensor *grad_out, const aclTensor *out)
+{
+    if (!nn_pu_dtype_in(grad_out->dtype, upsample_bwd_dtypes, NUM_UPSAMPLE_BWD_DTYPES)) {
+        char list[96];
+        return nn_error(ACLNN_ERR_PARAM_INVALID,
+                        OP ": Tensor gradOutput not implemented for %s, should be in dtype support "
+                        "list [%s].", nn_dtype_name(grad_out->dtype),
+                        nn_pu_dtype_list_str(list, sizeof list, upsample_bwd_dtypes,
+                                             NUM_UPSAMPLE_BWD_DTYPES));
+    }
+    if (out->dtype != grad_out->dtype) {
+        return nn_error(ACLNN_ERR_PARAM_INVALID,
+                        OP ": out dtype must equal gradOutput dtype %s, got %s.",
+                        nn_dtype_name(grad_out->dtype), nn_dtype_name(out->dtype));
+    }
+    return ACLNN_SUCCESS;
+}
+
+static aclnnStatus check_shapes(const aclTensor *grad_out, const aclIntArray *outputSize,
+                                const aclIntArray *inputSize, const aclTensor *out)
+{
+    char a[128];
+    if (grad_out->format != out->format) {
+        return nn_error(ACLNN_ERR_PARAM_INVALID,
+                        OP ": Format of input and output should be equal, gradOutput [%s], out [%s].",
+                        nn_format_name(grad_out->format), nn_format_name(out->format));
+    }
+    if (grad_out->ndim != 3) {
+        return nn_error(ACLNN_ERR_PARAM_INVALID, OP ": gradOutput must be 3-D, got %llu-D %s.",
+                        (unsigned long long)grad_out->ndim,
+                        nn_shape_str(a, sizeof a, grad_out->ndim, grad_out->dims));
+    }
+    if (out->ndim != 3) {
+        return nn_error(ACLNN_ERR_PARAM_INVALID, OP ": out must be 3-D, got %llu-D %s.",
+                        (unsigned long long)out->ndim, nn_shape_str(a, sizeof a, out->ndim, out->dims));
+    }
+    if (inputSize->size != 3) {
+        return nn_error(ACLNN_ERR_PARAM_INVALID,
+                        OP ": It is expected inputSize equals to 3, but got size %llu.",
+                        (unsigned long long)inputSize->size);
+    }
+    if (outputSize->size != 1) {
+        return nn_error(ACLNN_ERR_PARAM_INVALID,
+                        OP ": It is expected outputSize equals to 1, but got size %llu.",
+                        (unsigned long long)outputSize->size);
+    }
+    if (grad_out->dims[0] != out->dims[0] || grad_out->dims[1] != out->dims[1]) {
+        return nn_error(ACLNN_ERR_PARAM_INVALID,
+                        OP ": N and C of out must equal those of gradOutput: gradOutput (N: %lld, "
+                        "C: %lld), out (N: %lld, C: %lld).", (long long)grad_out->dims[0],
+                        (long long)grad_out->dims[1], (long long)out->dims[0], (long long)out->dims[1]);
+    }
+    return ACLNN_SUCCESS;
+}
+
+static aclnnStatus check_sizes(const aclTensor *grad_out, const aclIntArray *outputSize,
+                               const aclIntArray *inputSize, double scales, const aclTensor *out)
+{
+    if (scales < 0) {
+        return nn_error(ACLNN_ERR_PARAM_INVALID, OP ": scales cannot be negative, got %g.", scales);
+    }
+    const int64_t N = grad_out->dims[0], C = grad_out->dims[1], Lout = grad_out->dims[2];
+    const int64_t Lin = inputSize->values[2];
+    const double ratio = scales > 0 ? 1.0 / scales : (Lout != 0 ? (double)Lin / (double)Lout : 0.0);
+    if (!(ratio >= MIN_SUPPORT_SCALE)) {
+        return nn_error(ACLNN_ERR_PARAM_INVALID,
+                        OP ": scales is too large: input/output ratio %g (inputSize L %lld, gradOutput "
+                        "L %lld, scales %g) must be >= 0.02, i.e. at most 50x upsampling.", ratio,
+                        (long long)Lin, (long long)Lout, scales);
+    }
+    if (!(N > 0 && C > 0 && Lin > 0 && Lout > 0)) {
+        return nn_error(ACLNN_ERR_PARAM_INVALID,
+                        OP ": Input and output sizes should greater than 0, but got gradOutput (N: "
+                        "%lld, C: %lld, L: %lld), inputSize L %lld.", (long long)N, (long long)C,
+                        (long long)Lout, (long long)Lin);
+    }
+    /* Stricter than CANN (decision 7): everything the kernel relies on must agree. */
+    if (grad_out->format != ACL_FORMAT_ND && grad_out->format != ACL_FORMAT_NCL) {
+        return nn_error(ACLNN_ERR_PARAM_INVALID, OP ": gradOutput format must be ND or NCL, got %s.",
+                        nn_format_name(grad_out->format));
+    }
+    if (outputSize->values[0] != Lout) {
+        return nn_error(ACLNN_ERR_PARAM_INVALID,
+                        OP ": outputSize [%lld] must equal the length of gradOutput (%lld).",
+                        (long long)outputSize->values[0], (long long)Lout);
+    }
+    if (inputSize->values[0] != N || inputSize->values[1] != C) {
+        return nn_error(ACLNN_ERR_PARAM_INVALID,
+                        OP ": inputSize [%lld, %lld, %lld] must have the N and C of gradOutput "
+                        "(%lld, %lld).", (long long)inputSize->values[0],
+                        (long long)inputSize->values[1], (long long)Lin, (long long)N, (long long)C);
+    }
+    if (out->dims[2] != Lin) {
+        return nn_error(ACLNN_ERR_PARAM_INVALID,
+                        OP ": out length %lld must equal inputSize[2] (%lld).",
+                        (long long)out->dims[2], (long long)Lin);
+    }
+    return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclnnUpsampleNearestExact1dBackwardGetWorkspaceSize(const aclTensor *gradOutput,
+                                                                const aclIntArray *outputSize,
+                                                                const aclIntArray *inputSize,
+                                                                double scales, aclTensor *out,
+                                                                uint64_t *workspaceSize,
+                                                                aclOpExecutor **executor)
+{
+    if (workspaceSize == NULL) {
+        return nn_error(ACLNN_ERR_PARAM_NULLPTR, OP ": workspaceSize must not be null.");
+    }
+    if (executor == NULL) {
+        return nn_error(ACLNN_ERR_PARAM_NULLPTR, OP ": executor must not be null.");
+    }
+    if (gradOutput == NULL) {
+        return nn_error(ACLNN_ERR_PARAM_NULLPTR,
+                        OP ": Expected a proper Tensor but got null for argument gradOutput.");
+    }
+    if (inputSize == NULL) {
+        return nn_error(ACLNN_ERR_PARAM_NULLPTR,
+                        OP ": Expected a proper IntArray but got null for argument inputSize.");
+    }
+    if (out == NULL) {
+        return nn_error(ACLNN_ERR_PARAM_NULLPTR,
+                        OP ": Expected a proper Tensor but got null for argument out.");
+    }
+    if (outputSize == NULL) { /* CANN does not check this one (its device code would crash) */
+        return nn_error(ACLNN_ERR_PARAM_NULLPTR,
+                        OP ": Expected a proper IntArray but got null for argument outputSize.");
+    }
+    aclnnStatus status = check_dtypes(gradOutput, out);
+    if (status == ACLNN_SUCCESS) {
+        status = check_shapes(gradOutput, outputSize, inputSize, out);
+    }
+    if (status == ACLNN_SUCCESS) {
+        status = check_sizes(gradOutput, outputSize, inputSize, scales, out);
+    }
+    if (status != ACLNN_SUCCESS) {
+        return status;
+    }
+    /* All sizes are > 0 and out is [N, C, Lin] here: CANN's "empty -> success" branch cannot be
+     * reached. */
+    upsample_bwd_plan plan;
+    memset(&plan, 0, sizeof plan);
+    plan.rows = gradOutput->dims[0] * gradOutput->dims[1];
+    plan.in_len = inputSize->values[2];
+    plan.out_len = gradOutput->dims[2];
+    plan.scales = scales;
+    plan.dtype = gradOutput->dtype;
+
+    aclOpExecutor *ex = nn_executor_create(OP, upsample_bwd_kernel, &plan, sizeof plan);
+    if (ex == NULL) {
+        return ACLNN_ERR_INNER_CREATE_EXECUTOR;
+    }
+    nn_executor_add_input(ex, gradOutput);
+    nn_executor_add_output(ex, out);
+    return nn_executor_finish(ex, workspaceSize, executor);
+}
+
+aclnnStatus aclnnUpsampleNearestExact1dBackward(void *workspace, uint64_t workspaceSize,
+                                                aclOpExecutor *executor, aclrtStream stream)
+{
+    return nn_launch_executor(OP, workspace, workspaceSize, executor, stream);
+}

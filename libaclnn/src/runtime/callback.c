@@ -1,0 +1,445 @@
+/*
+ * callback.c - host callbacks run by a user thread (aclrtSubscribeReport / aclrtLaunchCallback
+ * / aclrtProcessReport).
+ *
+ * A user thread subscribes to a stream; aclrtLaunchCallback queues a task on the stream that,
+ * when the stream reaches it, hands the callback to that thread's report queue.  The thread
+ * runs it inside aclrtProcessReport.  With ACL_CALLBACK_BLOCK the stream waits until the
+ * callback has run; with ACL_CALLBACK_NO_BLOCK it goes on at once.
+ *
+ * Nothing is lost on unsubscribe: callbacks still waiting in a report queue are run by
+ * aclrtUnSubscribeReport (or stream destroy / aclFinalize) before it returns, and a callback
+ * task that reaches its stream after the unsubscribe runs on the stream's worker.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "runtime/nn_rt_internal.h"
+
+#define NN_MAX_REPORT_THREADS 1024
+
+typedef struct report_item {
+    aclrtCallback fn;
+    void *user_data;
+    bool block;   /* the stream task waits for `done` (the item lives on its stack) */
+    bool done;
+    nn_stream *stream;
+    struct report_item *next;
+} report_item;
+
+typedef struct report_thread {
+    uint64_t thread_id;
+    report_item *head;
+    report_item *tail;
+    size_t num_streams; /* subscriptions; 0 = not subscribed */
+    const nn_stream *running; /* stream of the callback aclrtProcessReport is running now */
+    struct report_thread *next;
+} report_thread;
+
+typedef struct subscription {
+    nn_stream *stream;
+    report_thread *thread;
+} subscription;
+
+static pthread_mutex_t g_cb_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_cb_cond;
+static pthread_once_t g_cb_once = PTHREAD_ONCE_INIT;
+static report_thread *g_threads;
+static subscription *g_subs;
+static size_t g_num_subs;
+
+static void cb_init(void)
+{
+    nn_rt_cond_init_monotonic(&g_cb_cond);
+}
+
+static void cb_lock(void)
+{
+    pthread_once(&g_cb_once, cb_init);
+    pthread_mutex_lock(&g_cb_lock);
+}
+
+static void cb_unlock(void)
+{
+    pthread_mutex_unlock(&g_cb_lock);
+}
+
+void nn_callback_wake_all(void)
+{
+    cb_lock();
+    pthread_cond_broadcast(&g_cb_cond);
+    cb_unlock();
+}
+
+/* ---- lookups (under g_cb_lock) ------------------------------------------------------------- */
+
+static subscription *find_subscription(const nn_stream *stream)
+{
+    for (size_t i = 0; i < g_num_subs; i++)
+        if (g_subs[i].stream == stream)
+            return &g_subs[i];
+    return NULL;
+}
+
+static report_thread *find_thread(uint64_t thread_id)
+{
+    for (report_thread *t = g_threads; t != NULL; t = t->next)
+        if (t->thread_id == thread_id)
+            return t;
+    return NULL;
+}
+
+static size_t subscribed_threads(void)
+{
+    size_t count = 0;
+    for (report_thread *t = g_threads; t != NULL; t = t->next)
+        count += t->num_streams > 0;
+    return count;
+}
+
+static void remove_item(report_thread *t, report_item *item)
+{
+    report_item **link = &t->head;
+    report_item *prev = NULL;
+    while (*link != NULL && *link != item) {
+        prev = *link;
+        link = &(*link)->next;
+    }
+    if (*link == NULL)
+        return;
+    *link = item->next;
+    if (t->tail == item)
+        t->tail = prev;
+    item->next = NULL;
+}
+
+static void append_item(report_thread *t, report_item *item)
+{
+    item->next = NULL;
+    if (t->tail != NULL)
+        t->tail->next = item;
+    else
+        t->head = item;
+    t->tail = item;
+}
+
+/* Runs a callback taken off a queue and settles it: a blocking one is marked done (its owner
+ * frees it), a non-blocking one is freed here.  Called without g_cb_lock. */
+static void run_item(report_item *item)
+{
+    item->fn(item->user_data);
+    cb_lock();
+    if (item->block) {
+        item->done = true;
+        pthread_cond_broadcast(&g_cb_cond);
+        cb_unlock();
+    } else {
+        cb_unlock();
+        free(item);
+    }
+}
+
+/* ---- unsubscribe ---------------------------------------------------------------------------- */
+
+/* Under g_cb_lock: removes the subscription of `stream` (NULL: all) and moves its pending
+ * callbacks into the list *pending (in queue order). */
+static void detach_locked(nn_stream *stream, report_item **pending)
+{
+    report_item **pending_tail = pending;
+    while (*pending_tail != NULL)
+        pending_tail = &(*pending_tail)->next;
+    size_t i = 0;
+    while (i < g_num_subs) {
+        subscription *sub = &g_subs[i];
+        if (stream != NULL && sub->stream != stream) {
+            i++;
+            continue;
+        }
+        report_thread *t = sub->thread;
+        report_item *item = t->head;
+        while (item != NULL) {
+            report_item *next = item->next;
+            if (item->stream == sub->stream) {
+                remove_item(t, item);
+                *pending_tail = item;
+                pending_tail = &item->next;
+            }
+            item = next;
+        }
+        t->num_streams--;
+        g_subs[i] = g_subs[--g_num_subs];
+    }
+}
+
+static void run_pending(report_item *pending)
+{
+    while (pending != NULL) {
+        report_item *next = pending->next;
+        run_item(pending);
+        pending = next;
+    }
+}
+
+/* Under g_cb_lock: waits until no other thread is running a callback of `stream` (NULL: any),
+ * so that callbacks still pending run after it, in order. */
+static void wait_running_locked(const nn_stream *stream)
+{
+    uint64_t self = (uint64_t)pthread_self();
+    for (;;) {
+        bool busy = false;
+        for (report_thread *t = g_threads; t != NULL && !busy; t = t->next)
+            busy = t->running != NULL && t->thread_id != self &&
+                   (stream == NULL || t->running == stream);
+        if (!busy)
+            return;
+        pthread_cond_wait(&g_cb_cond, &g_cb_lock);
+    }
+}
+
+void nn_callback_unsubscribe_stream(nn_stream *stream)
+{
+    report_item *pending = NULL;
+    cb_lock();
+    detach_locked(stream, &pending);
+    wait_running_locked(stream);
+    cb_unlock();
+    run_pending(pending);
+}
+
+void nn_callback_finalize(void)
+{
+    report_item *pending = NULL;
+    cb_lock();
+    detach_locked(NULL, &pending);
+    wait_running_locked(NULL);
+    cb_unlock();
+    run_pending(pending);
+    cb_lock();
+    while (g_threads != NULL) {
+        report_thread *next = g_threads->next;
+        free(g_threads); /* queues are empty: every item belonged to a subscription */
+        g_threads = next;
+    }
+    free(g_subs);
+    g_subs = NULL;
+    g_num_subs = 0;
+    cb_unlock();
+}
+
+void nn_callback_finalize_at_exit(void)
+{
+    report_item *pending = NULL;
+    cb_lock();
+    detach_locked(NULL, &pending);
+    /* At exit user callbacks are not run any more: settle them without calling them. */
+    while (pending != NULL) {
+        report_item *next = pending->next;
+        if (pending->block)
+            pending->done = true;
+        else
+            free(pending);
+        pending = next;
+    }
+    pthread_cond_broadcast(&g_cb_cond);
+    while (g_threads != NULL) {
+        report_thread *next = g_threads->next;
+        free(g_threads);
+        g_threads = next;
+    }
+    free(g_subs);
+    g_subs = NULL;
+    g_num_subs = 0;
+    cb_unlock();
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Public API                                                                                  */
+/* ------------------------------------------------------------------------------------------ */
+
+ACL_FUNC_VISIBILITY aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream stream)
+{
+    nn_stream *s;
+    aclError ret = nn_stream_resolve_named("aclrtSubscribeReport", stream, &s);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    cb_lock();
+    subscription *existing = find_subscription(s);
+    if (existing != NULL) {
+        uint64_t owner = existing->thread->thread_id;
+        cb_unlock();
+        return nn_rt_error(ACL_ERROR_REPEAT_SUBSCRIBE,
+                           "aclrtSubscribeReport: stream %p is already subscribed by thread "
+                           "%llu (one thread per stream).", stream, (unsigned long long)owner);
+    }
+    report_thread *t = find_thread(threadId);
+    if ((t == NULL || t->num_streams == 0) && subscribed_threads() >= NN_MAX_REPORT_THREADS) {
+        cb_unlock();
+        return nn_rt_error(ACL_ERROR_RT_OVER_LIMIT,
+                           "aclrtSubscribeReport: at most %d threads may be subscribed.",
+                           NN_MAX_REPORT_THREADS);
+    }
+    subscription *subs = realloc(g_subs, (g_num_subs + 1) * sizeof *subs);
+    if (subs != NULL)
+        g_subs = subs;
+    if (t == NULL && subs != NULL) {
+        t = calloc(1, sizeof *t);
+        if (t != NULL) {
+            t->thread_id = threadId;
+            t->next = g_threads;
+            g_threads = t;
+        }
+    }
+    if (subs == NULL || t == NULL) {
+        cb_unlock();
+        return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "aclrtSubscribeReport: out of memory.");
+    }
+    g_subs[g_num_subs].stream = s;
+    g_subs[g_num_subs].thread = t;
+    g_num_subs++;
+    t->num_streams++;
+    cb_unlock();
+    return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtUnSubscribeReport(uint64_t threadId, aclrtStream stream)
+{
+    nn_stream *s;
+    aclError ret = nn_stream_resolve_named("aclrtUnSubscribeReport", stream, &s);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    report_item *pending = NULL;
+    cb_lock();
+    subscription *sub = find_subscription(s);
+    if (sub == NULL || sub->thread->thread_id != threadId) {
+        cb_unlock();
+        return nn_rt_error(ACL_ERROR_RT_STREAM_NO_CB_REG,
+                           "aclrtUnSubscribeReport: thread %llu is not subscribed to stream %p.",
+                           (unsigned long long)threadId, stream);
+    }
+    detach_locked(s, &pending);
+    wait_running_locked(s);
+    cb_unlock();
+    run_pending(pending);
+    return ACL_SUCCESS;
+}
+
+/* ---- the stream task of aclrtLaunchCallback ----------------------------------------------- */
+
+typedef struct callback_task {
+    aclrtCallback fn;
+    void *user_data;
+    bool block;
+    nn_stream *stream;
+} callback_task;
+
+static int run_callback_task(void *ctx)
+{
+    callback_task *task = ctx;
+    report_item local = {task->fn, task->user_data, true, false, task->stream, NULL};
+    report_item *item = &local;
+    if (!task->block) {
+        item = malloc(sizeof *item);
+        if (item == NULL)
+            return nn_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "aclrtLaunchCallback: out of memory.");
+        *item = local;
+        item->block = false;
+    }
+    cb_lock();
+    subscription *sub = find_subscription(task->stream);
+    if (sub == NULL) {
+        /* Unsubscribed after the launch: run it here rather than lose it. */
+        cb_unlock();
+        nn_log(NN_LOG_WARNING, "aclrtLaunchCallback: stream %p is no longer subscribed; the "
+               "callback runs on the stream's worker.", (void *)task->stream);
+        task->fn(task->user_data);
+        if (item != &local)
+            free(item);
+        return 0;
+    }
+    report_thread *t = sub->thread;
+    append_item(t, item);
+    pthread_cond_broadcast(&g_cb_cond);
+    if (task->block) {
+        while (!local.done && !nn_stream_aborting(task->stream))
+            pthread_cond_wait(&g_cb_cond, &g_cb_lock);
+        if (!local.done)
+            remove_item(t, &local); /* force-destroyed: give up on it */
+    }
+    cb_unlock();
+    return 0;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtLaunchCallback(aclrtCallback fn, void *userData,
+                                                 aclrtCallbackBlockType blockType,
+                                                 aclrtStream stream)
+{
+    if (fn == NULL)
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "aclrtLaunchCallback: fn must not be null.");
+    if (blockType != ACL_CALLBACK_NO_BLOCK && blockType != ACL_CALLBACK_BLOCK)
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM,
+                           "aclrtLaunchCallback: blockType must be ACL_CALLBACK_NO_BLOCK (0) or "
+                           "ACL_CALLBACK_BLOCK (1), got %d.", (int)blockType);
+    nn_stream *s;
+    aclError ret = nn_stream_resolve_named("aclrtLaunchCallback", stream, &s);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    cb_lock();
+    bool subscribed = find_subscription(s) != NULL;
+    cb_unlock();
+    if (!subscribed)
+        return nn_rt_error(ACL_ERROR_RT_STREAM_NO_CB_REG,
+                           "aclrtLaunchCallback: no thread is subscribed to stream %p; call "
+                           "aclrtSubscribeReport first.", stream);
+    callback_task *task = malloc(sizeof *task);
+    if (task == NULL)
+        return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "aclrtLaunchCallback: out of memory.");
+    task->fn = fn;
+    task->user_data = userData;
+    task->block = blockType == ACL_CALLBACK_BLOCK;
+    task->stream = s;
+    return nn_stream_submit(s, run_callback_task, free, task);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtProcessReport(int32_t timeout)
+{
+    if (timeout < -1)
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM,
+                           "aclrtProcessReport: timeout must be -1 (forever) or >= 0 ms, got %d.",
+                           (int)timeout);
+    uint64_t self = (uint64_t)pthread_self();
+    struct timespec deadline;
+    if (timeout >= 0)
+        nn_rt_deadline(&deadline, timeout);
+    cb_lock();
+    report_thread *t = find_thread(self);
+    if (t == NULL || t->num_streams == 0) {
+        cb_unlock();
+        return nn_rt_error(ACL_ERROR_RT_THREAD_SUBSCRIBE,
+                           "aclrtProcessReport: the calling thread (%llu) is not subscribed to "
+                           "any stream; call aclrtSubscribeReport with its id first.",
+                           (unsigned long long)self);
+    }
+    while (t->head == NULL) {
+        if (timeout < 0) {
+            pthread_cond_wait(&g_cb_cond, &g_cb_lock);
+        } else if (pthread_cond_timedwait(&g_cb_cond, &g_cb_lock, &deadline) == ETIMEDOUT &&
+                   t->head == NULL) {
+            cb_unlock();
+            return nn_rt_error(ACL_ERROR_RT_REPORT_TIMEOUT,
+                               "aclrtProcessReport: no callback arrived within %d ms.",
+                               (int)timeout);
+        }
+    }
+    while (t->head != NULL) {
+        report_item *item = t->head;
+        remove_item(t, item);
+        t->running = item->stream;
+        cb_unlock();
+        run_item(item);
+        cb_lock();
+        t->running = NULL;
+        pthread_cond_broadcast(&g_cb_cond); /* an unsubscribe may wait for this one */
+    }
+    cb_unlock();
+    return ACL_SUCCESS;
+}

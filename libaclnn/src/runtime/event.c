@@ -1,0 +1,440 @@
+/*
+ * event.c - events: a marker queued on a stream.
+ *
+ * aclrtRecordEvent numbers the record (record_gen) and queues a task that marks that record
+ * complete (complete_gen) with a CLOCK_MONOTONIC timestamp when the stream reaches it; since a
+ * stream runs in order, "complete" means every task queued before the record has finished.
+ * The event is complete when its newest record is.  aclrtStreamWaitEvent queues a task that
+ * blocks its stream's worker until the record current at the time of the call is complete.
+ *
+ * All event state sits under one lock and one condition variable (events are few and their
+ * transitions rare).  An event lives while the user's handle or any queued task refers to it,
+ * so aclrtDestroyEvent never blocks and never frees memory a queued task still needs.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "runtime/nn_rt_internal.h"
+
+typedef struct nn_event {
+    uint32_t flags;
+    bool reusable;          /* aclrtCreateEventExWithFlag */
+    uint64_t record_gen;    /* records issued */
+    uint64_t complete_gen;  /* newest record that has completed */
+    bool recorded;          /* a record completed since creation or the last reset */
+    struct timespec stamp;  /* when the newest completed record completed */
+    int refs;               /* user handle + queued tasks */
+} nn_event;
+
+static pthread_mutex_t g_ev_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_ev_cond;
+static pthread_once_t g_ev_once = PTHREAD_ONCE_INIT;
+static nn_ptrset g_events; /* under g_ev_lock */
+
+static void ev_init(void)
+{
+    nn_rt_cond_init_monotonic(&g_ev_cond);
+}
+
+static void ev_lock(void)
+{
+    pthread_once(&g_ev_once, ev_init);
+    pthread_mutex_lock(&g_ev_lock);
+}
+
+static void ev_unlock(void)
+{
+    pthread_mutex_unlock(&g_ev_lock);
+}
+
+/* Under g_ev_lock. */
+static void ev_unref_locked(nn_event *ev)
+{
+    if (--ev->refs == 0)
+        free(ev);
+}
+
+static bool ev_record_complete_locked(const nn_event *ev, uint64_t gen)
+{
+    return ev->complete_gen >= gen;
+}
+
+void nn_rt_wake_blocked_tasks(void)
+{
+    ev_lock();
+    pthread_cond_broadcast(&g_ev_cond);
+    ev_unlock();
+    nn_callback_wake_all();
+}
+
+/* Looks up a user handle under g_ev_lock; NULL (after nn_rt_error) when unknown. */
+static nn_event *ev_find_locked(const char *api, const char *param, aclrtEvent event,
+                                aclError *err)
+{
+    if (event == NULL) {
+        *err = nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: %s must not be null.", api, param);
+        return NULL;
+    }
+    if (!nn_ptrset_has(&g_events, event)) {
+        *err = nn_rt_error(ACL_ERROR_INVALID_PARAM,
+                           "%s: %s %p is not a live event (never created or already "
+                           "destroyed).", api, param, event);
+        return NULL;
+    }
+    *err = ACL_SUCCESS;
+    return event;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Create / destroy                                                                            */
+/* ------------------------------------------------------------------------------------------ */
+
+static aclError create_event(const char *api, aclrtEvent *event, uint32_t flags, bool reusable)
+{
+    if (event == NULL)
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: event must not be null.", api);
+    nn_event *ev = calloc(1, sizeof *ev);
+    if (ev == NULL)
+        return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: out of memory.", api);
+    ev->flags = flags;
+    ev->reusable = reusable;
+    ev->refs = 1;
+    ev_lock();
+    bool added = nn_ptrset_add(&g_events, ev);
+    ev_unlock();
+    if (!added) {
+        free(ev);
+        return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: out of memory.", api);
+    }
+    *event = ev;
+    return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtCreateEvent(aclrtEvent *event)
+{
+    return create_event("aclrtCreateEvent", event, ACL_EVENT_SYNC | ACL_EVENT_TIME_LINE, false);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtCreateEventWithFlag(aclrtEvent *event, uint32_t flag)
+{
+    return create_event("aclrtCreateEventWithFlag", event, flag, false);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtCreateEventExWithFlag(aclrtEvent *event, uint32_t flag)
+{
+    return create_event("aclrtCreateEventExWithFlag", event, flag, true);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtDestroyEvent(aclrtEvent event)
+{
+    aclError err;
+    ev_lock();
+    nn_event *ev = ev_find_locked("aclrtDestroyEvent", "event", event, &err);
+    if (ev != NULL) {
+        nn_ptrset_remove(&g_events, ev);
+        ev_unref_locked(ev); /* queued records/waits keep it alive until they have run */
+    }
+    ev_unlock();
+    return err;
+}
+
+void nn_event_finalize(void)
+{
+    ev_lock();
+    for (size_t i = 0; i < g_events.count; i++)
+        ev_unref_locked(g_events.items[i]);
+    nn_ptrset_clear(&g_events);
+    ev_unlock();
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Record / reset / wait (queued tasks)                                                        */
+/* ------------------------------------------------------------------------------------------ */
+
+typedef struct event_task {
+    nn_event *ev;
+    uint64_t gen;
+    nn_stream *stream;
+    bool ran;
+} event_task;
+
+static event_task *event_task_new(nn_event *ev, uint64_t gen, nn_stream *stream)
+{
+    event_task *task = malloc(sizeof *task);
+    if (task != NULL) {
+        task->ev = ev;
+        task->gen = gen;
+        task->stream = stream;
+        task->ran = false;
+    }
+    return task;
+}
+
+/* Marks record `gen` complete (newest completed wins) and wakes waiters.  Under g_ev_lock. */
+static void complete_record_locked(nn_event *ev, uint64_t gen)
+{
+    if (gen > ev->complete_gen) {
+        ev->complete_gen = gen;
+        ev->recorded = true;
+        clock_gettime(CLOCK_MONOTONIC, &ev->stamp);
+    }
+    pthread_cond_broadcast(&g_ev_cond);
+}
+
+static int run_record(void *ctx)
+{
+    event_task *task = ctx;
+    ev_lock();
+    complete_record_locked(task->ev, task->gen);
+    task->ran = true;
+    ev_unlock();
+    return 0;
+}
+
+/* Also reached for a record dropped by aclrtDestroyStreamForce: it completes anyway, so that
+ * nobody waits forever for a record that will never run. */
+static void release_record(void *ctx)
+{
+    event_task *task = ctx;
+    ev_lock();
+    if (!task->ran)
+        complete_record_locked(task->ev, task->gen);
+    ev_unref_locked(task->ev);
+    ev_unlock();
+    free(task);
+}
+
+static int run_reset(void *ctx)
+{
+    event_task *task = ctx;
+    ev_lock();
+    /* Only undo the records this reset follows; a record issued after it stays. */
+    if (task->ev->complete_gen <= task->gen)
+        task->ev->recorded = false;
+    ev_unlock();
+    return 0;
+}
+
+static int run_wait(void *ctx)
+{
+    event_task *task = ctx;
+    ev_lock();
+    while (!ev_record_complete_locked(task->ev, task->gen) && !nn_stream_aborting(task->stream))
+        pthread_cond_wait(&g_ev_cond, &g_ev_lock);
+    ev_unlock();
+    return 0;
+}
+
+static void release_ref(void *ctx)
+{
+    event_task *task = ctx;
+    ev_lock();
+    ev_unref_locked(task->ev);
+    ev_unlock();
+    free(task);
+}
+
+typedef enum { EV_RECORD, EV_RESET, EV_WAIT } event_task_kind;
+
+static aclError queue_event_task(const char *api, aclrtEvent event, aclrtStream stream,
+                                 event_task_kind kind)
+{
+    aclError err;
+    ev_lock();
+    nn_event *ev = ev_find_locked(api, "event", event, &err);
+    ev_unlock();
+    if (ev == NULL)
+        return err;
+    nn_stream *s;
+    err = nn_stream_resolve_named(api, stream, &s);
+    if (err != ACL_SUCCESS)
+        return err;
+
+    ev_lock();
+    if (!nn_ptrset_has(&g_events, ev)) { /* destroyed meanwhile by another thread */
+        ev_unlock();
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: event %p was destroyed.", api, event);
+    }
+    uint64_t gen = kind == EV_RECORD ? ev->record_gen + 1 : ev->record_gen;
+    event_task *task = event_task_new(ev, gen, s);
+    if (task == NULL) {
+        ev_unlock();
+        return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: out of memory.", api);
+    }
+    if (kind == EV_RECORD)
+        ev->record_gen = gen;
+    ev->refs++;
+    ev_unlock();
+
+    switch (kind) {
+    case EV_RECORD:
+        return nn_stream_submit(s, run_record, release_record, task);
+    case EV_RESET:
+        return nn_stream_submit(s, run_reset, release_ref, task);
+    default:
+        return nn_stream_submit(s, run_wait, release_ref, task);
+    }
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream)
+{
+    return queue_event_task("aclrtRecordEvent", event, stream, EV_RECORD);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream)
+{
+    return queue_event_task("aclrtResetEvent", event, stream, EV_RESET);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
+{
+    return queue_event_task("aclrtStreamWaitEvent", event, stream, EV_WAIT);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Host-side synchronize and queries                                                           */
+/* ------------------------------------------------------------------------------------------ */
+
+static aclError synchronize_event(const char *api, aclrtEvent event, int32_t timeout)
+{
+    aclError err;
+    struct timespec deadline;
+    if (timeout >= 0)
+        nn_rt_deadline(&deadline, timeout);
+    ev_lock();
+    nn_event *ev = ev_find_locked(api, "event", event, &err);
+    if (ev == NULL) {
+        ev_unlock();
+        return err;
+    }
+    uint64_t target = ev->record_gen;
+    ev->refs++; /* survive a concurrent aclrtDestroyEvent while waiting */
+    while (!ev_record_complete_locked(ev, target)) {
+        if (timeout < 0) {
+            pthread_cond_wait(&g_ev_cond, &g_ev_lock);
+        } else if (pthread_cond_timedwait(&g_ev_cond, &g_ev_lock, &deadline) == ETIMEDOUT &&
+                   !ev_record_complete_locked(ev, target)) {
+            err = ACL_ERROR_RT_EVENT_SYNC_TIMEOUT;
+            break;
+        }
+    }
+    ev_unref_locked(ev);
+    ev_unlock();
+    if (err != ACL_SUCCESS)
+        return nn_rt_error(err, "%s: event %p did not complete within %d ms.", api, event,
+                           (int)timeout);
+    return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtSynchronizeEvent(aclrtEvent event)
+{
+    return synchronize_event("aclrtSynchronizeEvent", event, -1);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, int32_t timeout)
+{
+    if (timeout < -1)
+        return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID,
+                           "aclrtSynchronizeEventWithTimeout: timeout must be -1 (forever) or "
+                           ">= 0 ms, got %d.", (int)timeout);
+    return synchronize_event("aclrtSynchronizeEventWithTimeout", event, timeout);
+}
+
+/* Whether the event counts as complete for a status query: its newest record has run.  A
+ * never-recorded event is complete only when created by aclrtCreateEventExWithFlag (as CANN
+ * documents); after aclrtResetEvent it is not complete until recorded again. */
+static bool ev_status_complete_locked(const nn_event *ev)
+{
+    if (ev->record_gen == 0)
+        return ev->reusable;
+    return ev_record_complete_locked(ev, ev->record_gen) && ev->recorded;
+}
+
+typedef enum { QUERY_RECORDED, QUERY_LEGACY, QUERY_WAIT } query_kind;
+
+static aclError query_event(const char *api, aclrtEvent event, void *status, query_kind kind)
+{
+    aclError err;
+    if (status == NULL)
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: status must not be null.", api);
+    ev_lock();
+    nn_event *ev = ev_find_locked(api, "event", event, &err);
+    bool complete = false, wait_done = false;
+    if (ev != NULL) {
+        complete = ev_status_complete_locked(ev);
+        wait_done = ev_record_complete_locked(ev, ev->record_gen);
+    }
+    ev_unlock();
+    if (ev == NULL)
+        return err;
+    switch (kind) {
+    case QUERY_RECORDED:
+        *(aclrtEventRecordedStatus *)status = complete ? ACL_EVENT_RECORDED_STATUS_COMPLETE
+                                                       : ACL_EVENT_RECORDED_STATUS_NOT_READY;
+        break;
+    case QUERY_LEGACY:
+        *(aclrtEventStatus *)status = complete ? ACL_EVENT_STATUS_COMPLETE
+                                               : ACL_EVENT_STATUS_NOT_READY;
+        break;
+    case QUERY_WAIT:
+        *(aclrtEventWaitStatus *)status = wait_done ? ACL_EVENT_WAIT_STATUS_COMPLETE
+                                                    : ACL_EVENT_WAIT_STATUS_NOT_READY;
+        break;
+    }
+    return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus *status)
+{
+    return query_event("aclrtQueryEventStatus", event, status, QUERY_RECORDED);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtQueryEvent(aclrtEvent event, aclrtEventStatus *status)
+{
+    return query_event("aclrtQueryEvent", event, status, QUERY_LEGACY);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtQueryEventWaitStatus(aclrtEvent event, aclrtEventWaitStatus *status)
+{
+    return query_event("aclrtQueryEventWaitStatus", event, status, QUERY_WAIT);
+}
+
+/* Under g_ev_lock: 0 when the event has a completed record to time, else an error code. */
+static aclError check_timed_locked(const char *param, const nn_event *ev, aclrtEvent handle)
+{
+    if (ev->record_gen == 0)
+        return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID,
+                           "aclrtEventElapsedTime: %s %p has never been recorded.", param, handle);
+    if (!ev_record_complete_locked(ev, ev->record_gen))
+        return nn_rt_error(ACL_ERROR_RT_EVENT_NOT_COMPLETE,
+                           "aclrtEventElapsedTime: %s %p has not completed yet; synchronize it "
+                           "(or its stream) first.", param, handle);
+    if (!ev->recorded)
+        return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID,
+                           "aclrtEventElapsedTime: %s %p was reset after its last record.", param,
+                           handle);
+    return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclrtEvent endEvent)
+{
+    if (ms == NULL)
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "aclrtEventElapsedTime: ms must not be null.");
+    aclError err;
+    ev_lock();
+    nn_event *start = ev_find_locked("aclrtEventElapsedTime", "startEvent", startEvent, &err);
+    nn_event *end = start ? ev_find_locked("aclrtEventElapsedTime", "endEvent", endEvent, &err)
+                          : NULL;
+    if (start != NULL && end != NULL) {
+        err = check_timed_locked("startEvent", start, startEvent);
+        if (err == ACL_SUCCESS)
+            err = check_timed_locked("endEvent", end, endEvent);
+        if (err == ACL_SUCCESS) {
+            double elapsed = (double)(end->stamp.tv_sec - start->stamp.tv_sec) * 1e3 +
+                             (double)(end->stamp.tv_nsec - start->stamp.tv_nsec) / 1e6;
+            *ms = (float)elapsed;
+        }
+    }
+    ev_unlock();
+    return err;
+}

@@ -1,0 +1,447 @@
+/*
+ * memory.c - "device" memory: aligned host memory recorded in a registry.
+ *
+ * aclrtMalloc rounds like CANN on A2/A3 (size rounded up to 32, plus 32 bytes) and aligns the
+ * start to 64 bytes.  Every allocation (device and aclrtMallocHost) is recorded in a sorted
+ * array searched by binary search, so aclrtFree can reject pointers it never handed out and
+ * copies/memsets can refuse to run past the end of an allocation - mistakes that would fault
+ * or corrupt memory on a real NPU.  Memory still allocated at aclFinalize is released there
+ * (CANN releases a process's device memory when the device is closed).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/nn_rt_internal.h"
+
+#define NN_DEVICE_ALIGN 64
+
+typedef enum { MEM_DEVICE, MEM_HOST } mem_kind;
+
+typedef struct mem_block {
+    uintptr_t base;
+    size_t size;      /* usable bytes (rounded as CANN rounds) */
+    size_t requested; /* what the caller asked for */
+    mem_kind kind;
+} mem_block;
+
+static pthread_mutex_t g_mem_lock = PTHREAD_MUTEX_INITIALIZER;
+static mem_block *g_blocks; /* sorted by base */
+static size_t g_num_blocks;
+static size_t g_cap_blocks;
+
+/* ------------------------------------------------------------------------------------------ */
+/* Registry (under g_mem_lock)                                                                 */
+/* ------------------------------------------------------------------------------------------ */
+
+/* Index of the first block whose base is > addr. */
+static size_t upper_bound(uintptr_t addr)
+{
+    size_t lo = 0, hi = g_num_blocks;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (g_blocks[mid].base <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The block containing addr (base <= addr < base + size), or NULL. */
+static const mem_block *find_block(uintptr_t addr)
+{
+    size_t pos = upper_bound(addr);
+    if (pos == 0)
+        return NULL;
+    const mem_block *b = &g_blocks[pos - 1];
+    return addr - b->base < b->size ? b : NULL;
+}
+
+static bool insert_block(mem_block block)
+{
+    if (g_num_blocks == g_cap_blocks) {
+        size_t capacity = g_cap_blocks ? g_cap_blocks * 2 : 64;
+        mem_block *blocks = realloc(g_blocks, capacity * sizeof *blocks);
+        if (blocks == NULL)
+            return false;
+        g_blocks = blocks;
+        g_cap_blocks = capacity;
+    }
+    size_t pos = upper_bound(block.base);
+    memmove(g_blocks + pos + 1, g_blocks + pos, (g_num_blocks - pos) * sizeof *g_blocks);
+    g_blocks[pos] = block;
+    g_num_blocks++;
+    return true;
+}
+
+static void remove_block_at(size_t index)
+{
+    memmove(g_blocks + index, g_blocks + index + 1,
+            (g_num_blocks - index - 1) * sizeof *g_blocks);
+    g_num_blocks--;
+}
+
+bool nn_mem_find(const void *ptr, size_t len, void **alloc_base, size_t *alloc_size)
+{
+    if (ptr == NULL)
+        return false;
+    uintptr_t addr = (uintptr_t)ptr;
+    bool found = false;
+    pthread_mutex_lock(&g_mem_lock);
+    /* The block with the greatest base <= addr; an empty range may sit at its very end. */
+    size_t pos = upper_bound(addr);
+    if (pos > 0) {
+        const mem_block *b = &g_blocks[pos - 1];
+        size_t offset = addr - b->base;
+        if (b->kind == MEM_DEVICE && offset <= b->size && len <= b->size - offset &&
+            (offset < b->size || len == 0)) {
+            found = true;
+            if (alloc_base != NULL)
+                *alloc_base = (void *)b->base;
+            if (alloc_size != NULL)
+                *alloc_size = b->size;
+        }
+    }
+    pthread_mutex_unlock(&g_mem_lock);
+    return found;
+}
+
+static pthread_once_t g_strict_once = PTHREAD_ONCE_INIT;
+static bool g_strict;
+
+static void read_strict(void)
+{
+    g_strict = nn_rt_env_flag("ACLNN_STRICT");
+}
+
+bool nn_strict_mode(void)
+{
+    pthread_once(&g_strict_once, read_strict);
+    return g_strict;
+}
+
+void nn_mem_finalize(void)
+{
+    pthread_mutex_lock(&g_mem_lock);
+    if (g_num_blocks > 0)
+        nn_log(NN_LOG_WARNING, "aclFinalize: releasing %zu allocation(s) the program did not "
+               "free.", g_num_blocks);
+    for (size_t i = 0; i < g_num_blocks; i++)
+        free((void *)g_blocks[i].base);
+    free(g_blocks);
+    g_blocks = NULL;
+    g_num_blocks = g_cap_blocks = 0;
+    pthread_mutex_unlock(&g_mem_lock);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Allocation                                                                                  */
+/* ------------------------------------------------------------------------------------------ */
+
+static bool have_device(void)
+{
+    pthread_mutex_lock(&nn_rt_lock);
+    bool have = nn_rt_current_context_locked() != NULL;
+    pthread_mutex_unlock(&nn_rt_lock);
+    return have;
+}
+
+/* Allocates `usable` bytes 64-byte aligned and registers them. */
+static aclError allocate(const char *api, void **out, size_t requested, size_t usable,
+                         mem_kind kind)
+{
+    /* posix_memalign needs no multiple of the alignment, but round anyway so that the tail of
+     * the last cache line is ours too (kernels may read whole vectors). */
+    if (usable > SIZE_MAX - NN_DEVICE_ALIGN)
+        return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION,
+                           "%s: cannot allocate %zu bytes (size too large).", api, requested);
+    size_t padded = (usable + NN_DEVICE_ALIGN - 1) / NN_DEVICE_ALIGN * NN_DEVICE_ALIGN;
+    void *memory = NULL;
+    int rc = posix_memalign(&memory, NN_DEVICE_ALIGN, padded);
+    if (rc != 0 || memory == NULL)
+        return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION,
+                           "%s: out of memory allocating %zu bytes (asked for %zu).", api, padded,
+                           requested);
+    mem_block block = {(uintptr_t)memory, usable, requested, kind};
+    pthread_mutex_lock(&g_mem_lock);
+    bool ok = insert_block(block);
+    pthread_mutex_unlock(&g_mem_lock);
+    if (!ok) {
+        free(memory);
+        return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION,
+                           "%s: out of memory recording the allocation.", api);
+    }
+    *out = memory;
+    return ACL_SUCCESS;
+}
+
+/* extra: bytes CANN adds after rounding up to 32 (32 for aclrtMalloc, 0 for Align32). */
+static aclError device_malloc(const char *api, void **devPtr, size_t size, size_t extra)
+{
+    if (devPtr == NULL)
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: devPtr must not be null.", api);
+    if (size == 0)
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM,
+                           "%s: size must be greater than 0, got 0.", api);
+    if (!have_device())
+        return nn_rt_error(ACL_ERROR_RT_CONTEXT_NULL,
+                           "%s: no device is set on this thread; call aclrtSetDevice first.", api);
+    if (size > SIZE_MAX - 32 - extra - NN_DEVICE_ALIGN)
+        return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION,
+                           "%s: cannot allocate %zu bytes (size too large).", api, size);
+    size_t usable = (size + 31) / 32 * 32 + extra;
+    return allocate(api, devPtr, size, usable, MEM_DEVICE);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy)
+{
+    (void)policy; /* page policies mean nothing on the host; any value is accepted */
+    return device_malloc("aclrtMalloc", devPtr, size, 32);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtMallocAlign32(void **devPtr, size_t size,
+                                                aclrtMemMallocPolicy policy)
+{
+    (void)policy;
+    return device_malloc("aclrtMallocAlign32", devPtr, size, 0);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtMallocCached(void **devPtr, size_t size,
+                                               aclrtMemMallocPolicy policy)
+{
+    (void)policy;
+    return device_malloc("aclrtMallocCached", devPtr, size, 32);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtMallocHost(void **hostPtr, size_t size)
+{
+    if (hostPtr == NULL)
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "aclrtMallocHost: hostPtr must not be null.");
+    if (size == 0)
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM,
+                           "aclrtMallocHost: size must be greater than 0, got 0.");
+    return allocate("aclrtMallocHost", hostPtr, size, size, MEM_HOST);
+}
+
+static const char *kind_allocator(mem_kind kind)
+{
+    return kind == MEM_DEVICE ? "aclrtMalloc" : "aclrtMallocHost";
+}
+
+static const char *kind_releaser(mem_kind kind)
+{
+    return kind == MEM_DEVICE ? "aclrtFree" : "aclrtFreeHost";
+}
+
+static aclError release(const char *api, const char *param, void *ptr, mem_kind kind)
+{
+    if (ptr == NULL)
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: %s must not be null.", api, param);
+    uintptr_t addr = (uintptr_t)ptr;
+    pthread_mutex_lock(&g_mem_lock);
+    size_t pos = upper_bound(addr);
+    mem_block block = {0};
+    bool inside = false;
+    if (pos > 0) {
+        block = g_blocks[pos - 1];
+        inside = addr - block.base < block.size;
+    }
+    if (inside && block.base == addr && block.kind == kind) {
+        remove_block_at(pos - 1);
+        pthread_mutex_unlock(&g_mem_lock);
+        free(ptr);
+        return ACL_SUCCESS;
+    }
+    pthread_mutex_unlock(&g_mem_lock);
+    if (!inside)
+        return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID,
+                           "%s: %s %p was not allocated by %s, or was already freed.", api, param,
+                           ptr, kind_allocator(kind));
+    if (block.kind != kind)
+        return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID,
+                           "%s: %s %p was allocated by %s; release it with %s.", api, param, ptr,
+                           kind_allocator(block.kind), kind_releaser(block.kind));
+    return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID,
+                       "%s: %s %p points %zu bytes into the %zu-byte allocation at %p, not at "
+                       "its start.", api, param, ptr, (size_t)(addr - block.base), block.size,
+                       (void *)block.base);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtFree(void *devPtr)
+{
+    return release("aclrtFree", "devPtr", devPtr, MEM_DEVICE);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtFreeHost(void *hostPtr)
+{
+    return release("aclrtFreeHost", "hostPtr", hostPtr, MEM_HOST);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Copies and fills                                                                            */
+/* ------------------------------------------------------------------------------------------ */
+
+/* If [ptr, ptr+count) starts inside a registered allocation, it must end inside it too. */
+static aclError check_range(const char *api, const char *param, const void *ptr, size_t count)
+{
+    uintptr_t addr = (uintptr_t)ptr;
+    pthread_mutex_lock(&g_mem_lock);
+    const mem_block *found = find_block(addr);
+    mem_block block = found ? *found : (mem_block){0};
+    pthread_mutex_unlock(&g_mem_lock);
+    if (found == NULL)
+        return ACL_SUCCESS;
+    size_t room = block.size - (size_t)(addr - block.base);
+    if (count <= room)
+        return ACL_SUCCESS;
+    return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID,
+                       "%s: %s %p + %zu bytes runs %zu bytes past the end of its %zu-byte %s "
+                       "allocation at %p.", api, param, ptr, count, count - room, block.size,
+                       kind_allocator(block.kind), (void *)block.base);
+}
+
+/* Whether [ptr, ptr+count) lies in device memory (for ACLNN_STRICT direction checks). */
+static bool is_device_range(const void *ptr, size_t count)
+{
+    return nn_mem_find(ptr, count, NULL, NULL);
+}
+
+static aclError check_strict_direction(const char *api, void *dst, const void *src, size_t count,
+                                       aclrtMemcpyKind kind)
+{
+    if (!nn_strict_mode())
+        return ACL_SUCCESS;
+    bool dst_device = kind == ACL_MEMCPY_HOST_TO_DEVICE || kind == ACL_MEMCPY_DEVICE_TO_DEVICE;
+    bool src_device = kind == ACL_MEMCPY_DEVICE_TO_HOST || kind == ACL_MEMCPY_DEVICE_TO_DEVICE;
+    if (dst_device && !is_device_range(dst, count))
+        return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID,
+                           "%s: dst %p is not aclrtMalloc memory, but kind %d copies to the "
+                           "device (ACLNN_STRICT=1).", api, dst, (int)kind);
+    if (src_device && !is_device_range(src, count))
+        return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID,
+                           "%s: src %p is not aclrtMalloc memory, but kind %d copies from the "
+                           "device (ACLNN_STRICT=1).", api, src, (int)kind);
+    return ACL_SUCCESS;
+}
+
+static aclError check_copy(const char *api, void *dst, size_t destMax, const void *src,
+                           size_t count, aclrtMemcpyKind kind)
+{
+    if (dst == NULL)
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: dst must not be null.", api);
+    if (src == NULL)
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: src must not be null.", api);
+    if ((int)kind < ACL_MEMCPY_HOST_TO_HOST || (int)kind > ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE)
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM,
+                           "%s: kind must be an aclrtMemcpyKind in [0, 5], got %d.", api,
+                           (int)kind);
+    if (count > destMax)
+        return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID,
+                           "%s: count (%zu) must not exceed destMax (%zu).", api, count, destMax);
+    aclError ret = check_range(api, "dst", dst, count);
+    if (ret == ACL_SUCCESS)
+        ret = check_range(api, "src", src, count);
+    if (ret == ACL_SUCCESS)
+        ret = check_strict_direction(api, dst, src, count, kind);
+    return ret;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count,
+                                         aclrtMemcpyKind kind)
+{
+    if (count == 0)
+        return ACL_SUCCESS; /* CANN: nothing to copy, nothing checked */
+    aclError ret = check_copy("aclrtMemcpy", dst, destMax, src, count, kind);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    memmove(dst, src, count);
+    return ACL_SUCCESS;
+}
+
+static aclError check_fill(const char *api, void *devPtr, size_t maxCount, size_t count)
+{
+    if (devPtr == NULL)
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: devPtr must not be null.", api);
+    if (count > maxCount)
+        return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID,
+                           "%s: count (%zu) must not exceed maxCount (%zu).", api, count,
+                           maxCount);
+    return check_range(api, "devPtr", devPtr, count);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count)
+{
+    if (count == 0)
+        return ACL_SUCCESS;
+    aclError ret = check_fill("aclrtMemset", devPtr, maxCount, count);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    memset(devPtr, (unsigned char)value, count);
+    return ACL_SUCCESS;
+}
+
+/* ---- asynchronous variants: checked now, executed in order on the stream ----------------- */
+
+typedef struct copy_task {
+    void *dst;
+    const void *src; /* NULL for a fill */
+    size_t count;
+    unsigned char value;
+} copy_task;
+
+static int run_copy(void *ctx)
+{
+    copy_task *task = ctx;
+    if (task->src != NULL)
+        memmove(task->dst, task->src, task->count);
+    else
+        memset(task->dst, task->value, task->count);
+    return 0;
+}
+
+static aclError queue_copy(const char *api, aclrtStream stream, void *dst, const void *src,
+                           size_t count, unsigned char value)
+{
+    nn_stream *s;
+    aclError ret = nn_stream_resolve_named(api, stream, &s);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    copy_task *task = malloc(sizeof *task);
+    if (task == NULL)
+        return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: out of memory.", api);
+    task->dst = dst;
+    task->src = src;
+    task->count = count;
+    task->value = value;
+    return nn_stream_submit(s, run_copy, free, task);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src,
+                                              size_t count, aclrtMemcpyKind kind,
+                                              aclrtStream stream)
+{
+    const char *api = "aclrtMemcpyAsync";
+    if (count == 0)
+        return ACL_SUCCESS;
+    aclError ret = check_copy(api, dst, destMax, src, count, kind);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    if (kind == ACL_MEMCPY_HOST_TO_HOST)
+        return nn_rt_error(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                           "%s: kind ACL_MEMCPY_HOST_TO_HOST is not supported asynchronously "
+                           "(as on CANN with a PCIe device); use aclrtMemcpy.", api);
+    return queue_copy(api, stream, dst, src, count, 0);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value,
+                                              size_t count, aclrtStream stream)
+{
+    const char *api = "aclrtMemsetAsync";
+    if (count == 0)
+        return ACL_SUCCESS;
+    aclError ret = check_fill(api, devPtr, maxCount, count);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    return queue_copy(api, stream, devPtr, NULL, count, (unsigned char)value);
+}

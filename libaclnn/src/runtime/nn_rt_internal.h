@@ -1,0 +1,150 @@
+/*
+ * nn_rt_internal.h - what the files of src/runtime share with each other (never used outside
+ * this directory; the contract with the rest of the library is nn_runtime.h).
+ *
+ * Locks, always taken in this order (a thread never takes an earlier one while holding a later
+ * one):
+ *   nn_rt_lock      devices, contexts, the stream registry, stream reference counts
+ *   stream->lock    one stream's task queue and error state
+ *   nn_ev_lock      every event's state and the event registry (one lock + one condition)
+ *   nn_cb_lock      callback subscriptions and report queues
+ *   memory lock     the allocation registry (memory.c, a leaf lock)
+ * No stream worker is ever joined while nn_rt_lock is held (a task may call the runtime).
+ */
+#ifndef NN_RT_INTERNAL_H
+#define NN_RT_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <time.h>
+
+#include "acl/acl.h"
+#include "core/nn_core.h"
+#include "runtime/nn_runtime.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define NN_RT_MAX_DEVICES 64
+
+/* ---- small helpers (init.c) ------------------------------------------------------------ */
+
+/* nn_error() that also records `code` as the thread's last runtime error
+ * (aclrtPeekAtLastError / aclrtGetLastError).  Returns code. */
+int nn_rt_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void nn_rt_set_last_error(int code);
+
+/* CLOCK_MONOTONIC deadline `timeout_ms` from now. */
+void nn_rt_deadline(struct timespec *deadline, int32_t timeout_ms);
+/* A condition variable that times out on CLOCK_MONOTONIC. */
+void nn_rt_cond_init_monotonic(pthread_cond_t *cond);
+/* Environment flag "1"/"true"/"yes"/"on" (case-insensitive) -> true. */
+bool nn_rt_env_flag(const char *name);
+
+/* ---- a set of live handles (sorted array, binary search) -------------------------------- */
+
+typedef struct nn_ptrset {
+    void **items;
+    size_t count;
+    size_t capacity;
+} nn_ptrset;
+
+bool nn_ptrset_add(nn_ptrset *set, void *item); /* false on allocation failure */
+bool nn_ptrset_remove(nn_ptrset *set, const void *item);
+bool nn_ptrset_has(const nn_ptrset *set, const void *item);
+void nn_ptrset_clear(nn_ptrset *set);
+
+/* ---- devices and contexts (device.c, context.c) ----------------------------------------- */
+
+#define NN_CTX_OPTS 3 /* context-scope aclSysParamOpt values 0..2 */
+
+typedef struct nn_context {
+    uint64_t id;            /* unique for the life of the process (detects stale TLS) */
+    int32_t device;
+    bool is_default;        /* the per-device context made by aclrtSetDevice */
+    nn_stream *default_stream;
+    int64_t opt_value[NN_CTX_OPTS];
+    bool opt_set[NN_CTX_OPTS];
+} nn_context;
+
+extern pthread_mutex_t nn_rt_lock;
+
+/* Number of visible devices (ASCEND_RT_VISIBLE_DEVICES entries, else 1); read once. */
+uint32_t nn_rt_device_count(void);
+/* Under nn_rt_lock: the calling thread's current context if it is still alive, else NULL. */
+nn_context *nn_rt_current_context_locked(void);
+void nn_rt_set_current_context_locked(nn_context *ctx);
+/* Under nn_rt_lock: makes a context with its default stream and registers it. */
+nn_context *nn_rt_context_new_locked(int32_t device, bool is_default, aclError *err);
+/* Under nn_rt_lock: unregisters ctx and moves it and all of its streams into `out` for
+ * nn_rt_teardown (which must be called without the lock). */
+typedef struct nn_teardown {
+    nn_context **contexts;
+    size_t num_contexts;
+    nn_stream **streams;
+    size_t num_streams;
+} nn_teardown;
+bool nn_rt_context_detach_locked(nn_context *ctx, nn_teardown *out);
+bool nn_rt_context_detach_all_locked(nn_teardown *out);
+/* Without nn_rt_lock: waits for (or with force, drops) the streams' work, joins their
+ * workers, frees streams and contexts, and empties `td`. */
+void nn_rt_teardown(nn_teardown *td, bool force);
+/* aclFinalize: releases every device, context and stream. */
+void nn_rt_devices_finalize(void);
+/* Library unload without aclFinalize: stops every stream without running queued work. */
+void nn_rt_devices_release_at_exit(void);
+
+/* ---- streams (stream.c) ---------------------------------------------------------------- */
+
+/* Under nn_rt_lock: makes and registers a stream of ctx with a running worker thread. */
+nn_stream *nn_stream_new_locked(nn_context *ctx, bool is_default, uint32_t flags, aclError *err);
+/* Under nn_rt_lock. */
+void nn_stream_unregister_locked(nn_stream *stream);
+bool nn_stream_is_live_locked(const nn_stream *stream);
+nn_context *nn_stream_context(const nn_stream *stream);
+/* Under nn_rt_lock: appends every registered stream of ctx to out (grown with realloc). */
+bool nn_stream_collect_locked(nn_context *ctx, nn_stream ***out, size_t *count);
+/* Under nn_rt_lock: streams whose context is on `device` (any context); each gets a reference
+ * the caller drops with nn_stream_unref. */
+bool nn_stream_collect_device_locked(int32_t device, nn_stream ***out, size_t *count);
+void nn_stream_ref_locked(nn_stream *stream);
+void nn_stream_unref(nn_stream *stream); /* takes nn_rt_lock itself */
+/* Without nn_rt_lock, on an unregistered stream: finishes (or drops, if force) its queued
+ * tasks, joins its worker and drops the registry's reference. */
+void nn_stream_shutdown(nn_stream *stream, bool force);
+/* At process exit (library destructor): drops queued tasks, joins the worker for at most 2 s and
+ * frees the stream.  Returns false (and leaves the stream alone) if that was not possible. */
+bool nn_stream_shutdown_at_exit(nn_stream *stream);
+/* Waits until the tasks queued so far have run (deadline NULL = forever).  Returns 0, the
+ * stream's first task error (pushing its message onto this thread and clearing it), or
+ * `timeout_code` after nn_rt_error naming `api`. */
+aclError nn_stream_wait(nn_stream *stream, const struct timespec *deadline, int timeout_code,
+                        const char *api, int32_t timeout_ms);
+/* True while a force-destroy is cancelling the stream (blocking tasks give up). */
+bool nn_stream_aborting(const nn_stream *stream);
+/* True when called from the stream's own worker thread. */
+bool nn_stream_is_worker(const nn_stream *stream);
+
+/* ---- events (event.c) / callbacks (callback.c) ------------------------------------------ */
+
+/* Wakes every task blocked on an event or a blocking callback (used by force-destroy). */
+void nn_rt_wake_blocked_tasks(void);
+void nn_event_finalize(void);
+/* Runs and removes pending callbacks of `stream` (NULL: all) and its subscriptions. */
+void nn_callback_unsubscribe_stream(nn_stream *stream);
+void nn_callback_finalize(void);
+/* Process exit: drops subscriptions and pending callbacks without running them. */
+void nn_callback_finalize_at_exit(void);
+/* Wakes blocking-callback tasks so that they re-check whether their stream is aborting. */
+void nn_callback_wake_all(void);
+
+/* ---- memory (memory.c) ------------------------------------------------------------------ */
+
+void nn_mem_finalize(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NN_RT_INTERNAL_H */

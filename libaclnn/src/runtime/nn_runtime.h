@@ -1,0 +1,48 @@
+/*
+ * nn_runtime.h - what the runtime (src/runtime) offers the core: streams that run queued tasks
+ * in order on a worker thread, and the registry of "device" allocations.
+ */
+#ifndef NN_RUNTIME_H
+#define NN_RUNTIME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "acl/acl.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct nn_stream nn_stream;
+
+/* A queued task.  run() executes on the stream's worker thread and returns 0 or an error code
+ * (after nn_error() on that thread); the stream keeps the first error code and its message and
+ * returns them at the next aclrtSynchronizeStream/Device on that stream.  Tasks queued after a
+ * failed one still run.  release(), if not NULL, is called exactly once, after run(). */
+typedef int (*nn_task_run_fn)(void *ctx);
+typedef void (*nn_task_release_fn)(void *ctx);
+
+/* Resolves a user stream handle: NULL means the current context's default stream (needs a
+ * device set on this thread or a current context: otherwise ACL_ERROR_RT_CONTEXT_NULL after
+ * nn_error).  An unknown handle -> ACL_ERROR_INVALID_PARAM after nn_error. */
+aclError nn_stream_resolve(aclrtStream stream, nn_stream **out);
+/* Same, with `api` (e.g. "aclnnIm2col") naming the caller in the error message. */
+aclError nn_stream_resolve_named(const char *api, aclrtStream stream, nn_stream **out);
+
+/* Queues a task.  With ACLNN_LAUNCH_BLOCKING=1 it also waits for it (and returns its error).
+ * On failure to queue, release(ctx) is still called. */
+aclError nn_stream_submit(nn_stream *stream, nn_task_run_fn run, nn_task_release_fn release,
+                          void *ctx);
+
+/* Finds the aclrtMalloc allocation that contains [ptr, ptr+len). Returns false if none does. */
+bool nn_mem_find(const void *ptr, size_t len, void **alloc_base, size_t *alloc_size);
+/* Whether ACLNN_STRICT=1: tensors must lie inside aclrtMalloc memory. */
+bool nn_strict_mode(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NN_RUNTIME_H */

@@ -1,0 +1,590 @@
+/*
+ * stream.c - streams: an in-order queue of tasks run by one worker thread per stream.
+ *
+ * A task is (run, release, ctx).  The worker pops tasks in FIFO order, runs them, and keeps the
+ * first failure (code + the message the task left on the worker thread) until somebody
+ * synchronizes the stream; that synchronize returns the code, hands the message to its own
+ * thread (so aclGetRecentErrMsg shows it there), and clears it.  Tasks after a failed one still
+ * run (ACL_CONTINUE_ON_FAILURE, CANN's default).
+ *
+ * Streams are registered (nn_rt_lock) so that an unknown or destroyed handle is rejected with
+ * a message instead of being dereferenced.  A stream's memory lives until its last reference
+ * goes (the registry holds one; aclrtSynchronizeDevice takes temporary ones).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "runtime/nn_rt_internal.h"
+
+/* The stream count CANN's A2/A3 hardware allows; each of ours costs a thread. */
+#define NN_MAX_STREAMS 1984
+/* Room for a worker's error text (core keeps at most this much per thread). */
+#define NN_TASK_MESSAGE_MAX 8192
+
+typedef struct nn_task {
+    nn_task_run_fn run;
+    nn_task_release_fn release;
+    void *ctx;
+    struct nn_task *next;
+} nn_task;
+
+struct nn_stream {
+    nn_context *ctx;
+    bool is_default;
+    uint32_t flags;
+
+    pthread_t worker;
+    bool worker_started;
+    pid_t owner_pid; /* a forked child has no worker threads: it must not join them */
+
+    pthread_mutex_t lock;
+    pthread_cond_t work_cv; /* the worker waits here for tasks */
+    pthread_cond_t done_cv; /* synchronizers wait here (CLOCK_MONOTONIC) */
+    nn_task *head;
+    nn_task *tail;
+    uint64_t submitted;
+    uint64_t completed;
+    bool stopping;
+    atomic_bool aborting;
+    int first_error;
+    char *first_error_message;
+
+    int refs; /* under nn_rt_lock */
+};
+
+static nn_ptrset g_streams; /* under nn_rt_lock */
+
+/* ------------------------------------------------------------------------------------------ */
+/* Environment                                                                                 */
+/* ------------------------------------------------------------------------------------------ */
+
+static pthread_once_t g_env_once = PTHREAD_ONCE_INIT;
+static bool g_launch_blocking;
+
+static void read_env(void)
+{
+    g_launch_blocking = nn_rt_env_flag("ACLNN_LAUNCH_BLOCKING");
+}
+
+static bool launch_blocking(void)
+{
+    pthread_once(&g_env_once, read_env);
+    return g_launch_blocking;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Worker                                                                                      */
+/* ------------------------------------------------------------------------------------------ */
+
+/* Records a task's failure as the stream's first error unless one is already pending. */
+static void keep_first_error(nn_stream *s, int code, const char *message)
+{
+    if (s->first_error != 0)
+        return;
+    s->first_error = code;
+    s->first_error_message = (message && message[0]) ? strdup(message) : NULL;
+}
+
+static void *stream_worker(void *arg)
+{
+    nn_stream *s = arg;
+    char *message = malloc(NN_TASK_MESSAGE_MAX);
+    pthread_mutex_lock(&s->lock);
+    for (;;) {
+        while (s->head == NULL && !s->stopping)
+            pthread_cond_wait(&s->work_cv, &s->lock);
+        nn_task *task = s->head;
+        if (task == NULL)
+            break; /* stopping and drained */
+        s->head = task->next;
+        if (s->head == NULL)
+            s->tail = NULL;
+        bool skip = atomic_load(&s->aborting);
+        pthread_mutex_unlock(&s->lock);
+
+        int code = 0;
+        if (!skip && task->run != NULL)
+            code = task->run(task->ctx);
+        if (code != 0 && message != NULL)
+            nn_error_peek(message, NN_TASK_MESSAGE_MAX);
+        /* Whatever the task left on this thread belongs to it; start the next one clean. */
+        (void)nn_error_take();
+        if (task->release != NULL)
+            task->release(task->ctx);
+        free(task);
+
+        pthread_mutex_lock(&s->lock);
+        if (code != 0)
+            keep_first_error(s, code, message);
+        s->completed++;
+        pthread_cond_broadcast(&s->done_cv);
+    }
+    pthread_mutex_unlock(&s->lock);
+    free(message);
+    return NULL;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Life cycle                                                                                  */
+/* ------------------------------------------------------------------------------------------ */
+
+static void stream_free(nn_stream *s)
+{
+    pthread_mutex_destroy(&s->lock);
+    pthread_cond_destroy(&s->work_cv);
+    pthread_cond_destroy(&s->done_cv);
+    free(s->first_error_message);
+    free(s);
+}
+
+nn_stream *nn_stream_new_locked(nn_context *ctx, bool is_default, uint32_t flags, aclError *err)
+{
+    if (g_streams.count >= NN_MAX_STREAMS) {
+        *err = nn_rt_error(ACL_ERROR_RT_NO_STREAM_RESOURCE,
+                           "aclrtCreateStream: at most %d streams may exist at once.",
+                           NN_MAX_STREAMS);
+        return NULL;
+    }
+    nn_stream *s = calloc(1, sizeof *s);
+    if (s == NULL) {
+        *err = nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "aclrtCreateStream: out of memory.");
+        return NULL;
+    }
+    s->ctx = ctx;
+    s->is_default = is_default;
+    s->flags = flags;
+    s->refs = 1;
+    s->owner_pid = getpid();
+    atomic_init(&s->aborting, false);
+    pthread_mutex_init(&s->lock, NULL);
+    pthread_cond_init(&s->work_cv, NULL);
+    nn_rt_cond_init_monotonic(&s->done_cv);
+    int rc = pthread_create(&s->worker, NULL, stream_worker, s);
+    if (rc != 0) {
+        stream_free(s);
+        *err = nn_rt_error(ACL_ERROR_RT_NO_STREAM_RESOURCE,
+                           "aclrtCreateStream: cannot start the stream's worker thread (%s).",
+                           strerror(rc));
+        return NULL;
+    }
+    s->worker_started = true;
+    if (!nn_ptrset_add(&g_streams, s)) {
+        pthread_mutex_lock(&s->lock);
+        s->stopping = true;
+        pthread_cond_signal(&s->work_cv);
+        pthread_mutex_unlock(&s->lock);
+        pthread_join(s->worker, NULL);
+        stream_free(s);
+        *err = nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "aclrtCreateStream: out of memory.");
+        return NULL;
+    }
+    *err = ACL_SUCCESS;
+    return s;
+}
+
+void nn_stream_unregister_locked(nn_stream *stream)
+{
+    nn_ptrset_remove(&g_streams, stream);
+}
+
+bool nn_stream_is_live_locked(const nn_stream *stream)
+{
+    return nn_ptrset_has(&g_streams, stream);
+}
+
+nn_context *nn_stream_context(const nn_stream *stream)
+{
+    return stream->ctx;
+}
+
+bool nn_stream_aborting(const nn_stream *stream)
+{
+    return atomic_load(&((nn_stream *)stream)->aborting);
+}
+
+bool nn_stream_is_worker(const nn_stream *stream)
+{
+    return stream->worker_started && pthread_equal(pthread_self(), stream->worker);
+}
+
+static bool append_stream(nn_stream ***out, size_t *count, nn_stream *s)
+{
+    nn_stream **grown = realloc(*out, (*count + 1) * sizeof **out);
+    if (grown == NULL)
+        return false;
+    grown[(*count)++] = s;
+    *out = grown;
+    return true;
+}
+
+bool nn_stream_collect_locked(nn_context *ctx, nn_stream ***out, size_t *count)
+{
+    for (size_t i = 0; i < g_streams.count; i++) {
+        nn_stream *s = g_streams.items[i];
+        if (s->ctx == ctx && !append_stream(out, count, s))
+            return false;
+    }
+    return true;
+}
+
+bool nn_stream_collect_device_locked(int32_t device, nn_stream ***out, size_t *count)
+{
+    for (size_t i = 0; i < g_streams.count; i++) {
+        nn_stream *s = g_streams.items[i];
+        if (s->ctx->device != device)
+            continue;
+        if (!append_stream(out, count, s))
+            return false;
+        s->refs++;
+    }
+    return true;
+}
+
+void nn_stream_ref_locked(nn_stream *stream)
+{
+    stream->refs++;
+}
+
+void nn_stream_unref(nn_stream *stream)
+{
+    pthread_mutex_lock(&nn_rt_lock);
+    bool last = --stream->refs == 0;
+    pthread_mutex_unlock(&nn_rt_lock);
+    if (last)
+        stream_free(stream);
+}
+
+void nn_stream_shutdown(nn_stream *s, bool force)
+{
+    nn_task *dropped = NULL;
+    uint64_t num_dropped = 0;
+    pthread_mutex_lock(&s->lock);
+    s->stopping = true;
+    if (force) {
+        atomic_store(&s->aborting, true);
+        dropped = s->head;
+        s->head = s->tail = NULL;
+        for (nn_task *t = dropped; t != NULL; t = t->next)
+            num_dropped++;
+    }
+    pthread_cond_signal(&s->work_cv);
+    pthread_mutex_unlock(&s->lock);
+
+    /* Dropped tasks are released (never run) so their resources and event records settle. */
+    while (dropped != NULL) {
+        nn_task *next = dropped->next;
+        if (dropped->release != NULL)
+            dropped->release(dropped->ctx);
+        free(dropped);
+        dropped = next;
+    }
+    if (force)
+        nn_rt_wake_blocked_tasks(); /* a running wait-event / blocking callback gives up */
+    if (s->worker_started)
+        pthread_join(s->worker, NULL);
+
+    pthread_mutex_lock(&s->lock);
+    s->completed += num_dropped;
+    pthread_cond_broadcast(&s->done_cv);
+    pthread_mutex_unlock(&s->lock);
+    nn_stream_unref(s);
+}
+
+bool nn_stream_shutdown_at_exit(nn_stream *s)
+{
+    if (nn_stream_is_worker(s) || s->owner_pid != getpid())
+        return false; /* exit() from this stream's own task, or in a forked child: leave it */
+    nn_task *dropped;
+    pthread_mutex_lock(&s->lock);
+    s->stopping = true;
+    atomic_store(&s->aborting, true);
+    dropped = s->head;
+    s->head = s->tail = NULL;
+    pthread_cond_signal(&s->work_cv);
+    pthread_mutex_unlock(&s->lock);
+    while (dropped != NULL) {
+        nn_task *next = dropped->next;
+        if (dropped->release != NULL)
+            dropped->release(dropped->ctx);
+        free(dropped);
+        dropped = next;
+    }
+    nn_rt_wake_blocked_tasks();
+    /* A task stuck in user code must not hang the exit: give it a bounded time. */
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += 2;
+    if (s->worker_started && pthread_timedjoin_np(s->worker, NULL, &deadline) != 0)
+        return false;
+    stream_free(s);
+    return true;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Contract: resolve, submit, wait                                                             */
+/* ------------------------------------------------------------------------------------------ */
+
+aclError nn_stream_resolve_named(const char *api, aclrtStream stream, nn_stream **out)
+{
+    if (out == NULL)
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: internal error: no stream output.", api);
+    *out = NULL;
+    pthread_mutex_lock(&nn_rt_lock);
+    if (stream == NULL) {
+        nn_context *ctx = nn_rt_current_context_locked();
+        nn_stream *s = ctx ? ctx->default_stream : NULL;
+        pthread_mutex_unlock(&nn_rt_lock);
+        if (s == NULL)
+            return nn_rt_error(ACL_ERROR_RT_CONTEXT_NULL,
+                               "%s: stream is NULL (the default stream) but this thread has no "
+                               "current context; call aclrtSetDevice first.", api);
+        *out = s;
+        return ACL_SUCCESS;
+    }
+    bool live = nn_ptrset_has(&g_streams, stream);
+    pthread_mutex_unlock(&nn_rt_lock);
+    if (!live)
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM,
+                           "%s: stream %p is not a live stream (never created by "
+                           "aclrtCreateStream, or already destroyed).", api, stream);
+    *out = (nn_stream *)stream;
+    return ACL_SUCCESS;
+}
+
+aclError nn_stream_resolve(aclrtStream stream, nn_stream **out)
+{
+    return nn_stream_resolve_named("stream", stream, out);
+}
+
+aclError nn_stream_submit(nn_stream *stream, nn_task_run_fn run, nn_task_release_fn release,
+                          void *ctx)
+{
+    nn_task *task = malloc(sizeof *task);
+    if (task == NULL) {
+        if (release != NULL)
+            release(ctx);
+        return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION,
+                           "stream: out of memory queuing a task.");
+    }
+    task->run = run;
+    task->release = release;
+    task->ctx = ctx;
+    task->next = NULL;
+
+    pthread_mutex_lock(&stream->lock);
+    if (stream->stopping) {
+        pthread_mutex_unlock(&stream->lock);
+        free(task);
+        if (release != NULL)
+            release(ctx);
+        return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID,
+                           "stream: stream %p is being destroyed; no more work may be queued.",
+                           (void *)stream);
+    }
+    if (stream->tail != NULL)
+        stream->tail->next = task;
+    else
+        stream->head = task;
+    stream->tail = task;
+    stream->submitted++;
+    pthread_cond_signal(&stream->work_cv);
+    pthread_mutex_unlock(&stream->lock);
+
+    /* Debug mode: run synchronously, so a failure is reported by the launching call.  A task
+     * queued from the stream's own worker cannot be waited for (it runs after the current). */
+    if (launch_blocking() && !nn_stream_is_worker(stream))
+        return nn_stream_wait(stream, NULL, 0, "ACLNN_LAUNCH_BLOCKING", -1);
+    return ACL_SUCCESS;
+}
+
+aclError nn_stream_wait(nn_stream *s, const struct timespec *deadline, int timeout_code,
+                        const char *api, int32_t timeout_ms)
+{
+    if (nn_stream_is_worker(s))
+        return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID,
+                           "%s: called from a task running on the stream it waits for (a host "
+                           "function or callback must not synchronize its own stream).", api);
+    pthread_mutex_lock(&s->lock);
+    uint64_t target = s->submitted;
+    while (s->completed < target) {
+        if (deadline == NULL) {
+            pthread_cond_wait(&s->done_cv, &s->lock);
+            continue;
+        }
+        int rc = pthread_cond_timedwait(&s->done_cv, &s->lock, deadline);
+        if (rc == ETIMEDOUT && s->completed < target) {
+            uint64_t pending = target - s->completed;
+            pthread_mutex_unlock(&s->lock);
+            return nn_rt_error(timeout_code,
+                               "%s: timed out after %d ms with %llu task(s) still pending on "
+                               "the stream.", api, (int)timeout_ms, (unsigned long long)pending);
+        }
+    }
+    int code = s->first_error;
+    char *message = s->first_error_message;
+    s->first_error = 0;
+    s->first_error_message = NULL;
+    pthread_mutex_unlock(&s->lock);
+
+    if (code != 0) {
+        if (message != NULL)
+            nn_error_push_raw(message);
+        else
+            nn_error(code, "%s: a task on the stream failed with error %d.", api, code);
+        nn_rt_set_last_error(code);
+        free(message);
+    }
+    return code;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Public API                                                                                  */
+/* ------------------------------------------------------------------------------------------ */
+
+static aclError create_stream(const char *api, aclrtStream *stream, uint32_t flags)
+{
+    if (stream == NULL)
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: stream must not be null.", api);
+    pthread_mutex_lock(&nn_rt_lock);
+    nn_context *ctx = nn_rt_current_context_locked();
+    if (ctx == NULL) {
+        pthread_mutex_unlock(&nn_rt_lock);
+        return nn_rt_error(ACL_ERROR_RT_CONTEXT_NULL,
+                           "%s: this thread has no current context; call aclrtSetDevice or "
+                           "aclrtSetCurrentContext first.", api);
+    }
+    aclError err;
+    nn_stream *s = nn_stream_new_locked(ctx, false, flags, &err);
+    pthread_mutex_unlock(&nn_rt_lock);
+    if (s == NULL)
+        return err;
+    *stream = s;
+    return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtCreateStream(aclrtStream *stream)
+{
+    return create_stream("aclrtCreateStream", stream, 0);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtCreateStreamWithConfig(aclrtStream *stream, uint32_t priority,
+                                                         uint32_t flag)
+{
+    /* priority is documented as reserved and flags only tune NPU scheduling: both accepted. */
+    (void)priority;
+    return create_stream("aclrtCreateStreamWithConfig", stream, flag);
+}
+
+static aclError destroy_stream(const char *api, aclrtStream stream, bool force)
+{
+    if (stream == NULL)
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM,
+                           "%s: stream must not be null (the default stream cannot be "
+                           "destroyed).", api);
+    pthread_mutex_lock(&nn_rt_lock);
+    nn_stream *s = stream;
+    if (!nn_ptrset_has(&g_streams, s)) {
+        pthread_mutex_unlock(&nn_rt_lock);
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM,
+                           "%s: stream %p is not a live stream (never created or already "
+                           "destroyed).", api, stream);
+    }
+    if (s->is_default) {
+        pthread_mutex_unlock(&nn_rt_lock);
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM,
+                           "%s: the default stream of a context cannot be destroyed.", api);
+    }
+    if (nn_stream_is_worker(s)) {
+        pthread_mutex_unlock(&nn_rt_lock);
+        return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID,
+                           "%s: a task cannot destroy the stream it runs on.", api);
+    }
+    nn_ptrset_remove(&g_streams, s);
+    pthread_mutex_unlock(&nn_rt_lock);
+    nn_callback_unsubscribe_stream(s);
+    nn_stream_shutdown(s, force);
+    return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtDestroyStream(aclrtStream stream)
+{
+    return destroy_stream("aclrtDestroyStream", stream, false);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtDestroyStreamForce(aclrtStream stream)
+{
+    return destroy_stream("aclrtDestroyStreamForce", stream, true);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtSynchronizeStream(aclrtStream stream)
+{
+    nn_stream *s;
+    aclError ret = nn_stream_resolve_named("aclrtSynchronizeStream", stream, &s);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    return nn_stream_wait(s, NULL, 0, "aclrtSynchronizeStream", -1);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout)
+{
+    if (timeout < -1)
+        return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID,
+                           "aclrtSynchronizeStreamWithTimeout: timeout must be -1 (forever) or "
+                           ">= 0 ms, got %d.", (int)timeout);
+    nn_stream *s;
+    aclError ret = nn_stream_resolve_named("aclrtSynchronizeStreamWithTimeout", stream, &s);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    struct timespec deadline;
+    if (timeout >= 0)
+        nn_rt_deadline(&deadline, timeout);
+    return nn_stream_wait(s, timeout >= 0 ? &deadline : NULL, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT,
+                          "aclrtSynchronizeStreamWithTimeout", timeout);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *status)
+{
+    if (status == NULL)
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "aclrtStreamQuery: status must not be null.");
+    nn_stream *s;
+    aclError ret = nn_stream_resolve_named("aclrtStreamQuery", stream, &s);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    pthread_mutex_lock(&s->lock);
+    bool idle = s->completed == s->submitted;
+    pthread_mutex_unlock(&s->lock);
+    *status = idle ? ACL_STREAM_STATUS_COMPLETE : ACL_STREAM_STATUS_NOT_READY;
+    return ACL_SUCCESS;
+}
+
+/* ---- aclrtLaunchHostFunc: the simplest task, run on the worker ----------------------------- */
+
+typedef struct host_func_task {
+    aclrtHostFunc fn;
+    void *args;
+} host_func_task;
+
+static int run_host_func(void *ctx)
+{
+    host_func_task *task = ctx;
+    task->fn(task->args);
+    return 0;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFunc fn, void *args)
+{
+    if (fn == NULL)
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "aclrtLaunchHostFunc: fn must not be null.");
+    nn_stream *s;
+    aclError ret = nn_stream_resolve_named("aclrtLaunchHostFunc", stream, &s);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    host_func_task *task = malloc(sizeof *task);
+    if (task == NULL)
+        return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "aclrtLaunchHostFunc: out of memory.");
+    task->fn = fn;
+    task->args = args;
+    return nn_stream_submit(s, run_host_func, free, task);
+}

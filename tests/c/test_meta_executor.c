@@ -1,0 +1,264 @@
+/*
+ * test_meta_executor.c - the executor lifecycle, driven through a real operator (aclnnPrelu):
+ *   - contiguous call: workspace 0, correct values
+ *   - strided input and strided, padded output: workspace > 0 (staging), correct values, the
+ *     output's padding untouched
+ *   - phase 2 misuse: NULL executor, consumed executor, NULL workspace, too small workspace
+ *   - repeatable executors: relaunch with rebound addresses while the previous launch is still
+ *     queued, index checks of aclSet*TensorAddr, destroy while queued, use after destroy
+ * The reference is a plain loop here: out = x > 0 ? x : weight[c] * x.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "acl/acl.h"
+#include "aclnnop/aclnn_prelu.h"
+#include "aclnn/opdev/op_errno.h"
+
+static int failures = 0;
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            failures++;                                                                            \
+            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                            \
+            printf(__VA_ARGS__);                                                                   \
+            printf("\n");                                                                          \
+        }                                                                                          \
+    } while (0)
+
+static void expect_message(const char *context, const char *word1, const char *word2)
+{
+    const char *msg = aclGetRecentErrMsg();
+    CHECK(msg != NULL, "%s: no recent error message", context);
+    if (msg == NULL)
+        return;
+    CHECK(strstr(msg, word1) != NULL, "%s: message lacks '%s': %s", context, word1, msg);
+    CHECK(word2 == NULL || strstr(msg, word2) != NULL, "%s: message lacks '%s': %s", context, word2, msg);
+}
+
+#define N 2
+#define C 3
+#define W 4
+#define NUMEL (N * C * W)
+
+static aclrtStream stream;
+
+static void *dev_alloc(size_t bytes)
+{
+    void *p = NULL;
+    CHECK(aclrtMalloc(&p, bytes, ACL_MEM_MALLOC_HUGE_FIRST) == ACL_SUCCESS, "aclrtMalloc");
+    return p;
+}
+static void upload(void *dev, const void *host, size_t bytes)
+{
+    CHECK(aclrtMemcpy(dev, bytes, host, bytes, ACL_MEMCPY_HOST_TO_DEVICE) == ACL_SUCCESS, "H2D");
+}
+static void download(void *host, const void *dev, size_t bytes)
+{
+    CHECK(aclrtMemcpy(host, bytes, dev, bytes, ACL_MEMCPY_DEVICE_TO_HOST) == ACL_SUCCESS, "D2H");
+}
+
+static const float weight_values[C] = {0.25f, -0.5f, 2.0f};
+
+/* x[n][c][w] (logical) */
+static float input_value(int seed, int n, int c, int w) { return (float)((n * 7 + c * 3 + w + seed) % 9) - 4.0f; }
+
+static float prelu_ref(float x, int c) { return x > 0 ? x : weight_values[c] * x; }
+
+typedef struct {
+    void *self_dev, *weight_dev, *out_dev;
+    aclTensor *self, *weight, *out;
+} prelu_args;
+
+static void make_contiguous_args(prelu_args *a, int seed)
+{
+    float host[NUMEL];
+    for (int n = 0; n < N; n++)
+        for (int c = 0; c < C; c++)
+            for (int w = 0; w < W; w++)
+                host[(n * C + c) * W + w] = input_value(seed, n, c, w);
+    int64_t dims[3] = {N, C, W}, wdims[1] = {C};
+    a->self_dev = dev_alloc(sizeof host);
+    a->out_dev = dev_alloc(sizeof host);
+    a->weight_dev = dev_alloc(sizeof weight_values);
+    upload(a->self_dev, host, sizeof host);
+    upload(a->weight_dev, weight_values, sizeof weight_values);
+    a->self = aclCreateTensor(dims, 3, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, dims, 3, a->self_dev);
+    a->out = aclCreateTensor(dims, 3, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, dims, 3, a->out_dev);
+    a->weight = aclCreateTensor(wdims, 1, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, wdims, 1, a->weight_dev);
+}
+
+static void free_args(prelu_args *a)
+{
+    aclDestroyTensor(a->self);
+    aclDestroyTensor(a->weight);
+    aclDestroyTensor(a->out);
+    aclrtFree(a->self_dev);
+    aclrtFree(a->weight_dev);
+    aclrtFree(a->out_dev);
+}
+
+static void check_contiguous_out(const void *out_dev, int seed, const char *context)
+{
+    float host[NUMEL];
+    download(host, out_dev, sizeof host);
+    int bad = 0;
+    for (int n = 0; n < N; n++)
+        for (int c = 0; c < C; c++)
+            for (int w = 0; w < W; w++)
+                bad += host[(n * C + c) * W + w] != prelu_ref(input_value(seed, n, c, w), c);
+    CHECK(bad == 0, "%s: %d wrong values", context, bad);
+}
+
+static void test_contiguous(void)
+{
+    prelu_args a;
+    make_contiguous_args(&a, 0);
+    uint64_t ws = 123;
+    aclOpExecutor *ex = NULL;
+    CHECK(aclnnPreluGetWorkspaceSize(a.self, a.weight, a.out, &ws, &ex) == ACLNN_SUCCESS, "phase 1");
+    CHECK(ws == 0, "contiguous fp32 needs no workspace, got %llu", (unsigned long long)ws);
+    CHECK(aclnnPrelu(NULL, 0, ex, stream) == ACLNN_SUCCESS, "phase 2");
+    CHECK(aclrtSynchronizeStream(stream) == ACL_SUCCESS, "sync");
+    check_contiguous_out(a.out_dev, 0, "contiguous");
+
+    /* the executor was consumed: a second launch is reported, not a use-after-free */
+    CHECK(aclnnPrelu(NULL, 0, ex, stream) == ACLNN_ERR_PARAM_INVALID, "consumed executor");
+    expect_message("consumed executor", "aclnnPrelu", "not a live executor");
+    CHECK(aclnnPrelu(NULL, 0, NULL, stream) == ACLNN_ERR_PARAM_NULLPTR, "NULL executor");
+    expect_message("NULL executor", "aclnnPrelu", "executor");
+    CHECK(aclSetAclOpExecutorRepeatable(ex) == ACLNN_ERR_INNER, "repeatable after consumption");
+    (void)aclGetRecentErrMsg();
+    free_args(&a);
+}
+
+static void test_strided(void)
+{
+    /* self: logical [N, C, W] stored as [N, W, C] (a transpose); out: rows padded to 5 */
+    float self_host[NUMEL];
+    for (int n = 0; n < N; n++)
+        for (int c = 0; c < C; c++)
+            for (int w = 0; w < W; w++)
+                self_host[(n * W + w) * C + c] = input_value(1, n, c, w);
+    enum { OUT_ROW = 5, OUT_PLANE = C * OUT_ROW, OUT_STORAGE = N * OUT_PLANE + 2 };
+    float out_host[OUT_STORAGE];
+    for (int i = 0; i < OUT_STORAGE; i++)
+        out_host[i] = 777.0f;
+
+    void *self_dev = dev_alloc(sizeof self_host), *out_dev = dev_alloc(sizeof out_host);
+    void *weight_dev = dev_alloc(sizeof weight_values);
+    upload(self_dev, self_host, sizeof self_host);
+    upload(out_dev, out_host, sizeof out_host);
+    upload(weight_dev, weight_values, sizeof weight_values);
+
+    int64_t dims[3] = {N, C, W}, wdims[1] = {C};
+    int64_t self_strides[3] = {W * C, 1, C}, self_storage[3] = {N, W, C};
+    int64_t out_strides[3] = {OUT_PLANE, OUT_ROW, 1}, out_storage[1] = {OUT_STORAGE};
+    aclTensor *self = aclCreateTensor(dims, 3, ACL_FLOAT, self_strides, 0, ACL_FORMAT_ND, self_storage, 3, self_dev);
+    aclTensor *out = aclCreateTensor(dims, 3, ACL_FLOAT, out_strides, 1, ACL_FORMAT_ND, out_storage, 1, out_dev);
+    aclTensor *weight = aclCreateTensor(wdims, 1, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, wdims, 1, weight_dev);
+    CHECK(self && out && weight, "strided tensors");
+
+    uint64_t ws = 0;
+    aclOpExecutor *ex = NULL;
+    CHECK(aclnnPreluGetWorkspaceSize(self, weight, out, &ws, &ex) == ACLNN_SUCCESS, "strided phase 1");
+    CHECK(ws >= 2 * NUMEL * sizeof(float), "staging for input and output, got %llu", (unsigned long long)ws);
+
+    /* too small a workspace: reported, and the normal executor is consumed as CANN does */
+    void *workspace = dev_alloc(ws);
+    CHECK(aclnnPrelu(workspace, ws - 1, ex, stream) == ACLNN_ERR_PARAM_INVALID, "small workspace");
+    expect_message("small workspace", "aclnnPrelu", "workspaceSize");
+    CHECK(aclnnPrelu(workspace, ws, ex, stream) == ACLNN_ERR_PARAM_INVALID, "consumed by failed launch");
+    (void)aclGetRecentErrMsg();
+
+    /* NULL workspace with a size: 161001 and consumed */
+    CHECK(aclnnPreluGetWorkspaceSize(self, weight, out, &ws, &ex) == ACLNN_SUCCESS, "phase 1 again");
+    CHECK(aclnnPrelu(NULL, ws, ex, stream) == ACLNN_ERR_PARAM_NULLPTR, "NULL workspace");
+    expect_message("NULL workspace", "aclnnPrelu", "workspace");
+    CHECK(aclnnPrelu(workspace, ws, ex, stream) == ACLNN_ERR_PARAM_INVALID, "consumed by NULL workspace");
+    (void)aclGetRecentErrMsg();
+
+    CHECK(aclnnPreluGetWorkspaceSize(self, weight, out, &ws, &ex) == ACLNN_SUCCESS, "phase 1 third");
+    CHECK(aclnnPrelu(workspace, ws, ex, stream) == ACLNN_SUCCESS, "strided phase 2");
+    CHECK(aclrtSynchronizeStream(stream) == ACL_SUCCESS, "sync");
+    download(out_host, out_dev, sizeof out_host);
+    int bad = 0, touched = 0;
+    for (int i = 0; i < OUT_STORAGE; i++) {
+        int rel = i - 1, n = rel / OUT_PLANE, c = (rel % OUT_PLANE) / OUT_ROW, w = rel % OUT_ROW;
+        bool in_view = rel >= 0 && n < N && w < W;
+        if (in_view)
+            bad += out_host[i] != prelu_ref(input_value(1, n, c, w), c);
+        else
+            touched += out_host[i] != 777.0f;
+    }
+    CHECK(bad == 0, "strided: %d wrong values", bad);
+    CHECK(touched == 0, "strided: %d padding elements overwritten", touched);
+
+    aclDestroyTensor(self);
+    aclDestroyTensor(out);
+    aclDestroyTensor(weight);
+    aclrtFree(self_dev);
+    aclrtFree(out_dev);
+    aclrtFree(weight_dev);
+    aclrtFree(workspace);
+}
+
+static void test_repeatable(void)
+{
+    prelu_args a, b;
+    make_contiguous_args(&a, 2);
+    make_contiguous_args(&b, 5);
+    uint64_t ws = 0;
+    aclOpExecutor *ex = NULL;
+    CHECK(aclnnPreluGetWorkspaceSize(a.self, a.weight, a.out, &ws, &ex) == ACLNN_SUCCESS, "phase 1");
+    CHECK(aclSetAclOpExecutorRepeatable(ex) == ACLNN_SUCCESS, "repeatable");
+
+    CHECK(aclnnPrelu(NULL, 0, ex, stream) == ACLNN_SUCCESS, "run 1");
+    /* rebind while run 1 may still be queued: input 0 and output 0 to b's buffers */
+    CHECK(aclSetInputTensorAddr(ex, 0, a.self, b.self_dev) == ACLNN_SUCCESS, "rebind input");
+    CHECK(aclSetOutputTensorAddr(ex, 0, a.out, b.out_dev) == ACLNN_SUCCESS, "rebind output");
+    CHECK(aclnnPrelu(NULL, 0, ex, stream) == ACLNN_SUCCESS, "run 2");
+
+    /* index checks: 2 inputs (self, weight), 1 output; overall index 2 = the output */
+    CHECK(aclSetInputTensorAddr(ex, 2, a.self, b.self_dev) == ACLNN_ERR_PARAM_INVALID, "input index 2");
+    expect_message("input index", "aclSetInputTensorAddr", "index");
+    CHECK(aclSetOutputTensorAddr(ex, 1, a.out, b.out_dev) == ACLNN_ERR_PARAM_INVALID, "output index 1");
+    CHECK(aclSetTensorAddr(ex, 3, a.out, b.out_dev) == ACLNN_ERR_PARAM_INVALID, "overall index 3");
+    (void)aclGetRecentErrMsg();
+    CHECK(aclSetTensorAddr(ex, 2, a.out, a.out_dev) == ACLNN_SUCCESS, "overall index 2 = output");
+    CHECK(aclSetTensorAddr(ex, 0, a.self, a.self_dev) == ACLNN_SUCCESS, "overall index 0 = input");
+
+    /* a repeatable executor survives a failed launch */
+    CHECK(aclnnPrelu(NULL, 8, ex, stream) == ACLNN_ERR_PARAM_NULLPTR, "NULL workspace, repeatable");
+    (void)aclGetRecentErrMsg();
+    CHECK(aclnnPrelu(NULL, 0, ex, stream) == ACLNN_SUCCESS, "run 3 (back on a's buffers)");
+
+    /* destroy while launches may still be queued: they keep it alive until they have run */
+    CHECK(aclDestroyAclOpExecutor(ex) == ACLNN_SUCCESS, "destroy repeatable");
+    CHECK(aclrtSynchronizeStream(stream) == ACL_SUCCESS, "sync");
+    check_contiguous_out(a.out_dev, 2, "run 1 / run 3");
+    check_contiguous_out(b.out_dev, 5, "run 2 (rebound)");
+
+    CHECK(aclnnPrelu(NULL, 0, ex, stream) == ACLNN_ERR_PARAM_INVALID, "launch after destroy");
+    expect_message("after destroy", "aclnnPrelu", "not a live executor");
+    CHECK(aclDestroyAclOpExecutor(ex) == ACLNN_ERR_INNER, "double destroy");
+    (void)aclGetRecentErrMsg();
+    free_args(&a);
+    free_args(&b);
+}
+
+int main(void)
+{
+    CHECK(aclInit(NULL) == ACL_SUCCESS, "aclInit");
+    CHECK(aclrtSetDevice(0) == ACL_SUCCESS, "aclrtSetDevice");
+    CHECK(aclrtCreateStream(&stream) == ACL_SUCCESS, "aclrtCreateStream");
+    test_contiguous();
+    test_strided();
+    test_repeatable();
+    aclrtDestroyStream(stream);
+    aclrtResetDevice(0);
+    aclFinalize();
+    printf("meta executor: %d failures\n", failures);
+    return failures != 0;
+}

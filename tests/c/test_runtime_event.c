@@ -1,0 +1,223 @@
+/*
+ * test_runtime_event.c - events (spec/abi.md §3.5): a record captures the work queued before
+ * it; a stream that waits on an event does not run later tasks before that work is done (two
+ * streams, a slow host function on the first); status queries (recorded status COMPLETE=1,
+ * legacy status COMPLETE=0), synchronize with timeout (507047), elapsed time, reset, destroy
+ * with pending work, unknown handles.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "acl/acl.h"
+
+/* ---- tiny check helpers (each test file is standalone) ---------------------------------- */
+static int failures;
+
+#define CHECK(cond, ...)                                                                   \
+    do {                                                                                   \
+        if (!(cond)) {                                                                     \
+            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);       \
+            fprintf(stderr, __VA_ARGS__);                                                  \
+            fputc('\n', stderr);                                                           \
+            failures++;                                                                    \
+        }                                                                                  \
+    } while (0)
+
+/* Runs `call`, expects status `code`; for a failure also expects a recent-error message that
+ * names `needle` (the function or parameter). */
+#define EXPECT(call, code, needle)                                                         \
+    do {                                                                                   \
+        (void)aclGetRecentErrMsg();                                                        \
+        int expect_ret_ = (int)(call);                                                     \
+        CHECK(expect_ret_ == (int)(code), "%s returned %d, expected %d", #call,            \
+              expect_ret_, (int)(code));                                                   \
+        if ((int)(code) != 0) {                                                            \
+            const char *expect_msg_ = aclGetRecentErrMsg();                                \
+            CHECK(expect_msg_ != NULL && strstr(expect_msg_, (needle)) != NULL,            \
+                  "%s: message should mention \"%s\", got \"%s\"", #call, (needle),        \
+                  expect_msg_ ? expect_msg_ : "(null)");                                   \
+        }                                                                                  \
+    } while (0)
+
+#define EXPECT_OK(call) EXPECT(call, 0, "")
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+static void sleep_task(void *arg)
+{
+    sleep_ms((int)(intptr_t)arg);
+}
+
+/* Slowly writes the value 42 into an int32 in device memory. */
+static void slow_write_42(void *arg)
+{
+    sleep_ms(150);
+    int32_t value = 42;
+    memcpy(arg, &value, sizeof value);
+}
+
+static void test_cross_stream_wait(void)
+{
+    aclrtStream a = NULL, b = NULL;
+    aclrtEvent ready = NULL;
+    int32_t *x = NULL, *y = NULL, result = -1;
+    EXPECT_OK(aclrtCreateStream(&a));
+    EXPECT_OK(aclrtCreateStream(&b));
+    EXPECT_OK(aclrtCreateEventWithFlag(&ready, ACL_EVENT_SYNC));
+    EXPECT_OK(aclrtMalloc((void **)&x, sizeof *x, ACL_MEM_MALLOC_HUGE_FIRST));
+    EXPECT_OK(aclrtMalloc((void **)&y, sizeof *y, ACL_MEM_MALLOC_HUGE_FIRST));
+    EXPECT_OK(aclrtMemset(x, sizeof *x, 0, sizeof *x));
+    EXPECT_OK(aclrtMemset(y, sizeof *y, 0, sizeof *y));
+
+    EXPECT_OK(aclrtLaunchHostFunc(a, slow_write_42, x));
+    EXPECT_OK(aclrtRecordEvent(ready, a));
+    EXPECT_OK(aclrtStreamWaitEvent(b, ready));
+    EXPECT_OK(aclrtMemcpyAsync(y, sizeof *y, x, sizeof *x, ACL_MEMCPY_DEVICE_TO_DEVICE, b));
+
+    aclrtEventRecordedStatus status = ACL_EVENT_RECORDED_STATUS_COMPLETE;
+    EXPECT_OK(aclrtQueryEventStatus(ready, &status));
+    CHECK(status == ACL_EVENT_RECORDED_STATUS_NOT_READY, "event pending behind the slow task");
+    aclrtEventWaitStatus wait_status = ACL_EVENT_WAIT_STATUS_COMPLETE;
+    EXPECT_OK(aclrtQueryEventWaitStatus(ready, &wait_status));
+    CHECK(wait_status == ACL_EVENT_WAIT_STATUS_NOT_READY, "wait status pending");
+
+    EXPECT_OK(aclrtSynchronizeStream(b)); /* only b: the wait must have held the copy back */
+    EXPECT_OK(aclrtMemcpy(&result, sizeof result, y, sizeof *y, ACL_MEMCPY_DEVICE_TO_HOST));
+    CHECK(result == 42, "stream b copied %d: it ran before the event's work finished", result);
+
+    EXPECT_OK(aclrtQueryEventStatus(ready, &status));
+    CHECK(status == ACL_EVENT_RECORDED_STATUS_COMPLETE, "event complete");
+    aclrtEventStatus legacy = ACL_EVENT_STATUS_NOT_READY;
+    EXPECT_OK(aclrtQueryEvent(ready, &legacy));
+    CHECK(legacy == ACL_EVENT_STATUS_COMPLETE && ACL_EVENT_STATUS_COMPLETE == 0,
+          "legacy status COMPLETE (0)");
+    EXPECT_OK(aclrtQueryEventWaitStatus(ready, &wait_status));
+    CHECK(wait_status == ACL_EVENT_WAIT_STATUS_COMPLETE, "wait status complete");
+
+    /* Reset: not complete until recorded again. */
+    EXPECT_OK(aclrtResetEvent(ready, a));
+    EXPECT_OK(aclrtSynchronizeStream(a));
+    EXPECT_OK(aclrtQueryEventStatus(ready, &status));
+    CHECK(status == ACL_EVENT_RECORDED_STATUS_NOT_READY, "reset event is not complete");
+    EXPECT_OK(aclrtRecordEvent(ready, a));
+    EXPECT_OK(aclrtSynchronizeEvent(ready));
+    EXPECT_OK(aclrtQueryEventStatus(ready, &status));
+    CHECK(status == ACL_EVENT_RECORDED_STATUS_COMPLETE, "re-recorded event is complete");
+
+    EXPECT_OK(aclrtDestroyEvent(ready));
+    EXPECT_OK(aclrtFree(x));
+    EXPECT_OK(aclrtFree(y));
+    EXPECT_OK(aclrtDestroyStream(a));
+    EXPECT_OK(aclrtDestroyStream(b));
+}
+
+static void test_unrecorded_events(void)
+{
+    aclrtEvent plain = NULL, reusable = NULL;
+    aclrtEventRecordedStatus status;
+    EXPECT_OK(aclrtCreateEvent(&plain));
+    EXPECT_OK(aclrtCreateEventExWithFlag(&reusable, ACL_EVENT_SYNC));
+    EXPECT_OK(aclrtQueryEventStatus(plain, &status));
+    CHECK(status == ACL_EVENT_RECORDED_STATUS_NOT_READY, "never-recorded event: NOT_READY");
+    EXPECT_OK(aclrtQueryEventStatus(reusable, &status));
+    CHECK(status == ACL_EVENT_RECORDED_STATUS_COMPLETE, "never-recorded Ex event: COMPLETE");
+    EXPECT_OK(aclrtSynchronizeEvent(plain)); /* nothing to wait for */
+    EXPECT_OK(aclrtSynchronizeEventWithTimeout(plain, 0));
+    aclrtStream stream = NULL;
+    EXPECT_OK(aclrtCreateStream(&stream));
+    EXPECT_OK(aclrtStreamWaitEvent(stream, plain)); /* waits for nothing */
+    EXPECT_OK(aclrtSynchronizeStreamWithTimeout(stream, 2000));
+    EXPECT_OK(aclrtDestroyStream(stream));
+    EXPECT_OK(aclrtDestroyEvent(plain));
+    EXPECT_OK(aclrtDestroyEvent(reusable));
+}
+
+static void test_timeout_and_timing(void)
+{
+    aclrtStream stream = NULL;
+    aclrtEvent start = NULL, end = NULL;
+    EXPECT_OK(aclrtCreateStream(&stream));
+    EXPECT_OK(aclrtCreateEventWithFlag(&start, ACL_EVENT_TIME_LINE));
+    EXPECT_OK(aclrtCreateEventWithFlag(&end, ACL_EVENT_TIME_LINE));
+    float ms = -1.0f;
+    EXPECT(aclrtEventElapsedTime(&ms, start, end), ACL_ERROR_RT_PARAM_INVALID, "recorded");
+
+    EXPECT_OK(aclrtRecordEvent(start, stream));
+    EXPECT_OK(aclrtLaunchHostFunc(stream, sleep_task, (void *)(intptr_t)200));
+    EXPECT_OK(aclrtRecordEvent(end, stream));
+    EXPECT(aclrtSynchronizeEventWithTimeout(end, 10), ACL_ERROR_RT_EVENT_SYNC_TIMEOUT,
+           "aclrtSynchronizeEventWithTimeout");
+    EXPECT(aclrtSynchronizeEventWithTimeout(end, -2), ACL_ERROR_RT_PARAM_INVALID, "timeout");
+    EXPECT(aclrtEventElapsedTime(&ms, start, end), ACL_ERROR_RT_EVENT_NOT_COMPLETE, "endEvent");
+    EXPECT_OK(aclrtSynchronizeEventWithTimeout(end, -1));
+    EXPECT_OK(aclrtEventElapsedTime(&ms, start, end));
+    CHECK(ms >= 190.0f && ms < 5000.0f, "elapsed %.3f ms around a 200 ms task", ms);
+    EXPECT(aclrtEventElapsedTime(NULL, start, end), ACL_ERROR_INVALID_PARAM, "ms");
+    EXPECT(aclrtEventElapsedTime(&ms, NULL, end), ACL_ERROR_INVALID_PARAM, "startEvent");
+    EXPECT(aclrtEventElapsedTime(&ms, start, NULL), ACL_ERROR_INVALID_PARAM, "endEvent");
+
+    /* Destroying an event whose record is still queued is allowed and does not block. */
+    aclrtEvent transient = NULL;
+    EXPECT_OK(aclrtCreateEvent(&transient));
+    EXPECT_OK(aclrtLaunchHostFunc(stream, sleep_task, (void *)(intptr_t)30));
+    EXPECT_OK(aclrtRecordEvent(transient, stream));
+    EXPECT_OK(aclrtStreamWaitEvent(stream, transient));
+    EXPECT_OK(aclrtDestroyEvent(transient));
+    EXPECT_OK(aclrtSynchronizeStream(stream));
+
+    EXPECT_OK(aclrtDestroyEvent(start));
+    EXPECT_OK(aclrtDestroyEvent(end));
+    EXPECT_OK(aclrtDestroyStream(stream));
+}
+
+static void test_bad_event_handles(void)
+{
+    int not_an_event = 0;
+    aclrtEvent event = NULL;
+    aclrtEventRecordedStatus status;
+    EXPECT(aclrtCreateEvent(NULL), ACL_ERROR_INVALID_PARAM, "event");
+    EXPECT(aclrtCreateEventWithFlag(NULL, ACL_EVENT_SYNC), ACL_ERROR_INVALID_PARAM, "event");
+    EXPECT(aclrtDestroyEvent(NULL), ACL_ERROR_INVALID_PARAM, "event");
+    EXPECT(aclrtRecordEvent(NULL, NULL), ACL_ERROR_INVALID_PARAM, "event");
+    EXPECT(aclrtRecordEvent((aclrtEvent)&not_an_event, NULL), ACL_ERROR_INVALID_PARAM,
+           "not a live event");
+    EXPECT(aclrtStreamWaitEvent(NULL, NULL), ACL_ERROR_INVALID_PARAM, "event");
+    EXPECT(aclrtSynchronizeEvent((aclrtEvent)&not_an_event), ACL_ERROR_INVALID_PARAM,
+           "aclrtSynchronizeEvent");
+    EXPECT_OK(aclrtCreateEvent(&event));
+    EXPECT(aclrtQueryEventStatus(event, NULL), ACL_ERROR_INVALID_PARAM, "status");
+    EXPECT(aclrtRecordEvent(event, (aclrtStream)&not_an_event), ACL_ERROR_INVALID_PARAM, "stream");
+    EXPECT_OK(aclrtDestroyEvent(event));
+    EXPECT(aclrtDestroyEvent(event), ACL_ERROR_INVALID_PARAM, "aclrtDestroyEvent");
+    EXPECT(aclrtQueryEventStatus(event, &status), ACL_ERROR_INVALID_PARAM, "aclrtQueryEventStatus");
+}
+
+int main(void)
+{
+    EXPECT_OK(aclInit(NULL));
+    EXPECT_OK(aclrtSetDevice(0));
+    test_cross_stream_wait();
+    test_unrecorded_events();
+    test_timeout_and_timing();
+    test_bad_event_handles();
+    /* An event never destroyed is released by aclFinalize. */
+    aclrtEvent leftover = NULL;
+    EXPECT_OK(aclrtCreateEvent(&leftover));
+    EXPECT_OK(aclrtRecordEvent(leftover, NULL));
+    EXPECT_OK(aclrtResetDevice(0));
+    EXPECT_OK(aclFinalize());
+    if (failures) {
+        fprintf(stderr, "test_runtime_event: %d check(s) failed\n", failures);
+        return 1;
+    }
+    printf("test_runtime_event: ok\n");
+    return 0;
+}

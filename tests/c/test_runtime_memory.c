@@ -1,0 +1,195 @@
+/*
+ * test_runtime_memory.c - the device-memory registry (spec/abi.md §3.6, design decision 2):
+ * CANN's rounding (round up to 32, +32 for aclrtMalloc), 64-byte alignment, size 0 / NULL ->
+ * 100000, out of memory -> 207001, aclrtFree of NULL / unknown / interior / already freed
+ * pointers, host vs device mix-ups, aclrtMemcpy / aclrtMemset argument checks and bounds.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "acl/acl.h"
+
+/* ---- tiny check helpers (each test file is standalone) ---------------------------------- */
+static int failures;
+
+#define CHECK(cond, ...)                                                                   \
+    do {                                                                                   \
+        if (!(cond)) {                                                                     \
+            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);       \
+            fprintf(stderr, __VA_ARGS__);                                                  \
+            fputc('\n', stderr);                                                           \
+            failures++;                                                                    \
+        }                                                                                  \
+    } while (0)
+
+/* Runs `call`, expects status `code`; for a failure also expects a recent-error message that
+ * names `needle` (the function or parameter). */
+#define EXPECT(call, code, needle)                                                         \
+    do {                                                                                   \
+        (void)aclGetRecentErrMsg();                                                        \
+        int expect_ret_ = (int)(call);                                                     \
+        CHECK(expect_ret_ == (int)(code), "%s returned %d, expected %d", #call,            \
+              expect_ret_, (int)(code));                                                   \
+        if ((int)(code) != 0) {                                                            \
+            const char *expect_msg_ = aclGetRecentErrMsg();                                \
+            CHECK(expect_msg_ != NULL && strstr(expect_msg_, (needle)) != NULL,            \
+                  "%s: message should mention \"%s\", got \"%s\"", #call, (needle),        \
+                  expect_msg_ ? expect_msg_ : "(null)");                                   \
+        }                                                                                  \
+    } while (0)
+
+#define EXPECT_OK(call) EXPECT(call, 0, "")
+
+static void test_malloc_rules(void)
+{
+    void *p = NULL;
+    EXPECT(aclrtMalloc(&p, 100, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_RT_CONTEXT_NULL,
+           "aclrtMalloc");
+    EXPECT_OK(aclrtSetDevice(0));
+    EXPECT(aclrtMalloc(NULL, 100, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_INVALID_PARAM, "devPtr");
+    EXPECT(aclrtMalloc(&p, 0, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_INVALID_PARAM, "size");
+    EXPECT(aclrtMallocAlign32(&p, 0, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_INVALID_PARAM, "size");
+    EXPECT(aclrtMallocCached(NULL, 8, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_INVALID_PARAM,
+           "devPtr");
+    EXPECT(aclrtMalloc(&p, SIZE_MAX, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_RT_MEMORY_ALLOCATION,
+           "aclrtMalloc");
+    EXPECT(aclrtMalloc(&p, SIZE_MAX - 40, ACL_MEM_MALLOC_HUGE_FIRST),
+           ACL_ERROR_RT_MEMORY_ALLOCATION, "aclrtMalloc");
+
+    /* Sizes: aclrtMalloc usable bytes = round_up(size, 32) + 32; Align32 = round_up(size, 32).
+     * The end of the allocation is probed with aclrtMemset, which refuses to run past it. */
+    static const struct { size_t size, malloc_usable, align32_usable; } sizes[] = {
+        {1, 64, 32}, {31, 64, 32}, {32, 64, 32}, {33, 96, 64}, {100, 160, 128}, {4096, 4128, 4096},
+    };
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        void *m = NULL, *a = NULL;
+        EXPECT_OK(aclrtMalloc(&m, sizes[i].size, (aclrtMemMallocPolicy)12345)); /* any policy */
+        EXPECT_OK(aclrtMallocAlign32(&a, sizes[i].size, ACL_MEM_MALLOC_NORMAL_ONLY));
+        CHECK(((uintptr_t)m % 64) == 0 && ((uintptr_t)a % 64) == 0, "64-byte alignment");
+        size_t mu = sizes[i].malloc_usable, au = sizes[i].align32_usable;
+        EXPECT_OK(aclrtMemset(m, mu, 0x33, mu));
+        EXPECT(aclrtMemset(m, mu + 1, 0x33, mu + 1), ACL_ERROR_RT_PARAM_INVALID, "past the end");
+        EXPECT_OK(aclrtMemset(a, au, 0x44, au));
+        EXPECT(aclrtMemset(a, au + 1, 0x44, au + 1), ACL_ERROR_RT_PARAM_INVALID, "past the end");
+        EXPECT_OK(aclrtFree(m));
+        EXPECT_OK(aclrtFree(a));
+    }
+    void *cached = NULL;
+    EXPECT_OK(aclrtMallocCached(&cached, 10, ACL_MEM_MALLOC_HUGE_FIRST));
+    EXPECT_OK(aclrtFree(cached));
+}
+
+static void test_free_rules(void)
+{
+    char on_stack[64];
+    unsigned char *p = NULL;
+    void *host = NULL;
+    EXPECT(aclrtFree(NULL), ACL_ERROR_INVALID_PARAM, "devPtr");
+    EXPECT(aclrtFree(on_stack), ACL_ERROR_RT_PARAM_INVALID, "aclrtFree");
+    EXPECT_OK(aclrtMalloc((void **)&p, 256, ACL_MEM_MALLOC_HUGE_FIRST));
+    EXPECT(aclrtFree(p + 8), ACL_ERROR_RT_PARAM_INVALID, "not at its start");
+    EXPECT_OK(aclrtFree(p));
+    EXPECT(aclrtFree(p), ACL_ERROR_RT_PARAM_INVALID, "already freed"); /* double free */
+
+    EXPECT(aclrtMallocHost(NULL, 8), ACL_ERROR_INVALID_PARAM, "hostPtr");
+    EXPECT(aclrtMallocHost(&host, 0), ACL_ERROR_INVALID_PARAM, "size");
+    EXPECT_OK(aclrtMallocHost(&host, 1000));
+    CHECK(((uintptr_t)host % 64) == 0, "aclrtMallocHost is 64-byte aligned");
+    EXPECT_OK(aclrtMalloc((void **)&p, 64, ACL_MEM_MALLOC_HUGE_FIRST));
+    EXPECT(aclrtFree(host), ACL_ERROR_RT_PARAM_INVALID, "aclrtFreeHost");
+    EXPECT(aclrtFreeHost(p), ACL_ERROR_RT_PARAM_INVALID, "aclrtFree");
+    EXPECT(aclrtFreeHost(NULL), ACL_ERROR_INVALID_PARAM, "hostPtr");
+    EXPECT_OK(aclrtFreeHost(host));
+    EXPECT(aclrtFreeHost(host), ACL_ERROR_RT_PARAM_INVALID, "aclrtFreeHost");
+    EXPECT_OK(aclrtFree(p));
+}
+
+static void test_copy_rules(void)
+{
+    unsigned char host_in[300], host_out[300];
+    unsigned char *dev = NULL, *dev2 = NULL;
+    for (int i = 0; i < 300; i++)
+        host_in[i] = (unsigned char)(i * 7 + 3);
+    EXPECT_OK(aclrtMalloc((void **)&dev, 256, ACL_MEM_MALLOC_HUGE_FIRST)); /* 288 usable */
+    EXPECT_OK(aclrtMalloc((void **)&dev2, 256, ACL_MEM_MALLOC_HUGE_FIRST));
+
+    EXPECT_OK(aclrtMemcpy(NULL, 0, NULL, 0, ACL_MEMCPY_HOST_TO_DEVICE)); /* count 0: no checks */
+    EXPECT(aclrtMemcpy(NULL, 10, host_in, 10, ACL_MEMCPY_HOST_TO_DEVICE), ACL_ERROR_INVALID_PARAM,
+           "dst");
+    EXPECT(aclrtMemcpy(dev, 10, NULL, 10, ACL_MEMCPY_HOST_TO_DEVICE), ACL_ERROR_INVALID_PARAM,
+           "src");
+    EXPECT(aclrtMemcpy(dev, 16, host_in, 17, ACL_MEMCPY_HOST_TO_DEVICE), ACL_ERROR_RT_PARAM_INVALID,
+           "destMax");
+    EXPECT(aclrtMemcpy(dev, 16, host_in, 16, (aclrtMemcpyKind)6), ACL_ERROR_INVALID_PARAM, "kind");
+    EXPECT(aclrtMemcpy(dev, 16, host_in, 16, (aclrtMemcpyKind)-1), ACL_ERROR_INVALID_PARAM, "kind");
+    /* Past the end of a device allocation, as destination and as source. */
+    EXPECT(aclrtMemcpy(dev + 200, 100, host_in, 100, ACL_MEMCPY_HOST_TO_DEVICE),
+           ACL_ERROR_RT_PARAM_INVALID, "past the end");
+    EXPECT(aclrtMemcpy(host_out, 300, dev, 289, ACL_MEMCPY_DEVICE_TO_HOST),
+           ACL_ERROR_RT_PARAM_INVALID, "past the end");
+
+    /* A round trip through two device buffers, every legal kind. */
+    EXPECT_OK(aclrtMemcpy(dev, 256, host_in, 256, ACL_MEMCPY_HOST_TO_DEVICE));
+    EXPECT_OK(aclrtMemcpy(dev2, 256, dev, 256, ACL_MEMCPY_DEVICE_TO_DEVICE));
+    memset(host_out, 0, sizeof host_out);
+    EXPECT_OK(aclrtMemcpy(host_out, sizeof host_out, dev2, 256, ACL_MEMCPY_DEVICE_TO_HOST));
+    CHECK(memcmp(host_out, host_in, 256) == 0, "round trip data");
+    EXPECT_OK(aclrtMemcpy(host_out, sizeof host_out, host_in, 300, ACL_MEMCPY_HOST_TO_HOST));
+    EXPECT_OK(aclrtMemcpy(dev, 288, dev2, 100, ACL_MEMCPY_DEFAULT));
+    EXPECT_OK(aclrtMemcpy(dev, 288, host_in, 100, ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE));
+    /* Overlapping copies behave like memmove. */
+    EXPECT_OK(aclrtMemcpy(dev + 1, 287, dev, 100, ACL_MEMCPY_DEVICE_TO_DEVICE));
+    CHECK(dev[1] == host_in[0] && dev[100] == host_in[99], "overlapping copy");
+
+    EXPECT_OK(aclrtMemset(NULL, 0, 0, 0));
+    EXPECT(aclrtMemset(NULL, 8, 0, 8), ACL_ERROR_INVALID_PARAM, "devPtr");
+    EXPECT(aclrtMemset(dev, 8, 0, 9), ACL_ERROR_RT_PARAM_INVALID, "maxCount");
+    EXPECT_OK(aclrtMemset(dev, 288, 0x1FF, 288)); /* the low byte of value fills */
+    CHECK(dev[0] == 0xFF && dev[287] == 0xFF, "memset value");
+
+    /* Async variants check the same things when called. */
+    EXPECT(aclrtMemcpyAsync(dev, 16, host_in, 17, ACL_MEMCPY_HOST_TO_DEVICE, NULL),
+           ACL_ERROR_RT_PARAM_INVALID, "destMax");
+    EXPECT(aclrtMemcpyAsync(dev + 280, 16, host_in, 16, ACL_MEMCPY_HOST_TO_DEVICE, NULL),
+           ACL_ERROR_RT_PARAM_INVALID, "past the end");
+    EXPECT(aclrtMemcpyAsync(host_out, 16, host_in, 16, ACL_MEMCPY_HOST_TO_HOST, NULL),
+           ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "HOST_TO_HOST");
+    EXPECT(aclrtMemsetAsync(dev, 8, 0, 9, NULL), ACL_ERROR_RT_PARAM_INVALID, "maxCount");
+    EXPECT(aclrtMemsetAsync(dev, 16, 0, 16, (aclrtStream)host_out), ACL_ERROR_INVALID_PARAM,
+           "stream");
+    EXPECT_OK(aclrtMemcpyAsync(dev, 288, host_in, 256, ACL_MEMCPY_HOST_TO_DEVICE, NULL));
+    EXPECT_OK(aclrtSynchronizeStream(NULL));
+    CHECK(memcmp(dev, host_in, 256) == 0, "async copy on the default stream");
+
+    EXPECT_OK(aclrtFree(dev));
+    EXPECT_OK(aclrtFree(dev2));
+}
+
+static void test_huge_allocation(void)
+{
+    /* 1 PiB: more than any machine has; must fail cleanly with 207001. */
+    void *p = NULL;
+    EXPECT(aclrtMalloc(&p, (size_t)1 << 50, ACL_MEM_MALLOC_HUGE_FIRST),
+           ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory");
+}
+
+int main(void)
+{
+    EXPECT_OK(aclInit(NULL));
+    test_malloc_rules();
+    test_free_rules();
+    test_copy_rules();
+    if (getenv("ACLNN_TEST_SANITIZE") == NULL) /* ASan's allocator aborts instead of failing */
+        test_huge_allocation();
+    EXPECT_OK(aclrtResetDevice(0));
+    EXPECT_OK(aclFinalize());
+    if (failures) {
+        fprintf(stderr, "test_runtime_memory: %d check(s) failed\n", failures);
+        return 1;
+    }
+    printf("test_runtime_memory: ok\n");
+    return 0;
+}

@@ -1,0 +1,294 @@
+/*
+ * test_runtime_stream.c - streams (spec/abi.md §3.4, design decision 3): tasks run in order on
+ * the stream's worker; many async copies/fills then one synchronize give the same bytes as
+ * doing them in order on the host; SynchronizeStreamWithTimeout expires with 507046; unknown
+ * handles are rejected; destroy waits, destroy-force drops queued work; host functions run
+ * on the worker and must not synchronize their own stream.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "acl/acl.h"
+
+/* ---- tiny check helpers (each test file is standalone) ---------------------------------- */
+static int failures;
+
+#define CHECK(cond, ...)                                                                   \
+    do {                                                                                   \
+        if (!(cond)) {                                                                     \
+            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);       \
+            fprintf(stderr, __VA_ARGS__);                                                  \
+            fputc('\n', stderr);                                                           \
+            failures++;                                                                    \
+        }                                                                                  \
+    } while (0)
+
+/* Runs `call`, expects status `code`; for a failure also expects a recent-error message that
+ * names `needle` (the function or parameter). */
+#define EXPECT(call, code, needle)                                                         \
+    do {                                                                                   \
+        (void)aclGetRecentErrMsg();                                                        \
+        int expect_ret_ = (int)(call);                                                     \
+        CHECK(expect_ret_ == (int)(code), "%s returned %d, expected %d", #call,            \
+              expect_ret_, (int)(code));                                                   \
+        if ((int)(code) != 0) {                                                            \
+            const char *expect_msg_ = aclGetRecentErrMsg();                                \
+            CHECK(expect_msg_ != NULL && strstr(expect_msg_, (needle)) != NULL,            \
+                  "%s: message should mention \"%s\", got \"%s\"", #call, (needle),        \
+                  expect_msg_ ? expect_msg_ : "(null)");                                   \
+        }                                                                                  \
+    } while (0)
+
+#define EXPECT_OK(call) EXPECT(call, 0, "")
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+static void sleep_task(void *arg)
+{
+    sleep_ms((int)(intptr_t)arg);
+}
+
+static void set_flag(void *arg)
+{
+    *(volatile int *)arg = 1;
+}
+
+/* ---- many async operations on one stream, checked against the same steps on the host ---- */
+
+#define BUF 4096
+
+static uint32_t rng_state = 12345u;
+static uint32_t next_random(void)
+{
+    rng_state = rng_state * 1664525u + 1013904223u;
+    return rng_state >> 8;
+}
+
+static void test_async_ordering(void)
+{
+    aclrtStream stream = NULL;
+    unsigned char *dev = NULL;
+    unsigned char *expected = malloc(BUF), *result = malloc(BUF);
+    enum { NUM_SOURCES = 8 };
+    unsigned char *sources[NUM_SOURCES];
+    EXPECT_OK(aclrtCreateStream(&stream));
+    EXPECT_OK(aclrtMalloc((void **)&dev, BUF, ACL_MEM_MALLOC_HUGE_FIRST));
+    for (int s = 0; s < NUM_SOURCES; s++) {
+        sources[s] = malloc(BUF);
+        for (int i = 0; i < BUF; i++)
+            sources[s][i] = (unsigned char)next_random();
+    }
+    memset(expected, 0, BUF);
+    EXPECT_OK(aclrtMemset(dev, BUF, 0, BUF));
+
+    /* A slow first task makes sure the rest really queue up behind it. */
+    EXPECT_OK(aclrtLaunchHostFunc(stream, sleep_task, (void *)(intptr_t)50));
+    for (int op = 0; op < 600; op++) {
+        size_t length = 1 + next_random() % 512;
+        size_t dst = next_random() % (BUF - length + 1);
+        switch (next_random() % 3) {
+        case 0: { /* fill */
+            int value = (int)(next_random() & 0xFF);
+            EXPECT_OK(aclrtMemsetAsync(dev + dst, BUF - dst, value, length, stream));
+            memset(expected + dst, value, length);
+            break;
+        }
+        case 1: { /* host -> device */
+            const unsigned char *src = sources[next_random() % NUM_SOURCES];
+            size_t from = next_random() % (BUF - length + 1);
+            EXPECT_OK(aclrtMemcpyAsync(dev + dst, BUF - dst, src + from, length,
+                                       ACL_MEMCPY_HOST_TO_DEVICE, stream));
+            memcpy(expected + dst, src + from, length);
+            break;
+        }
+        default: { /* device -> device inside the buffer (reads earlier results) */
+            size_t from = next_random() % (BUF - length + 1);
+            EXPECT_OK(aclrtMemcpyAsync(dev + dst, BUF - dst, dev + from, length,
+                                       ACL_MEMCPY_DEVICE_TO_DEVICE, stream));
+            memmove(expected + dst, expected + from, length);
+            break;
+        }
+        }
+    }
+    aclrtStreamStatus status = ACL_STREAM_STATUS_COMPLETE;
+    EXPECT_OK(aclrtStreamQuery(stream, &status));
+    CHECK(status == ACL_STREAM_STATUS_NOT_READY, "stream busy behind the slow task");
+    EXPECT_OK(aclrtSynchronizeStream(stream));
+    EXPECT_OK(aclrtStreamQuery(stream, &status));
+    CHECK(status == ACL_STREAM_STATUS_COMPLETE, "stream idle after synchronize");
+    EXPECT_OK(aclrtMemcpy(result, BUF, dev, BUF, ACL_MEMCPY_DEVICE_TO_HOST));
+    size_t first_diff = BUF;
+    for (size_t i = 0; i < BUF && first_diff == BUF; i++)
+        if (result[i] != expected[i])
+            first_diff = i;
+    CHECK(first_diff == BUF, "async result differs from the in-order reference at byte %zu",
+          first_diff);
+    EXPECT(aclrtStreamQuery(stream, NULL), ACL_ERROR_INVALID_PARAM, "status");
+    EXPECT_OK(aclrtFree(dev));
+    EXPECT_OK(aclrtDestroyStream(stream));
+    for (int s = 0; s < NUM_SOURCES; s++)
+        free(sources[s]);
+    free(expected);
+    free(result);
+}
+
+/* ---- timeouts ------------------------------------------------------------------------------ */
+
+static void test_synchronize_timeout(void)
+{
+    aclrtStream stream = NULL;
+    volatile int done = 0;
+    EXPECT_OK(aclrtCreateStreamWithConfig(&stream, 0, ACL_STREAM_FAST_LAUNCH));
+    EXPECT_OK(aclrtLaunchHostFunc(stream, sleep_task, (void *)(intptr_t)300));
+    EXPECT_OK(aclrtLaunchHostFunc(stream, set_flag, (void *)&done));
+    EXPECT(aclrtSynchronizeStreamWithTimeout(stream, 20), ACL_ERROR_RT_STREAM_SYNC_TIMEOUT,
+           "aclrtSynchronizeStreamWithTimeout");
+    CHECK(aclrtGetLastError(ACL_RT_THREAD_LEVEL) == ACL_ERROR_RT_STREAM_SYNC_TIMEOUT,
+          "timeout recorded as the last error");
+    EXPECT(aclrtSynchronizeStreamWithTimeout(stream, 0), ACL_ERROR_RT_STREAM_SYNC_TIMEOUT,
+           "timed out");
+    EXPECT(aclrtSynchronizeStreamWithTimeout(stream, -2), ACL_ERROR_RT_PARAM_INVALID, "timeout");
+    CHECK(done == 0, "the second task waits for the first");
+    EXPECT_OK(aclrtSynchronizeStreamWithTimeout(stream, -1));
+    CHECK(done == 1, "synchronize waited for both tasks");
+    EXPECT_OK(aclrtSynchronizeStreamWithTimeout(stream, 1000));
+    EXPECT_OK(aclrtDestroyStream(stream));
+}
+
+/* ---- handles ------------------------------------------------------------------------------- */
+
+static void test_bad_handles(void)
+{
+    int not_a_stream = 0;
+    aclrtStream stream = NULL;
+    EXPECT(aclrtCreateStream(NULL), ACL_ERROR_INVALID_PARAM, "stream");
+    EXPECT(aclrtSynchronizeStream((aclrtStream)&not_a_stream), ACL_ERROR_INVALID_PARAM,
+           "not a live stream");
+    EXPECT(aclrtDestroyStream(NULL), ACL_ERROR_INVALID_PARAM, "stream");
+    EXPECT(aclrtDestroyStream((aclrtStream)&not_a_stream), ACL_ERROR_INVALID_PARAM,
+           "aclrtDestroyStream");
+    EXPECT(aclrtLaunchHostFunc((aclrtStream)&not_a_stream, set_flag, &not_a_stream),
+           ACL_ERROR_INVALID_PARAM, "aclrtLaunchHostFunc");
+    EXPECT(aclrtLaunchHostFunc(NULL, NULL, NULL), ACL_ERROR_INVALID_PARAM, "fn");
+    EXPECT_OK(aclrtCreateStream(&stream));
+    EXPECT_OK(aclrtDestroyStream(stream));
+    EXPECT(aclrtDestroyStream(stream), ACL_ERROR_INVALID_PARAM, "aclrtDestroyStream");
+    EXPECT(aclrtSynchronizeStream(stream), ACL_ERROR_INVALID_PARAM, "aclrtSynchronizeStream");
+    EXPECT(aclrtStreamQuery(stream, &(aclrtStreamStatus){0}), ACL_ERROR_INVALID_PARAM,
+           "aclrtStreamQuery");
+}
+
+/* ---- destroy ------------------------------------------------------------------------------- */
+
+static void test_destroy(void)
+{
+    aclrtStream stream = NULL;
+    volatile int finished = 0, dropped = 0;
+    EXPECT_OK(aclrtCreateStream(&stream));
+    EXPECT_OK(aclrtLaunchHostFunc(stream, sleep_task, (void *)(intptr_t)50));
+    EXPECT_OK(aclrtLaunchHostFunc(stream, set_flag, (void *)&finished));
+    EXPECT_OK(aclrtDestroyStream(stream)); /* waits for pending work */
+    CHECK(finished == 1, "aclrtDestroyStream waits for queued tasks");
+
+    EXPECT_OK(aclrtCreateStream(&stream));
+    EXPECT_OK(aclrtLaunchHostFunc(stream, sleep_task, (void *)(intptr_t)100));
+    EXPECT_OK(aclrtLaunchHostFunc(stream, set_flag, (void *)&dropped));
+    EXPECT_OK(aclrtDestroyStreamForce(stream));
+    CHECK(dropped == 0, "aclrtDestroyStreamForce drops tasks that had not started");
+    EXPECT(aclrtDestroyStreamForce(stream), ACL_ERROR_INVALID_PARAM, "aclrtDestroyStreamForce");
+}
+
+/* ---- host functions ------------------------------------------------------------------------ */
+
+typedef struct self_sync {
+    aclrtStream stream;
+    aclError sync_result;
+    int ran_on_worker;
+    pthread_t caller;
+} self_sync;
+
+static void sync_own_stream(void *arg)
+{
+    self_sync *probe = arg;
+    probe->ran_on_worker = !pthread_equal(pthread_self(), probe->caller);
+    probe->sync_result = aclrtSynchronizeStream(probe->stream);
+    (void)aclGetRecentErrMsg();
+}
+
+static void test_host_func(void)
+{
+    self_sync probe = {NULL, 0, 0, pthread_self()};
+    EXPECT_OK(aclrtCreateStream(&probe.stream));
+    EXPECT_OK(aclrtLaunchHostFunc(probe.stream, sync_own_stream, &probe));
+    EXPECT_OK(aclrtSynchronizeStream(probe.stream));
+    CHECK(probe.ran_on_worker, "a host function runs on the stream's worker thread");
+    CHECK(probe.sync_result == ACL_ERROR_RT_PARAM_INVALID,
+          "synchronizing its own stream from a host function is refused (got %d), not a "
+          "deadlock", probe.sync_result);
+    EXPECT_OK(aclrtDestroyStream(probe.stream));
+
+    /* Default stream (NULL). */
+    volatile int flag = 0;
+    EXPECT_OK(aclrtLaunchHostFunc(NULL, set_flag, (void *)&flag));
+    EXPECT_OK(aclrtSynchronizeStream(NULL));
+    CHECK(flag == 1, "host function on the default stream");
+}
+
+/* ---- several streams at once, and device-wide synchronize -------------------------------- */
+
+static void test_many_streams(void)
+{
+    enum { STREAMS = 6, BYTES = 1 << 16 };
+    aclrtStream streams[STREAMS];
+    unsigned char *buffers[STREAMS];
+    for (int s = 0; s < STREAMS; s++) {
+        EXPECT_OK(aclrtCreateStream(&streams[s]));
+        EXPECT_OK(aclrtMalloc((void **)&buffers[s], BYTES, ACL_MEM_MALLOC_HUGE_FIRST));
+        EXPECT_OK(aclrtLaunchHostFunc(streams[s], sleep_task, (void *)(intptr_t)20));
+        for (int k = 0; k < 16; k++)
+            EXPECT_OK(aclrtMemsetAsync(buffers[s], BYTES, s * 16 + k, BYTES, streams[s]));
+    }
+    EXPECT_OK(aclrtSynchronizeDevice());
+    for (int s = 0; s < STREAMS; s++) {
+        CHECK(buffers[s][0] == s * 16 + 15 && buffers[s][BYTES - 1] == s * 16 + 15,
+              "stream %d final fill", s);
+        EXPECT_OK(aclrtFree(buffers[s]));
+        EXPECT_OK(aclrtDestroyStream(streams[s]));
+    }
+}
+
+int main(void)
+{
+    EXPECT_OK(aclInit(NULL));
+    EXPECT_OK(aclrtSetDevice(0));
+    test_async_ordering();
+    test_synchronize_timeout();
+    test_bad_handles();
+    test_destroy();
+    test_host_func();
+    test_many_streams();
+    /* A stream left alive is released by aclrtResetDevice after its work. */
+    aclrtStream leftover = NULL;
+    volatile int ran = 0;
+    EXPECT_OK(aclrtCreateStream(&leftover));
+    EXPECT_OK(aclrtLaunchHostFunc(leftover, sleep_task, (void *)(intptr_t)20));
+    EXPECT_OK(aclrtLaunchHostFunc(leftover, set_flag, (void *)&ran));
+    EXPECT_OK(aclrtResetDevice(0));
+    CHECK(ran == 1, "aclrtResetDevice finished the leftover stream's work");
+    EXPECT_OK(aclFinalize());
+    if (failures) {
+        fprintf(stderr, "test_runtime_stream: %d check(s) failed\n", failures);
+        return 1;
+    }
+    printf("test_runtime_stream: ok\n");
+    return 0;
+}

@@ -1,0 +1,84 @@
+/*
+ * test_runtime_visible_devices.c - ASCEND_RT_VISIBLE_DEVICES decides the device count (its
+ * entries are re-indexed from 0, spec/abi.md §5); ids outside [0, count) get 107001.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "acl/acl.h"
+
+/* ---- tiny check helpers (each test file is standalone) ---------------------------------- */
+static int failures;
+
+#define CHECK(cond, ...)                                                                   \
+    do {                                                                                   \
+        if (!(cond)) {                                                                     \
+            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);       \
+            fprintf(stderr, __VA_ARGS__);                                                  \
+            fputc('\n', stderr);                                                           \
+            failures++;                                                                    \
+        }                                                                                  \
+    } while (0)
+
+/* Runs `call`, expects status `code`; for a failure also expects a recent-error message that
+ * names `needle` (the function or parameter). */
+#define EXPECT(call, code, needle)                                                         \
+    do {                                                                                   \
+        (void)aclGetRecentErrMsg();                                                        \
+        int expect_ret_ = (int)(call);                                                     \
+        CHECK(expect_ret_ == (int)(code), "%s returned %d, expected %d", #call,            \
+              expect_ret_, (int)(code));                                                   \
+        if ((int)(code) != 0) {                                                            \
+            const char *expect_msg_ = aclGetRecentErrMsg();                                \
+            CHECK(expect_msg_ != NULL && strstr(expect_msg_, (needle)) != NULL,            \
+                  "%s: message should mention \"%s\", got \"%s\"", #call, (needle),        \
+                  expect_msg_ ? expect_msg_ : "(null)");                                   \
+        }                                                                                  \
+    } while (0)
+
+#define EXPECT_OK(call) EXPECT(call, 0, "")
+
+int main(void)
+{
+    /* Must be set before the first runtime call: the count is read once. */
+    setenv("ASCEND_RT_VISIBLE_DEVICES", "4,5,7", 1);
+    uint32_t count = 0;
+    EXPECT_OK(aclInit(NULL));
+    EXPECT_OK(aclrtGetDeviceCount(&count));
+    CHECK(count == 3, "device count %u, expected 3", count);
+    for (int32_t id = 0; id < 3; id++) {
+        int32_t device = -1;
+        EXPECT_OK(aclrtSetDevice(id));
+        EXPECT_OK(aclrtGetDevice(&device));
+        CHECK(device == id, "aclrtGetDevice = %d after aclrtSetDevice(%d)", device, id);
+    }
+    EXPECT(aclrtSetDevice(3), ACL_ERROR_RT_INVALID_DEVICEID, "deviceId");
+    EXPECT(aclrtSetDevice(4), ACL_ERROR_RT_INVALID_DEVICEID, "deviceId");
+
+    /* Work on two devices stays apart: each has its own default stream. */
+    unsigned char *a = NULL, *b = NULL;
+    EXPECT_OK(aclrtSetDevice(1));
+    EXPECT_OK(aclrtMalloc((void **)&a, 16, ACL_MEM_MALLOC_NORMAL_ONLY));
+    EXPECT_OK(aclrtMemsetAsync(a, 16, 1, 16, NULL));
+    EXPECT_OK(aclrtSetDevice(2));
+    EXPECT_OK(aclrtMalloc((void **)&b, 16, ACL_MEM_MALLOC_NORMAL_ONLY));
+    EXPECT_OK(aclrtMemsetAsync(b, 16, 2, 16, NULL));
+    EXPECT_OK(aclrtSynchronizeDevice());
+    EXPECT_OK(aclrtSetDevice(1));
+    EXPECT_OK(aclrtSynchronizeDevice());
+    if (a && b)
+        CHECK(a[15] == 1 && b[15] == 2, "memsets on two devices");
+    EXPECT_OK(aclrtFree(a));
+    EXPECT_OK(aclrtFree(b));
+    for (int32_t id = 0; id < 3; id++)
+        EXPECT_OK(aclrtResetDeviceForce(id));
+    EXPECT_OK(aclFinalize());
+    if (failures) {
+        fprintf(stderr, "test_runtime_visible_devices: %d check(s) failed\n", failures);
+        return 1;
+    }
+    printf("test_runtime_visible_devices: ok\n");
+    return 0;
+}

@@ -1,0 +1,155 @@
+"""`make install PREFIX=DIR` lays out a CANN-like tree, the library exports only CANN names, and a
+program in the style of CANN's official samples builds with CANN's flags against the tree and runs."""
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import support
+
+ROOT = support.ROOT
+ALIASES = ["libascendcl.so", "libacl_rt.so", "libnnopbase.so", "libopapi.so",
+           "libopapi_nn.so", "libopapi_math.so", "libopapi_cv.so"]
+
+
+@pytest.fixture(scope="module")
+def prefix(tmp_path_factory):
+    prefix = tmp_path_factory.mktemp("cann")
+    subprocess.run(["make", "-s", "install", f"PREFIX={prefix}"], cwd=ROOT, check=True,
+                   capture_output=True)
+    return prefix
+
+
+def test_tree_layout(prefix):
+    for header in ["acl/acl.h", "acl/acl_base.h", "acl/acl_rt.h", "aclnn/acl_meta.h",
+                   "aclnn/aclnn_base.h", "aclnn/opdev/op_errno.h", "aclnnop/aclnn_util.h",
+                   "aclnnop/aclnn_prelu.h", "aclnnop/level2/aclnn_prelu.h",
+                   "aclnnop/aclnn_max_pool2d_with_indices_backward.h"]:
+        assert (prefix / "include" / header).is_file(), header
+    assert (prefix / "lib64" / "libaclnn.so").is_file()
+    for alias in ALIASES:
+        link = prefix / "lib64" / alias
+        assert link.is_symlink() and os.readlink(link) == "libaclnn.so", alias
+
+
+def test_set_env_exports(prefix):
+    script = f". {prefix}/set_env.sh && env"
+    out = subprocess.run(["bash", "-c", script], capture_output=True, text=True, check=True).stdout
+    env = dict(line.split("=", 1) for line in out.splitlines() if "=" in line)
+    for name in ["ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME", "ASCEND_CUSTOM_PATH"]:
+        assert env[name] == str(prefix)
+    assert env["ASCEND_OPP_PATH"].startswith(str(prefix))
+    assert env["LD_LIBRARY_PATH"].split(":")[0] == f"{prefix}/lib64"
+
+
+def test_library_exports_only_cann_names():
+    lib = support.lib_dir() / "libaclnn.so"
+    out = subprocess.run(["nm", "-D", "--defined-only", str(lib)], capture_output=True, text=True,
+                         check=True).stdout
+    names = [line.split()[-1] for line in out.splitlines() if line.strip()]
+    assert names, "no exported symbols"
+    foreign = [n for n in names if not re.match(r"^(acl|Acl)", n)]
+    assert foreign == [], f"non-CANN exports: {foreign[:10]}"
+    for required in ["aclInit", "aclrtMalloc", "aclCreateTensor", "aclGetRecentErrMsg",
+                     "aclnnPreluGetWorkspaceSize", "aclnnMaxPool2dWithMaskBackward"]:
+        assert required in names
+
+
+def test_soname():
+    lib = support.lib_dir() / "libaclnn.so"
+    out = subprocess.run(["readelf", "-d", str(lib)], capture_output=True, text=True, check=True).stdout
+    assert "Library soname: [libaclnn.so]" in out
+
+
+OFFICIAL_STYLE = r'''
+#include <iostream>
+#include <memory>
+#include <vector>
+#include "acl/acl.h"
+#include "aclnnop/aclnn_replication_pad2d.h"
+
+#define CHECK_RET(cond, return_expr) do { if (!(cond)) { return_expr; } } while (0)
+#define LOG_PRINT(message, ...) do { printf(message, ##__VA_ARGS__); } while (0)
+
+int64_t GetShapeSize(const std::vector<int64_t>& shape) {
+  int64_t shapeSize = 1;
+  for (auto i : shape) shapeSize *= i;
+  return shapeSize;
+}
+
+int main() {
+  int32_t deviceId = 0;
+  aclrtStream stream;
+  auto ret = aclInit(nullptr);
+  CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclInit failed. ERROR: %d\n", ret); return ret);
+  ret = aclrtSetDevice(deviceId);
+  CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtSetDevice failed. ERROR: %d\n", ret); return ret);
+  ret = aclrtCreateStream(&stream);
+  CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtCreateStream failed. ERROR: %d\n", ret); return ret);
+
+  std::vector<int64_t> selfShape = {1, 1, 2, 2};
+  std::vector<int64_t> outShape = {1, 1, 4, 4};
+  std::vector<float> selfHostData = {1, 2, 3, 4};
+  std::vector<float> outHostData(16, 0);
+  std::vector<int64_t> strides = {4, 4, 2, 1};
+  std::vector<int64_t> outStrides = {16, 16, 4, 1};
+  void *selfDeviceAddr = nullptr, *outDeviceAddr = nullptr;
+  ret = aclrtMalloc(&selfDeviceAddr, 16, ACL_MEM_MALLOC_HUGE_FIRST);
+  CHECK_RET(ret == ACL_SUCCESS, return ret);
+  ret = aclrtMalloc(&outDeviceAddr, 64, ACL_MEM_MALLOC_HUGE_FIRST);
+  CHECK_RET(ret == ACL_SUCCESS, return ret);
+  ret = aclrtMemcpy(selfDeviceAddr, 16, selfHostData.data(), 16, ACL_MEMCPY_HOST_TO_DEVICE);
+  CHECK_RET(ret == ACL_SUCCESS, return ret);
+  aclTensor* self = aclCreateTensor(selfShape.data(), selfShape.size(), aclDataType::ACL_FLOAT, strides.data(), 0,
+                                    aclFormat::ACL_FORMAT_NCHW, selfShape.data(), selfShape.size(), selfDeviceAddr);
+  aclTensor* out = aclCreateTensor(outShape.data(), outShape.size(), aclDataType::ACL_FLOAT, outStrides.data(), 0,
+                                   aclFormat::ACL_FORMAT_NCHW, outShape.data(), outShape.size(), outDeviceAddr);
+  std::vector<int64_t> padData = {1, 1, 1, 1};
+  aclIntArray* padding = aclCreateIntArray(padData.data(), 4);
+  std::unique_ptr<aclTensor, aclnnStatus (*)(const aclTensor*)> selfGuard(self, aclDestroyTensor);
+  std::unique_ptr<aclTensor, aclnnStatus (*)(const aclTensor*)> outGuard(out, aclDestroyTensor);
+  std::unique_ptr<aclIntArray, aclnnStatus (*)(const aclIntArray*)> padGuard(padding, aclDestroyIntArray);
+  std::unique_ptr<void, aclError (*)(void*)> selfMem(selfDeviceAddr, aclrtFree);
+  std::unique_ptr<void, aclError (*)(void*)> outMem(outDeviceAddr, aclrtFree);
+
+  uint64_t workspaceSize = 0;
+  aclOpExecutor* executor;
+  ret = aclnnReplicationPad2dGetWorkspaceSize(self, padding, out, &workspaceSize, &executor);
+  CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("GetWorkspaceSize failed. ERROR: %d\n", ret); return ret);
+  void* workspaceAddr = nullptr;
+  if (workspaceSize > 0) {
+    ret = aclrtMalloc(&workspaceAddr, workspaceSize, ACL_MEM_MALLOC_HUGE_FIRST);
+    CHECK_RET(ret == ACL_SUCCESS, return ret);
+  }
+  ret = aclnnReplicationPad2d(workspaceAddr, workspaceSize, executor, stream);
+  CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclnnReplicationPad2d failed. ERROR: %d\n", ret); return ret);
+  ret = aclrtSynchronizeStream(stream);
+  CHECK_RET(ret == ACL_SUCCESS, return ret);
+  ret = aclrtMemcpy(outHostData.data(), 64, outDeviceAddr, 64, ACL_MEMCPY_DEVICE_TO_HOST);
+  CHECK_RET(ret == ACL_SUCCESS, return ret);
+  for (int64_t i = 0; i < GetShapeSize(outShape); i++) LOG_PRINT("result[%ld] is: %f\n", i, outHostData[i]);
+  if (workspaceSize > 0) aclrtFree(workspaceAddr);
+  selfGuard.reset(); outGuard.reset(); padGuard.reset(); selfMem.reset(); outMem.reset();
+  aclrtDestroyStream(stream);
+  aclrtResetDevice(deviceId);
+  aclFinalize();
+  return 0;
+}
+'''
+
+
+def test_official_style_program_builds_with_cann_flags(prefix, tmp_path):
+    source = tmp_path / "official.cpp"
+    source.write_text(OFFICIAL_STYLE)
+    exe = tmp_path / "official"
+    subprocess.run(["g++", "-std=c++11", str(source), "-o", str(exe), f"-I{prefix}/include",
+                    f"-L{prefix}/lib64", "-lascendcl", "-lnnopbase", "-lopapi"], check=True)
+    env = dict(os.environ, LD_LIBRARY_PATH=f"{prefix}/lib64")
+    out = subprocess.run([str(exe)], capture_output=True, text=True, env=env, check=True).stdout
+    values = [float(m) for m in re.findall(r"result\[\d+\] is: (\S+)", out)]
+    # replication padding of [[1, 2], [3, 4]] by one on every side, computed by hand-free numpy
+    import numpy as np
+    expected = np.pad(np.array([[1, 2], [3, 4]], np.float32), 1, mode="edge").ravel()
+    assert values == expected.tolist()

@@ -1,0 +1,270 @@
+"""aclnnIm2col against a NumPy gather reference and torch.nn.functional.unfold.
+
+im2col is a pure gather: results must be bit-identical to the reference for every dtype; a cast
+to a different out dtype rounds once (through fp32).
+"""
+import ml_dtypes
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+import pyaclnn
+from pyaclnn.functional import im2col
+
+torch.set_num_threads(1)
+
+BF16 = ml_dtypes.bfloat16
+DTYPES = [np.float32, np.float16, BF16]
+
+
+# ---------------------------------------------------------------------------------------------
+# references and helpers
+# ---------------------------------------------------------------------------------------------
+def windows(size, k, d, p, s):
+    return (size + 2 * p - (d * (k - 1) + 1)) // s + 1
+
+
+def ref_im2col(x, k, d, p, s):
+    """Independent gather in x's own dtype: slices of the zero-padded image."""
+    batched = x.ndim == 4
+    xb = x if batched else x[None]
+    n, c, h, w = xb.shape
+    oh, ow = windows(h, k[0], d[0], p[0], s[0]), windows(w, k[1], d[1], p[1], s[1])
+    xp = np.zeros((n, c, h + 2 * p[0], w + 2 * p[1]), dtype=x.dtype)
+    xp[:, :, p[0]:p[0] + h, p[1]:p[1] + w] = xb
+    out = np.empty((n, c, k[0], k[1], oh * ow), dtype=x.dtype)
+    for ki in range(k[0]):
+        for kj in range(k[1]):
+            r0, c0 = ki * d[0], kj * d[1]
+            patch = xp[:, :, r0:r0 + s[0] * (oh - 1) + 1:s[0], c0:c0 + s[1] * (ow - 1) + 1:s[1]]
+            out[:, :, ki, kj, :] = patch.reshape(n, c, oh * ow)
+    out = out.reshape(n, c * k[0] * k[1], oh * ow)
+    return out if batched else out[0]
+
+
+def to_torch(a):
+    if a.dtype == BF16:
+        return torch.from_numpy(a.astype(np.float32)).to(torch.bfloat16)
+    return torch.from_numpy(np.ascontiguousarray(a))
+
+
+def from_torch(t, dtype):
+    if t.dtype == torch.bfloat16:
+        return t.float().numpy().astype(BF16)
+    return t.numpy().astype(dtype)
+
+
+def bits(a):
+    a = np.ascontiguousarray(a)
+    return a.view(np.uint16 if a.dtype.itemsize == 2 else np.uint32)
+
+
+def assert_bits(got, want):
+    assert got.shape == want.shape, (got.shape, want.shape)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(bits(got), bits(want))
+
+
+def random_image(shape, dtype, seed=0):
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal(shape).astype(np.float32).astype(dtype)
+
+
+def layouts(shape):
+    """(strides, offset, storage_numel) of a few non-contiguous layouts of `shape`."""
+    nd = len(shape)
+    contig = [1] * nd
+    for i in range(nd - 2, -1, -1):
+        contig[i] = contig[i + 1] * max(shape[i + 1], 1)
+    numel = int(np.prod(shape))
+    yield tuple(contig), 5, numel + 9                                   # offset
+    yield tuple(2 * c for c in contig), 1, 2 * numel + 3                # every other element
+    if nd >= 2:                                                         # last two dims swapped
+        perm = list(range(nd - 2)) + [nd - 1, nd - 2]
+        pshape = [shape[i] for i in perm]
+        pstr = [1] * nd
+        for i in range(nd - 2, -1, -1):
+            pstr[i] = pstr[i + 1] * max(pshape[i + 1], 1)
+        strides = [0] * nd
+        for pos, dim in enumerate(perm):
+            strides[dim] = pstr[pos]
+        yield tuple(strides), 2, numel + 2
+
+
+# ---------------------------------------------------------------------------------------------
+# values
+# ---------------------------------------------------------------------------------------------
+# (shape, kernel, dilation, padding, stride)
+CASES = [
+    ((1, 1, 3, 3), (2, 2), (1, 1), (0, 0), (1, 1)),
+    ((2, 3, 7, 5), (3, 3), (1, 1), (1, 1), (1, 1)),
+    ((2, 2, 9, 11), (3, 2), (2, 1), (1, 2), (2, 3)),
+    ((1, 3, 12, 10), (5, 4), (1, 2), (2, 0), (3, 1)),
+    ((3, 5, 8), (4, 1), (1, 3), (3, 4), (1, 2)),        # unbatched, kW = 1
+    ((2, 13, 6), (1, 5), (5, 1), (0, 2), (4, 5)),       # unbatched, H != W
+    ((1, 2, 4, 4), (4, 4), (1, 1), (0, 0), (1, 1)),     # L = 1
+    ((2, 1, 5, 6), (2, 3), (3, 2), (5, 5), (5, 4)),     # padding bigger than the kernel
+    ((1, 4, 3, 17), (3, 5), (1, 4), (1, 1), (2, 5)),
+]
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=["fp32", "fp16", "bf16"])
+@pytest.mark.parametrize("shape,k,d,p,s", CASES)
+def test_values_match_reference_and_torch(shape, k, d, p, s, dtype):
+    x = random_image(shape, dtype, seed=len(shape) + k[0])
+    got = im2col(x, k, d, p, s)
+    assert_bits(got, ref_im2col(x, k, d, p, s))
+    t = F.unfold(to_torch(x)[None] if x.ndim == 3 else to_torch(x), k, d, p, s)
+    want = from_torch(t[0] if x.ndim == 3 else t, dtype)
+    assert_bits(got, want)
+
+
+@pytest.mark.parametrize("src,dst", [(np.float32, np.float16), (np.float32, BF16),
+                                     (np.float16, np.float32), (BF16, np.float16),
+                                     (np.float16, BF16)])
+def test_result_is_cast_to_out_dtype(src, dst):
+    x = random_image((2, 3, 6, 7), src, seed=3) * 3
+    got = im2col(x, (3, 2), (1, 2), (1, 1), (2, 1), out_dtype=dst)
+    want = ref_im2col(x, (3, 2), (1, 2), (1, 1), (2, 1)).astype(np.float32).astype(dst)
+    assert_bits(got, want)
+
+
+def test_special_values_are_copied_bit_exactly():
+    x = np.array([np.nan, -0.0, np.inf, -np.inf, 1e-40, -3.5, 0.0, 65504.0, 7.0],
+                 dtype=np.float32).reshape(1, 1, 3, 3)
+    got = im2col(x, 2, 1, 1, 1)
+    assert_bits(got, ref_im2col(x, (2, 2), (1, 1), (1, 1), (1, 1)))
+
+
+def test_ops_md_examples():
+    # examples/test_aclnn_im2col.cpp
+    x = np.arange(12, dtype=np.float32).reshape(2, 2, 3)
+    want = np.array([[0, 0, 0, 4], [0, 0, 3, 5], [0, 1, 0, 0], [0, 2, 0, 0], [0, 0, 0, 10],
+                     [0, 0, 9, 11], [0, 7, 0, 0], [6, 8, 0, 0]], dtype=np.float32)
+    np.testing.assert_array_equal(im2col(x, (2, 2), (1, 1), (1, 1), (2, 2)), want)
+    # PyTorch example with dilation [2, 1], padding [1, 0]
+    x = np.arange(1, 10, dtype=np.float32).reshape(1, 1, 3, 3)
+    want = np.array([[[0, 0, 1, 2, 4, 5], [0, 0, 2, 3, 5, 6], [4, 5, 7, 8, 0, 0],
+                      [5, 6, 8, 9, 0, 0]]], dtype=np.float32)
+    np.testing.assert_array_equal(im2col(x, (2, 2), (2, 1), (1, 0), (1, 1)), want)
+    # UT: [1,2,2,3] -> [1,8,4] for every supported dtype
+    for dtype in DTYPES:
+        x = random_image((1, 2, 2, 3), dtype)
+        assert im2col(x, 2, 1, 1, 2).shape == (1, 8, 4)
+
+
+# ---------------------------------------------------------------------------------------------
+# layouts, executors, empty tensors
+# ---------------------------------------------------------------------------------------------
+def run_im2col(x_tensor, out_tensor, k, d, p, s):
+    pyaclnn.run_op("Im2col", x_tensor, list(k), list(d), list(p), list(s), out_tensor)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, BF16], ids=["fp32", "bf16"])
+def test_strided_and_offset_views(dtype):
+    shape, k, d, p, s = (2, 3, 5, 6), (2, 3), (2, 1), (1, 1), (1, 2)
+    x = random_image(shape, dtype, seed=7)
+    want = ref_im2col(x, k, d, p, s)
+    for x_layout, out_layout in zip(layouts(shape), layouts(want.shape)):
+        with pyaclnn.Tensor.strided(x, *x_layout) as xt, \
+                pyaclnn.Tensor.strided(np.full(want.shape, np.nan, dtype), *out_layout) as ot:
+            run_im2col(xt, ot, k, d, p, s)
+            assert_bits(ot.numpy(), want)
+            # storage the view does not cover stays untouched (NaN)
+            storage = ot.storage_numpy().astype(np.float32)
+            assert np.isnan(storage).sum() == storage.size - want.size
+
+
+def test_repeatable_executor_with_new_addresses():
+    k, d, p, s = (3, 3), (1, 1), (1, 1), (2, 2)
+    x1, x2 = random_image((1, 2, 6, 6), np.float32, 1), random_image((1, 2, 6, 6), np.float32, 2)
+    want_shape = ref_im2col(x1, k, d, p, s).shape
+    with pyaclnn.Tensor.from_numpy(x1) as xt, pyaclnn.Tensor.empty(want_shape, np.float32, fill=np.nan) as ot, \
+            pyaclnn.Tensor.from_numpy(x2) as x2t, pyaclnn.Tensor.empty(want_shape, np.float32, fill=np.nan) as o2t:
+        ws, ex = pyaclnn.aclnnIm2colGetWorkspaceSize(xt, list(k), list(d), list(p), list(s), ot)
+        ex.set_repeatable()
+        try:
+            buf = pyaclnn.DeviceBuffer(ws) if ws else None
+            pyaclnn.aclnnIm2col(buf, ws, ex)
+            pyaclnn.synchronize()
+            assert_bits(ot.numpy(), ref_im2col(x1, k, d, p, s))
+            ex.set_input_addr(0, xt, x2t.buffer)
+            ex.set_output_addr(0, ot, o2t.buffer)
+            pyaclnn.aclnnIm2col(buf, ws, ex)
+            pyaclnn.synchronize()
+            assert_bits(o2t.numpy(), ref_im2col(x2, k, d, p, s))
+        finally:
+            ex.close()
+
+
+def test_empty_batch_succeeds_and_writes_nothing():
+    with pyaclnn.Tensor.empty((0, 2, 4, 4), np.float32) as xt, \
+            pyaclnn.Tensor.empty((0, 8, 9), np.float32) as ot:
+        ws, ex = pyaclnn.aclnnIm2colGetWorkspaceSize(xt, [2, 2], [1, 1], [0, 0], [1, 1], ot)
+        assert ws == 0
+        pyaclnn.aclnnIm2col(None, 0, ex)
+        pyaclnn.synchronize()
+
+
+# ---------------------------------------------------------------------------------------------
+# validation: status code and the parameter named in the message
+# ---------------------------------------------------------------------------------------------
+def _attempt(x_shape=(1, 2, 4, 5), x_dtype=np.float32, k=(2, 2), d=(1, 1), p=(0, 0), s=(1, 1),
+             out_shape=None, out_dtype=np.float32, null=None):
+    if out_shape is None:
+        out_shape = (1, 8, 12)
+    tensors = []
+    try:
+        x = None if null == "self" else pyaclnn.Tensor.empty(x_shape, x_dtype)
+        out = None if null == "out" else pyaclnn.Tensor.empty(out_shape, out_dtype)
+        tensors = [t for t in (x, out) if t is not None]
+        args = {"kernelSize": list(k), "dilation": list(d), "padding": list(p), "stride": list(s)}
+        if null in args:
+            args[null] = None
+        ws, ex = pyaclnn.aclnnIm2colGetWorkspaceSize(x, args["kernelSize"], args["dilation"],
+                                                     args["padding"], args["stride"], out)
+        ex.close()
+    finally:
+        for t in tensors:
+            t.close()
+
+
+INVALID = [
+    (dict(null="self"), 161001, "self"),
+    (dict(null="kernelSize"), 161001, "kernelSize"),
+    (dict(null="dilation"), 161001, "dilation"),
+    (dict(null="padding"), 161001, "padding"),
+    (dict(null="stride"), 161001, "stride"),
+    (dict(null="out"), 161001, "out"),
+    (dict(x_dtype=np.float64), 161002, "self"),
+    (dict(x_dtype=np.int32), 161002, "self"),
+    (dict(x_shape=(2, 4, 5)), 161002, "self"),          # rank 3 is fine in itself: L check
+    (dict(x_shape=(4, 5)), 161002, "self"),
+    (dict(x_shape=(1, 1, 2, 4, 5)), 161002, "self"),
+    (dict(x_shape=(1, 0, 4, 5)), 161002, "self"),
+    (dict(x_shape=(0, 4, 5), out_shape=(0, 12)), 161002, "self"),
+    (dict(k=(2, 2, 1)), 161002, "kernelSize"),
+    (dict(d=(1,)), 161002, "dilation"),
+    (dict(p=()), 161002, "padding"),
+    (dict(s=(1, 1, 1)), 161002, "stride"),
+    (dict(k=(0, 2)), 161002, "kernelSize"),
+    (dict(s=(1, -1)), 161002, "stride"),
+    (dict(d=(0, 1)), 161002, "dilation"),
+    (dict(p=(0, -1)), 161002, "padding"),
+    (dict(k=(5, 2)), 161002, "at least one"),
+    (dict(out_shape=(1, 8, 11)), 161002, "out"),
+    (dict(out_shape=(8, 12)), 161002, "out"),
+    (dict(out_dtype=np.int32), 161002, "out"),
+]
+
+
+@pytest.mark.parametrize("kwargs,code,needle", INVALID)
+def test_invalid_arguments(kwargs, code, needle):
+    if kwargs.get("x_shape") == (2, 4, 5):
+        kwargs = dict(kwargs, out_shape=(8, 13))        # 3-D self, wrong L -> out mismatch
+        needle = "out"
+    with pytest.raises(pyaclnn.AclnnError) as info:
+        _attempt(**kwargs)
+    assert info.value.code == code
+    assert needle in str(info.value)

@@ -1,0 +1,302 @@
+"""aclnnIm2colBackward (col2im / fold) against a NumPy reference and torch.nn.functional.fold.
+
+The library sums every output element's contributions in fp32 in kernel order (ki, then kj) and
+rounds once.  The NumPy reference below adds the same contributions in the same order in fp32, so
+the comparison is bit-exact for every dtype; against PyTorch (fp32) it is bit-exact too, and for
+fp16/bf16 PyTorch rounds after every add, so the check there is a tolerance.
+"""
+import os
+import subprocess
+import sys
+import textwrap
+
+import ml_dtypes
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+import pyaclnn
+from pyaclnn.functional import im2col_backward
+
+torch.set_num_threads(1)
+
+BF16 = ml_dtypes.bfloat16
+DTYPES = [np.float32, np.float16, BF16]
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def windows(size, k, d, p, s):
+    return (size + 2 * p - (d * (k - 1) + 1)) // s + 1
+
+
+def ref_col2im(cols, size, k, d, p, s, out_dtype=None):
+    """fp32 sum of the contributions in (ki, kj) order, rounded once to out_dtype."""
+    batched = cols.ndim == 3
+    cb = (cols if batched else cols[None]).astype(np.float32)
+    n, ckk, _ = cb.shape
+    c = ckk // (k[0] * k[1])
+    h, w = size
+    oh, ow = windows(h, k[0], d[0], p[0], s[0]), windows(w, k[1], d[1], p[1], s[1])
+    cb = cb.reshape(n, c, k[0], k[1], oh, ow)
+    acc = np.zeros((n, c, h + 2 * p[0], w + 2 * p[1]), dtype=np.float32)
+    for ki in range(k[0]):
+        for kj in range(k[1]):
+            r0, c0 = ki * d[0], kj * d[1]
+            acc[:, :, r0:r0 + s[0] * (oh - 1) + 1:s[0], c0:c0 + s[1] * (ow - 1) + 1:s[1]] += cb[:, :, ki, kj]
+    out = acc[:, :, p[0]:p[0] + h, p[1]:p[1] + w].astype(out_dtype or cols.dtype)
+    return out if batched else out[0]
+
+
+def to_torch(a):
+    if a.dtype == BF16:
+        return torch.from_numpy(a.astype(np.float32)).to(torch.bfloat16)
+    return torch.from_numpy(np.ascontiguousarray(a))
+
+
+def bits(a):
+    a = np.ascontiguousarray(a)
+    return a.view(np.uint16 if a.dtype.itemsize == 2 else np.uint32)
+
+
+def assert_bits(got, want):
+    assert got.shape == want.shape and got.dtype == want.dtype, (got.shape, want.shape)
+    np.testing.assert_array_equal(bits(got), bits(want))
+
+
+def random_cols(size, k, d, p, s, c, n=None, dtype=np.float32, seed=0):
+    oh, ow = windows(size[0], k[0], d[0], p[0], s[0]), windows(size[1], k[1], d[1], p[1], s[1])
+    shape = (c * k[0] * k[1], oh * ow) if n is None else (n, c * k[0] * k[1], oh * ow)
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal(shape).astype(np.float32).astype(dtype)
+
+
+def layouts(shape):
+    nd = len(shape)
+    contig = [1] * nd
+    for i in range(nd - 2, -1, -1):
+        contig[i] = contig[i + 1] * max(shape[i + 1], 1)
+    numel = int(np.prod(shape))
+    yield tuple(contig), 7, numel + 11
+    yield tuple(2 * c for c in contig), 1, 2 * numel + 3
+    perm = list(range(nd - 2)) + [nd - 1, nd - 2]
+    pshape = [shape[i] for i in perm]
+    pstr = [1] * nd
+    for i in range(nd - 2, -1, -1):
+        pstr[i] = pstr[i + 1] * max(pshape[i + 1], 1)
+    strides = [0] * nd
+    for pos, dim in enumerate(perm):
+        strides[dim] = pstr[pos]
+    yield tuple(strides), 3, numel + 3
+
+
+# (input_size, kernel, dilation, padding, stride, C, N or None)
+CASES = [
+    ((3, 3), (2, 2), (1, 1), (0, 0), (1, 1), 1, 1),
+    ((7, 5), (3, 3), (1, 1), (1, 1), (1, 1), 3, 2),
+    ((9, 11), (3, 2), (2, 1), (1, 2), (2, 3), 2, 2),
+    ((12, 10), (5, 4), (1, 2), (2, 0), (3, 1), 3, 1),
+    ((5, 8), (4, 1), (1, 3), (3, 4), (1, 2), 3, None),
+    ((13, 6), (1, 5), (5, 1), (0, 2), (4, 5), 2, None),
+    ((4, 4), (4, 4), (1, 1), (0, 0), (1, 1), 2, 1),      # L = 1
+    ((5, 6), (2, 3), (3, 2), (5, 5), (5, 4), 1, 2),
+    ((3, 17), (3, 5), (1, 4), (1, 1), (2, 5), 4, 1),
+    ((8, 8), (3, 3), (2, 2), (2, 2), (1, 1), 2, 3),
+    ((6, 9), (2, 2), (1, 1), (0, 0), (2, 2), 2, 1),      # stride == kernel (no overlap)
+]
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=["fp32", "fp16", "bf16"])
+@pytest.mark.parametrize("size,k,d,p,s,c,n", CASES)
+def test_values(size, k, d, p, s, c, n, dtype):
+    cols = random_cols(size, k, d, p, s, c, n, dtype, seed=c + k[0])
+    got = im2col_backward(cols, size, k, d, p, s)
+    assert_bits(got, ref_col2im(cols, size, k, d, p, s))
+    t = to_torch(cols)
+    want = F.fold(t if n is not None else t[None], size, k, d, p, s)
+    want = (want if n is not None else want[0]).float().numpy()
+    if dtype == np.float32:
+        assert_bits(got, want)
+    else:
+        tol = 4e-2 if dtype == BF16 else 4e-3
+        np.testing.assert_allclose(got.astype(np.float32), want, rtol=tol, atol=tol * 4)
+
+
+@pytest.mark.parametrize("src,dst", [(np.float16, np.float32), (np.float32, BF16),
+                                     (BF16, np.float16), (np.float32, np.float16)])
+def test_out_dtype_cast(src, dst):
+    size, k, d, p, s = (6, 7), (3, 2), (1, 2), (1, 1), (1, 1)
+    cols = random_cols(size, k, d, p, s, 2, 2, src, seed=4)
+    got = im2col_backward(cols, size, k, d, p, s, out_dtype=dst)
+    assert_bits(got, ref_col2im(cols, size, k, d, p, s, out_dtype=dst))
+
+
+def test_fp16_sums_in_fp32_and_rounds_once():
+    # 9 contributions of 1 + 2^-11 each: fp16-by-fp16 accumulation would lose the small parts.
+    cols = np.full((9, 9), 1 + 2.0 ** -11, dtype=np.float32).astype(np.float16)
+    got = im2col_backward(cols, (3, 3), 3, 1, 1, 1)
+    assert_bits(got, ref_col2im(cols, (3, 3), (3, 3), (1, 1), (1, 1), (1, 1)))
+
+
+def test_ops_md_examples():
+    g = np.array([0.1, 1.1, 2.1, 3.1, 4.1, 5.1, 6.1, 7.1], dtype=np.float32).reshape(4, 2)
+    got = im2col_backward(g, (1, 1), (2, 2), (1, 1), (1, 1), (1, 2))
+    assert got.shape == (1, 1, 1)
+    assert got[0, 0, 0] == np.float32(6.1) + np.float32(3.1)
+    g = np.arange(1, 17, dtype=np.float32).reshape(1, 4, 4)
+    np.testing.assert_array_equal(im2col_backward(g, (3, 3), 2, 1, 0, 1),
+                                  np.array([[[[1, 7, 6], [12, 34, 22], [11, 27, 16]]]], np.float32))
+    g = np.arange(1, 49, dtype=np.float32).reshape(1, 8, 6)
+    want = np.array([[[[3, 13, 10], [18, 50, 32], [15, 37, 22]],
+                      [[27, 61, 34], [66, 146, 80], [39, 85, 46]]]], np.float32)
+    np.testing.assert_array_equal(im2col_backward(g, (3, 3), (2, 2), (2, 1), (1, 0), 1), want)
+    # UT shapes
+    assert im2col_backward(np.ones((1, 60, 56), np.float32), (10, 12), (4, 5), 1, 0, 1).shape == (1, 3, 10, 12)
+    assert im2col_backward(np.ones((1, 12, 12), np.float16), (4, 5), 2, 1, 0, 1).shape == (1, 3, 4, 5)
+
+
+def test_strided_and_offset_views():
+    size, k, d, p, s = (5, 6), (2, 3), (2, 1), (1, 1), (1, 2)
+    cols = random_cols(size, k, d, p, s, 3, 2, np.float32, seed=9)
+    want = ref_col2im(cols, size, k, d, p, s)
+    for g_layout, out_layout in zip(layouts(cols.shape), layouts(want.shape)):
+        with pyaclnn.Tensor.strided(cols, *g_layout) as gt, \
+                pyaclnn.Tensor.strided(np.full(want.shape, np.nan, np.float32), *out_layout) as ot:
+            pyaclnn.run_op("Im2colBackward", gt, list(size), list(k), list(d), list(p), list(s), ot)
+            assert_bits(ot.numpy(), want)
+            storage = ot.storage_numpy()
+            assert np.isnan(storage).sum() == storage.size - want.size
+
+
+def test_repeatable_executor_with_new_addresses():
+    size, k, d, p, s = (6, 6), (3, 3), (1, 1), (1, 1), (2, 2)
+    c1 = random_cols(size, k, d, p, s, 2, 1, np.float16, seed=1)
+    c2 = random_cols(size, k, d, p, s, 2, 1, np.float16, seed=2)
+    shape = (1, 2) + size
+    with pyaclnn.Tensor.from_numpy(c1) as g1, pyaclnn.Tensor.from_numpy(c2) as g2, \
+            pyaclnn.Tensor.empty(shape, np.float16, fill=np.nan) as o1, \
+            pyaclnn.Tensor.empty(shape, np.float16, fill=np.nan) as o2:
+        ws, ex = pyaclnn.aclnnIm2colBackwardGetWorkspaceSize(g1, list(size), list(k), list(d),
+                                                             list(p), list(s), o1)
+        ex.set_repeatable()
+        try:
+            buf = pyaclnn.DeviceBuffer(ws) if ws else None
+            for run in range(2):
+                pyaclnn.aclnnIm2colBackward(buf, ws, ex)
+                pyaclnn.synchronize()
+            assert_bits(o1.numpy(), ref_col2im(c1, size, k, d, p, s))
+            ex.set_input_addr(0, g1, g2.buffer)
+            ex.set_output_addr(0, o1, o2.buffer)
+            pyaclnn.aclnnIm2colBackward(buf, ws, ex)
+            pyaclnn.synchronize()
+            assert_bits(o2.numpy(), ref_col2im(c2, size, k, d, p, s))
+        finally:
+            ex.close()
+
+
+def test_empty_batch_succeeds_and_leaves_out_untouched():
+    with pyaclnn.Tensor.empty((0, 60, 56), np.float32) as gt, \
+            pyaclnn.Tensor.empty((0, 3, 10, 12), np.float32) as ot:
+        ws, ex = pyaclnn.aclnnIm2colBackwardGetWorkspaceSize(gt, [10, 12], [4, 5], [1, 1], [0, 0],
+                                                             [1, 1], ot)
+        assert ws == 0
+        pyaclnn.aclnnIm2colBackward(None, 0, ex)
+        pyaclnn.synchronize()
+
+
+THREAD_SCRIPT = textwrap.dedent("""
+    import hashlib, numpy as np, ml_dtypes
+    from pyaclnn.functional import im2col_backward
+    rng = np.random.default_rng(5)
+    out = b""
+    for dtype in (np.float32, ml_dtypes.bfloat16):
+        cols = rng.standard_normal((3, 5 * 9, 22 * 19)).astype(np.float32).astype(dtype)
+        out += im2col_backward(cols, (22, 19), 3, 1, 1, 1).tobytes()
+    print(hashlib.sha256(out).hexdigest())
+""")
+
+
+def test_bit_identical_for_any_thread_count():
+    digests = set()
+    for threads in ("1", "2", "3"):
+        env = dict(os.environ, ACLNN_NUM_THREADS=threads)
+        res = subprocess.run([sys.executable, "-c", THREAD_SCRIPT], env=env, capture_output=True,
+                             text=True, timeout=120, cwd=ROOT)
+        assert res.returncode == 0, res.stderr
+        digests.add(res.stdout.strip())
+    assert len(digests) == 1
+
+
+# ---------------------------------------------------------------------------------------------
+# validation
+# ---------------------------------------------------------------------------------------------
+def _attempt(g_shape=(1, 8, 12), g_dtype=np.float32, size=(4, 5), k=(2, 2), d=(1, 1), p=(0, 0),
+             s=(1, 1), out_shape=(1, 2, 4, 5), out_dtype=np.float32, null=None):
+    tensors = []
+    try:
+        g = None if null == "gradOutput" else pyaclnn.Tensor.empty(g_shape, g_dtype)
+        out = None if null == "out" else pyaclnn.Tensor.empty(out_shape, out_dtype)
+        tensors = [t for t in (g, out) if t is not None]
+        args = {"inputSize": list(size), "kernelSize": list(k), "dilation": list(d),
+                "padding": list(p), "stride": list(s)}
+        if null in args:
+            args[null] = None
+        ws, ex = pyaclnn.aclnnIm2colBackwardGetWorkspaceSize(
+            g, args["inputSize"], args["kernelSize"], args["dilation"], args["padding"],
+            args["stride"], out)
+        ex.close()
+    finally:
+        for t in tensors:
+            t.close()
+
+
+INVALID = [
+    (dict(null="gradOutput"), 161001, "gradOutput"),
+    (dict(null="inputSize"), 161001, "inputSize"),
+    (dict(null="kernelSize"), 161001, "kernelSize"),
+    (dict(null="dilation"), 161001, "dilation"),
+    (dict(null="padding"), 161001, "padding"),
+    (dict(null="stride"), 161001, "stride"),
+    (dict(null="out"), 161001, "out"),
+    (dict(g_dtype=np.float64), 161002, "gradOutput"),
+    (dict(g_dtype=np.int32), 161002, "gradOutput"),
+    (dict(out_dtype=np.float64), 161002, "out"),
+    (dict(g_shape=(1, 1, 8, 12)), 161002, "gradOutput"),
+    (dict(g_shape=(96,)), 161002, "gradOutput"),
+    (dict(out_shape=(2, 4, 5)), 161002, "out"),
+    (dict(size=(4, 5, 1)), 161002, "inputSize"),
+    (dict(k=(2,)), 161002, "kernelSize"),
+    (dict(d=(1, 1, 1)), 161002, "dilation"),
+    (dict(p=(0,)), 161002, "padding"),
+    (dict(s=()), 161002, "stride"),
+    (dict(k=(0, 2)), 161002, "kernelSize"),
+    (dict(s=(1, 0)), 161002, "stride"),
+    (dict(d=(-1, 1)), 161002, "dilation"),
+    (dict(p=(-1, 0)), 161002, "adding"),
+    (dict(size=(0, 5)), 161002, "inputSize"),
+    (dict(g_shape=(1, 7, 12)), 161002, "gradOutput"),    # 7 not divisible by 2*2
+    (dict(g_shape=(1, 8, 11)), 161002, "gradOutput"),    # wrong L
+    (dict(size=(1, 5)), 161002, "at least one"),
+    (dict(out_shape=(1, 2, 5, 4)), 161002, "out"),
+    (dict(out_shape=(1, 8, 4, 5)), 161002, "out"),
+]
+
+
+@pytest.mark.parametrize("kwargs,code,needle", INVALID)
+def test_invalid_arguments(kwargs, code, needle):
+    with pytest.raises(pyaclnn.AclnnError) as info:
+        _attempt(**kwargs)
+    assert info.value.code == code
+    assert needle in str(info.value)
+
+
+def test_null_workspace_size_or_executor():
+    with pyaclnn.Tensor.empty((1, 8, 12), np.float32) as g, \
+            pyaclnn.Tensor.empty((1, 2, 4, 5), np.float32) as out:
+        for ws_ptr, ex_ptr in ((pyaclnn.ffi.NULL, pyaclnn.ffi.new("aclOpExecutor **")),
+                               (pyaclnn.ffi.new("uint64_t *"), pyaclnn.ffi.NULL)):
+            with pyaclnn.IntArray([4, 5]) as size, pyaclnn.IntArray([2, 2]) as k, \
+                    pyaclnn.IntArray([1, 1]) as one, pyaclnn.IntArray([0, 0]) as zero:
+                status = pyaclnn.lib.aclnnIm2colBackwardGetWorkspaceSize(
+                    g.ptr, size.ptr, k.ptr, one.ptr, zero.ptr, one.ptr, out.ptr, ws_ptr, ex_ptr)
+                assert status == 161001

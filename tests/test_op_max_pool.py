@@ -1,0 +1,521 @@
+"""aclnnMaxPool2dWithMask / aclnnMaxPool2dWithMaskBackward against PyTorch CPU and NumPy loops.
+
+References used here (none of them is libaclnn code):
+* forward: torch.nn.functional.max_pool2d(..., return_indices=True) and a NumPy loop over the
+  window cells that applies PyTorch's rule (start at -inf with the first in-range cell, take a
+  value when it is greater or NaN);
+* the mask: zeros of the container size whose first bytes are torch's indices as int32 bytes;
+* backward: np.add.at in float32 over the outputs in order (rounded once for fp16/bf16), and
+  torch's max_pool2d_with_indices_backward run in float32 (bit-exact for fp32, and equal after
+  one rounding for fp16/bf16, since both add the same terms in the same order).
+Outputs are pre-filled with NaN / 0x5A bytes so an unwritten element fails.
+"""
+import hashlib
+import os
+import subprocess
+import sys
+import textwrap
+
+import ml_dtypes
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+import pyaclnn
+from pyaclnn.functional import max_pool2d_with_mask, max_pool2d_with_mask_backward
+
+torch.set_num_threads(1)
+
+BF16 = ml_dtypes.bfloat16
+DTYPES = [np.float32, np.float16, BF16]
+DT_IDS = ["fp32", "fp16", "bf16"]
+GARBAGE = 0x5A
+
+
+# ---------------------------------------------------------------------------------------------
+# helpers and references
+# ---------------------------------------------------------------------------------------------
+def pair(v):
+    return (v, v) if isinstance(v, int) else tuple(v)
+
+
+def pooled(size, k, s, p, ceil_mode):
+    num = size + 2 * p - k + (s - 1 if ceil_mode else 0)
+    o = num // s + 1
+    if ceil_mode and (o - 1) * s >= size + p:
+        o -= 1
+    return o
+
+
+def out_shape_of(shape, k, s, p, ceil_mode):
+    return tuple(shape[:-2]) + (pooled(shape[-2], k[0], s[0], p[0], ceil_mode),
+                                pooled(shape[-1], k[1], s[1], p[1], ceil_mode))
+
+
+def mask_shape_of(out_shape, k):
+    ho, wo = out_shape[-2:]
+    return tuple(out_shape[:-2]) + (k[0] * k[1], (-(-(ho * wo) // 16) + 1) * 32)
+
+
+def to_torch(a):
+    if a.dtype == BF16:
+        return torch.from_numpy(a.astype(np.float32)).to(torch.bfloat16)
+    return torch.from_numpy(np.ascontiguousarray(a))
+
+
+def from_torch(t, dtype):
+    if t.dtype == torch.bfloat16:
+        return t.float().numpy().astype(BF16)
+    return t.numpy().astype(dtype)
+
+
+def bits(a):
+    a = np.ascontiguousarray(a)
+    return a.view({1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[a.dtype.itemsize])
+
+
+def assert_bits(got, want, what=""):
+    assert got.shape == want.shape, (what, got.shape, want.shape)
+    assert got.dtype == want.dtype, (what, got.dtype, want.dtype)
+    bad = bits(got) != bits(want)
+    if bad.any():
+        where = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise AssertionError("%s: %d of %d differ; first at %s: got %r want %r"
+                             % (what, bad.sum(), bad.size, where, got[where], want[where]))
+
+
+def ref_argmax(x, k, s, p, ceil_mode):
+    """PyTorch's selection rule, vectorised over (n, c, oh, ow), looping over window cells."""
+    xb = (x if x.ndim == 4 else x[None]).astype(np.float32)
+    n, c, h, w = xb.shape
+    ho, wo = pooled(h, k[0], s[0], p[0], ceil_mode), pooled(w, k[1], s[1], p[1], ceil_mode)
+    best = np.full((n, c, ho, wo), -np.inf, dtype=np.float32)
+    index = np.full((n, c, ho, wo), -1, dtype=np.int64)
+    oh, ow = np.arange(ho), np.arange(wo)
+    for a in range(k[0]):
+        ih = oh * s[0] - p[0] + a
+        for b in range(k[1]):
+            iw = ow * s[1] - p[1] + b
+            valid = ((ih >= 0) & (ih < h))[:, None] & ((iw >= 0) & (iw < w))[None, :]
+            v = xb[:, :, np.clip(ih, 0, h - 1)][:, :, :, np.clip(iw, 0, w - 1)]
+            flat = ih[:, None] * w + iw[None, :]
+            index = np.where(valid & (index < 0), flat, index)
+            take = valid & ((v > best) | np.isnan(v))
+            best = np.where(take, v, best)
+            index = np.where(take, flat, index)
+    return index if x.ndim == 4 else index[0]
+
+
+def ref_values(x, index):
+    """Input values (raw, bit-exact) at the plane-local argmax."""
+    xb = x.reshape(-1, x.shape[-2] * x.shape[-1])
+    ib = index.reshape(xb.shape[0], -1)
+    return np.take_along_axis(xb, ib, axis=1).reshape(index.shape)
+
+
+def expected_mask(index, k):
+    """The mask built from argmax values: int32 stream at byte 0, zeros after."""
+    mask = np.zeros(mask_shape_of(index.shape, k), dtype=np.int8)
+    stream = np.frombuffer(index.astype("<i4").tobytes(), dtype=np.int8)
+    mask.reshape(-1)[:stream.size] = stream
+    return mask
+
+
+def ref_backward(grad, index, in_shape, dtype):
+    """float32 sum in output order, rounded once to dtype."""
+    hw = in_shape[-2] * in_shape[-1]
+    planes = int(np.prod(in_shape[:-2]))
+    acc = np.zeros(planes * hw, dtype=np.float32)
+    flat = (np.arange(planes)[:, None] * hw + index.reshape(planes, -1)).reshape(-1)
+    np.add.at(acc, flat, grad.astype(np.float32).reshape(-1))
+    return acc.reshape(in_shape).astype(dtype)
+
+
+def torch_forward(x, k, s, p, ceil_mode):
+    values, index = F.max_pool2d(to_torch(x), k, s, p, 1, ceil_mode, return_indices=True)
+    return from_torch(values, x.dtype), index.numpy()
+
+
+def torch_backward_fp32(grad, x, index, k, s, p, ceil_mode):
+    g = torch.ops.aten.max_pool2d_with_indices_backward(
+        torch.from_numpy(grad.astype(np.float32)), torch.from_numpy(x.astype(np.float32)),
+        list(k), list(s), list(p), [1, 1], ceil_mode, torch.from_numpy(index))
+    return g.numpy().astype(x.dtype)
+
+
+def random_input(shape, dtype, kind, seed):
+    rng = np.random.default_rng(seed)
+    if kind == "ties":                       # small integers: many equal maxima per window
+        a = rng.integers(-3, 3, size=shape).astype(np.float32)
+    elif kind == "negative":                 # all negative: padding must never win
+        a = -np.abs(rng.standard_normal(shape)).astype(np.float32) - 1.0
+    else:
+        a = rng.standard_normal(shape).astype(np.float32)
+    return a.astype(dtype)
+
+
+# ---------------------------------------------------------------------------------------------
+# the geometry table: (input shape, kernel, stride, padding, ceil_mode)
+# ---------------------------------------------------------------------------------------------
+CASES = [
+    ((1, 1, 4, 3), (2, 2), (2, 2), (0, 0), False),
+    ((2, 3, 7, 9), (3, 3), (2, 2), (1, 1), False),
+    ((2, 3, 7, 9), (3, 3), (2, 2), (1, 1), True),
+    ((1, 2, 8, 10), (2, 3), (1, 2), (1, 1), True),
+    ((3, 9, 10), (3, 2), (2, 1), (1, 0), True),            # 3-D
+    ((4, 5, 6), (2, 2), (2, 2), (0, 0), False),             # 3-D, tiling
+    ((1, 2, 13, 11), (7, 7), (3, 3), (3, 3), True),
+    ((1, 3, 10, 12), (5, 4), (5, 4), (2, 2), True),         # stride == kernel, padding
+    ((3, 4, 6, 6), (4, 4), (1, 1), (2, 2), False),
+    ((2, 2, 9, 10), (6, 5), (1, 2), (3, 2), True),
+    ((1, 2, 5, 5), (2, 2), (3, 3), (1, 1), True),           # stride > kernel
+    ((2, 3, 7, 8), (1, 3), (1, 3), (0, 1), False),          # 1xK
+    ((2, 3, 8, 7), (3, 1), (2, 1), (1, 0), True),           # Kx1
+    ((2, 3, 6, 5), (1, 1), (2, 2), (0, 0), True),           # 1x1: legacy mask
+    ((2, 4, 28, 28), (3, 3), (2, 2), (1, 1), False),        # ResNet-style stem pooling
+    ((1, 8, 33, 17), (2, 2), (2, 2), (0, 0), True),
+]
+CASE_IDS = ["%s-k%s-s%s-p%s-%s" % ("x".join(map(str, c[0])), "x".join(map(str, c[1])),
+                                  "x".join(map(str, c[2])), "x".join(map(str, c[3])),
+                                  "ceil" if c[4] else "floor") for c in CASES]
+
+
+def legacy_mask(out_shape, k):
+    """Legacy 1x1 pattern (spec/ops.md 11.3), built independently of the library."""
+    mask = np.zeros(mask_shape_of(out_shape, k), dtype=np.uint8)
+    batch = out_shape[0] if len(out_shape) == 4 else 1
+    channels = out_shape[-3]
+    groups = -(-(out_shape[-2] * out_shape[-1]) // 16)
+    flat = mask.reshape(-1)
+    for n in range(batch):
+        for c1 in range(-(-channels // 16)):
+            start = (n * (-(-channels // 16)) + c1) * (groups + 1) * 32
+            flat[start:start + groups * 32] = 0xFF
+    return mask.view(np.int8)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=DT_IDS)
+@pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
+def test_forward_and_backward_against_torch(case, dtype):
+    shape, k, s, p, ceil_mode = case
+    for seed, kind in enumerate(("randn", "ties", "negative")):
+        x = random_input(shape, dtype, kind, seed)
+        out, mask = max_pool2d_with_mask(x, k, s, p, 1, ceil_mode)
+        t_out, t_index = torch_forward(x, k, s, p, ceil_mode)
+        index = ref_argmax(x, k, s, p, ceil_mode)
+        np.testing.assert_array_equal(index, t_index)          # the two references agree
+        assert_bits(out, t_out, "out vs torch (%s)" % kind)
+        assert_bits(out, ref_values(x, index), "out vs numpy (%s)" % kind)
+        if k == (1, 1):
+            assert_bits(mask, legacy_mask(out.shape, k), "1x1 legacy mask")
+        else:
+            assert_bits(mask, expected_mask(t_index, k), "mask vs torch indices (%s)" % kind)
+
+        grad = random_input(out.shape, dtype, "randn", seed + 10)
+        grad_in = max_pool2d_with_mask_backward(grad, x, mask, k, s, p, 1, ceil_mode)
+        assert_bits(grad_in, ref_backward(grad, index, x.shape, dtype), "grad vs numpy (%s)" % kind)
+        assert_bits(grad_in, torch_backward_fp32(grad, x, t_index, k, s, p, ceil_mode),
+                     "grad vs torch fp32 (%s)" % kind)
+        if dtype is not np.float32:
+            # PyTorch's own low-precision kernel adds in the storage type: close, not equal.
+            t_grad = torch.ops.aten.max_pool2d_with_indices_backward(
+                to_torch(grad), to_torch(x), list(k), list(s), list(p), [1, 1], ceil_mode,
+                torch.from_numpy(t_index))
+            pyaclnn.testing.assert_close(grad_in.astype(np.float32),
+                                         from_torch(t_grad, dtype).astype(np.float32),
+                                         rtol=0.05 if dtype is BF16 else 0.01, atol=0.05)
+
+
+def test_attribute_forms():
+    """kernel of 1 value, stride [] (= kernel) or 1 value, padding of 1 value, dilation [1]."""
+    x = random_input((2, 3, 9, 7), np.float32, "randn", 3)
+    want, t_index = torch_forward(x, (3, 3), (3, 3), (1, 1), True)
+    for stride in (None, [], [3], [3, 3]):
+        out, mask = max_pool2d_with_mask(x, [3], stride, [1], [1], True)
+        assert_bits(out, want, "stride form %r" % (stride,))
+        assert_bits(mask, expected_mask(t_index, (3, 3)))
+        grad = random_input(out.shape, np.float32, "randn", 4)
+        g = max_pool2d_with_mask_backward(grad, x, mask, 3, stride, 1, 1, True)
+        assert_bits(g, ref_backward(grad, t_index, x.shape, np.float32))
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=DT_IDS)
+def test_nan_and_infinities(dtype):
+    """NaN propagates with PyTorch's index (the last NaN of a window); -inf windows keep the
+    first in-range cell; +inf wins."""
+    shape, k, s, p = (2, 3, 9, 9), (3, 3), (2, 2), (1, 1)
+    x = random_input(shape, dtype, "randn", 7).astype(np.float32)
+    rng = np.random.default_rng(8)
+    x.reshape(-1)[rng.choice(x.size, 25, replace=False)] = np.nan
+    x.reshape(-1)[rng.choice(x.size, 10, replace=False)] = np.inf
+    x[1, 2] = -np.inf                                 # a whole plane of -inf
+    x[0, 0, 4:7, 4:7] = np.nan                        # a window of several NaNs
+    x = x.astype(dtype)
+    for ceil_mode in (False, True):
+        out, mask = max_pool2d_with_mask(x, k, s, p, 1, ceil_mode)
+        t_out, t_index = torch_forward(x, k, s, p, ceil_mode)
+        np.testing.assert_array_equal(ref_argmax(x, k, s, p, ceil_mode), t_index)
+        assert_bits(out, t_out, "out")
+        assert_bits(mask, expected_mask(t_index, k), "mask")
+
+
+SPEC_X_4x3 = np.array([0.0850, -0.5147, -0.0212, -0.5654, -0.3222, 0.5847,
+                       1.7510, 0.9954, 0.1842, 0.8392, 0.4835, 0.9213], dtype=np.float32).reshape(1, 1, 4, 3)
+
+
+def test_spec_examples_forward():
+    """spec/ops.md 5.9."""
+    out, mask = max_pool2d_with_mask(SPEC_X_4x3, [2, 2], [2, 2], [0, 0], [1, 1], False)
+    np.testing.assert_array_equal(out.reshape(-1), np.float32([0.0850, 1.7510]))
+    assert mask.shape == (1, 1, 4, 64)
+    assert bytes(mask.view(np.uint8).reshape(-1)[:8]) == bytes([0, 0, 0, 0, 6, 0, 0, 0])
+    assert not mask.reshape(-1)[8:].any()
+
+    x3 = np.stack([np.arange(1, 10), np.arange(9, 0, -1)]).reshape(2, 3, 3).astype(np.float32)
+    out, mask = max_pool2d_with_mask(x3, 2, 1, 0)
+    np.testing.assert_array_equal(out, np.float32([[[5, 6], [8, 9]], [[9, 8], [6, 5]]]))
+    assert mask.shape == (2, 4, 64)
+    np.testing.assert_array_equal(mask.view(np.uint8).reshape(-1)[:32].view("<i4"), [4, 5, 7, 8, 0, 1, 3, 4])
+
+    x = np.float32([[1, 5, 2, 2], [3, 5, 0, 9], [4, 1, 6, 6], [7, 7, 8, 0]]).reshape(1, 1, 4, 4)
+    out, mask = max_pool2d_with_mask(x, 3, 1, 1)
+    np.testing.assert_array_equal(out[0, 0], [[5, 5, 9, 9], [5, 6, 9, 9], [7, 8, 9, 9], [7, 8, 8, 8]])
+    np.testing.assert_array_equal(pyaclnn.mask.indices_from_mask(mask, out.shape)[0, 0],
+                                  [[1, 1, 7, 7], [1, 10, 7, 7], [12, 14, 7, 7], [12, 14, 14, 14]])
+
+    out, mask = max_pool2d_with_mask(np.float32([[-5, -1], [-2, -3]]).reshape(1, 1, 2, 2), 3, 1, 1)
+    np.testing.assert_array_equal(out, np.full((1, 1, 2, 2), -1, np.float32))
+    np.testing.assert_array_equal(pyaclnn.mask.indices_from_mask(mask, out.shape), np.ones((1, 1, 2, 2)))
+
+    out, mask = max_pool2d_with_mask(np.float32([[3, 3], [3, 1]]).reshape(1, 1, 2, 2), 2)
+    assert out.reshape(-1).tolist() == [3] and mask.view(np.uint8).reshape(-1)[:4].tolist() == [0, 0, 0, 0]
+
+    row = np.float32([[0, 1, 2, 3]]).reshape(1, 1, 1, 4)
+    out, _ = max_pool2d_with_mask(row, [1, 3], [1, 2], 0, 1, False)
+    assert out.reshape(-1).tolist() == [2]
+    out, mask = max_pool2d_with_mask(row, [1, 3], [1, 2], 0, 1, True)
+    assert out.reshape(-1).tolist() == [2, 3]
+    assert mask.view(np.uint8).reshape(-1)[:8].view("<i4").tolist() == [2, 3]
+    out, _ = max_pool2d_with_mask(np.float32([[0, 1, 2]]).reshape(1, 1, 1, 3), [1, 2], [1, 2], [0, 1], 1, True)
+    assert out.shape[-1] == 2          # not 3: the third window would start at 4 >= W + p
+
+
+def test_spec_examples_backward():
+    """spec/ops.md 6.7."""
+    x3 = np.stack([np.arange(1, 10), np.arange(9, 0, -1)]).reshape(2, 3, 3).astype(np.float32)
+    out, mask = max_pool2d_with_mask(x3, 2, 1, 0)
+    grad = np.float32([[[1, 2], [3, 4]], [[5, 6], [7, 8]]])
+    g = max_pool2d_with_mask_backward(grad, x3, mask, 2, 1, 0)
+    np.testing.assert_array_equal(g, np.float32([[[0, 0, 0], [0, 1, 2], [0, 3, 4]],
+                                                 [[5, 6, 0], [7, 8, 0], [0, 0, 0]]]))
+
+    x = np.float32([[1, 5, 2, 2], [3, 5, 0, 9], [4, 1, 6, 6], [7, 7, 8, 0]]).reshape(1, 1, 4, 4)
+    out, mask = max_pool2d_with_mask(x, 3, 1, 1)
+    g = max_pool2d_with_mask_backward(np.arange(1, 17, dtype=np.float32).reshape(1, 1, 4, 4), x, mask, 3, 1, 1)
+    np.testing.assert_array_equal(g[0, 0], [[0, 8, 0, 0], [0, 0, 0, 45], [0, 0, 6, 0], [22, 0, 55, 0]])
+
+    # 1x1 kernel, stride 2: the mask is the legacy pattern and is not read by the backward.
+    out, mask = max_pool2d_with_mask(SPEC_X_4x3, 1, 2, 0)
+    assert out.shape == (1, 1, 2, 2)
+    grad = np.float32([0.4757, 0.1726, 1, 2]).reshape(1, 1, 2, 2)
+    want = np.float32([[0.4757, 0, 0.1726], [0, 0, 0], [1, 0, 2], [0, 0, 0]])
+    np.testing.assert_array_equal(max_pool2d_with_mask_backward(grad, SPEC_X_4x3, mask, 1, 2, 0)[0, 0], want)
+    garbage = np.full(mask.shape, 0x7F, dtype=np.int8)      # would be out of range if it were read
+    np.testing.assert_array_equal(max_pool2d_with_mask_backward(grad, SPEC_X_4x3, garbage, 1, 2, 0)[0, 0], want)
+
+
+# ---------------------------------------------------------------------------------------------
+# strided / offset views of every tensor argument
+# ---------------------------------------------------------------------------------------------
+def _run_strided(x, k, s, p, ceil_mode, x_layout, out_layout, grad_layout, gi_layout, grad):
+    oshape = out_shape_of(x.shape, k, s, p, ceil_mode)
+    with pyaclnn.Tensor.strided(x, *x_layout) as xt, \
+            pyaclnn.Tensor.strided(np.full(oshape, np.nan, x.dtype), *out_layout) as out, \
+            pyaclnn.Tensor.empty(mask_shape_of(oshape, k), np.int8, fill=np.int8(GARBAGE)) as mask:
+        pyaclnn.run_op("MaxPool2dWithMask", xt, list(k), list(s), list(p), [1, 1], ceil_mode, out, mask)
+        out_np, mask_np = out.numpy(), mask.numpy()
+        with pyaclnn.Tensor.strided(grad, *grad_layout) as go, \
+                pyaclnn.Tensor.strided(np.full(x.shape, np.nan, x.dtype), *gi_layout) as gi:
+            pyaclnn.run_op("MaxPool2dWithMaskBackward", go, xt, mask, list(k), list(s), list(p), [1, 1],
+                           ceil_mode, gi)
+            storage = gi.storage_numpy()
+            return out_np, mask_np, gi.numpy(), storage
+
+
+@pytest.mark.parametrize("dtype", [np.float32, BF16], ids=["fp32", "bf16"])
+def test_strided_views(dtype):
+    shape, k, s, p, ceil_mode = (2, 3, 9, 8), (3, 3), (2, 2), (1, 1), True
+    x = random_input(shape, dtype, "ties", 11)
+    oshape = out_shape_of(shape, k, s, p, ceil_mode)
+    grad = random_input(oshape, dtype, "randn", 12)
+    t_out, t_index = torch_forward(x, k, s, p, ceil_mode)
+    want_grad = ref_backward(grad, t_index, shape, dtype)
+    x_layouts = list(pyaclnn.testing.layouts(shape))
+    o_layouts = list(pyaclnn.testing.layouts(oshape))
+    for i in range(max(len(x_layouts), len(o_layouts))):
+        xl, ol = x_layouts[i % len(x_layouts)], o_layouts[i % len(o_layouts)]
+        gl, il = o_layouts[(i + 1) % len(o_layouts)], x_layouts[(i + 2) % len(x_layouts)]
+        out, mask, g, storage = _run_strided(x, k, s, p, ceil_mode, xl, ol, gl, il, grad)
+        tag = "x=%s out=%s grad=%s gradInput=%s" % (xl.name, ol.name, gl.name, il.name)
+        assert_bits(out, t_out, "out " + tag)
+        assert_bits(mask, expected_mask(t_index, k), "mask " + tag)
+        assert_bits(g, want_grad, "gradInput " + tag)
+        # storage the gradInput view does not cover keeps its NaN fill (nothing written outside)
+        assert np.isnan(storage.astype(np.float32)).sum() == storage.size - g.size, tag
+
+
+def test_backward_accepts_non_contiguous_mask():
+    """CANN makes the indices contiguous before the kernel: a strided view of the mask bytes
+    means the bytes of the view, in order."""
+    x = random_input((2, 2, 6, 6), np.float32, "randn", 13)
+    out, mask = max_pool2d_with_mask(x, 2, 2, 0)
+    grad = random_input(out.shape, np.float32, "randn", 14)
+    want = max_pool2d_with_mask_backward(grad, x, mask, 2, 2, 0)
+    for strides, offset, numel in list(pyaclnn.testing.layouts(mask.shape))[1:3]:
+        with pyaclnn.Tensor.strided(mask, strides, offset, numel, fill=np.nan) as mt, \
+                pyaclnn.Tensor.from_numpy(grad) as go, pyaclnn.Tensor.from_numpy(x) as xt, \
+                pyaclnn.Tensor.empty(x.shape, np.float32, fill=np.nan) as gi:
+            pyaclnn.run_op("MaxPool2dWithMaskBackward", go, xt, mt, [2], [2], [0], [1], False, gi)
+            assert_bits(gi.numpy(), want)
+
+
+def test_forward_rejects_non_contiguous_mask():
+    x = random_input((1, 1, 4, 4), np.float32, "randn", 15)
+    layout = list(pyaclnn.testing.layouts((1, 1, 4, 64)))[3]          # stepped
+    with pyaclnn.Tensor.from_numpy(x) as xt, pyaclnn.Tensor.empty((1, 1, 2, 2), np.float32) as out, \
+            pyaclnn.Tensor.strided(np.zeros((1, 1, 4, 64), np.int8), *layout) as mask:
+        with pytest.raises(pyaclnn.ParamInvalidError) as err:
+            pyaclnn.aclnnMaxPool2dWithMaskGetWorkspaceSize(xt, [2, 2], [2, 2], [0, 0], [1, 1], False, out, mask)
+        assert "indices" in err.value.message
+
+
+# ---------------------------------------------------------------------------------------------
+# executors, empty batches, bad masks, threads
+# ---------------------------------------------------------------------------------------------
+def test_repeatable_executors_with_new_addresses():
+    shape, k, s, p = (2, 3, 7, 7), [3, 3], [2, 2], [1, 1]
+    x1, x2 = random_input(shape, np.float32, "randn", 20), random_input(shape, np.float32, "ties", 21)
+    oshape = out_shape_of(shape, k, s, p, False)
+    mshape = mask_shape_of(oshape, k)
+    with pyaclnn.Tensor.from_numpy(x1) as xt, pyaclnn.Tensor.empty(oshape, np.float32, fill=np.nan) as out, \
+            pyaclnn.Tensor.empty(mshape, np.int8, fill=np.int8(GARBAGE)) as mask, \
+            pyaclnn.Tensor.from_numpy(x2) as x2t, pyaclnn.Tensor.empty(oshape, np.float32, fill=np.nan) as out2, \
+            pyaclnn.Tensor.empty(mshape, np.int8, fill=np.int8(GARBAGE)) as mask2:
+        ws, ex = pyaclnn.aclnnMaxPool2dWithMaskGetWorkspaceSize(xt, k, s, p, [1, 1], False, out, mask)
+        with ex:
+            ex.set_repeatable()
+            buf = pyaclnn.DeviceBuffer(ws) if ws else None
+            for _ in range(2):
+                pyaclnn.aclnnMaxPool2dWithMask(buf, ws, ex)
+                pyaclnn.synchronize()
+                want, t_index = torch_forward(x1, k, s, p, False)
+                assert_bits(out.numpy(), want)
+                assert_bits(mask.numpy(), expected_mask(t_index, k))
+            ex.set_input_addr(0, xt, x2t.buffer)
+            ex.set_output_addr(0, out, out2.buffer)
+            ex.set_output_addr(1, mask, mask2.buffer)
+            pyaclnn.aclnnMaxPool2dWithMask(buf, ws, ex)
+            pyaclnn.synchronize()
+            want2, t_index2 = torch_forward(x2, k, s, p, False)
+            assert_bits(out2.numpy(), want2)
+            assert_bits(mask2.numpy(), expected_mask(t_index2, k))
+            if buf is not None:
+                buf.close()
+
+        # After the rebinding above, `xt` and `mask` describe x2 and its mask.
+        grad1, grad2 = (random_input(oshape, np.float32, "randn", 22), random_input(oshape, np.float32, "randn", 23))
+        with pyaclnn.Tensor.from_numpy(grad1) as go, pyaclnn.Tensor.from_numpy(grad2) as go2, \
+                pyaclnn.Tensor.from_numpy(expected_mask(t_index, k)) as mask1, \
+                pyaclnn.Tensor.empty(shape, np.float32, fill=np.nan) as gi, \
+                pyaclnn.Tensor.empty(shape, np.float32, fill=np.nan) as gi2:
+            ws, ex = pyaclnn.aclnnMaxPool2dWithMaskBackwardGetWorkspaceSize(go, xt, mask, k, s, p, [1, 1], False, gi)
+            with ex:
+                ex.set_repeatable()
+                buf = pyaclnn.DeviceBuffer(ws) if ws else None
+                pyaclnn.aclnnMaxPool2dWithMaskBackward(buf, ws, ex)
+                pyaclnn.synchronize()
+                assert_bits(gi.numpy(), ref_backward(grad1, t_index2, shape, np.float32))
+                ex.set_input_addr(0, go, go2.buffer)
+                ex.set_input_addr(2, mask, mask1.buffer)
+                ex.set_output_addr(0, gi, gi2.buffer)
+                pyaclnn.aclnnMaxPool2dWithMaskBackward(buf, ws, ex)
+                pyaclnn.synchronize()
+                assert_bits(gi2.numpy(), ref_backward(grad2, t_index, shape, np.float32))
+                if buf is not None:
+                    buf.close()
+
+
+def test_empty_batch_writes_nothing():
+    x = np.zeros((0, 3, 5, 5), np.float32)
+    with pyaclnn.Tensor.from_numpy(x) as xt, pyaclnn.Tensor.empty((0, 3, 2, 2), np.float32) as out, \
+            pyaclnn.Tensor.empty((0, 3, 4, 64), np.int8) as mask, \
+            pyaclnn.Tensor.empty((0, 3, 2, 2), np.float32) as go, \
+            pyaclnn.Tensor.empty((0, 3, 5, 5), np.float32) as gi:
+        ws, ex = pyaclnn.aclnnMaxPool2dWithMaskGetWorkspaceSize(xt, [2, 2], [], [0], [1], False, out, mask)
+        assert ws == 0
+        pyaclnn.aclnnMaxPool2dWithMask(None, 0, ex)
+        pyaclnn.synchronize()
+        # the storage (one allocated byte block) keeps its contents
+        before = gi.storage_numpy().copy()
+        ws, ex = pyaclnn.aclnnMaxPool2dWithMaskBackwardGetWorkspaceSize(go, xt, mask, [2, 2], [], [0], [1], False,
+                                                                        gi)
+        assert ws == 0
+        pyaclnn.aclnnMaxPool2dWithMaskBackward(None, 0, ex)
+        pyaclnn.synchronize()
+        assert_bits(gi.storage_numpy(), before)
+
+
+@pytest.mark.parametrize("bad_value", [16, -1, 2**31 - 1])
+def test_backward_reports_out_of_plane_index_at_synchronize(bad_value):
+    x = random_input((1, 2, 4, 4), np.float32, "randn", 30)
+    out, mask = max_pool2d_with_mask(x, 2, 2, 0)
+    stream = mask.view(np.uint8).reshape(-1)[:4 * out.size].view("<i4").copy()
+    good = stream.copy()
+    stream[5] = bad_value                             # plane 1, output (0, 1)
+    bad_mask = mask.copy()
+    bad_mask.reshape(-1)[:stream.nbytes] = stream.view(np.int8)
+    grad = np.arange(1, out.size + 1, dtype=np.float32).reshape(out.shape)
+    with pyaclnn.Tensor.from_numpy(grad) as go, pyaclnn.Tensor.from_numpy(x) as xt, \
+            pyaclnn.Tensor.from_numpy(bad_mask) as mt, pyaclnn.Tensor.empty(x.shape, np.float32, fill=np.nan) as gi:
+        ws, ex = pyaclnn.aclnnMaxPool2dWithMaskBackwardGetWorkspaceSize(go, xt, mt, [2], [2], [0], [1], False, gi)
+        pyaclnn.aclnnMaxPool2dWithMaskBackward(pyaclnn.DeviceBuffer(ws) if ws else None, ws, ex)
+        with pytest.raises(pyaclnn.AclError) as err:
+            pyaclnn.synchronize()
+        assert err.value.code == 507015
+        assert "indices" in err.value.message and str(bad_value) in err.value.message
+        # nothing outside the plane was touched; the bad contribution is dropped, the rest lands
+        got = gi.numpy()
+        want_index = good.reshape(out.shape).astype(np.int64)
+        want = ref_backward(np.where(np.arange(out.size).reshape(out.shape) == 5, 0, grad), want_index,
+                            x.shape, np.float32)
+        assert_bits(got, want)
+
+
+_THREAD_SCRIPT = textwrap.dedent("""
+    import hashlib, sys
+    import numpy as np, ml_dtypes, pyaclnn
+    from pyaclnn.functional import max_pool2d_with_mask, max_pool2d_with_mask_backward
+    h = hashlib.sha256()
+    for dtype in (np.float32, ml_dtypes.bfloat16, np.float16):
+        rng = np.random.default_rng(5)
+        x = rng.standard_normal((3, 16, 37, 41)).astype(dtype)
+        for k, s, p in (((3, 3), (1, 1), (1, 1)), ((5, 3), (2, 1), (2, 1)), ((2, 2), (2, 2), (0, 0))):
+            out, mask = max_pool2d_with_mask(x, k, s, p, 1, True)
+            grad = rng.standard_normal(out.shape).astype(dtype)
+            g = max_pool2d_with_mask_backward(grad, x, mask, k, s, p, 1, True)
+            for a in (out, mask, g):
+                h.update(np.ascontiguousarray(a).tobytes())
+    print(h.hexdigest())
+""")
+
+
+def test_thread_count_invariance():
+    digests = []
+    for threads in ("1", "2", "3"):
+        env = dict(os.environ, ACLNN_NUM_THREADS=threads)
+        res = subprocess.run([sys.executable, "-c", _THREAD_SCRIPT], env=env, capture_output=True, text=True,
+                             timeout=120)
+        assert res.returncode == 0, res.stderr
+        digests.append(res.stdout.strip())
+    assert len(set(digests)) == 1, digests

@@ -1,0 +1,283 @@
+"""aclnnPrelu against a NumPy reference and torch.nn.functional.prelu.
+
+out = x > 0 ? x : w[c] * x in the promoted dtype of (x, w), cast to out's dtype; a single
+multiply, so the result is bit-exact for every dtype.
+"""
+import ml_dtypes
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+import pyaclnn
+from pyaclnn.functional import prelu
+
+torch.set_num_threads(1)
+
+BF16 = ml_dtypes.bfloat16
+DTYPES = [np.float32, np.float16, BF16]
+IDS = ["fp32", "fp16", "bf16"]
+
+
+def promote(a, b):
+    a, b = np.dtype(a), np.dtype(b)
+    return a if a == b else np.dtype(np.float32)
+
+
+def channel_weight(x_shape, w):
+    """w viewed so that it broadcasts along axis 1 (or a scalar for rank <= 1 / one value)."""
+    flat = w.reshape(-1)
+    if flat.size == 1 or len(x_shape) <= 1:
+        return flat[0]
+    return flat.reshape((1, flat.size) + (1,) * (len(x_shape) - 2))
+
+
+def ref_prelu(x, w, out_dtype=None):
+    compute = promote(x.dtype, w.dtype)
+    xf = x.astype(np.float32)
+    wf = np.asarray(channel_weight(x.shape, w.astype(np.float32)), dtype=np.float32)
+    y = np.where(xf > 0, xf, wf * xf).astype(np.float32)
+    y = y.astype(compute)                      # the op computes in the promoted dtype
+    return y.astype(out_dtype or compute)
+
+
+def to_torch(a):
+    a = np.asarray(a)
+    if a.dtype == BF16:
+        return torch.from_numpy(a.astype(np.float32)).to(torch.bfloat16)
+    return torch.from_numpy(np.ascontiguousarray(a))
+
+
+def from_torch(t):
+    if t.dtype == torch.bfloat16:
+        return t.float().numpy().astype(BF16)
+    return t.numpy()
+
+
+def bits(a):
+    a = np.ascontiguousarray(a)
+    return a.view({2: np.uint16, 4: np.uint32}[a.dtype.itemsize])
+
+
+def assert_bits(got, want, nan_sign_free=False):
+    """Bitwise equality.  With nan_sign_free, NaNs must sit at the same places but their sign and
+    payload may differ (PyTorch's vectorised bf16/fp16 paths sometimes return the default NaN)."""
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.shape == want.shape and got.dtype == want.dtype, (got.shape, want.shape, got.dtype, want.dtype)
+    if nan_sign_free:
+        nan_got, nan_want = np.isnan(got.astype(np.float32)), np.isnan(want.astype(np.float32))
+        np.testing.assert_array_equal(nan_got, nan_want)
+        got, want = np.where(nan_got, 0, got).astype(got.dtype), np.where(nan_want, 0, want).astype(want.dtype)
+    np.testing.assert_array_equal(bits(got), bits(want))
+
+
+def random_signed(shape, dtype, seed=0):
+    """Random signs plus 0, -0.0, NaN and infinities sprinkled in."""
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(shape).astype(np.float32)
+    flat = x.reshape(-1)
+    specials = np.array([0.0, -0.0, np.nan, np.inf, -np.inf, -1e-30], np.float32)
+    if flat.size >= 12:
+        idx = rng.choice(flat.size, size=6, replace=False)
+        flat[idx] = specials
+    return x.astype(dtype)
+
+
+def layouts(shape):
+    nd = len(shape)
+    contig = [1] * nd
+    for i in range(nd - 2, -1, -1):
+        contig[i] = contig[i + 1] * max(shape[i + 1], 1)
+    numel = int(np.prod(shape, dtype=np.int64))
+    yield tuple(contig), 3, numel + 5
+    yield tuple(2 * c for c in contig), 1, 2 * numel + 1
+    if nd >= 2:
+        perm = list(range(nd - 2)) + [nd - 1, nd - 2]
+        pshape = [shape[i] for i in perm]
+        pstr = [1] * nd
+        for i in range(nd - 2, -1, -1):
+            pstr[i] = pstr[i + 1] * max(pshape[i + 1], 1)
+        strides = [0] * nd
+        for pos, dim in enumerate(perm):
+            strides[dim] = pstr[pos]
+        yield tuple(strides), 2, numel + 2
+
+
+# (self shape, weight shape)
+SHAPES = [
+    ((), (1,)),
+    ((), ()),
+    ((7,), (1,)),
+    ((6,), (1, 1)),
+    ((4, 3), (3,)),                 # C is the last dim: channel-last inner loop
+    ((4, 3), (1,)),
+    ((5, 5), (5,)),                 # square: a last-dim broadcast would also "fit"
+    ((2, 5, 5), (5,)),              # C equals the last dim (the trap)
+    ((2, 6), (2, 3)),               # multi-D weight with C elements
+    ((2, 4, 3, 5), (4,)),
+    ((2, 4, 3, 5), (2, 2)),
+    ((2, 4, 3, 5), (1, 1, 1)),
+    ((1, 16, 4, 4), (16,)),
+    ((2, 3, 2, 2, 3), (3,)),
+    ((1, 2, 1, 3, 1, 2), (2,)),
+    ((2, 2, 2, 2, 2, 1, 2), (1,)),
+    ((1, 3, 1, 2, 1, 2, 1, 2), (3, 1)),
+    ((3, 2049), (2049,)),           # long channel-last rows
+    ((2, 3, 4500), (3,)),           # long planes crossing the staging chunk
+]
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=IDS)
+@pytest.mark.parametrize("x_shape,w_shape", SHAPES)
+def test_values_all_ranks(x_shape, w_shape, dtype):
+    x = random_signed(x_shape, dtype, seed=len(x_shape))
+    w = random_signed(w_shape, dtype, seed=99) * np.asarray(0.5, dtype)
+    got = prelu(x, w)
+    assert_bits(got, ref_prelu(x, w))
+    want = from_torch(F.prelu(to_torch(x), to_torch(w.reshape(-1)))).reshape(x.shape)
+    assert_bits(got, want, nan_sign_free=True)
+
+
+@pytest.mark.parametrize("x_dtype,w_dtype,out_dtype", [
+    (np.float16, BF16, np.float32), (BF16, np.float16, BF16), (np.float16, np.float32, np.float16),
+    (np.float32, BF16, np.float32), (np.float16, np.float16, np.float32), (BF16, BF16, np.float16),
+    (np.float32, np.float32, BF16)])
+def test_dtype_promotion_and_out_cast(x_dtype, w_dtype, out_dtype):
+    x = random_signed((3, 4, 5), x_dtype, seed=1) * 7
+    w = (np.linspace(-2.3, 2.9, 4, dtype=np.float32) / 3).astype(w_dtype)
+    got = prelu(x, w, out_dtype=out_dtype)
+    assert_bits(got, ref_prelu(x, w, out_dtype))
+
+
+def test_special_values():
+    x = np.array([0.0, -0.0, np.nan, np.inf, -np.inf, -2.0, 3.0, -1e-45], np.float32)
+    w = np.array([0.25], np.float32)
+    got = prelu(x, w)
+    assert_bits(got, ref_prelu(x, w))
+    assert np.signbit(got[1])            # -0.0 takes the w * x branch: 0.25 * -0.0 = -0.0
+    assert np.isnan(got[2]) and got[4] == -np.inf
+
+
+def test_ops_md_examples():
+    x = np.array([-2, 1, 2, -3, -4.7, 5.3, -6.9, 7], np.float32).reshape(2, 4)
+    got = prelu(x, np.array([3], np.float32))
+    assert got[1, 0] == np.float32(-14.099999427795410) and got[1, 2] == np.float32(-20.700000762939453)
+    three = np.float32(3)
+    np.testing.assert_array_equal(got, np.float32([[-6, 1, 2, -9],
+                                                   [np.float32(-4.7) * three, 5.3, np.float32(-6.9) * three, 7]]))
+    x = np.array([[-1, 2, -3], [4, -5, 0]], np.float32)
+    got = prelu(x, np.array([0.1, 0.2, 0.3], np.float32))
+    np.testing.assert_array_equal(got, np.float32([[-1 * np.float32(0.1), 2, -3 * np.float32(0.3)],
+                                                   [4, -5 * np.float32(0.2), 0]]))
+
+
+def test_strided_views_for_every_argument():
+    x_shape, w_shape = (2, 4, 3, 5), (4,)
+    x = random_signed(x_shape, np.float32, 3)
+    w = random_signed(w_shape, np.float32, 4)
+    want = ref_prelu(x, w)
+    for xl, ol in zip(layouts(x_shape), layouts(x_shape)):
+        with pyaclnn.Tensor.strided(x, *xl) as xt, \
+                pyaclnn.Tensor.strided(w, strides=(3,), offset=2, storage_numel=12) as wt, \
+                pyaclnn.Tensor.strided(np.full(x_shape, np.nan, np.float32), *ol) as ot:
+            pyaclnn.run_op("Prelu", xt, wt, ot)
+            assert_bits(ot.numpy(), want)
+            storage = ot.storage_numpy()
+            assert np.isnan(storage).sum() == storage.size - x.size + np.isnan(want).sum()
+
+
+def test_repeatable_executor_with_new_addresses():
+    x1, x2 = random_signed((2, 3, 8), BF16, 1), random_signed((2, 3, 8), BF16, 2)
+    w1, w2 = random_signed((3,), BF16, 3), random_signed((3,), BF16, 4)
+    with pyaclnn.Tensor.from_numpy(x1) as xt, pyaclnn.Tensor.from_numpy(w1) as wt, \
+            pyaclnn.Tensor.from_numpy(x2) as x2t, pyaclnn.Tensor.from_numpy(w2) as w2t, \
+            pyaclnn.Tensor.empty(x1.shape, BF16, fill=np.nan) as ot, \
+            pyaclnn.Tensor.empty(x1.shape, BF16, fill=np.nan) as o2t:
+        ws, ex = pyaclnn.aclnnPreluGetWorkspaceSize(xt, wt, ot)
+        ex.set_repeatable()
+        try:
+            buf = pyaclnn.DeviceBuffer(ws) if ws else None
+            pyaclnn.aclnnPrelu(buf, ws, ex)
+            pyaclnn.synchronize()
+            assert_bits(ot.numpy(), ref_prelu(x1, w1))
+            ex.set_input_addr(0, xt, x2t.buffer)
+            ex.set_input_addr(1, wt, w2t.buffer)
+            ex.set_output_addr(0, ot, o2t.buffer)
+            pyaclnn.aclnnPrelu(buf, ws, ex)
+            pyaclnn.synchronize()
+            assert_bits(o2t.numpy(), ref_prelu(x2, w2))
+        finally:
+            ex.close()
+
+
+@pytest.mark.parametrize("x_shape,w_shape", [((1, 16, 0, 4), (16,)), ((0,), (1,)), ((2, 0, 3), (0,))])
+def test_empty_tensors_succeed_and_write_nothing(x_shape, w_shape):
+    with pyaclnn.Tensor.empty(x_shape, np.float32) as xt, pyaclnn.Tensor.empty(w_shape, np.float32) as wt, \
+            pyaclnn.Tensor.empty(x_shape, np.float32) as ot:
+        ws, ex = pyaclnn.aclnnPreluGetWorkspaceSize(xt, wt, ot)
+        assert ws == 0
+        pyaclnn.aclnnPrelu(None, 0, ex)
+        pyaclnn.synchronize()
+
+
+# ---------------------------------------------------------------------------------------------
+# validation
+# ---------------------------------------------------------------------------------------------
+def _attempt(x_shape=(2, 3, 4), w_shape=(3,), out_shape=None, x_dtype=np.float32,
+             w_dtype=np.float32, out_dtype=np.float32, null=None):
+    out_shape = x_shape if out_shape is None else out_shape
+    made = {}
+    try:
+        for name, shape, dtype in (("self", x_shape, x_dtype), ("weight", w_shape, w_dtype),
+                                   ("out", out_shape, out_dtype)):
+            made[name] = None if null == name else pyaclnn.Tensor.empty(shape, dtype)
+        ws, ex = pyaclnn.aclnnPreluGetWorkspaceSize(made["self"], made["weight"], made["out"])
+        ex.close()
+    finally:
+        for t in made.values():
+            if t is not None:
+                t.close()
+
+
+INVALID = [
+    (dict(null="self"), 161001, "self"),
+    (dict(null="weight"), 161001, "weight"),
+    (dict(null="out"), 161001, "out"),
+    (dict(x_dtype=np.float64), 161002, "self"),
+    (dict(w_dtype=np.int32), 161002, "weight"),
+    (dict(out_dtype=np.int8), 161002, "out"),
+    (dict(x_shape=(1,) * 9, w_shape=(1,)), 161002, "self"),
+    (dict(w_shape=(1,) * 9), 161002, "weight"),
+    (dict(out_shape=(1,) * 9), 161002, "out"),
+    (dict(out_shape=(2, 3, 5)), 161002, "out"),
+    (dict(out_shape=(2, 12)), 161002, "out"),
+    (dict(w_shape=(4,)), 161002, "weight"),
+    (dict(x_shape=(4,), w_shape=(2, 2)), 161002, "weight"),
+    (dict(x_shape=(), w_shape=(2,)), 161002, "weight"),
+    (dict(x_shape=(2, 3, 4), w_shape=(4,)), 161002, "weight"),   # C is dim 1, not the last
+]
+
+
+@pytest.mark.parametrize("kwargs,code,needle", INVALID)
+def test_invalid_arguments(kwargs, code, needle):
+    with pytest.raises(pyaclnn.AclnnError) as info:
+        _attempt(**kwargs)
+    assert info.value.code == code
+    assert needle in str(info.value)
+
+
+def test_ut_shapes_accepted():
+    for x_shape, w_shape in (((1, 16, 4, 4), (16,)), ((2, 4, 3, 5), (1,)), ((2, 6), (2, 3)),
+                             (tuple(range(1, 9)), (2,))):
+        _attempt(x_shape=x_shape, w_shape=w_shape)
+
+
+def test_null_workspace_size():
+    with pyaclnn.Tensor.empty((2, 3), np.float32) as x, pyaclnn.Tensor.empty((3,), np.float32) as w, \
+            pyaclnn.Tensor.empty((2, 3), np.float32) as out:
+        status = pyaclnn.lib.aclnnPreluGetWorkspaceSize(x.ptr, w.ptr, out.ptr, pyaclnn.ffi.NULL,
+                                                        pyaclnn.ffi.new("aclOpExecutor **"))
+        assert status == 161001
+        status = pyaclnn.lib.aclnnPreluGetWorkspaceSize(x.ptr, w.ptr, out.ptr,
+                                                        pyaclnn.ffi.new("uint64_t *"), pyaclnn.ffi.NULL)
+        assert status == 161001

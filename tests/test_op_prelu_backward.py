@@ -1,0 +1,351 @@
+"""aclnnPreluBackward against a NumPy reference and torch.ops.aten._prelu_kernel_backward plus the
+channel reduction PyTorch's autograd performs.
+
+gradInput = x > 0 ? g : w[c] * g is a single multiply: bit-exact for every dtype.
+gradWeight = sum of (x > 0 ? 0 : x * g) per channel: the library sums in fp32 over fixed blocks and
+rounds once; checked against a float64 sum with a bound proportional to the sum of magnitudes.
+"""
+import os
+import subprocess
+import sys
+import textwrap
+
+import ml_dtypes
+import numpy as np
+import pytest
+import torch
+
+import pyaclnn
+from pyaclnn.functional import prelu_backward
+
+torch.set_num_threads(1)
+
+BF16 = ml_dtypes.bfloat16
+DTYPES = [np.float32, np.float16, BF16]
+IDS = ["fp32", "fp16", "bf16"]
+EPS = {np.dtype(np.float32): 2.0 ** -24, np.dtype(np.float16): 2.0 ** -11, np.dtype(BF16): 2.0 ** -8}
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def channel_view(x_shape, w):
+    flat = w.reshape(-1)
+    if flat.size == 1 or len(x_shape) <= 1:
+        return flat.reshape(())
+    return flat.reshape((1, flat.size) + (1,) * (len(x_shape) - 2))
+
+
+def ref_backward(g, x, w):
+    """(gradInput, float64 gradWeight, float64 sum of |update| per weight value)."""
+    gb = np.broadcast_to(g, x.shape).astype(np.float32)
+    xf = x.astype(np.float32)
+    wf = channel_view(x.shape, w.astype(np.float32))
+    gi = np.where(xf > 0, gb, (wf * gb).astype(np.float32)).astype(x.dtype)
+    upd = np.where(xf > 0, 0.0, xf.astype(np.float64) * gb.astype(np.float64))
+    if w.size == 1 or x.ndim <= 1:
+        axes = tuple(range(x.ndim))
+    else:
+        axes = (0,) + tuple(range(2, x.ndim))
+    gw = upd.sum(axis=axes).reshape(-1)
+    mag = np.abs(upd).sum(axis=axes).reshape(-1)
+    return gi, gw, mag
+
+
+def to_torch(a):
+    a = np.asarray(a)
+    if a.dtype == BF16:
+        return torch.from_numpy(a.astype(np.float32)).to(torch.bfloat16)
+    return torch.from_numpy(np.ascontiguousarray(a))
+
+
+def from_torch(t):
+    if t.dtype == torch.bfloat16:
+        return t.float().numpy().astype(BF16)
+    return t.numpy()
+
+
+def bits(a):
+    a = np.ascontiguousarray(a)
+    return a.view({2: np.uint16, 4: np.uint32}[a.dtype.itemsize])
+
+
+def assert_bits(got, want, nan_sign_free=False):
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.shape == want.shape and got.dtype == want.dtype, (got.shape, want.shape)
+    if nan_sign_free:
+        nan_got, nan_want = np.isnan(got.astype(np.float32)), np.isnan(want.astype(np.float32))
+        np.testing.assert_array_equal(nan_got, nan_want)
+        got, want = np.where(nan_got, 0, got).astype(got.dtype), np.where(nan_want, 0, want).astype(want.dtype)
+    np.testing.assert_array_equal(bits(got), bits(want))
+
+
+def assert_grad_weight(got, gw, mag, dtype, n):
+    got = np.asarray(got, dtype=np.float64).reshape(-1)
+    finite = np.isfinite(gw)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(gw))
+    bound = mag * 2.0 ** -24 * (np.log2(max(n, 2)) + 40) + np.abs(gw) * EPS[np.dtype(dtype)] + 1e-30
+    err = np.abs(got - gw)
+    assert np.all(err[finite] <= bound[finite]), (got, gw, bound)
+
+
+def random_signed(shape, dtype, seed=0, specials=True):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(shape).astype(np.float32)
+    flat = x.reshape(-1)
+    if specials and flat.size >= 12:
+        flat[rng.choice(flat.size, size=3, replace=False)] = [0.0, -0.0, np.nan]
+    return x.astype(dtype)
+
+
+def layouts(shape):
+    nd = len(shape)
+    contig = [1] * nd
+    for i in range(nd - 2, -1, -1):
+        contig[i] = contig[i + 1] * max(shape[i + 1], 1)
+    numel = int(np.prod(shape, dtype=np.int64))
+    yield tuple(contig), 3, numel + 5
+    yield tuple(2 * c for c in contig), 1, 2 * numel + 1
+    if nd >= 2:
+        perm = list(range(nd - 2)) + [nd - 1, nd - 2]
+        pshape = [shape[i] for i in perm]
+        pstr = [1] * nd
+        for i in range(nd - 2, -1, -1):
+            pstr[i] = pstr[i + 1] * max(pshape[i + 1], 1)
+        strides = [0] * nd
+        for pos, dim in enumerate(perm):
+            strides[dim] = pstr[pos]
+        yield tuple(strides), 2, numel + 2
+
+
+# (self shape, weight shape, gradOutput shape or None = self's)
+SHAPES = [
+    ((), (1,), None),
+    ((), (), None),
+    ((7,), (1,), None),
+    ((5,), (1, 1), (1,)),
+    ((4, 3), (3,), None),                   # C is the last dim
+    ((4, 3), (1,), None),
+    ((2, 5, 5), (5,), None),                # C equal to the last dim (trap)
+    ((2, 6), (2, 3), None),                 # multi-D weight, gradWeight [6]
+    ((2, 4, 3, 5), (2, 2), (1, 4, 1, 1)),   # gradOutput broadcast from [1, C, 1, 1]
+    ((2, 4, 3, 5), (4,), (4, 1, 5)),        # lower-rank gradOutput
+    ((2, 4, 3, 5), (1, 1, 1), (1,)),
+    ((1, 16, 4, 4), (16,), None),
+    ((2, 3, 2, 2, 3), (3,), None),
+    ((1, 2, 1, 3, 1, 2), (2,), (1, 2, 1, 1, 1, 1)),
+    ((2, 2, 2, 2, 2, 1, 2), (1,), None),
+    tuple([tuple(range(1, 9)), (2,), None]),
+    ((2, 3, 20000), (3,), None),            # plane mode, two blocks per plane
+    ((1, 1, 40000), (1,), None),            # single weight, several blocks
+    ((300, 7, 5), (7,), None),              # row mode, several row groups
+    ((3, 5000), (5000,), None),             # channel-last rows wider than a tile
+    ((2, 700, 9), (700,), None),            # row mode, several channel tiles
+]
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=IDS)
+@pytest.mark.parametrize("x_shape,w_shape,g_shape", SHAPES)
+def test_values(x_shape, w_shape, g_shape, dtype):
+    x = random_signed(x_shape, dtype, seed=len(x_shape))
+    g = random_signed(g_shape or x_shape, dtype, seed=7, specials=False)
+    w = random_signed(w_shape, dtype, seed=11, specials=False)
+    gi, gw = prelu_backward(g, x, w)
+    ref_gi, ref_gw, mag = ref_backward(g, x, w)
+    assert_bits(gi, ref_gi)
+    want_gw_shape = w.shape if w.size == 1 else (w.size,)
+    assert gw.shape == want_gw_shape and gw.dtype == np.dtype(dtype)
+    assert_grad_weight(gw, ref_gw, mag, dtype, x.size)
+
+    # PyTorch: the aten kernel with a broadcast weight, then autograd's reduction.
+    xt = to_torch(x)
+    wt = to_torch(channel_view(x_shape, w))
+    gt = to_torch(np.broadcast_to(g, x_shape).copy())
+    t_gi, t_gw_full = torch.ops.aten._prelu_kernel_backward(gt, xt, wt)
+    assert_bits(gi, from_torch(t_gi).reshape(x_shape), nan_sign_free=True)
+    t_gw = t_gw_full.float().sum_to_size(wt.shape).reshape(-1).double().numpy()
+    np.testing.assert_allclose(np.asarray(gw, np.float64).reshape(-1), t_gw,
+                               rtol=8 * EPS[np.dtype(dtype)], atol=np.nan_to_num(mag, posinf=0).max() * 64 * EPS[np.dtype(dtype)] + 1e-30)
+
+
+def test_ops_md_examples():
+    x = np.arange(8, dtype=np.float32).reshape(4, 2)
+    gi, gw = prelu_backward(np.ones((4, 2), np.float32), x, np.float32([0.5, 0.5]))
+    np.testing.assert_array_equal(gi, np.float32([[0.5, 1], [1, 1], [1, 1], [1, 1]]))
+    np.testing.assert_array_equal(gw, np.float32([0, 0]))
+    x = np.float32([[-1, 2, -3], [4, -5, 0]])
+    gi, gw = prelu_backward(np.float32([[1, 2, 3], [4, 5, 6]]), x, np.float32([0.1, 0.2, 0.3]))
+    np.testing.assert_array_equal(gi, np.float32([[np.float32(0.1), 2, np.float32(0.3) * 3],
+                                                  [4, np.float32(0.2) * 5, np.float32(0.3) * 6]]))
+    np.testing.assert_array_equal(gw, np.float32([-1, -25, -9]))
+    x = np.float32([[[-1, 2], [3, -4]], [[5, -6], [-7, 8]]])
+    gi, gw = prelu_backward(np.ones((2, 2, 2), np.float32), x, np.float32([0.25]))
+    np.testing.assert_array_equal(gi, np.float32([[[0.25, 1], [1, 0.25]], [[1, 0.25], [0.25, 1]]]))
+    np.testing.assert_array_equal(gw, np.float32([-18]))
+
+
+def test_strided_views_for_every_argument():
+    x_shape = (2, 4, 3, 5)
+    x = random_signed(x_shape, np.float32, 3)
+    g = random_signed(x_shape, np.float32, 4, specials=False)
+    w = random_signed((4,), np.float32, 5, specials=False)
+    ref_gi, ref_gw, mag = ref_backward(g, x, w)
+    for (xl, gl, il) in zip(layouts(x_shape), layouts(x_shape), layouts(x_shape)):
+        with pyaclnn.Tensor.strided(x, *xl) as xt, pyaclnn.Tensor.strided(g, *gl) as gt, \
+                pyaclnn.Tensor.strided(w, strides=(2,), offset=1, storage_numel=9) as wt, \
+                pyaclnn.Tensor.strided(np.full(x_shape, np.nan, np.float32), *il) as git, \
+                pyaclnn.Tensor.strided(np.full((4,), np.nan, np.float32), strides=(3,), offset=2,
+                                       storage_numel=14) as gwt:
+            pyaclnn.run_op("PreluBackward", gt, xt, wt, git, gwt)
+            assert_bits(git.numpy(), ref_gi)
+            assert_grad_weight(gwt.numpy(), ref_gw, mag, np.float32, x.size)
+            assert np.isnan(gwt.storage_numpy()).sum() == 14 - 4 + np.isnan(ref_gw).sum()
+
+
+def test_repeatable_executor_with_new_addresses():
+    shape = (2, 3, 8)
+    data = [(random_signed(shape, np.float16, s), random_signed(shape, np.float16, s + 10, False),
+             random_signed((3,), np.float16, s + 20, False)) for s in (1, 2)]
+    tensors = []
+    try:
+        for x, g, w in data:
+            tensors.append([pyaclnn.Tensor.from_numpy(g), pyaclnn.Tensor.from_numpy(x),
+                            pyaclnn.Tensor.from_numpy(w),
+                            pyaclnn.Tensor.empty(shape, np.float16, fill=np.nan),
+                            pyaclnn.Tensor.empty((3,), np.float16, fill=np.nan)])
+        first, second = tensors
+        ws, ex = pyaclnn.aclnnPreluBackwardGetWorkspaceSize(*first)
+        ex.set_repeatable()
+        try:
+            buf = pyaclnn.DeviceBuffer(ws) if ws else None
+            pyaclnn.aclnnPreluBackward(buf, ws, ex)
+            pyaclnn.synchronize()
+            results = [(first[3].numpy(), first[4].numpy())]
+            for i in range(3):
+                ex.set_input_addr(i, first[i], second[i].buffer)
+            for i in range(2):
+                ex.set_output_addr(i, first[3 + i], second[3 + i].buffer)
+            pyaclnn.aclnnPreluBackward(buf, ws, ex)
+            pyaclnn.synchronize()
+            results.append((second[3].numpy(), second[4].numpy()))
+            for (x, g, w), (gi, gw) in zip(data, results):
+                ref_gi, ref_gw, mag = ref_backward(g, x, w)
+                assert_bits(gi, ref_gi)
+                assert_grad_weight(gw, ref_gw, mag, np.float16, x.size)
+        finally:
+            ex.close()
+            if buf is not None:
+                buf.close()
+    finally:
+        for group in tensors:
+            for t in group:
+                t.close()
+
+
+@pytest.mark.parametrize("x_shape,g_shape,w_shape,gw_shape", [
+    ((0, 2, 3, 2), (1, 2, 3, 2), (2,), (2,)),
+    ((0, 2, 3, 2), (0, 2, 3, 2), (1, 1), (1, 1)),
+    ((2, 0, 3), (2, 0, 3), (0,), (0,)),
+    ((0,), (0,), (1,), (1,)),
+])
+def test_empty_inputs_zero_grad_weight(x_shape, g_shape, w_shape, gw_shape):
+    with pyaclnn.Tensor.empty(g_shape, np.float32, fill=1.0) as gt, \
+            pyaclnn.Tensor.empty(x_shape, np.float32) as xt, \
+            pyaclnn.Tensor.empty(w_shape, np.float32, fill=1.0) as wt, \
+            pyaclnn.Tensor.empty(x_shape, np.float32) as git, \
+            pyaclnn.Tensor.empty(gw_shape, np.float32, fill=np.nan) as gwt:
+        pyaclnn.run_op("PreluBackward", gt, xt, wt, git, gwt)
+        np.testing.assert_array_equal(gwt.numpy(), np.zeros(gw_shape, np.float32))
+
+
+THREAD_SCRIPT = textwrap.dedent("""
+    import hashlib, numpy as np, ml_dtypes
+    from pyaclnn.functional import prelu_backward
+    rng = np.random.default_rng(3)
+    out = b""
+    for dtype in (np.float32, ml_dtypes.bfloat16):
+        for xs, ws in (((4, 8, 60, 70), (8,)), ((4, 8, 60, 70), (1,)), ((3000, 50), (50,)),
+                       ((40, 30, 9), (30,))):
+            x = rng.standard_normal(xs).astype(np.float32).astype(dtype)
+            g = rng.standard_normal(xs).astype(np.float32).astype(dtype)
+            w = rng.standard_normal(ws).astype(np.float32).astype(dtype)
+            gi, gw = prelu_backward(g, x, w)
+            out += gi.tobytes() + gw.tobytes()
+    print(hashlib.sha256(out).hexdigest())
+""")
+
+
+def test_bit_identical_for_any_thread_count():
+    digests = set()
+    for threads in ("1", "2", "3"):
+        env = dict(os.environ, ACLNN_NUM_THREADS=threads)
+        res = subprocess.run([sys.executable, "-c", THREAD_SCRIPT], env=env, capture_output=True,
+                             text=True, timeout=120, cwd=ROOT)
+        assert res.returncode == 0, res.stderr
+        digests.add(res.stdout.strip())
+    assert len(digests) == 1
+
+
+# ---------------------------------------------------------------------------------------------
+# validation
+# ---------------------------------------------------------------------------------------------
+NAMES = ("gradOutput", "self", "weight", "gradInput", "gradWeight")
+
+
+def _attempt(shapes=None, dtypes=None, null=None):
+    shapes = dict({"gradOutput": (2, 3, 4), "self": (2, 3, 4), "weight": (3,),
+                   "gradInput": (2, 3, 4), "gradWeight": (3,)}, **(shapes or {}))
+    dtypes = dict({n: np.float32 for n in NAMES}, **(dtypes or {}))
+    made = {}
+    try:
+        for n in NAMES:
+            made[n] = None if null == n else pyaclnn.Tensor.empty(shapes[n], dtypes[n])
+        ws, ex = pyaclnn.aclnnPreluBackwardGetWorkspaceSize(*(made[n] for n in NAMES))
+        ex.close()
+    finally:
+        for t in made.values():
+            if t is not None:
+                t.close()
+
+
+INVALID = [(dict(null=n), 161001, n) for n in NAMES] + [
+    (dict(dtypes={n: np.float64 for n in NAMES}), 161002, "self"),
+    (dict(dtypes={"self": np.int32}), 161002, "self"),
+    (dict(dtypes={"gradOutput": np.float16}), 161002, "gradOutput"),
+    (dict(dtypes={"weight": BF16}), 161002, "weight"),
+    (dict(dtypes={"gradInput": np.float16}), 161002, "gradInput"),
+    (dict(dtypes={"gradWeight": np.float16}), 161002, "gradWeight"),
+    (dict(shapes={"gradOutput": (1,) * 9}), 161002, "gradOutput"),
+    (dict(shapes={"self": (1,) * 9, "gradInput": (1,) * 9, "weight": (1,), "gradWeight": (1,)}),
+     161002, "self"),
+    (dict(shapes={"weight": (1,) * 9, "gradWeight": (1,)}), 161002, "weight"),
+    (dict(shapes={"gradInput": (2, 3, 5)}), 161002, "gradInput"),
+    (dict(shapes={"self": (), "gradOutput": (), "gradInput": (), "weight": (2,), "gradWeight": (2,)}),
+     161002, "self"),
+    (dict(shapes={"weight": (0,)}), 161002, "weight"),
+    (dict(shapes={"weight": (4,)}), 161002, "weight"),
+    (dict(shapes={"gradWeight": (1, 3)}), 161002, "gradWeight"),
+    (dict(shapes={"weight": (1, 3), "gradWeight": (1, 3)}), 161002, "gradWeight"),
+    (dict(shapes={"weight": (1, 1), "gradWeight": (1,)}), 161002, "gradWeight"),
+    (dict(shapes={"gradOutput": (2, 4, 4)}), 161002, "gradOutput"),
+    (dict(shapes={"gradOutput": (3, 3, 4)}), 161002, "gradOutput"),
+    (dict(shapes={"gradOutput": (1, 2, 3, 4)}), 161002, "gradOutput"),
+]
+
+
+@pytest.mark.parametrize("kwargs,code,needle", INVALID)
+def test_invalid_arguments(kwargs, code, needle):
+    with pytest.raises(pyaclnn.AclnnError) as info:
+        _attempt(**kwargs)
+    assert info.value.code == code
+    assert needle in str(info.value)
+
+
+def test_ut_cases_accepted():
+    _attempt(shapes={"self": (0, 2, 3, 2), "gradInput": (0, 2, 3, 2), "gradOutput": (1, 2, 3, 2),
+                     "weight": (2,), "gradWeight": (2,)})
+    _attempt(shapes={"weight": (1, 1), "gradWeight": (1, 1)})
+    _attempt(shapes={"self": (2, 4, 3), "gradInput": (2, 4, 3), "gradOutput": (2, 4, 3),
+                     "weight": (2, 2), "gradWeight": (4,)})
+    s8 = tuple(range(1, 9))
+    _attempt(shapes={"self": s8, "gradInput": s8, "gradOutput": s8, "weight": (2,), "gradWeight": (2,)})
+    _attempt(shapes={"self": (7,), "gradInput": (7,), "gradOutput": (7,), "weight": (1,),
+                     "gradWeight": (1,)})

@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""Lays out a CANN-like install tree (what `make install PREFIX=DIR` does).
+
+DIR/include/{acl,aclnn,aclnnop}   the public headers, with aclnnop/level2/ copies of every op
+                                  header (older programs include aclnnop/level2/...)
+DIR/lib64/libaclnn.so             the library, plus the CANN library names as symlinks to it
+DIR/set_env.sh                    exports ASCEND_HOME_PATH & co. and prepends DIR/lib64 to
+                                  LD_LIBRARY_PATH, like CANN's own set_env.sh
+"""
+import argparse
+import os
+import shutil
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+ALIASES = ["libascendcl.so", "libacl_rt.so", "libnnopbase.so", "libopapi.so",
+           "libopapi_nn.so", "libopapi_math.so", "libopapi_cv.so"]
+
+SET_ENV = """\
+# Source this file to use libaclnn like a CANN toolkit: . {prefix}/set_env.sh
+export ASCEND_HOME_PATH="{prefix}"
+export ASCEND_TOOLKIT_HOME="{prefix}"
+export ASCEND_CUSTOM_PATH="{prefix}"
+export ASCEND_OPP_PATH="{prefix}/opp"
+export LD_LIBRARY_PATH="{prefix}/lib64${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}"
+"""
+
+
+def install_headers(prefix: Path):
+    src = ROOT / "libaclnn" / "include"
+    dst = prefix / "include"
+    for sub in ("acl", "aclnn", "aclnnop"):
+        if (dst / sub).exists():
+            shutil.rmtree(dst / sub)
+        shutil.copytree(src / sub, dst / sub)
+    level2 = dst / "aclnnop" / "level2"
+    level2.mkdir(exist_ok=True)
+    for header in (dst / "aclnnop").glob("*.h"):
+        shutil.copy2(header, level2 / header.name)
+
+
+def install_library(prefix: Path, lib: Path):
+    lib_dir = prefix / "lib64"
+    lib_dir.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(lib, lib_dir / "libaclnn.so")
+    for alias in ALIASES:
+        link = lib_dir / alias
+        if link.is_symlink() or link.exists():
+            link.unlink()
+        os.symlink("libaclnn.so", link)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--prefix", required=True)
+    parser.add_argument("--lib", required=True)
+    args = parser.parse_args()
+    prefix = Path(args.prefix).resolve()
+    install_headers(prefix)
+    install_library(prefix, Path(args.lib))
+    (prefix / "opp").mkdir(exist_ok=True)
+    (prefix / "set_env.sh").write_text(SET_ENV.format(prefix=prefix))
+    print(f"installed libaclnn into {prefix}")
+
+
+if __name__ == "__main__":
+    main()
