@@ -32,13 +32,18 @@ LDFLAGS_LIB := -shared -pthread -Wl,-soname,libaclnn.so -Wl,--no-undefined -lm $
 all: lib
 lib: $(LIB)
 
+# `make V=1` shows the full compiler command lines.
+Q := $(if $(V),,@)
+
 $(BUILD)/obj/%.o: libaclnn/src/%.c $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_LIB) -c $< -o $@
+	@$(if $(V),,echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS_LIB) -c $< -o $@
 
 $(LIB): $(OBJS)
 	@mkdir -p $(LIBDIR)
-	$(CC) $(OBJS) -o $@ $(LDFLAGS_LIB)
+	@$(if $(V),,echo "  LD      $@")
+	$(Q)$(CC) $(OBJS) -o $@ $(LDFLAGS_LIB)
 	@cd $(LIBDIR) && for a in $(ALIASES); do ln -sf libaclnn.so $$a; done
 
 # ---- Python environment: everything the tests need, installed on first use -------------------

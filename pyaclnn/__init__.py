@@ -19,6 +19,8 @@ two-phase calls
     numpy in, numpy out: ``pyaclnn.functional.prelu(x, weight)``.
 ``pyaclnn.testing``
     comparison helpers and strided layouts for tests.
+``pyaclnn.mask_from_indices`` / ``pyaclnn.indices_from_mask``
+    convert between PyTorch's int64 max-pool indices and CANN's INT8 max-pool mask.
 
 Quick start::
 
@@ -44,6 +46,7 @@ from ._meta import (Tensor, IntArray, FloatArray, BoolArray, Scalar,  # noqa: F4
                     get_view_shape, get_view_strides, get_storage_shape, get_view_offset,
                     get_format, get_data_type)
 from ._ops import Executor, run_op, two_phase_names  # noqa: F401
+from .mask import mask_from_indices, indices_from_mask, mask_shape  # noqa: F401
 
 __version__ = "0.1.0"
 

@@ -519,3 +519,17 @@ def test_thread_count_invariance():
         assert res.returncode == 0, res.stderr
         digests.append(res.stdout.strip())
     assert len(set(digests)) == 1, digests
+
+
+@pytest.mark.parametrize("dtype,shape", [(np.float32, (4, 64, 128, 128)), (BF16, (8, 64, 128, 128))],
+                         ids=["fp32", "bf16"])
+def test_large_backward_uses_streaming_stores(dtype, shape):
+    """gradInput of 16 MiB or more is written with non-temporal stores and next-plane prefetch:
+    the same bits as the small path."""
+    k, s, p = (3, 3), (2, 2), (1, 1)
+    x = random_input(shape, dtype, "randn", 40)
+    out, mask = max_pool2d_with_mask(x, k, s, p)
+    t_out, t_index = torch_forward(x, k, s, p, False)
+    assert_bits(out, t_out)
+    grad = random_input(out.shape, dtype, "randn", 41)
+    assert_bits(max_pool2d_with_mask_backward(grad, x, mask, k, s, p), ref_backward(grad, t_index, shape, dtype))

@@ -7,6 +7,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,6 +63,16 @@ static void set_flag(void *arg)
     *(volatile int *)arg = 1;
 }
 
+/* A task that holds its stream until the test opens the gate (no timing assumptions). */
+static atomic_int gate;
+
+static void wait_for_gate(void *arg)
+{
+    (void)arg;
+    while (!atomic_load(&gate))
+        sleep_ms(1);
+}
+
 /* ---- many async operations on one stream, checked against the same steps on the host ---- */
 
 #define BUF 4096
@@ -90,8 +101,9 @@ static void test_async_ordering(void)
     memset(expected, 0, BUF);
     EXPECT_OK(aclrtMemset(dev, BUF, 0, BUF));
 
-    /* A slow first task makes sure the rest really queue up behind it. */
-    EXPECT_OK(aclrtLaunchHostFunc(stream, sleep_task, (void *)(intptr_t)50));
+    /* A gated first task makes sure the rest really queue up behind it. */
+    atomic_store(&gate, 0);
+    EXPECT_OK(aclrtLaunchHostFunc(stream, wait_for_gate, NULL));
     for (int op = 0; op < 600; op++) {
         size_t length = 1 + next_random() % 512;
         size_t dst = next_random() % (BUF - length + 1);
@@ -121,7 +133,8 @@ static void test_async_ordering(void)
     }
     aclrtStreamStatus status = ACL_STREAM_STATUS_COMPLETE;
     EXPECT_OK(aclrtStreamQuery(stream, &status));
-    CHECK(status == ACL_STREAM_STATUS_NOT_READY, "stream busy behind the slow task");
+    CHECK(status == ACL_STREAM_STATUS_NOT_READY, "stream busy behind the gated task");
+    atomic_store(&gate, 1);
     EXPECT_OK(aclrtSynchronizeStream(stream));
     EXPECT_OK(aclrtStreamQuery(stream, &status));
     CHECK(status == ACL_STREAM_STATUS_COMPLETE, "stream idle after synchronize");
@@ -148,7 +161,8 @@ static void test_synchronize_timeout(void)
     aclrtStream stream = NULL;
     volatile int done = 0;
     EXPECT_OK(aclrtCreateStreamWithConfig(&stream, 0, ACL_STREAM_FAST_LAUNCH));
-    EXPECT_OK(aclrtLaunchHostFunc(stream, sleep_task, (void *)(intptr_t)300));
+    atomic_store(&gate, 0);
+    EXPECT_OK(aclrtLaunchHostFunc(stream, wait_for_gate, NULL));
     EXPECT_OK(aclrtLaunchHostFunc(stream, set_flag, (void *)&done));
     EXPECT(aclrtSynchronizeStreamWithTimeout(stream, 20), ACL_ERROR_RT_STREAM_SYNC_TIMEOUT,
            "aclrtSynchronizeStreamWithTimeout");
@@ -158,6 +172,7 @@ static void test_synchronize_timeout(void)
            "timed out");
     EXPECT(aclrtSynchronizeStreamWithTimeout(stream, -2), ACL_ERROR_RT_PARAM_INVALID, "timeout");
     CHECK(done == 0, "the second task waits for the first");
+    atomic_store(&gate, 1);
     EXPECT_OK(aclrtSynchronizeStreamWithTimeout(stream, -1));
     CHECK(done == 1, "synchronize waited for both tasks");
     EXPECT_OK(aclrtSynchronizeStreamWithTimeout(stream, 1000));
@@ -200,7 +215,7 @@ static void test_destroy(void)
     CHECK(finished == 1, "aclrtDestroyStream waits for queued tasks");
 
     EXPECT_OK(aclrtCreateStream(&stream));
-    EXPECT_OK(aclrtLaunchHostFunc(stream, sleep_task, (void *)(intptr_t)100));
+    EXPECT_OK(aclrtLaunchHostFunc(stream, sleep_task, (void *)(intptr_t)250));
     EXPECT_OK(aclrtLaunchHostFunc(stream, set_flag, (void *)&dropped));
     EXPECT_OK(aclrtDestroyStreamForce(stream));
     CHECK(dropped == 0, "aclrtDestroyStreamForce drops tasks that had not started");

@@ -6,7 +6,8 @@
  *   aclIntArrays of 1 or 2 values (stride may be empty = kernelSize); out gets the maxima and
  *   indices (INT8) an Ascend-style bit mask [N, C, kH*kW, 32*(ceil(Ho*Wo/16)+1)] consumed by
  *   aclnnMaxPool2dWithMaskBackward.  Note the parameter order kernelSize, stride, padding, dilation.
- *   aclnnMaxPool2dWithIndices is declared as in CANN but not implemented by libaclnn yet.
+ *   aclnnMaxPool2dWithIndices: the same, writing PyTorch-style indices (INT32/INT64, out's
+ *   shape, ih*W+iw) instead of the mask.
  *
  *   Two-phase call (see aclnn/aclnn_base.h): phase 1 (...GetWorkspaceSize) checks the arguments
  *   and returns an executor plus the workspace size; phase 2 queues the work on `stream`.  The

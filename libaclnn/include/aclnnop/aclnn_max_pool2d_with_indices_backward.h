@@ -5,7 +5,8 @@
  *   aclnnMaxPool2dWithMaskBackward: gradInput (shape of self) = 0, then each gradOutput cell is
  *   added to the input cell its window's maximum came from (as recorded in `indices`, the mask
  *   written by aclnnMaxPool2dWithMask with the same attributes).
- *   aclnnMaxPool2dWithIndicesBackward is declared as in CANN but not implemented by libaclnn yet.
+ *   aclnnMaxPool2dWithIndicesBackward: the same, reading PyTorch-style indices (INT32/INT64,
+ *   gradOutput's shape) instead of the mask.
  *
  *   Two-phase call (see aclnn/aclnn_base.h): phase 1 (...GetWorkspaceSize) checks the arguments
  *   and returns an executor plus the workspace size; phase 2 queues the work on `stream`.  The

@@ -469,13 +469,17 @@ aclnnStatus nn_launch_executor(const char *op_name, void *workspace, uint64_t wo
     pthread_mutex_unlock(&nn_executor_lock);
 
     nn_stream *resolved = NULL;
-    aclError rt = nn_stream_resolve(stream, &resolved);
+    aclError rt = nn_stream_resolve_named(op_name, stream, &resolved);
     if (rt != ACL_SUCCESS) {
         release_task(task);
         return rt == ACL_ERROR_INVALID_PARAM ? ACLNN_ERR_PARAM_INVALID : ACLNN_ERR_RUNTIME_ERROR;
     }
     rt = nn_stream_submit(resolved, run_task, release_task, task); /* releases on failure too */
-    if (rt != ACL_SUCCESS)
-        return ACLNN_ERR_RUNTIME_ERROR;
-    return ACLNN_SUCCESS;
+    if (rt == ACL_SUCCESS)
+        return ACLNN_SUCCESS;
+    /* With ACLNN_LAUNCH_BLOCKING=1 the submit returns the kernel's own status: an aclnn status
+     * (16xxxx / 56xxxx) passes through; anything else is a runtime failure. */
+    if ((rt >= 161000 && rt < 162000) || (rt >= 561000 && rt < 562000))
+        return rt;
+    return ACLNN_ERR_RUNTIME_ERROR;
 }

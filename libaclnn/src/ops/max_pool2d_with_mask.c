@@ -385,14 +385,8 @@ MP_EXPORT aclnnStatus aclnnMaxPool2dWithMask(void *workspace, uint64_t workspace
     return nn_launch_executor(OP_MASK, workspace, workspaceSize, executor, stream);
 }
 
-/* The WithIndices entry points below are complete, but ops/not_implemented.c still defines
- * stubs with the same names; until those stubs are removed, building them would collide.
- * Set MP_DEFINE_WITH_INDICES to 1 (or drop this #if) once not_implemented.c no longer defines
- * the aclnnMaxPool2dWithIndices* symbols. */
-#ifndef MP_DEFINE_WITH_INDICES
-#define MP_DEFINE_WITH_INDICES 0
-#endif
-#if MP_DEFINE_WITH_INDICES
+/* The WithIndices variant (declared in the same CANN header): the same checks and kernels,
+ * with PyTorch-style indices (INT32 or INT64, out's shape) instead of the mask. */
 MP_EXPORT aclnnStatus aclnnMaxPool2dWithIndicesGetWorkspaceSize(const aclTensor *self,
                                                                 const aclIntArray *kernelSize,
                                                                 const aclIntArray *stride,
@@ -416,4 +410,3 @@ MP_EXPORT aclnnStatus aclnnMaxPool2dWithIndices(void *workspace, uint64_t worksp
 {
     return nn_launch_executor(OP_INDICES, workspace, workspaceSize, executor, stream);
 }
-#endif /* MP_DEFINE_WITH_INDICES */

@@ -69,20 +69,43 @@ typedef struct bw_ctx {
 /* Stores                                                                                      */
 /* ------------------------------------------------------------------------------------------ */
 
-static void store_f32(float *restrict dst, const float *restrict src, int64_t n, bool stream)
+/* Streams that the next plane will read; the store loops touch them ahead of time so that the
+ * reads overlap the writes instead of alternating with them. */
+typedef struct prefetch_plan {
+    const char *a, *b;      /* next plane's gradOutput and indices */
+    int64_t a_bytes, b_bytes;
+    int64_t a_done, b_done; /* bytes already prefetched */
+} prefetch_plan;
+
+/* Keeps the prefetched share of each stream level with the written share of the tile
+ * (`done` of `total` elements), one cache line at a time. */
+static inline void prefetch_step(prefetch_plan *pf, int64_t done, int64_t total)
+{
+    const int64_t want_a = pf->a_bytes * (done + 1) / total, want_b = pf->b_bytes * (done + 1) / total;
+    for (; pf->a_done < want_a; pf->a_done += 64) _mm_prefetch(pf->a + pf->a_done, _MM_HINT_T0);
+    for (; pf->b_done < want_b; pf->b_done += 64) _mm_prefetch(pf->b + pf->b_done, _MM_HINT_T0);
+}
+
+/* Writes the fp32 tile to dst and clears the tile for the next plane. */
+static void store_f32(float *restrict dst, float *restrict tile, int64_t n, bool stream, prefetch_plan *pf)
 {
     int64_t i = 0;
+    const __m128 zero = _mm_setzero_ps();
     if (stream) {
-        while (i < n && ((uintptr_t)(dst + i) & 15u)) { dst[i] = src[i]; ++i; }
+        while (i < n && ((uintptr_t)(dst + i) & 15u)) { dst[i] = tile[i]; tile[i] = 0.0f; ++i; }
         for (; i + 16 <= n; i += 16) {
-            _mm_stream_ps(dst + i, _mm_loadu_ps(src + i));
-            _mm_stream_ps(dst + i + 4, _mm_loadu_ps(src + i + 4));
-            _mm_stream_ps(dst + i + 8, _mm_loadu_ps(src + i + 8));
-            _mm_stream_ps(dst + i + 12, _mm_loadu_ps(src + i + 12));
+            if (pf) prefetch_step(pf, i, n);
+            _mm_stream_ps(dst + i, _mm_loadu_ps(tile + i));
+            _mm_stream_ps(dst + i + 4, _mm_loadu_ps(tile + i + 4));
+            _mm_stream_ps(dst + i + 8, _mm_loadu_ps(tile + i + 8));
+            _mm_stream_ps(dst + i + 12, _mm_loadu_ps(tile + i + 12));
+            _mm_storeu_ps(tile + i, zero);
+            _mm_storeu_ps(tile + i + 4, zero);
+            _mm_storeu_ps(tile + i + 8, zero);
+            _mm_storeu_ps(tile + i + 12, zero);
         }
-        for (; i + 4 <= n; i += 4) _mm_stream_ps(dst + i, _mm_loadu_ps(src + i));
     }
-    if (i < n) memcpy(dst + i, src + i, (size_t)(n - i) * sizeof(float));
+    for (; i < n; ++i) { dst[i] = tile[i]; tile[i] = 0.0f; }
 }
 
 static void store_u16(uint16_t *restrict dst, const uint16_t *restrict src, int64_t n, bool stream)
@@ -96,17 +119,19 @@ static void store_u16(uint16_t *restrict dst, const uint16_t *restrict src, int6
     if (i < n) memcpy(dst + i, src + i, (size_t)(n - i) * sizeof(uint16_t));
 }
 
-/* Rounds the fp32 tile once to fp16/bf16 and writes it. */
-static void store_narrow(uint16_t *dst, const float *src, int64_t n, aclDataType dtype, bool stream)
+/* Rounds the fp32 tile once to fp16/bf16, writes it, and clears the tile for the next plane. */
+static void store_narrow(uint16_t *dst, float *tile, int64_t n, aclDataType dtype, bool stream, prefetch_plan *pf)
 {
     enum { BLOCK = 1024 };
     uint16_t narrow[BLOCK] __attribute__((aligned(64)));
     for (int64_t i = 0; i < n; i += BLOCK) {
         const int64_t m = n - i < BLOCK ? n - i : BLOCK;
+        if (pf) prefetch_step(pf, i, n);
         if (dtype == ACL_FLOAT16)
-            nn_f32_to_f16_n(src + i, narrow, (size_t)m);
+            nn_f32_to_f16_n(tile + i, narrow, (size_t)m);
         else
-            nn_f32_to_bf16_n(src + i, narrow, (size_t)m);
+            nn_f32_to_bf16_n(tile + i, narrow, (size_t)m);
+        memset(tile + i, 0, (size_t)m * sizeof(float));
         store_u16(dst + i, narrow, m, stream);
     }
 }
@@ -168,6 +193,7 @@ static void backward_chunks(void *vctx, int64_t chunk_begin, int64_t chunk_end)
         float *widened = tile + HW;
         const int64_t first = mp_chunk_first(planes, p->chunks, chunk);
         const int64_t last = mp_chunk_first(planes, p->chunks, chunk + 1);
+        memset(tile, 0, (size_t)HW * sizeof(float)); /* kept clear by the store loops after this */
         for (int64_t plane = first; plane < last; ++plane) {
             const unsigned char *go = c->grad_out + plane * P * elem;
             const float *grad = (const float *)go;
@@ -178,17 +204,18 @@ static void backward_chunks(void *vctx, int64_t chunk_begin, int64_t chunk_end)
                 nn_bf16_to_f32_n((const uint16_t *)go, widened, (size_t)P);
                 grad = widened;
             }
-            memset(tile, 0, (size_t)HW * sizeof(float));
             const unsigned char *mask = c->indices + plane * P * index_bytes;
             const int64_t bad = p->indices_int64
                                     ? scatter_plane_int64(tile, grad, (const int64_t *)mask, P, HW)
                                     : scatter_plane_int32(tile, grad, mask, P, HW);
             if (bad >= 0) note_bad_index(c, plane * P + bad);
+            prefetch_plan pf = {(const char *)(go + P * elem), (const char *)(mask + P * index_bytes),
+                                plane + 1 < last ? P * elem : 0, plane + 1 < last ? P * index_bytes : 0, 0, 0};
             unsigned char *gi = c->grad_in + plane * HW * elem;
             if (p->dtype == ACL_FLOAT)
-                store_f32((float *)gi, tile, HW, p->stream_stores);
+                store_f32((float *)gi, tile, HW, p->stream_stores, p->stream_stores ? &pf : NULL);
             else
-                store_narrow((uint16_t *)gi, tile, HW, p->dtype, p->stream_stores);
+                store_narrow((uint16_t *)gi, tile, HW, p->dtype, p->stream_stores, p->stream_stores ? &pf : NULL);
         }
     }
     if (p->stream_stores) _mm_sfence();
@@ -439,14 +466,8 @@ MP_EXPORT aclnnStatus aclnnMaxPool2dWithMaskBackward(void *workspace, uint64_t w
     return nn_launch_executor(OP_MASK, workspace, workspaceSize, executor, stream);
 }
 
-/* The WithIndices entry points below are complete, but ops/not_implemented.c still defines
- * stubs with the same names; until those stubs are removed, building them would collide.
- * Set MP_DEFINE_WITH_INDICES to 1 (or drop this #if) once not_implemented.c no longer defines
- * the aclnnMaxPool2dWithIndices* symbols. */
-#ifndef MP_DEFINE_WITH_INDICES
-#define MP_DEFINE_WITH_INDICES 0
-#endif
-#if MP_DEFINE_WITH_INDICES
+/* The WithIndices variant (declared in the same CANN header): the same checks and kernels,
+ * with PyTorch-style indices (INT32 or INT64, out's shape) instead of the mask. */
 MP_EXPORT aclnnStatus aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(
     const aclTensor *gradOutput, const aclTensor *self, const aclTensor *indices, const aclIntArray *kernelSize,
     const aclIntArray *stride, const aclIntArray *padding, const aclIntArray *dilation, bool ceilMode,
@@ -467,4 +488,3 @@ MP_EXPORT aclnnStatus aclnnMaxPool2dWithIndicesBackward(void *workspace, uint64_
 {
     return nn_launch_executor(OP_INDICES, workspace, workspaceSize, executor, stream);
 }
-#endif /* MP_DEFINE_WITH_INDICES */

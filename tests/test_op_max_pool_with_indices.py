@@ -1,0 +1,36 @@
+"""aclnnMaxPool2dWithIndices[Backward]: the variant with PyTorch-style indices, against
+torch.ops.aten.max_pool2d_with_indices[_backward]."""
+import numpy as np
+import pytest
+import torch
+
+import pyaclnn
+from pyaclnn import Tensor
+
+CASES = [
+    # shape, kernel, stride, padding, ceil_mode
+    ((2, 3, 9, 8), (3, 3), (2, 2), (1, 1), False),
+    ((3, 7, 7), (2, 3), (1, 2), (1, 0), True),
+    ((1, 2, 5, 11), (2, 2), (2, 2), (0, 0), False),
+]
+
+
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
+@pytest.mark.parametrize("shape,kernel,stride,padding,ceil_mode", CASES)
+def test_forward_and_backward_match_torch(shape, kernel, stride, padding, ceil_mode, index_dtype):
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal(shape).astype(np.float32)
+    attrs = (list(kernel), list(stride), list(padding), [1, 1])
+    ref_out, ref_idx = torch.ops.aten.max_pool2d_with_indices(torch.from_numpy(x), *attrs, ceil_mode)
+    grad = rng.standard_normal(tuple(ref_out.shape)).astype(np.float32)
+    ref_grad = torch.ops.aten.max_pool2d_with_indices_backward(
+        torch.from_numpy(grad), torch.from_numpy(x), *attrs, ceil_mode, ref_idx)
+    out_shape = tuple(ref_out.shape)
+    with Tensor.from_numpy(x) as x_t, Tensor.empty(out_shape, np.float32, fill=np.nan) as out_t, \
+            Tensor.empty(out_shape, index_dtype, fill=-7) as idx_t:
+        pyaclnn.run_op("MaxPool2dWithIndices", x_t, *attrs, ceil_mode, out_t, idx_t)
+        np.testing.assert_array_equal(out_t.numpy(), ref_out.numpy())
+        np.testing.assert_array_equal(idx_t.numpy(), ref_idx.numpy())
+        with Tensor.from_numpy(grad) as grad_t, Tensor.empty(shape, np.float32, fill=np.nan) as grad_in_t:
+            pyaclnn.run_op("MaxPool2dWithIndicesBackward", grad_t, x_t, idx_t, *attrs, ceil_mode, grad_in_t)
+            np.testing.assert_array_equal(grad_in_t.numpy(), ref_grad.numpy())
