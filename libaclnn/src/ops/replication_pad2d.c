@@ -37,13 +37,16 @@ typedef struct pad_ctx {
     const pad_plan *plan;
     const unsigned char *in;
     unsigned char *out;
+    bool stream;             /* large output: build rows in a buffer, stream them out */
 } pad_ctx;
+
+#define PAD_CHUNK_BYTES 16384
 
 typedef struct { uint64_t lo, hi; } pad_u128;
 
 /* One output row: `left` copies of src[0], the W source elements, `right` copies of src[W-1]. */
 #define DEFINE_PAD_ROW(NAME, T)                                                                   \
-    static void NAME(const T *restrict src, T *restrict dst, int64_t W, int64_t left,             \
+    NN_PU_HOT static void NAME(const T *restrict src, T *restrict dst, int64_t W, int64_t left,             \
                      int64_t right)                                                              \
     {                                                                                            \
         const T first = src[0], last = src[W - 1];                                               \
@@ -63,19 +66,18 @@ DEFINE_PAD_ROW(pad_row_4, uint32_t)
 DEFINE_PAD_ROW(pad_row_8, uint64_t)
 DEFINE_PAD_ROW(pad_row_16, pad_u128)
 
-static void pad_rows(void *vctx, int64_t begin, int64_t end)
+/* Writes output rows [begin, end) at dst (which holds them consecutively). */
+static void pad_write_rows(const pad_ctx *ctx, int64_t begin, int64_t end, unsigned char *dst)
 {
-    const pad_ctx *ctx = (const pad_ctx *)vctx;
     const pad_plan *p = ctx->plan;
     const size_t es = p->elem_size;
     const int64_t right = p->Wo - p->W - p->left;
-    for (int64_t row = begin; row < end; row++) {
+    for (int64_t row = begin; row < end; row++, dst += (size_t)p->Wo * es) {
         const int64_t plane = row / p->Ho;
         const int64_t i = row % p->Ho;
         int64_t src_i = i - p->top;
         src_i = src_i < 0 ? 0 : (src_i >= p->H ? p->H - 1 : src_i);
         const unsigned char *src = ctx->in + ((size_t)(plane * p->H + src_i) * (size_t)p->W) * es;
-        unsigned char *dst = ctx->out + (size_t)row * (size_t)p->Wo * es;
         switch (es) {
         case 1: pad_row_1(src, dst, p->W, p->left, right); break;
         case 2: pad_row_2((const uint16_t *)src, (uint16_t *)dst, p->W, p->left, right); break;
@@ -86,12 +88,31 @@ static void pad_rows(void *vctx, int64_t begin, int64_t end)
     }
 }
 
+static void pad_rows(void *vctx, int64_t begin, int64_t end)
+{
+    const pad_ctx *ctx = (const pad_ctx *)vctx;
+    const size_t row_bytes = (size_t)ctx->plan->Wo * ctx->plan->elem_size;
+    if (!ctx->stream || row_bytes > PAD_CHUNK_BYTES) {
+        pad_write_rows(ctx, begin, end, ctx->out + (size_t)begin * row_bytes);
+        return;
+    }
+    _Alignas(64) unsigned char chunk[PAD_CHUNK_BYTES];
+    const int64_t rows_per_chunk = (int64_t)(PAD_CHUNK_BYTES / row_bytes);
+    for (int64_t row = begin; row < end; row += rows_per_chunk) {
+        const int64_t stop = row + rows_per_chunk < end ? row + rows_per_chunk : end;
+        pad_write_rows(ctx, row, stop, chunk);
+        nn_pu_stream_copy(ctx->out + (size_t)row * row_bytes, chunk, (size_t)(stop - row) * row_bytes);
+    }
+    nn_pu_stream_fence();
+}
+
 static aclnnStatus pad_kernel(const nn_launch *launch)
 {
     const pad_plan *p = (const pad_plan *)launch->plan;
-    pad_ctx ctx = {p, (const unsigned char *)launch->operands[0].data,
-                   (unsigned char *)launch->operands[1].data};
     const int64_t rows = p->planes * p->Ho;
+    pad_ctx ctx = {p, (const unsigned char *)launch->operands[0].data,
+                   (unsigned char *)launch->operands[1].data,
+                   (size_t)(rows * p->Wo) * p->elem_size >= NN_PU_STREAM_BYTES};
     /* bytes moved per output row: the row written plus (about) the source row read */
     const double row_bytes = (double)(p->Wo + p->W) * (double)p->elem_size;
     nn_parallel_for(rows, nn_pu_grain(rows, row_bytes), pad_rows, &ctx);

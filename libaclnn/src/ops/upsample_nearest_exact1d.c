@@ -14,6 +14,7 @@
  * out must be [N, C, outputSize[0]] and self/out must use the ND or NCL format.
  */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "aclnnop/aclnn_upsample_nearest_exact1d.h"
@@ -38,11 +39,12 @@ typedef struct upsample_ctx {
     bool use_runs;
     const unsigned char *in;
     unsigned char *out;
+    bool stream;             /* large output: rows are streamed out of a buffer */
 } upsample_ctx;
 
 /* One output row from one input row, for element type T. */
 #define DEFINE_UPSAMPLE_ROW(NAME, T)                                                              \
-    static void NAME(const nn_ne_map *map, bool use_runs, const T *restrict in,                  \
+    NN_PU_HOT static void NAME(const nn_ne_map *map, bool use_runs, const T *restrict in,                  \
                      T *restrict out)                                                            \
     {                                                                                            \
         if (!use_runs) {                                                                         \
@@ -103,23 +105,36 @@ DEFINE_UPSAMPLE_ROW(upsample_row_1, uint8_t)
 DEFINE_UPSAMPLE_ROW(upsample_row_2, uint16_t)
 DEFINE_UPSAMPLE_ROW(upsample_row_4, uint32_t)
 
+static void upsample_write_row(const upsample_ctx *ctx, const unsigned char *in, unsigned char *out)
+{
+    switch (ctx->plan->elem_size) {
+    case 1: upsample_row_1(ctx->map, ctx->use_runs, in, out); break;
+    case 2: upsample_row_2(ctx->map, ctx->use_runs, (const uint16_t *)in, (uint16_t *)out); break;
+    default: upsample_row_4(ctx->map, ctx->use_runs, (const uint32_t *)in, (uint32_t *)out); break;
+    }
+}
+
 static void upsample_rows(void *vctx, int64_t begin, int64_t end)
 {
     const upsample_ctx *ctx = (const upsample_ctx *)vctx;
     const upsample_plan *p = ctx->plan;
-    const size_t es = p->elem_size;
+    const size_t in_bytes = (size_t)p->in_len * p->elem_size;
+    const size_t out_bytes = (size_t)p->out_len * p->elem_size;
+    /* large outputs: build each row in a buffer and stream it out (no buffer: plain stores) */
+    unsigned char *row_buffer = ctx->stream ? (unsigned char *)malloc(out_bytes) : NULL;
     for (int64_t row = begin; row < end; row++) {
-        const unsigned char *in = ctx->in + (size_t)row * (size_t)p->in_len * es;
-        unsigned char *out = ctx->out + (size_t)row * (size_t)p->out_len * es;
-        switch (es) {
-        case 1: upsample_row_1(ctx->map, ctx->use_runs, in, out); break;
-        case 2:
-            upsample_row_2(ctx->map, ctx->use_runs, (const uint16_t *)in, (uint16_t *)out);
-            break;
-        default:
-            upsample_row_4(ctx->map, ctx->use_runs, (const uint32_t *)in, (uint32_t *)out);
-            break;
+        const unsigned char *in = ctx->in + (size_t)row * in_bytes;
+        unsigned char *out = ctx->out + (size_t)row * out_bytes;
+        if (row_buffer != NULL) {
+            upsample_write_row(ctx, in, row_buffer);
+            nn_pu_stream_copy(out, row_buffer, out_bytes);
+        } else {
+            upsample_write_row(ctx, in, out);
         }
+    }
+    if (row_buffer != NULL) {
+        nn_pu_stream_fence();
+        free(row_buffer);
     }
 }
 
@@ -133,7 +148,8 @@ static aclnnStatus upsample_kernel(const nn_launch *launch)
     }
     upsample_ctx ctx = {p, &map, nn_ne_map_runs_are_long(&map),
                         (const unsigned char *)launch->operands[0].data,
-                        (unsigned char *)launch->operands[1].data};
+                        (unsigned char *)launch->operands[1].data,
+                        (size_t)(p->rows * p->out_len) * p->elem_size >= NN_PU_STREAM_BYTES};
     const double row_bytes = (double)(p->in_len + p->out_len) * (double)p->elem_size;
     nn_parallel_for(p->rows, nn_pu_grain(p->rows, row_bytes), upsample_rows, &ctx);
     nn_ne_map_free(&map);

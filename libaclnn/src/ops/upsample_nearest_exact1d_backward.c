@@ -50,74 +50,91 @@ typedef struct upsample_bwd_ctx {
     int failed;              /* a range could not get its conversion buffers */
 } upsample_bwd_ctx;
 
-/* Sums `count` consecutive gradients per input over a run of n inputs. */
-static void run_sums(const float *restrict s, float *restrict o, int64_t n, int64_t count)
+/* bf16 is the upper half of an fp32: widening is a shift, done inline in the loops below. */
+static inline float widen_bf16(uint16_t b)
 {
-    switch (count) {
-    case 0:
-        for (int64_t t = 0; t < n; t++) {
-            o[t] = 0.0f;
-        }
-        break;
-    case 1:
-        for (int64_t t = 0; t < n; t++) {
-            o[t] = 0.0f + s[t];
-        }
-        break;
-    case 2:
-        for (int64_t t = 0; t < n; t++) {
-            o[t] = (0.0f + s[2 * t]) + s[2 * t + 1];
-        }
-        break;
-    case 3:
-        for (int64_t t = 0; t < n; t++) {
-            o[t] = ((0.0f + s[3 * t]) + s[3 * t + 1]) + s[3 * t + 2];
-        }
-        break;
-    case 4:
-        for (int64_t t = 0; t < n; t++) {
-            o[t] = (((0.0f + s[4 * t]) + s[4 * t + 1]) + s[4 * t + 2]) + s[4 * t + 3];
-        }
-        break;
-    default:
-        for (int64_t t = 0; t < n; t++) {
-            const float *restrict g = s + count * t;
-            float acc = 0.0f;
-            for (int64_t j = 0; j < count; j++) {
-                acc += g[j];
-            }
-            o[t] = acc;
-        }
-        break;
-    }
+    const uint32_t bits = (uint32_t)b << 16;
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
 }
 
-/* One fp32 gradInput row from one fp32 gradOutput row. */
-static void row_f32(const nn_ne_map *map, int mode, const float *restrict go, float *restrict gi)
-{
-    if (mode == MODE_PICK) {
-        /* every input gets at most one gradient: zeros, then the picks */
-        memset(gi, 0, (size_t)map->in_len * sizeof(float));
-        const int64_t *restrict src = map->src;
-        for (int64_t d = 0; d < map->out_len; d++) {
-            gi[src[d]] = 0.0f + go[d];
-        }
-    } else if (mode == MODE_RUNS) {
-        for (int64_t r = 0; r < map->num_runs; r++) {
-            const nn_ne_run *run = &map->runs[r];
-            run_sums(go + run->d0, gi + run->i0, run->i1 - run->i0, run->count);
-        }
-    } else {
-        const int64_t *restrict lo = map->lo;
-        for (int64_t i = 0; i < map->in_len; i++) {
-            float acc = 0.0f;
-            for (int64_t d = lo[i]; d < lo[i + 1]; d++) {
-                acc += go[d];
-            }
-            gi[i] = acc;
-        }
+#define WIDEN_F32(x) (x)
+
+/* run_sums: sums `count` consecutive gradients per input over a run of n inputs.
+ * row: one fp32 gradInput row from one gradOutput row of type IT, in the map's mode. */
+#define DEFINE_GRAD_ROW(SUMS, ROW, IT, WIDEN)                                                     \
+    NN_PU_HOT static void SUMS(const IT *restrict s, float *restrict o, int64_t n, int64_t count) \
+    {                                                                                            \
+        switch (count) {                                                                         \
+        case 0:                                                                                  \
+            for (int64_t t = 0; t < n; t++) {                                                    \
+                o[t] = 0.0f;                                                                     \
+            }                                                                                    \
+            break;                                                                               \
+        case 1:                                                                                  \
+            for (int64_t t = 0; t < n; t++) {                                                    \
+                o[t] = 0.0f + WIDEN(s[t]);                                                       \
+            }                                                                                    \
+            break;                                                                               \
+        case 2:                                                                                  \
+            for (int64_t t = 0; t < n; t++) {                                                    \
+                o[t] = (0.0f + WIDEN(s[2 * t])) + WIDEN(s[2 * t + 1]);                           \
+            }                                                                                    \
+            break;                                                                               \
+        case 3:                                                                                  \
+            for (int64_t t = 0; t < n; t++) {                                                    \
+                o[t] = ((0.0f + WIDEN(s[3 * t])) + WIDEN(s[3 * t + 1])) + WIDEN(s[3 * t + 2]);   \
+            }                                                                                    \
+            break;                                                                               \
+        case 4:                                                                                  \
+            for (int64_t t = 0; t < n; t++) {                                                    \
+                o[t] = (((0.0f + WIDEN(s[4 * t])) + WIDEN(s[4 * t + 1])) + WIDEN(s[4 * t + 2])) + \
+                       WIDEN(s[4 * t + 3]);                                                      \
+            }                                                                                    \
+            break;                                                                               \
+        default:                                                                                 \
+            for (int64_t t = 0; t < n; t++) {                                                    \
+                const IT *restrict g = s + count * t;                                            \
+                float acc = 0.0f;                                                                \
+                for (int64_t j = 0; j < count; j++) {                                            \
+                    acc += WIDEN(g[j]);                                                          \
+                }                                                                                \
+                o[t] = acc;                                                                      \
+            }                                                                                    \
+            break;                                                                               \
+        }                                                                                        \
+    }                                                                                            \
+                                                                                                 \
+    NN_PU_HOT static void ROW(const nn_ne_map *map, int mode, const IT *restrict go,              \
+                              float *restrict gi)                                                \
+    {                                                                                            \
+        if (mode == MODE_PICK) {                                                                 \
+            /* every input gets at most one gradient: zeros, then the picks */                   \
+            memset(gi, 0, (size_t)map->in_len * sizeof(float));                                  \
+            const int64_t *restrict src = map->src;                                              \
+            for (int64_t d = 0; d < map->out_len; d++) {                                         \
+                gi[src[d]] = 0.0f + WIDEN(go[d]);                                                \
+            }                                                                                    \
+        } else if (mode == MODE_RUNS) {                                                          \
+            for (int64_t r = 0; r < map->num_runs; r++) {                                        \
+                const nn_ne_run *run = &map->runs[r];                                            \
+                SUMS(go + run->d0, gi + run->i0, run->i1 - run->i0, run->count);                 \
+            }                                                                                    \
+        } else {                                                                                 \
+            const int64_t *restrict lo = map->lo;                                                \
+            for (int64_t i = 0; i < map->in_len; i++) {                                          \
+                float acc = 0.0f;                                                                \
+                for (int64_t d = lo[i]; d < lo[i + 1]; d++) {                                    \
+                    acc += WIDEN(go[d]);                                                         \
+                }                                                                                \
+                gi[i] = acc;                                                                     \
+            }                                                                                    \
+        }                                                                                        \
     }
-}
+
+DEFINE_GRAD_ROW(run_sums_f32, row_f32, float, WIDEN_F32)
+DEFINE_GRAD_ROW(run_sums_bf16, row_bf16, uint16_t, widen_bf16)
 
 static void upsample_bwd_rows(void *vctx, int64_t begin, int64_t end)
 {
@@ -131,30 +148,27 @@ static void upsample_bwd_rows(void *vctx, int64_t begin, int64_t end)
         }
         return;
     }
-    /* fp16 / bf16: widen a row, sum in fp32, round once */
-    float *go32 = (float *)malloc((size_t)(Lin + Lout) * sizeof(float));
-    if (go32 == NULL) {
+    /* fp16 / bf16: sum in fp32 (bf16 widened inline, fp16 row by row), round once */
+    const bool bf16 = p->dtype == ACL_BF16;
+    float *gi32 = (float *)malloc((size_t)(Lin + (bf16 ? 0 : Lout)) * sizeof(float));
+    if (gi32 == NULL) {
         __atomic_store_n(&ctx->failed, 1, __ATOMIC_RELAXED);
         return;
     }
-    float *gi32 = go32 + Lout;
-    const bool bf16 = p->dtype == ACL_BF16;
+    float *go32 = gi32 + Lin;
     for (int64_t row = begin; row < end; row++) {
         const uint16_t *go = (const uint16_t *)ctx->grad_out + row * Lout;
         uint16_t *gi = (uint16_t *)ctx->grad_in + row * Lin;
         if (bf16) {
-            nn_bf16_to_f32_n(go, go32, (size_t)Lout);
-        } else {
-            nn_f16_to_f32_n(go, go32, (size_t)Lout);
-        }
-        row_f32(ctx->map, ctx->mode, go32, gi32);
-        if (bf16) {
+            row_bf16(ctx->map, ctx->mode, go, gi32);
             nn_f32_to_bf16_n(gi32, gi, (size_t)Lin);
         } else {
+            nn_f16_to_f32_n(go, go32, (size_t)Lout);
+            row_f32(ctx->map, ctx->mode, go32, gi32);
             nn_f32_to_f16_n(gi32, gi, (size_t)Lin);
         }
     }
-    free(go32);
+    free(gi32);
 }
 
 static aclnnStatus upsample_bwd_kernel(const nn_launch *launch)
