@@ -11,6 +11,7 @@
  * the last write in row-major order: such copies run on one thread so the result is
  * reproducible.
  */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -189,4 +190,168 @@ void nn_copy_from_contiguous(void *dst, const void *src, size_t elem_size, uint6
                              const int64_t *dims, const int64_t *strides)
 {
     strided_copy((char *)(uintptr_t)src, dst, elem_size, ndim, dims, strides, false);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Streaming (non-temporal) stores for large outputs                                           */
+/* ------------------------------------------------------------------------------------------ */
+/*
+ * Why: an ordinary store to a line that is not in cache first reads the line from memory
+ * ("read for ownership"), then writes it back when evicted, so a kernel that writes a big
+ * output once moves its bytes over the bus twice.  A non-temporal store goes to a write-
+ * combining buffer and writes whole lines straight to memory: no read, and the output does not
+ * evict the kernel's inputs from the caches.  For a memory-bound kernel that writes as many
+ * bytes as it reads (a pad, a backward gather) that is up to 1/3 less traffic.  It is a loss
+ * for small outputs that the caller will read back from cache, hence the size threshold.
+ *
+ * The copies below are bit copies, so results are identical with and without streaming.
+ * Non-temporal stores are weakly ordered: a kernel range that used them must end with
+ * nn_streaming_fence() before it reports completion (the thread pool's hand-off then publishes
+ * the data as usual).
+ */
+#if defined(__x86_64__) /* SSE2 is part of the x86-64 baseline */
+#include <immintrin.h>
+#define NN_HAVE_X86_STREAM 1
+#else
+#define NN_HAVE_X86_STREAM 0
+#endif
+
+/* Outputs of at least this many bytes are streamed: well beyond what a core's L2 and its share
+ * of the L3 can hold, so the caller could not have read them back from cache anyway. */
+#define NN_STREAMING_THRESHOLD_BYTES ((uint64_t)16 << 20)
+
+/* -1: decide by size; 0: never stream; 1: always stream (ACLNN_STREAMING_STORES, read once). */
+static int streaming_override(void)
+{
+    static _Atomic int cached = -2;
+    int value = atomic_load_explicit(&cached, memory_order_relaxed);
+    if (value != -2)
+        return value;
+    const char *env = getenv("ACLNN_STREAMING_STORES");
+    value = -1;
+    if (env && env[0] == '0' && env[1] == '\0')
+        value = 0;
+    else if (env && env[0] == '1' && env[1] == '\0')
+        value = 1;
+    atomic_store_explicit(&cached, value, memory_order_relaxed);
+    return value;
+}
+
+bool nn_use_streaming_stores(uint64_t output_bytes)
+{
+    const int forced = streaming_override();
+    if (forced >= 0)
+        return forced == 1 && NN_HAVE_X86_STREAM;
+    return NN_HAVE_X86_STREAM && output_bytes >= NN_STREAMING_THRESHOLD_BYTES;
+}
+
+#if NN_HAVE_X86_STREAM
+/* Each variant: ordinary stores up to the first `align`-byte boundary of dst (non-temporal
+ * stores need aligned addresses), non-temporal stores for the aligned middle, memcpy for the
+ * tail.  Loads are unaligned, so src may have any alignment. */
+__attribute__((target("avx512f"))) static void copy_row_nt_avx512(unsigned char *d, const unsigned char *s,
+                                                                  size_t n)
+{
+    size_t head = (64 - ((uintptr_t)d & 63)) & 63;
+    head = head > n ? n : head;
+    memcpy(d, s, head);
+    d += head, s += head, n -= head;
+    for (; n >= 256; n -= 256, d += 256, s += 256) {
+        __m512i a = _mm512_loadu_si512((const void *)s);
+        __m512i b = _mm512_loadu_si512((const void *)(s + 64));
+        __m512i c = _mm512_loadu_si512((const void *)(s + 128));
+        __m512i e = _mm512_loadu_si512((const void *)(s + 192));
+        _mm512_stream_si512((void *)d, a);
+        _mm512_stream_si512((void *)(d + 64), b);
+        _mm512_stream_si512((void *)(d + 128), c);
+        _mm512_stream_si512((void *)(d + 192), e);
+    }
+    for (; n >= 64; n -= 64, d += 64, s += 64)
+        _mm512_stream_si512((void *)d, _mm512_loadu_si512((const void *)s));
+    memcpy(d, s, n);
+}
+
+__attribute__((target("avx"))) static void copy_row_nt_avx(unsigned char *d, const unsigned char *s, size_t n)
+{
+    size_t head = (32 - ((uintptr_t)d & 31)) & 31;
+    head = head > n ? n : head;
+    memcpy(d, s, head);
+    d += head, s += head, n -= head;
+    for (; n >= 128; n -= 128, d += 128, s += 128) {
+        __m256i a = _mm256_loadu_si256((const __m256i *)s);
+        __m256i b = _mm256_loadu_si256((const __m256i *)(s + 32));
+        __m256i c = _mm256_loadu_si256((const __m256i *)(s + 64));
+        __m256i e = _mm256_loadu_si256((const __m256i *)(s + 96));
+        _mm256_stream_si256((__m256i *)d, a);
+        _mm256_stream_si256((__m256i *)(d + 32), b);
+        _mm256_stream_si256((__m256i *)(d + 64), c);
+        _mm256_stream_si256((__m256i *)(d + 96), e);
+    }
+    for (; n >= 32; n -= 32, d += 32, s += 32)
+        _mm256_stream_si256((__m256i *)d, _mm256_loadu_si256((const __m256i *)s));
+    memcpy(d, s, n);
+}
+
+static void copy_row_nt_sse2(unsigned char *d, const unsigned char *s, size_t n)
+{
+    size_t head = (16 - ((uintptr_t)d & 15)) & 15;
+    head = head > n ? n : head;
+    memcpy(d, s, head);
+    d += head, s += head, n -= head;
+    for (; n >= 64; n -= 64, d += 64, s += 64) {
+        __m128i a = _mm_loadu_si128((const __m128i *)s);
+        __m128i b = _mm_loadu_si128((const __m128i *)(s + 16));
+        __m128i c = _mm_loadu_si128((const __m128i *)(s + 32));
+        __m128i e = _mm_loadu_si128((const __m128i *)(s + 48));
+        _mm_stream_si128((__m128i *)d, a);
+        _mm_stream_si128((__m128i *)(d + 16), b);
+        _mm_stream_si128((__m128i *)(d + 32), c);
+        _mm_stream_si128((__m128i *)(d + 48), e);
+    }
+    for (; n >= 16; n -= 16, d += 16, s += 16)
+        _mm_stream_si128((__m128i *)d, _mm_loadu_si128((const __m128i *)s));
+    memcpy(d, s, n);
+}
+
+typedef void (*copy_row_nt_fn)(unsigned char *d, const unsigned char *s, size_t n);
+
+/* Picked once from what the CPU supports (and the OS enables: __builtin_cpu_supports checks
+ * the XSAVE state for AVX/AVX-512). */
+static copy_row_nt_fn pick_copy_row_nt(void)
+{
+    static _Atomic(copy_row_nt_fn) chosen = NULL;
+    copy_row_nt_fn fn = atomic_load_explicit(&chosen, memory_order_relaxed);
+    if (fn)
+        return fn;
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f"))
+        fn = copy_row_nt_avx512;
+    else if (__builtin_cpu_supports("avx"))
+        fn = copy_row_nt_avx;
+    else
+        fn = copy_row_nt_sse2;
+    atomic_store_explicit(&chosen, fn, memory_order_relaxed);
+    return fn;
+}
+#endif
+
+void nn_copy_row_nt(void *dst, const void *src, size_t bytes)
+{
+#if NN_HAVE_X86_STREAM
+    /* Below a few lines the alignment head/tail dominate: ordinary stores. */
+    if (bytes < 256) {
+        memcpy(dst, src, bytes);
+        return;
+    }
+    pick_copy_row_nt()((unsigned char *)dst, (const unsigned char *)src, bytes);
+#else
+    memcpy(dst, src, bytes);
+#endif
+}
+
+void nn_streaming_fence(void)
+{
+#if NN_HAVE_X86_STREAM
+    _mm_sfence();
+#endif
 }

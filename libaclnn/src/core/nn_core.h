@@ -117,6 +117,25 @@ void nn_copy_to_contiguous(void *dst, const void *src, size_t elem_size, uint64_
 void nn_copy_from_contiguous(void *dst, const void *src, size_t elem_size, uint64_t ndim,
                              const int64_t *dims, const int64_t *strides);
 
+/* Streaming (non-temporal) stores for outputs written exactly once (copy.c).  An ordinary store
+ * to an uncached line first reads that line from memory; streaming stores skip that read and
+ * leave the caches to the kernel's inputs, so a large write-once output costs its bytes once.
+ *   if (nn_use_streaming_stores(output_bytes)) build each output row (or a small block) in a
+ *   cache-resident buffer and hand it to nn_copy_row_nt(dst, buffer, bytes);
+ * and end every parallel range that streamed with nn_streaming_fence().  The copies are bit
+ * copies, so results do not depend on the choice. */
+/* True when an output of `output_bytes` should be streamed: at least 16 MiB (far beyond the
+ * caches), or as ACLNN_STREAMING_STORES=0/1 forces (read once; for experiments).  Always false
+ * on CPUs without non-temporal stores. */
+bool nn_use_streaming_stores(uint64_t output_bytes);
+/* memcpy(dst, src, bytes) with non-temporal stores for the part of dst aligned to the vector
+ * width (AVX-512, AVX or SSE2, chosen at run time); the unaligned head and tail and copies under
+ * 256 bytes use ordinary stores.  dst and src must not overlap; src may be unaligned. */
+void nn_copy_row_nt(void *dst, const void *src, size_t bytes);
+/* Orders this thread's earlier non-temporal stores before its later stores (sfence); call it
+ * at the end of each kernel range that used nn_copy_row_nt. */
+void nn_streaming_fence(void);
+
 /* ------------------------------------------------------------------------------------------ */
 /* Executors                                                                                   */
 /* ------------------------------------------------------------------------------------------ */

@@ -40,10 +40,6 @@
 static const char OP_MASK[] = "aclnnMaxPool2dWithMaskBackward";
 #define OP_INDICES "aclnnMaxPool2dWithIndicesBackward"
 
-/* Outputs at least this large are written with non-temporal stores: they cannot stay in cache
- * anyway, and streaming them avoids reading every destination line before overwriting it. */
-#define MP_STREAM_STORE_BYTES ((int64_t)16 << 20)
-
 enum { OPD_GRAD_OUTPUT = 0, OPD_SELF = 1, OPD_INDICES = 2, OPD_GRAD_INPUT = 3 };
 
 typedef struct bw_plan {
@@ -69,6 +65,10 @@ typedef struct bw_ctx {
 /* Stores                                                                                      */
 /* ------------------------------------------------------------------------------------------ */
 
+/* The tile is written out in blocks of this many elements: the block is still in L1 when it is
+ * cleared right after, and each block costs one nn_copy_row_nt call and one prefetch update. */
+enum { STORE_BLOCK = 1024 };
+
 /* Streams that the next plane will read; the store loops touch them ahead of time so that the
  * reads overlap the writes instead of alternating with them. */
 typedef struct prefetch_plan {
@@ -78,61 +78,49 @@ typedef struct prefetch_plan {
 } prefetch_plan;
 
 /* Keeps the prefetched share of each stream level with the written share of the tile
- * (`done` of `total` elements), one cache line at a time. */
+ * (`done` of `total` elements), one cache line at a time.  Called once per block, so the two
+ * divisions are negligible. */
 static inline void prefetch_step(prefetch_plan *pf, int64_t done, int64_t total)
 {
-    const int64_t want_a = pf->a_bytes * (done + 1) / total, want_b = pf->b_bytes * (done + 1) / total;
+    if (!pf) return;
+    const int64_t want_a = pf->a_bytes * done / total, want_b = pf->b_bytes * done / total;
     for (; pf->a_done < want_a; pf->a_done += 64) _mm_prefetch(pf->a + pf->a_done, _MM_HINT_T0);
     for (; pf->b_done < want_b; pf->b_done += 64) _mm_prefetch(pf->b + pf->b_done, _MM_HINT_T0);
 }
 
-/* Writes the fp32 tile to dst and clears the tile for the next plane. */
-static void store_f32(float *restrict dst, float *restrict tile, int64_t n, bool stream, prefetch_plan *pf)
+/* Writes the fp32 tile to dst (streamed when `stream`) and clears the tile for the next plane. */
+static void store_f32(float *dst, float *tile, int64_t n, bool stream, prefetch_plan *pf)
 {
-    int64_t i = 0;
-    const __m128 zero = _mm_setzero_ps();
-    if (stream) {
-        while (i < n && ((uintptr_t)(dst + i) & 15u)) { dst[i] = tile[i]; tile[i] = 0.0f; ++i; }
-        for (; i + 16 <= n; i += 16) {
-            if (pf) prefetch_step(pf, i, n);
-            _mm_stream_ps(dst + i, _mm_loadu_ps(tile + i));
-            _mm_stream_ps(dst + i + 4, _mm_loadu_ps(tile + i + 4));
-            _mm_stream_ps(dst + i + 8, _mm_loadu_ps(tile + i + 8));
-            _mm_stream_ps(dst + i + 12, _mm_loadu_ps(tile + i + 12));
-            _mm_storeu_ps(tile + i, zero);
-            _mm_storeu_ps(tile + i + 4, zero);
-            _mm_storeu_ps(tile + i + 8, zero);
-            _mm_storeu_ps(tile + i + 12, zero);
-        }
+    if (!stream) {
+        memcpy(dst, tile, (size_t)n * sizeof(float));
+        memset(tile, 0, (size_t)n * sizeof(float));
+        return;
     }
-    for (; i < n; ++i) { dst[i] = tile[i]; tile[i] = 0.0f; }
+    for (int64_t i = 0; i < n; i += STORE_BLOCK) {
+        const int64_t m = n - i < STORE_BLOCK ? n - i : STORE_BLOCK;
+        prefetch_step(pf, i + m, n);
+        nn_copy_row_nt(dst + i, tile + i, (size_t)m * sizeof(float));
+        memset(tile + i, 0, (size_t)m * sizeof(float));
+    }
 }
 
-static void store_u16(uint16_t *restrict dst, const uint16_t *restrict src, int64_t n, bool stream)
-{
-    int64_t i = 0;
-    if (stream) {
-        while (i < n && ((uintptr_t)(dst + i) & 15u)) { dst[i] = src[i]; ++i; }
-        for (; i + 8 <= n; i += 8)
-            _mm_stream_si128((__m128i *)(dst + i), _mm_loadu_si128((const __m128i *)(src + i)));
-    }
-    if (i < n) memcpy(dst + i, src + i, (size_t)(n - i) * sizeof(uint16_t));
-}
-
-/* Rounds the fp32 tile once to fp16/bf16, writes it, and clears the tile for the next plane. */
+/* Rounds the fp32 tile once to fp16/bf16 into an L1 buffer, writes that (streamed when
+ * `stream`), and clears the tile for the next plane. */
 static void store_narrow(uint16_t *dst, float *tile, int64_t n, aclDataType dtype, bool stream, prefetch_plan *pf)
 {
-    enum { BLOCK = 1024 };
-    uint16_t narrow[BLOCK] __attribute__((aligned(64)));
-    for (int64_t i = 0; i < n; i += BLOCK) {
-        const int64_t m = n - i < BLOCK ? n - i : BLOCK;
-        if (pf) prefetch_step(pf, i, n);
+    uint16_t narrow[STORE_BLOCK] __attribute__((aligned(64)));
+    for (int64_t i = 0; i < n; i += STORE_BLOCK) {
+        const int64_t m = n - i < STORE_BLOCK ? n - i : STORE_BLOCK;
+        prefetch_step(pf, i + m, n);
         if (dtype == ACL_FLOAT16)
             nn_f32_to_f16_n(tile + i, narrow, (size_t)m);
         else
             nn_f32_to_bf16_n(tile + i, narrow, (size_t)m);
         memset(tile + i, 0, (size_t)m * sizeof(float));
-        store_u16(dst + i, narrow, m, stream);
+        if (stream)
+            nn_copy_row_nt(dst + i, narrow, (size_t)m * sizeof(uint16_t));
+        else
+            memcpy(dst + i, narrow, (size_t)m * sizeof(uint16_t));
     }
 }
 
@@ -218,7 +206,7 @@ static void backward_chunks(void *vctx, int64_t chunk_begin, int64_t chunk_end)
                 store_narrow((uint16_t *)gi, tile, HW, p->dtype, p->stream_stores, p->stream_stores ? &pf : NULL);
         }
     }
-    if (p->stream_stores) _mm_sfence();
+    if (p->stream_stores) nn_streaming_fence();
 }
 
 /* 1x1 kernel: gradInput[oh*sH, ow*sW] = gradOutput[oh, ow], zero elsewhere (bit copies). */
@@ -422,7 +410,7 @@ static aclnnStatus build_executor(const char *op, const aclTensor *grad_output, 
     plan->chunks = planes < threads ? planes : threads;
     if (plan->chunks < 1) plan->chunks = 1;
     plan->scratch_floats = (HW + (plan->dtype == ACL_FLOAT ? 0 : P) + 15) / 16 * 16;
-    plan->stream_stores = planes * HW * (int64_t)nn_dtype_size(plan->dtype) >= MP_STREAM_STORE_BYTES;
+    plan->stream_stores = nn_use_streaming_stores((uint64_t)(planes * HW) * nn_dtype_size(plan->dtype));
 
     aclOpExecutor *ex = nn_executor_create(op, empty ? NULL : backward_kernel, plan, sizeof *plan);
     if (!ex) return ACLNN_ERR_INNER_CREATE_EXECUTOR;

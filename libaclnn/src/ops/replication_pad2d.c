@@ -46,7 +46,7 @@ typedef struct { uint64_t lo, hi; } pad_u128;
 
 /* One output row: `left` copies of src[0], the W source elements, `right` copies of src[W-1]. */
 #define DEFINE_PAD_ROW(NAME, T)                                                                   \
-    NN_PU_HOT static void NAME(const T *restrict src, T *restrict dst, int64_t W, int64_t left,             \
+    NN_PU_HOT static void NAME(const T *restrict src, T *restrict dst, int64_t W, int64_t left,   \
                      int64_t right)                                                              \
     {                                                                                            \
         const T first = src[0], last = src[W - 1];                                               \
@@ -88,12 +88,38 @@ static void pad_write_rows(const pad_ctx *ctx, int64_t begin, int64_t end, unsig
     }
 }
 
+/* A row too long for the chunk buffer, streamed in place: the left edge fill and the right
+ * edge fill with ordinary stores, the interior (the bulk) copied from the source row with
+ * non-temporal stores. */
+static void pad_write_long_row_streamed(const pad_ctx *ctx, int64_t row, unsigned char *dst)
+{
+    const pad_plan *p = ctx->plan;
+    const size_t es = p->elem_size;
+    const int64_t right = p->Wo - p->W - p->left;
+    int64_t src_i = row % p->Ho - p->top;
+    src_i = src_i < 0 ? 0 : (src_i >= p->H ? p->H - 1 : src_i);
+    const unsigned char *src = ctx->in + ((size_t)((row / p->Ho) * p->H + src_i) * (size_t)p->W) * es;
+    for (int64_t j = 0; j < p->left; j++) memcpy(dst + (size_t)j * es, src, es);
+    nn_copy_row_nt(dst + (size_t)p->left * es, src, (size_t)p->W * es);
+    unsigned char *tail = dst + (size_t)(p->left + p->W) * es;
+    for (int64_t j = 0; j < right; j++) memcpy(tail + (size_t)j * es, src + (size_t)(p->W - 1) * es, es);
+}
+
+/* Output rows [begin, end).  Streaming: short rows are built a few at a time in an L1 buffer
+ * (edges and interior together, so whole output lines are streamed and none is read for
+ * ownership) and copied out with nn_copy_row_nt; long rows are streamed in place. */
 static void pad_rows(void *vctx, int64_t begin, int64_t end)
 {
     const pad_ctx *ctx = (const pad_ctx *)vctx;
     const size_t row_bytes = (size_t)ctx->plan->Wo * ctx->plan->elem_size;
-    if (!ctx->stream || row_bytes > PAD_CHUNK_BYTES) {
+    if (!ctx->stream) {
         pad_write_rows(ctx, begin, end, ctx->out + (size_t)begin * row_bytes);
+        return;
+    }
+    if (row_bytes > PAD_CHUNK_BYTES) {
+        for (int64_t row = begin; row < end; row++)
+            pad_write_long_row_streamed(ctx, row, ctx->out + (size_t)row * row_bytes);
+        nn_streaming_fence();
         return;
     }
     _Alignas(64) unsigned char chunk[PAD_CHUNK_BYTES];
@@ -101,9 +127,9 @@ static void pad_rows(void *vctx, int64_t begin, int64_t end)
     for (int64_t row = begin; row < end; row += rows_per_chunk) {
         const int64_t stop = row + rows_per_chunk < end ? row + rows_per_chunk : end;
         pad_write_rows(ctx, row, stop, chunk);
-        nn_pu_stream_copy(ctx->out + (size_t)row * row_bytes, chunk, (size_t)(stop - row) * row_bytes);
+        nn_copy_row_nt(ctx->out + (size_t)row * row_bytes, chunk, (size_t)(stop - row) * row_bytes);
     }
-    nn_pu_stream_fence();
+    nn_streaming_fence();
 }
 
 static aclnnStatus pad_kernel(const nn_launch *launch)
@@ -112,7 +138,7 @@ static aclnnStatus pad_kernel(const nn_launch *launch)
     const int64_t rows = p->planes * p->Ho;
     pad_ctx ctx = {p, (const unsigned char *)launch->operands[0].data,
                    (unsigned char *)launch->operands[1].data,
-                   (size_t)(rows * p->Wo) * p->elem_size >= NN_PU_STREAM_BYTES};
+                   nn_use_streaming_stores((uint64_t)(rows * p->Wo) * p->elem_size)};
     /* bytes moved per output row: the row written plus (about) the source row read */
     const double row_bytes = (double)(p->Wo + p->W) * (double)p->elem_size;
     nn_parallel_for(rows, nn_pu_grain(rows, row_bytes), pad_rows, &ctx);
