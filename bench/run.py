@@ -45,6 +45,9 @@ def run_threads(threads, quick, only):
     env = dict(os.environ)
     env["ACLNN_NUM_THREADS"] = str(threads)
     env["OMP_NUM_THREADS"] = str(threads)
+    # PyTorch's OpenMP threads otherwise spin after each call and take the core our next timed
+    # call needs; passive waiting leaves torch's own times unchanged (docs/performance.md).
+    env.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     cmd = [sys.executable, os.path.abspath(__file__), "--worker", "--threads", str(threads)]
     if quick:
         cmd.append("--quick")
@@ -83,7 +86,9 @@ def write_markdown(path, results, rows, png_name, quick):
              "* Each row: median time per call over alternating repetitions of our kernel "
              "(phase 2 + synchronize, repeatable executor, outputs and workspace preallocated) and "
              "the PyTorch equivalent (outputs preallocated), in the same process with the same "
-             "thread count (`ACLNN_NUM_THREADS` and `torch.set_num_threads`).",
+             "thread count (`ACLNN_NUM_THREADS` and `torch.set_num_threads`). `OMP_WAIT_POLICY=PASSIVE` "
+             "keeps torch's idle OpenMP threads from spinning on the core our next call needs; it "
+             "does not change torch's own times.",
              "* speed-up = torch time / our time (> 1: we are faster). GB/s counts the bytes an "
              "ideal kernel must read and write, at our time; the last column divides that by the "
              "STREAM copy bandwidth measured in the same run.",

@@ -32,8 +32,8 @@ typedef struct im2col_ctx {
     int failed;                /* a worker could not get its conversion buffer */
 } im2col_ctx;
 
-/* Gathers the kH*kW rows (each L = OH*OW long) of one plane, in the input's element type.
- * `row_out(r)` is where row r goes: straight into out when no cast is needed. */
+/* Gathers row (ki, kj) of one plane's column block (L = OH*OW values) in the input's element
+ * type: for every window position the source pixel, or 0 where it falls into the padding. */
 #define DEFINE_IM2COL_ROW(NAME, T)                                                                \
     static void NAME(const im2col_plan *p, const T *restrict plane, T *restrict row, int64_t ki,   \
                      int64_t kj)                                                                 \

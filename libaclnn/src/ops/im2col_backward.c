@@ -10,10 +10,11 @@
  * in a fixed order (ki ascending, then kj ascending) whatever the thread count; fp16/bf16 are
  * summed in fp32 and rounded once.
  *
- * Image rows are split by the residue of iw modulo sW: within one residue class the
- * contributions of a kernel column kj are a contiguous run of gradOutput, so every inner loop is
- * a unit-stride, vectorisable add; the classes are interleaved back into the rows at the end.
- * Work is split over the N*C image planes.
+ * The accumulator is split into sH x sW phase planes (ih mod sH, iw mod sW): within one phase
+ * the contributions of a kernel offset (ki, kj) are contiguous runs of gradOutput, so every inner
+ * loop is a unit-stride, vectorisable add (a single run for a whole kernel row block when it
+ * covers complete phase rows); the phases are interleaved back into the image at the end (with
+ * stride 1 the accumulator is the output plane itself).  Work is split over the N*C planes.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -38,16 +39,30 @@ typedef struct kcol_span {
     int64_t t_lo, t_hi;        /* valid t range (empty when t_lo >= t_hi) */
 } kcol_span;
 
+/* Kernel columns of one residue class fused into one pass (at most 3, kj ascending): inside
+ * the range every member covers, the row is read once and the members are added in order;
+ * outside it each member adds its own edge, still in kj order. */
+#define GROUP_MAX 3
+typedef struct kcol_group {
+    int64_t residue;
+    int count;
+    int64_t kj[GROUP_MAX];
+    int64_t common_lo, common_hi;  /* empty (== class_len) when the members share nothing */
+} kcol_group;
+
 typedef struct col2im_ctx {
     const col2im_plan *plan;
     const kcol_span *spans;    /* kW entries */
-    int64_t class_len;         /* ceil(W / sW): room per residue class in the row buffer */
+    const kcol_group *groups;
+    int64_t num_groups;
+    int64_t class_len;         /* ceil(W / sW): columns of one phase plane of the accumulator */
+    int64_t phase_rows;        /* ceil(H / sH): rows of one phase plane */
     const unsigned char *in;
     unsigned char *out;
     int failed;
 } col2im_ctx;
 
-static void build_spans(const col2im_plan *p, kcol_span *spans, int64_t class_len)
+static void build_spans(const col2im_plan *p, kcol_span *spans)
 {
     for (int64_t kj = 0; kj < p->kW; kj++) {
         const int64_t koff = kj * p->dW - p->pW;   /* iw = ow*sW + koff */
@@ -57,7 +72,6 @@ static void build_spans(const col2im_plan *p, kcol_span *spans, int64_t class_le
         const int64_t count = r < p->W ? (p->W - r + p->sW - 1) / p->sW : 0;
         int64_t lo = -off > 0 ? -off : 0;
         int64_t hi = p->OW - off < count ? p->OW - off : count;
-        (void)class_len;
         spans[kj].residue = r;
         spans[kj].src_off = off;
         spans[kj].t_lo = lo;
@@ -65,63 +79,293 @@ static void build_spans(const col2im_plan *p, kcol_span *spans, int64_t class_le
     }
 }
 
-static void add_run(float *restrict acc, const float *restrict src, int64_t n)
+/* Groups the non-empty kernel columns by residue class, kj ascending within a class. */
+static int64_t build_groups(const col2im_plan *p, const kcol_span *spans, int64_t class_len,
+                            kcol_group *groups)
 {
-    for (int64_t t = 0; t < n; t++) {
-        acc[t] += src[t];
+    int64_t n = 0;
+    for (int64_t r = 0; r < p->sW; r++) {
+        kcol_group *g = NULL;
+        for (int64_t kj = 0; kj < p->kW; kj++) {
+            const kcol_span *sp = &spans[kj];
+            if (sp->residue != r || sp->t_lo >= sp->t_hi) continue;
+            if (g == NULL || g->count == GROUP_MAX) {
+                g = &groups[n++];
+                g->residue = r;
+                g->count = 0;
+                g->common_lo = sp->t_lo;
+                g->common_hi = sp->t_hi;
+            }
+            g->kj[g->count++] = kj;
+            if (sp->t_lo > g->common_lo) g->common_lo = sp->t_lo;
+            if (sp->t_hi < g->common_hi) g->common_hi = sp->t_hi;
+        }
+    }
+    for (int64_t i = 0; i < n; i++) {
+        if (groups[i].common_lo >= groups[i].common_hi) {
+            groups[i].common_lo = groups[i].common_hi = class_len;
+        }
+    }
+    return n;
+}
+
+/* Short runs (often 13-56 floats) dominate, so the adds are written as explicit 8- and 4-wide
+ * unaligned vector steps (GCC vector extensions: one AVX register in the AVX2 clone, two SSE
+ * registers otherwise) plus a scalar tail, instead of letting the auto-vectoriser peel for
+ * alignment.  Each element is still computed as ((acc + a) + b) + c, in that order. */
+typedef float v8f __attribute__((vector_size(32), aligned(4), may_alias));
+typedef float v4f __attribute__((vector_size(16), aligned(4), may_alias));
+
+#define V8(p) (*(v8f *)(p))
+#define V4(p) (*(v4f *)(p))
+#define C8(p) (*(const v8f *)(p))
+#define C4(p) (*(const v4f *)(p))
+
+static inline __attribute__((always_inline)) void add_run(float *restrict acc,
+                                                          const float *restrict a, int64_t n)
+{
+    int64_t t = 0;
+    for (; t + 8 <= n; t += 8) V8(acc + t) = V8(acc + t) + C8(a + t);
+    if (t + 4 <= n) { V4(acc + t) = V4(acc + t) + C4(a + t); t += 4; }
+    for (; t < n; t++) acc[t] += a[t];
+}
+
+static inline __attribute__((always_inline)) void add_run2(float *restrict acc,
+                                                           const float *restrict a,
+                                                           const float *restrict b, int64_t n)
+{
+    int64_t t = 0;
+    for (; t + 8 <= n; t += 8) V8(acc + t) = (V8(acc + t) + C8(a + t)) + C8(b + t);
+    if (t + 4 <= n) { V4(acc + t) = (V4(acc + t) + C4(a + t)) + C4(b + t); t += 4; }
+    for (; t < n; t++) acc[t] = (acc[t] + a[t]) + b[t];
+}
+
+static inline __attribute__((always_inline)) void add_run3(float *restrict acc,
+                                                           const float *restrict a,
+                                                           const float *restrict b,
+                                                           const float *restrict c, int64_t n)
+{
+    int64_t t = 0;
+    for (; t + 8 <= n; t += 8) V8(acc + t) = ((V8(acc + t) + C8(a + t)) + C8(b + t)) + C8(c + t);
+    if (t + 4 <= n) { V4(acc + t) = ((V4(acc + t) + C4(a + t)) + C4(b + t)) + C4(c + t); t += 4; }
+    for (; t < n; t++) acc[t] = ((acc[t] + a[t]) + b[t]) + c[t];
+}
+
+/* bf16 sources are widened inside the adds (a bf16 value is the top half of its fp32 value), so
+ * bf16 columns need no scratch conversion pass. */
+typedef uint16_t v8h __attribute__((vector_size(16), aligned(2), may_alias));
+typedef uint32_t v8u __attribute__((vector_size(32)));
+
+#define widen8(p) ((v8f)(__builtin_convertvector(*(const v8h *)(p), v8u) << 16))
+
+static inline __attribute__((always_inline)) float widen1(uint16_t h)
+{
+    const uint32_t bits = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+static inline __attribute__((always_inline)) void add_run_bf16(float *restrict acc,
+                                                               const uint16_t *restrict a,
+                                                               int64_t n)
+{
+    int64_t t = 0;
+    for (; t + 8 <= n; t += 8) V8(acc + t) = V8(acc + t) + widen8(a + t);
+    for (; t < n; t++) acc[t] += widen1(a[t]);
+}
+
+static inline __attribute__((always_inline)) void add_run2_bf16(float *restrict acc,
+                                                                const uint16_t *restrict a,
+                                                                const uint16_t *restrict b,
+                                                                int64_t n)
+{
+    int64_t t = 0;
+    for (; t + 8 <= n; t += 8) V8(acc + t) = (V8(acc + t) + widen8(a + t)) + widen8(b + t);
+    for (; t < n; t++) acc[t] = (acc[t] + widen1(a[t])) + widen1(b[t]);
+}
+
+static inline __attribute__((always_inline)) void add_run3_bf16(float *restrict acc,
+                                                                const uint16_t *restrict a,
+                                                                const uint16_t *restrict b,
+                                                                const uint16_t *restrict c,
+                                                                int64_t n)
+{
+    int64_t t = 0;
+    for (; t + 8 <= n; t += 8)
+        V8(acc + t) = ((V8(acc + t) + widen8(a + t)) + widen8(b + t)) + widen8(c + t);
+    for (; t < n; t++) acc[t] = ((acc[t] + widen1(a[t])) + widen1(b[t])) + widen1(c[t]);
+}
+
+/* Adds one group's kernel columns of kernel row ki (fp32 rows `krows`, kW rows of L) into the
+ * accumulator rows they reach. */
+static inline __attribute__((always_inline)) void add_group(const col2im_ctx *ctx, const kcol_group *g, const float *krows,
+                             int64_t ki, float *restrict acc)
+{
+    const col2im_plan *p = ctx->plan;
+    const int64_t L = p->OH * p->OW;
+    int64_t oh_lo, oh_hi;
+    nn_ip_valid_range(p->H, p->OH, p->sH, ki * p->dH - p->pH, &oh_lo, &oh_hi);
+    const float *src[GROUP_MAX];
+    const kcol_span *sp[GROUP_MAX];
+    for (int m = 0; m < g->count; m++) {
+        sp[m] = &ctx->spans[g->kj[m]];
+        src[m] = krows + g->kj[m] * L + sp[m]->src_off;   /* src[m][oh*OW + t] */
+    }
+    const int64_t c_lo = g->common_lo, c_hi = g->common_hi, T = ctx->class_len;
+    /* Phase plane (rh, residue) of the accumulator; output row ih = oh*sH + koff is its row
+     * oh + row_off. */
+    const int64_t koff = ki * p->dH - p->pH;
+    int64_t rh = koff % p->sH;
+    if (rh < 0) rh += p->sH;
+    const int64_t row_off = (koff - rh) / p->sH;
+    float *restrict phase = acc + (rh * p->sW + g->residue) * ctx->phase_rows * T;
+    if (T == p->OW && c_lo == 0 && c_hi == T && oh_hi > oh_lo) {
+        /* every member covers whole rows and rows are OW long on both sides: the kernel row
+         * block is one contiguous run */
+        float *restrict first = phase + (oh_lo + row_off) * T;
+        const int64_t n = (oh_hi - oh_lo) * T, o = oh_lo * p->OW;
+        if (g->count == 1) {
+            add_run(first, src[0] + o, n);
+        } else if (g->count == 2) {
+            add_run2(first, src[0] + o, src[1] + o, n);
+        } else {
+            add_run3(first, src[0] + o, src[1] + o, src[2] + o, n);
+        }
+        return;
+    }
+    for (int64_t oh = oh_lo; oh < oh_hi; oh++) {
+        float *restrict row = phase + (oh + row_off) * T;
+        const int64_t o = oh * p->OW;
+        for (int m = 0; m < g->count; m++) {        /* edges, kj ascending */
+            const int64_t lo = sp[m]->t_lo, hi = sp[m]->t_hi;
+            const int64_t left_end = hi < c_lo ? hi : c_lo;
+            const int64_t right_start = lo > c_hi ? lo : c_hi;
+            if (left_end > lo) add_run(row + lo, src[m] + o + lo, left_end - lo);
+            if (hi > right_start) add_run(row + right_start, src[m] + o + right_start, hi - right_start);
+        }
+        const int64_t n = c_hi - c_lo;
+        if (n <= 0) continue;
+        if (g->count == 1) {
+            add_run(row + c_lo, src[0] + o + c_lo, n);
+        } else if (g->count == 2) {
+            add_run2(row + c_lo, src[0] + o + c_lo, src[1] + o + c_lo, n);
+        } else {
+            add_run3(row + c_lo, src[0] + o + c_lo, src[1] + o + c_lo, src[2] + o + c_lo, n);
+        }
     }
 }
 
-/* Adds one kernel offset's column row (L values, fp32) into the plane accumulator. */
-static void add_kernel_row(const col2im_ctx *ctx, const float *restrict src, int64_t ki,
-                           const kcol_span *sp, float *restrict acc, int64_t acc_row)
+/* The same for bf16 kernel rows, widened on the fly. */
+static inline __attribute__((always_inline)) void add_group_bf16(const col2im_ctx *ctx, const kcol_group *g, const uint16_t *krows,
+                             int64_t ki, float *restrict acc)
 {
     const col2im_plan *p = ctx->plan;
+    const int64_t L = p->OH * p->OW;
     int64_t oh_lo, oh_hi;
     nn_ip_valid_range(p->H, p->OH, p->sH, ki * p->dH - p->pH, &oh_lo, &oh_hi);
-    const int64_t n = sp->t_hi - sp->t_lo;
-    float *restrict dst = acc + sp->residue * ctx->class_len + sp->t_lo;
-    src += sp->t_lo + sp->src_off;
+    const uint16_t *src[GROUP_MAX];
+    const kcol_span *sp[GROUP_MAX];
+    for (int m = 0; m < g->count; m++) {
+        sp[m] = &ctx->spans[g->kj[m]];
+        src[m] = krows + g->kj[m] * L + sp[m]->src_off;   /* src[m][oh*OW + t] */
+    }
+    const int64_t c_lo = g->common_lo, c_hi = g->common_hi, T = ctx->class_len;
+    /* Phase plane (rh, residue) of the accumulator; output row ih = oh*sH + koff is its row
+     * oh + row_off. */
+    const int64_t koff = ki * p->dH - p->pH;
+    int64_t rh = koff % p->sH;
+    if (rh < 0) rh += p->sH;
+    const int64_t row_off = (koff - rh) / p->sH;
+    float *restrict phase = acc + (rh * p->sW + g->residue) * ctx->phase_rows * T;
+    if (T == p->OW && c_lo == 0 && c_hi == T && oh_hi > oh_lo) {
+        /* every member covers whole rows and rows are OW long on both sides: the kernel row
+         * block is one contiguous run */
+        float *restrict first = phase + (oh_lo + row_off) * T;
+        const int64_t n = (oh_hi - oh_lo) * T, o = oh_lo * p->OW;
+        if (g->count == 1) {
+            add_run_bf16(first, src[0] + o, n);
+        } else if (g->count == 2) {
+            add_run2_bf16(first, src[0] + o, src[1] + o, n);
+        } else {
+            add_run3_bf16(first, src[0] + o, src[1] + o, src[2] + o, n);
+        }
+        return;
+    }
     for (int64_t oh = oh_lo; oh < oh_hi; oh++) {
-        const int64_t ih = oh * p->sH - p->pH + ki * p->dH;
-        add_run(dst + ih * acc_row, src + oh * p->OW, n);
+        float *restrict row = phase + (oh + row_off) * T;
+        const int64_t o = oh * p->OW;
+        for (int m = 0; m < g->count; m++) {        /* edges, kj ascending */
+            const int64_t lo = sp[m]->t_lo, hi = sp[m]->t_hi;
+            const int64_t left_end = hi < c_lo ? hi : c_lo;
+            const int64_t right_start = lo > c_hi ? lo : c_hi;
+            if (left_end > lo) add_run_bf16(row + lo, src[m] + o + lo, left_end - lo);
+            if (hi > right_start) add_run_bf16(row + right_start, src[m] + o + right_start, hi - right_start);
+        }
+        const int64_t n = c_hi - c_lo;
+        if (n <= 0) continue;
+        if (g->count == 1) {
+            add_run_bf16(row + c_lo, src[0] + o + c_lo, n);
+        } else if (g->count == 2) {
+            add_run2_bf16(row + c_lo, src[0] + o + c_lo, src[1] + o + c_lo, n);
+        } else {
+            add_run3_bf16(row + c_lo, src[0] + o + c_lo, src[1] + o + c_lo, src[2] + o + c_lo, n);
+        }
     }
 }
 
 /* One image plane: `cols` (kH*kW rows of L values, any of the three dtypes) into `dst` (fp32,
- * H*W).  The kernel rows are visited in order (ki, then kj), each read once front to back, and
- * added into an accumulator that stays in cache: `dst` itself when sW == 1, else the plane split
- * into residue classes (`classes`, H rows of sW*class_len), interleaved into dst at the end. */
-static void col2im_plane(const col2im_ctx *ctx, const void *cols, float *restrict dst,
-                         float *restrict classes, float *restrict row_f32)
+ * H*W).  Kernel rows are visited ki by ki, and within one ki by residue class with kj
+ * ascending, so every output element receives its contributions in (ki, kj) order.  The
+ * accumulator stays in cache: `dst` itself when sH == sW == 1, else the sH*sW phase planes in
+ * `classes` (phase_rows x class_len each), interleaved into dst at the end. */
+NN_IP_HOT static void col2im_plane(const col2im_ctx *ctx, const void *cols, float *restrict dst,
+                                   float *restrict classes, float *restrict rows_f32)
 {
     const col2im_plan *p = ctx->plan;
     const int64_t L = p->OH * p->OW, W = p->W, sW = p->sW;
     const size_t in_esz = nn_dtype_size(p->in_dtype);
-    float *restrict acc = sW == 1 ? dst : classes;
-    const int64_t acc_row = sW == 1 ? W : sW * ctx->class_len;
-    memset(acc, 0, (size_t)(p->H * acc_row) * sizeof(float));
+    const bool in_place = sW == 1 && p->sH == 1;   /* the phase layout is the plane itself */
+    float *restrict acc = in_place ? dst : classes;
+    memset(acc, 0, (size_t)(p->sH * sW * ctx->phase_rows * ctx->class_len) * sizeof(float));
     for (int64_t ki = 0; ki < p->kH; ki++) {
-        for (int64_t kj = 0; kj < p->kW; kj++) {
-            const kcol_span *sp = &ctx->spans[kj];
-            if (sp->t_lo >= sp->t_hi) continue;
-            const void *row = (const unsigned char *)cols + (size_t)((ki * p->kW + kj) * L) * in_esz;
-            const float *src = (const float *)row;
-            if (p->in_dtype != ACL_FLOAT) {
-                nn_ip_to_f32(p->in_dtype, row, row_f32, (size_t)L);
-                src = row_f32;
+        const void *krows = (const unsigned char *)cols + (size_t)(ki * p->kW * L) * in_esz;
+        if (p->in_dtype == ACL_BF16) {
+            for (int64_t gi = 0; gi < ctx->num_groups; gi++) {
+                add_group_bf16(ctx, &ctx->groups[gi], (const uint16_t *)krows, ki, acc);
             }
-            add_kernel_row(ctx, src, ki, sp, acc, acc_row);
+            continue;
+        }
+        const float *krows_f32 = (const float *)krows;
+        if (p->in_dtype != ACL_FLOAT) {
+            nn_ip_to_f32(p->in_dtype, krows, rows_f32, (size_t)(p->kW * L));
+            krows_f32 = rows_f32;
+        }
+        for (int64_t gi = 0; gi < ctx->num_groups; gi++) {
+            add_group(ctx, &ctx->groups[gi], krows_f32, ki, acc);
         }
     }
-    if (sW == 1) return;
+    if (in_place) return;
+    const int64_t T = ctx->class_len, phase_size = ctx->phase_rows * T;
     for (int64_t ih = 0; ih < p->H; ih++) {
         float *restrict out_row = dst + ih * W;
-        for (int64_t r = 0; r < sW && r < W; r++) {
-            const float *restrict cls = classes + ih * acc_row + r * ctx->class_len;
-            const int64_t count = (W - r + sW - 1) / sW;
-            for (int64_t t = 0; t < count; t++) {
-                out_row[r + t * sW] = cls[t];
+        const float *restrict cls = classes + (ih % p->sH) * sW * phase_size + (ih / p->sH) * T;
+        if (sW == 1) {
+            memcpy(out_row, cls, (size_t)W * sizeof(float));
+        } else if (sW == 2) {   /* the common case: a vectorisable two-way interleave */
+            const int64_t pairs = W / 2;
+            const float *restrict even = cls, *restrict odd = cls + phase_size;
+            for (int64_t t = 0; t < pairs; t++) {
+                out_row[2 * t] = even[t];
+                out_row[2 * t + 1] = odd[t];
+            }
+            if (W % 2) out_row[W - 1] = even[pairs];
+        } else {
+            for (int64_t r = 0; r < sW && r < W; r++) {
+                const int64_t count = (W - r + sW - 1) / sW;
+                for (int64_t t = 0; t < count; t++) {
+                    out_row[r + t * sW] = cls[r * phase_size + t];
+                }
             }
         }
     }
@@ -134,13 +378,16 @@ static void col2im_planes(void *vctx, int64_t begin, int64_t end)
     const int64_t L = p->OH * p->OW, HW = p->H * p->W;
     const int64_t col_block = p->kH * p->kW * L;
     const size_t in_esz = nn_dtype_size(p->in_dtype), out_esz = nn_dtype_size(p->out_dtype);
-    const bool wide_in = p->in_dtype == ACL_FLOAT, wide_out = p->out_dtype == ACL_FLOAT;
+    const bool wide_out = p->out_dtype == ACL_FLOAT;
 
-    float *classes = p->sW == 1 ? NULL
-                                : malloc((size_t)(p->H * p->sW * ctx->class_len) * sizeof(float));
-    float *row_f32 = wide_in ? NULL : malloc((size_t)L * sizeof(float));
+    const bool in_place = p->sW == 1 && p->sH == 1;
+    float *classes = in_place ? NULL
+                              : malloc((size_t)(p->sH * p->sW * ctx->phase_rows * ctx->class_len) *
+                                       sizeof(float));
+    const bool needs_rows = p->in_dtype == ACL_FLOAT16;   /* bf16 is widened inside the adds */
+    float *row_f32 = needs_rows ? malloc((size_t)(p->kW * L) * sizeof(float)) : NULL;
     float *plane_f32 = wide_out ? NULL : malloc((size_t)HW * sizeof(float));
-    if ((p->sW != 1 && classes == NULL) || (!wide_in && row_f32 == NULL) ||
+    if ((!in_place && classes == NULL) || (needs_rows && row_f32 == NULL) ||
         (!wide_out && plane_f32 == NULL)) {
         __atomic_store_n(&ctx->failed, 1, __ATOMIC_RELAXED);
     } else {
@@ -166,14 +413,24 @@ static aclnnStatus col2im_kernel(const nn_launch *l)
         return nn_error(ACLNN_ERR_INNER, OP ": could not allocate %lld kernel-column spans.",
                         (long long)p->kW);
     }
-    col2im_ctx ctx = {p, spans, (p->W + p->sW - 1) / p->sW, (const unsigned char *)l->operands[0].data,
+    kcol_group *groups = malloc((size_t)p->kW * sizeof *groups);
+    if (groups == NULL) {
+        free(spans);
+        return nn_error(ACLNN_ERR_INNER, OP ": could not allocate %lld kernel-column groups.",
+                        (long long)p->kW);
+    }
+    const int64_t class_len = (p->W + p->sW - 1) / p->sW;
+    build_spans(p, spans);
+    const int64_t num_groups = build_groups(p, spans, class_len, groups);
+    col2im_ctx ctx = {p, spans, groups, num_groups, class_len, (p->H + p->sH - 1) / p->sH,
+                      (const unsigned char *)l->operands[0].data,
                       (unsigned char *)l->operands[1].data, 0};
-    build_spans(p, spans, ctx.class_len);
     /* Read volume per plane decides the grain: ~64 KiB of columns per task at least. */
     const int64_t per_plane = p->kH * p->kW * p->OH * p->OW + p->H * p->W;
     const int64_t grain = per_plane >= 16384 ? 1 : 16384 / (per_plane > 0 ? per_plane : 1);
     nn_parallel_for(p->planes, grain, col2im_planes, &ctx);
     free(spans);
+    free(groups);
     if (ctx.failed) {
         return nn_error(ACLNN_ERR_INNER, OP ": could not allocate the per-thread fp32 buffers "
                         "(%lld image values per plane).", (long long)(p->H * p->W));

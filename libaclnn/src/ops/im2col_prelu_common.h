@@ -12,6 +12,12 @@
 
 #include "core/nn_core.h"
 
+/* Hot loops are compiled twice, for AVX2 and for the baseline ISA, and picked at load time
+ * (the library itself is built without -march).  no-trapping-math lets GCC compute a product
+ * that a select may discard (if-conversion), which is what makes `x > 0 ? x : w * x` a
+ * branchless vector blend; it changes no result (no reassociation, no contraction). */
+#define NN_IP_HOT __attribute__((target_clones("avx2", "default"), optimize("no-trapping-math")))
+
 /* The dtypes the four operators accept on A2/A3. */
 static inline bool nn_ip_is_float_dtype(aclDataType dtype)
 {

@@ -33,20 +33,26 @@ typedef struct prelu_ctx {
     void *out;
 } prelu_ctx;
 
-/* ---- fp32 inner loops (the select vectorises as compare + blend) ------------------------- */
+/* ---- fp32 inner loops ----------------------------------------------------------------------
+ * The product is computed unconditionally and then selected: GCC does not speculate a
+ * conditional floating-point multiply (-ftrapping-math), so `x > 0 ? x : w * x` would compile
+ * to a branch per element; this form vectorises as multiply + compare + blend. */
 
-static void prelu_run_scalar_w(const float *restrict x, float *restrict y, float w, int64_t n)
+NN_IP_HOT static void prelu_run_scalar_w(const float *restrict x, float *restrict y, float w,
+                                         int64_t n)
 {
     for (int64_t i = 0; i < n; i++) {
-        y[i] = x[i] > 0.0f ? x[i] : w * x[i];
+        const float scaled = w * x[i];
+        y[i] = x[i] > 0.0f ? x[i] : scaled;
     }
 }
 
-static void prelu_run_vector_w(const float *restrict x, float *restrict y,
-                               const float *restrict w, int64_t n)
+NN_IP_HOT static void prelu_run_vector_w(const float *restrict x, float *restrict y,
+                                         const float *restrict w, int64_t n)
 {
     for (int64_t i = 0; i < n; i++) {
-        y[i] = x[i] > 0.0f ? x[i] : w[i] * x[i];
+        const float scaled = w[i] * x[i];
+        y[i] = x[i] > 0.0f ? x[i] : scaled;
     }
 }
 

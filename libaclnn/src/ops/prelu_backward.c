@@ -74,38 +74,46 @@ static inline float fold_lanes(const float *lanes)
     return (s4[0] + s4[2]) + (s4[1] + s4[3]);
 }
 
+/* The products are computed unconditionally and then selected: GCC does not speculate a
+ * conditional floating-point multiply (-ftrapping-math), so the select form below is what makes
+ * these loops branchless and vectorised. */
+
 /* gradInput for a run sharing one weight value; returns the run's fixed-order update sum. */
-static float run_scalar_w(const float *restrict x, const float *restrict g, float *restrict gi,
-                          float w, int64_t n)
+NN_IP_HOT static float run_scalar_w(const float *restrict x, const float *restrict g,
+                                    float *restrict gi, float w, int64_t n)
 {
     float lanes[LANES] = {0};
     int64_t i = 0;
     for (; i + LANES <= n; i += LANES) {
         for (int k = 0; k < LANES; k++) {
             const float xv = x[i + k], gv = g[i + k];
+            const float scaled = w * gv, update = xv * gv;
             const bool pos = xv > 0.0f;
-            gi[i + k] = pos ? gv : w * gv;
-            lanes[k] += pos ? 0.0f : xv * gv;
+            gi[i + k] = pos ? gv : scaled;
+            lanes[k] += pos ? 0.0f : update;
         }
     }
     for (int k = 0; i < n; i++, k++) {
         const float xv = x[i], gv = g[i];
+        const float scaled = w * gv, update = xv * gv;
         const bool pos = xv > 0.0f;
-        gi[i] = pos ? gv : w * gv;
-        lanes[k] += pos ? 0.0f : xv * gv;
+        gi[i] = pos ? gv : scaled;
+        lanes[k] += pos ? 0.0f : update;
     }
     return fold_lanes(lanes);
 }
 
 /* Channel-last run: weight and per-channel sums advance with the element. */
-static void run_vector_w(const float *restrict x, const float *restrict g, float *restrict gi,
-                         const float *restrict w, float *restrict sums, int64_t n)
+NN_IP_HOT static void run_vector_w(const float *restrict x, const float *restrict g,
+                                   float *restrict gi, const float *restrict w,
+                                   float *restrict sums, int64_t n)
 {
     for (int64_t i = 0; i < n; i++) {
         const float xv = x[i], gv = g[i];
+        const float scaled = w[i] * gv, update = xv * gv;
         const bool pos = xv > 0.0f;
-        gi[i] = pos ? gv : w[i] * gv;
-        sums[i] += pos ? 0.0f : xv * gv;
+        gi[i] = pos ? gv : scaled;
+        sums[i] += pos ? 0.0f : update;
     }
 }
 
