@@ -67,7 +67,7 @@ test: $(LIB) $(VENV)/.pyaclnn tools-check
 
 # System tools the tests use (valgrind for the leak checks); installed from Debian if missing.
 tools-check:
-	@command -v valgrind >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq valgrind; }
+	@command -v valgrind >/dev/null 2>&1 && command -v clang >/dev/null 2>&1 && command -v cmake >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq valgrind clang cmake; }
 
 demo: $(LIB) $(VENV)/.pyaclnn
 	$(VPY) examples/run_demo.py
@@ -85,3 +85,56 @@ bench: $(LIB) $(VENV)/.pyaclnn
 
 clean:
 	rm -rf $(BUILD) build-asan
+
+# ---- Robustness: fuzzing and ThreadSanitizer (docs/robustness.md) ---------------------------
+# make fuzz [FUZZ_SECONDS=300]   libFuzzer + ASan + UBSan over every operator's two phases,
+#                                starting from the checked-in corpus fuzz/corpus (new finds go to
+#                                build-fuzz/corpus; crashes to build-fuzz/crash-*)
+# make fuzz-short                the bounded run the tests use (FUZZ_SECONDS=60)
+# make tsan                      the library and tests/c/test_threads_streams.c with
+#                                -fsanitize=thread, run until clean
+FUZZ_SECONDS ?= 300
+FUZZ_DIR     := build-fuzz
+FUZZ_CC      ?= clang
+FUZZ_CFLAGS  := -std=c11 -O1 -g -fno-omit-frame-pointer -pthread -D_GNU_SOURCE -Ilibaclnn/include \
+                -Ilibaclnn/include/aclnnop -Ilibaclnn/src -fsanitize=address,undefined \
+                -fsanitize-recover=undefined -Wall -Wno-unused-parameter
+FUZZ_OBJS    := $(patsubst libaclnn/src/%.c,$(FUZZ_DIR)/obj/%.o,$(SRCS))
+
+.PHONY: fuzz fuzz-short fuzz-build tsan
+# A file clang cannot compile (clang 14 rejects some __builtin_cpu_supports names gcc accepts) is
+# built with $(CC), uninstrumented, so the fuzzer still links; the build says which.
+$(FUZZ_DIR)/obj/%.o: libaclnn/src/%.c $(HDRS)
+	@mkdir -p $(dir $@)
+	@$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@ 2>$@.log || { \
+	  echo "  note: $(FUZZ_CC) cannot compile $< (see $@.log); using $(CC) without sanitizers"; \
+	  $(CC) -std=c11 -O1 -g -pthread -D_GNU_SOURCE -Ilibaclnn/include -Ilibaclnn/src -c $< -o $@; }
+
+$(FUZZ_DIR)/fuzz_ops: fuzz/fuzz_ops.c $(FUZZ_OBJS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer fuzz/fuzz_ops.c $(FUZZ_OBJS) -o $@ -lm
+
+fuzz-build: tools-check $(FUZZ_DIR)/fuzz_ops
+
+fuzz: fuzz-build
+	@mkdir -p $(FUZZ_DIR)/corpus
+	ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:suppressions=fuzz/ubsan.supp \
+	  $(FUZZ_DIR)/fuzz_ops -max_total_time=$(FUZZ_SECONDS) -timeout=20 -rss_limit_mb=4096 \
+	  -max_len=512 -print_final_stats=1 -artifact_prefix=$(FUZZ_DIR)/ $(FUZZ_DIR)/corpus fuzz/corpus
+
+fuzz-short:
+	$(MAKE) fuzz FUZZ_SECONDS=60
+
+# No function entry/exit hooks: the target_clones (ifunc) resolvers of the hot loops run while
+# the loader relocates libaclnn.so, before TSan is initialised, and crash in those hooks.
+# Memory accesses are still instrumented, so races are still found (with shorter stacks).
+TSAN_DIR := build-tsan
+TSAN_FLAGS := -fsanitize=thread --param=tsan-instrument-func-entry-exit=0
+tsan: tools-check
+	$(MAKE) BUILD=$(TSAN_DIR) EXTRA_CFLAGS="-O1 -g $(TSAN_FLAGS) -fno-omit-frame-pointer" \
+	        EXTRA_LDFLAGS="-fsanitize=thread" lib
+	@mkdir -p $(TSAN_DIR)/tests
+	$(CC) -std=c11 -O1 -g $(TSAN_FLAGS) -Wall -Wextra -Werror -D_GNU_SOURCE -Ilibaclnn/include \
+	      tests/c/test_threads_streams.c -o $(TSAN_DIR)/tests/test_threads_streams \
+	      -L$(TSAN_DIR)/lib64 -laclnn -Wl,-rpath,$(abspath $(TSAN_DIR)/lib64) -lm -pthread
+	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ACLNN_NUM_THREADS=2 ACLNN_TEST_ITERS=100 \
+	  $(TSAN_DIR)/tests/test_threads_streams

@@ -227,11 +227,12 @@ static aclnnStatus strict_check_operand(const char *op_name, const nn_operand *o
     size_t elem = nn_dtype_size(op->dtype);
     int64_t lo, hi;
     view_extent(op, &lo, &hi);
-    const char *start = (const char *)op->base + lo * (int64_t)elem;
     size_t len = (size_t)(hi - lo + 1) * elem;
+    /* Address arithmetic on a NULL base is undefined: test the base first. */
+    const char *start = op->base == NULL ? NULL : (const char *)op->base + lo * (int64_t)elem;
     void *alloc_base;
     size_t alloc_size;
-    if (op->base == NULL || !nn_mem_find(start, len, &alloc_base, &alloc_size))
+    if (start == NULL || !nn_mem_find(start, len, &alloc_base, &alloc_size))
         return nn_error(ACLNN_ERR_PARAM_INVALID,
                         "%s: %s %d (data %p, %zu bytes) does not lie inside memory from aclrtMalloc "
                         "(ACLNN_STRICT=1).",
@@ -355,6 +356,11 @@ static int run_task(void *ctx)
         if (op->handle == NULL)
             continue;
         size_t elem = nn_dtype_size(op->dtype);
+        /* An empty operand may legally have NULL data; never do arithmetic on it. */
+        if (op->numel == 0 || op->base == NULL) {
+            op->data = op->base;
+            continue;
+        }
         char *view_start = (char *)op->base + op->offset * (int64_t)elem;
         if (op->contiguous || task->kernel == NULL) {
             op->data = view_start;
@@ -372,7 +378,7 @@ static int run_task(void *ctx)
     if (status == ACLNN_SUCCESS && task->kernel != NULL) {
         for (int i = 0; i < task->launch.num_operands; i++) {
             nn_operand *op = &task->operands[i];
-            if (op->handle == NULL || op->contiguous || !op->is_output)
+            if (op->handle == NULL || op->contiguous || !op->is_output || op->numel == 0)
                 continue;
             size_t elem = nn_dtype_size(op->dtype);
             char *view_start = (char *)op->base + op->offset * (int64_t)elem;

@@ -9,6 +9,8 @@
  * (CANN releases a process's device memory when the device is closed).
  */
 #include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -153,7 +155,9 @@ static aclError allocate(const char *api, void **out, size_t requested, size_t u
 {
     /* posix_memalign needs no multiple of the alignment, but round anyway so that the tail of
      * the last cache line is ours too (kernels may read whole vectors). */
-    if (usable > SIZE_MAX - NN_DEVICE_ALIGN)
+    /* No object may exceed PTRDIFF_MAX bytes; asking the allocator for more is an error in
+     * itself (valgrind flags it), so refuse it here as out of memory. */
+    if (usable > (size_t)PTRDIFF_MAX - NN_DEVICE_ALIGN)
         return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION,
                            "%s: cannot allocate %zu bytes (size too large).", api, requested);
     size_t padded = (usable + NN_DEVICE_ALIGN - 1) / NN_DEVICE_ALIGN * NN_DEVICE_ALIGN;

@@ -1,0 +1,165 @@
+/**
+ * aclnnPreluBackward, written like CANN's official aclnn samples (init -> device -> stream -> device
+ * memory -> aclTensor/aclIntArray -> phase 1 -> workspace -> phase 2 -> synchronize -> copy back
+ * -> release). self [2,4,3,5], weight [4].
+ * Prints every tensor as one line "tensor <name> <d0,d1,...> : v v v ..." (and every attribute
+ * as "param <name> : v ...") so that tests/test_compat.py can recompute the result with PyTorch.
+ */
+#include <iostream>
+#include <vector>
+#include "acl/acl.h"
+#include "aclnnop/aclnn_prelu_backward.h"
+
+#define CHECK_RET(cond, return_expr) \
+  do {                               \
+    if (!(cond)) {                   \
+      return_expr;                   \
+    }                                \
+  } while (0)
+
+#define LOG_PRINT(message, ...)     \
+  do {                              \
+    printf(message, ##__VA_ARGS__); \
+  } while (0)
+
+int64_t GetShapeSize(const std::vector<int64_t>& shape) {
+  int64_t shapeSize = 1;
+  for (auto i : shape) {
+    shapeSize *= i;
+  }
+  return shapeSize;
+}
+
+template <typename T>
+void PrintTensor(const char* name, const std::vector<int64_t>& shape, const std::vector<T>& data) {
+  LOG_PRINT("tensor %s ", name);
+  for (size_t i = 0; i < shape.size(); i++) {
+    LOG_PRINT(i == 0 ? "%ld" : ",%ld", static_cast<long>(shape[i]));
+  }
+  LOG_PRINT(" :");
+  for (auto v : data) {
+    LOG_PRINT(" %.9g", static_cast<double>(v));
+  }
+  LOG_PRINT("\n");
+}
+
+// Deterministic test data: multiples of 1/16 in [-6.25, 6.1875], exact in float.
+std::vector<float> MakeData(int64_t size, int64_t seed) {
+  std::vector<float> data(size);
+  for (int64_t i = 0; i < size; i++) {
+    data[i] = static_cast<float>((i * 7919 + seed * 104729) % 200 - 100) / 16.0f;
+  }
+  return data;
+}
+
+int Init(int32_t deviceId, aclrtStream* stream) {
+  auto ret = aclInit(nullptr);
+  CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclInit failed. ERROR: %d\n", ret); return ret);
+  ret = aclrtSetDevice(deviceId);
+  CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtSetDevice failed. ERROR: %d\n", ret); return ret);
+  ret = aclrtCreateStream(stream);
+  CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtCreateStream failed. ERROR: %d\n", ret); return ret);
+  return 0;
+}
+
+template <typename T>
+int CreateAclTensor(const std::vector<T>& hostData, const std::vector<int64_t>& shape, void** deviceAddr,
+                    aclDataType dataType, aclTensor** tensor) {
+  auto size = GetShapeSize(shape) * sizeof(T);
+  auto ret = aclrtMalloc(deviceAddr, size, ACL_MEM_MALLOC_HUGE_FIRST);
+  CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtMalloc failed. ERROR: %d\n", ret); return ret);
+  ret = aclrtMemcpy(*deviceAddr, size, hostData.data(), size, ACL_MEMCPY_HOST_TO_DEVICE);
+  CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtMemcpy failed. ERROR: %d\n", ret); return ret);
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (int64_t i = shape.size() - 2; i >= 0; i--) {
+    strides[i] = shape[i + 1] * strides[i + 1];
+  }
+  *tensor = aclCreateTensor(shape.data(), shape.size(), dataType, strides.data(), 0, aclFormat::ACL_FORMAT_ND,
+                            shape.data(), shape.size(), *deviceAddr);
+  return 0;
+}
+
+int main() {
+  int32_t deviceId = 0;
+  aclrtStream stream;
+  auto ret = Init(deviceId, &stream);
+  CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("Init acl failed. ERROR: %d\n", ret); return ret);
+
+  std::vector<int64_t> gradOutputShape = {2, 4, 3, 5};
+  std::vector<int64_t> selfShape = {2, 4, 3, 5};
+  std::vector<int64_t> weightShape = {4};
+  std::vector<int64_t> gradInputShape = {2, 4, 3, 5};
+  std::vector<int64_t> gradWeightShape = {4};
+  void* gradOutputDeviceAddr = nullptr;
+  aclTensor* gradOutput = nullptr;
+  void* selfDeviceAddr = nullptr;
+  aclTensor* self = nullptr;
+  void* weightDeviceAddr = nullptr;
+  aclTensor* weight = nullptr;
+  void* gradInputDeviceAddr = nullptr;
+  aclTensor* gradInput = nullptr;
+  void* gradWeightDeviceAddr = nullptr;
+  aclTensor* gradWeight = nullptr;
+  std::vector<float> gradOutputHostData = MakeData(GetShapeSize(gradOutputShape), 12);
+  std::vector<float> selfHostData = MakeData(GetShapeSize(selfShape), 13);
+  std::vector<float> weightHostData = std::vector<float>{0.25f, -0.5f, 1.5f, 0.0f};
+  std::vector<float> gradInputHostData = std::vector<float>(GetShapeSize(gradInputShape), 0);
+  std::vector<float> gradWeightHostData = std::vector<float>(GetShapeSize(gradWeightShape), 0);
+  ret = CreateAclTensor(gradOutputHostData, gradOutputShape, &gradOutputDeviceAddr, aclDataType::ACL_FLOAT, &gradOutput);
+  CHECK_RET(ret == ACL_SUCCESS && gradOutput != nullptr, return ret);
+  ret = CreateAclTensor(selfHostData, selfShape, &selfDeviceAddr, aclDataType::ACL_FLOAT, &self);
+  CHECK_RET(ret == ACL_SUCCESS && self != nullptr, return ret);
+  ret = CreateAclTensor(weightHostData, weightShape, &weightDeviceAddr, aclDataType::ACL_FLOAT, &weight);
+  CHECK_RET(ret == ACL_SUCCESS && weight != nullptr, return ret);
+  ret = CreateAclTensor(gradInputHostData, gradInputShape, &gradInputDeviceAddr, aclDataType::ACL_FLOAT, &gradInput);
+  CHECK_RET(ret == ACL_SUCCESS && gradInput != nullptr, return ret);
+  ret = CreateAclTensor(gradWeightHostData, gradWeightShape, &gradWeightDeviceAddr, aclDataType::ACL_FLOAT, &gradWeight);
+  CHECK_RET(ret == ACL_SUCCESS && gradWeight != nullptr, return ret);
+
+  uint64_t workspaceSize = 0;
+  aclOpExecutor* executor;
+  ret = aclnnPreluBackwardGetWorkspaceSize(gradOutput, self, weight, gradInput, gradWeight, &workspaceSize, &executor);
+  CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclnnPreluBackwardGetWorkspaceSize failed. ERROR: %d\n", ret); return ret);
+  void* workspaceAddr = nullptr;
+  if (workspaceSize > 0) {
+    ret = aclrtMalloc(&workspaceAddr, workspaceSize, ACL_MEM_MALLOC_HUGE_FIRST);
+    CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("allocate workspace failed. ERROR: %d\n", ret); return ret);
+  }
+  ret = aclnnPreluBackward(workspaceAddr, workspaceSize, executor, stream);
+  CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclnnPreluBackward failed. ERROR: %d\n", ret); return ret);
+  ret = aclrtSynchronizeStream(stream);
+  CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtSynchronizeStream failed. ERROR: %d\n", ret); return ret);
+
+  std::vector<float> gradInputData(GetShapeSize(gradInputShape), 0);
+  ret = aclrtMemcpy(gradInputData.data(), gradInputData.size() * sizeof(float), gradInputDeviceAddr, gradInputData.size() * sizeof(float),
+                    ACL_MEMCPY_DEVICE_TO_HOST);
+  CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("copy result from device to host failed. ERROR: %d\n", ret); return ret);
+
+  std::vector<float> gradWeightData(GetShapeSize(gradWeightShape), 0);
+  ret = aclrtMemcpy(gradWeightData.data(), gradWeightData.size() * sizeof(float), gradWeightDeviceAddr, gradWeightData.size() * sizeof(float),
+                    ACL_MEMCPY_DEVICE_TO_HOST);
+  CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("copy result from device to host failed. ERROR: %d\n", ret); return ret);
+  PrintTensor("gradOutput", gradOutputShape, gradOutputHostData);
+  PrintTensor("self", selfShape, selfHostData);
+  PrintTensor("weight", weightShape, weightHostData);
+  PrintTensor("gradInput", gradInputShape, gradInputData);
+  PrintTensor("gradWeight", gradWeightShape, gradWeightData);
+
+  aclDestroyTensor(gradOutput);
+  aclDestroyTensor(self);
+  aclDestroyTensor(weight);
+  aclDestroyTensor(gradInput);
+  aclDestroyTensor(gradWeight);
+  aclrtFree(gradOutputDeviceAddr);
+  aclrtFree(selfDeviceAddr);
+  aclrtFree(weightDeviceAddr);
+  aclrtFree(gradInputDeviceAddr);
+  aclrtFree(gradWeightDeviceAddr);
+  if (workspaceSize > 0) {
+    aclrtFree(workspaceAddr);
+  }
+  aclrtDestroyStream(stream);
+  aclrtResetDevice(deviceId);
+  aclFinalize();
+  return 0;
+}

@@ -1,0 +1,35 @@
+"""Sanitizer runs in CI: a short bounded fuzz run (`make fuzz-short`: libFuzzer + ASan + UBSan
+over both phases of every operator, starting from the checked-in corpus fuzz/corpus) and
+`make tsan`. Any property violation, sanitizer report, leak or timeout fails the run. The long
+run is `make fuzz FUZZ_SECONDS=...` (docs/robustness.md)."""
+import subprocess
+
+import support
+
+
+def test_fuzz_short_run_is_clean():
+    result = subprocess.run(["make", "-s", "fuzz-short"], cwd=support.ROOT, capture_output=True, text=True,
+                            timeout=900)
+    tail = (result.stdout + result.stderr)[-6000:]
+    assert result.returncode == 0, tail
+    assert "Done" in tail and "runs in" in tail, tail
+
+
+def test_checked_in_corpus_replays_clean():
+    """Every seed (including past findings) still passes on its own, quickly."""
+    subprocess.run(["make", "-s", "fuzz-build"], cwd=support.ROOT, check=True, capture_output=True, timeout=900)
+    result = subprocess.run(["build-fuzz/fuzz_ops", "-runs=0", "fuzz/corpus"], cwd=support.ROOT,
+                            capture_output=True, text=True, timeout=300,
+                            env={"UBSAN_OPTIONS": "halt_on_error=1:suppressions=fuzz/ubsan.supp",
+                                 "ASAN_OPTIONS": "detect_leaks=1:allocator_may_return_null=1",
+                                 "PATH": "/usr/bin:/bin"})
+    assert result.returncode == 0, (result.stdout + result.stderr)[-4000:]
+
+
+def test_make_tsan_is_clean():
+    """`make tsan`: tests/c/test_threads_streams.c against a ThreadSanitizer build (halt on error)."""
+    result = subprocess.run(["make", "-s", "tsan"], cwd=support.ROOT, capture_output=True, text=True, timeout=900)
+    tail = (result.stdout + result.stderr)[-6000:]
+    assert result.returncode == 0, tail
+    assert "match the single-threaded run bit for bit" in tail, tail
+    assert "WARNING: ThreadSanitizer" not in tail, tail
