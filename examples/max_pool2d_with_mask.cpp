@@ -1,59 +1,19 @@
 /*
- * aclnnMaxPool2dWithMask in the style of CANN's official sample: 2x2 max pooling of a [1,1,4,3]
- * tensor.  Prints the pooled values ("out[i] is: v"), the int32 argmax stream at the head of the
- * INT8 mask ("argmax[i] is: v", flat ih*W+iw like PyTorch's indices) and how many bytes of the
- * mask tail are non-zero ("mask_tail_nonzero is: n", always 0).
+ * max_pool2d_with_mask.cpp - aclnnMaxPool2dWithMask: max pooling that also writes a mask the
+ * backward uses. The mask is INT8 [N, C, kH*kW, 32 * (ceil(Ho*Wo / 16) + 1)]; its first
+ * 4*N*C*Ho*Wo bytes are the little-endian int32 argmax of every output (flat ih*W+iw, like
+ * PyTorch's indices) and the rest is zero.
+ *
+ * In the style of CANN's official aclnn samples: runtime set-up, inputs in device memory,
+ * aclTensor/aclIntArray descriptions, phase 1 (workspace size + executor), phase 2 on a stream,
+ * synchronize, copy back, print, release everything.
+ * self [1, 2, 5, 6], kernel 3x3, stride 2, padding 1, dilation 1, ceilMode -> out [1, 2, 3, 4],
+ * mask [1, 2, 9, 64]. Prints out, argmax (read from the mask) and maskTailNonZero (always 0).
  */
-#include <cstdint>
-#include <cstdio>
 #include <cstring>
-#include <vector>
 
-#include "acl/acl.h"
 #include "aclnnop/aclnn_max_pool2d_with_indices.h"
-
-#define CHECK_RET(cond, return_expr) \
-    do {                             \
-        if (!(cond)) {               \
-            return_expr;             \
-        }                            \
-    } while (0)
-
-#define LOG_PRINT(message, ...) printf(message, ##__VA_ARGS__)
-
-static int64_t ShapeSize(const std::vector<int64_t> &shape)
-{
-    int64_t size = 1;
-    for (int64_t d : shape) size *= d;
-    return size;
-}
-
-static int Init(int32_t deviceId, aclrtStream *stream)
-{
-    auto ret = aclInit(nullptr);
-    CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclInit failed. ERROR: %d\n", ret); return ret);
-    ret = aclrtSetDevice(deviceId);
-    CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtSetDevice failed. ERROR: %d\n", ret); return ret);
-    ret = aclrtCreateStream(stream);
-    CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtCreateStream failed. ERROR: %d\n", ret); return ret);
-    return 0;
-}
-
-template <typename T>
-static int CreateAclTensor(const std::vector<T> &hostData, const std::vector<int64_t> &shape, void **deviceAddr,
-                           aclDataType dataType, aclTensor **tensor)
-{
-    auto size = ShapeSize(shape) * sizeof(T);
-    auto ret = aclrtMalloc(deviceAddr, size, ACL_MEM_MALLOC_HUGE_FIRST);
-    CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtMalloc failed. ERROR: %d\n", ret); return ret);
-    ret = aclrtMemcpy(*deviceAddr, size, hostData.data(), size, ACL_MEMCPY_HOST_TO_DEVICE);
-    CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtMemcpy failed. ERROR: %d\n", ret); return ret);
-    std::vector<int64_t> strides(shape.size(), 1);
-    for (int64_t i = static_cast<int64_t>(shape.size()) - 2; i >= 0; i--) strides[i] = shape[i + 1] * strides[i + 1];
-    *tensor = aclCreateTensor(shape.data(), shape.size(), dataType, strides.data(), 0, aclFormat::ACL_FORMAT_NCHW,
-                              shape.data(), shape.size(), *deviceAddr);
-    return 0;
-}
+#include "sample_common.h"
 
 int main()
 {
@@ -62,36 +22,43 @@ int main()
     auto ret = Init(deviceId, &stream);
     CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("Init acl failed. ERROR: %d\n", ret); return ret);
 
-    // Input [1,1,4,3]; kernel 2x2, stride 2, no padding -> out [1,1,2,1], mask [1,1,4,64].
-    std::vector<int64_t> selfShape = {1, 1, 4, 3};
-    std::vector<int64_t> outShape = {1, 1, 2, 1};
-    std::vector<int64_t> indicesShape = {1, 1, 4, 64};
-    std::vector<float> selfHostData = {0.0850f, -0.5147f, -0.0212f, -0.5654f, -0.3222f, 0.5847f,
-                                       1.7510f, 0.9954f,  0.1842f,  0.8392f,  0.4835f,  0.9213f};
-    std::vector<float> outHostData(2, 0.0f);
-    std::vector<int8_t> indicesHostData(256, 0x5A); // garbage on purpose: the op writes every byte
-    std::vector<int64_t> kernelSizeData = {2, 2};
-    std::vector<int64_t> strideData = {2, 2};
-    std::vector<int64_t> paddingData = {0, 0};
+    // 1. Inputs, attributes and outputs.
+    std::vector<int64_t> selfShape = {1, 2, 5, 6};
+    std::vector<int64_t> outShape = {1, 2, 3, 4};
+    std::vector<int64_t> indicesShape = {1, 2, 9, 64};
+    std::vector<float> selfHostData = SampleData(GetShapeSize(selfShape), 7);
+    std::vector<float> outHostData(GetShapeSize(outShape), 0);
+    std::vector<int8_t> indicesHostData(GetShapeSize(indicesShape), 0x5A);  // garbage: the op writes every byte
+    std::vector<int64_t> kernelSizeData = {3, 3};
+    std::vector<int64_t> stridesData = {2, 2};
+    std::vector<int64_t> paddingData = {1, 1};
     std::vector<int64_t> dilationData = {1, 1};
-    void *selfDeviceAddr = nullptr, *outDeviceAddr = nullptr, *indicesDeviceAddr = nullptr;
-    aclTensor *self = nullptr, *out = nullptr, *indices = nullptr;
+    const bool ceilMode = true;
+    void *selfDeviceAddr = nullptr;
+    void *outDeviceAddr = nullptr;
+    void *indicesDeviceAddr = nullptr;
+    aclTensor *self = nullptr;
+    aclTensor *out = nullptr;
+    aclTensor *indices = nullptr;
+    ret = CreateAclTensor(selfHostData, selfShape, &selfDeviceAddr, aclDataType::ACL_FLOAT, &self,
+                          aclFormat::ACL_FORMAT_NCHW);
+    CHECK_RET(ret == ACL_SUCCESS, return ret);
+    ret = CreateAclTensor(outHostData, outShape, &outDeviceAddr, aclDataType::ACL_FLOAT, &out,
+                          aclFormat::ACL_FORMAT_NCHW);
+    CHECK_RET(ret == ACL_SUCCESS, return ret);
+    ret = CreateAclTensor(indicesHostData, indicesShape, &indicesDeviceAddr, aclDataType::ACL_INT8, &indices,
+                          aclFormat::ACL_FORMAT_NCHW);
+    CHECK_RET(ret == ACL_SUCCESS, return ret);
+    aclIntArray *kernelSize = aclCreateIntArray(kernelSizeData.data(), kernelSizeData.size());
+    aclIntArray *strides = aclCreateIntArray(stridesData.data(), stridesData.size());
+    aclIntArray *padding = aclCreateIntArray(paddingData.data(), paddingData.size());
+    aclIntArray *dilation = aclCreateIntArray(dilationData.data(), dilationData.size());
+    CHECK_RET(kernelSize && strides && padding && dilation, LOG_PRINT("aclCreateIntArray failed.\n"); return -1);
 
-    ret = CreateAclTensor(selfHostData, selfShape, &selfDeviceAddr, aclDataType::ACL_FLOAT, &self);
-    CHECK_RET(ret == ACL_SUCCESS, return ret);
-    ret = CreateAclTensor(outHostData, outShape, &outDeviceAddr, aclDataType::ACL_FLOAT, &out);
-    CHECK_RET(ret == ACL_SUCCESS, return ret);
-    ret = CreateAclTensor(indicesHostData, indicesShape, &indicesDeviceAddr, aclDataType::ACL_INT8, &indices);
-    CHECK_RET(ret == ACL_SUCCESS, return ret);
-    aclIntArray *kernelSize = aclCreateIntArray(kernelSizeData.data(), 2);
-    aclIntArray *stride = aclCreateIntArray(strideData.data(), 2);
-    aclIntArray *padding = aclCreateIntArray(paddingData.data(), 2);
-    aclIntArray *dilation = aclCreateIntArray(dilationData.data(), 2);
-    const bool ceilMode = false;
-
+    // 2. Phase 1.
     uint64_t workspaceSize = 0;
     aclOpExecutor *executor = nullptr;
-    ret = aclnnMaxPool2dWithMaskGetWorkspaceSize(self, kernelSize, stride, padding, dilation, ceilMode, out, indices,
+    ret = aclnnMaxPool2dWithMaskGetWorkspaceSize(self, kernelSize, strides, padding, dilation, ceilMode, out, indices,
                                                  &workspaceSize, &executor);
     CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclnnMaxPool2dWithMaskGetWorkspaceSize failed. ERROR: %d\n", ret);
               return ret);
@@ -100,43 +67,49 @@ int main()
         ret = aclrtMalloc(&workspaceAddr, workspaceSize, ACL_MEM_MALLOC_HUGE_FIRST);
         CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("allocate workspace failed. ERROR: %d\n", ret); return ret);
     }
+
+    // 3. Phase 2 and synchronize.
     ret = aclnnMaxPool2dWithMask(workspaceAddr, workspaceSize, executor, stream);
     CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclnnMaxPool2dWithMask failed. ERROR: %d\n", ret); return ret);
     ret = aclrtSynchronizeStream(stream);
     CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtSynchronizeStream failed. ERROR: %d\n", ret); return ret);
 
-    auto outSize = ShapeSize(outShape);
-    std::vector<float> resultData(outSize, 0);
-    ret = aclrtMemcpy(resultData.data(), outSize * sizeof(float), outDeviceAddr, outSize * sizeof(float),
-                      ACL_MEMCPY_DEVICE_TO_HOST);
-    CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("copy out failed. ERROR: %d\n", ret); return ret);
-    for (int64_t i = 0; i < outSize; i++) LOG_PRINT("out[%ld] is: %f\n", static_cast<long>(i), resultData[i]);
-
-    auto maskSize = ShapeSize(indicesShape);
-    std::vector<int8_t> maskData(maskSize, 0);
-    ret = aclrtMemcpy(maskData.data(), maskSize, indicesDeviceAddr, maskSize, ACL_MEMCPY_DEVICE_TO_HOST);
-    CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("copy indices failed. ERROR: %d\n", ret); return ret);
-    // The first 4*N*C*Ho*Wo bytes are little-endian int32 argmax values, the rest is zero.
-    for (int64_t i = 0; i < outSize; i++) {
-        int32_t argmax;
-        std::memcpy(&argmax, maskData.data() + 4 * i, 4);
-        LOG_PRINT("argmax[%ld] is: %d\n", static_cast<long>(i), argmax);
+    // 4. Inputs, attributes, the pooled values and what the mask holds.
+    PrintTensor("self", selfShape, selfHostData);
+    PrintAttribute("kernelSize", kernelSizeData);
+    PrintAttribute("strides", stridesData);
+    PrintAttribute("padding", paddingData);
+    PrintAttribute("dilation", dilationData);
+    PrintAttribute("ceilMode", std::vector<int>{ceilMode ? 1 : 0});
+    ret = PrintResult("out", outDeviceAddr, outShape);
+    CHECK_RET(ret == ACL_SUCCESS, return ret);
+    std::vector<int8_t> maskData(GetShapeSize(indicesShape), 0);
+    ret = aclrtMemcpy(maskData.data(), maskData.size(), indicesDeviceAddr, maskData.size(), ACL_MEMCPY_DEVICE_TO_HOST);
+    CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("copy mask from device to host failed. ERROR: %d\n", ret); return ret);
+    auto outSize = GetShapeSize(outShape);
+    std::vector<int32_t> argmax(outSize);
+    std::memcpy(argmax.data(), maskData.data(), outSize * sizeof(int32_t));  // little-endian int32 stream
+    PrintTensor("argmax", outShape, argmax);
+    int maskTailNonZero = 0;
+    for (size_t i = outSize * sizeof(int32_t); i < maskData.size(); i++) {
+        maskTailNonZero += maskData[i] != 0;
     }
-    int64_t tailNonzero = 0;
-    for (int64_t i = 4 * outSize; i < maskSize; i++) tailNonzero += maskData[i] != 0;
-    LOG_PRINT("mask_tail_nonzero is: %ld\n", static_cast<long>(tailNonzero));
+    PrintAttribute("maskTailNonZero", std::vector<int>{maskTailNonZero});
 
+    // 5. Release.
     aclDestroyTensor(self);
     aclDestroyTensor(out);
     aclDestroyTensor(indices);
     aclDestroyIntArray(kernelSize);
-    aclDestroyIntArray(stride);
+    aclDestroyIntArray(strides);
     aclDestroyIntArray(padding);
     aclDestroyIntArray(dilation);
     aclrtFree(selfDeviceAddr);
     aclrtFree(outDeviceAddr);
     aclrtFree(indicesDeviceAddr);
-    if (workspaceSize > 0) aclrtFree(workspaceAddr);
+    if (workspaceSize > 0) {
+        aclrtFree(workspaceAddr);
+    }
     aclrtDestroyStream(stream);
     aclrtResetDevice(deviceId);
     aclFinalize();

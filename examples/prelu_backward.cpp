@@ -1,81 +1,12 @@
 /*
- * prelu_backward.cpp - aclnnPreluBackward: gradInput = self > 0 ? g : weight * g and
- * gradWeight = per-channel sum of (self > 0 ? 0 : self * g).
+ * prelu_backward.cpp - aclnnPreluBackward: gradients of prelu with respect to its input
+ * (gradInput) and its per-channel slopes (gradWeight, summed over every element of a channel).
  *
- * In the style of CANN's official aclnn samples.  self [2, 3] = [[-1, 2, -3], [4, -5, 0]],
- * weight [0.1, 0.2, 0.3], gradOutput [[1, 2, 3], [4, 5, 6]].
+ * In the style of CANN's official aclnn samples (see prelu.cpp for the forward).
+ * gradOutput, self [1, 4, 2, 3], weight [4] -> gradInput [1, 4, 2, 3], gradWeight [4].
  */
-#include <cstdint>
-#include <cstdio>
-#include <vector>
-
-#include "acl/acl.h"
 #include "aclnnop/aclnn_prelu_backward.h"
-
-#define CHECK_RET(cond, return_expr) \
-    do {                             \
-        if (!(cond)) {               \
-            return_expr;             \
-        }                            \
-    } while (0)
-
-#define LOG_PRINT(message, ...)         \
-    do {                                \
-        printf(message, ##__VA_ARGS__); \
-    } while (0)
-
-static int64_t GetShapeSize(const std::vector<int64_t> &shape)
-{
-    int64_t shapeSize = 1;
-    for (auto dim : shape) {
-        shapeSize *= dim;
-    }
-    return shapeSize;
-}
-
-static int Init(int32_t deviceId, aclrtStream *stream)
-{
-    auto ret = aclInit(nullptr);
-    CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclInit failed. ERROR: %d\n", ret); return ret);
-    ret = aclrtSetDevice(deviceId);
-    CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtSetDevice failed. ERROR: %d\n", ret); return ret);
-    ret = aclrtCreateStream(stream);
-    CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtCreateStream failed. ERROR: %d\n", ret); return ret);
-    return 0;
-}
-
-// Copies hostData to freshly allocated device memory and describes it with a contiguous aclTensor.
-template <typename T>
-static int CreateAclTensor(const std::vector<T> &hostData, const std::vector<int64_t> &shape, void **deviceAddr,
-                           aclDataType dataType, aclTensor **tensor)
-{
-    auto size = GetShapeSize(shape) * sizeof(T);
-    auto ret = aclrtMalloc(deviceAddr, size, ACL_MEM_MALLOC_HUGE_FIRST);
-    CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtMalloc failed. ERROR: %d\n", ret); return ret);
-    ret = aclrtMemcpy(*deviceAddr, size, hostData.data(), size, ACL_MEMCPY_HOST_TO_DEVICE);
-    CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtMemcpy failed. ERROR: %d\n", ret); return ret);
-    std::vector<int64_t> strides(shape.size(), 1);
-    for (int64_t i = static_cast<int64_t>(shape.size()) - 2; i >= 0; i--) {
-        strides[i] = shape[i + 1] * strides[i + 1];
-    }
-    *tensor = aclCreateTensor(shape.data(), shape.size(), dataType, strides.data(), 0, aclFormat::ACL_FORMAT_ND,
-                              shape.data(), shape.size(), *deviceAddr);
-    return 0;
-}
-
-// Copies a device result back and prints it as "<name>[i] is: v".
-static int PrintResult(const char *name, void *deviceAddr, const std::vector<int64_t> &shape)
-{
-    auto size = GetShapeSize(shape);
-    std::vector<float> resultData(size, 0);
-    auto ret = aclrtMemcpy(resultData.data(), resultData.size() * sizeof(resultData[0]), deviceAddr,
-                           size * sizeof(resultData[0]), ACL_MEMCPY_DEVICE_TO_HOST);
-    CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("copy result from device to host failed. ERROR: %d\n", ret); return ret);
-    for (int64_t i = 0; i < size; i++) {
-        LOG_PRINT("%s[%ld] is: %.9g\n", name, static_cast<long>(i), resultData[i]);
-    }
-    return 0;
-}
+#include "sample_common.h"
 
 int main()
 {
@@ -85,13 +16,13 @@ int main()
     CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("Init acl failed. ERROR: %d\n", ret); return ret);
 
     // 1. Inputs and outputs.
-    std::vector<int64_t> selfShape = {2, 3};
-    std::vector<int64_t> weightShape = {3};
-    std::vector<float> gradOutputHostData = {1, 2, 3, 4, 5, 6};
-    std::vector<float> selfHostData = {-1, 2, -3, 4, -5, 0};
-    std::vector<float> weightHostData = {0.1f, 0.2f, 0.3f};
-    std::vector<float> gradInputHostData(6, 0);
-    std::vector<float> gradWeightHostData(3, 0);
+    std::vector<int64_t> selfShape = {1, 4, 2, 3};
+    std::vector<int64_t> weightShape = {4};
+    std::vector<float> gradOutputHostData = SampleData(GetShapeSize(selfShape), 12);
+    std::vector<float> selfHostData = SampleData(GetShapeSize(selfShape), 13);
+    std::vector<float> weightHostData = {0.25f, -0.5f, 1.5f, 0.0f};
+    std::vector<float> gradInputHostData(GetShapeSize(selfShape), 0);
+    std::vector<float> gradWeightHostData(GetShapeSize(weightShape), 0);
     void *gradOutputDeviceAddr = nullptr;
     void *selfDeviceAddr = nullptr;
     void *weightDeviceAddr = nullptr;
@@ -133,7 +64,10 @@ int main()
     ret = aclrtSynchronizeStream(stream);
     CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtSynchronizeStream failed. ERROR: %d\n", ret); return ret);
 
-    // 4. Results.
+    // 4. Inputs and both results copied back.
+    PrintTensor("gradOutput", selfShape, gradOutputHostData);
+    PrintTensor("self", selfShape, selfHostData);
+    PrintTensor("weight", weightShape, weightHostData);
     ret = PrintResult("gradInput", gradInputDeviceAddr, selfShape);
     CHECK_RET(ret == ACL_SUCCESS, return ret);
     ret = PrintResult("gradWeight", gradWeightDeviceAddr, weightShape);

@@ -2,7 +2,7 @@
 """`make demo`: install libaclnn into a temporary CANN-like prefix, build every example in
 examples/ with the flags a CANN program uses, run them, and run the Python examples.
 
-    g++ -std=c++11 x.cpp -I$P/include -I$P/include/aclnnop -L$P/lib64 -lascendcl -lnnopbase -lopapi
+    g++ -std=c++11 x.cpp -I$P/include -I$P/include/aclnnop -Iexamples -L$P/lib64 -lascendcl -lnnopbase -lopapi
 """
 import os
 import subprocess
@@ -23,7 +23,7 @@ def build(source: Path, prefix: Path, out_dir: Path) -> Path:
     exe = out_dir / source.stem
     compiler = ["g++", "-std=c++11"] if is_cpp else ["cc", "-std=c11"]
     sh([*compiler, "-Wall", "-Wextra", "-O2", str(source), "-o", str(exe),
-        f"-I{prefix}/include", f"-I{prefix}/include/aclnnop",
+        f"-I{prefix}/include", f"-I{prefix}/include/aclnnop", f"-I{EXAMPLES}",
         f"-L{prefix}/lib64", "-lascendcl", "-lnnopbase", "-lopapi", "-lm"])
     return exe
 

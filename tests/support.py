@@ -12,6 +12,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 INCLUDE = ROOT / "libaclnn" / "include"
+EXAMPLES = ROOT / "examples"
 BIN_DIR = Path(os.environ.get("ACLNN_TEST_BINDIR", ROOT / "build" / "tests"))
 
 
@@ -34,6 +35,8 @@ def compile_program(source, out_dir=None, extra_flags=()):
     exe = out_dir / (source.stem + (".cpp" if is_cpp else "") + ".bin")
     flags = [std, "-g", "-O1", "-Wall", "-Wextra", "-Werror", "-D_GNU_SOURCE",
              f"-I{INCLUDE}", f"-I{INCLUDE / 'aclnnop'}"]
+    if source.resolve().parent == EXAMPLES:
+        flags.append(f"-I{EXAMPLES}")  # the examples share examples/sample_common.h
     if sanitizing():
         flags += ["-fsanitize=address,undefined", "-fno-omit-frame-pointer"]
     cmd = [compiler, *flags, *extra_flags, str(source), "-o", str(exe),

@@ -268,25 +268,3 @@ def test_invalid_arguments(kwargs, code, needle):
         _attempt(**kwargs)
     assert info.value.code == code
     assert needle in str(info.value)
-
-
-# ---------------------------------------------------------------------------------------------
-# the C++ examples (official-sample style) print values PyTorch agrees with
-# ---------------------------------------------------------------------------------------------
-def _printed(stdout, name="result"):
-    values = {}
-    for line in stdout.splitlines():
-        if line.startswith(name + "[") and " is: " in line:
-            index = int(line[len(name) + 1:line.index("]")])
-            values[index] = float(line.split(" is: ")[1])
-    return np.array([values[i] for i in range(len(values))], dtype=np.float32)
-
-
-def test_examples_match_torch():
-    from support import build_and_run_example
-    got = _printed(build_and_run_example("examples/im2col.cpp"))
-    x = torch.arange(12, dtype=torch.float32).reshape(1, 2, 2, 3)
-    np.testing.assert_array_equal(got, F.unfold(x, (2, 2), 1, 1, 2).reshape(-1).numpy())
-    got = _printed(build_and_run_example("examples/im2col_backward.cpp"))
-    g = torch.arange(1, 49, dtype=torch.float32).reshape(1, 8, 6)
-    np.testing.assert_array_equal(got, F.fold(g, (3, 3), (2, 2), (2, 1), (1, 0), 1).reshape(-1).numpy())

@@ -1,7 +1,5 @@
 """pyaclnn.mask helpers (mask_from_indices / indices_from_mask) against masks built by hand from
-PyTorch's indices, plus the two C++ examples run and compared with torch."""
-import re
-
+PyTorch's indices. (The two C++ examples are compared with torch in tests/test_compat.py.)"""
 import numpy as np
 import pytest
 import torch
@@ -10,7 +8,6 @@ import torch.nn.functional as F
 import pyaclnn
 from pyaclnn.functional import max_pool2d_with_mask
 from pyaclnn.mask import indices_from_mask, mask_from_indices, mask_shape
-from support import build_and_run_example
 
 torch.set_num_threads(1)
 
@@ -60,26 +57,3 @@ def test_helpers_reject_bad_input():
         mask_from_indices(np.zeros((2, 2)), 2)
     with pytest.raises(ValueError):
         indices_from_mask(np.zeros((1, 4, 8), np.int8), (1, 4, 4))
-
-
-def _values(text, key):
-    return [float(v) for v in re.findall(r"^%s\[\d+\] is: (\S+)$" % key, text, re.M)]
-
-
-def test_forward_example():
-    text = build_and_run_example("examples/max_pool2d_with_mask.cpp")
-    x = torch.tensor([0.0850, -0.5147, -0.0212, -0.5654, -0.3222, 0.5847,
-                      1.7510, 0.9954, 0.1842, 0.8392, 0.4835, 0.9213]).reshape(1, 1, 4, 3)
-    out, index = F.max_pool2d(x, 2, 2, return_indices=True)
-    np.testing.assert_allclose(_values(text, "out"), out.reshape(-1).numpy(), rtol=1e-6)
-    assert _values(text, "argmax") == index.reshape(-1).tolist()
-    assert re.search(r"^mask_tail_nonzero is: 0$", text, re.M)
-
-
-def test_backward_example():
-    text = build_and_run_example("examples/max_pool2d_with_mask_backward.cpp")
-    x = torch.tensor([1, 5, 2, 2, 3, 5, 0, 9, 4, 1, 6, 6, 7, 7, 8, 0], dtype=torch.float32).reshape(1, 1, 4, 4)
-    _, index = F.max_pool2d(x, 3, 1, 1, return_indices=True)
-    grad = torch.arange(1, 17, dtype=torch.float32).reshape(1, 1, 4, 4)
-    want = torch.ops.aten.max_pool2d_with_indices_backward(grad, x, [3, 3], [1, 1], [1, 1], [1, 1], False, index)
-    assert _values(text, "result") == want.reshape(-1).tolist()

@@ -361,22 +361,6 @@ def test_backward_ratio_limit_is_inclusive(acl, rng):
     assert_bitwise_equal(gi, ref_backward(g, 4, 50.0).reshape(1, 1, 4))
 
 
-# ---- examples --------------------------------------------------------------------------------
-
-def _printed_values(stdout):
-    return [float(line.rsplit(":", 1)[1]) for line in stdout.splitlines() if line.startswith("result[")]
-
-
-def test_examples_print_what_torch_computes():
-    from support import build_and_run_example
-    x = torch.arange(9, dtype=torch.float32).reshape(1, 3, 3)
-    want = torch.ops.aten._upsample_nearest_exact1d(x, [5], None).reshape(-1).tolist()
-    assert _printed_values(build_and_run_example("examples/upsample_nearest_exact1d.cpp")) == want
-    g = torch.tensor([1.0, 2.0]).reshape(1, 1, 2)
-    want = torch.ops.aten._upsample_nearest_exact1d_backward(g, [2], [1, 1, 4], 0.5).reshape(-1).tolist()
-    assert _printed_values(build_and_run_example("examples/upsample_nearest_exact1d_backward.cpp")) == want
-
-
 def test_forward_large_output_streamed(acl, rng):
     # outputs of 16 MiB and more take the non-temporal store path (rows of 11996 bytes)
     x = random_values((2, 700, 1000), np.float32, rng)

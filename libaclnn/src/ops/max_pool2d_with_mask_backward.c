@@ -21,6 +21,7 @@
  * gradOutput's shape), defined here too.
  */
 #include <emmintrin.h>
+#include <immintrin.h>
 #include <limits.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -48,8 +49,12 @@ typedef struct bw_plan {
     bool mask_ignored;      /* 1x1 kernel */
     bool indices_int64;     /* aclnnMaxPool2dWithIndicesBackward with INT64 indices */
     bool stream_stores;
+    bool tiled_2x2;         /* 2x2 kernel, stride 2, no padding, int32 indices, AVX-512: tiled_2x2_plane */
     int64_t chunks;         /* plane runs, each with its own scratch */
-    int64_t scratch_floats; /* per chunk: the fp32 tile, then (fp16/bf16) the widened gradOutput */
+    int64_t scratch_floats; /* per chunk: the fp32 tile, (fp16/bf16) the widened gradOutput, then
+                             * (tiled_2x2) the row band */
+    int64_t widened_offset, band_offset; /* floats from the start of a chunk's scratch */
+    int64_t band_rows;      /* tiled_2x2: input rows per band (even, band_rows * W floats) */
 } bw_plan;
 
 typedef struct bw_ctx {
@@ -168,6 +173,140 @@ static int64_t scatter_plane_int64(float *restrict tile, const float *restrict g
     return first_bad;
 }
 
+
+/* ------------------------------------------------------------------------------------------ */
+/* 2x2 windows with stride 2 (no padding): direct write                                        */
+/* ------------------------------------------------------------------------------------------ */
+
+/* With kernel == stride == 2 and no padding, input cell (ih, iw) lies in exactly one window,
+ * (ih / 2, iw / 2), or in none (the last row/column when H/W is odd and ceilMode is off).  If
+ * every index lies in its own window, each gradInput element has at most one contribution, and
+ *   gradInput[ih, iw] = (index[ih/2, iw/2] == ih*W + iw) ? 0.0f + grad[ih/2, iw/2] : 0.0f
+ * (the 0.0f + turns -0.0f into +0.0f, as the scatter's add onto a cleared tile does), so the
+ * plane is produced row pair by row pair, 16 outputs (32 cells per row) per step, without a
+ * tile or a read-modify-write, and streamed out in small bands.
+ *
+ * Each output matches at most one cell, and only a cell of its own window inside the plane;
+ * the plane is accepted only if all Ho*Wo outputs matched.  Otherwise (a mask not written by the
+ * forward with these arguments) it is redone by the scatter, which accepts any index in the plane
+ * and reports the others. */
+
+typedef int32_t __attribute__((aligned(1), may_alias)) unaligned_i32;
+
+static bool cpu_has_avx512(void)
+{
+    return __builtin_cpu_supports("avx512f") != 0;
+}
+
+/* Flushes `rows` rows of the band to gradInput (rounded once for fp16/bf16). */
+static void flush_band(const bw_plan *p, unsigned char *gi_rows, const float *band, int64_t rows)
+{
+    const int64_t n = rows * p->g.width;
+    if (p->dtype == ACL_FLOAT) {
+        if (p->stream_stores)
+            nn_copy_row_nt(gi_rows, band, (size_t)n * sizeof(float));
+        else
+            memcpy(gi_rows, band, (size_t)n * sizeof(float));
+        return;
+    }
+    uint16_t narrow[STORE_BLOCK] __attribute__((aligned(64)));
+    uint16_t *dst = (uint16_t *)gi_rows;
+    for (int64_t i = 0; i < n; i += STORE_BLOCK) {
+        const int64_t m = n - i < STORE_BLOCK ? n - i : STORE_BLOCK;
+        if (p->dtype == ACL_FLOAT16)
+            nn_f32_to_f16_n(band + i, narrow, (size_t)m);
+        else
+            nn_f32_to_bf16_n(band + i, narrow, (size_t)m);
+        if (p->stream_stores)
+            nn_copy_row_nt(dst + i, narrow, (size_t)m * sizeof(uint16_t));
+        else
+            memcpy(dst + i, narrow, (size_t)m * sizeof(uint16_t));
+    }
+}
+
+/* Cells [c0, c0 + 16) of input rows 2oh (row0) and 2oh+1 (row1, NULL past the plane) from the
+ * outputs ow0 + half*8 .. +8 whose grad/rel (index - (2oh*W + 2ow)) are in g/rel.  Returns the
+ * matches. */
+__attribute__((target("avx512f"))) static inline int64_t tiled_2x2_half(float *row0, float *row1, __m512 g,
+                                                                       __m512i rel, __m512i duplicate,
+                                                                       int64_t c0, int64_t cell_end, int64_t W)
+{
+    const __m512i parity = _mm512_setr_epi32(0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1);
+    const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    const __m512 gd = _mm512_permutexvar_ps(duplicate, g);
+    const __m512i rd = _mm512_permutexvar_epi32(duplicate, rel);
+    /* cells inside the row and inside a window: c < min(W, 2*Wo) = cell_end */
+    const __mmask16 cells = _mm512_cmplt_epi32_mask(_mm512_add_epi32(_mm512_set1_epi32((int32_t)c0), lane),
+                                                    _mm512_set1_epi32((int32_t)cell_end));
+    const __mmask16 in_row = _mm512_cmplt_epi32_mask(_mm512_add_epi32(_mm512_set1_epi32((int32_t)c0), lane),
+                                                     _mm512_set1_epi32((int32_t)W));
+    const __mmask16 hit0 = _mm512_mask_cmpeq_epi32_mask(cells, rd, parity);
+    _mm512_mask_storeu_ps(row0 + c0, in_row, _mm512_maskz_add_ps(hit0, _mm512_setzero_ps(), gd));
+    int64_t matches = __builtin_popcount((unsigned)hit0);
+    if (row1) {
+        const __mmask16 hit1 =
+            _mm512_mask_cmpeq_epi32_mask(cells, rd, _mm512_add_epi32(parity, _mm512_set1_epi32((int32_t)W)));
+        _mm512_mask_storeu_ps(row1 + c0, in_row, _mm512_maskz_add_ps(hit1, _mm512_setzero_ps(), gd));
+        matches += __builtin_popcount((unsigned)hit1);
+    }
+    return matches;
+}
+
+/* Writes one plane of gradInput; false (plane partly written) when some index lies outside its
+ * own window. */
+__attribute__((target("avx512f"))) static bool tiled_2x2_plane(const bw_plan *p, unsigned char *gi,
+                                                               const float *grad, const unsigned char *mask,
+                                                               float *band)
+{
+    const mp_geometry *g = &p->g;
+    const int64_t H = g->height, W = g->width, Ho = g->out_height, Wo = g->out_width;
+    const int64_t elem = (int64_t)nn_dtype_size(p->dtype);
+    const int64_t cell_end = W < 2 * Wo ? W : 2 * Wo;
+    const unaligned_i32 *index = (const unaligned_i32 *)mask;
+    const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    const __m512i dup_lo = _mm512_srli_epi32(lane, 1);
+    const __m512i dup_hi = _mm512_add_epi32(dup_lo, _mm512_set1_epi32(8));
+    int64_t matches = 0, used = 0, first_row = 0;
+    for (int64_t ih = 0; ih < H; ih += 2) {
+        float *row0 = band + used * W;
+        float *row1 = ih + 1 < H ? row0 + W : NULL;
+        const int64_t oh = ih / 2;
+        if (oh < Ho) {
+            const float *grow = grad + oh * Wo;
+            const unaligned_i32 *irow = index + oh * Wo;
+            for (int64_t ow0 = 0; ow0 < Wo; ow0 += 16) {
+                const int64_t n = Wo - ow0 < 16 ? Wo - ow0 : 16;
+                const __mmask16 live = (__mmask16)((1u << n) - 1u);
+                /* The streams are read at one cache line per step; fetch 1 KiB ahead (across the
+                 * end of the plane into the next one: a prefetch past a buffer does not fault). */
+                _mm_prefetch((const char *)(irow + ow0) + 1024, _MM_HINT_T0);
+                _mm_prefetch((const char *)(grow + ow0) + 1024, _MM_HINT_T0);
+                const __m512 gv = _mm512_maskz_loadu_ps(live, grow + ow0);
+                const __m512i base = _mm512_add_epi32(_mm512_set1_epi32((int32_t)(ih * W + 2 * ow0)),
+                                                      _mm512_slli_epi32(lane, 1));
+                const __m512i rel =
+                    _mm512_sub_epi32(_mm512_maskz_loadu_epi32(live, (const void *)(irow + ow0)), base);
+                matches += tiled_2x2_half(row0, row1, gv, rel, dup_lo, 2 * ow0, cell_end, W);
+                if (n > 8) matches += tiled_2x2_half(row0, row1, gv, rel, dup_hi, 2 * ow0 + 16, cell_end, W);
+            }
+            for (int64_t c = cell_end; c < W; ++c) { /* odd W, ceilMode off: no window */
+                row0[c] = 0.0f;
+                if (row1) row1[c] = 0.0f;
+            }
+        } else { /* odd H, ceilMode off: no window */
+            memset(row0, 0, (size_t)W * sizeof(float));
+            if (row1) memset(row1, 0, (size_t)W * sizeof(float));
+        }
+        used += row1 ? 2 : 1;
+        if (used + 2 > p->band_rows || ih + 2 >= H) {
+            flush_band(p, gi + first_row * W * elem, band, used);
+            first_row += used;
+            used = 0;
+        }
+    }
+    return matches == Ho * Wo;
+}
+
 static void backward_chunks(void *vctx, int64_t chunk_begin, int64_t chunk_end)
 {
     bw_ctx *c = (bw_ctx *)vctx;
@@ -178,7 +317,7 @@ static void backward_chunks(void *vctx, int64_t chunk_begin, int64_t chunk_end)
     const int64_t index_bytes = p->indices_int64 ? 8 : 4;
     for (int64_t chunk = chunk_begin; chunk < chunk_end; ++chunk) {
         float *tile = c->scratch + chunk * p->scratch_floats;
-        float *widened = tile + HW;
+        float *widened = tile + p->widened_offset, *band = tile + p->band_offset;
         const int64_t first = mp_chunk_first(planes, p->chunks, chunk);
         const int64_t last = mp_chunk_first(planes, p->chunks, chunk + 1);
         memset(tile, 0, (size_t)HW * sizeof(float)); /* kept clear by the store loops after this */
@@ -193,13 +332,18 @@ static void backward_chunks(void *vctx, int64_t chunk_begin, int64_t chunk_end)
                 grad = widened;
             }
             const unsigned char *mask = c->indices + plane * P * index_bytes;
+            unsigned char *gi = c->grad_in + plane * HW * elem;
+            if (p->tiled_2x2) {
+                if (tiled_2x2_plane(p, gi, grad, mask, band)) continue;
+                /* an index outside its window: redo the plane with the scatter */
+                if (p->stream_stores) nn_streaming_fence();
+            }
             const int64_t bad = p->indices_int64
                                     ? scatter_plane_int64(tile, grad, (const int64_t *)mask, P, HW)
                                     : scatter_plane_int32(tile, grad, mask, P, HW);
             if (bad >= 0) note_bad_index(c, plane * P + bad);
             prefetch_plan pf = {(const char *)(go + P * elem), (const char *)(mask + P * index_bytes),
                                 plane + 1 < last ? P * elem : 0, plane + 1 < last ? P * index_bytes : 0, 0, 0};
-            unsigned char *gi = c->grad_in + plane * HW * elem;
             if (p->dtype == ACL_FLOAT)
                 store_f32((float *)gi, tile, HW, p->stream_stores, p->stream_stores ? &pf : NULL);
             else
@@ -396,6 +540,27 @@ static aclnnStatus check_and_plan(const char *op, const aclTensor *grad_output, 
     return ACLNN_SUCCESS;
 }
 
+/* Picks the path and lays out one chunk's scratch (offsets in floats, multiples of 16). */
+static void plan_scratch(bw_plan *plan)
+{
+    const mp_geometry *g = &plan->g;
+    const int64_t HW = g->height * g->width, P = g->out_height * g->out_width, W = g->width;
+    plan->tiled_2x2 = !plan->indices_int64 && g->kernel_h == 2 && g->kernel_w == 2 && g->stride_h == 2 &&
+                      g->stride_w == 2 && g->pad_h == 0 && g->pad_w == 0 && HW + 2 * W <= INT32_MAX &&
+                      cpu_has_avx512();
+    int64_t at = (HW + 15) / 16 * 16;
+    plan->widened_offset = at;
+    if (plan->dtype != ACL_FLOAT) at += (P + 15) / 16 * 16;
+    plan->band_offset = at;
+    if (plan->tiled_2x2) {
+        /* ~8 KiB of rows (an even number, at least 2): stays in L1; + 32 floats of slack for the
+         * last 16-output step, whose masked stores stay inside the row anyway */
+        plan->band_rows = 2048 / W >= 2 ? 2048 / W / 2 * 2 : 2;
+        at += (plan->band_rows * W + 32 + 15) / 16 * 16;
+    }
+    plan->scratch_floats = at;
+}
+
 static aclnnStatus build_executor(const char *op, const aclTensor *grad_output, const aclTensor *self,
                                   const aclTensor *indices, const aclTensor *grad_input, bw_plan *plan,
                                   uint64_t *workspaceSize, aclOpExecutor **executor)
@@ -405,11 +570,11 @@ static aclnnStatus build_executor(const char *op, const aclTensor *grad_output, 
 
     const bool empty = nn_tensor_is_empty(self);
     const mp_geometry *g = &plan->g;
-    const int64_t planes = mp_planes(g), HW = g->height * g->width, P = g->out_height * g->out_width;
+    const int64_t planes = mp_planes(g), HW = g->height * g->width;
     const int64_t threads = nn_num_threads();
     plan->chunks = planes < threads ? planes : threads;
     if (plan->chunks < 1) plan->chunks = 1;
-    plan->scratch_floats = (HW + (plan->dtype == ACL_FLOAT ? 0 : P) + 15) / 16 * 16;
+    plan_scratch(plan);
     plan->stream_stores = nn_use_streaming_stores((uint64_t)(planes * HW) * nn_dtype_size(plan->dtype));
 
     aclOpExecutor *ex = nn_executor_create(op, empty ? NULL : backward_kernel, plan, sizeof *plan);
