@@ -112,6 +112,24 @@ bool nn_format_is_known(aclFormat format)
     return find_format(format) != NULL;
 }
 
+bool nn_format_is_private(aclFormat format)
+{
+    switch ((int)format) {
+    case -1: /* UNDEFINED: treated as ND, like CANN's default */
+    case 0:  /* NCHW */
+    case 1:  /* NHWC */
+    case 2:  /* ND */
+    case 16: /* HWCN */
+    case 27: /* NDHWC */
+    case 30: /* NCDHW */
+    case 35: /* NC */
+    case 47: /* NCL */
+        return false;
+    default:
+        return true;
+    }
+}
+
 /* ---- scalar conversions --------------------------------------------------------------------- */
 
 float nn_f16_to_f32(uint16_t h) { return nn_half_f16_to_f32(h); }

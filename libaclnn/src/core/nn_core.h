@@ -79,6 +79,17 @@ const char *nn_dtype_name(aclDataType dtype);
 bool nn_dtype_is_known(aclDataType dtype);
 const char *nn_format_name(aclFormat format);
 bool nn_format_is_known(aclFormat format);
+/* The formats that exist only on the NPU (CANN's IsPrivateFormat: NC1HWC0, FRACTAL_Z,
+ * NC1HWC0_C04, FRACTAL_NZ, NDC1HWC0, FRACTAL_Z_3D, FRACTAL_NZ_C0_x), which these operators
+ * reject; unknown values count as private too, so they are rejected rather than guessed at. */
+bool nn_format_is_private(aclFormat format);
+
+/* floor(a / b) for b > 0 (C's '/' truncates toward zero). */
+static inline int64_t nn_floor_div(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+    return (a % b != 0 && a < 0) ? q - 1 : q;
+}
 
 /* IEEE conversions, round to nearest even, Inf/NaN preserved (unlike the public
  * aclFloatToFloat16, which saturates as CANN documents). */

@@ -59,6 +59,8 @@ typedef struct col2im_ctx {
     int64_t phase_rows;        /* ceil(H / sH): rows of one phase plane */
     const unsigned char *in;
     unsigned char *out;
+    int64_t chunk;             /* planes per claim */
+    int64_t next_chunk;        /* next unclaimed chunk (atomic) */
     int failed;
 } col2im_ctx;
 
@@ -391,12 +393,24 @@ static void col2im_planes(void *vctx, int64_t begin, int64_t end)
         (!wide_out && plane_f32 == NULL)) {
         __atomic_store_n(&ctx->failed, 1, __ATOMIC_RELAXED);
     } else {
-        for (int64_t plane = begin; plane < end; plane++) {
-            const void *cols = ctx->in + (size_t)(plane * col_block) * in_esz;
-            void *dst = ctx->out + (size_t)(plane * HW) * out_esz;
-            col2im_plane(ctx, cols, wide_out ? (float *)dst : plane_f32, classes, row_f32);
-            if (!wide_out) {
-                nn_ip_from_f32(p->out_dtype, plane_f32, dst, (size_t)HW);
+        /* The range handed to this call is ignored: planes are claimed in chunks from a shared
+         * counter, so a thread that starts late (on a busy host the pool's worker may wake only
+         * after the caller has finished half the job) still takes its share, and one that never
+         * starts costs nothing.  Each plane is computed the same way by whoever claims it. */
+        (void)begin;
+        (void)end;
+        for (;;) {
+            const int64_t claim = __atomic_fetch_add(&ctx->next_chunk, 1, __ATOMIC_RELAXED);
+            const int64_t first = claim * ctx->chunk;
+            if (first >= p->planes) break;
+            const int64_t last = first + ctx->chunk < p->planes ? first + ctx->chunk : p->planes;
+            for (int64_t plane = first; plane < last; plane++) {
+                const void *cols = ctx->in + (size_t)(plane * col_block) * in_esz;
+                void *dst = ctx->out + (size_t)(plane * HW) * out_esz;
+                col2im_plane(ctx, cols, wide_out ? (float *)dst : plane_f32, classes, row_f32);
+                if (!wide_out) {
+                    nn_ip_from_f32(p->out_dtype, plane_f32, dst, (size_t)HW);
+                }
             }
         }
     }
@@ -424,10 +438,15 @@ static aclnnStatus col2im_kernel(const nn_launch *l)
     const int64_t num_groups = build_groups(p, spans, class_len, groups);
     col2im_ctx ctx = {p, spans, groups, num_groups, class_len, (p->H + p->sH - 1) / p->sH,
                       (const unsigned char *)l->operands[0].data,
-                      (unsigned char *)l->operands[1].data, 0};
+                      (unsigned char *)l->operands[1].data, 0, 0, 0};
     /* Read volume per plane decides the grain: ~64 KiB of columns per task at least. */
     const int64_t per_plane = p->kH * p->kW * p->OH * p->OW + p->H * p->W;
     const int64_t grain = per_plane >= 16384 ? 1 : 16384 / (per_plane > 0 ? per_plane : 1);
+    /* Claims of ~1/16 of a thread's share (at least one grain) balance late starters at a
+     * negligible cost (one atomic add per claim). */
+    const int64_t threads = nn_num_threads() > 0 ? nn_num_threads() : 1;
+    const int64_t share = p->planes / (threads * 16);
+    ctx.chunk = share > grain ? share : grain;
     nn_parallel_for(p->planes, grain, col2im_planes, &ctx);
     free(spans);
     free(groups);

@@ -104,13 +104,6 @@ static inline bool nn_ip_mul(int64_t a, int64_t b, int64_t *r) { return !__built
 static inline bool nn_ip_add(int64_t a, int64_t b, int64_t *r) { return !__builtin_add_overflow(a, b, r); }
 
 
-/* Floor division for a positive divisor (C's '/' truncates toward zero). */
-static inline int64_t nn_ip_floor_div(int64_t a, int64_t b)
-{
-    int64_t q = a / b;
-    return (a % b != 0 && a < 0) ? q - 1 : q;
-}
-
 /* Number of sliding-window positions along one axis:
  *   floor((in + 2*pad - (dil*(k-1) + 1)) / stride) + 1
  * Returns false when the formula overflows int64 (absurd attributes). */
@@ -123,7 +116,7 @@ static inline bool nn_ip_window_count(int64_t in, int64_t k, int64_t dil, int64_
         __builtin_sub_overflow(padded, span, &num)) {
         return false;
     }
-    *count = nn_ip_floor_div(num, stride) + 1;
+    *count = nn_floor_div(num, stride) + 1;
     return true;
 }
 
@@ -133,9 +126,9 @@ static inline void nn_ip_valid_range(int64_t in, int64_t out_len, int64_t stride
                                      int64_t *lo, int64_t *hi)
 {
     /* o*stride + koff >= 0  <=>  o >= ceil(-koff / stride) */
-    int64_t first = -nn_ip_floor_div(koff, stride);
+    int64_t first = -nn_floor_div(koff, stride);
     /* o*stride + koff <= in - 1  <=>  o <= floor((in - 1 - koff) / stride) */
-    int64_t last = nn_ip_floor_div(in - 1 - koff, stride);
+    int64_t last = nn_floor_div(in - 1 - koff, stride);
     if (first < 0) first = 0;
     if (last > out_len - 1) last = out_len - 1;
     *lo = first;

@@ -280,7 +280,7 @@ static aclnnStatus check_format(const char *op, const aclTensor *self, const acl
     if (self->format != out->format)
         return nn_error(ACLNN_ERR_PARAM_INVALID, "%s: self and out must have the same format, got self %s, out %s.", op,
                         nn_format_name(self->format), nn_format_name(out->format));
-    if (mp_format_is_private(self->format))
+    if (nn_format_is_private(self->format))
         return nn_error(ACLNN_ERR_PARAM_INVALID, "%s: self format must be NCHW, ND or NCL (CHW), got %s.", op,
                         nn_format_name(self->format));
     if (self->ndim != 3 && self->ndim != 4)

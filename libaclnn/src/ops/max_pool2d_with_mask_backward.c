@@ -483,7 +483,7 @@ static aclnnStatus check_formats(const char *op, const aclTensor *grad_output, c
     const aclTensor *all[4] = {self, grad_input, grad_output, indices};
     const char *names[4] = {"self", "gradInput", "gradOutput", "indices"};
     for (int i = 0; i < 4; ++i)
-        if (mp_format_is_private(all[i]->format))
+        if (nn_format_is_private(all[i]->format))
             return nn_error(ACLNN_ERR_PARAM_INVALID, "%s: %s format must be ND or NCHW, got %s.", op, names[i],
                             nn_format_name(all[i]->format));
     aclnnStatus st;

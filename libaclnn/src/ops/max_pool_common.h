@@ -40,37 +40,9 @@ typedef struct mp_attrs {
 static inline bool mp_is_1x1(const mp_geometry *g) { return g->kernel_h == 1 && g->kernel_w == 1; }
 static inline int64_t mp_planes(const mp_geometry *g) { return g->batch * g->channels; }
 
-/* Formats CANN's IsPrivateFormat() rejects (NC1HWC0, FRACTAL_*, ...); unknown values count as
- * private too, so they are rejected rather than guessed at. */
-static inline bool mp_format_is_private(aclFormat f)
-{
-    switch ((int)f) {
-    case -1: /* UNDEFINED: treated as ND, like CANN's default */
-    case 0:  /* NCHW */
-    case 1:  /* NHWC */
-    case 2:  /* ND */
-    case 16: /* HWCN */
-    case 27: /* NDHWC */
-    case 30: /* NCDHW */
-    case 35: /* NC */
-    case 47: /* NCL */
-        return false;
-    default:
-        return true;
-    }
-}
-
 static inline bool mp_dtype_supported(aclDataType d)
 {
     return d == ACL_FLOAT || d == ACL_FLOAT16 || d == ACL_BF16;
-}
-
-/* floor(a / b) for b > 0 (C division truncates toward zero). */
-static inline int64_t mp_floor_div(int64_t a, int64_t b)
-{
-    int64_t q = a / b;
-    if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-    return q;
 }
 
 /* PyTorch's pooling_output_shape with dilation 1 and symmetric padding, including the ceil-mode
@@ -84,7 +56,7 @@ static inline bool mp_pooled_size(int64_t in, int64_t k, int64_t pad, int64_t st
         __builtin_sub_overflow(span, k, &num))
         return false;
     if (ceil_mode && __builtin_add_overflow(num, stride - 1, &num)) return false;
-    int64_t o = mp_floor_div(num, stride) + 1;
+    int64_t o = nn_floor_div(num, stride) + 1;
     if (ceil_mode && o > 0) {
         int64_t start;
         if (!__builtin_mul_overflow(o - 1, stride, &start) && start >= in + pad) --o;
