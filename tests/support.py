@@ -12,6 +12,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 INCLUDE = ROOT / "libaclnn" / "include"
+C_TESTS = ROOT / "tests" / "c"
 EXAMPLES = ROOT / "examples"
 BIN_DIR = Path(os.environ.get("ACLNN_TEST_BINDIR", ROOT / "build" / "tests"))
 
@@ -37,6 +38,8 @@ def compile_program(source, out_dir=None, extra_flags=()):
              f"-I{INCLUDE}", f"-I{INCLUDE / 'aclnnop'}"]
     if source.resolve().parent == EXAMPLES:
         flags.append(f"-I{EXAMPLES}")  # the examples share examples/sample_common.h
+    if source.resolve().parent == C_TESTS:
+        flags.append(f"-I{C_TESTS}")  # the test programs share tests/c/test_util.h
     if sanitizing():
         flags += ["-fsanitize=address,undefined", "-fno-omit-frame-pointer"]
     cmd = [compiler, *flags, *extra_flags, str(source), "-o", str(exe),
@@ -72,4 +75,4 @@ def build_and_run_example(path, env=None):
 
 def c_test_sources():
     """Every standalone C/C++ test program under tests/c."""
-    return sorted(p for p in (ROOT / "tests" / "c").glob("test_*.c*"))
+    return sorted(p for p in C_TESTS.glob("test_*.c*"))

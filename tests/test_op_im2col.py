@@ -3,7 +3,6 @@
 im2col is a pure gather: results must be bit-identical to the reference for every dtype; a cast
 to a different out dtype rounds once (through fp32).
 """
-import ml_dtypes
 import numpy as np
 import pytest
 import torch
@@ -11,20 +10,16 @@ import torch.nn.functional as F
 
 import pyaclnn
 from pyaclnn.functional import im2col
+from op_helpers import BF16, assert_bits, assert_rejected, from_torch, layouts, to_torch, windows
 
 torch.set_num_threads(1)
 
-BF16 = ml_dtypes.bfloat16
 DTYPES = [np.float32, np.float16, BF16]
 
 
 # ---------------------------------------------------------------------------------------------
 # references and helpers
 # ---------------------------------------------------------------------------------------------
-def windows(size, k, d, p, s):
-    return (size + 2 * p - (d * (k - 1) + 1)) // s + 1
-
-
 def ref_im2col(x, k, d, p, s):
     """Independent gather in x's own dtype: slices of the zero-padded image."""
     batched = x.ndim == 4
@@ -43,53 +38,9 @@ def ref_im2col(x, k, d, p, s):
     return out if batched else out[0]
 
 
-def to_torch(a):
-    if a.dtype == BF16:
-        return torch.from_numpy(a.astype(np.float32)).to(torch.bfloat16)
-    return torch.from_numpy(np.ascontiguousarray(a))
-
-
-def from_torch(t, dtype):
-    if t.dtype == torch.bfloat16:
-        return t.float().numpy().astype(BF16)
-    return t.numpy().astype(dtype)
-
-
-def bits(a):
-    a = np.ascontiguousarray(a)
-    return a.view(np.uint16 if a.dtype.itemsize == 2 else np.uint32)
-
-
-def assert_bits(got, want):
-    assert got.shape == want.shape, (got.shape, want.shape)
-    assert got.dtype == want.dtype
-    np.testing.assert_array_equal(bits(got), bits(want))
-
-
 def random_image(shape, dtype, seed=0):
     rng = np.random.default_rng(seed)
     return rng.standard_normal(shape).astype(np.float32).astype(dtype)
-
-
-def layouts(shape):
-    """(strides, offset, storage_numel) of a few non-contiguous layouts of `shape`."""
-    nd = len(shape)
-    contig = [1] * nd
-    for i in range(nd - 2, -1, -1):
-        contig[i] = contig[i + 1] * max(shape[i + 1], 1)
-    numel = int(np.prod(shape))
-    yield tuple(contig), 5, numel + 9                                   # offset
-    yield tuple(2 * c for c in contig), 1, 2 * numel + 3                # every other element
-    if nd >= 2:                                                         # last two dims swapped
-        perm = list(range(nd - 2)) + [nd - 1, nd - 2]
-        pshape = [shape[i] for i in perm]
-        pstr = [1] * nd
-        for i in range(nd - 2, -1, -1):
-            pstr[i] = pstr[i + 1] * max(pshape[i + 1], 1)
-        strides = [0] * nd
-        for pos, dim in enumerate(perm):
-            strides[dim] = pstr[pos]
-        yield tuple(strides), 2, numel + 2
 
 
 # ---------------------------------------------------------------------------------------------
@@ -264,7 +215,4 @@ def test_invalid_arguments(kwargs, code, needle):
     if kwargs.get("x_shape") == (2, 4, 5):
         kwargs = dict(kwargs, out_shape=(8, 13))        # 3-D self, wrong L -> out mismatch
         needle = "out"
-    with pytest.raises(pyaclnn.AclnnError) as info:
-        _attempt(**kwargs)
-    assert info.value.code == code
-    assert needle in str(info.value)
+    assert_rejected(code, needle, _attempt, **kwargs)

@@ -11,12 +11,8 @@ References used here (none of them is libaclnn code):
 Outputs are pre-filled with NaN / 0x5A bytes so an unwritten element fails.
 """
 import hashlib
-import os
-import subprocess
-import sys
 import textwrap
 
-import ml_dtypes
 import numpy as np
 import pytest
 import torch
@@ -24,10 +20,10 @@ import torch.nn.functional as F
 
 import pyaclnn
 from pyaclnn.functional import max_pool2d_with_mask, max_pool2d_with_mask_backward
+from op_helpers import BF16, assert_bits, assert_thread_count_invariant, from_torch, to_torch
 
 torch.set_num_threads(1)
 
-BF16 = ml_dtypes.bfloat16
 DTYPES = [np.float32, np.float16, BF16]
 DT_IDS = ["fp32", "fp16", "bf16"]
 GARBAGE = 0x5A
@@ -56,33 +52,6 @@ def out_shape_of(shape, k, s, p, ceil_mode):
 def mask_shape_of(out_shape, k):
     ho, wo = out_shape[-2:]
     return tuple(out_shape[:-2]) + (k[0] * k[1], (-(-(ho * wo) // 16) + 1) * 32)
-
-
-def to_torch(a):
-    if a.dtype == BF16:
-        return torch.from_numpy(a.astype(np.float32)).to(torch.bfloat16)
-    return torch.from_numpy(np.ascontiguousarray(a))
-
-
-def from_torch(t, dtype):
-    if t.dtype == torch.bfloat16:
-        return t.float().numpy().astype(BF16)
-    return t.numpy().astype(dtype)
-
-
-def bits(a):
-    a = np.ascontiguousarray(a)
-    return a.view({1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[a.dtype.itemsize])
-
-
-def assert_bits(got, want, what=""):
-    assert got.shape == want.shape, (what, got.shape, want.shape)
-    assert got.dtype == want.dtype, (what, got.dtype, want.dtype)
-    bad = bits(got) != bits(want)
-    if bad.any():
-        where = tuple(int(i) for i in np.argwhere(bad)[0])
-        raise AssertionError("%s: %d of %d differ; first at %s: got %r want %r"
-                             % (what, bad.sum(), bad.size, where, got[where], want[where]))
 
 
 def ref_argmax(x, k, s, p, ceil_mode):
@@ -511,14 +480,7 @@ _THREAD_SCRIPT = textwrap.dedent("""
 
 
 def test_thread_count_invariance():
-    digests = []
-    for threads in ("1", "2", "3"):
-        env = dict(os.environ, ACLNN_NUM_THREADS=threads)
-        res = subprocess.run([sys.executable, "-c", _THREAD_SCRIPT], env=env, capture_output=True, text=True,
-                             timeout=120)
-        assert res.returncode == 0, res.stderr
-        digests.append(res.stdout.strip())
-    assert len(set(digests)) == 1, digests
+    assert_thread_count_invariant(_THREAD_SCRIPT)
 
 
 @pytest.mark.parametrize("dtype,shape", [(np.float32, (4, 64, 128, 128)), (BF16, (8, 64, 128, 128))],

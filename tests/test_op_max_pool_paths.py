@@ -9,8 +9,6 @@ around the 16-output step, -0.0 and NaN gradients), always against an independen
     gradInput[n, c, i] = float32 sum, in output order, of gradOutput[n, c, o] over the outputs o
                          whose mask index is i; rounded once to the dtype.
 """
-import subprocess
-import sys
 import textwrap
 
 import ml_dtypes
@@ -19,6 +17,7 @@ import pytest
 
 import pyaclnn
 from pyaclnn.functional import max_pool2d_with_mask, max_pool2d_with_mask_backward
+from op_helpers import assert_bits, script_outputs
 
 BF16 = ml_dtypes.bfloat16
 DTYPES = [np.float32, np.float16, BF16]
@@ -59,20 +58,6 @@ def reference(grad, index, in_shape, dtype):
         for o in range(idx.shape[1]):
             row[idx[plane, o]] = np.float32(row[idx[plane, o]] + g[plane, o])
     return acc.reshape(in_shape).astype(dtype)
-
-
-def bits(a):
-    a = np.ascontiguousarray(a)
-    return a.view({2: np.uint16, 4: np.uint32}[a.dtype.itemsize])
-
-
-def assert_bits(got, want, what=""):
-    assert got.shape == want.shape and got.dtype == want.dtype, (what, got.shape, want.shape)
-    bad = bits(got) != bits(want)
-    if bad.any():
-        where = tuple(int(i) for i in np.argwhere(bad)[0])
-        raise AssertionError("%s: %d of %d differ; first at %s: got %r want %r"
-                             % (what, bad.sum(), bad.size, where, got[where], want[where]))
 
 
 def random_array(shape, dtype, seed):
@@ -183,11 +168,7 @@ _THREADS_SCRIPT = textwrap.dedent("""
 
 
 def test_2x2_same_bits_for_any_thread_count():
-    digests = set()
-    for threads, streaming in (("1", "0"), ("2", "1"), ("3", "0")):
-        env = dict(__import__("os").environ, ACLNN_NUM_THREADS=threads, ACLNN_STREAMING_STORES=streaming)
-        run = subprocess.run([sys.executable, "-c", _THREADS_SCRIPT], env=env, capture_output=True, text=True,
-                             timeout=120)
-        assert run.returncode == 0, run.stderr
-        digests.add(run.stdout.strip())
-    assert len(digests) == 1, digests
+    envs = [{"ACLNN_NUM_THREADS": threads, "ACLNN_STREAMING_STORES": streaming}
+            for threads, streaming in (("1", "0"), ("2", "1"), ("3", "0"))]
+    digests = script_outputs(_THREADS_SCRIPT, envs)
+    assert len(set(digests)) == 1, digests

@@ -7,9 +7,6 @@ gradOutput values of its replicated strip in (row, column) order starting from +
 rounded once (ATen rounds after every add, see docs/precision.md); complex64 in double: both are
 compared bit for bit against the wider reference rounded once, and against torch with a tolerance.
 """
-import os
-import subprocess
-import sys
 import textwrap
 
 import ml_dtypes
@@ -20,11 +17,11 @@ import torch
 import pyaclnn
 from pyaclnn.functional import replication_pad2d, replication_pad2d_backward
 from pyaclnn.testing import assert_bitwise_equal, layouts
+from op_helpers import assert_thread_count_invariant, empty_tensor
 
 torch.set_num_threads(1)
 
 BF16 = ml_dtypes.bfloat16
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 INVALID, NULLPTR = 161002, 161001
 
 FWD_DTYPES = [np.float32, np.int32, np.int64, np.float16, np.int16, np.float64, np.int8, np.uint8,
@@ -340,21 +337,10 @@ THREAD_SCRIPT = textwrap.dedent("""
 
 
 def test_backward_bits_do_not_depend_on_thread_count():
-    outputs = []
-    for threads in ("1", "2"):
-        env = dict(os.environ, ACLNN_NUM_THREADS=threads)
-        res = subprocess.run([sys.executable, "-c", THREAD_SCRIPT], env=env, capture_output=True,
-                             text=True, cwd=ROOT, timeout=120)
-        assert res.returncode == 0, res.stderr
-        outputs.append(res.stdout.strip())
-    assert outputs[0] == outputs[1]
+    assert_thread_count_invariant(THREAD_SCRIPT, threads=("1", "2"))
 
 
 # ---- validation ------------------------------------------------------------------------------
-
-def _tensor(shape, dtype=np.float32, fmt=None):
-    return pyaclnn.Tensor.empty(shape, dtype, format=fmt)
-
 
 FWD_CASES = [
     # (self shape, self dtype, padding, out shape, out dtype, code, word in message)
@@ -376,7 +362,7 @@ FWD_CASES = [
 @pytest.mark.parametrize("case", FWD_CASES, ids=[c[0] for c in FWD_CASES])
 def test_forward_validation(acl, case):
     _, shape, dtype, padding, out_shape, out_dtype, code, word = case
-    with _tensor(shape, dtype) as x, _tensor(out_shape, out_dtype) as out:
+    with empty_tensor(shape, dtype) as x, empty_tensor(out_shape, out_dtype) as out:
         with pytest.raises(pyaclnn.AclnnError) as err:
             pyaclnn.aclnnReplicationPad2dGetWorkspaceSize(x, padding, out)
     assert err.value.code == code
@@ -384,8 +370,8 @@ def test_forward_validation(acl, case):
 
 
 def test_forward_null_and_format_checks(acl):
-    with _tensor((1, 1, 3, 3)) as x, _tensor((1, 1, 5, 5)) as out, \
-            _tensor((1, 1, 5, 5), fmt=pyaclnn.lib.ACL_FORMAT_NCHW) as out_nchw:
+    with empty_tensor((1, 1, 3, 3)) as x, empty_tensor((1, 1, 5, 5)) as out, \
+            empty_tensor((1, 1, 5, 5), fmt=pyaclnn.lib.ACL_FORMAT_NCHW) as out_nchw:
         for args, word in [((None, [1, 1, 1, 1], out), "self"), ((x, None, out), "padding"),
                            ((x, [1, 1, 1, 1], None), "out")]:
             with pytest.raises(pyaclnn.AclnnError) as err:
@@ -415,7 +401,7 @@ BWD_CASES = [
 @pytest.mark.parametrize("case", BWD_CASES, ids=[c[0] for c in BWD_CASES])
 def test_backward_validation(acl, case):
     _, g_shape, x_shape, gi_shape, dtype, padding, code, word = case
-    with _tensor(g_shape, dtype) as g, _tensor(x_shape, dtype) as x, _tensor(gi_shape, dtype) as gi:
+    with empty_tensor(g_shape, dtype) as g, empty_tensor(x_shape, dtype) as x, empty_tensor(gi_shape, dtype) as gi:
         with pytest.raises(pyaclnn.AclnnError) as err:
             pyaclnn.aclnnReplicationPad2dBackwardGetWorkspaceSize(g, x, padding, gi)
     assert err.value.code == code
@@ -429,8 +415,8 @@ def test_backward_bf16_pads_allowed_without_h_padding(acl, rng):
 
 
 def test_backward_dtype_and_null_checks(acl):
-    with _tensor((1, 1, 4, 4)) as g, _tensor((1, 1, 2, 2)) as x, _tensor((1, 1, 2, 2)) as gi, \
-            _tensor((1, 1, 2, 2), np.float16) as gi16:
+    with empty_tensor((1, 1, 4, 4)) as g, empty_tensor((1, 1, 2, 2)) as x, empty_tensor((1, 1, 2, 2)) as gi, \
+            empty_tensor((1, 1, 2, 2), np.float16) as gi16:
         with pytest.raises(pyaclnn.AclnnError) as err:
             pyaclnn.aclnnReplicationPad2dBackwardGetWorkspaceSize(g, x, [1, 1, 1, 1], gi16)
         assert err.value.code == INVALID and "gradInput" in err.value.message

@@ -6,9 +6,6 @@ The source index is min(floor(float32((d + 0.5) * scale)), L - 1) with a float32
 the backward sums every gradient of an input cell in increasing d order from +0, in fp32 for
 fp16/bf16 and rounded once -- the same arithmetic as ATen, so every dtype is compared bit for bit.
 """
-import os
-import subprocess
-import sys
 import textwrap
 
 import ml_dtypes
@@ -19,11 +16,11 @@ import torch
 import pyaclnn
 from pyaclnn.functional import upsample_nearest_exact1d, upsample_nearest_exact1d_backward
 from pyaclnn.testing import assert_bitwise_equal, layouts
+from op_helpers import assert_thread_count_invariant, empty_tensor
 
 torch.set_num_threads(1)
 
 BF16 = ml_dtypes.bfloat16
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 INVALID, NULLPTR = 161002, 161001
 FWD_DTYPES = [np.float32, np.float16, BF16, np.uint8]
 BWD_DTYPES = [np.float32, np.float16, BF16]
@@ -254,21 +251,10 @@ THREAD_SCRIPT = textwrap.dedent("""
 
 
 def test_backward_bits_do_not_depend_on_thread_count():
-    outputs = []
-    for threads in ("1", "2"):
-        env = dict(os.environ, ACLNN_NUM_THREADS=threads)
-        res = subprocess.run([sys.executable, "-c", THREAD_SCRIPT], env=env, capture_output=True,
-                             text=True, cwd=ROOT, timeout=120)
-        assert res.returncode == 0, res.stderr
-        outputs.append(res.stdout.strip())
-    assert outputs[0] == outputs[1]
+    assert_thread_count_invariant(THREAD_SCRIPT, threads=("1", "2"))
 
 
 # ---- validation ------------------------------------------------------------------------------
-
-def _tensor(shape, dtype=np.float32, fmt=None):
-    return pyaclnn.Tensor.empty(shape, dtype, format=fmt)
-
 
 FWD_CASES = [
     # (self shape, self dtype, outputSize, out shape, out dtype, code, word)
@@ -290,7 +276,7 @@ FWD_CASES = [
 @pytest.mark.parametrize("case", FWD_CASES, ids=[c[0] for c in FWD_CASES])
 def test_forward_validation(acl, case):
     _, shape, dtype, size, out_shape, out_dtype, code, word = case
-    with _tensor(shape, dtype) as x, _tensor(out_shape, out_dtype) as out:
+    with empty_tensor(shape, dtype) as x, empty_tensor(out_shape, out_dtype) as out:
         with pytest.raises(pyaclnn.AclnnError) as err:
             pyaclnn.aclnnUpsampleNearestExact1dGetWorkspaceSize(x, size, 0.0, out)
     assert err.value.code == code
@@ -298,8 +284,8 @@ def test_forward_validation(acl, case):
 
 
 def test_forward_null_and_format_checks(acl):
-    with _tensor((1, 2, 3)) as x, _tensor((1, 2, 6)) as out, \
-            _tensor((1, 2, 6), fmt=pyaclnn.lib.ACL_FORMAT_NC1HWC0) as out_private:
+    with empty_tensor((1, 2, 3)) as x, empty_tensor((1, 2, 6)) as out, \
+            empty_tensor((1, 2, 6), fmt=pyaclnn.lib.ACL_FORMAT_NC1HWC0) as out_private:
         for args, word in [((None, [6], 0.0, out), "self"), ((x, None, 0.0, out), "outputSize"),
                            ((x, [6], 0.0, None), "out")]:
             with pytest.raises(pyaclnn.AclnnError) as err:
@@ -334,7 +320,7 @@ BWD_CASES = [
 @pytest.mark.parametrize("case", BWD_CASES, ids=[c[0] for c in BWD_CASES])
 def test_backward_validation(acl, case):
     _, g_shape, dtype, out_size, in_size, scales, out_shape, out_dtype, code, word = case
-    with _tensor(g_shape, dtype) as g, _tensor(out_shape, out_dtype) as out:
+    with empty_tensor(g_shape, dtype) as g, empty_tensor(out_shape, out_dtype) as out:
         with pytest.raises(pyaclnn.AclnnError) as err:
             pyaclnn.aclnnUpsampleNearestExact1dBackwardGetWorkspaceSize(g, out_size, in_size, scales, out)
     assert err.value.code == code
@@ -342,7 +328,7 @@ def test_backward_validation(acl, case):
 
 
 def test_backward_null_checks(acl):
-    with _tensor((1, 1, 5)) as g, _tensor((1, 1, 5)) as out:
+    with empty_tensor((1, 1, 5)) as g, empty_tensor((1, 1, 5)) as out:
         for args, word in [((None, [5], [1, 1, 5], 0.0, out), "gradOutput"),
                            ((g, [5], None, 0.0, out), "inputSize"),
                            ((g, [5], [1, 1, 5], 0.0, None), "out"),

@@ -5,26 +5,22 @@ gradInput = x > 0 ? g : w[c] * g is a single multiply: bit-exact for every dtype
 gradWeight = sum of (x > 0 ? 0 : x * g) per channel: the library sums in fp32 over fixed blocks and
 rounds once; checked against a float64 sum with a bound proportional to the sum of magnitudes.
 """
-import os
-import subprocess
-import sys
 import textwrap
 
-import ml_dtypes
 import numpy as np
 import pytest
 import torch
 
 import pyaclnn
 from pyaclnn.functional import prelu_backward
+from op_helpers import (BF16, assert_bits, assert_rejected, assert_thread_count_invariant, from_torch,
+                        layouts, to_torch)
 
 torch.set_num_threads(1)
 
-BF16 = ml_dtypes.bfloat16
 DTYPES = [np.float32, np.float16, BF16]
 IDS = ["fp32", "fp16", "bf16"]
 EPS = {np.dtype(np.float32): 2.0 ** -24, np.dtype(np.float16): 2.0 ** -11, np.dtype(BF16): 2.0 ** -8}
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def channel_view(x_shape, w):
@@ -50,34 +46,6 @@ def ref_backward(g, x, w):
     return gi, gw, mag
 
 
-def to_torch(a):
-    a = np.asarray(a)
-    if a.dtype == BF16:
-        return torch.from_numpy(a.astype(np.float32)).to(torch.bfloat16)
-    return torch.from_numpy(np.ascontiguousarray(a))
-
-
-def from_torch(t):
-    if t.dtype == torch.bfloat16:
-        return t.float().numpy().astype(BF16)
-    return t.numpy()
-
-
-def bits(a):
-    a = np.ascontiguousarray(a)
-    return a.view({2: np.uint16, 4: np.uint32}[a.dtype.itemsize])
-
-
-def assert_bits(got, want, nan_sign_free=False):
-    got, want = np.asarray(got), np.asarray(want)
-    assert got.shape == want.shape and got.dtype == want.dtype, (got.shape, want.shape)
-    if nan_sign_free:
-        nan_got, nan_want = np.isnan(got.astype(np.float32)), np.isnan(want.astype(np.float32))
-        np.testing.assert_array_equal(nan_got, nan_want)
-        got, want = np.where(nan_got, 0, got).astype(got.dtype), np.where(nan_want, 0, want).astype(want.dtype)
-    np.testing.assert_array_equal(bits(got), bits(want))
-
-
 def assert_grad_weight(got, gw, mag, dtype, n):
     got = np.asarray(got, dtype=np.float64).reshape(-1)
     finite = np.isfinite(gw)
@@ -94,26 +62,6 @@ def random_signed(shape, dtype, seed=0, specials=True):
     if specials and flat.size >= 12:
         flat[rng.choice(flat.size, size=3, replace=False)] = [0.0, -0.0, np.nan]
     return x.astype(dtype)
-
-
-def layouts(shape):
-    nd = len(shape)
-    contig = [1] * nd
-    for i in range(nd - 2, -1, -1):
-        contig[i] = contig[i + 1] * max(shape[i + 1], 1)
-    numel = int(np.prod(shape, dtype=np.int64))
-    yield tuple(contig), 3, numel + 5
-    yield tuple(2 * c for c in contig), 1, 2 * numel + 1
-    if nd >= 2:
-        perm = list(range(nd - 2)) + [nd - 1, nd - 2]
-        pshape = [shape[i] for i in perm]
-        pstr = [1] * nd
-        for i in range(nd - 2, -1, -1):
-            pstr[i] = pstr[i + 1] * max(pshape[i + 1], 1)
-        strides = [0] * nd
-        for pos, dim in enumerate(perm):
-            strides[dim] = pstr[pos]
-        yield tuple(strides), 2, numel + 2
 
 
 # (self shape, weight shape, gradOutput shape or None = self's)
@@ -188,7 +136,8 @@ def test_strided_views_for_every_argument():
     g = random_signed(x_shape, np.float32, 4, specials=False)
     w = random_signed((4,), np.float32, 5, specials=False)
     ref_gi, ref_gw, mag = ref_backward(g, x, w)
-    for (xl, gl, il) in zip(layouts(x_shape), layouts(x_shape), layouts(x_shape)):
+    views = list(layouts(x_shape, offset_view=(3, 5), every_other=(1, 1)))
+    for (xl, gl, il) in zip(views, views, views):
         with pyaclnn.Tensor.strided(x, *xl) as xt, pyaclnn.Tensor.strided(g, *gl) as gt, \
                 pyaclnn.Tensor.strided(w, strides=(2,), offset=1, storage_numel=9) as wt, \
                 pyaclnn.Tensor.strided(np.full(x_shape, np.nan, np.float32), *il) as git, \
@@ -274,14 +223,7 @@ THREAD_SCRIPT = textwrap.dedent("""
 
 
 def test_bit_identical_for_any_thread_count():
-    digests = set()
-    for threads in ("1", "2", "3"):
-        env = dict(os.environ, ACLNN_NUM_THREADS=threads)
-        res = subprocess.run([sys.executable, "-c", THREAD_SCRIPT], env=env, capture_output=True,
-                             text=True, timeout=120, cwd=ROOT)
-        assert res.returncode == 0, res.stderr
-        digests.add(res.stdout.strip())
-    assert len(digests) == 1
+    assert_thread_count_invariant(THREAD_SCRIPT)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -333,10 +275,7 @@ INVALID = [(dict(null=n), 161001, n) for n in NAMES] + [
 
 @pytest.mark.parametrize("kwargs,code,needle", INVALID)
 def test_invalid_arguments(kwargs, code, needle):
-    with pytest.raises(pyaclnn.AclnnError) as info:
-        _attempt(**kwargs)
-    assert info.value.code == code
-    assert needle in str(info.value)
+    assert_rejected(code, needle, _attempt, **kwargs)
 
 
 def test_ut_cases_accepted():

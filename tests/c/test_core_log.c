@@ -20,16 +20,7 @@
 #include "aclnnop/aclnn_prelu.h"
 #include "aclnn/opdev/op_errno.h"
 
-static int failures = 0;
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            failures++;                                                                            \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                            \
-            printf(__VA_ARGS__);                                                                   \
-            printf("\n");                                                                          \
-        }                                                                                          \
-    } while (0)
+#include "test_util.h"
 
 static char tmpdir[] = "/tmp/aclnn_log_test_XXXXXX";
 

@@ -19,31 +19,12 @@
 #include "aclnnop/aclnn_upsample_nearest_exact1d.h"
 #include "aclnnop/aclnn_upsample_nearest_exact1d_backward.h"
 
+#include "test_util.h"
+
 /* Under AddressSanitizer (make sanitize) an impossible malloc must return NULL like libc's
  * instead of aborting the test: that is the path under test. Ignored without ASan. */
 const char *__asan_default_options(void);
 const char *__asan_default_options(void) { return "allocator_may_return_null=1"; }
-
-static int g_failures;
-
-#define EXPECT(cond, ...)                 \
-    do {                                  \
-        if (!(cond)) {                    \
-            printf("FAIL line %d: ", __LINE__); \
-            printf(__VA_ARGS__);          \
-            printf("\n");                 \
-            g_failures++;                 \
-        }                                 \
-    } while (0)
-
-/* The recent message must exist and mention `word`. */
-static void expect_message(const char *what, const char *word)
-{
-    const char *msg = aclGetRecentErrMsg();
-    EXPECT(msg != NULL, "%s: no message", what);
-    if (msg != NULL && word != NULL)
-        EXPECT(strstr(msg, word) != NULL, "%s: message does not mention '%s': %s", what, word, msg);
-}
 
 static const int64_t BIG32 = (int64_t)1 << 32, BIG31 = (int64_t)1 << 31;
 
@@ -53,32 +34,32 @@ static void create_tensor_overflows(void)
     /* element count 2^64 */
     const int64_t count_overflow[2] = {BIG32, BIG32};
     aclTensor *t = aclCreateTensor(count_overflow, 2, ACL_INT8, NULL, 0, ACL_FORMAT_ND, count_overflow, 2, storage);
-    EXPECT(t == NULL, "2^32 x 2^32 int8 tensor accepted");
-    expect_message("aclCreateTensor(2^64 elements)", "aclCreateTensor");
+    CHECK(t == NULL, "2^32 x 2^32 int8 tensor accepted");
+    EXPECT_MSG("aclCreateTensor(2^64 elements)", "aclCreateTensor");
     /* 2^62 elements of 4 bytes = 2^64 bytes */
     const int64_t bytes_overflow[2] = {BIG31, BIG31};
     t = aclCreateTensor(bytes_overflow, 2, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, bytes_overflow, 2, storage);
-    EXPECT(t == NULL, "2^31 x 2^31 float tensor accepted");
-    expect_message("aclCreateTensor(2^64 bytes)", "aclCreateTensor");
+    CHECK(t == NULL, "2^31 x 2^31 float tensor accepted");
+    EXPECT_MSG("aclCreateTensor(2^64 bytes)", "aclCreateTensor");
     /* 2^61 complex128 (16 bytes) in storage: 2^65 bytes */
     const int64_t c128[1] = {(int64_t)1 << 61};
     t = aclCreateTensor(c128, 1, ACL_COMPLEX128, NULL, 0, ACL_FORMAT_ND, c128, 1, storage);
-    EXPECT(t == NULL, "2^61 complex128 tensor accepted");
-    expect_message("aclCreateTensor(complex128 bytes)", "aclCreateTensor");
+    CHECK(t == NULL, "2^61 complex128 tensor accepted");
+    EXPECT_MSG("aclCreateTensor(complex128 bytes)", "aclCreateTensor");
     /* the same overflow in the storage shape only */
     const int64_t small_view[1] = {4};
     t = aclCreateTensor(small_view, 1, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, bytes_overflow, 2, storage);
-    EXPECT(t == NULL, "storage of 2^64 bytes accepted");
-    expect_message("aclCreateTensor(storage overflow)", "aclCreateTensor");
+    CHECK(t == NULL, "storage of 2^64 bytes accepted");
+    EXPECT_MSG("aclCreateTensor(storage overflow)", "aclCreateTensor");
     /* strides whose reach overflows: stride 2^62 over 4 elements */
     const int64_t huge_stride[1] = {(int64_t)1 << 62};
     t = aclCreateTensor(small_view, 1, ACL_FLOAT, huge_stride, 0, ACL_FORMAT_ND, small_view, 1, storage);
-    EXPECT(t == NULL, "stride 2^62 x 3 accepted");
-    expect_message("aclCreateTensor(stride reach)", "aclCreateTensor");
+    CHECK(t == NULL, "stride 2^62 x 3 accepted");
+    EXPECT_MSG("aclCreateTensor(stride reach)", "aclCreateTensor");
     /* offset near INT64_MAX */
     t = aclCreateTensor(small_view, 1, ACL_FLOAT, NULL, INT64_MAX - 1, ACL_FORMAT_ND, small_view, 1, storage);
-    EXPECT(t == NULL, "offset INT64_MAX-1 accepted");
-    expect_message("aclCreateTensor(offset)", "aclCreateTensor");
+    CHECK(t == NULL, "offset INT64_MAX-1 accepted");
+    EXPECT_MSG("aclCreateTensor(offset)", "aclCreateTensor");
 }
 
 /* A small device tensor of `dims`. */
@@ -96,10 +77,10 @@ static aclTensor *device_tensor(const int64_t *dims, uint64_t rank, aclDataType 
 
 static void expect_invalid(const char *what, aclnnStatus st, aclOpExecutor *ex, const char *word)
 {
-    EXPECT(st == ACLNN_ERR_PARAM_INVALID, "%s: expected 161002, got %d", what, st);
+    CHECK(st == ACLNN_ERR_PARAM_INVALID, "%s: expected 161002, got %d", what, st);
     if (st == ACLNN_SUCCESS)
         aclDestroyAclOpExecutor(ex);
-    expect_message(what, word);
+    EXPECT_MSG(what, word);
 }
 
 static void phase1_overflows(void)
@@ -108,7 +89,7 @@ static void phase1_overflows(void)
     const int64_t x_dims[4] = {1, 1, 4, 4}, y_dims[4] = {1, 1, 4, 4};
     aclTensor *x = device_tensor(x_dims, 4, ACL_FLOAT, &x_dev);
     aclTensor *y = device_tensor(y_dims, 4, ACL_FLOAT, &y_dev);
-    EXPECT(x && y, "set-up");
+    CHECK(x && y, "set-up");
     uint64_t ws = 0;
     aclOpExecutor *ex = NULL;
 
@@ -197,7 +178,7 @@ static void enormous_workspace(void)
     aclTensor *x = aclCreateTensor(dims, 2, ACL_FLOAT, zero, 0, ACL_FORMAT_ND, one, 1, dev);
     aclTensor *out = aclCreateTensor(dims, 2, ACL_FLOAT, zero, 0, ACL_FORMAT_ND, one, 1, out_dev);
     aclTensor *w = aclCreateTensor(one, 1, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, one, 1, w_dev);
-    EXPECT(x && out && w, "zero-stride 2^60 views are legal: %s", aclGetRecentErrMsg());
+    CHECK(x && out && w, "zero-stride 2^60 views are legal: %s", aclGetRecentErrMsg());
     uint64_t ws = 0;
     aclOpExecutor *ex = NULL;
     aclnnStatus st = aclnnPreluGetWorkspaceSize(x, w, out, &ws, &ex);
@@ -208,19 +189,19 @@ static void enormous_workspace(void)
             /* (sizes above PTRDIFF_MAX make valgrind flag the libc call itself as "fishy") */
             size_t ask = ws > (uint64_t)PTRDIFF_MAX ? (size_t)1 << 62 : (size_t)ws;
             aclError mst = aclrtMalloc(&big, ask, ACL_MEM_MALLOC_HUGE_FIRST);
-            EXPECT(mst == ACL_ERROR_RT_MEMORY_ALLOCATION, "aclrtMalloc(%llu) returned %d",
-                   (unsigned long long)ws, mst);
-            expect_message("aclrtMalloc(huge workspace)", NULL);
+            CHECK(mst == ACL_ERROR_RT_MEMORY_ALLOCATION, "aclrtMalloc(%llu) returned %d",
+                  (unsigned long long)ws, mst);
+            EXPECT_MSG("aclrtMalloc(huge workspace)", NULL);
             st = aclnnPrelu(NULL, 0, ex, NULL);
-            EXPECT(st != ACLNN_SUCCESS, "phase 2 ran without the %llu-byte workspace", (unsigned long long)ws);
-            expect_message("aclnnPrelu(workspace 0)", "aclnnPrelu");
+            CHECK(st != ACLNN_SUCCESS, "phase 2 ran without the %llu-byte workspace", (unsigned long long)ws);
+            EXPECT_MSG("aclnnPrelu(workspace 0)", "aclnnPrelu");
         } else {
             /* A library that needs no workspace here would have to compute 2^60 elements; don't. */
             aclDestroyAclOpExecutor(ex);
         }
     } else {
         printf("phase 1 refused the enormous view: %d\n", st);
-        expect_message("aclnnPreluGetWorkspaceSize(enormous)", "aclnnPrelu");
+        EXPECT_MSG("aclnnPreluGetWorkspaceSize(enormous)", "aclnnPrelu");
     }
     aclDestroyTensor(x);
     aclDestroyTensor(out);
@@ -236,14 +217,14 @@ static void impossible_malloc(void)
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         void *p = (void *)0x1;
         aclError st = aclrtMalloc(&p, sizes[i], ACL_MEM_MALLOC_HUGE_FIRST);
-        EXPECT(st == ACL_ERROR_RT_MEMORY_ALLOCATION, "aclrtMalloc(%zu) returned %d", sizes[i], st);
-        expect_message("aclrtMalloc(impossible)", NULL);
+        CHECK(st == ACL_ERROR_RT_MEMORY_ALLOCATION, "aclrtMalloc(%zu) returned %d", sizes[i], st);
+        EXPECT_MSG("aclrtMalloc(impossible)", NULL);
         if (st == ACL_SUCCESS)
             aclrtFree(p);
         st = aclrtMallocHost(&p, sizes[i]);
-        EXPECT(st == ACL_ERROR_RT_MEMORY_ALLOCATION || st == ACL_ERROR_BAD_ALLOC,
-               "aclrtMallocHost(%zu) returned %d", sizes[i], st);
-        expect_message("aclrtMallocHost(impossible)", NULL);
+        CHECK(st == ACL_ERROR_RT_MEMORY_ALLOCATION || st == ACL_ERROR_BAD_ALLOC,
+              "aclrtMallocHost(%zu) returned %d", sizes[i], st);
+        EXPECT_MSG("aclrtMallocHost(impossible)", NULL);
         if (st == ACL_SUCCESS)
             aclrtFreeHost(p);
     }
@@ -262,7 +243,5 @@ int main(void)
     impossible_malloc();
     aclrtResetDevice(0);
     aclFinalize();
-    if (g_failures == 0)
-        printf("ok\n");
-    return g_failures != 0;
+    return tu_finish("test_limits_sizes");
 }

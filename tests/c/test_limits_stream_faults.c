@@ -12,17 +12,7 @@
 #include "aclnnop/aclnn_max_pool2d_with_indices_backward.h"
 #include "aclnnop/aclnn_prelu.h"
 
-static int g_failures;
-
-#define EXPECT(cond, ...)                       \
-    do {                                        \
-        if (!(cond)) {                          \
-            printf("FAIL line %d: ", __LINE__); \
-            printf(__VA_ARGS__);                \
-            printf("\n");                       \
-            g_failures++;                       \
-        }                                       \
-    } while (0)
+#include "test_util.h"
 
 /* x [1,2,4,4], kernel 2, stride 2 -> out [1,2,2,2], mask [1,2,4,64]. */
 static const int64_t X[4] = {1, 2, 4, 4}, POOLED[4] = {1, 2, 2, 2}, MASK[4] = {1, 2, 4, 64}, K[2] = {2, 2},
@@ -100,7 +90,7 @@ static aclnnStatus queue_prelu(aclrtStream stream, void **x_dev, void **w_dev, v
     uint64_t ws = 0;
     aclOpExecutor *ex = NULL;
     aclnnStatus st = aclnnPreluGetWorkspaceSize(x, w, out, &ws, &ex);
-    EXPECT(st != ACLNN_SUCCESS || ws == 0, "contiguous prelu asked for a workspace"); /* (then NULL is wrong) */
+    CHECK(st != ACLNN_SUCCESS || ws == 0, "contiguous prelu asked for a workspace"); /* (then NULL is wrong) */
     if (st == ACLNN_SUCCESS)
         st = aclnnPrelu(NULL, 0, ex, stream);
     aclDestroyTensor(x);
@@ -116,11 +106,11 @@ int main(void)
         return 1;
     }
     aclrtStream failing = NULL, healthy = NULL;
-    EXPECT(aclrtCreateStream(&failing) == ACL_SUCCESS && aclrtCreateStream(&healthy) == ACL_SUCCESS, "streams");
+    CHECK(aclrtCreateStream(&failing) == ACL_SUCCESS && aclrtCreateStream(&healthy) == ACL_SUCCESS, "streams");
 
     /* 1. the healthy stream gets work, the failing stream gets a bad mask */
     void *px = NULL, *pw = NULL, *pout = NULL;
-    EXPECT(queue_prelu(healthy, &px, &pw, &pout) == ACLNN_SUCCESS, "prelu queued");
+    CHECK(queue_prelu(healthy, &px, &pw, &pout) == ACLNN_SUCCESS, "prelu queued");
 
     const int32_t bad_indices[3] = {16, -1, 0x7fffffff}; /* plane has 16 cells */
     for (int i = 0; i < 3; i++) {
@@ -145,26 +135,26 @@ int main(void)
         aclOpExecutor *ex = NULL;
         aclnnStatus st =
             aclnnMaxPool2dWithMaskBackwardGetWorkspaceSize(g, x, mask, k, k, p, d, false, grad_in, &ws, &ex);
-        EXPECT(st == ACLNN_SUCCESS, "phase 1 cannot see the mask contents, yet returned %d", st);
+        CHECK(st == ACLNN_SUCCESS, "phase 1 cannot see the mask contents, yet returned %d", st);
         void *workspace = NULL;
         if (st == ACLNN_SUCCESS && ws > 0)
-            EXPECT(aclrtMalloc(&workspace, ws, ACL_MEM_MALLOC_HUGE_FIRST) == ACL_SUCCESS, "workspace");
+            CHECK(aclrtMalloc(&workspace, ws, ACL_MEM_MALLOC_HUGE_FIRST) == ACL_SUCCESS, "workspace");
         if (st == ACLNN_SUCCESS) {
             st = aclnnMaxPool2dWithMaskBackward(workspace, ws, ex, failing);
-            EXPECT(st == ACLNN_SUCCESS || st == ACLNN_ERR_PARAM_INVALID,
-                   "phase 2 (index %d) returned %d", bad_indices[i], st);
+            CHECK(st == ACLNN_SUCCESS || st == ACLNN_ERR_PARAM_INVALID,
+                  "phase 2 (index %d) returned %d", bad_indices[i], st);
             aclError sync = aclrtSynchronizeStream(failing);
             if (st == ACLNN_SUCCESS) { /* asynchronous: the synchronize reports it */
-                EXPECT(sync == ACL_ERROR_RT_AICORE_EXCEPTION, "synchronize after a bad mask index %d returned %d, "
-                       "expected 507015 (ACL_ERROR_RT_AICORE_EXCEPTION)", bad_indices[i], sync);
+                CHECK(sync == ACL_ERROR_RT_AICORE_EXCEPTION, "synchronize after a bad mask index %d returned %d, "
+                      "expected 507015 (ACL_ERROR_RT_AICORE_EXCEPTION)", bad_indices[i], sync);
                 const char *msg = aclGetRecentErrMsg();
-                EXPECT(msg != NULL && strstr(msg, "aclnnMaxPool2dWithMaskBackward") != NULL,
-                       "the synchronize message does not name the operator: %s", msg ? msg : "(none)");
+                CHECK(msg != NULL && strstr(msg, "aclnnMaxPool2dWithMaskBackward") != NULL,
+                      "the synchronize message does not name the operator: %s", msg ? msg : "(none)");
             } else {
                 aclGetRecentErrMsg();
             }
             /* the error is reported once: the stream is usable again */
-            EXPECT(aclrtSynchronizeStream(failing) == ACL_SUCCESS, "the failing stream stays poisoned");
+            CHECK(aclrtSynchronizeStream(failing) == ACL_SUCCESS, "the failing stream stays poisoned");
         }
         aclDestroyTensor(x);
         aclDestroyTensor(g);
@@ -182,14 +172,14 @@ int main(void)
     }
 
     /* 2. the healthy stream never saw the failure, and computed the right thing */
-    EXPECT(aclrtSynchronizeStream(healthy) == ACL_SUCCESS, "the healthy stream was poisoned: %s",
-           aclGetRecentErrMsg());
+    CHECK(aclrtSynchronizeStream(healthy) == ACL_SUCCESS, "the healthy stream was poisoned: %s",
+          aclGetRecentErrMsg());
     float out_host[128];
     aclrtMemcpy(out_host, sizeof out_host, pout, sizeof out_host, ACL_MEMCPY_DEVICE_TO_HOST);
     for (int i = 0; i < 128; i++) {
         float x = (float)(i - 64), slope = i < 64 ? 0.5f : -2.0f;
         float want = x > 0 ? x : slope * x;
-        EXPECT(out_host[i] == want, "prelu[%d] = %g, want %g", i, out_host[i], want);
+        CHECK(out_host[i] == want, "prelu[%d] = %g, want %g", i, out_host[i], want);
     }
     aclrtFree(px);
     aclrtFree(pw);
@@ -197,15 +187,15 @@ int main(void)
 
     /* 3. a good backward on the formerly failing stream works and is right */
     void *grad_dev = NULL;
-    EXPECT(queue_backward(failing, 5, &grad_dev) == 0, "valid backward failed: %s", aclGetRecentErrMsg());
+    CHECK(queue_backward(failing, 5, &grad_dev) == 0, "valid backward failed: %s", aclGetRecentErrMsg());
     float grad[32];
     aclrtMemcpy(grad, sizeof grad, grad_dev, sizeof grad, ACL_MEMCPY_DEVICE_TO_HOST);
     /* plane 0: argmax 5, 7, 13, 15 each get 1; plane 1 likewise */
     for (int plane = 0; plane < 2; plane++)
         for (int cell = 0; cell < 16; cell++) {
             float want = (cell == 5 || cell == 7 || cell == 13 || cell == 15) ? 1.0f : 0.0f;
-            EXPECT(grad[plane * 16 + cell] == want, "grad[%d][%d] = %g, want %g", plane, cell,
-                   grad[plane * 16 + cell], want);
+            CHECK(grad[plane * 16 + cell] == want, "grad[%d][%d] = %g, want %g", plane, cell,
+                  grad[plane * 16 + cell], want);
         }
     aclrtFree(grad_dev);
 
@@ -213,7 +203,5 @@ int main(void)
     aclrtDestroyStream(healthy);
     aclrtResetDevice(0);
     aclFinalize();
-    if (g_failures == 0)
-        printf("ok\n");
-    return g_failures != 0;
+    return tu_finish("test_limits_stream_faults");
 }

@@ -12,27 +12,7 @@
 #include "aclnn/aclnn_base.h"
 #include "aclnn/opdev/op_errno.h"
 
-static int failures = 0;
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            failures++;                                                                            \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                            \
-            printf(__VA_ARGS__);                                                                   \
-            printf("\n");                                                                          \
-        }                                                                                          \
-    } while (0)
-
-static void expect_message(const char *context, const char *word1, const char *word2)
-{
-    const char *msg = aclGetRecentErrMsg();
-    CHECK(msg != NULL, "%s: no recent error message", context);
-    if (msg == NULL)
-        return;
-    CHECK(strstr(msg, word1) != NULL, "%s: message lacks '%s': %s", context, word1, msg);
-    CHECK(word2 == NULL || strstr(msg, word2) != NULL, "%s: message lacks '%s': %s", context, word2, msg);
-    CHECK(aclGetRecentErrMsg() == NULL, "%s: not cleared", context);
-}
+#include "test_util.h"
 
 static void test_arrays(void)
 {
@@ -56,9 +36,9 @@ static void test_arrays(void)
     CHECK(empty_f != NULL && aclGetFloatArraySize(empty_f, &size) == ACLNN_SUCCESS && size == 0, "size 0");
 
     CHECK(aclGetIntArraySize(NULL, &size) == ACLNN_ERR_PARAM_NULLPTR, "size of NULL");
-    expect_message("size of NULL", "aclGetIntArraySize", "array");
+    EXPECT_MSG_CLEARED("size of NULL", "aclGetIntArraySize", "array");
     CHECK(aclGetIntArraySize(ia, NULL) == ACLNN_ERR_PARAM_NULLPTR, "NULL size out");
-    expect_message("NULL size out", "aclGetIntArraySize", "size");
+    EXPECT_MSG_CLEARED("NULL size out", "aclGetIntArraySize", "size");
     CHECK(aclGetFloatArraySize(NULL, &size) == ACLNN_ERR_PARAM_NULLPTR, "float size of NULL");
     CHECK(aclGetBoolArraySize(ba, NULL) == ACLNN_ERR_PARAM_NULLPTR, "bool NULL size out");
     (void)aclGetRecentErrMsg();
@@ -89,12 +69,12 @@ static void test_scalars(void)
         CHECK(aclDestroyScalar(s) == 0, "destroy scalar");
     }
     CHECK(aclCreateScalar(NULL, ACL_FLOAT) == NULL, "NULL scalar value");
-    expect_message("NULL scalar value", "aclCreateScalar", "value");
+    EXPECT_MSG_CLEARED("NULL scalar value", "aclCreateScalar", "value");
     aclDataType bad[] = {ACL_STRING, ACL_DT_UNDEFINED, (aclDataType)29, (aclDataType)30, (aclDataType)33,
                          (aclDataType)5, (aclDataType)1000};
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         CHECK(aclCreateScalar(&d, bad[k]) == NULL, "scalar dtype %d rejected", (int)bad[k]);
-        expect_message("bad scalar dtype", "aclCreateScalar", "dataType");
+        EXPECT_MSG_CLEARED("bad scalar dtype", "aclCreateScalar", "dataType");
     }
     CHECK(aclDestroyScalar(NULL) == 0, "destroy NULL scalar");
 }
@@ -125,9 +105,9 @@ static void test_lists(void)
     aclDestroyScalarList(empty_s);
 
     CHECK(aclGetTensorListSize(NULL, &size) == ACLNN_ERR_PARAM_NULLPTR, "list size of NULL");
-    expect_message("list size of NULL", "aclGetTensorListSize", "tensorList");
+    EXPECT_MSG_CLEARED("list size of NULL", "aclGetTensorListSize", "tensorList");
     CHECK(aclGetScalarListSize(NULL, &size) == ACLNN_ERR_PARAM_NULLPTR, "scalar list size of NULL");
-    expect_message("scalar list size of NULL", "aclGetScalarListSize", "scalarList");
+    EXPECT_MSG_CLEARED("scalar list size of NULL", "aclGetScalarListSize", "scalarList");
     CHECK(aclDestroyTensorList(NULL) == 0 && aclDestroyScalarList(NULL) == 0, "destroy NULL lists");
 }
 
@@ -141,33 +121,33 @@ static void test_executor_arguments(void)
     aclOpExecutor *fake = (aclOpExecutor *)(void *)not_an_executor;
 
     CHECK(aclSetAclOpExecutorRepeatable(NULL) == ACLNN_ERR_INNER_NULLPTR, "repeatable NULL");
-    expect_message("repeatable NULL", "aclSetAclOpExecutorRepeatable", "executor");
+    EXPECT_MSG_CLEARED("repeatable NULL", "aclSetAclOpExecutorRepeatable", "executor");
     CHECK(aclSetAclOpExecutorRepeatable(fake) == ACLNN_ERR_INNER, "repeatable unknown");
-    expect_message("repeatable unknown", "aclSetAclOpExecutorRepeatable", "not a live executor");
+    EXPECT_MSG_CLEARED("repeatable unknown", "aclSetAclOpExecutorRepeatable", "not a live executor");
     CHECK(aclDestroyAclOpExecutor(NULL) == ACLNN_ERR_INNER_NULLPTR, "destroy NULL executor");
-    expect_message("destroy NULL", "aclDestroyAclOpExecutor", "executor");
+    EXPECT_MSG_CLEARED("destroy NULL", "aclDestroyAclOpExecutor", "executor");
     CHECK(aclDestroyAclOpExecutor(fake) != ACLNN_SUCCESS, "destroy unknown executor");
-    expect_message("destroy unknown", "aclDestroyAclOpExecutor", "not a live executor");
+    EXPECT_MSG_CLEARED("destroy unknown", "aclDestroyAclOpExecutor", "not a live executor");
 
     /* CANN stores the address into the tensor before checking the executor */
     void *addr = NULL;
     CHECK(aclSetInputTensorAddr(NULL, 0, t, storage + 2) == ACLNN_ERR_INNER_NULLPTR, "set input NULL executor");
-    expect_message("set input NULL", "aclSetInputTensorAddr", "executor");
+    EXPECT_MSG_CLEARED("set input NULL", "aclSetInputTensorAddr", "executor");
     CHECK(aclGetRawTensorAddr(t, &addr) == 0 && addr == (void *)(storage + 2), "address stored first");
     CHECK(aclSetOutputTensorAddr(fake, 0, NULL, storage) == ACLNN_ERR_INNER_NULLPTR, "set output NULL tensor");
-    expect_message("set output NULL tensor", "aclSetOutputTensorAddr", "tensor");
+    EXPECT_MSG_CLEARED("set output NULL tensor", "aclSetOutputTensorAddr", "tensor");
     CHECK(aclSetTensorAddr(fake, 0, t, storage) == ACLNN_ERR_INNER, "set on unknown executor");
-    expect_message("set unknown", "aclSetTensorAddr", "not a live executor");
+    EXPECT_MSG_CLEARED("set unknown", "aclSetTensorAddr", "not a live executor");
     CHECK(AclSetInputTensorAddr(NULL, 0, t, storage) == ACLNN_ERR_INNER_NULLPTR, "capital-A input");
     CHECK(AclSetOutputTensorAddr(NULL, 0, t, storage) == ACLNN_ERR_INNER_NULLPTR, "capital-A output");
     CHECK(AclSetTensorAddr(NULL, 0, t, storage) == ACLNN_ERR_INNER_NULLPTR, "capital-A any");
-    expect_message("capital A", "AclSetTensorAddr", "executor");
+    EXPECT_MSG_CLEARED("capital A", "AclSetTensorAddr", "executor");
 
     aclTensorList *list = aclCreateTensorList(NULL, 0);
     CHECK(aclSetDynamicInputTensorAddr(NULL, 0, 0, list, storage) == ACLNN_ERR_INNER_NULLPTR, "dynamic NULL exec");
-    expect_message("dynamic NULL exec", "aclSetDynamicInputTensorAddr", "executor");
+    EXPECT_MSG_CLEARED("dynamic NULL exec", "aclSetDynamicInputTensorAddr", "executor");
     CHECK(aclSetDynamicOutputTensorAddr(fake, 0, 0, NULL, storage) == ACLNN_ERR_INNER_NULLPTR, "dynamic NULL list");
-    expect_message("dynamic NULL list", "aclSetDynamicOutputTensorAddr", "tensors");
+    EXPECT_MSG_CLEARED("dynamic NULL list", "aclSetDynamicOutputTensorAddr", "tensors");
     CHECK(aclSetDynamicTensorAddr(NULL, 0, 0, list, storage) == ACLNN_ERR_INNER_NULLPTR, "dynamic any NULL");
     CHECK(AclSetDynamicInputTensorAddr(NULL, 0, 0, list, storage) == ACLNN_ERR_INNER_NULLPTR, "A dynamic in");
     CHECK(AclSetDynamicOutputTensorAddr(NULL, 0, 0, list, storage) == ACLNN_ERR_INNER_NULLPTR, "A dynamic out");
@@ -177,7 +157,7 @@ static void test_executor_arguments(void)
 
     aclTensor *dump[1] = {t};
     CHECK(aclDumpOpTensors(NULL, "op", dump, 1, 0, NULL) == ACLNN_ERR_PARAM_NULLPTR, "dump NULL type");
-    expect_message("dump NULL", "aclDumpOpTensors", "opType");
+    EXPECT_MSG_CLEARED("dump NULL", "aclDumpOpTensors", "opType");
     CHECK(aclDumpOpTensors("Prelu", NULL, dump, 1, 0, NULL) == ACLNN_ERR_PARAM_NULLPTR, "dump NULL name");
     CHECK(aclDumpOpTensors("Prelu", "op", NULL, 1, 0, NULL) == ACLNN_ERR_PARAM_NULLPTR, "dump NULL tensors");
     (void)aclGetRecentErrMsg();

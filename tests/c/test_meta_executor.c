@@ -16,26 +16,7 @@
 #include "aclnnop/aclnn_prelu.h"
 #include "aclnn/opdev/op_errno.h"
 
-static int failures = 0;
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            failures++;                                                                            \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                            \
-            printf(__VA_ARGS__);                                                                   \
-            printf("\n");                                                                          \
-        }                                                                                          \
-    } while (0)
-
-static void expect_message(const char *context, const char *word1, const char *word2)
-{
-    const char *msg = aclGetRecentErrMsg();
-    CHECK(msg != NULL, "%s: no recent error message", context);
-    if (msg == NULL)
-        return;
-    CHECK(strstr(msg, word1) != NULL, "%s: message lacks '%s': %s", context, word1, msg);
-    CHECK(word2 == NULL || strstr(msg, word2) != NULL, "%s: message lacks '%s': %s", context, word2, msg);
-}
+#include "test_util.h"
 
 #define N 2
 #define C 3
@@ -125,9 +106,9 @@ static void test_contiguous(void)
 
     /* the executor was consumed: a second launch is reported, not a use-after-free */
     CHECK(aclnnPrelu(NULL, 0, ex, stream) == ACLNN_ERR_PARAM_INVALID, "consumed executor");
-    expect_message("consumed executor", "aclnnPrelu", "not a live executor");
+    EXPECT_MSG("consumed executor", "aclnnPrelu", "not a live executor");
     CHECK(aclnnPrelu(NULL, 0, NULL, stream) == ACLNN_ERR_PARAM_NULLPTR, "NULL executor");
-    expect_message("NULL executor", "aclnnPrelu", "executor");
+    EXPECT_MSG("NULL executor", "aclnnPrelu", "executor");
     CHECK(aclSetAclOpExecutorRepeatable(ex) == ACLNN_ERR_INNER, "repeatable after consumption");
     (void)aclGetRecentErrMsg();
     free_args(&a);
@@ -168,14 +149,14 @@ static void test_strided(void)
     /* too small a workspace: reported, and the normal executor is consumed as CANN does */
     void *workspace = dev_alloc(ws);
     CHECK(aclnnPrelu(workspace, ws - 1, ex, stream) == ACLNN_ERR_PARAM_INVALID, "small workspace");
-    expect_message("small workspace", "aclnnPrelu", "workspaceSize");
+    EXPECT_MSG("small workspace", "aclnnPrelu", "workspaceSize");
     CHECK(aclnnPrelu(workspace, ws, ex, stream) == ACLNN_ERR_PARAM_INVALID, "consumed by failed launch");
     (void)aclGetRecentErrMsg();
 
     /* NULL workspace with a size: 161001 and consumed */
     CHECK(aclnnPreluGetWorkspaceSize(self, weight, out, &ws, &ex) == ACLNN_SUCCESS, "phase 1 again");
     CHECK(aclnnPrelu(NULL, ws, ex, stream) == ACLNN_ERR_PARAM_NULLPTR, "NULL workspace");
-    expect_message("NULL workspace", "aclnnPrelu", "workspace");
+    EXPECT_MSG("NULL workspace", "aclnnPrelu", "workspace");
     CHECK(aclnnPrelu(workspace, ws, ex, stream) == ACLNN_ERR_PARAM_INVALID, "consumed by NULL workspace");
     (void)aclGetRecentErrMsg();
 
@@ -222,7 +203,7 @@ static void test_repeatable(void)
 
     /* index checks: 2 inputs (self, weight), 1 output; overall index 2 = the output */
     CHECK(aclSetInputTensorAddr(ex, 2, a.self, b.self_dev) == ACLNN_ERR_PARAM_INVALID, "input index 2");
-    expect_message("input index", "aclSetInputTensorAddr", "index");
+    EXPECT_MSG("input index", "aclSetInputTensorAddr", "index");
     CHECK(aclSetOutputTensorAddr(ex, 1, a.out, b.out_dev) == ACLNN_ERR_PARAM_INVALID, "output index 1");
     CHECK(aclSetTensorAddr(ex, 3, a.out, b.out_dev) == ACLNN_ERR_PARAM_INVALID, "overall index 3");
     (void)aclGetRecentErrMsg();
@@ -241,7 +222,7 @@ static void test_repeatable(void)
     check_contiguous_out(b.out_dev, 5, "run 2 (rebound)");
 
     CHECK(aclnnPrelu(NULL, 0, ex, stream) == ACLNN_ERR_PARAM_INVALID, "launch after destroy");
-    expect_message("after destroy", "aclnnPrelu", "not a live executor");
+    EXPECT_MSG("after destroy", "aclnnPrelu", "not a live executor");
     CHECK(aclDestroyAclOpExecutor(ex) == ACLNN_ERR_INNER, "double destroy");
     (void)aclGetRecentErrMsg();
     free_args(&a);

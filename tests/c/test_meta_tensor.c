@@ -13,33 +13,7 @@
 #include "aclnn/acl_meta.h"
 #include "aclnn/opdev/op_errno.h"
 
-static int failures = 0;
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            failures++;                                                                            \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                            \
-            printf(__VA_ARGS__);                                                                   \
-            printf("\n");                                                                          \
-        }                                                                                          \
-    } while (0)
-
-/* Takes the recent error and checks it names every word in `words` (NULL-terminated). */
-static void expect_message(const char *context, const char *const *words)
-{
-    const char *msg = aclGetRecentErrMsg();
-    CHECK(msg != NULL, "%s: no recent error message", context);
-    if (msg == NULL)
-        return;
-    for (const char *const *w = words; *w; w++)
-        CHECK(strstr(msg, *w) != NULL, "%s: message lacks '%s': %s", context, *w, msg);
-    CHECK(aclGetRecentErrMsg() == NULL, "%s: message not cleared on read", context);
-}
-#define EXPECT_MSG(context, ...)                                                                   \
-    do {                                                                                           \
-        const char *const words_[] = {__VA_ARGS__, NULL};                                          \
-        expect_message(context, words_);                                                           \
-    } while (0)
+#include "test_util.h"
 
 static bool same_array(const int64_t *got, uint64_t got_n, const int64_t *want, uint64_t want_n)
 {
@@ -128,60 +102,60 @@ static void test_create_errors(void)
     float storage[16];
     int64_t dims[2] = {2, 3};
     CHECK(aclCreateTensor(NULL, 2, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, dims, 2, storage) == NULL, "NULL viewDims");
-    EXPECT_MSG("NULL viewDims", "aclCreateTensor", "viewDims", "EZ1001");
+    EXPECT_MSG_CLEARED("NULL viewDims", "aclCreateTensor", "viewDims", "EZ1001");
     CHECK(aclCreateTensor(dims, 2, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, NULL, 2, storage) == NULL, "NULL storageDims");
-    EXPECT_MSG("NULL storageDims", "aclCreateTensor", "storageDims");
+    EXPECT_MSG_CLEARED("NULL storageDims", "aclCreateTensor", "storageDims");
 
     int64_t many[26];
     for (int i = 0; i < 26; i++)
         many[i] = 1;
     CHECK(aclCreateTensor(many, 26, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, many, 1, storage) == NULL, "26 dims");
-    EXPECT_MSG("26 dims", "aclCreateTensor", "viewDimsNum", "25", "26");
+    EXPECT_MSG_CLEARED("26 dims", "aclCreateTensor", "viewDimsNum", "25", "26");
     aclTensor *t25 = aclCreateTensor(many, 25, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, many, 25, storage);
     CHECK(t25 != NULL, "25 dims accepted");
     aclDestroyTensor(t25);
 
     int64_t negative[2] = {2, -3};
     CHECK(aclCreateTensor(negative, 2, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, dims, 2, storage) == NULL, "negative dim");
-    EXPECT_MSG("negative dim", "aclCreateTensor", "viewDims[1]", "-3");
+    EXPECT_MSG_CLEARED("negative dim", "aclCreateTensor", "viewDims[1]", "-3");
     CHECK(aclCreateTensor(dims, 2, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, negative, 2, storage) == NULL,
           "negative storage dim");
-    EXPECT_MSG("negative storage dim", "storageDims[1]");
+    EXPECT_MSG_CLEARED("negative storage dim", "storageDims[1]");
 
     aclDataType bad_types[] = {ACL_STRING, ACL_DT_UNDEFINED, (aclDataType)5, (aclDataType)1000};
     for (size_t i = 0; i < sizeof bad_types / sizeof bad_types[0]; i++) {
         CHECK(aclCreateTensor(dims, 2, bad_types[i], NULL, 0, ACL_FORMAT_ND, dims, 2, storage) == NULL,
               "dtype %d", (int)bad_types[i]);
-        EXPECT_MSG("bad dtype", "aclCreateTensor", "dataType");
+        EXPECT_MSG_CLEARED("bad dtype", "aclCreateTensor", "dataType");
     }
     CHECK(aclCreateTensor(dims, 2, ACL_FLOAT, NULL, 0, (aclFormat)7, dims, 2, storage) == NULL, "format 7");
-    EXPECT_MSG("bad format", "aclCreateTensor", "format", "7");
+    EXPECT_MSG_CLEARED("bad format", "aclCreateTensor", "format", "7");
 
     int64_t huge[3] = {INT64_MAX / 2, 4, 1};
     CHECK(aclCreateTensor(huge, 3, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, huge, 3, NULL) == NULL, "overflow");
-    EXPECT_MSG("overflow", "aclCreateTensor", "overflow");
+    EXPECT_MSG_CLEARED("overflow", "aclCreateTensor", "overflow");
     int64_t bytes_overflow[1] = {INT64_MAX / 2};
     CHECK(aclCreateTensor(bytes_overflow, 1, ACL_DOUBLE, NULL, 0, ACL_FORMAT_ND, bytes_overflow, 1, NULL) == NULL,
           "byte size overflow");
-    EXPECT_MSG("byte overflow", "aclCreateTensor", "overflow");
+    EXPECT_MSG_CLEARED("byte overflow", "aclCreateTensor", "overflow");
 
     /* views outside their storage */
     int64_t store[1] = {6};
     CHECK(aclCreateTensor(dims, 2, ACL_FLOAT, NULL, 1, ACL_FORMAT_ND, store, 1, storage) == NULL, "offset past end");
-    EXPECT_MSG("offset past end", "aclCreateTensor", "storage");
+    EXPECT_MSG_CLEARED("offset past end", "aclCreateTensor", "storage");
     int64_t wide[2] = {4, 1}; /* reaches element 4 + 2 = 6 of 6 */
     CHECK(aclCreateTensor(dims, 2, ACL_FLOAT, wide, 0, ACL_FORMAT_ND, store, 1, storage) == NULL, "stride past end");
-    EXPECT_MSG("stride past end", "storage");
+    EXPECT_MSG_CLEARED("stride past end", "storage");
     int64_t reversed[2] = {3, -1};
     CHECK(aclCreateTensor(dims, 2, ACL_FLOAT, reversed, 0, ACL_FORMAT_ND, store, 1, storage) == NULL,
           "negative stride below start");
-    EXPECT_MSG("negative stride", "storage");
+    EXPECT_MSG_CLEARED("negative stride", "storage");
     CHECK(aclCreateTensor(dims, 2, ACL_FLOAT, NULL, -1, ACL_FORMAT_ND, store, 1, storage) == NULL, "negative offset");
-    EXPECT_MSG("negative offset", "storage");
+    EXPECT_MSG_CLEARED("negative offset", "storage");
     int64_t giant_stride[2] = {INT64_MAX / 2, 1};
     CHECK(aclCreateTensor(dims, 2, ACL_FLOAT, giant_stride, 0, ACL_FORMAT_ND, store, 1, storage) == NULL,
           "stride overflow");
-    EXPECT_MSG("stride overflow", "storage");
+    EXPECT_MSG_CLEARED("stride overflow", "storage");
 }
 
 static void test_message_format(void)
@@ -259,7 +233,7 @@ static void test_getter_nulls(void)
     aclDataType dtype;
     void *addr;
     CHECK(aclGetViewShape(NULL, &values, &n) == ACLNN_ERR_PARAM_NULLPTR, "shape NULL tensor");
-    EXPECT_MSG("shape NULL tensor", "aclGetViewShape", "tensor");
+    EXPECT_MSG_CLEARED("shape NULL tensor", "aclGetViewShape", "tensor");
     CHECK(aclGetViewShape(t, NULL, &n) == ACLNN_ERR_PARAM_NULLPTR, "shape NULL out");
     CHECK(aclGetViewShape(t, &values, NULL) == ACLNN_ERR_PARAM_NULLPTR, "shape NULL count");
     CHECK(aclGetStorageShape(NULL, &values, &n) == ACLNN_ERR_PARAM_NULLPTR, "storage NULL");
@@ -273,7 +247,7 @@ static void test_getter_nulls(void)
     CHECK(aclGetRawTensorAddr(NULL, &addr) == ACLNN_ERR_PARAM_NULLPTR, "raw get NULL");
     CHECK(aclGetRawTensorAddr(t, NULL) == ACLNN_ERR_PARAM_NULLPTR, "raw get NULL out");
     CHECK(aclSetRawTensorAddr(NULL, storage) == ACLNN_ERR_PARAM_NULLPTR, "raw set NULL");
-    EXPECT_MSG("raw set NULL", "aclSetRawTensorAddr", "tensor");
+    EXPECT_MSG_CLEARED("raw set NULL", "aclSetRawTensorAddr", "tensor");
     CHECK(aclSetRawTensorAddr(t, storage + 1) == ACLNN_SUCCESS && aclGetRawTensorAddr(t, &addr) == ACLNN_SUCCESS &&
               addr == storage + 1, "raw set/get");
     CHECK(aclDestroyTensor(NULL) == ACLNN_SUCCESS, "destroy NULL");
@@ -289,7 +263,7 @@ static void test_init_tensor(void)
     int64_t new_dims[3] = {2, 2, 3}, new_strides[3] = {1, 2, 4}, new_store[1] = {12};
     CHECK(aclInitTensor(NULL, new_dims, 3, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, new_store, 1, other) ==
               ACLNN_ERR_PARAM_NULLPTR, "init NULL");
-    EXPECT_MSG("init NULL", "aclInitTensor", "tensor");
+    EXPECT_MSG_CLEARED("init NULL", "aclInitTensor", "tensor");
     CHECK(aclInitTensor(t, new_dims, 3, ACL_FLOAT16, new_strides, 0, ACL_FORMAT_NCL, new_store, 1, other) ==
               ACLNN_SUCCESS, "init");
     check_getters(t, new_dims, 3, new_strides, 0, ACL_FLOAT16, ACL_FORMAT_NCL, new_store, 1, other);
@@ -301,7 +275,7 @@ static void test_init_tensor(void)
     /* an invalid re-init fails and leaves the tensor unchanged */
     CHECK(aclInitTensor(t, new_dims, 3, ACL_FLOAT16, NULL, 5, ACL_FORMAT_ND, new_store, 1, storage) ==
               ACLNN_ERR_PARAM_INVALID, "init outside storage");
-    EXPECT_MSG("init outside storage", "aclInitTensor", "storage");
+    EXPECT_MSG_CLEARED("init outside storage", "aclInitTensor", "storage");
     check_getters(t, new_dims, 3, contiguous, 0, ACL_FLOAT16, ACL_FORMAT_ND, new_store, 1, other);
     aclDestroyTensor(t);
 }

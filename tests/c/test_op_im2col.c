@@ -15,65 +15,7 @@
 #include "aclnnop/aclnn_im2col.h"
 #include "aclnnop/aclnn_im2col_backward.h"
 
-static int failures = 0;
-
-#define EXPECT(cond, ...)                                   \
-    do {                                                    \
-        if (!(cond)) {                                      \
-            printf("FAILED %s:%d: ", __FILE__, __LINE__);   \
-            printf(__VA_ARGS__);                            \
-            printf("\n");                                   \
-            failures++;                                     \
-        }                                                   \
-    } while (0)
-
-static aclrtStream stream;
-
-typedef struct {
-    void *dev;
-    aclTensor *t;
-    size_t bytes;
-} dev_tensor;
-
-/* A device tensor of `storage` elements viewed through shape/strides (NULL = contiguous). */
-static dev_tensor make_tensor(const void *host, size_t storage, size_t elem, const int64_t *shape,
-                              int nd, const int64_t *strides, int64_t offset, aclDataType dtype)
-{
-    dev_tensor d = {NULL, NULL, storage * elem};
-    int64_t contiguous[16];
-    contiguous[nd - 1] = 1;
-    for (int i = nd - 2; i >= 0; i--) contiguous[i] = contiguous[i + 1] * shape[i + 1];
-    if (aclrtMalloc(&d.dev, d.bytes ? d.bytes : 1, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS) {
-        printf("aclrtMalloc failed\n");
-        exit(1);
-    }
-    if (host != NULL && d.bytes > 0) {
-        aclrtMemcpy(d.dev, d.bytes, host, d.bytes, ACL_MEMCPY_HOST_TO_DEVICE);
-    }
-    int64_t storage_shape = (int64_t)storage;
-    d.t = aclCreateTensor(shape, (uint64_t)nd, dtype, strides ? strides : contiguous, offset,
-                          ACL_FORMAT_ND, &storage_shape, 1, d.dev);
-    return d;
-}
-
-static void free_tensor(dev_tensor *d)
-{
-    aclDestroyTensor(d->t);
-    aclrtFree(d->dev);
-}
-
-static int run(aclnnStatus (*phase2)(void *, uint64_t, aclOpExecutor *, aclrtStream),
-               uint64_t ws_size, aclOpExecutor *ex)
-{
-    void *ws = NULL;
-    if (ws_size > 0 && aclrtMalloc(&ws, ws_size, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS) {
-        return -1;
-    }
-    int ret = phase2(ws, ws_size, ex, stream);
-    if (ret == 0) ret = aclrtSynchronizeStream(stream);
-    if (ws) aclrtFree(ws);
-    return ret;
-}
+#include "test_util.h"
 
 /* IEEE half -> float for checking fp16 results (normal numbers and zero only). */
 static uint16_t to_half(float f)
@@ -136,44 +78,44 @@ static void test_im2col_sample(void)
     ref_im2col(x, 2, 2, 3, kv, dv, pv, sv, want);
     float nan_fill[32];
     for (int i = 0; i < 32; i++) nan_fill[i] = NAN;
-    dev_tensor self = make_tensor(x, 12, 4, x_shape, 3, NULL, 0, ACL_FLOAT);
-    dev_tensor out = make_tensor(nan_fill, 32, 4, out_shape, 2, NULL, 0, ACL_FLOAT);
+    tu_tensor self = tu_make_tensor(x, 12, 4, x_shape, 3, NULL, 0, ACL_FLOAT, ACL_FORMAT_ND);
+    tu_tensor out = tu_make_tensor(nan_fill, 32, 4, out_shape, 2, NULL, 0, ACL_FLOAT, ACL_FORMAT_ND);
     aclIntArray *k = aclCreateIntArray(kv, 2), *d = aclCreateIntArray(dv, 2);
     aclIntArray *p = aclCreateIntArray(pv, 2), *s = aclCreateIntArray(sv, 2);
     uint64_t ws = 0;
     aclOpExecutor *ex = NULL;
     aclnnStatus st = aclnnIm2colGetWorkspaceSize(self.t, k, d, p, s, out.t, &ws, &ex);
-    EXPECT(st == ACLNN_SUCCESS, "im2col phase 1 returned %d", (int)st);
-    if (st == ACLNN_SUCCESS) EXPECT(run(aclnnIm2col, ws, ex) == 0, "im2col phase 2 failed");
+    CHECK(st == ACLNN_SUCCESS, "im2col phase 1 returned %d", (int)st);
+    if (st == ACLNN_SUCCESS) CHECK(tu_run(aclnnIm2col, ws, ex) == 0, "im2col phase 2 failed");
     float got[32];
     aclrtMemcpy(got, sizeof got, out.dev, sizeof got, ACL_MEMCPY_DEVICE_TO_HOST);
-    for (int i = 0; i < 32; i++) EXPECT(got[i] == want[i], "im2col out[%d] = %g, want %g", i, got[i], want[i]);
-    EXPECT(want[3] == 4.0f && want[31] == 0.0f, "reference disagrees with the CANN sample");
+    for (int i = 0; i < 32; i++) CHECK(got[i] == want[i], "im2col out[%d] = %g, want %g", i, got[i], want[i]);
+    CHECK(want[3] == 4.0f && want[31] == 0.0f, "reference disagrees with the CANN sample");
 
     /* validation: 5-D self, wrong-length kernel, NULL stride, wrong out shape */
     int64_t bad_shape[] = {1, 1, 2, 2, 3};
-    dev_tensor bad = make_tensor(x, 12, 4, bad_shape, 5, NULL, 0, ACL_FLOAT);
-    EXPECT(aclnnIm2colGetWorkspaceSize(bad.t, k, d, p, s, out.t, &ws, &ex) == ACLNN_ERR_PARAM_INVALID,
-           "5-D self must be rejected");
+    tu_tensor bad = tu_make_tensor(x, 12, 4, bad_shape, 5, NULL, 0, ACL_FLOAT, ACL_FORMAT_ND);
+    CHECK(aclnnIm2colGetWorkspaceSize(bad.t, k, d, p, s, out.t, &ws, &ex) == ACLNN_ERR_PARAM_INVALID,
+          "5-D self must be rejected");
     aclIntArray *k3 = aclCreateIntArray(kv, 1);
-    EXPECT(aclnnIm2colGetWorkspaceSize(self.t, k3, d, p, s, out.t, &ws, &ex) == ACLNN_ERR_PARAM_INVALID,
-           "kernelSize of 1 element must be rejected");
+    CHECK(aclnnIm2colGetWorkspaceSize(self.t, k3, d, p, s, out.t, &ws, &ex) == ACLNN_ERR_PARAM_INVALID,
+          "kernelSize of 1 element must be rejected");
     const char *msg = aclGetRecentErrMsg();
-    EXPECT(msg != NULL && strstr(msg, "kernelSize") != NULL, "message should name kernelSize: %s",
-           msg ? msg : "(null)");
-    EXPECT(aclnnIm2colGetWorkspaceSize(self.t, k, d, p, NULL, out.t, &ws, &ex) == ACLNN_ERR_PARAM_NULLPTR,
-           "NULL stride must give 161001");
-    EXPECT(aclnnIm2colGetWorkspaceSize(self.t, k, d, p, s, self.t, &ws, &ex) == ACLNN_ERR_PARAM_INVALID,
-           "wrong out shape must be rejected");
+    CHECK(msg != NULL && strstr(msg, "kernelSize") != NULL, "message should name kernelSize: %s",
+          msg ? msg : "(null)");
+    CHECK(aclnnIm2colGetWorkspaceSize(self.t, k, d, p, NULL, out.t, &ws, &ex) == ACLNN_ERR_PARAM_NULLPTR,
+          "NULL stride must give 161001");
+    CHECK(aclnnIm2colGetWorkspaceSize(self.t, k, d, p, s, self.t, &ws, &ex) == ACLNN_ERR_PARAM_INVALID,
+          "wrong out shape must be rejected");
     (void)aclGetRecentErrMsg();
     aclDestroyIntArray(k3);
-    free_tensor(&bad);
+    tu_free_tensor(&bad);
     aclDestroyIntArray(k);
     aclDestroyIntArray(d);
     aclDestroyIntArray(p);
     aclDestroyIntArray(s);
-    free_tensor(&self);
-    free_tensor(&out);
+    tu_free_tensor(&self);
+    tu_free_tensor(&out);
 }
 
 static void test_col2im_strided_out(void)
@@ -192,39 +134,39 @@ static void test_col2im_strided_out(void)
     for (int64_t i = 0; i < n_out; i++) storage[i] = NAN;
     /* H and W swapped in memory */
     int64_t out_strides[] = {C * H * W, H * W, 1, H};
-    dev_tensor g = make_tensor(cols, (size_t)n_cols, 4, g_shape, 3, NULL, 0, ACL_FLOAT);
-    dev_tensor out = make_tensor(storage, (size_t)n_out, 4, out_shape, 4, out_strides, 0, ACL_FLOAT);
+    tu_tensor g = tu_make_tensor(cols, (size_t)n_cols, 4, g_shape, 3, NULL, 0, ACL_FLOAT, ACL_FORMAT_ND);
+    tu_tensor out = tu_make_tensor(storage, (size_t)n_out, 4, out_shape, 4, out_strides, 0, ACL_FLOAT, ACL_FORMAT_ND);
     int64_t size_v[] = {H, W};
     aclIntArray *size = aclCreateIntArray(size_v, 2), *k = aclCreateIntArray(kv, 2);
     aclIntArray *d = aclCreateIntArray(dv, 2), *p = aclCreateIntArray(pv, 2), *s = aclCreateIntArray(sv, 2);
     uint64_t ws = 0;
     aclOpExecutor *ex = NULL;
     aclnnStatus st = aclnnIm2colBackwardGetWorkspaceSize(g.t, size, k, d, p, s, out.t, &ws, &ex);
-    EXPECT(st == ACLNN_SUCCESS, "col2im phase 1 returned %d", (int)st);
-    EXPECT(ws > 0, "a strided out needs workspace");
-    if (st == ACLNN_SUCCESS) EXPECT(run(aclnnIm2colBackward, ws, ex) == 0, "col2im phase 2 failed");
+    CHECK(st == ACLNN_SUCCESS, "col2im phase 1 returned %d", (int)st);
+    CHECK(ws > 0, "a strided out needs workspace");
+    if (st == ACLNN_SUCCESS) CHECK(tu_run(aclnnIm2colBackward, ws, ex) == 0, "col2im phase 2 failed");
     aclrtMemcpy(storage, (size_t)n_out * 4, out.dev, (size_t)n_out * 4, ACL_MEMCPY_DEVICE_TO_HOST);
     int bad = 0;
     for (int64_t n = 0; n < N * C; n++)
         for (int64_t h = 0; h < H; h++)
             for (int64_t w = 0; w < W; w++) {
                 float v = storage[n * H * W + w * H + h], r = want[(n * H + h) * W + w];
-                if (v != r && bad++ < 5) EXPECT(0, "col2im [%lld,%lld,%lld] = %g, want %g",
-                                                (long long)n, (long long)h, (long long)w, v, r);
+                if (v != r && bad++ < 5) CHECK(0, "col2im [%lld,%lld,%lld] = %g, want %g",
+                                               (long long)n, (long long)h, (long long)w, v, r);
             }
 
     /* fp16 columns, fp32 out: integers stay exact */
     uint16_t *cols16 = malloc((size_t)n_cols * sizeof(uint16_t));
     for (int64_t i = 0; i < n_cols; i++) cols16[i] = to_half(cols[i]);
-    dev_tensor g16 = make_tensor(cols16, (size_t)n_cols, 2, g_shape, 3, NULL, 0, ACL_FLOAT16);
-    dev_tensor out32 = make_tensor(NULL, (size_t)n_out, 4, out_shape, 4, NULL, 0, ACL_FLOAT);
+    tu_tensor g16 = tu_make_tensor(cols16, (size_t)n_cols, 2, g_shape, 3, NULL, 0, ACL_FLOAT16, ACL_FORMAT_ND);
+    tu_tensor out32 = tu_make_tensor(NULL, (size_t)n_out, 4, out_shape, 4, NULL, 0, ACL_FLOAT, ACL_FORMAT_ND);
     st = aclnnIm2colBackwardGetWorkspaceSize(g16.t, size, k, d, p, s, out32.t, &ws, &ex);
-    EXPECT(st == ACLNN_SUCCESS, "fp16 -> fp32 col2im phase 1 returned %d", (int)st);
-    if (st == ACLNN_SUCCESS) EXPECT(run(aclnnIm2colBackward, ws, ex) == 0, "fp16 col2im phase 2 failed");
+    CHECK(st == ACLNN_SUCCESS, "fp16 -> fp32 col2im phase 1 returned %d", (int)st);
+    if (st == ACLNN_SUCCESS) CHECK(tu_run(aclnnIm2colBackward, ws, ex) == 0, "fp16 col2im phase 2 failed");
     aclrtMemcpy(storage, (size_t)n_out * 4, out32.dev, (size_t)n_out * 4, ACL_MEMCPY_DEVICE_TO_HOST);
     for (int64_t i = 0; i < n_out; i++) {
         if (storage[i] != want[i]) {
-            EXPECT(0, "fp16 col2im [%lld] = %g, want %g", (long long)i, storage[i], want[i]);
+            CHECK(0, "fp16 col2im [%lld] = %g, want %g", (long long)i, storage[i], want[i]);
             break;
         }
     }
@@ -232,23 +174,23 @@ static void test_col2im_strided_out(void)
     /* validation: L mismatch, and NULL workspaceSize */
     int64_t size_bad[] = {H + 1, W};
     aclIntArray *size2 = aclCreateIntArray(size_bad, 2);
-    EXPECT(aclnnIm2colBackwardGetWorkspaceSize(g.t, size2, k, d, p, s, out.t, &ws, &ex) == ACLNN_ERR_PARAM_INVALID,
-           "a wrong inputSize must be rejected");
-    EXPECT(aclnnIm2colBackwardGetWorkspaceSize(g.t, size, k, d, p, s, out.t, NULL, &ex) == ACLNN_ERR_PARAM_NULLPTR,
-           "NULL workspaceSize must give 161001");
+    CHECK(aclnnIm2colBackwardGetWorkspaceSize(g.t, size2, k, d, p, s, out.t, &ws, &ex) == ACLNN_ERR_PARAM_INVALID,
+          "a wrong inputSize must be rejected");
+    CHECK(aclnnIm2colBackwardGetWorkspaceSize(g.t, size, k, d, p, s, out.t, NULL, &ex) == ACLNN_ERR_PARAM_NULLPTR,
+          "NULL workspaceSize must give 161001");
     (void)aclGetRecentErrMsg();
 
     aclDestroyIntArray(size2);
-    free_tensor(&g16);
-    free_tensor(&out32);
+    tu_free_tensor(&g16);
+    tu_free_tensor(&out32);
     free(cols16);
     aclDestroyIntArray(size);
     aclDestroyIntArray(k);
     aclDestroyIntArray(d);
     aclDestroyIntArray(p);
     aclDestroyIntArray(s);
-    free_tensor(&g);
-    free_tensor(&out);
+    tu_free_tensor(&g);
+    tu_free_tensor(&out);
     free(cols);
     free(want);
     free(storage);
@@ -257,43 +199,33 @@ static void test_col2im_strided_out(void)
 static void test_col2im_empty_batch(void)
 {
     int64_t g_shape[] = {0, 60, 56}, out_shape[] = {0, 3, 10, 12};
-    dev_tensor g = make_tensor(NULL, 0, 4, g_shape, 3, NULL, 0, ACL_FLOAT);
-    dev_tensor out = make_tensor(NULL, 0, 4, out_shape, 4, NULL, 0, ACL_FLOAT);
+    tu_tensor g = tu_make_tensor(NULL, 0, 4, g_shape, 3, NULL, 0, ACL_FLOAT, ACL_FORMAT_ND);
+    tu_tensor out = tu_make_tensor(NULL, 0, 4, out_shape, 4, NULL, 0, ACL_FLOAT, ACL_FORMAT_ND);
     int64_t size_v[] = {10, 12}, kv[] = {4, 5}, one[] = {1, 1}, zero[] = {0, 0};
     aclIntArray *size = aclCreateIntArray(size_v, 2), *k = aclCreateIntArray(kv, 2);
     aclIntArray *d = aclCreateIntArray(one, 2), *p = aclCreateIntArray(zero, 2), *s = aclCreateIntArray(one, 2);
     uint64_t ws = 123;
     aclOpExecutor *ex = NULL;
     aclnnStatus st = aclnnIm2colBackwardGetWorkspaceSize(g.t, size, k, d, p, s, out.t, &ws, &ex);
-    EXPECT(st == ACLNN_SUCCESS && ws == 0, "empty batch: status %d, workspace %llu", (int)st,
-           (unsigned long long)ws);
-    if (st == ACLNN_SUCCESS) EXPECT(run(aclnnIm2colBackward, ws, ex) == 0, "empty phase 2 failed");
+    CHECK(st == ACLNN_SUCCESS && ws == 0, "empty batch: status %d, workspace %llu", (int)st,
+          (unsigned long long)ws);
+    if (st == ACLNN_SUCCESS) CHECK(tu_run(aclnnIm2colBackward, ws, ex) == 0, "empty phase 2 failed");
     aclDestroyIntArray(size);
     aclDestroyIntArray(k);
     aclDestroyIntArray(d);
     aclDestroyIntArray(p);
     aclDestroyIntArray(s);
-    free_tensor(&g);
-    free_tensor(&out);
+    tu_free_tensor(&g);
+    tu_free_tensor(&out);
 }
 
 int main(void)
 {
-    if (aclInit(NULL) != ACL_SUCCESS || aclrtSetDevice(0) != ACL_SUCCESS ||
-        aclrtCreateStream(&stream) != ACL_SUCCESS) {
-        printf("runtime setup failed\n");
+    if (tu_open_device() != 0)
         return 1;
-    }
     test_im2col_sample();
     test_col2im_strided_out();
     test_col2im_empty_batch();
-    aclrtDestroyStream(stream);
-    aclrtResetDevice(0);
-    aclFinalize();
-    if (failures) {
-        printf("%d check(s) failed\n", failures);
-        return 1;
-    }
-    printf("test_op_im2col: all checks passed\n");
-    return 0;
+    tu_close_device();
+    return tu_finish("test_op_im2col");
 }

@@ -17,17 +17,7 @@
 #include "aclnnop/aclnn_max_pool2d_with_indices.h"
 #include "aclnnop/aclnn_max_pool2d_with_indices_backward.h"
 
-static int failures = 0;
-
-#define EXPECT(cond, ...)                                                    \
-    do {                                                                     \
-        if (!(cond)) {                                                       \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);             \
-            fprintf(stderr, __VA_ARGS__);                                    \
-            fprintf(stderr, "\n");                                           \
-            ++failures;                                                      \
-        }                                                                    \
-    } while (0)
+#include "test_util.h"
 
 typedef struct device_tensor {
     void *addr;
@@ -153,7 +143,7 @@ static void run_case(const pool_case *pc, aclrtStream stream)
     const int64_t mask_bytes = numel_of(mask_shape, r);
     unsigned char *got_mask = malloc((size_t)mask_bytes);
     if (!x || !ref_out || !ref_arg || !got_out || !grad || !ref_gi || !got_gi || !got_mask) {
-        EXPECT(0, "host allocation failed");
+        CHECK(0, "host allocation failed");
         goto done;
     }
     /* Small integers: plenty of ties inside windows; negative values so padding matters. */
@@ -174,7 +164,7 @@ static void run_case(const pool_case *pc, aclrtStream stream)
         make_tensor(mask_shape, r, ACL_INT8, 1, NULL, 0x5A, &mask) ||
         make_tensor(out_shape, r, ACL_FLOAT, 4, grad, 0, &go) ||
         make_tensor(pc->shape, pc->ndim, ACL_FLOAT, 4, NULL, 0xFF, &gi)) {
-        EXPECT(0, "device setup failed");
+        CHECK(0, "device setup failed");
         goto release;
     }
 
@@ -182,48 +172,48 @@ static void run_case(const pool_case *pc, aclrtStream stream)
     aclOpExecutor *ex = NULL;
     int rc = aclnnMaxPool2dWithMaskGetWorkspaceSize(self.tensor, kernel, stride, padding, dilation,
                                                     pc->ceil_mode != 0, out.tensor, mask.tensor, &ws_size, &ex);
-    EXPECT(rc == 0, "forward phase 1 returned %d", rc);
+    CHECK(rc == 0, "forward phase 1 returned %d", rc);
     if (rc != 0) goto release;
     void *ws = NULL;
     if (ws_size > 0 && aclrtMalloc(&ws, ws_size, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS) goto release;
     rc = aclnnMaxPool2dWithMask(ws, ws_size, ex, stream);
-    EXPECT(rc == 0, "forward phase 2 returned %d", rc);
+    CHECK(rc == 0, "forward phase 2 returned %d", rc);
     rc = aclrtSynchronizeStream(stream);
-    EXPECT(rc == 0, "forward synchronize returned %d", rc);
+    CHECK(rc == 0, "forward synchronize returned %d", rc);
     if (ws) aclrtFree(ws);
     copy_back(&out, got_out);
     copy_back(&mask, got_mask);
 
     for (int64_t i = 0; i < planes * P; ++i)
-        EXPECT(memcmp(&got_out[i], &ref_out[i], 4) == 0, "out[%lld] = %g, expected %g", (long long)i, got_out[i],
-               ref_out[i]);
+        CHECK(memcmp(&got_out[i], &ref_out[i], 4) == 0, "out[%lld] = %g, expected %g", (long long)i, got_out[i],
+              ref_out[i]);
     if (pc->k[0] * pc->k[1] > 1) {
         for (int64_t i = 0; i < planes * P; ++i) {
             int32_t v;
             memcpy(&v, got_mask + 4 * i, 4);
-            EXPECT(v == ref_arg[i], "mask int32[%lld] = %d, expected %d", (long long)i, v, ref_arg[i]);
+            CHECK(v == ref_arg[i], "mask int32[%lld] = %d, expected %d", (long long)i, v, ref_arg[i]);
         }
         for (int64_t b = 4 * planes * P; b < mask_bytes; ++b)
-            EXPECT(got_mask[b] == 0, "mask tail byte %lld = %d, expected 0", (long long)b, got_mask[b]);
+            CHECK(got_mask[b] == 0, "mask tail byte %lld = %d, expected 0", (long long)b, got_mask[b]);
     }
 
     ws_size = 0;
     ex = NULL;
     rc = aclnnMaxPool2dWithMaskBackwardGetWorkspaceSize(go.tensor, self.tensor, mask.tensor, kernel, stride, padding,
                                                         dilation, pc->ceil_mode != 0, gi.tensor, &ws_size, &ex);
-    EXPECT(rc == 0, "backward phase 1 returned %d", rc);
+    CHECK(rc == 0, "backward phase 1 returned %d", rc);
     if (rc != 0) goto release;
     ws = NULL;
     if (ws_size > 0 && aclrtMalloc(&ws, ws_size, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS) goto release;
     rc = aclnnMaxPool2dWithMaskBackward(ws, ws_size, ex, stream);
-    EXPECT(rc == 0, "backward phase 2 returned %d", rc);
+    CHECK(rc == 0, "backward phase 2 returned %d", rc);
     rc = aclrtSynchronizeStream(stream);
-    EXPECT(rc == 0, "backward synchronize returned %d", rc);
+    CHECK(rc == 0, "backward synchronize returned %d", rc);
     if (ws) aclrtFree(ws);
     copy_back(&gi, got_gi);
     for (int64_t i = 0; i < planes * H * W; ++i)
-        EXPECT(memcmp(&got_gi[i], &ref_gi[i], 4) == 0, "gradInput[%lld] = %g, expected %g", (long long)i, got_gi[i],
-               ref_gi[i]);
+        CHECK(memcmp(&got_gi[i], &ref_gi[i], 4) == 0, "gradInput[%lld] = %g, expected %g", (long long)i, got_gi[i],
+              ref_gi[i]);
 
 release:
     free_tensor(&self); free_tensor(&out); free_tensor(&mask); free_tensor(&go); free_tensor(&gi);
@@ -248,27 +238,27 @@ static void bad_index_case(aclrtStream stream)
     if (make_tensor(shape, 4, ACL_FLOAT, 4, zeros16, 0, &self) ||
         make_tensor(mask_shape, 4, ACL_INT8, 1, mask_host, 0, &mask) ||
         make_tensor(out_shape, 4, ACL_FLOAT, 4, grad, 0, &go) || make_tensor(shape, 4, ACL_FLOAT, 4, NULL, 0, &gi)) {
-        EXPECT(0, "device setup failed");
+        CHECK(0, "device setup failed");
         goto release;
     }
     uint64_t ws_size = 0;
     aclOpExecutor *ex = NULL;
     int rc = aclnnMaxPool2dWithMaskBackwardGetWorkspaceSize(go.tensor, self.tensor, mask.tensor, kernel, stride,
                                                             padding, dilation, false, gi.tensor, &ws_size, &ex);
-    EXPECT(rc == 0, "bad-index phase 1 returned %d", rc);
+    CHECK(rc == 0, "bad-index phase 1 returned %d", rc);
     if (rc != 0) goto release;
     void *ws = NULL;
     if (ws_size > 0 && aclrtMalloc(&ws, ws_size, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS) goto release;
     rc = aclnnMaxPool2dWithMaskBackward(ws, ws_size, ex, stream);
-    EXPECT(rc == 0, "bad-index phase 2 returned %d", rc);
+    CHECK(rc == 0, "bad-index phase 2 returned %d", rc);
     rc = aclrtSynchronizeStream(stream);
-    EXPECT(rc != 0, "bad-index synchronize returned success");
+    CHECK(rc != 0, "bad-index synchronize returned success");
     const char *msg = aclGetRecentErrMsg();
-    EXPECT(msg != NULL && strstr(msg, "indices") != NULL, "bad-index message: %s", msg ? msg : "(null)");
+    CHECK(msg != NULL && strstr(msg, "indices") != NULL, "bad-index message: %s", msg ? msg : "(null)");
     if (ws) aclrtFree(ws);
     copy_back(&gi, got);
     /* The good contributions landed; the bad one was dropped. */
-    EXPECT(got[0] == 1 && got[2] == 2 && got[10] == 4 && got[1] == 0, "bad-index gradInput wrong");
+    CHECK(got[0] == 1 && got[2] == 2 && got[10] == 4 && got[1] == 0, "bad-index gradInput wrong");
 release:
     free_tensor(&self); free_tensor(&mask); free_tensor(&go); free_tensor(&gi);
     aclDestroyIntArray(kernel); aclDestroyIntArray(stride); aclDestroyIntArray(padding);
@@ -287,31 +277,31 @@ static void validation_cases(void)
     if (make_tensor(shape, 4, ACL_FLOAT, 4, NULL, 0, &self) || make_tensor(out_shape, 4, ACL_FLOAT, 4, NULL, 0, &out) ||
         make_tensor(mask_shape, 4, ACL_INT8, 1, NULL, 0, &mask) ||
         make_tensor(out_shape, 4, ACL_FLOAT16, 2, NULL, 0, &out16)) {
-        EXPECT(0, "device setup failed");
+        CHECK(0, "device setup failed");
         goto release;
     }
     uint64_t ws = 0;
     aclOpExecutor *ex = NULL;
     int rc = aclnnMaxPool2dWithMaskGetWorkspaceSize(NULL, kernel, stride, padding, dilation, false, out.tensor,
                                                     mask.tensor, &ws, &ex);
-    EXPECT(rc == ACLNN_ERR_PARAM_NULLPTR, "NULL self -> %d", rc);
+    CHECK(rc == ACLNN_ERR_PARAM_NULLPTR, "NULL self -> %d", rc);
     rc = aclnnMaxPool2dWithMaskGetWorkspaceSize(self.tensor, kernel3, stride, padding, dilation, false, out.tensor,
                                                 mask.tensor, &ws, &ex);
-    EXPECT(rc == ACLNN_ERR_PARAM_INVALID, "forward kernelSize of 3 -> %d", rc);
+    CHECK(rc == ACLNN_ERR_PARAM_INVALID, "forward kernelSize of 3 -> %d", rc);
     rc = aclnnMaxPool2dWithMaskBackwardGetWorkspaceSize(out.tensor, self.tensor, mask.tensor, kernel3, stride, padding,
                                                         dilation, false, self.tensor, &ws, &ex);
-    EXPECT(rc == ACLNN_ERR_PARAM_NULLPTR, "backward kernelSize of 3 -> %d (CANN returns NULLPTR)", rc);
+    CHECK(rc == ACLNN_ERR_PARAM_NULLPTR, "backward kernelSize of 3 -> %d (CANN returns NULLPTR)", rc);
     rc = aclnnMaxPool2dWithMaskGetWorkspaceSize(self.tensor, kernel, stride, padding, dilation2, false, out.tensor,
                                                 mask.tensor, &ws, &ex);
-    EXPECT(rc == ACLNN_ERR_PARAM_INVALID, "dilation 2 -> %d", rc);
+    CHECK(rc == ACLNN_ERR_PARAM_INVALID, "dilation 2 -> %d", rc);
     const char *msg = aclGetRecentErrMsg();
-    EXPECT(msg != NULL && strstr(msg, "dilation") != NULL, "dilation message: %s", msg ? msg : "(null)");
+    CHECK(msg != NULL && strstr(msg, "dilation") != NULL, "dilation message: %s", msg ? msg : "(null)");
     rc = aclnnMaxPool2dWithMaskGetWorkspaceSize(self.tensor, kernel, stride, padding, dilation, false, out16.tensor,
                                                 mask.tensor, &ws, &ex);
-    EXPECT(rc == ACLNN_ERR_PARAM_INVALID, "out FLOAT16 with self FLOAT -> %d", rc);
+    CHECK(rc == ACLNN_ERR_PARAM_INVALID, "out FLOAT16 with self FLOAT -> %d", rc);
     rc = aclnnMaxPool2dWithMaskGetWorkspaceSize(self.tensor, kernel, stride, padding, dilation, false, out.tensor,
                                                 out.tensor, &ws, &ex);
-    EXPECT(rc == ACLNN_ERR_PARAM_INVALID, "indices FLOAT -> %d", rc);
+    CHECK(rc == ACLNN_ERR_PARAM_INVALID, "indices FLOAT -> %d", rc);
 release:
     free_tensor(&self); free_tensor(&out); free_tensor(&mask); free_tensor(&out16);
     aclDestroyIntArray(kernel); aclDestroyIntArray(kernel3); aclDestroyIntArray(stride);
@@ -328,18 +318,18 @@ static void empty_batch_case(aclrtStream stream)
     aclIntArray *padding = aclCreateIntArray(zero, 2), *dilation = aclCreateIntArray(one, 2);
     if (make_tensor(shape, 4, ACL_FLOAT, 4, NULL, 0, &self) || make_tensor(out_shape, 4, ACL_FLOAT, 4, NULL, 0, &out) ||
         make_tensor(mask_shape, 4, ACL_INT8, 1, NULL, 0, &mask)) {
-        EXPECT(0, "device setup failed");
+        CHECK(0, "device setup failed");
         goto release;
     }
     uint64_t ws = 7;
     aclOpExecutor *ex = NULL;
     int rc = aclnnMaxPool2dWithMaskGetWorkspaceSize(self.tensor, kernel, stride, padding, dilation, false, out.tensor,
                                                     mask.tensor, &ws, &ex);
-    EXPECT(rc == 0 && ws == 0, "N=0 forward phase 1 -> %d, workspace %llu", rc, (unsigned long long)ws);
+    CHECK(rc == 0 && ws == 0, "N=0 forward phase 1 -> %d, workspace %llu", rc, (unsigned long long)ws);
     if (rc == 0) {
         rc = aclnnMaxPool2dWithMask(NULL, 0, ex, stream);
-        EXPECT(rc == 0, "N=0 forward phase 2 -> %d", rc);
-        EXPECT(aclrtSynchronizeStream(stream) == 0, "N=0 synchronize failed");
+        CHECK(rc == 0, "N=0 forward phase 2 -> %d", rc);
+        CHECK(aclrtSynchronizeStream(stream) == 0, "N=0 synchronize failed");
     }
 release:
     free_tensor(&self); free_tensor(&out); free_tensor(&mask);
@@ -349,13 +339,9 @@ release:
 
 int main(void)
 {
-    int32_t device = 0;
-    aclrtStream stream = NULL;
-    if (aclInit(NULL) != ACL_SUCCESS || aclrtSetDevice(device) != ACL_SUCCESS ||
-        aclrtCreateStream(&stream) != ACL_SUCCESS) {
-        fprintf(stderr, "runtime setup failed\n");
+    if (tu_open_device() != 0)
         return 1;
-    }
+    aclrtStream stream = tu_stream;
     static const pool_case cases[] = {
         {4, {1, 1, 4, 3}, {2, 2}, {2, 2}, {0, 0}, 0},
         {4, {2, 3, 7, 9}, {3, 3}, {2, 2}, {1, 1}, 0},
@@ -371,13 +357,6 @@ int main(void)
     validation_cases();
     empty_batch_case(stream);
 
-    aclrtDestroyStream(stream);
-    aclrtResetDevice(device);
-    aclFinalize();
-    if (failures) {
-        fprintf(stderr, "%d check(s) failed\n", failures);
-        return 1;
-    }
-    printf("test_op_max_pool: all checks passed\n");
-    return 0;
+    tu_close_device();
+    return tu_finish("test_op_max_pool");
 }

@@ -14,98 +14,43 @@
 #include "aclnnop/aclnn_prelu.h"
 #include "aclnnop/aclnn_prelu_backward.h"
 
-static int failures = 0;
-
-#define EXPECT(cond, ...)                                   \
-    do {                                                    \
-        if (!(cond)) {                                      \
-            printf("FAILED %s:%d: ", __FILE__, __LINE__);   \
-            printf(__VA_ARGS__);                            \
-            printf("\n");                                   \
-            failures++;                                     \
-        }                                                   \
-    } while (0)
-
-static aclrtStream stream;
-
-typedef struct {
-    void *dev;
-    aclTensor *t;
-    size_t bytes;
-} dev_tensor;
-
-static dev_tensor make_tensor(const void *host, size_t storage, const int64_t *shape, int nd,
-                              const int64_t *strides)
-{
-    dev_tensor d = {NULL, NULL, storage * sizeof(float)};
-    int64_t contiguous[16] = {1};
-    if (nd > 0) {
-        contiguous[nd - 1] = 1;
-        for (int i = nd - 2; i >= 0; i--) contiguous[i] = contiguous[i + 1] * shape[i + 1];
-    }
-    if (aclrtMalloc(&d.dev, d.bytes ? d.bytes : 4, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS) {
-        printf("aclrtMalloc failed\n");
-        exit(1);
-    }
-    if (host != NULL && d.bytes > 0) aclrtMemcpy(d.dev, d.bytes, host, d.bytes, ACL_MEMCPY_HOST_TO_DEVICE);
-    int64_t storage_shape = (int64_t)storage;
-    d.t = aclCreateTensor(shape, (uint64_t)nd, ACL_FLOAT, strides ? strides : contiguous, 0,
-                          ACL_FORMAT_ND, &storage_shape, 1, d.dev);
-    return d;
-}
-
-static void free_tensor(dev_tensor *d)
-{
-    aclDestroyTensor(d->t);
-    aclrtFree(d->dev);
-}
-
-static int run(aclnnStatus (*phase2)(void *, uint64_t, aclOpExecutor *, aclrtStream),
-               uint64_t ws_size, aclOpExecutor *ex)
-{
-    void *ws = NULL;
-    if (ws_size > 0 && aclrtMalloc(&ws, ws_size, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS) return -1;
-    int ret = phase2(ws, ws_size, ex, stream);
-    if (ret == 0) ret = aclrtSynchronizeStream(stream);
-    if (ws) aclrtFree(ws);
-    return ret;
-}
+#include "test_util.h"
 
 static void test_prelu_sample(void)
 {
     float x[] = {-2, 1, 2, -3, -4.7f, 5.3f, -6.9f, 7}, w[] = {3}, got[8];
     int64_t shape[] = {2, 4}, w_shape[] = {1};
-    dev_tensor self = make_tensor(x, 8, shape, 2, NULL), weight = make_tensor(w, 1, w_shape, 1, NULL);
-    dev_tensor out = make_tensor(NULL, 8, shape, 2, NULL);
+    tu_tensor self = tu_make_f32(x, 8, shape, 2, NULL), weight = tu_make_f32(w, 1, w_shape, 1, NULL);
+    tu_tensor out = tu_make_f32(NULL, 8, shape, 2, NULL);
     uint64_t ws = 0;
     aclOpExecutor *ex = NULL;
     aclnnStatus st = aclnnPreluGetWorkspaceSize(self.t, weight.t, out.t, &ws, &ex);
-    EXPECT(st == ACLNN_SUCCESS, "prelu phase 1 returned %d", (int)st);
-    if (st == ACLNN_SUCCESS) EXPECT(run(aclnnPrelu, ws, ex) == 0, "prelu phase 2 failed");
+    CHECK(st == ACLNN_SUCCESS, "prelu phase 1 returned %d", (int)st);
+    if (st == ACLNN_SUCCESS) CHECK(tu_run(aclnnPrelu, ws, ex) == 0, "prelu phase 2 failed");
     aclrtMemcpy(got, sizeof got, out.dev, sizeof got, ACL_MEMCPY_DEVICE_TO_HOST);
     for (int i = 0; i < 8; i++) {
         float want = x[i] > 0 ? x[i] : w[0] * x[i];
-        EXPECT(got[i] == want, "prelu out[%d] = %.9g, want %.9g", i, got[i], want);
+        CHECK(got[i] == want, "prelu out[%d] = %.9g, want %.9g", i, got[i], want);
     }
     /* weight with 2 elements for 4 channels, and a 9-D self, are rejected */
     float w2[] = {1, 2};
     int64_t w2_shape[] = {2}, shape9[9] = {1, 1, 1, 1, 1, 1, 1, 2, 4};
-    dev_tensor weight2 = make_tensor(w2, 2, w2_shape, 1, NULL), self9 = make_tensor(x, 8, shape9, 9, NULL);
-    EXPECT(aclnnPreluGetWorkspaceSize(self.t, weight2.t, out.t, &ws, &ex) == ACLNN_ERR_PARAM_INVALID,
-           "2 weights for 4 channels must be rejected");
+    tu_tensor weight2 = tu_make_f32(w2, 2, w2_shape, 1, NULL), self9 = tu_make_f32(x, 8, shape9, 9, NULL);
+    CHECK(aclnnPreluGetWorkspaceSize(self.t, weight2.t, out.t, &ws, &ex) == ACLNN_ERR_PARAM_INVALID,
+          "2 weights for 4 channels must be rejected");
     const char *msg = aclGetRecentErrMsg();
-    EXPECT(msg != NULL && strstr(msg, "weight") != NULL, "message should name weight: %s", msg ? msg : "(null)");
+    CHECK(msg != NULL && strstr(msg, "weight") != NULL, "message should name weight: %s", msg ? msg : "(null)");
     st = aclnnPreluGetWorkspaceSize(self9.t, weight.t, out.t, &ws, &ex);
-    EXPECT(self9.t != NULL && st == ACLNN_ERR_PARAM_INVALID, "9-D self must be rejected, got %d (%s)",
-           (int)st, self9.t ? "tensor" : "no tensor");
-    EXPECT(aclnnPreluGetWorkspaceSize(self.t, NULL, out.t, &ws, &ex) == ACLNN_ERR_PARAM_NULLPTR,
-           "NULL weight must give 161001");
+    CHECK(self9.t != NULL && st == ACLNN_ERR_PARAM_INVALID, "9-D self must be rejected, got %d (%s)",
+          (int)st, self9.t ? "tensor" : "no tensor");
+    CHECK(aclnnPreluGetWorkspaceSize(self.t, NULL, out.t, &ws, &ex) == ACLNN_ERR_PARAM_NULLPTR,
+          "NULL weight must give 161001");
     (void)aclGetRecentErrMsg();
-    free_tensor(&weight2);
-    free_tensor(&self9);
-    free_tensor(&self);
-    free_tensor(&weight);
-    free_tensor(&out);
+    tu_free_tensor(&weight2);
+    tu_free_tensor(&self9);
+    tu_free_tensor(&self);
+    tu_free_tensor(&weight);
+    tu_free_tensor(&out);
 }
 
 static void test_prelu_backward_channels(void)
@@ -120,16 +65,16 @@ static void test_prelu_backward_channels(void)
     for (int c = 0; c < C; c++) g[c] = 1.5f + (float)c;
     int64_t shape[] = {N, C, H, W}, strides[] = {C * H * W, H * W, 1, H};
     int64_t g_shape[] = {1, C, 1, 1}, w_shape[] = {C};
-    dev_tensor grad = make_tensor(g, C, g_shape, 4, NULL);
-    dev_tensor self = make_tensor(self_storage, NUM, shape, 4, strides);
-    dev_tensor weight = make_tensor(w, C, w_shape, 1, NULL);
-    dev_tensor grad_in = make_tensor(NULL, NUM, shape, 4, NULL);
-    dev_tensor grad_w = make_tensor(NULL, C, w_shape, 1, NULL);
+    tu_tensor grad = tu_make_f32(g, C, g_shape, 4, NULL);
+    tu_tensor self = tu_make_f32(self_storage, NUM, shape, 4, strides);
+    tu_tensor weight = tu_make_f32(w, C, w_shape, 1, NULL);
+    tu_tensor grad_in = tu_make_f32(NULL, NUM, shape, 4, NULL);
+    tu_tensor grad_w = tu_make_f32(NULL, C, w_shape, 1, NULL);
     uint64_t ws = 0;
     aclOpExecutor *ex = NULL;
     aclnnStatus st = aclnnPreluBackwardGetWorkspaceSize(grad.t, self.t, weight.t, grad_in.t, grad_w.t, &ws, &ex);
-    EXPECT(st == ACLNN_SUCCESS, "prelu backward phase 1 returned %d", (int)st);
-    if (st == ACLNN_SUCCESS) EXPECT(run(aclnnPreluBackward, ws, ex) == 0, "prelu backward phase 2 failed");
+    CHECK(st == ACLNN_SUCCESS, "prelu backward phase 1 returned %d", (int)st);
+    if (st == ACLNN_SUCCESS) CHECK(tu_run(aclnnPreluBackward, ws, ex) == 0, "prelu backward phase 2 failed");
     float gi[NUM], gw[C], want_gw[C] = {0, 0, 0};
     aclrtMemcpy(gi, sizeof gi, grad_in.dev, sizeof gi, ACL_MEMCPY_DEVICE_TO_HOST);
     aclrtMemcpy(gw, sizeof gw, grad_w.dev, sizeof gw, ACL_MEMCPY_DEVICE_TO_HOST);
@@ -137,27 +82,27 @@ static void test_prelu_backward_channels(void)
         int c = (i / (H * W)) % C;
         float x = self_logical[i];
         float want = x > 0 ? g[c] : w[c] * g[c];
-        EXPECT(gi[i] == want, "gradInput[%d] = %g, want %g", i, gi[i], want);
+        CHECK(gi[i] == want, "gradInput[%d] = %g, want %g", i, gi[i], want);
         if (!(x > 0)) want_gw[c] += x * g[c];   /* small integers times halves: exact */
     }
-    for (int c = 0; c < C; c++) EXPECT(gw[c] == want_gw[c], "gradWeight[%d] = %g, want %g", c, gw[c], want_gw[c]);
+    for (int c = 0; c < C; c++) CHECK(gw[c] == want_gw[c], "gradWeight[%d] = %g, want %g", c, gw[c], want_gw[c]);
 
     /* validation: gradWeight of the wrong shape, mismatched gradOutput */
     int64_t bad_shape[] = {1, C};
-    dev_tensor bad_gw = make_tensor(NULL, C, bad_shape, 2, NULL);
-    EXPECT(aclnnPreluBackwardGetWorkspaceSize(grad.t, self.t, weight.t, grad_in.t, bad_gw.t, &ws, &ex) ==
+    tu_tensor bad_gw = tu_make_f32(NULL, C, bad_shape, 2, NULL);
+    CHECK(aclnnPreluBackwardGetWorkspaceSize(grad.t, self.t, weight.t, grad_in.t, bad_gw.t, &ws, &ex) ==
                ACLNN_ERR_PARAM_INVALID, "gradWeight [1, C] must be rejected");
-    EXPECT(aclnnPreluBackwardGetWorkspaceSize(weight.t, self.t, weight.t, grad_in.t, grad_w.t, &ws, &ex) ==
+    CHECK(aclnnPreluBackwardGetWorkspaceSize(weight.t, self.t, weight.t, grad_in.t, grad_w.t, &ws, &ex) ==
                ACLNN_ERR_PARAM_INVALID, "gradOutput [C] does not broadcast to [N,C,H,W]");
-    EXPECT(aclnnPreluBackwardGetWorkspaceSize(grad.t, self.t, weight.t, NULL, grad_w.t, &ws, &ex) ==
+    CHECK(aclnnPreluBackwardGetWorkspaceSize(grad.t, self.t, weight.t, NULL, grad_w.t, &ws, &ex) ==
                ACLNN_ERR_PARAM_NULLPTR, "NULL gradInput must give 161001");
     (void)aclGetRecentErrMsg();
-    free_tensor(&bad_gw);
-    free_tensor(&grad);
-    free_tensor(&self);
-    free_tensor(&weight);
-    free_tensor(&grad_in);
-    free_tensor(&grad_w);
+    tu_free_tensor(&bad_gw);
+    tu_free_tensor(&grad);
+    tu_free_tensor(&self);
+    tu_free_tensor(&weight);
+    tu_free_tensor(&grad_in);
+    tu_free_tensor(&grad_w);
 }
 
 static void test_prelu_backward_empty(void)
@@ -166,42 +111,32 @@ static void test_prelu_backward_empty(void)
     int64_t shape[] = {0, 2, 3, 2}, g_shape[] = {1, 2, 3, 2}, w_shape[] = {2};
     float ones[12], w[2] = {0.5f, 0.5f}, gw[2] = {NAN, NAN};
     for (int i = 0; i < 12; i++) ones[i] = 1.0f;
-    dev_tensor grad = make_tensor(ones, 12, g_shape, 4, NULL);
-    dev_tensor self = make_tensor(NULL, 0, shape, 4, NULL);
-    dev_tensor weight = make_tensor(w, 2, w_shape, 1, NULL);
-    dev_tensor grad_in = make_tensor(NULL, 0, shape, 4, NULL);
-    dev_tensor grad_w = make_tensor(gw, 2, w_shape, 1, NULL);
+    tu_tensor grad = tu_make_f32(ones, 12, g_shape, 4, NULL);
+    tu_tensor self = tu_make_f32(NULL, 0, shape, 4, NULL);
+    tu_tensor weight = tu_make_f32(w, 2, w_shape, 1, NULL);
+    tu_tensor grad_in = tu_make_f32(NULL, 0, shape, 4, NULL);
+    tu_tensor grad_w = tu_make_f32(gw, 2, w_shape, 1, NULL);
     uint64_t ws = 0;
     aclOpExecutor *ex = NULL;
     aclnnStatus st = aclnnPreluBackwardGetWorkspaceSize(grad.t, self.t, weight.t, grad_in.t, grad_w.t, &ws, &ex);
-    EXPECT(st == ACLNN_SUCCESS, "empty prelu backward phase 1 returned %d", (int)st);
-    if (st == ACLNN_SUCCESS) EXPECT(run(aclnnPreluBackward, ws, ex) == 0, "empty phase 2 failed");
+    CHECK(st == ACLNN_SUCCESS, "empty prelu backward phase 1 returned %d", (int)st);
+    if (st == ACLNN_SUCCESS) CHECK(tu_run(aclnnPreluBackward, ws, ex) == 0, "empty phase 2 failed");
     aclrtMemcpy(gw, sizeof gw, grad_w.dev, sizeof gw, ACL_MEMCPY_DEVICE_TO_HOST);
-    EXPECT(gw[0] == 0.0f && gw[1] == 0.0f, "gradWeight = [%g, %g], want zeros", gw[0], gw[1]);
-    free_tensor(&grad);
-    free_tensor(&self);
-    free_tensor(&weight);
-    free_tensor(&grad_in);
-    free_tensor(&grad_w);
+    CHECK(gw[0] == 0.0f && gw[1] == 0.0f, "gradWeight = [%g, %g], want zeros", gw[0], gw[1]);
+    tu_free_tensor(&grad);
+    tu_free_tensor(&self);
+    tu_free_tensor(&weight);
+    tu_free_tensor(&grad_in);
+    tu_free_tensor(&grad_w);
 }
 
 int main(void)
 {
-    if (aclInit(NULL) != ACL_SUCCESS || aclrtSetDevice(0) != ACL_SUCCESS ||
-        aclrtCreateStream(&stream) != ACL_SUCCESS) {
-        printf("runtime setup failed\n");
+    if (tu_open_device() != 0)
         return 1;
-    }
     test_prelu_sample();
     test_prelu_backward_channels();
     test_prelu_backward_empty();
-    aclrtDestroyStream(stream);
-    aclrtResetDevice(0);
-    aclFinalize();
-    if (failures) {
-        printf("%d check(s) failed\n", failures);
-        return 1;
-    }
-    printf("test_op_prelu: all checks passed\n");
-    return 0;
+    tu_close_device();
+    return tu_finish("test_op_prelu");
 }

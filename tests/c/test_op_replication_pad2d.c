@@ -15,81 +15,7 @@
 #include "aclnnop/aclnn_pad2d_backward.h"
 #include "aclnnop/aclnn_replication_pad2d.h"
 
-static int failures = 0;
-
-#define EXPECT(cond, ...)                                                   \
-    do {                                                                    \
-        if (!(cond)) {                                                      \
-            printf("FAILED %s:%d: ", __FILE__, __LINE__);                   \
-            printf(__VA_ARGS__);                                            \
-            printf("\n");                                                   \
-            failures++;                                                     \
-        }                                                                   \
-    } while (0)
-
-static aclrtStream stream;
-
-static int64_t numel(const int64_t *shape, int nd)
-{
-    int64_t n = 1;
-    for (int i = 0; i < nd; i++) {
-        n *= shape[i];
-    }
-    return n;
-}
-
-/* A device tensor: `storage` elements on the device, viewed through shape/strides/offset. */
-typedef struct {
-    void *dev;
-    aclTensor *t;
-    size_t bytes;
-} dev_tensor;
-
-static dev_tensor make_tensor(const void *host, size_t storage_elems, size_t elem, const int64_t *shape,
-                              int nd, const int64_t *strides, int64_t offset, aclDataType dtype)
-{
-    dev_tensor d = {NULL, NULL, storage_elems * elem};
-    int64_t contiguous[8];
-    contiguous[nd - 1] = 1;
-    for (int i = nd - 2; i >= 0; i--) {
-        contiguous[i] = contiguous[i + 1] * shape[i + 1];
-    }
-    if (aclrtMalloc(&d.dev, d.bytes, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS) {
-        printf("aclrtMalloc failed\n");
-        exit(1);
-    }
-    if (host != NULL) {
-        aclrtMemcpy(d.dev, d.bytes, host, d.bytes, ACL_MEMCPY_HOST_TO_DEVICE);
-    }
-    int64_t storage_shape = (int64_t)storage_elems;
-    d.t = aclCreateTensor(shape, (uint64_t)nd, dtype, strides ? strides : contiguous, offset,
-                          ACL_FORMAT_ND, &storage_shape, 1, d.dev);
-    return d;
-}
-
-static void free_tensor(dev_tensor *d)
-{
-    aclDestroyTensor(d->t);
-    aclrtFree(d->dev);
-}
-
-/* Runs phase 2 with a workspace of the planned size and synchronizes. */
-static int run(aclnnStatus (*phase2)(void *, uint64_t, aclOpExecutor *, aclrtStream),
-               uint64_t ws_size, aclOpExecutor *ex)
-{
-    void *ws = NULL;
-    if (ws_size > 0 && aclrtMalloc(&ws, ws_size, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS) {
-        return -1;
-    }
-    int ret = phase2(ws, ws_size, ex, stream);
-    if (ret == 0) {
-        ret = aclrtSynchronizeStream(stream);
-    }
-    if (ws != NULL) {
-        aclrtFree(ws);
-    }
-    return ret;
-}
+#include "test_util.h"
 
 static aclnnStatus pad_bwd_phase2(void *ws, uint64_t size, aclOpExecutor *ex, aclrtStream s)
 {
@@ -108,7 +34,7 @@ static void test_forward_f32(int transposed_out)
     const int64_t pad[4] = {1, 2, 3, 1}; /* left, right, top, bottom */
     const int64_t Ho = H + pad[2] + pad[3], Wo = W + pad[0] + pad[1];
     const int64_t in_shape[4] = {N, C, H, W}, out_shape[4] = {N, C, Ho, Wo};
-    const int64_t n_in = numel(in_shape, 4), n_out = numel(out_shape, 4);
+    const int64_t n_in = tu_numel(in_shape, 4), n_out = tu_numel(out_shape, 4);
     float *x = malloc((size_t)n_in * sizeof(float));
     float *y = malloc((size_t)n_out * sizeof(float));
     for (int64_t i = 0; i < n_in; i++) {
@@ -119,20 +45,20 @@ static void test_forward_f32(int transposed_out)
     }
     /* out viewed with its last two dims transposed in storage: strides (C*Ho*Wo, Ho*Wo, 1, Ho) */
     const int64_t tstrides[4] = {C * Ho * Wo, Ho * Wo, 1, Ho};
-    dev_tensor self = make_tensor(x, (size_t)n_in, 4, in_shape, 4, NULL, 0, ACL_FLOAT);
-    dev_tensor out = make_tensor(y, (size_t)n_out, 4, out_shape, 4, transposed_out ? tstrides : NULL, 0,
-                                 ACL_FLOAT);
+    tu_tensor self = tu_make_tensor(x, (size_t)n_in, 4, in_shape, 4, NULL, 0, ACL_FLOAT, ACL_FORMAT_ND);
+    tu_tensor out = tu_make_tensor(y, (size_t)n_out, 4, out_shape, 4, transposed_out ? tstrides : NULL, 0, ACL_FLOAT,
+                                   ACL_FORMAT_ND);
     aclIntArray *padding = aclCreateIntArray(pad, 4);
     uint64_t ws = 0;
     aclOpExecutor *ex = NULL;
     aclnnStatus st = aclnnReplicationPad2dGetWorkspaceSize(self.t, padding, out.t, &ws, &ex);
-    EXPECT(st == 0, "forward phase 1 returned %d: %s", st, aclGetRecentErrMsg());
+    CHECK(st == 0, "forward phase 1 returned %d: %s", st, aclGetRecentErrMsg());
     if (transposed_out) {
-        EXPECT(ws > 0, "a non-contiguous out needs workspace, got %llu", (unsigned long long)ws);
+        CHECK(ws > 0, "a non-contiguous out needs workspace, got %llu", (unsigned long long)ws);
     }
     if (st == 0) {
-        st = run(aclnnReplicationPad2d, ws, ex);
-        EXPECT(st == 0, "forward phase 2 returned %d", st);
+        st = tu_run(aclnnReplicationPad2d, ws, ex);
+        CHECK(st == 0, "forward phase 2 returned %d", st);
         aclrtMemcpy(y, out.bytes, out.dev, out.bytes, ACL_MEMCPY_DEVICE_TO_HOST);
         int bad = 0;
         for (int64_t p = 0; p < N * C; p++) {
@@ -145,11 +71,11 @@ static void test_forward_f32(int transposed_out)
                 }
             }
         }
-        EXPECT(bad == 0, "forward fp32 (transposed out %d): %d wrong elements", transposed_out, bad);
+        CHECK(bad == 0, "forward fp32 (transposed out %d): %d wrong elements", transposed_out, bad);
     }
     aclDestroyIntArray(padding);
-    free_tensor(&self);
-    free_tensor(&out);
+    tu_free_tensor(&self);
+    tu_free_tensor(&out);
     free(x);
     free(y);
 }
@@ -167,15 +93,15 @@ static void test_forward_c128(void)
     for (int i = 0; i < 84; i++) {
         y[i] = NAN;
     }
-    dev_tensor self = make_tensor(x, 12, 16, in_shape, 3, NULL, 0, ACL_COMPLEX128);
-    dev_tensor out = make_tensor(y, 42, 16, out_shape, 3, NULL, 0, ACL_COMPLEX128);
+    tu_tensor self = tu_make_tensor(x, 12, 16, in_shape, 3, NULL, 0, ACL_COMPLEX128, ACL_FORMAT_ND);
+    tu_tensor out = tu_make_tensor(y, 42, 16, out_shape, 3, NULL, 0, ACL_COMPLEX128, ACL_FORMAT_ND);
     aclIntArray *padding = aclCreateIntArray(pad, 4);
     uint64_t ws = 0;
     aclOpExecutor *ex = NULL;
     aclnnStatus st = aclnnReplicationPad2dGetWorkspaceSize(self.t, padding, out.t, &ws, &ex);
-    EXPECT(st == 0, "complex128 phase 1 returned %d", st);
+    CHECK(st == 0, "complex128 phase 1 returned %d", st);
     if (st == 0) {
-        EXPECT(run(aclnnReplicationPad2d, ws, ex) == 0, "complex128 phase 2 failed");
+        CHECK(tu_run(aclnnReplicationPad2d, ws, ex) == 0, "complex128 phase 2 failed");
         aclrtMemcpy(y, out.bytes, out.dev, out.bytes, ACL_MEMCPY_DEVICE_TO_HOST);
         int bad = 0;
         for (int64_t c = 0; c < C; c++) {
@@ -187,11 +113,11 @@ static void test_forward_c128(void)
                 }
             }
         }
-        EXPECT(bad == 0, "forward complex128: %d wrong elements", bad);
+        CHECK(bad == 0, "forward complex128: %d wrong elements", bad);
     }
     aclDestroyIntArray(padding);
-    free_tensor(&self);
-    free_tensor(&out);
+    tu_free_tensor(&self);
+    tu_free_tensor(&out);
 }
 
 /* Backward: the official example (ones [1,1,4,4], pad 1 -> 4 everywhere) and a bigger fp32 case
@@ -201,7 +127,7 @@ static void test_backward_f32(int64_t N, int64_t C, int64_t H, int64_t W, const 
 {
     const int64_t Ho = H + pad[2] + pad[3], Wo = W + pad[0] + pad[1];
     const int64_t in_shape[4] = {N, C, H, W}, go_shape[4] = {N, C, Ho, Wo};
-    const int64_t n_in = numel(in_shape, 4), n_go = numel(go_shape, 4);
+    const int64_t n_in = tu_numel(in_shape, 4), n_go = tu_numel(go_shape, 4);
     float *go = malloc((size_t)n_go * sizeof(float));
     float *gi = malloc((size_t)n_in * sizeof(float));
     float *want = calloc((size_t)n_in, sizeof(float));
@@ -219,29 +145,29 @@ static void test_backward_f32(int64_t N, int64_t C, int64_t H, int64_t W, const 
             }
         }
     }
-    dev_tensor grad_out = make_tensor(go, (size_t)n_go, 4, go_shape, 4, NULL, 0, ACL_FLOAT);
-    dev_tensor self = make_tensor(NULL, (size_t)n_in, 4, in_shape, 4, NULL, 0, ACL_FLOAT);
-    dev_tensor grad_in = make_tensor(gi, (size_t)n_in, 4, in_shape, 4, NULL, 0, ACL_FLOAT);
+    tu_tensor grad_out = tu_make_tensor(go, (size_t)n_go, 4, go_shape, 4, NULL, 0, ACL_FLOAT, ACL_FORMAT_ND);
+    tu_tensor self = tu_make_tensor(NULL, (size_t)n_in, 4, in_shape, 4, NULL, 0, ACL_FLOAT, ACL_FORMAT_ND);
+    tu_tensor grad_in = tu_make_tensor(gi, (size_t)n_in, 4, in_shape, 4, NULL, 0, ACL_FLOAT, ACL_FORMAT_ND);
     aclIntArray *padding = aclCreateIntArray(pad, 4);
     uint64_t ws = 0;
     aclOpExecutor *ex = NULL;
     aclnnStatus st =
         aclnnReplicationPad2dBackwardGetWorkspaceSize(grad_out.t, self.t, padding, grad_in.t, &ws, &ex);
-    EXPECT(st == 0, "backward phase 1 returned %d: %s", st, aclGetRecentErrMsg());
+    CHECK(st == 0, "backward phase 1 returned %d: %s", st, aclGetRecentErrMsg());
     if (st == 0) {
-        EXPECT(run(pad_bwd_phase2, ws, ex) == 0, "backward phase 2 failed");
+        CHECK(tu_run(pad_bwd_phase2, ws, ex) == 0, "backward phase 2 failed");
         aclrtMemcpy(gi, grad_in.bytes, grad_in.dev, grad_in.bytes, ACL_MEMCPY_DEVICE_TO_HOST);
         int bad = 0;
         for (int64_t i = 0; i < n_in; i++) {
             bad += memcmp(&gi[i], &want[i], sizeof(float)) != 0;
         }
-        EXPECT(bad == 0, "backward fp32 [%lld,%lld,%lld,%lld]: %d wrong elements (first %g vs %g)",
-               (long long)N, (long long)C, (long long)H, (long long)W, bad, gi[0], want[0]);
+        CHECK(bad == 0, "backward fp32 [%lld,%lld,%lld,%lld]: %d wrong elements (first %g vs %g)",
+              (long long)N, (long long)C, (long long)H, (long long)W, bad, gi[0], want[0]);
     }
     aclDestroyIntArray(padding);
-    free_tensor(&grad_out);
-    free_tensor(&self);
-    free_tensor(&grad_in);
+    tu_free_tensor(&grad_out);
+    tu_free_tensor(&self);
+    tu_free_tensor(&grad_in);
     free(go);
     free(gi);
     free(want);
@@ -265,36 +191,36 @@ static void test_backward_f64_3d(void)
             want[clamp64(i - 1, 0, 2) * 3 + clamp64(j - 2, 0, 2)] += go[i * 6 + j];
         }
     }
-    dev_tensor grad_out = make_tensor(go, 36, 8, go_shape, 3, NULL, 0, ACL_DOUBLE);
-    dev_tensor self = make_tensor(NULL, 9, 8, in_shape, 3, NULL, 0, ACL_DOUBLE);
-    dev_tensor grad_in = make_tensor(gi, 9, 8, in_shape, 3, NULL, 0, ACL_DOUBLE);
+    tu_tensor grad_out = tu_make_tensor(go, 36, 8, go_shape, 3, NULL, 0, ACL_DOUBLE, ACL_FORMAT_ND);
+    tu_tensor self = tu_make_tensor(NULL, 9, 8, in_shape, 3, NULL, 0, ACL_DOUBLE, ACL_FORMAT_ND);
+    tu_tensor grad_in = tu_make_tensor(gi, 9, 8, in_shape, 3, NULL, 0, ACL_DOUBLE, ACL_FORMAT_ND);
     aclIntArray *padding = aclCreateIntArray(pad, 4);
     uint64_t ws = 0;
     aclOpExecutor *ex = NULL;
     aclnnStatus st =
         aclnnReplicationPad2dBackwardGetWorkspaceSize(grad_out.t, self.t, padding, grad_in.t, &ws, &ex);
-    EXPECT(st == 0, "3-D double phase 1 returned %d", st);
+    CHECK(st == 0, "3-D double phase 1 returned %d", st);
     if (st == 0) {
-        EXPECT(run(pad_bwd_phase2, ws, ex) == 0, "3-D double phase 2 failed");
+        CHECK(tu_run(pad_bwd_phase2, ws, ex) == 0, "3-D double phase 2 failed");
         aclrtMemcpy(gi, sizeof gi, grad_in.dev, sizeof gi, ACL_MEMCPY_DEVICE_TO_HOST);
         for (int i = 0; i < 9; i++) {
-            EXPECT(gi[i] == want[i], "3-D double gradInput[%d] = %g, want %g", i, gi[i], want[i]);
+            CHECK(gi[i] == want[i], "3-D double gradInput[%d] = %g, want %g", i, gi[i], want[i]);
         }
     }
     /* pad >= dim (bottom 2 on H 2) is rejected */
     const int64_t small_shape[3] = {1, 2, 3}, small_go[3] = {1, 5, 6};
-    dev_tensor go2 = make_tensor(go, 30, 8, small_go, 3, NULL, 0, ACL_DOUBLE);
-    dev_tensor self2 = make_tensor(NULL, 6, 8, small_shape, 3, NULL, 0, ACL_DOUBLE);
+    tu_tensor go2 = tu_make_tensor(go, 30, 8, small_go, 3, NULL, 0, ACL_DOUBLE, ACL_FORMAT_ND);
+    tu_tensor self2 = tu_make_tensor(NULL, 6, 8, small_shape, 3, NULL, 0, ACL_DOUBLE, ACL_FORMAT_ND);
     st = aclnnReplicationPad2dBackwardGetWorkspaceSize(go2.t, self2.t, padding, self2.t, &ws, &ex);
     const char *msg = aclGetRecentErrMsg();
-    EXPECT(st == 161002, "pad >= H: got %d", st);
-    EXPECT(msg != NULL && strstr(msg, "padding") != NULL, "pad >= H message: %s", msg ? msg : "(null)");
-    free_tensor(&go2);
-    free_tensor(&self2);
+    CHECK(st == 161002, "pad >= H: got %d", st);
+    CHECK(msg != NULL && strstr(msg, "padding") != NULL, "pad >= H message: %s", msg ? msg : "(null)");
+    tu_free_tensor(&go2);
+    tu_free_tensor(&self2);
     aclDestroyIntArray(padding);
-    free_tensor(&grad_out);
-    free_tensor(&self);
-    free_tensor(&grad_in);
+    tu_free_tensor(&grad_out);
+    tu_free_tensor(&self);
+    tu_free_tensor(&grad_in);
 }
 
 /* A few statuses: padding of length 3, mismatched dtypes, NULL padding, 2-D self. */
@@ -302,49 +228,46 @@ static void test_validation(void)
 {
     const int64_t shape4[4] = {1, 1, 2, 2}, shape4o[4] = {1, 1, 4, 4}, shape2[2] = {2, 2};
     const int64_t pad3[3] = {1, 1, 1}, pad4[4] = {1, 1, 1, 1};
-    dev_tensor self = make_tensor(NULL, 4, 4, shape4, 4, NULL, 0, ACL_FLOAT);
-    dev_tensor out = make_tensor(NULL, 16, 4, shape4o, 4, NULL, 0, ACL_FLOAT);
-    dev_tensor out16 = make_tensor(NULL, 16, 2, shape4o, 4, NULL, 0, ACL_FLOAT16);
-    dev_tensor self2d = make_tensor(NULL, 4, 4, shape2, 2, NULL, 0, ACL_FLOAT);
+    tu_tensor self = tu_make_tensor(NULL, 4, 4, shape4, 4, NULL, 0, ACL_FLOAT, ACL_FORMAT_ND);
+    tu_tensor out = tu_make_tensor(NULL, 16, 4, shape4o, 4, NULL, 0, ACL_FLOAT, ACL_FORMAT_ND);
+    tu_tensor out16 = tu_make_tensor(NULL, 16, 2, shape4o, 4, NULL, 0, ACL_FLOAT16, ACL_FORMAT_ND);
+    tu_tensor self2d = tu_make_tensor(NULL, 4, 4, shape2, 2, NULL, 0, ACL_FLOAT, ACL_FORMAT_ND);
     aclIntArray *p3 = aclCreateIntArray(pad3, 3);
     aclIntArray *p4 = aclCreateIntArray(pad4, 4);
     uint64_t ws = 0;
     aclOpExecutor *ex = NULL;
     aclnnStatus st = aclnnReplicationPad2dGetWorkspaceSize(self.t, p3, out.t, &ws, &ex);
     const char *msg = aclGetRecentErrMsg();
-    EXPECT(st == 161002, "padding of length 3: got %d", st);
-    EXPECT(msg != NULL && strstr(msg, "padding") != NULL, "message should name padding: %s",
-           msg ? msg : "(null)");
+    CHECK(st == 161002, "padding of length 3: got %d", st);
+    CHECK(msg != NULL && strstr(msg, "padding") != NULL, "message should name padding: %s",
+          msg ? msg : "(null)");
     st = aclnnReplicationPad2dGetWorkspaceSize(self.t, p4, out16.t, &ws, &ex);
-    EXPECT(st == 161002, "fp32 self with fp16 out: got %d", st);
+    CHECK(st == 161002, "fp32 self with fp16 out: got %d", st);
     aclGetRecentErrMsg();
     st = aclnnReplicationPad2dGetWorkspaceSize(self.t, NULL, out.t, &ws, &ex);
-    EXPECT(st == 161001, "NULL padding: got %d", st);
+    CHECK(st == 161001, "NULL padding: got %d", st);
     aclGetRecentErrMsg();
     st = aclnnReplicationPad2dGetWorkspaceSize(self2d.t, p4, out.t, &ws, &ex);
-    EXPECT(st == 161002, "2-D self: got %d", st);
+    CHECK(st == 161002, "2-D self: got %d", st);
     aclGetRecentErrMsg();
     st = aclnnReplicationPad2dBackwardGetWorkspaceSize(out.t, self.t, p3, self.t, &ws, &ex);
-    EXPECT(st == 161002, "backward padding of length 3: got %d", st);
+    CHECK(st == 161002, "backward padding of length 3: got %d", st);
     aclGetRecentErrMsg();
     st = aclnnReplicationPad2dBackwardGetWorkspaceSize(out.t, self.t, p4, NULL, &ws, &ex);
-    EXPECT(st == 161001, "backward NULL gradInput: got %d", st);
+    CHECK(st == 161001, "backward NULL gradInput: got %d", st);
     aclGetRecentErrMsg();
     aclDestroyIntArray(p3);
     aclDestroyIntArray(p4);
-    free_tensor(&self);
-    free_tensor(&out);
-    free_tensor(&out16);
-    free_tensor(&self2d);
+    tu_free_tensor(&self);
+    tu_free_tensor(&out);
+    tu_free_tensor(&out16);
+    tu_free_tensor(&self2d);
 }
 
 int main(void)
 {
-    if (aclInit(NULL) != ACL_SUCCESS || aclrtSetDevice(0) != ACL_SUCCESS ||
-        aclrtCreateStream(&stream) != ACL_SUCCESS) {
-        printf("runtime init failed\n");
+    if (tu_open_device() != 0)
         return 1;
-    }
     test_forward_f32(0);
     test_forward_f32(1);
     test_forward_c128();
@@ -355,13 +278,6 @@ int main(void)
     test_backward_f32(3, 2, 33, 40, (const int64_t[4]){5, 7, 2, 6}, 0);
     test_backward_f64_3d();
     test_validation();
-    aclrtDestroyStream(stream);
-    aclrtResetDevice(0);
-    aclFinalize();
-    if (failures) {
-        printf("%d check(s) failed\n", failures);
-        return 1;
-    }
-    printf("all replication_pad2d checks passed\n");
-    return 0;
+    tu_close_device();
+    return tu_finish("test_op_replication_pad2d");
 }

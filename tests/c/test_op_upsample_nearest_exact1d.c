@@ -15,66 +15,7 @@
 #include "aclnnop/aclnn_upsample_nearest_exact1d.h"
 #include "aclnnop/aclnn_upsample_nearest_exact1d_backward.h"
 
-static int failures = 0;
-
-#define EXPECT(cond, ...)                                                   \
-    do {                                                                    \
-        if (!(cond)) {                                                      \
-            printf("FAILED %s:%d: ", __FILE__, __LINE__);                   \
-            printf(__VA_ARGS__);                                            \
-            printf("\n");                                                   \
-            failures++;                                                     \
-        }                                                                   \
-    } while (0)
-
-static aclrtStream stream;
-
-typedef struct {
-    void *dev;
-    aclTensor *t;
-    size_t bytes;
-} dev_tensor;
-
-static dev_tensor make_tensor(const void *host, size_t storage_elems, size_t elem, const int64_t shape[3],
-                              const int64_t *strides, aclDataType dtype)
-{
-    dev_tensor d = {NULL, NULL, storage_elems * elem};
-    const int64_t contiguous[3] = {shape[1] * shape[2], shape[2], 1};
-    if (aclrtMalloc(&d.dev, d.bytes, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS) {
-        printf("aclrtMalloc failed\n");
-        exit(1);
-    }
-    if (host != NULL) {
-        aclrtMemcpy(d.dev, d.bytes, host, d.bytes, ACL_MEMCPY_HOST_TO_DEVICE);
-    }
-    int64_t storage_shape = (int64_t)storage_elems;
-    d.t = aclCreateTensor(shape, 3, dtype, strides ? strides : contiguous, 0, ACL_FORMAT_NCL,
-                          &storage_shape, 1, d.dev);
-    return d;
-}
-
-static void free_tensor(dev_tensor *d)
-{
-    aclDestroyTensor(d->t);
-    aclrtFree(d->dev);
-}
-
-static int run(aclnnStatus (*phase2)(void *, uint64_t, aclOpExecutor *, aclrtStream), uint64_t ws_size,
-               aclOpExecutor *ex)
-{
-    void *ws = NULL;
-    if (ws_size > 0 && aclrtMalloc(&ws, ws_size, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS) {
-        return -1;
-    }
-    int ret = phase2(ws, ws_size, ex, stream);
-    if (ret == 0) {
-        ret = aclrtSynchronizeStream(stream);
-    }
-    if (ws != NULL) {
-        aclrtFree(ws);
-    }
-    return ret;
-}
+#include "test_util.h"
 
 /* The reference index formula, written independently of the library. */
 static int64_t ref_src(int64_t d, int64_t in_len, int64_t out_len, double scales)
@@ -97,16 +38,16 @@ static void test_forward(int64_t N, int64_t C, int64_t L, int64_t Lout, double s
     for (int64_t i = 0; i < n_out; i++) {
         y[i] = NAN;
     }
-    dev_tensor self = make_tensor(x, (size_t)n_in, 4, in_shape, NULL, ACL_FLOAT);
-    dev_tensor out = make_tensor(y, (size_t)n_out, 4, out_shape, NULL, ACL_FLOAT);
+    tu_tensor self = tu_make_tensor(x, (size_t)n_in, 4, in_shape, 3, NULL, 0, ACL_FLOAT, ACL_FORMAT_NCL);
+    tu_tensor out = tu_make_tensor(y, (size_t)n_out, 4, out_shape, 3, NULL, 0, ACL_FLOAT, ACL_FORMAT_NCL);
     aclIntArray *size = aclCreateIntArray(&Lout, 1);
     uint64_t ws = 0;
     aclOpExecutor *ex = NULL;
     aclnnStatus st = aclnnUpsampleNearestExact1dGetWorkspaceSize(self.t, size, scales, out.t, &ws, &ex);
-    EXPECT(st == 0, "forward phase 1 (%lld -> %lld) returned %d: %s", (long long)L, (long long)Lout, st,
-           aclGetRecentErrMsg());
+    CHECK(st == 0, "forward phase 1 (%lld -> %lld) returned %d: %s", (long long)L, (long long)Lout, st,
+          aclGetRecentErrMsg());
     if (st == 0) {
-        EXPECT(run(aclnnUpsampleNearestExact1d, ws, ex) == 0, "forward phase 2 failed");
+        CHECK(tu_run(aclnnUpsampleNearestExact1d, ws, ex) == 0, "forward phase 2 failed");
         aclrtMemcpy(y, out.bytes, out.dev, out.bytes, ACL_MEMCPY_DEVICE_TO_HOST);
         int bad = 0;
         for (int64_t r = 0; r < N * C; r++) {
@@ -114,12 +55,12 @@ static void test_forward(int64_t N, int64_t C, int64_t L, int64_t Lout, double s
                 bad += y[r * Lout + d] != x[r * L + ref_src(d, L, Lout, scales)];
             }
         }
-        EXPECT(bad == 0, "forward %lld -> %lld (scales %g): %d wrong", (long long)L, (long long)Lout, scales,
-               bad);
+        CHECK(bad == 0, "forward %lld -> %lld (scales %g): %d wrong", (long long)L, (long long)Lout, scales,
+              bad);
     }
     aclDestroyIntArray(size);
-    free_tensor(&self);
-    free_tensor(&out);
+    tu_free_tensor(&self);
+    tu_free_tensor(&out);
     free(x);
     free(y);
 }
@@ -134,21 +75,21 @@ static void test_forward_uint8(void)
         x[i] = (uint8_t)i;
     }
     memset(y, 0xff, sizeof y);
-    dev_tensor self = make_tensor(x, 9, 1, in_shape, NULL, ACL_UINT8);
-    dev_tensor out = make_tensor(y, 15, 1, out_shape, NULL, ACL_UINT8);
+    tu_tensor self = tu_make_tensor(x, 9, 1, in_shape, 3, NULL, 0, ACL_UINT8, ACL_FORMAT_NCL);
+    tu_tensor out = tu_make_tensor(y, 15, 1, out_shape, 3, NULL, 0, ACL_UINT8, ACL_FORMAT_NCL);
     aclIntArray *size = aclCreateIntArray(&Lout, 1);
     uint64_t ws = 0;
     aclOpExecutor *ex = NULL;
     aclnnStatus st = aclnnUpsampleNearestExact1dGetWorkspaceSize(self.t, size, 0.0, out.t, &ws, &ex);
-    EXPECT(st == 0, "uint8 phase 1 returned %d", st);
+    CHECK(st == 0, "uint8 phase 1 returned %d", st);
     if (st == 0) {
-        EXPECT(run(aclnnUpsampleNearestExact1d, ws, ex) == 0, "uint8 phase 2 failed");
+        CHECK(tu_run(aclnnUpsampleNearestExact1d, ws, ex) == 0, "uint8 phase 2 failed");
         aclrtMemcpy(y, sizeof y, out.dev, sizeof y, ACL_MEMCPY_DEVICE_TO_HOST);
-        EXPECT(memcmp(y, want, sizeof y) == 0, "uint8 example result differs");
+        CHECK(memcmp(y, want, sizeof y) == 0, "uint8 example result differs");
     }
     aclDestroyIntArray(size);
-    free_tensor(&self);
-    free_tensor(&out);
+    tu_free_tensor(&self);
+    tu_free_tensor(&out);
 }
 
 /* Backward fp32 against a scatter loop (same order: bit-identical), optionally reading a
@@ -182,33 +123,34 @@ static void test_backward(int64_t N, int64_t C, int64_t Lin, int64_t Lout, doubl
             want[r * Lin + ref_src(d, Lin, Lout, scales)] += go[r * Lout + d];
         }
     }
-    dev_tensor grad_out = make_tensor(store, (size_t)n_go, 4, go_shape, strided ? tstrides : NULL, ACL_FLOAT);
-    dev_tensor grad_in = make_tensor(gi, (size_t)n_gi, 4, gi_shape, NULL, ACL_FLOAT);
+    tu_tensor grad_out = tu_make_tensor(store, (size_t)n_go, 4, go_shape, 3, strided ? tstrides : NULL, 0, ACL_FLOAT,
+                                        ACL_FORMAT_NCL);
+    tu_tensor grad_in = tu_make_tensor(gi, (size_t)n_gi, 4, gi_shape, 3, NULL, 0, ACL_FLOAT, ACL_FORMAT_NCL);
     aclIntArray *out_size = aclCreateIntArray(&Lout, 1);
     aclIntArray *in_size = aclCreateIntArray(gi_shape, 3);
     uint64_t ws = 0;
     aclOpExecutor *ex = NULL;
     aclnnStatus st = aclnnUpsampleNearestExact1dBackwardGetWorkspaceSize(grad_out.t, out_size, in_size, scales,
                                                                          grad_in.t, &ws, &ex);
-    EXPECT(st == 0, "backward phase 1 (%lld <- %lld) returned %d: %s", (long long)Lin, (long long)Lout, st,
-           aclGetRecentErrMsg());
+    CHECK(st == 0, "backward phase 1 (%lld <- %lld) returned %d: %s", (long long)Lin, (long long)Lout, st,
+          aclGetRecentErrMsg());
     if (strided) {
-        EXPECT(ws > 0, "a strided gradOutput needs workspace");
+        CHECK(ws > 0, "a strided gradOutput needs workspace");
     }
     if (st == 0) {
-        EXPECT(run(aclnnUpsampleNearestExact1dBackward, ws, ex) == 0, "backward phase 2 failed");
+        CHECK(tu_run(aclnnUpsampleNearestExact1dBackward, ws, ex) == 0, "backward phase 2 failed");
         aclrtMemcpy(gi, grad_in.bytes, grad_in.dev, grad_in.bytes, ACL_MEMCPY_DEVICE_TO_HOST);
         int bad = 0;
         for (int64_t i = 0; i < n_gi; i++) {
             bad += memcmp(&gi[i], &want[i], sizeof(float)) != 0;
         }
-        EXPECT(bad == 0, "backward %lld <- %lld (scales %g, strided %d): %d wrong", (long long)Lin,
-               (long long)Lout, scales, strided, bad);
+        CHECK(bad == 0, "backward %lld <- %lld (scales %g, strided %d): %d wrong", (long long)Lin,
+              (long long)Lout, scales, strided, bad);
     }
     aclDestroyIntArray(out_size);
     aclDestroyIntArray(in_size);
-    free_tensor(&grad_out);
-    free_tensor(&grad_in);
+    tu_free_tensor(&grad_out);
+    tu_free_tensor(&grad_in);
     free(go);
     free(store);
     free(gi);
@@ -219,9 +161,9 @@ static void test_validation(void)
 {
     const int64_t shape[3] = {1, 2, 3}, big[3] = {1, 2, 200}, in3[3] = {1, 2, 3};
     const int64_t zero = 0, six = 6, two[2] = {6, 8}, len200 = 200;
-    dev_tensor self = make_tensor(NULL, 6, 4, shape, NULL, ACL_FLOAT);
-    dev_tensor out = make_tensor(NULL, 12, 4, (const int64_t[3]){1, 2, 6}, NULL, ACL_FLOAT);
-    dev_tensor go_big = make_tensor(NULL, 400, 4, big, NULL, ACL_FLOAT);
+    tu_tensor self = tu_make_tensor(NULL, 6, 4, shape, 3, NULL, 0, ACL_FLOAT, ACL_FORMAT_NCL);
+    tu_tensor out = tu_make_tensor(NULL, 12, 4, (const int64_t[3]){1, 2, 6}, 3, NULL, 0, ACL_FLOAT, ACL_FORMAT_NCL);
+    tu_tensor go_big = tu_make_tensor(NULL, 400, 4, big, 3, NULL, 0, ACL_FLOAT, ACL_FORMAT_NCL);
     aclIntArray *size0 = aclCreateIntArray(&zero, 1);
     aclIntArray *size6 = aclCreateIntArray(&six, 1);
     aclIntArray *size2 = aclCreateIntArray(two, 2);
@@ -230,42 +172,39 @@ static void test_validation(void)
     uint64_t ws = 0;
     aclOpExecutor *ex = NULL;
     aclnnStatus st = aclnnUpsampleNearestExact1dGetWorkspaceSize(self.t, size0, 0.0, out.t, &ws, &ex);
-    EXPECT(st == 161002, "outputSize [0]: got %d", st);
+    CHECK(st == 161002, "outputSize [0]: got %d", st);
     aclGetRecentErrMsg();
     st = aclnnUpsampleNearestExact1dGetWorkspaceSize(self.t, size2, 0.0, out.t, &ws, &ex);
-    EXPECT(st == 161002, "outputSize [6, 8]: got %d", st);
+    CHECK(st == 161002, "outputSize [6, 8]: got %d", st);
     aclGetRecentErrMsg();
     st = aclnnUpsampleNearestExact1dGetWorkspaceSize(NULL, size6, 0.0, out.t, &ws, &ex);
-    EXPECT(st == 161001, "NULL self: got %d", st);
+    CHECK(st == 161001, "NULL self: got %d", st);
     aclGetRecentErrMsg();
     /* 200 <- 3 is more than 50x: "scales is too large" */
     st = aclnnUpsampleNearestExact1dBackwardGetWorkspaceSize(go_big.t, size200, insize, 0.0, self.t, &ws, &ex);
     const char *msg = aclGetRecentErrMsg();
-    EXPECT(st == 161002, "ratio > 50: got %d", st);
-    EXPECT(msg != NULL && strstr(msg, "scales") != NULL, "ratio message: %s", msg ? msg : "(null)");
+    CHECK(st == 161002, "ratio > 50: got %d", st);
+    CHECK(msg != NULL && strstr(msg, "scales") != NULL, "ratio message: %s", msg ? msg : "(null)");
     st = aclnnUpsampleNearestExact1dBackwardGetWorkspaceSize(out.t, size6, insize, -1.0, self.t, &ws, &ex);
-    EXPECT(st == 161002, "negative scales: got %d", st);
+    CHECK(st == 161002, "negative scales: got %d", st);
     aclGetRecentErrMsg();
     st = aclnnUpsampleNearestExact1dBackwardGetWorkspaceSize(out.t, NULL, insize, 0.0, self.t, &ws, &ex);
-    EXPECT(st == 161001, "NULL outputSize: got %d", st);
+    CHECK(st == 161001, "NULL outputSize: got %d", st);
     aclGetRecentErrMsg();
     aclDestroyIntArray(size0);
     aclDestroyIntArray(size6);
     aclDestroyIntArray(size2);
     aclDestroyIntArray(size200);
     aclDestroyIntArray(insize);
-    free_tensor(&self);
-    free_tensor(&out);
-    free_tensor(&go_big);
+    tu_free_tensor(&self);
+    tu_free_tensor(&out);
+    tu_free_tensor(&go_big);
 }
 
 int main(void)
 {
-    if (aclInit(NULL) != ACL_SUCCESS || aclrtSetDevice(0) != ACL_SUCCESS ||
-        aclrtCreateStream(&stream) != ACL_SUCCESS) {
-        printf("runtime init failed\n");
+    if (tu_open_device() != 0)
         return 1;
-    }
     test_forward(2, 3, 16, 32, 0.0);
     test_forward(1, 4, 100, 299, 0.0);
     test_forward(2, 2, 56, 7, 0.0);
@@ -279,13 +218,6 @@ int main(void)
     test_backward(2, 3, 10, 500, 0.0, 1);
     test_backward(1, 2, 7, 3, 0.0, 0);
     test_validation();
-    aclrtDestroyStream(stream);
-    aclrtResetDevice(0);
-    aclFinalize();
-    if (failures) {
-        printf("%d check(s) failed\n", failures);
-        return 1;
-    }
-    printf("all upsample_nearest_exact1d checks passed\n");
-    return 0;
+    tu_close_device();
+    return tu_finish("test_op_upsample_nearest_exact1d");
 }

@@ -12,36 +12,7 @@
 
 #include "acl/acl.h"
 
-/* ---- tiny check helpers (each test file is standalone) ---------------------------------- */
-static int failures;
-
-#define CHECK(cond, ...)                                                                   \
-    do {                                                                                   \
-        if (!(cond)) {                                                                     \
-            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);       \
-            fprintf(stderr, __VA_ARGS__);                                                  \
-            fputc('\n', stderr);                                                           \
-            failures++;                                                                    \
-        }                                                                                  \
-    } while (0)
-
-/* Runs `call`, expects status `code`; for a failure also expects a recent-error message that
- * names `needle` (the function or parameter). */
-#define EXPECT(call, code, needle)                                                         \
-    do {                                                                                   \
-        (void)aclGetRecentErrMsg();                                                        \
-        int expect_ret_ = (int)(call);                                                     \
-        CHECK(expect_ret_ == (int)(code), "%s returned %d, expected %d", #call,            \
-              expect_ret_, (int)(code));                                                   \
-        if ((int)(code) != 0) {                                                            \
-            const char *expect_msg_ = aclGetRecentErrMsg();                                \
-            CHECK(expect_msg_ != NULL && strstr(expect_msg_, (needle)) != NULL,            \
-                  "%s: message should mention \"%s\", got \"%s\"", #call, (needle),        \
-                  expect_msg_ ? expect_msg_ : "(null)");                                   \
-        }                                                                                  \
-    } while (0)
-
-#define EXPECT_OK(call) EXPECT(call, 0, "")
+#include "test_util.h"
 
 static void test_no_device(void)
 {
@@ -220,10 +191,5 @@ int main(void)
     test_explicit_context();
     test_device_queries();
     EXPECT_OK(aclFinalize());
-    if (failures) {
-        fprintf(stderr, "test_runtime_device: %d check(s) failed\n", failures);
-        return 1;
-    }
-    printf("test_runtime_device: ok\n");
-    return 0;
+    return tu_finish("test_runtime_device");
 }

@@ -15,46 +15,11 @@
 
 #include "acl/acl.h"
 
-/* ---- tiny check helpers (each test file is standalone) ---------------------------------- */
-static int failures;
-
-#define CHECK(cond, ...)                                                                   \
-    do {                                                                                   \
-        if (!(cond)) {                                                                     \
-            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);       \
-            fprintf(stderr, __VA_ARGS__);                                                  \
-            fputc('\n', stderr);                                                           \
-            failures++;                                                                    \
-        }                                                                                  \
-    } while (0)
-
-/* Runs `call`, expects status `code`; for a failure also expects a recent-error message that
- * names `needle` (the function or parameter). */
-#define EXPECT(call, code, needle)                                                         \
-    do {                                                                                   \
-        (void)aclGetRecentErrMsg();                                                        \
-        int expect_ret_ = (int)(call);                                                     \
-        CHECK(expect_ret_ == (int)(code), "%s returned %d, expected %d", #call,            \
-              expect_ret_, (int)(code));                                                   \
-        if ((int)(code) != 0) {                                                            \
-            const char *expect_msg_ = aclGetRecentErrMsg();                                \
-            CHECK(expect_msg_ != NULL && strstr(expect_msg_, (needle)) != NULL,            \
-                  "%s: message should mention \"%s\", got \"%s\"", #call, (needle),        \
-                  expect_msg_ ? expect_msg_ : "(null)");                                   \
-        }                                                                                  \
-    } while (0)
-
-#define EXPECT_OK(call) EXPECT(call, 0, "")
-
-static void sleep_ms(int ms)
-{
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
+#include "test_util.h"
 
 static void sleep_task(void *arg)
 {
-    sleep_ms((int)(intptr_t)arg);
+    tu_sleep_ms((int)(intptr_t)arg);
 }
 
 /* Writes the value 42 into an int32 in device memory once the test opens the gate, so the
@@ -64,8 +29,8 @@ static atomic_int gate;
 static void gated_write_42(void *arg)
 {
     while (!atomic_load(&gate))
-        sleep_ms(1);
-    sleep_ms(20); /* and a little later still: stream b must really wait */
+        tu_sleep_ms(1);
+    tu_sleep_ms(20); /* and a little later still: stream b must really wait */
     int32_t value = 42;
     memcpy(arg, &value, sizeof value);
 }
@@ -74,7 +39,7 @@ static void wait_for_gate(void *arg)
 {
     (void)arg;
     while (!atomic_load(&gate))
-        sleep_ms(1);
+        tu_sleep_ms(1);
 }
 
 static void test_cross_stream_wait(void)
@@ -232,10 +197,5 @@ int main(void)
     EXPECT_OK(aclrtRecordEvent(leftover, NULL));
     EXPECT_OK(aclrtResetDevice(0));
     EXPECT_OK(aclFinalize());
-    if (failures) {
-        fprintf(stderr, "test_runtime_event: %d check(s) failed\n", failures);
-        return 1;
-    }
-    printf("test_runtime_event: ok\n");
-    return 0;
+    return tu_finish("test_runtime_event");
 }

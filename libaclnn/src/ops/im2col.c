@@ -14,16 +14,15 @@
 
 #include "aclnnop/aclnn_im2col.h"
 #include "core/nn_core.h"
-#include "ops/im2col_prelu_common.h"
+#include "ops/im2col_common.h"
 
 #define OP "aclnnIm2col"
 
-typedef struct im2col_plan {
-    int64_t planes;            /* N*C (C for a 3-D self) */
-    int64_t H, W, OH, OW;
-    int64_t kH, kW, dH, dW, pH, pW, sH, sW;
-    aclDataType in_dtype, out_dtype;
-} im2col_plan;
+/* The attribute arrays in argument order (kernelSize, dilation, padding, stride). */
+static const char *const ARRAY_NAMES[4] = {"kernelSize", "dilation", "padding", "stride"};
+
+/* planes = N*C (C for a 3-D self) */
+typedef nn_i2c_plan im2col_plan;
 
 typedef struct im2col_ctx {
     const im2col_plan *plan;
@@ -139,25 +138,6 @@ static aclnnStatus im2col_kernel(const nn_launch *l)
 /* Phase 1                                                                                   */
 /* ---------------------------------------------------------------------------------------- */
 
-static aclnnStatus check_not_null(const aclTensor *self, const aclIntArray *kernelSize,
-                                  const aclIntArray *dilation, const aclIntArray *padding,
-                                  const aclIntArray *stride, const aclTensor *out)
-{
-    if (self == NULL) return nn_ip_null_tensor(OP, "self");
-    if (kernelSize == NULL) return nn_ip_null_array(OP, "kernelSize");
-    if (dilation == NULL) return nn_ip_null_array(OP, "dilation");
-    if (padding == NULL) return nn_ip_null_array(OP, "padding");
-    if (stride == NULL) return nn_ip_null_array(OP, "stride");
-    if (out == NULL) return nn_ip_null_tensor(OP, "out");
-    aclnnStatus st;
-    if ((st = nn_ip_check_tensor(OP, "self", self)) != ACLNN_SUCCESS) return st;
-    if ((st = nn_ip_check_array(OP, "kernelSize", kernelSize)) != ACLNN_SUCCESS) return st;
-    if ((st = nn_ip_check_array(OP, "dilation", dilation)) != ACLNN_SUCCESS) return st;
-    if ((st = nn_ip_check_array(OP, "padding", padding)) != ACLNN_SUCCESS) return st;
-    if ((st = nn_ip_check_array(OP, "stride", stride)) != ACLNN_SUCCESS) return st;
-    return nn_ip_check_tensor(OP, "out", out);
-}
-
 static aclnnStatus check_self_dims(const aclTensor *self)
 {
     if (self->ndim != 3 && self->ndim != 4) {
@@ -179,13 +159,8 @@ static aclnnStatus check_arrays(const aclIntArray *kernelSize, const aclIntArray
                                 const aclIntArray *padding, const aclIntArray *stride)
 {
     const aclIntArray *arrays[4] = {kernelSize, dilation, padding, stride};
-    const char *names[4] = {"kernelSize", "dilation", "padding", "stride"};
-    for (int i = 0; i < 4; i++) {
-        if (arrays[i]->size != 2) {
-            return nn_error(ACLNN_ERR_PARAM_INVALID, OP ": It is expected %s equals to 2, but got "
-                            "size %llu.", names[i], (unsigned long long)arrays[i]->size);
-        }
-    }
+    aclnnStatus st = nn_i2c_check_array_sizes(OP, 4, arrays, ARRAY_NAMES);
+    if (st != ACLNN_SUCCESS) return st;
     /* CANN's order: kernelSize, stride, dilation (all > 0), then padding (>= 0). */
     const aclIntArray *positive[3] = {kernelSize, stride, dilation};
     const char *positive_names[3] = {"kernelSize", "stride", "dilation"};
@@ -240,27 +215,10 @@ static aclnnStatus check_out(const aclTensor *self, const aclIntArray *k, const 
     if (batched) expected[nd++] = self->dims[0];
     expected[nd++] = rows;
     expected[nd++] = L;
-    bool same = out->ndim == nd;
-    for (uint64_t i = 0; same && i < nd; i++) same = out->dims[i] == expected[i];
-    if (!same) {
-        char want[128], got[512];
-        return nn_error(ACLNN_ERR_PARAM_INVALID, OP ": Expect out shape %s, but got: %s.",
-                        nn_shape_str(want, sizeof want, nd, expected),
-                        nn_shape_str(got, sizeof got, out->ndim, out->dims));
-    }
-    plan->planes = (batched ? self->dims[0] : 1) * C;
-    plan->H = H;
-    plan->W = W;
-    plan->OH = OH;
-    plan->OW = OW;
-    plan->kH = k->values[0];
-    plan->kW = k->values[1];
-    plan->dH = d->values[0];
-    plan->dW = d->values[1];
-    plan->pH = pad->values[0];
-    plan->pW = pad->values[1];
-    plan->sH = s->values[0];
-    plan->sW = s->values[1];
+    aclnnStatus st = nn_i2c_check_out_shape(OP, out, nd, expected, "Expect out shape ",
+                                            ", but got: ");
+    if (st != ACLNN_SUCCESS) return st;
+    nn_i2c_set_geometry(plan, (batched ? self->dims[0] : 1) * C, H, W, OH, OW, k, d, pad, s);
     return ACLNN_SUCCESS;
 }
 
@@ -269,7 +227,8 @@ aclnnStatus aclnnIm2colGetWorkspaceSize(const aclTensor *self, const aclIntArray
                                         const aclIntArray *stride, const aclTensor *out,
                                         uint64_t *workspaceSize, aclOpExecutor **executor)
 {
-    aclnnStatus st = check_not_null(self, kernelSize, dilation, padding, stride, out);
+    const aclIntArray *arrays[4] = {kernelSize, dilation, padding, stride};
+    aclnnStatus st = nn_i2c_check_handles(OP, "self", self, 4, arrays, ARRAY_NAMES, out);
     if (st != ACLNN_SUCCESS) return st;
     if ((st = nn_ip_check_float_dtype(OP, "self", self)) != ACLNN_SUCCESS) return st;
     if ((st = check_self_dims(self)) != ACLNN_SUCCESS) return st;
@@ -284,24 +243,8 @@ aclnnStatus aclnnIm2colGetWorkspaceSize(const aclTensor *self, const aclIntArray
         return nn_error(ACLNN_ERR_PARAM_INVALID, OP ": out dtype must be in " NN_IP_FLOAT_DTYPE_LIST
                         ", got %s.", nn_dtype_name(out->dtype));
     }
-    /* CANN dereferences these without a check; a NULL would crash it (decision 7). */
-    if (workspaceSize == NULL) {
-        return nn_error(ACLNN_ERR_PARAM_NULLPTR, OP ": workspaceSize must not be null.");
-    }
-    if (executor == NULL) {
-        return nn_error(ACLNN_ERR_PARAM_NULLPTR, OP ": executor must not be null.");
-    }
-    plan.in_dtype = self->dtype;
-    plan.out_dtype = out->dtype;
-
-    const bool empty = nn_tensor_is_empty(self);
-    aclOpExecutor *ex = nn_executor_create(OP, empty ? NULL : im2col_kernel, &plan, sizeof plan);
-    if (ex == NULL) return ACLNN_ERR_INNER_CREATE_EXECUTOR;
-    if (!empty) {
-        nn_executor_add_input(ex, self);
-        nn_executor_add_output(ex, out);
-    }
-    return nn_executor_finish(ex, workspaceSize, executor);
+    if ((st = nn_i2c_check_result_ptrs(OP, workspaceSize, executor)) != ACLNN_SUCCESS) return st;
+    return nn_i2c_make_executor(OP, im2col_kernel, &plan, self, out, workspaceSize, executor);
 }
 
 aclnnStatus aclnnIm2col(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,

@@ -21,16 +21,16 @@
 
 #include "aclnnop/aclnn_im2col_backward.h"
 #include "core/nn_core.h"
-#include "ops/im2col_prelu_common.h"
+#include "ops/im2col_common.h"
 
 #define OP "aclnnIm2colBackward"
 
-typedef struct col2im_plan {
-    int64_t planes;            /* N*C (C for a 2-D gradOutput) */
-    int64_t H, W, OH, OW;
-    int64_t kH, kW, dH, dW, pH, pW, sH, sW;
-    aclDataType in_dtype, out_dtype;
-} col2im_plan;
+/* The attribute arrays in argument order (inputSize, kernelSize, dilation, padding, stride). */
+static const char *const ARRAY_NAMES[5] = {"inputSize", "kernelSize", "dilation", "padding",
+                                           "stride"};
+
+/* planes = N*C (C for a 2-D gradOutput); H, W = inputSize */
+typedef nn_i2c_plan col2im_plan;
 
 /* Where the contributions of kernel column kj land inside a row (see the file comment). */
 typedef struct kcol_span {
@@ -461,28 +461,6 @@ static aclnnStatus col2im_kernel(const nn_launch *l)
 /* Phase 1                                                                                   */
 /* ---------------------------------------------------------------------------------------- */
 
-static aclnnStatus check_not_null(const aclTensor *gradOutput, const aclIntArray *inputSize,
-                                  const aclIntArray *kernelSize, const aclIntArray *dilation,
-                                  const aclIntArray *padding, const aclIntArray *stride,
-                                  const aclTensor *out)
-{
-    if (gradOutput == NULL) return nn_ip_null_tensor(OP, "gradOutput");
-    if (inputSize == NULL) return nn_ip_null_array(OP, "inputSize");
-    if (kernelSize == NULL) return nn_ip_null_array(OP, "kernelSize");
-    if (dilation == NULL) return nn_ip_null_array(OP, "dilation");
-    if (padding == NULL) return nn_ip_null_array(OP, "padding");
-    if (stride == NULL) return nn_ip_null_array(OP, "stride");
-    if (out == NULL) return nn_ip_null_tensor(OP, "out");
-    aclnnStatus st;
-    if ((st = nn_ip_check_tensor(OP, "gradOutput", gradOutput)) != ACLNN_SUCCESS) return st;
-    if ((st = nn_ip_check_array(OP, "inputSize", inputSize)) != ACLNN_SUCCESS) return st;
-    if ((st = nn_ip_check_array(OP, "kernelSize", kernelSize)) != ACLNN_SUCCESS) return st;
-    if ((st = nn_ip_check_array(OP, "dilation", dilation)) != ACLNN_SUCCESS) return st;
-    if ((st = nn_ip_check_array(OP, "padding", padding)) != ACLNN_SUCCESS) return st;
-    if ((st = nn_ip_check_array(OP, "stride", stride)) != ACLNN_SUCCESS) return st;
-    return nn_ip_check_tensor(OP, "out", out);
-}
-
 static aclnnStatus check_ranks(const aclTensor *gradOutput, const aclTensor *out)
 {
     if (gradOutput->ndim != 2 && gradOutput->ndim != 3) {
@@ -531,15 +509,9 @@ static aclnnStatus check_arrays(const aclTensor *gradOutput, const aclIntArray *
                                 const aclIntArray *s, col2im_plan *plan)
 {
     const aclIntArray *arrays[5] = {inputSize, k, d, pad, s};
-    const char *names[5] = {"inputSize", "kernelSize", "dilation", "padding", "stride"};
-    for (int i = 0; i < 5; i++) {
-        if (arrays[i]->size != 2) {
-            return nn_error(ACLNN_ERR_PARAM_INVALID, OP ": It is expected %s equals to 2, but got "
-                            "size %llu.", names[i], (unsigned long long)arrays[i]->size);
-        }
-    }
-    aclnnStatus st = check_array_values(inputSize, k, d, pad, s);
+    aclnnStatus st = nn_i2c_check_array_sizes(OP, 5, arrays, ARRAY_NAMES);
     if (st != ACLNN_SUCCESS) return st;
+    if ((st = check_array_values(inputSize, k, d, pad, s)) != ACLNN_SUCCESS) return st;
 
     const bool batched = gradOutput->ndim == 3;
     const int64_t rows = gradOutput->dims[batched ? 1 : 0];
@@ -571,19 +543,8 @@ static aclnnStatus check_arrays(const aclTensor *gradOutput, const aclIntArray *
         return nn_error(ACLNN_ERR_PARAM_INVALID, OP ": Expected gradOutput.shape[-1] should be %lld, "
                         "but current is %lld.", (long long)expected_L, (long long)L);
     }
-    plan->planes = (batched ? gradOutput->dims[0] : 1) * (rows / kk);
-    plan->H = inputSize->values[0];
-    plan->W = inputSize->values[1];
-    plan->OH = OH;
-    plan->OW = OW;
-    plan->kH = k->values[0];
-    plan->kW = k->values[1];
-    plan->dH = d->values[0];
-    plan->dW = d->values[1];
-    plan->pH = pad->values[0];
-    plan->pW = pad->values[1];
-    plan->sH = s->values[0];
-    plan->sW = s->values[1];
+    nn_i2c_set_geometry(plan, (batched ? gradOutput->dims[0] : 1) * (rows / kk),
+                        inputSize->values[0], inputSize->values[1], OH, OW, k, d, pad, s);
     return ACLNN_SUCCESS;
 }
 
@@ -597,15 +558,8 @@ static aclnnStatus check_out_shape(const aclTensor *gradOutput, const aclIntArra
     expected[nd++] = gradOutput->dims[batched ? 1 : 0] / (k->values[0] * k->values[1]);
     expected[nd++] = inputSize->values[0];
     expected[nd++] = inputSize->values[1];
-    bool same = out->ndim == nd;
-    for (uint64_t i = 0; same && i < nd; i++) same = out->dims[i] == expected[i];
-    if (!same) {
-        char want[160], got[512];
-        return nn_error(ACLNN_ERR_PARAM_INVALID, OP ": Shape of out should be %s, but current is %s.",
-                        nn_shape_str(want, sizeof want, nd, expected),
-                        nn_shape_str(got, sizeof got, out->ndim, out->dims));
-    }
-    return ACLNN_SUCCESS;
+    return nn_i2c_check_out_shape(OP, out, nd, expected, "Shape of out should be ",
+                                  ", but current is ");
 }
 
 aclnnStatus aclnnIm2colBackwardGetWorkspaceSize(const aclTensor *gradOutput,
@@ -616,13 +570,10 @@ aclnnStatus aclnnIm2colBackwardGetWorkspaceSize(const aclTensor *gradOutput,
                                                 const aclIntArray *stride, aclTensor *out,
                                                 uint64_t *workspaceSize, aclOpExecutor **executor)
 {
-    if (workspaceSize == NULL) {
-        return nn_error(ACLNN_ERR_PARAM_NULLPTR, OP ": workspaceSize must not be null.");
-    }
-    if (executor == NULL) {
-        return nn_error(ACLNN_ERR_PARAM_NULLPTR, OP ": executor must not be null.");
-    }
-    aclnnStatus st = check_not_null(gradOutput, inputSize, kernelSize, dilation, padding, stride, out);
+    aclnnStatus st = nn_i2c_check_result_ptrs(OP, workspaceSize, executor);
+    if (st != ACLNN_SUCCESS) return st;
+    const aclIntArray *arrays[5] = {inputSize, kernelSize, dilation, padding, stride};
+    st = nn_i2c_check_handles(OP, "gradOutput", gradOutput, 5, arrays, ARRAY_NAMES, out);
     if (st != ACLNN_SUCCESS) return st;
     if ((st = nn_ip_check_float_dtype(OP, "gradOutput", gradOutput)) != ACLNN_SUCCESS) return st;
     if ((st = nn_ip_check_float_dtype(OP, "out", out)) != ACLNN_SUCCESS) return st;
@@ -632,17 +583,7 @@ aclnnStatus aclnnIm2colBackwardGetWorkspaceSize(const aclTensor *gradOutput,
     st = check_arrays(gradOutput, inputSize, kernelSize, dilation, padding, stride, &plan);
     if (st != ACLNN_SUCCESS) return st;
     if ((st = check_out_shape(gradOutput, inputSize, kernelSize, out)) != ACLNN_SUCCESS) return st;
-    plan.in_dtype = gradOutput->dtype;
-    plan.out_dtype = out->dtype;
-
-    const bool empty = nn_tensor_is_empty(gradOutput);
-    aclOpExecutor *ex = nn_executor_create(OP, empty ? NULL : col2im_kernel, &plan, sizeof plan);
-    if (ex == NULL) return ACLNN_ERR_INNER_CREATE_EXECUTOR;
-    if (!empty) {
-        nn_executor_add_input(ex, gradOutput);
-        nn_executor_add_output(ex, out);
-    }
-    return nn_executor_finish(ex, workspaceSize, executor);
+    return nn_i2c_make_executor(OP, col2im_kernel, &plan, gradOutput, out, workspaceSize, executor);
 }
 
 aclnnStatus aclnnIm2colBackward(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,

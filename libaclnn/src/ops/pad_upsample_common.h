@@ -23,10 +23,6 @@
 
 #include "core/nn_core.h"
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 /* Hot loops are compiled twice, for AVX2 and for the baseline x86-64, and the loader picks one
  * (GCC function multi-versioning).  Both give identical results: the loops only do IEEE adds
  * and copies in a fixed order, which the vector width does not change. */
@@ -187,49 +183,6 @@ static inline bool nn_ne_map_build(nn_ne_map *map, int64_t in_len, int64_t out_l
 static inline bool nn_ne_map_runs_are_long(const nn_ne_map *map)
 {
     return map->num_runs * 8 <= map->in_len;
-}
-
-/* Outputs at least this large are written with non-temporal stores: they do not fit in the
- * caches anyway, and streaming them skips the read-for-ownership of every line. */
-#define NN_PU_STREAM_BYTES ((size_t)16 << 20)
-
-/* memcpy with non-temporal stores for the aligned middle.  Callers end each parallel range
- * with nn_pu_stream_fence() so the data is visible before the range reports completion. */
-static inline void nn_pu_stream_copy(void *dst, const void *src, size_t n)
-{
-#if defined(__SSE2__)
-    unsigned char *d = (unsigned char *)dst;
-    const unsigned char *s = (const unsigned char *)src;
-    size_t head = (16 - ((uintptr_t)d & 15)) & 15;
-    head = head > n ? n : head;
-    memcpy(d, s, head);
-    d += head;
-    s += head;
-    n -= head;
-    for (; n >= 64; n -= 64, d += 64, s += 64) {
-        __m128i a = _mm_loadu_si128((const __m128i *)s);
-        __m128i b = _mm_loadu_si128((const __m128i *)(s + 16));
-        __m128i c = _mm_loadu_si128((const __m128i *)(s + 32));
-        __m128i e = _mm_loadu_si128((const __m128i *)(s + 48));
-        _mm_stream_si128((__m128i *)d, a);
-        _mm_stream_si128((__m128i *)(d + 16), b);
-        _mm_stream_si128((__m128i *)(d + 32), c);
-        _mm_stream_si128((__m128i *)(d + 48), e);
-    }
-    for (; n >= 16; n -= 16, d += 16, s += 16) {
-        _mm_stream_si128((__m128i *)d, _mm_loadu_si128((const __m128i *)s));
-    }
-    memcpy(d, s, n);
-#else
-    memcpy(dst, src, n);
-#endif
-}
-
-static inline void nn_pu_stream_fence(void)
-{
-#if defined(__SSE2__)
-    _mm_sfence();
-#endif
 }
 
 /* Grain for nn_parallel_for: items of `item_bytes` each, at least ~256 KiB of traffic per

@@ -14,6 +14,7 @@
 #include "aclnnop/aclnn_prelu.h"
 #include "core/nn_core.h"
 #include "ops/im2col_prelu_common.h"
+#include "ops/prelu_simd.h"
 
 #define OP "aclnnPrelu"
 #define PRELU_MAX_DIMS 8
@@ -31,6 +32,8 @@ typedef struct prelu_ctx {
     const void *self;
     const float *weight;   /* channels values, fp32 (exact: promotion only widens) */
     void *out;
+    bool simd;             /* fused AVX2 loops (self, compute and out dtypes all equal) */
+    bool streaming;        /* non-temporal stores for a large output (fused loops only) */
 } prelu_ctx;
 
 /* ---- fp32 inner loops ----------------------------------------------------------------------
@@ -82,10 +85,69 @@ static void prelu_f32_span(const prelu_plan *p, const float *weight, int64_t fir
     }
 }
 
+#if NN_PRELU_SIMD
+PS_DEFINE_FORWARD(f32, float)
+PS_DEFINE_FORWARD(f16, uint16_t)
+PS_DEFINE_FORWARD(bf16, uint16_t)
+
+/* The same run structure as prelu_f32_span, on the fused loops of prelu_simd.h: self and out
+ * have the same dtype, read and written in place (no staging). */
+#define PRELU_SIMD_SPAN(KIND, T)                                                                  \
+static void prelu_simd_span_##KIND(const prelu_plan *p, const float *weight, int64_t first,       \
+                                   const T *x, T *y, int64_t n, bool nt)                          \
+{                                                                                                 \
+    int64_t done = 0;                                                                             \
+    while (done < n) {                                                                            \
+        const int64_t i = first + done;                                                           \
+        int64_t run;                                                                              \
+        if (p->channels == 1) {                                                                   \
+            run = n - done;                                                                       \
+            ps_fwd_sw_##KIND(x + done, y + done, weight[0], run, nt);                             \
+        } else if (p->inner == 1) {                                                               \
+            const int64_t c = i % p->channels;                                                    \
+            run = p->channels - c < n - done ? p->channels - c : n - done;                        \
+            ps_fwd_vw_##KIND(x + done, y + done, weight + c, run, nt);                            \
+        } else {                                                                                  \
+            const int64_t c = (i / p->inner) % p->channels;                                       \
+            const int64_t left = p->inner - i % p->inner;                                         \
+            run = left < n - done ? left : n - done;                                              \
+            ps_fwd_sw_##KIND(x + done, y + done, weight[c], run, nt);                             \
+        }                                                                                         \
+        done += run;                                                                              \
+    }                                                                                             \
+}
+PRELU_SIMD_SPAN(f32, float)
+PRELU_SIMD_SPAN(f16, uint16_t)
+PRELU_SIMD_SPAN(bf16, uint16_t)
+
+static void prelu_simd_range(const prelu_ctx *ctx, int64_t begin, int64_t end)
+{
+    const prelu_plan *p = ctx->plan;
+    const int64_t n = end - begin;
+    if (p->self_dtype == ACL_FLOAT) {
+        prelu_simd_span_f32(p, ctx->weight, begin, (const float *)ctx->self + begin,
+                            (float *)ctx->out + begin, n, ctx->streaming);
+    } else if (p->self_dtype == ACL_FLOAT16) {
+        prelu_simd_span_f16(p, ctx->weight, begin, (const uint16_t *)ctx->self + begin,
+                            (uint16_t *)ctx->out + begin, n, ctx->streaming);
+    } else {
+        prelu_simd_span_bf16(p, ctx->weight, begin, (const uint16_t *)ctx->self + begin,
+                             (uint16_t *)ctx->out + begin, n, ctx->streaming);
+    }
+    if (ctx->streaming) nn_streaming_fence();
+}
+#endif
+
 static void prelu_range(void *vctx, int64_t begin, int64_t end)
 {
     const prelu_ctx *ctx = (const prelu_ctx *)vctx;
     const prelu_plan *p = ctx->plan;
+#if NN_PRELU_SIMD
+    if (ctx->simd) {
+        prelu_simd_range(ctx, begin, end);
+        return;
+    }
+#endif
     const bool all_f32 = p->self_dtype == ACL_FLOAT && p->out_dtype == ACL_FLOAT &&
                          p->compute_dtype == ACL_FLOAT;
     if (all_f32) {
@@ -121,7 +183,12 @@ static aclnnStatus prelu_kernel(const nn_launch *l)
                         (long long)p->channels);
     }
     nn_ip_to_f32(p->weight_dtype, l->operands[1].data, weight, (size_t)p->channels);
-    prelu_ctx ctx = {p, l->operands[0].data, weight, l->operands[2].data};
+    /* The fused loops need one dtype throughout (a cast to another out dtype keeps staging). */
+    const bool simd = nn_prelu_simd_ok() && p->self_dtype == p->out_dtype &&
+                      p->compute_dtype == p->self_dtype;
+    const bool streaming = simd && nn_use_streaming_stores((uint64_t)p->numel *
+                                                           nn_dtype_size(p->out_dtype));
+    prelu_ctx ctx = {p, l->operands[0].data, weight, l->operands[2].data, simd, streaming};
     nn_parallel_for(p->numel, 32768, prelu_range, &ctx);
     if (weight != &single) free(weight);
     return ACLNN_SUCCESS;

@@ -28,6 +28,7 @@
 #include "aclnnop/aclnn_prelu_backward.h"
 #include "core/nn_core.h"
 #include "ops/im2col_prelu_common.h"
+#include "ops/prelu_simd.h"
 
 #define OP "aclnnPreluBackward"
 #define PRELU_MAX_DIMS 8
@@ -62,6 +63,8 @@ typedef struct prelu_bw_ctx {
     const float *weight;             /* channels values, fp32 */
     void *grad_input;
     float *partials;
+    bool simd;                       /* fused AVX2 loops for channel-last rows */
+    bool streaming;                  /* non-temporal gradInput stores in those loops */
 } prelu_bw_ctx;
 
 /* ---- fp32 fused inner loops ---------------------------------------------------------------- */
@@ -176,6 +179,68 @@ static void span_vector_w(const prelu_bw_ctx *ctx, run_io *io, int64_t first, in
     }
 }
 
+/* ---- fused channel-last rows (prelu_simd.h) ------------------------------------------------ */
+
+#if NN_PRELU_SIMD
+PS_DEFINE_BACKWARD(f32, float)
+PS_DEFINE_BACKWARD(f16, uint16_t)
+PS_DEFINE_BACKWARD(bf16, uint16_t)
+PS_DEFINE_BACKWARD_SW(f32, float)
+PS_DEFINE_BACKWARD_SW(f16, uint16_t)
+PS_DEFINE_BACKWARD_SW(bf16, uint16_t)
+
+/* span_scalar_w without staging: the same pieces (whole run for fp32, CHUNK for fp16/bf16),
+ * each folded and added in order, so the sum is bit-identical. */
+static float simd_span_scalar_w(const prelu_bw_ctx *ctx, int64_t first, int64_t n, float w)
+{
+    const aclDataType dtype = ctx->plan->dtype;
+    const int64_t piece = dtype == ACL_FLOAT ? n : CHUNK;
+    float total = 0.0f;
+    for (int64_t done = 0; done < n; done += piece) {
+        const int64_t len = n - done < piece ? n - done : piece, at = first + done;
+        if (dtype == ACL_FLOAT) {
+            total += ps_bwd_sw_f32((const float *)ctx->self + at, (const float *)ctx->grad + at,
+                                   (float *)ctx->grad_input + at, w, len, ctx->streaming);
+        } else if (dtype == ACL_FLOAT16) {
+            total += ps_bwd_sw_f16((const uint16_t *)ctx->self + at,
+                                   (const uint16_t *)ctx->grad + at,
+                                   (uint16_t *)ctx->grad_input + at, w, len, ctx->streaming);
+        } else {
+            total += ps_bwd_sw_bf16((const uint16_t *)ctx->self + at,
+                                    (const uint16_t *)ctx->grad + at,
+                                    (uint16_t *)ctx->grad_input + at, w, len, ctx->streaming);
+        }
+    }
+    return total;
+}
+
+/* span_vector_w without staging: same per-element arithmetic and per-row sum order. */
+static void simd_span_vector_w(const prelu_bw_ctx *ctx, int64_t first, int64_t n,
+                               const float *w, float *sums)
+{
+    const aclDataType dtype = ctx->plan->dtype;
+    if (dtype == ACL_FLOAT) {
+        ps_bwd_vw_f32((const float *)ctx->self + first, (const float *)ctx->grad + first,
+                      (float *)ctx->grad_input + first, w, sums, n, ctx->streaming);
+    } else if (dtype == ACL_FLOAT16) {
+        ps_bwd_vw_f16((const uint16_t *)ctx->self + first, (const uint16_t *)ctx->grad + first,
+                      (uint16_t *)ctx->grad_input + first, w, sums, n, ctx->streaming);
+    } else {
+        ps_bwd_vw_bf16((const uint16_t *)ctx->self + first, (const uint16_t *)ctx->grad + first,
+                       (uint16_t *)ctx->grad_input + first, w, sums, n, ctx->streaming);
+    }
+}
+#endif
+
+/* A run sharing one weight value, on the fused loops when available. */
+static float scalar_w_span(const prelu_bw_ctx *ctx, run_io *io, int64_t first, int64_t n, float w)
+{
+#if NN_PRELU_SIMD
+    if (ctx->simd) return simd_span_scalar_w(ctx, first, n, w);
+#endif
+    return span_scalar_w(ctx, io, first, n, w);
+}
+
 /* ---- blocks ------------------------------------------------------------------------------- */
 
 static void plane_block(const prelu_bw_ctx *ctx, run_io *io, int64_t b)
@@ -185,7 +250,7 @@ static void plane_block(const prelu_bw_ctx *ctx, run_io *io, int64_t b)
     const int64_t start = j * BLOCK_ELEMS;
     const int64_t len = p->inner - start < BLOCK_ELEMS ? p->inner - start : BLOCK_ELEMS;
     const float w = ctx->weight[plane % p->channels];
-    ctx->partials[b] = span_scalar_w(ctx, io, plane * p->inner + start, len, w);
+    ctx->partials[b] = scalar_w_span(ctx, io, plane * p->inner + start, len, w);
 }
 
 static void row_block(const prelu_bw_ctx *ctx, run_io *io, int64_t b)
@@ -202,11 +267,17 @@ static void row_block(const prelu_bw_ctx *ctx, run_io *io, int64_t b)
     for (int64_t n = n0; n < n1; n++) {
         const int64_t row_first = (n * p->channels + c0) * p->inner;
         if (p->inner == 1) {
+#if NN_PRELU_SIMD
+            if (ctx->simd) {
+                simd_span_vector_w(ctx, row_first, c1 - c0, ctx->weight + c0, sums + c0);
+                continue;
+            }
+#endif
             span_vector_w(ctx, io, row_first, c1 - c0, ctx->weight + c0, sums + c0);
             continue;
         }
         for (int64_t c = c0; c < c1; c++) {
-            sums[c] += span_scalar_w(ctx, io, row_first + (c - c0) * p->inner, p->inner,
+            sums[c] += scalar_w_span(ctx, io, row_first + (c - c0) * p->inner, p->inner,
                                      ctx->weight[c]);
         }
     }
@@ -223,6 +294,7 @@ static void blocks_range(void *vctx, int64_t begin, int64_t end)
             row_block(ctx, &io, b);
         }
     }
+    if (ctx->streaming) nn_streaming_fence();
 }
 
 /* Adds the partials in block order into one fp32 sum per weight value. */
@@ -268,8 +340,12 @@ static aclnnStatus prelu_bw_kernel(const nn_launch *l)
     float *grad_weight = weight + p->channels;
     nn_ip_to_f32(p->dtype, l->operands[2].data, weight, (size_t)p->channels);
 
+    /* Fused loops (every layout); streaming only for a large gradInput. */
+    const bool simd = nn_prelu_simd_ok();
+    const bool streaming = simd && nn_use_streaming_stores((uint64_t)p->numel *
+                                                           nn_dtype_size(p->dtype));
     prelu_bw_ctx ctx = {p, grad, l->operands[1].data, weight, l->operands[3].data,
-                        (float *)(scratch + p->partial_offset)};
+                        (float *)(scratch + p->partial_offset), simd, streaming};
     nn_parallel_for(p->num_blocks, 1, blocks_range, &ctx);
     combine_partials(p, ctx.partials, grad_weight);
     nn_ip_from_f32(p->dtype, grad_weight, l->operands[4].data, (size_t)p->channels);

@@ -19,6 +19,7 @@
 
 #include "aclnnop/aclnn_pad2d_backward.h"
 #include "core/nn_core.h"
+#include "core/nn_half_impl.h"
 #include "ops/pad_upsample_common.h"
 
 #define OP "aclnnReplicationPad2dBackward"
@@ -39,13 +40,6 @@ typedef struct pad_bwd_plan {
                             * complex64 widening buffers stay in L1) */
     int kind;
 } pad_bwd_plan;
-
-typedef struct pad_bwd_ctx {
-    const pad_bwd_plan *plan;
-    const void *grad_out;
-    void *grad_in;
-    int failed;            /* a range could not get its widening buffer */
-} pad_bwd_ctx;
 
 /* The gradOutput rows [*r0, *r1] (inclusive) that replicate gradInput row h. */
 static void source_rows(const pad_bwd_plan *p, int64_t h, int64_t *r0, int64_t *r1)
@@ -143,28 +137,88 @@ static row_block block_of(const pad_bwd_plan *p, int64_t item)
     return b;
 }
 
+typedef struct pad_bwd_ctx {
+    const pad_bwd_plan *plan;
+    const void *grad_out;
+    void *grad_in;
+    bool stream;           /* large gradInput: blocks are built in a buffer and streamed out */
+    int failed;            /* a range could not get its widening buffer */
+} pad_bwd_ctx;
+
+/* Where a range writes its gradInput blocks.  Streaming (large outputs): each block of
+ * block_rows rows (a few KiB, consecutive in gradInput) is computed into `buffer`, which stays
+ * in L1, and copied out with non-temporal stores, so no gradInput line is read for ownership.
+ * Otherwise (or if the buffer could not be allocated) blocks are written in place. */
+typedef struct block_sink {
+    unsigned char *buffer;  /* NULL: write in place */
+    size_t row_bytes;       /* one gradInput row in storage bytes */
+} block_sink;
+
+static block_sink sink_open(const pad_bwd_ctx *ctx, size_t row_bytes)
+{
+    block_sink sink = {NULL, row_bytes};
+    if (ctx->stream) {
+        sink.buffer = (unsigned char *)malloc((size_t)ctx->plan->block_rows * row_bytes);
+    }
+    return sink;
+}
+
+/* Where block b's rows are to be computed: the buffer, or gradInput itself. */
+static void *sink_rows(const block_sink *sink, const pad_bwd_ctx *ctx, const row_block *b)
+{
+    if (sink->buffer != NULL) {
+        return sink->buffer;
+    }
+    return (unsigned char *)ctx->grad_in + (size_t)(b->plane * ctx->plan->H + b->h0) * sink->row_bytes;
+}
+
+/* Block b is complete in the buffer: stream it to gradInput. */
+static void sink_flush(const block_sink *sink, const pad_bwd_ctx *ctx, const row_block *b)
+{
+    if (sink->buffer != NULL) {
+        unsigned char *dst = (unsigned char *)ctx->grad_in +
+                             (size_t)(b->plane * ctx->plan->H + b->h0) * sink->row_bytes;
+        nn_copy_row_nt(dst, sink->buffer, (size_t)(b->h1 - b->h0) * sink->row_bytes);
+    }
+}
+
+/* End of a range: order the streamed stores, release the buffer. */
+static void sink_close(block_sink *sink)
+{
+    if (sink->buffer != NULL) {
+        nn_streaming_fence();
+        free(sink->buffer);
+        sink->buffer = NULL;
+    }
+}
+
 /* Native types: storage == accumulation type, rows are used in place. */
 static void pad_bwd_native(const pad_bwd_ctx *ctx, int64_t begin, int64_t end)
 {
     const pad_bwd_plan *p = ctx->plan;
     const int comps = p->kind == KIND_C128 ? 2 : 1;
     const int64_t plane_in = p->Ho * p->Wo * comps, row_in = p->Wo * comps, row_out = p->W * comps;
+    const size_t scalar = p->kind == KIND_F32 ? sizeof(float) : sizeof(double);
+    block_sink sink = sink_open(ctx, (size_t)row_out * scalar);
     for (int64_t item = begin; item < end; item++) {
         const row_block b = block_of(p, item);
+        void *block = sink_rows(&sink, ctx, &b);
         for (int64_t h = b.h0; h < b.h1; h++) {
             int64_t r0, r1;
             source_rows(p, h, &r0, &r1);
             const int64_t first = b.plane * plane_in + r0 * row_in;
-            const int64_t out = (b.plane * p->H + h) * row_out;
+            const int64_t out = (h - b.h0) * row_out;
             if (p->kind == KIND_F32) {
                 grad_row_f32(p, 1, (const float *)ctx->grad_out + first, r1 - r0 + 1,
-                             (float *)ctx->grad_in + out);
+                             (float *)block + out);
             } else {
                 grad_row_f64(p, comps, (const double *)ctx->grad_out + first, r1 - r0 + 1,
-                             (double *)ctx->grad_in + out);
+                             (double *)block + out);
             }
         }
+        sink_flush(&sink, ctx, &b);
     }
+    sink_close(&sink);
 }
 
 /* complex64 (double accumulation): a block's source rows are widened into a buffer in one
@@ -181,6 +235,7 @@ static void pad_bwd_c64(pad_bwd_ctx *ctx, int64_t begin, int64_t end)
         return;
     }
     double *gi = rows + in_cap;
+    block_sink sink = sink_open(ctx, (size_t)row_out * sizeof(float));
     for (int64_t item = begin; item < end; item++) {
         const row_block b = block_of(p, item);
         const int64_t in_at = b.plane * plane_in + b.src0 * row_in;
@@ -192,9 +247,10 @@ static void pad_bwd_c64(pad_bwd_ctx *ctx, int64_t begin, int64_t end)
             grad_row_f64(p, 2, rows + (r0 - b.src0) * row_in, r1 - r0 + 1,
                          gi + (h - b.h0) * row_out);
         }
-        store_f32_from_f64(gi, (float *)ctx->grad_in + (b.plane * p->H + b.h0) * row_out,
-                           (size_t)((b.h1 - b.h0) * row_out));
+        store_f32_from_f64(gi, (float *)sink_rows(&sink, ctx, &b), (size_t)((b.h1 - b.h0) * row_out));
+        sink_flush(&sink, ctx, &b);
     }
+    sink_close(&sink);
     free(rows);
 }
 
@@ -271,6 +327,13 @@ static inline float strip_sum(const uint16_t *rows, int64_t nrows, int64_t row_l
     return sum;
 }
 
+/* One fp32 sum rounded to fp16/bf16, inlined: the two edge elements of every row would
+ * otherwise cost two calls through the core's exported converters (the same routine). */
+static inline uint16_t narrow_one(float sum, bool bf16)
+{
+    return bf16 ? nn_half_f32_to_bf16(sum) : nn_half_f32_to_f16(sum);
+}
+
 /* fp16/bf16: every sum in fp32, rounded once.  Edge columns are summed element by element;
  * interior elements of rows with one source row take the bit-level shortcut above; the few
  * rows with several source rows (top/bottom edges) are widened in blocks and summed. */
@@ -278,28 +341,28 @@ static void pad_bwd_half(pad_bwd_ctx *ctx, int64_t begin, int64_t end)
 {
     const pad_bwd_plan *p = ctx->plan;
     const bool bf16 = p->kind == KIND_BF16;
-    uint16_t (*narrow)(float) = bf16 ? nn_f32_to_bf16 : nn_f32_to_f16;
     void (*widen_n)(const uint16_t *, float *, size_t) = bf16 ? nn_bf16_to_f32_n : nn_f16_to_f32_n;
     void (*narrow_n)(const float *, uint16_t *, size_t) = bf16 ? nn_f32_to_bf16_n : nn_f32_to_f16_n;
     const uint16_t inf_bits = bf16 ? 0x7f80 : 0x7c00, quiet_bit = bf16 ? 0x0040 : 0x0200;
     const int64_t W = p->W, Wo = p->Wo, left = p->left;
     const int64_t first_hi = W == 1 ? Wo : left + 1, last_lo = W - 1 + left;
     const uint16_t *grad_out = (const uint16_t *)ctx->grad_out;
-    uint16_t *grad_in = (uint16_t *)ctx->grad_in;
     float acc[HALF_BLOCK], tmp[HALF_BLOCK];
+    block_sink sink = sink_open(ctx, (size_t)W * sizeof(uint16_t));
     for (int64_t item = begin; item < end; item++) {
         const row_block b = block_of(p, item);
+        uint16_t *block = (uint16_t *)sink_rows(&sink, ctx, &b);
         for (int64_t h = b.h0; h < b.h1; h++) {
             int64_t r0, r1;
             source_rows(p, h, &r0, &r1);
             const uint16_t *rows = grad_out + (b.plane * p->Ho + r0) * Wo;
-            uint16_t *gi = grad_in + (b.plane * p->H + h) * W;
+            uint16_t *gi = block + (h - b.h0) * W;
             const int64_t nrows = r1 - r0 + 1;
-            gi[0] = narrow(strip_sum(rows, nrows, Wo, 0, first_hi, bf16));
+            gi[0] = narrow_one(strip_sum(rows, nrows, Wo, 0, first_hi, bf16), bf16);
             if (W == 1) {
                 continue;
             }
-            gi[W - 1] = narrow(strip_sum(rows, nrows, Wo, last_lo, Wo, bf16));
+            gi[W - 1] = narrow_one(strip_sum(rows, nrows, Wo, last_lo, Wo, bf16), bf16);
             const int64_t n = W - 2;
             if (nrows == 1) {
                 single_source_half(rows + left + 1, gi + 1, n, inf_bits, quiet_bit);
@@ -318,7 +381,9 @@ static void pad_bwd_half(pad_bwd_ctx *ctx, int64_t begin, int64_t end)
                 narrow_n(acc, gi + 1 + k0, (size_t)m);
             }
         }
+        sink_flush(&sink, ctx, &b);
     }
+    sink_close(&sink);
 }
 
 static void pad_bwd_items(void *vctx, int64_t begin, int64_t end)
@@ -338,7 +403,10 @@ static aclnnStatus pad_bwd_kernel(const nn_launch *launch)
 {
     const pad_bwd_plan *p = (const pad_bwd_plan *)launch->plan;
     /* operands: 0 gradOutput, 1 self (shape only), 2 gradInput */
-    pad_bwd_ctx ctx = {p, launch->operands[0].data, launch->operands[2].data, 0};
+    pad_bwd_ctx ctx = {p, launch->operands[0].data, launch->operands[2].data,
+                       nn_use_streaming_stores((uint64_t)launch->operands[2].numel *
+                                               nn_dtype_size(launch->operands[2].dtype)),
+                       0};
     const int64_t blocks_per_plane = (p->H + p->block_rows - 1) / p->block_rows;
     const int64_t items = p->planes * blocks_per_plane;
     const double elem = (double)nn_dtype_size(launch->operands[0].dtype);

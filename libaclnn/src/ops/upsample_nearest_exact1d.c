@@ -127,13 +127,13 @@ static void upsample_rows(void *vctx, int64_t begin, int64_t end)
         unsigned char *out = ctx->out + (size_t)row * out_bytes;
         if (row_buffer != NULL) {
             upsample_write_row(ctx, in, row_buffer);
-            nn_pu_stream_copy(out, row_buffer, out_bytes);
+            nn_copy_row_nt(out, row_buffer, out_bytes);
         } else {
             upsample_write_row(ctx, in, out);
         }
     }
     if (row_buffer != NULL) {
-        nn_pu_stream_fence();
+        nn_streaming_fence();
         free(row_buffer);
     }
 }
@@ -149,7 +149,7 @@ static aclnnStatus upsample_kernel(const nn_launch *launch)
     upsample_ctx ctx = {p, &map, nn_ne_map_runs_are_long(&map),
                         (const unsigned char *)launch->operands[0].data,
                         (unsigned char *)launch->operands[1].data,
-                        (size_t)(p->rows * p->out_len) * p->elem_size >= NN_PU_STREAM_BYTES};
+                        nn_use_streaming_stores((uint64_t)(p->rows * p->out_len) * p->elem_size)};
     const double row_bytes = (double)(p->in_len + p->out_len) * (double)p->elem_size;
     nn_parallel_for(p->rows, nn_pu_grain(p->rows, row_bytes), upsample_rows, &ctx);
     nn_ne_map_free(&map);

@@ -47,6 +47,7 @@ typedef struct upsample_bwd_ctx {
     int mode;
     const void *grad_out;
     void *grad_in;
+    bool stream;             /* large gradInput: rows are built in a buffer and streamed out */
     int failed;              /* a range could not get its conversion buffers */
 } upsample_bwd_ctx;
 
@@ -136,39 +137,76 @@ static inline float widen_bf16(uint16_t b)
 DEFINE_GRAD_ROW(run_sums_f32, row_f32, float, WIDEN_F32)
 DEFINE_GRAD_ROW(run_sums_bf16, row_bf16, uint16_t, widen_bf16)
 
-static void upsample_bwd_rows(void *vctx, int64_t begin, int64_t end)
+/* Streaming (large gradInput): each row is computed into a buffer that stays in L1/L2 and
+ * copied out with non-temporal stores, so no gradInput line is read for ownership.  Without
+ * streaming (or if that buffer could not be allocated) rows are written in place. */
+static void upsample_bwd_rows_f32(upsample_bwd_ctx *ctx, int64_t begin, int64_t end)
 {
-    upsample_bwd_ctx *ctx = (upsample_bwd_ctx *)vctx;
     const upsample_bwd_plan *p = ctx->plan;
     const int64_t Lin = p->in_len, Lout = p->out_len;
-    if (p->dtype == ACL_FLOAT) {
-        for (int64_t row = begin; row < end; row++) {
-            row_f32(ctx->map, ctx->mode, (const float *)ctx->grad_out + row * Lout,
-                    (float *)ctx->grad_in + row * Lin);
+    const size_t row_bytes = (size_t)Lin * sizeof(float);
+    float *buffer = ctx->stream ? (float *)malloc(row_bytes) : NULL;
+    for (int64_t row = begin; row < end; row++) {
+        float *gi = (float *)ctx->grad_in + row * Lin;
+        row_f32(ctx->map, ctx->mode, (const float *)ctx->grad_out + row * Lout,
+                buffer != NULL ? buffer : gi);
+        if (buffer != NULL) {
+            nn_copy_row_nt(gi, buffer, row_bytes);
         }
-        return;
     }
-    /* fp16 / bf16: sum in fp32 (bf16 widened inline, fp16 row by row), round once */
+    if (buffer != NULL) {
+        nn_streaming_fence();
+        free(buffer);
+    }
+}
+
+/* fp16 / bf16: sum in fp32 (bf16 widened inline, fp16 row by row), round once. */
+static void upsample_bwd_rows_half(upsample_bwd_ctx *ctx, int64_t begin, int64_t end)
+{
+    const upsample_bwd_plan *p = ctx->plan;
+    const int64_t Lin = p->in_len, Lout = p->out_len;
     const bool bf16 = p->dtype == ACL_BF16;
-    float *gi32 = (float *)malloc((size_t)(Lin + (bf16 ? 0 : Lout)) * sizeof(float));
+    const size_t row_bytes = (size_t)Lin * sizeof(uint16_t);
+    /* fp32 gradInput row, fp32 gradOutput row (fp16 only), narrowed row (streaming only) */
+    const size_t floats = (size_t)(Lin + (bf16 ? 0 : Lout));
+    const size_t narrow_bytes = ctx->stream ? row_bytes : 0;
+    float *gi32 = (float *)malloc(floats * sizeof(float) + narrow_bytes);
     if (gi32 == NULL) {
         __atomic_store_n(&ctx->failed, 1, __ATOMIC_RELAXED);
         return;
     }
     float *go32 = gi32 + Lin;
+    uint16_t *narrow = ctx->stream ? (uint16_t *)(gi32 + floats) : NULL;
     for (int64_t row = begin; row < end; row++) {
         const uint16_t *go = (const uint16_t *)ctx->grad_out + row * Lout;
         uint16_t *gi = (uint16_t *)ctx->grad_in + row * Lin;
+        uint16_t *target = narrow != NULL ? narrow : gi;
         if (bf16) {
             row_bf16(ctx->map, ctx->mode, go, gi32);
-            nn_f32_to_bf16_n(gi32, gi, (size_t)Lin);
+            nn_f32_to_bf16_n(gi32, target, (size_t)Lin);
         } else {
             nn_f16_to_f32_n(go, go32, (size_t)Lout);
             row_f32(ctx->map, ctx->mode, go32, gi32);
-            nn_f32_to_f16_n(gi32, gi, (size_t)Lin);
+            nn_f32_to_f16_n(gi32, target, (size_t)Lin);
+        }
+        if (narrow != NULL) {
+            nn_copy_row_nt(gi, narrow, row_bytes);
         }
     }
+    if (narrow != NULL) {
+        nn_streaming_fence();
+    }
     free(gi32);
+}
+
+static void upsample_bwd_rows(void *vctx, int64_t begin, int64_t end)
+{
+    upsample_bwd_ctx *ctx = (upsample_bwd_ctx *)vctx;
+    if (ctx->plan->dtype == ACL_FLOAT) {
+        upsample_bwd_rows_f32(ctx, begin, end);
+    } else {
+        upsample_bwd_rows_half(ctx, begin, end);
+    }
 }
 
 static aclnnStatus upsample_bwd_kernel(const nn_launch *launch)
@@ -187,6 +225,7 @@ static aclnnStatus upsample_bwd_kernel(const nn_launch *launch)
                                              : (map.max_count <= 1 ? MODE_PICK : MODE_PER_INPUT);
     ctx.grad_out = launch->operands[0].data;
     ctx.grad_in = launch->operands[1].data;
+    ctx.stream = nn_use_streaming_stores((uint64_t)(p->rows * p->in_len) * nn_dtype_size(p->dtype));
     const double row_bytes = (double)(p->in_len + p->out_len) * (double)nn_dtype_size(p->dtype);
     nn_parallel_for(p->rows, nn_pu_grain(p->rows, row_bytes), upsample_bwd_rows, &ctx);
     nn_ne_map_free(&map);

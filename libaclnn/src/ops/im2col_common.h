@@ -1,0 +1,131 @@
+/*
+ * im2col_common.h - what aclnnIm2col (im2col.c) and aclnnIm2colBackward (im2col_backward.c)
+ * share: the kernel plan, the handle and attribute-array checks, out's shape check and the
+ * executor set-up of phase 1.  Each op keeps its own messages where CANN's differ; the checks
+ * here run in the order the caller passes its arguments.
+ *
+ * Everything is `static inline`: no symbol leaves the translation unit that includes it.
+ */
+#ifndef NN_IM2COL_COMMON_H
+#define NN_IM2COL_COMMON_H
+
+#include <stdint.h>
+
+#include "core/nn_core.h"
+#include "ops/im2col_prelu_common.h"
+
+/* The geometry both kernels walk: image planes of H x W, OH x OW window positions, the kernel
+ * size, dilation, padding and stride per axis. */
+typedef struct nn_i2c_plan {
+    int64_t planes;            /* N*C (C for an unbatched image) */
+    int64_t H, W, OH, OW;
+    int64_t kH, kW, dH, dW, pH, pW, sH, sW;
+    aclDataType in_dtype, out_dtype;
+} nn_i2c_plan;
+
+/* First every argument for NULL (the tensor `in`, then the arrays, then `out`), then every one
+ * for liveness in the same order: CANN's null check comes before anything else. */
+static inline aclnnStatus nn_i2c_check_handles(const char *op, const char *in_name,
+                                               const aclTensor *in, int num_arrays,
+                                               const aclIntArray *const *arrays,
+                                               const char *const *array_names,
+                                               const aclTensor *out)
+{
+    if (in == NULL) return nn_ip_null_tensor(op, in_name);
+    for (int i = 0; i < num_arrays; i++) {
+        if (arrays[i] == NULL) return nn_ip_null_array(op, array_names[i]);
+    }
+    if (out == NULL) return nn_ip_null_tensor(op, "out");
+    aclnnStatus st;
+    if ((st = nn_ip_check_tensor(op, in_name, in)) != ACLNN_SUCCESS) return st;
+    for (int i = 0; i < num_arrays; i++) {
+        if ((st = nn_ip_check_array(op, array_names[i], arrays[i])) != ACLNN_SUCCESS) return st;
+    }
+    return nn_ip_check_tensor(op, "out", out);
+}
+
+/* Every attribute array holds one value per spatial axis (H, W). */
+static inline aclnnStatus nn_i2c_check_array_sizes(const char *op, int num_arrays,
+                                                   const aclIntArray *const *arrays,
+                                                   const char *const *array_names)
+{
+    for (int i = 0; i < num_arrays; i++) {
+        if (arrays[i]->size != 2) {
+            return nn_error(ACLNN_ERR_PARAM_INVALID, "%s: It is expected %s equals to 2, but got "
+                            "size %llu.", op, array_names[i], (unsigned long long)arrays[i]->size);
+        }
+    }
+    return ACLNN_SUCCESS;
+}
+
+/* out must have exactly the `nd` dims in `expected`; the message reads
+ * "<op>: <lead><expected shape><mid><out's shape>." in the op's own CANN wording. */
+static inline aclnnStatus nn_i2c_check_out_shape(const char *op, const aclTensor *out, uint64_t nd,
+                                                 const int64_t *expected, const char *lead,
+                                                 const char *mid)
+{
+    bool same = out->ndim == nd;
+    for (uint64_t i = 0; same && i < nd; i++) same = out->dims[i] == expected[i];
+    if (!same) {
+        char want[160], got[512];
+        return nn_error(ACLNN_ERR_PARAM_INVALID, "%s: %s%s%s%s.", op, lead,
+                        nn_shape_str(want, sizeof want, nd, expected), mid,
+                        nn_shape_str(got, sizeof got, out->ndim, out->dims));
+    }
+    return ACLNN_SUCCESS;
+}
+
+/* CANN dereferences these without a check; a NULL would crash it (design.md decision 7). */
+static inline aclnnStatus nn_i2c_check_result_ptrs(const char *op, const uint64_t *workspaceSize,
+                                                   aclOpExecutor *const *executor)
+{
+    if (workspaceSize == NULL) {
+        return nn_error(ACLNN_ERR_PARAM_NULLPTR, "%s: workspaceSize must not be null.", op);
+    }
+    if (executor == NULL) {
+        return nn_error(ACLNN_ERR_PARAM_NULLPTR, "%s: executor must not be null.", op);
+    }
+    return ACLNN_SUCCESS;
+}
+
+/* Records the checked geometry in the plan (k, d, pad, s hold {H value, W value}). */
+static inline void nn_i2c_set_geometry(nn_i2c_plan *plan, int64_t planes, int64_t H, int64_t W,
+                                       int64_t OH, int64_t OW, const aclIntArray *k,
+                                       const aclIntArray *d, const aclIntArray *pad,
+                                       const aclIntArray *s)
+{
+    plan->planes = planes;
+    plan->H = H;
+    plan->W = W;
+    plan->OH = OH;
+    plan->OW = OW;
+    plan->kH = k->values[0];
+    plan->kW = k->values[1];
+    plan->dH = d->values[0];
+    plan->dW = d->values[1];
+    plan->pH = pad->values[0];
+    plan->pW = pad->values[1];
+    plan->sH = s->values[0];
+    plan->sW = s->values[1];
+}
+
+/* The end of phase 1 once every check passed: an executor that runs `kernel` on in -> out, or
+ * one with nothing to do when `in` is empty. */
+static inline aclnnStatus nn_i2c_make_executor(const char *op, nn_kernel_fn kernel,
+                                               nn_i2c_plan *plan, const aclTensor *in,
+                                               const aclTensor *out, uint64_t *workspaceSize,
+                                               aclOpExecutor **executor)
+{
+    plan->in_dtype = in->dtype;
+    plan->out_dtype = out->dtype;
+    const bool empty = nn_tensor_is_empty(in);
+    aclOpExecutor *ex = nn_executor_create(op, empty ? NULL : kernel, plan, sizeof *plan);
+    if (ex == NULL) return ACLNN_ERR_INNER_CREATE_EXECUTOR;
+    if (!empty) {
+        nn_executor_add_input(ex, in);
+        nn_executor_add_output(ex, out);
+    }
+    return nn_executor_finish(ex, workspaceSize, executor);
+}
+
+#endif /* NN_IM2COL_COMMON_H */

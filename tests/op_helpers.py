@@ -1,0 +1,120 @@
+"""Helpers shared by the operator tests (tests/test_op_*.py): NumPy <-> torch conversion with
+bfloat16, bitwise comparison, strided layouts of a shape, im2col window counts, and the
+subprocess runner of the thread-count invariance tests.  Nothing here computes a reference:
+every test keeps its own independent reference next to its cases.
+"""
+import os
+import subprocess
+import sys
+
+import ml_dtypes
+import numpy as np
+import torch
+
+from support import ROOT
+
+BF16 = ml_dtypes.bfloat16
+
+
+def to_torch(a):
+    a = np.asarray(a)
+    if a.dtype == BF16:
+        return torch.from_numpy(a.astype(np.float32)).to(torch.bfloat16)
+    return torch.from_numpy(np.ascontiguousarray(a))
+
+
+def from_torch(t, dtype=None):
+    """A torch tensor as NumPy (bfloat16 through fp32); cast to `dtype` when given."""
+    if t.dtype == torch.bfloat16:
+        return t.float().numpy().astype(BF16)
+    return t.numpy() if dtype is None else t.numpy().astype(dtype)
+
+
+def bits(a):
+    a = np.ascontiguousarray(a)
+    return a.view({1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[a.dtype.itemsize])
+
+
+def assert_bits(got, want, what="", nan_sign_free=False):
+    """Same shape, same dtype and the same bits.  With nan_sign_free, NaNs must sit at the same
+    places but their sign and payload may differ (PyTorch's vectorised bf16/fp16 paths sometimes
+    return the default NaN)."""
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.shape == want.shape, (what, got.shape, want.shape)
+    assert got.dtype == want.dtype, (what, got.dtype, want.dtype)
+    if nan_sign_free:
+        nan_got, nan_want = np.isnan(got.astype(np.float32)), np.isnan(want.astype(np.float32))
+        np.testing.assert_array_equal(nan_got, nan_want)
+        got, want = np.where(nan_got, 0, got).astype(got.dtype), np.where(nan_want, 0, want).astype(want.dtype)
+    bad = bits(got) != bits(want)
+    if bad.any():
+        where = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise AssertionError("%s: %d of %d differ; first at %s: got %r want %r"
+                             % (what, bad.sum(), bad.size, where, got[where], want[where]))
+
+
+def contiguous_strides(shape):
+    strides = [1] * len(shape)
+    for i in range(len(shape) - 2, -1, -1):
+        strides[i] = strides[i + 1] * max(shape[i + 1], 1)
+    return strides
+
+
+def layouts(shape, offset_view=(5, 9), every_other=(1, 3), swapped=(2, 2)):
+    """(strides, offset, storage_numel) of three non-contiguous layouts of `shape`: contiguous
+    at an offset, every other element, and (rank >= 2) the last two dims swapped in memory.
+    Each (offset, extra) pair gives the view's offset and the storage beyond what it spans."""
+    nd = len(shape)
+    contig = contiguous_strides(shape)
+    numel = int(np.prod(shape, dtype=np.int64))
+    yield tuple(contig), offset_view[0], numel + offset_view[1]
+    yield tuple(2 * c for c in contig), every_other[0], 2 * numel + every_other[1]
+    if nd >= 2:
+        perm = list(range(nd - 2)) + [nd - 1, nd - 2]
+        pstr = contiguous_strides([shape[i] for i in perm])
+        strides = [0] * nd
+        for pos, dim in enumerate(perm):
+            strides[dim] = pstr[pos]
+        yield tuple(strides), swapped[0], numel + swapped[1]
+
+
+def windows(size, k, d, p, s):
+    """Sliding-window positions along one dim (PyTorch's unfold formula)."""
+    return (size + 2 * p - (d * (k - 1) + 1)) // s + 1
+
+
+def script_outputs(script, envs, timeout=120):
+    """Runs `script` with `python -c` once per extra-environment dict; returns the stripped
+    stdouts (each run must exit 0)."""
+    outputs = []
+    for extra in envs:
+        env = dict(os.environ, **extra)
+        res = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True,
+                             timeout=timeout, cwd=ROOT)
+        assert res.returncode == 0, res.stderr
+        outputs.append(res.stdout.strip())
+    return outputs
+
+
+def assert_thread_count_invariant(script, threads=("1", "2", "3")):
+    """The script (which prints a digest of its results) prints the same for every
+    ACLNN_NUM_THREADS in `threads`."""
+    outputs = script_outputs(script, [{"ACLNN_NUM_THREADS": t} for t in threads])
+    assert len(set(outputs)) == 1, outputs
+
+
+def empty_tensor(shape, dtype=np.float32, fmt=None):
+    """An uninitialised device tensor (for validation cases that never run)."""
+    import pyaclnn
+    return pyaclnn.Tensor.empty(shape, dtype, format=fmt)
+
+
+def assert_rejected(code, needle, call, *args, **kwargs):
+    """call(*args, **kwargs) raises pyaclnn.AclnnError with status `code` and a message that
+    names `needle`."""
+    import pyaclnn
+    import pytest
+    with pytest.raises(pyaclnn.AclnnError) as info:
+        call(*args, **kwargs)
+    assert info.value.code == code
+    assert needle in str(info.value)
