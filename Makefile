@@ -67,7 +67,7 @@ test: $(LIB) $(VENV)/.pyaclnn tools-check
 
 # System tools the tests use (valgrind for the leak checks); installed from Debian if missing.
 tools-check:
-	@command -v valgrind >/dev/null 2>&1 && command -v clang >/dev/null 2>&1 && command -v cmake >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq valgrind clang cmake; }
+	@command -v valgrind >/dev/null 2>&1 && command -v clang >/dev/null 2>&1 && command -v cmake >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind clang cmake; }
 
 demo: $(LIB) $(VENV)/.pyaclnn
 	$(VPY) examples/run_demo.py
