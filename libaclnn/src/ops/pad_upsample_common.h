@@ -3,7 +3,6 @@
  * operator files (internal; every function is static inline).
  *
  *  - dtype-list checks with CANN-style messages,
- *  - private-format detection,
  *  - the nearest-exact index map: PyTorch/CANN compute the source index of output position d
  *    as min(floor(fl32((d + 0.5) * scale)), L - 1) with a float32 scale.  That map is monotone,
  *    so every input index i owns a contiguous range of outputs [lo(i), lo(i) + count(i)).  We
@@ -60,23 +59,6 @@ static inline const char *nn_pu_dtype_list_str(char *buf, size_t size, const acl
         used += (size_t)n;
     }
     return buf;
-}
-
-/* Formats that only exist on the NPU (CANN's IsPrivateFormat). */
-static inline bool nn_pu_format_is_private(aclFormat format)
-{
-    switch ((int)format) {
-    case 3:  /* NC1HWC0 */
-    case 4:  /* FRACTAL_Z */
-    case 12: /* NC1HWC0_C04 */
-    case 29: /* FRACTAL_NZ */
-    case 32: /* NDC1HWC0 */
-    case 33: /* FRACTAL_Z_3D */
-    case 50: case 51: case 52: case 53: case 54: /* FRACTAL_NZ_C0_x */
-        return true;
-    default:
-        return false;
-    }
 }
 
 /* ---------------------------------------------------------------------------------------- */

@@ -466,7 +466,7 @@ static aclnnStatus check_formats(const aclTensor *grad_out, const aclTensor *sel
     const aclTensor *tensors[3] = {grad_out, self, grad_in};
     static const char *const names[3] = {"gradOutput", "self", "gradInput"};
     for (int i = 0; i < 3; i++) {
-        if (nn_pu_format_is_private(tensors[i]->format)) {
+        if (nn_format_is_private(tensors[i]->format)) {
             return nn_error(ACLNN_ERR_PARAM_INVALID, OP ": Format only support ND, %s has %s.",
                             names[i], nn_format_name(tensors[i]->format));
         }
