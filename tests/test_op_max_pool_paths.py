@@ -1,10 +1,12 @@
 """aclnnMaxPool2dWithMaskBackward: the kernel's fast paths against a NumPy loop.
 
 The backward has a direct-write path for 2x2 windows with stride 2 and no padding (each input
-cell lies in at most one window; taken on CPUs with AVX-512) that falls back, plane by plane, to
-the general scatter when an index does not lie in its own window.  These tests drive both sides
-of that choice and the edges of the direct path (odd H/W with ceilMode on and off, row widths
-around the 16-output step, -0.0 and NaN gradients), always against an independent reference:
+cell lies in at most one window) and a gather path for 3x3 windows with stride 2 and padding 0
+or 1 (each cell adds its up-to-four candidate windows in output order); both are taken on CPUs
+with AVX-512 and fall back, plane by plane, to the general scatter when an index does not lie
+in its own window.  These tests drive both sides of that choice and the edges of the fast paths
+(odd H/W with ceilMode on and off, row widths around the 16-cell step, cells that are the argmax
+of four windows, -0.0 and NaN gradients), always against an independent reference:
 
     gradInput[n, c, i] = float32 sum, in output order, of gradOutput[n, c, o] over the outputs o
                          whose mask index is i; rounded once to the dtype.
@@ -171,4 +173,140 @@ def test_2x2_same_bits_for_any_thread_count():
     envs = [{"ACLNN_NUM_THREADS": threads, "ACLNN_STREAMING_STORES": streaming}
             for threads, streaming in (("1", "0"), ("2", "1"), ("3", "0"))]
     digests = script_outputs(_THREADS_SCRIPT, envs)
+    assert len(set(digests)) == 1, digests
+
+
+# ---------------------------------------------------------------------------------------------
+# 3x3 windows, stride 2 (the gather path)
+# ---------------------------------------------------------------------------------------------
+
+# padding (pH, pW): both 0, both 1 (the ResNet stem pool), and mixed
+PADS_3X3 = [(0, 0), (1, 1), (1, 0), (0, 1)]
+# row widths around the 16-cell step and the row end (W = 15..17, 31..33, 47, 112), odd/even H
+SHAPES_3X3 = [(1, 1, 3, 3), (2, 3, 5, 7), (1, 2, 8, 15), (1, 1, 6, 16), (2, 1, 9, 17), (1, 2, 4, 31),
+              (1, 1, 7, 32), (1, 2, 5, 33), (3, 11, 47), (1, 2, 20, 112)]
+
+
+def pooled_padded(size, k, s, p, ceil_mode):
+    num = size + 2 * p - k + (s - 1 if ceil_mode else 0)
+    o = num // s + 1
+    if ceil_mode and (o - 1) * s >= size + p:
+        o -= 1
+    return o
+
+
+def with_spikes(x, seed):
+    """x with large values on some odd-row, odd-column cells: with padding 1 such a cell is the
+    argmax of all four windows around it (the most contributions a cell can get)."""
+    x = x.astype(np.float32).copy()
+    rng = np.random.default_rng(seed)
+    h, w = x.shape[-2:]
+    spikes = x[..., 1::2, 1::2]
+    pick = rng.random(spikes.shape) < 0.5
+    spikes[pick] = 10 + rng.random(np.count_nonzero(pick)).astype(np.float32)
+    return x
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=DT_IDS)
+@pytest.mark.parametrize("ceil_mode", [False, True], ids=["floor", "ceil"])
+@pytest.mark.parametrize("pad", PADS_3X3, ids=lambda p: "p%d%d" % p)
+@pytest.mark.parametrize("shape", SHAPES_3X3, ids=lambda s: "x".join(map(str, s)))
+def test_3x3_stride_2_with_forward_mask(shape, pad, ceil_mode, dtype):
+    x = with_spikes(random_array(shape, np.float32, 21), 22).astype(dtype)
+    out, mask = max_pool2d_with_mask(x, 3, 2, list(pad), 1, ceil_mode)
+    assert out.shape[-2:] == tuple(pooled_padded(n, 3, 2, q, ceil_mode) for n, q in zip(shape[-2:], pad))
+    grad = random_array(out.shape, dtype, 23)
+    index = stream_of(mask, out.size).reshape(out.shape)
+    got = max_pool2d_with_mask_backward(grad, x, mask, 3, 2, list(pad), 1, ceil_mode)
+    assert_bits(got, reference(grad, index, x.shape, dtype))
+
+
+def test_3x3_stride_2_four_windows_on_one_cell_against_torch():
+    """fp32 against torch itself: cells receiving 2 and 4 gradients sum in torch's order."""
+    import torch
+    x = with_spikes(random_array((2, 3, 23, 40), np.float32, 24), 25)
+    out, mask = max_pool2d_with_mask(x, 3, 2, 1)
+    t_out, t_idx = torch.ops.aten.max_pool2d_with_indices(torch.from_numpy(x), [3, 3], [2, 2], [1, 1], [1, 1],
+                                                           False)
+    counts = np.bincount(t_idx.reshape(6, -1)[0].numpy(), minlength=23 * 40)
+    assert counts.max() == 4          # the spikes really are the argmax of four windows
+    grad = random_array(out.shape, np.float32, 26)
+    want = torch.ops.aten.max_pool2d_with_indices_backward(torch.from_numpy(grad), torch.from_numpy(x), [3, 3],
+                                                           [2, 2], [1, 1], [1, 1], False, t_idx)
+    got = max_pool2d_with_mask_backward(grad, x, mask, 3, 2, 1)
+    assert_bits(got, want.numpy())
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=DT_IDS)
+def test_3x3_negative_zero_and_nan_gradients(dtype):
+    x = with_spikes(random_array((2, 3, 9, 38), np.float32, 27), 28).astype(dtype)
+    out, mask = max_pool2d_with_mask(x, 3, 2, 1)
+    grad = random_array(out.shape, dtype, 29)
+    grad.reshape(-1)[::3] = -0.0
+    grad.reshape(-1)[1::7] = np.nan
+    index = stream_of(mask, out.size).reshape(out.shape)
+    got = max_pool2d_with_mask_backward(grad, x, mask, 3, 2, 1)
+    want = reference(grad, index, x.shape, dtype)
+    g32, w32 = got.astype(np.float32), want.astype(np.float32)
+    assert (np.isnan(g32) == np.isnan(w32)).all()
+    assert_bits(np.where(np.isnan(g32), 0, got).astype(dtype), np.where(np.isnan(w32), 0, want).astype(dtype))
+    assert not np.signbit(g32[g32 == 0]).any()
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=DT_IDS)
+@pytest.mark.parametrize("pad", [(0, 0), (1, 1)], ids=lambda p: "p%d%d" % p)
+@pytest.mark.parametrize("shape", [(2, 3, 7, 9), (1, 2, 10, 40), (4, 33, 35)],
+                         ids=lambda s: "x".join(map(str, s)))
+def test_3x3_adversarial_indices_inside_the_plane(shape, pad, dtype):
+    x = random_array(shape, dtype, 30)
+    out, mask = max_pool2d_with_mask(x, 3, 2, list(pad), 1, True)
+    h, w = shape[-2:]
+    index = np.random.default_rng(31).integers(0, h * w, size=out.shape)
+    grad = random_array(out.shape, dtype, 32)
+    got = max_pool2d_with_mask_backward(grad, x, mask_from_stream(index, 3), 3, 2, list(pad), 1, True)
+    assert_bits(got, reference(grad, index, x.shape, dtype))
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=DT_IDS)
+def test_3x3_one_stray_index_among_good_planes(dtype):
+    """Indices just outside their window (one column or row too far, wrapped to the next row, a
+    padding cell's neighbour): those planes fall back, the others take the gather."""
+    x = random_array((2, 4, 9, 36), dtype, 33)
+    out, mask = max_pool2d_with_mask(x, 3, 2, 1)
+    index = stream_of(mask, out.size).reshape(out.shape).copy()
+    ho, wo = out.shape[-2:]
+    w = x.shape[-1]
+    index[0, 1, 1, 3] = 2 * w + 2 * 3 + 2       # column 8: one right of window (1, 3)'s columns 5..7
+    index[1, 0, 0, 0] = 2 * w                   # row 2: one below window (0, 0)'s rows 0..1
+    index[1, 2, ho - 1, wo - 1] = 0             # the far corner
+    index[1, 3, 2, 0] = 3 * w + w - 1           # window (2, 0) covers columns -1..1: "column -1" wraps
+    grad = random_array(out.shape, dtype, 34)
+    got = max_pool2d_with_mask_backward(grad, x, mask_from_stream(index, 3), 3, 2, 1)
+    assert_bits(got, reference(grad, index, x.shape, dtype))
+
+
+_THREADS_SCRIPT_3X3 = textwrap.dedent("""
+    import hashlib
+    import numpy as np, ml_dtypes
+    from pyaclnn.functional import max_pool2d_with_mask, max_pool2d_with_mask_backward
+    h = hashlib.sha256()
+    rng = np.random.default_rng(35)
+    for dtype in (np.float32, ml_dtypes.bfloat16):
+        x = rng.standard_normal((3, 5, 13, 40)).astype(np.float32)
+        x[..., 1::4, 1::4] = 9                       # cells that are the argmax of four windows
+        x = x.astype(dtype)
+        out, mask = max_pool2d_with_mask(x, 3, 2, 1)
+        grad = rng.standard_normal(out.shape).astype(np.float32).astype(dtype)
+        h.update(max_pool2d_with_mask_backward(grad, x, mask, 3, 2, 1).tobytes())
+        stream = mask.view(np.uint8).reshape(-1)[:4 * out.size].view("<i4")
+        stream[::5] = rng.integers(0, 13 * 40, size=stream[::5].size)   # forces the fallback
+        h.update(max_pool2d_with_mask_backward(grad, x, mask, 3, 2, 1).tobytes())
+    print(h.hexdigest())
+""")
+
+
+def test_3x3_same_bits_for_any_thread_count():
+    envs = [{"ACLNN_NUM_THREADS": threads, "ACLNN_STREAMING_STORES": streaming}
+            for threads, streaming in (("1", "0"), ("2", "1"), ("3", "0"))]
+    digests = script_outputs(_THREADS_SCRIPT_3X3, envs)
     assert len(set(digests)) == 1, digests

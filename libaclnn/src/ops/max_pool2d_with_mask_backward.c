@@ -37,6 +37,8 @@
 #endif
 
 #define MP_EXPORT __attribute__((visibility("default")))
+/* The fast paths' functions: compiled for AVX-512 F/BW/VL, called only when the CPU has them. */
+#define MP_AVX512BW __attribute__((target("avx512f,avx512bw,avx512vl")))
 
 static const char OP_MASK[] = "aclnnMaxPool2dWithMaskBackward";
 #define OP_INDICES "aclnnMaxPool2dWithIndicesBackward"
@@ -50,11 +52,12 @@ typedef struct bw_plan {
     bool indices_int64;     /* aclnnMaxPool2dWithIndicesBackward with INT64 indices */
     bool stream_stores;
     bool tiled_2x2;         /* 2x2 kernel, stride 2, no padding, int32 indices, AVX-512: tiled_2x2_plane */
+    bool gather_3x3s2;      /* 3x3 kernel, stride 2, padding <= 1, int32 indices, AVX-512: gather_3x3s2_plane */
     int64_t chunks;         /* plane runs, each with its own scratch */
     int64_t scratch_floats; /* per chunk: the fp32 tile, (fp16/bf16) the widened gradOutput, then
                              * (tiled_2x2) the row band */
     int64_t widened_offset, band_offset; /* floats from the start of a chunk's scratch */
-    int64_t band_rows;      /* tiled_2x2: input rows per band (even, band_rows * W floats) */
+    int64_t band_rows;      /* tiled_2x2 (even) / gather_3x3s2: input rows per band (band_rows * W floats) */
 } bw_plan;
 
 typedef struct bw_ctx {
@@ -198,10 +201,14 @@ static bool cpu_has_avx512(void)
     return __builtin_cpu_supports("avx512f") != 0;
 }
 
-/* Flushes `rows` rows of the band to gradInput (rounded once for fp16/bf16). */
-static void flush_band(const bw_plan *p, unsigned char *gi_rows, const float *band, int64_t rows)
+static bool cpu_has_avx512_bw(void)
 {
-    const int64_t n = rows * p->g.width;
+    return cpu_has_avx512() && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+}
+
+/* Writes n fp32 cells of the band to gradInput (rounded once for fp16/bf16). */
+static void flush_cells(const bw_plan *p, unsigned char *gi_rows, const float *band, int64_t n)
+{
     if (p->dtype == ACL_FLOAT) {
         if (p->stream_stores)
             nn_copy_row_nt(gi_rows, band, (size_t)n * sizeof(float));
@@ -222,6 +229,22 @@ static void flush_band(const bw_plan *p, unsigned char *gi_rows, const float *ba
         else
             memcpy(dst + i, narrow, (size_t)m * sizeof(uint16_t));
     }
+}
+
+/* 16 gradients of a row from index `at` on (lanes outside `live` not read) as fp32; fp16/bf16
+ * are widened exactly, in registers. */
+MP_AVX512BW static inline __m512 load_grad16(const unsigned char *row, int64_t at, __mmask16 live, aclDataType dtype)
+{
+    if (dtype == ACL_FLOAT) return _mm512_maskz_loadu_ps(live, (const float *)row + at);
+    const __m256i narrow = _mm256_maskz_loadu_epi16(live, (const uint16_t *)row + at);
+    if (dtype == ACL_FLOAT16) return _mm512_cvtph_ps(narrow);
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(narrow), 16));
+}
+
+/* Flushes `rows` rows of the band to gradInput. */
+static void flush_band(const bw_plan *p, unsigned char *gi_rows, const float *band, int64_t rows)
+{
+    flush_cells(p, gi_rows, band, rows * p->g.width);
 }
 
 /* Cells [c0, c0 + 16) of input rows 2oh (row0) and 2oh+1 (row1, NULL past the plane) from the
@@ -254,9 +277,8 @@ __attribute__((target("avx512f"))) static inline int64_t tiled_2x2_half(float *r
 
 /* Writes one plane of gradInput; false (plane partly written) when some index lies outside its
  * own window. */
-__attribute__((target("avx512f"))) static bool tiled_2x2_plane(const bw_plan *p, unsigned char *gi,
-                                                               const float *grad, const unsigned char *mask,
-                                                               float *band)
+MP_AVX512BW static bool tiled_2x2_plane(const bw_plan *p, unsigned char *gi, const unsigned char *grad,
+                                        const unsigned char *mask, float *band)
 {
     const mp_geometry *g = &p->g;
     const int64_t H = g->height, W = g->width, Ho = g->out_height, Wo = g->out_width;
@@ -272,7 +294,7 @@ __attribute__((target("avx512f"))) static bool tiled_2x2_plane(const bw_plan *p,
         float *row1 = ih + 1 < H ? row0 + W : NULL;
         const int64_t oh = ih / 2;
         if (oh < Ho) {
-            const float *grow = grad + oh * Wo;
+            const unsigned char *grow = grad + oh * Wo * elem;
             const unaligned_i32 *irow = index + oh * Wo;
             for (int64_t ow0 = 0; ow0 < Wo; ow0 += 16) {
                 const int64_t n = Wo - ow0 < 16 ? Wo - ow0 : 16;
@@ -280,8 +302,8 @@ __attribute__((target("avx512f"))) static bool tiled_2x2_plane(const bw_plan *p,
                 /* The streams are read at one cache line per step; fetch 1 KiB ahead (across the
                  * end of the plane into the next one: a prefetch past a buffer does not fault). */
                 _mm_prefetch((const char *)(irow + ow0) + 1024, _MM_HINT_T0);
-                _mm_prefetch((const char *)(grow + ow0) + 1024, _MM_HINT_T0);
-                const __m512 gv = _mm512_maskz_loadu_ps(live, grow + ow0);
+                _mm_prefetch((const char *)(grow + ow0 * elem) + 1024, _MM_HINT_T0);
+                const __m512 gv = load_grad16(grow, ow0, live, p->dtype);
                 const __m512i base = _mm512_add_epi32(_mm512_set1_epi32((int32_t)(ih * W + 2 * ow0)),
                                                       _mm512_slli_epi32(lane, 1));
                 const __m512i rel =
@@ -307,6 +329,182 @@ __attribute__((target("avx512f"))) static bool tiled_2x2_plane(const bw_plan *p,
     return matches == Ho * Wo;
 }
 
+/* ------------------------------------------------------------------------------------------ */
+/* 3x3 windows with stride 2 (padding 0 or 1): gather                                          */
+/* ------------------------------------------------------------------------------------------ */
+
+/* With a 3x3 kernel and stride 2, window (oh, ow) covers rows 2oh-pH .. 2oh-pH+2 and columns
+ * 2ow-pW .. 2ow-pW+2, so along each axis a cell lies in one or two windows: with u = iw + pW,
+ * window u/2 (if < Wo) and, when u is even, window u/2 - 1 (if >= 0); the same for rows.
+ * Instead of scattering every output into a tile, each gradInput cell gathers its (at most
+ * four) candidate outputs and adds those whose index names it:
+ *   gradInput[ih, iw] = ((0 + g(oh-1, ow-1)) + g(oh-1, ow)) + g(oh, ow-1)) + g(oh, ow)
+ * over the candidates that match, in increasing output position - the scatter's order, so the
+ * result is bit-identical to it (and for fp32 to PyTorch's).  The adds are masked: a candidate
+ * that does not match leaves the accumulator alone.
+ *
+ * The work is organised by output row: the outputs of row oh that are candidates of 16
+ * consecutive cells (9 consecutive outputs) are loaded once and spread to the cells with two
+ * permutes - the cell's "left" window u/2 - 1 and its "right" window u/2 - then compared with
+ * the cells of the three input rows that window row covers.  Those rows are accumulated in a
+ * small band of rows that stays in L1: the row 2oh-pH+2 is shared with the next window row
+ * (which adds to it after this one, as the order requires), so the band keeps it open and
+ * flushes the finished rows to gradInput.
+ *
+ * As for the 2x2 path, each output can match at most one cell (its own index, tested only at
+ * cells of its window inside the plane), so all Ho*Wo outputs matching proves every index lies
+ * in its own window; otherwise the plane is redone by the scatter.
+ *
+ * fp16/bf16 gradients are widened in registers (exact) and the finished cells rounded once when
+ * they are written. */
+
+/* Which of 16 cells starting at column c0 (a multiple of 16) have a left / right window, and
+ * which of the outputs ow = c0/2 - 1 .. c0/2 + 14 must be loaded. */
+typedef struct gather_block {
+    __mmask16 left, right, live;
+} gather_block;
+
+MP_AVX512BW static gather_block gather_block_at(int64_t c0, int64_t W, int64_t Wo, int64_t pad_w)
+{
+    const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    const __m512i iw = _mm512_add_epi32(_mm512_set1_epi32((int32_t)c0), lane);
+    const __m512i u = _mm512_add_epi32(iw, _mm512_set1_epi32((int32_t)pad_w));
+    const __m512i right = _mm512_srli_epi32(u, 1), left = _mm512_sub_epi32(right, _mm512_set1_epi32(1));
+    const __m512i wo = _mm512_set1_epi32((int32_t)Wo);
+    const __m512i loaded = _mm512_add_epi32(_mm512_set1_epi32((int32_t)(c0 / 2 - 1)), lane);
+    const __mmask16 in_row = _mm512_cmplt_epi32_mask(iw, _mm512_set1_epi32((int32_t)W));
+    const __mmask16 u_even = _mm512_testn_epi32_mask(u, _mm512_set1_epi32(1));
+    gather_block m;
+    m.right = _mm512_mask_cmplt_epi32_mask(in_row, right, wo);
+    m.left = _mm512_mask_cmplt_epi32_mask(in_row & u_even, left, wo) &
+             _mm512_cmpge_epi32_mask(left, _mm512_setzero_si512());
+    m.live = _mm512_mask_cmplt_epi32_mask(_mm512_cmpge_epi32_mask(loaded, _mm512_setzero_si512()), loaded, wo);
+    return m;
+}
+
+/* Adds the matches of one block of a window row to one cell row (`cells`: 16 floats of the
+ * band; `fresh`: the row has no earlier contribution) and counts them, one per lane in *hits
+ * (a vector count: cheaper than a popcount per compare). */
+MP_AVX512BW static inline void gather_cell_row(float *cells, bool fresh, __m512i target, __m512i idx_left,
+                                               __m512i idx_right, __m512 g_left, __m512 g_right, gather_block blk,
+                                               __m512i *hits)
+{
+    const __m512i one = _mm512_set1_epi32(1);
+    __m512 acc = fresh ? _mm512_setzero_ps() : _mm512_loadu_ps(cells);
+    const __mmask16 hit_left = _mm512_mask_cmpeq_epi32_mask(blk.left, idx_left, target);
+    const __mmask16 hit_right = _mm512_mask_cmpeq_epi32_mask(blk.right, idx_right, target);
+    acc = _mm512_mask_add_ps(acc, hit_left, acc, g_left);
+    acc = _mm512_mask_add_ps(acc, hit_right, acc, g_right);
+    _mm512_storeu_ps(cells, acc);
+    *hits = _mm512_mask_add_epi32(*hits, hit_left, *hits, one);
+    *hits = _mm512_mask_add_epi32(*hits, hit_right, *hits, one);
+}
+
+/* Adds window row oh to cell rows 2oh-pH .. 2oh-pH+2 (those inside the plane), which sit at
+ * band row `band_row0` onwards; the first of them is fresh only for oh == 0.  Counts the
+ * matches into *hits. */
+MP_AVX512BW static void gather_window_row(const mp_geometry *g, float *band, int64_t band_stride, int64_t band_row0,
+                                          const unsigned char *grow, const unaligned_i32 *irow, int64_t oh,
+                                          aclDataType dtype, __m512i *hits)
+{
+    const int64_t H = g->height, W = g->width, Wo = g->out_width, pad_w = g->pad_w;
+    const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    /* cell lane -> loaded output: the right window u/2 sits at (pW + lane)/2 + 1, the left one below */
+    const __m512i pick_right =
+        _mm512_add_epi32(_mm512_srli_epi32(_mm512_add_epi32(lane, _mm512_set1_epi32((int32_t)pad_w)), 1),
+                         _mm512_set1_epi32(1));
+    const __m512i pick_left = _mm512_sub_epi32(pick_right, _mm512_set1_epi32(1));
+    /* away from the row ends every cell has a right window, the even-u ones a left one, and
+     * outputs c0/2 - 1 .. c0/2 + 8 are needed */
+    const gather_block inner = {(__mmask16)(pad_w ? 0xAAAAu : 0x5555u), (__mmask16)0xFFFFu,
+                                (__mmask16)(pad_w ? 0x03FFu : 0x01FFu)};
+    const int64_t top = 2 * oh - g->pad_h;
+    const bool row0 = top >= 0, row1 = top + 1 < H, row2 = top + 2 < H; /* top + 1 >= 0 always */
+    const bool fresh0 = oh == 0;
+    const __m512i row_step = _mm512_set1_epi32((int32_t)W);
+    float *cells0 = band + band_row0 * band_stride;
+    for (int64_t c0 = 0; c0 < W; c0 += 16) {
+        const bool is_inner = c0 >= 16 && c0 + 16 <= W && (c0 + 15 + pad_w) / 2 < Wo;
+        const gather_block blk = is_inner ? inner : gather_block_at(c0, W, Wo, pad_w);
+        const int64_t first = c0 / 2 - 1;
+        const __m512 gv = load_grad16(grow, first, blk.live, dtype);
+        const __m512i iv = _mm512_maskz_loadu_epi32(blk.live, (const void *)(irow + first));
+        const __m512i idx_left = _mm512_permutexvar_epi32(pick_left, iv);
+        const __m512i idx_right = _mm512_permutexvar_epi32(pick_right, iv);
+        const __m512 g_left = _mm512_permutexvar_ps(pick_left, gv);
+        const __m512 g_right = _mm512_permutexvar_ps(pick_right, gv);
+        /* the cells' flat indices ih*W + iw, row by row */
+        const __m512i target0 = _mm512_add_epi32(_mm512_set1_epi32((int32_t)(top * W + c0)), lane);
+        const __m512i target1 = _mm512_add_epi32(target0, row_step);
+        if (row0) gather_cell_row(cells0 + c0, fresh0, target0, idx_left, idx_right, g_left, g_right, blk, hits);
+        if (row1)
+            gather_cell_row(cells0 + band_stride + c0, true, target1, idx_left, idx_right, g_left, g_right, blk,
+                            hits);
+        if (row2)
+            gather_cell_row(cells0 + 2 * band_stride + c0, true, _mm512_add_epi32(target1, row_step), idx_left,
+                            idx_right, g_left, g_right, blk, hits);
+    }
+}
+
+/* Writes cells [from, to) of the plane from the band (band row 0 holds input row band_first;
+ * from/to are whole rows unless the rows are contiguous in the band). */
+static void write_band_cells(const bw_plan *p, unsigned char *gi, const float *band, int64_t stride,
+                             int64_t band_first, int64_t from, int64_t to)
+{
+    const int64_t W = p->g.width, elem = (int64_t)nn_dtype_size(p->dtype);
+    if (to <= from) return;
+    if (stride == W) {
+        flush_cells(p, gi + from * elem, band + (from - band_first * W), to - from);
+        return;
+    }
+    for (int64_t r = from / W; r < to / W; ++r) flush_band(p, gi + r * W * elem, band + (r - band_first) * stride, 1);
+}
+
+/* Writes one plane of gradInput; false (plane partly written) when some index lies outside its
+ * own window.  The band holds p->band_rows rows of `stride` floats (W rounded up to 16); band
+ * row 0 holds input row band_first.  Before a window row would overrun the band, the finished
+ * rows (those above the window row's top, which stays open) are written out and the band is
+ * shifted down.  When the rows are contiguous in the band (W a multiple of 16) the cells are
+ * written up to a cache-line boundary of the plane, so that the streaming stores cover whole
+ * lines, and the few finished cells past it wait in the band for the next write. */
+MP_AVX512BW static bool gather_3x3s2_plane(const bw_plan *p, unsigned char *gi, const unsigned char *grad,
+                                           const unsigned char *mask, float *band)
+{
+    const mp_geometry *g = &p->g;
+    const int64_t H = g->height, W = g->width, Ho = g->out_height, Wo = g->out_width;
+    const int64_t elem = (int64_t)nn_dtype_size(p->dtype), stride = (W + 15) / 16 * 16;
+    const int64_t line = stride == W ? 64 / elem : W; /* write granularity, in cells */
+    const unaligned_i32 *index = (const unaligned_i32 *)mask;
+    __m512i hits = _mm512_setzero_si512(); /* matches, per lane */
+    int64_t band_first = -g->pad_h; /* -1: the padding row above the plane, never written */
+    int64_t written = 0;            /* cells [0, written) of the plane are in gradInput */
+    for (int64_t oh = 0; oh < Ho; ++oh) {
+        const int64_t top = 2 * oh - g->pad_h;
+        if (top + 3 - band_first > p->band_rows) {
+            const int64_t upto = top * W / line * line;
+            write_band_cells(p, gi, band, stride, band_first, written, upto);
+            written = upto;
+            const int64_t keep = upto / W; /* first row with a cell still to write or to add to */
+            memmove(band, band + (keep - band_first) * stride, (size_t)((top + 1 - keep) * stride) * sizeof(float));
+            band_first = keep;
+        }
+        for (int64_t b = 0; b < Wo * 4; b += 64) { /* the next window row's streams */
+            _mm_prefetch((const char *)(index + (oh + 1) * Wo) + b, _MM_HINT_T0);
+            if (b < Wo * elem) _mm_prefetch((const char *)(grad + (oh + 1) * Wo * elem) + b, _MM_HINT_T0);
+        }
+        gather_window_row(g, band, stride, top - band_first, grad + oh * Wo * elem, index + oh * Wo, oh, p->dtype,
+                          &hits);
+    }
+    /* every row the windows reached, then zeros for rows below the last window (pH = 0, odd H) */
+    const int64_t reached = 2 * (Ho - 1) - g->pad_h + 3 < H ? 2 * (Ho - 1) - g->pad_h + 3 : H;
+    write_band_cells(p, gi, band, stride, band_first, written, reached * W);
+    if (reached < H) {
+        memset(band, 0, (size_t)W * sizeof(float));
+        for (int64_t r = reached; r < H; ++r) flush_band(p, gi + r * W * elem, band, 1);
+    }
+    return _mm512_reduce_add_epi32(hits) == Ho * Wo; /* lanes count at most W*H*4/16 < 2^31 each */
+}
+
 static void backward_chunks(void *vctx, int64_t chunk_begin, int64_t chunk_end)
 {
     bw_ctx *c = (bw_ctx *)vctx;
@@ -323,6 +521,14 @@ static void backward_chunks(void *vctx, int64_t chunk_begin, int64_t chunk_end)
         memset(tile, 0, (size_t)HW * sizeof(float)); /* kept clear by the store loops after this */
         for (int64_t plane = first; plane < last; ++plane) {
             const unsigned char *go = c->grad_out + plane * P * elem;
+            const unsigned char *mask = c->indices + plane * P * index_bytes;
+            unsigned char *gi = c->grad_in + plane * HW * elem;
+            /* the fast paths read fp16/bf16 gradients as they are; when an index lies outside its
+             * window they give up and the plane is redone by the scatter */
+            if ((p->gather_3x3s2 && gather_3x3s2_plane(p, gi, go, mask, band)) ||
+                (p->tiled_2x2 && tiled_2x2_plane(p, gi, go, mask, band)))
+                continue;
+            if ((p->gather_3x3s2 || p->tiled_2x2) && p->stream_stores) nn_streaming_fence();
             const float *grad = (const float *)go;
             if (p->dtype == ACL_FLOAT16) {
                 nn_f16_to_f32_n((const uint16_t *)go, widened, (size_t)P);
@@ -330,13 +536,6 @@ static void backward_chunks(void *vctx, int64_t chunk_begin, int64_t chunk_end)
             } else if (p->dtype == ACL_BF16) {
                 nn_bf16_to_f32_n((const uint16_t *)go, widened, (size_t)P);
                 grad = widened;
-            }
-            const unsigned char *mask = c->indices + plane * P * index_bytes;
-            unsigned char *gi = c->grad_in + plane * HW * elem;
-            if (p->tiled_2x2) {
-                if (tiled_2x2_plane(p, gi, grad, mask, band)) continue;
-                /* an index outside its window: redo the plane with the scatter */
-                if (p->stream_stores) nn_streaming_fence();
             }
             const int64_t bad = p->indices_int64
                                     ? scatter_plane_int64(tile, grad, (const int64_t *)mask, P, HW)
@@ -547,16 +746,24 @@ static void plan_scratch(bw_plan *plan)
     const int64_t HW = g->height * g->width, P = g->out_height * g->out_width, W = g->width;
     plan->tiled_2x2 = !plan->indices_int64 && g->kernel_h == 2 && g->kernel_w == 2 && g->stride_h == 2 &&
                       g->stride_w == 2 && g->pad_h == 0 && g->pad_w == 0 && HW + 2 * W <= INT32_MAX &&
-                      cpu_has_avx512();
+                      cpu_has_avx512_bw();
     int64_t at = (HW + 15) / 16 * 16;
     plan->widened_offset = at;
     if (plan->dtype != ACL_FLOAT) at += (P + 15) / 16 * 16;
     plan->band_offset = at;
+    plan->gather_3x3s2 = !plan->indices_int64 && g->kernel_h == 3 && g->kernel_w == 3 && g->stride_h == 2 &&
+                         g->stride_w == 2 && g->pad_h <= 1 && g->pad_w <= 1 && HW + W <= INT32_MAX &&
+                         cpu_has_avx512_bw();
     if (plan->tiled_2x2) {
         /* ~8 KiB of rows (an even number, at least 2): stays in L1; + 32 floats of slack for the
          * last 16-output step, whose masked stores stay inside the row anyway */
         plan->band_rows = 2048 / W >= 2 ? 2048 / W / 2 * 2 : 2;
         at += (plan->band_rows * W + 32 + 15) / 16 * 16;
+    } else if (plan->gather_3x3s2) {
+        /* ~8 KiB of rows of W rounded up to 16 floats - stays in L1 */
+        const int64_t stride = (W + 15) / 16 * 16;
+        plan->band_rows = 2048 / stride >= 6 ? 2048 / stride : 6; /* >= 3 + the 2 kept rows + 1 */
+        at += plan->band_rows * stride;
     }
     plan->scratch_floats = at;
 }
