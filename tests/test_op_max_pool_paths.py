@@ -92,6 +92,7 @@ def test_2x2_negative_zero_and_nan_gradients(dtype):
     grad = random_array(out.shape, dtype, 4)
     grad.reshape(-1)[::3] = -0.0      # a lone -0.0 becomes +0.0 (0.0f + -0.0f)
     grad.reshape(-1)[1::7] = np.nan
+    grad.reshape(-1)[2::11] = np.float32(-3e-39).astype(dtype)   # subnormal (fp16: rounds to -0.0)
     index = stream_of(mask, out.size).reshape(out.shape)
     got = max_pool2d_with_mask_backward(grad, x, mask, 2, 2, 0)
     want = reference(grad, index, x.shape, dtype)
@@ -244,6 +245,7 @@ def test_3x3_negative_zero_and_nan_gradients(dtype):
     grad = random_array(out.shape, dtype, 29)
     grad.reshape(-1)[::3] = -0.0
     grad.reshape(-1)[1::7] = np.nan
+    grad.reshape(-1)[2::11] = np.float32(3e-39).astype(dtype)    # subnormal in fp32 and bf16
     index = stream_of(mask, out.size).reshape(out.shape)
     got = max_pool2d_with_mask_backward(grad, x, mask, 3, 2, 1)
     want = reference(grad, index, x.shape, dtype)

@@ -206,14 +206,20 @@ static bool cpu_has_avx512_bw(void)
     return cpu_has_avx512() && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
 }
 
+/* Copies finished bytes to gradInput (streamed when the plan says so). */
+static void write_bytes(const bw_plan *p, unsigned char *dst, const void *src, int64_t bytes)
+{
+    if (p->stream_stores)
+        nn_copy_row_nt(dst, src, (size_t)bytes);
+    else
+        memcpy(dst, src, (size_t)bytes);
+}
+
 /* Writes n fp32 cells of the band to gradInput (rounded once for fp16/bf16). */
 static void flush_cells(const bw_plan *p, unsigned char *gi_rows, const float *band, int64_t n)
 {
     if (p->dtype == ACL_FLOAT) {
-        if (p->stream_stores)
-            nn_copy_row_nt(gi_rows, band, (size_t)n * sizeof(float));
-        else
-            memcpy(gi_rows, band, (size_t)n * sizeof(float));
+        write_bytes(p, gi_rows, band, n * (int64_t)sizeof(float));
         return;
     }
     uint16_t narrow[STORE_BLOCK] __attribute__((aligned(64)));
@@ -224,10 +230,7 @@ static void flush_cells(const bw_plan *p, unsigned char *gi_rows, const float *b
             nn_f32_to_f16_n(band + i, narrow, (size_t)m);
         else
             nn_f32_to_bf16_n(band + i, narrow, (size_t)m);
-        if (p->stream_stores)
-            nn_copy_row_nt(dst + i, narrow, (size_t)m * sizeof(uint16_t));
-        else
-            memcpy(dst + i, narrow, (size_t)m * sizeof(uint16_t));
+        write_bytes(p, (unsigned char *)(dst + i), narrow, m * (int64_t)sizeof(uint16_t));
     }
 }
 
@@ -247,12 +250,25 @@ static void flush_band(const bw_plan *p, unsigned char *gi_rows, const float *ba
     flush_cells(p, gi_rows, band, rows * p->g.width);
 }
 
+/* Stores the 16 cells v at row[c0..] (lanes in `keep`): as fp32, or (bf16_cells) as bf16.  A
+ * 2x2-path cell is +0.0 or 0.0f + one bf16 gradient, so its bf16 is its top half, exactly - the
+ * rounding would give the same bits, NaNs quieted as it does them. */
+MP_AVX512BW static inline void store_cells16(void *row, int64_t c0, __mmask16 keep, __m512 v, bool bf16_cells)
+{
+    if (!bf16_cells) {
+        _mm512_mask_storeu_ps((float *)row + c0, keep, v);
+        return;
+    }
+    __m512i top = _mm512_srli_epi32(_mm512_castps_si512(v), 16);
+    top = _mm512_mask_or_epi32(top, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), top, _mm512_set1_epi32(0x40));
+    _mm256_mask_storeu_epi16((uint16_t *)row + c0, keep, _mm512_cvtepi32_epi16(top));
+}
+
 /* Cells [c0, c0 + 16) of input rows 2oh (row0) and 2oh+1 (row1, NULL past the plane) from the
  * outputs ow0 + half*8 .. +8 whose grad/rel (index - (2oh*W + 2ow)) are in g/rel.  Returns the
  * matches. */
-__attribute__((target("avx512f"))) static inline int64_t tiled_2x2_half(float *row0, float *row1, __m512 g,
-                                                                       __m512i rel, __m512i duplicate,
-                                                                       int64_t c0, int64_t cell_end, int64_t W)
+MP_AVX512BW static inline int64_t tiled_2x2_half(void *row0, void *row1, __m512 g, __m512i rel, __m512i duplicate,
+                                                 int64_t c0, int64_t cell_end, int64_t W, bool bf16_cells)
 {
     const __m512i parity = _mm512_setr_epi32(0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1);
     const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
@@ -264,19 +280,20 @@ __attribute__((target("avx512f"))) static inline int64_t tiled_2x2_half(float *r
     const __mmask16 in_row = _mm512_cmplt_epi32_mask(_mm512_add_epi32(_mm512_set1_epi32((int32_t)c0), lane),
                                                      _mm512_set1_epi32((int32_t)W));
     const __mmask16 hit0 = _mm512_mask_cmpeq_epi32_mask(cells, rd, parity);
-    _mm512_mask_storeu_ps(row0 + c0, in_row, _mm512_maskz_add_ps(hit0, _mm512_setzero_ps(), gd));
+    store_cells16(row0, c0, in_row, _mm512_maskz_add_ps(hit0, _mm512_setzero_ps(), gd), bf16_cells);
     int64_t matches = __builtin_popcount((unsigned)hit0);
     if (row1) {
         const __mmask16 hit1 =
             _mm512_mask_cmpeq_epi32_mask(cells, rd, _mm512_add_epi32(parity, _mm512_set1_epi32((int32_t)W)));
-        _mm512_mask_storeu_ps(row1 + c0, in_row, _mm512_maskz_add_ps(hit1, _mm512_setzero_ps(), gd));
+        store_cells16(row1, c0, in_row, _mm512_maskz_add_ps(hit1, _mm512_setzero_ps(), gd), bf16_cells);
         matches += __builtin_popcount((unsigned)hit1);
     }
     return matches;
 }
 
 /* Writes one plane of gradInput; false (plane partly written) when some index lies outside its
- * own window. */
+ * own window.  bf16 cells are narrowed as they are made (store_cells16), the others go through
+ * fp32 band rows. */
 MP_AVX512BW static bool tiled_2x2_plane(const bw_plan *p, unsigned char *gi, const unsigned char *grad,
                                         const unsigned char *mask, float *band)
 {
@@ -288,10 +305,12 @@ MP_AVX512BW static bool tiled_2x2_plane(const bw_plan *p, unsigned char *gi, con
     const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
     const __m512i dup_lo = _mm512_srli_epi32(lane, 1);
     const __m512i dup_hi = _mm512_add_epi32(dup_lo, _mm512_set1_epi32(8));
+    const bool bf16_cells = p->dtype == ACL_BF16;
+    const int64_t cell_bytes = bf16_cells ? 2 : 4, row_bytes = W * cell_bytes;
     int64_t matches = 0, used = 0, first_row = 0;
     for (int64_t ih = 0; ih < H; ih += 2) {
-        float *row0 = band + used * W;
-        float *row1 = ih + 1 < H ? row0 + W : NULL;
+        unsigned char *row0 = (unsigned char *)band + used * row_bytes;
+        unsigned char *row1 = ih + 1 < H ? row0 + row_bytes : NULL;
         const int64_t oh = ih / 2;
         if (oh < Ho) {
             const unsigned char *grow = grad + oh * Wo * elem;
@@ -308,20 +327,24 @@ MP_AVX512BW static bool tiled_2x2_plane(const bw_plan *p, unsigned char *gi, con
                                                       _mm512_slli_epi32(lane, 1));
                 const __m512i rel =
                     _mm512_sub_epi32(_mm512_maskz_loadu_epi32(live, (const void *)(irow + ow0)), base);
-                matches += tiled_2x2_half(row0, row1, gv, rel, dup_lo, 2 * ow0, cell_end, W);
-                if (n > 8) matches += tiled_2x2_half(row0, row1, gv, rel, dup_hi, 2 * ow0 + 16, cell_end, W);
+                matches += tiled_2x2_half(row0, row1, gv, rel, dup_lo, 2 * ow0, cell_end, W, bf16_cells);
+                if (n > 8)
+                    matches += tiled_2x2_half(row0, row1, gv, rel, dup_hi, 2 * ow0 + 16, cell_end, W, bf16_cells);
             }
-            for (int64_t c = cell_end; c < W; ++c) { /* odd W, ceilMode off: no window */
-                row0[c] = 0.0f;
-                if (row1) row1[c] = 0.0f;
+            if (cell_end < W) { /* odd W, ceilMode off: the last column is in no window */
+                memset(row0 + cell_end * cell_bytes, 0, (size_t)cell_bytes);
+                if (row1) memset(row1 + cell_end * cell_bytes, 0, (size_t)cell_bytes);
             }
         } else { /* odd H, ceilMode off: no window */
-            memset(row0, 0, (size_t)W * sizeof(float));
-            if (row1) memset(row1, 0, (size_t)W * sizeof(float));
+            memset(row0, 0, (size_t)row_bytes);
+            if (row1) memset(row1, 0, (size_t)row_bytes);
         }
         used += row1 ? 2 : 1;
         if (used + 2 > p->band_rows || ih + 2 >= H) {
-            flush_band(p, gi + first_row * W * elem, band, used);
+            if (bf16_cells)
+                write_bytes(p, gi + first_row * row_bytes, band, used * row_bytes);
+            else
+                flush_band(p, gi + first_row * W * elem, band, used);
             first_row += used;
             used = 0;
         }
