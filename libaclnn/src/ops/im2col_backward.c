@@ -4,6 +4,11 @@
  *   out[n, c, ih, iw] = sum over (ki, kj) with ih = oh*sH - pH + ki*dH, iw = ow*sW - pW + kj*dW
  *                       of gradOutput[n, (c*kH + ki)*kW + kj, oh*OW + ow]
  *
+ * On CPUs with AVX-512 (F/BW/VL/DQ, checked at run time) and sW <= 2 the planes go through a
+ * row kernel instead (see "AVX-512 row kernel" below): each output row is summed in registers
+ * from masked 16-lane loads and stored once, in the same per-element order.  The rest of this
+ * comment describes the portable path, which every other case (and ACLNN_NO_SIMD=1) uses.
+ *
  * Each image plane is accumulated in fp32 in a cache-resident buffer (the fp32 output plane
  * itself when possible) and written once; gradOutput is read exactly once, front to back, one
  * kernel row (ki, kj) after the other.  Each output element therefore receives its contributions
@@ -50,11 +55,16 @@ typedef struct kcol_group {
     int64_t common_lo, common_hi;  /* empty (== class_len) when the members share nothing */
 } kcol_group;
 
+/* Tables of the AVX-512 row kernel (defined further down). */
+typedef struct fast_plan fast_plan;
+
 typedef struct col2im_ctx {
     const col2im_plan *plan;
     const kcol_span *spans;    /* kW entries */
     const kcol_group *groups;
     int64_t num_groups;
+    const fast_plan *fast;     /* the AVX-512 row kernel's tables, or NULL */
+    bool stream_out;           /* fast path: write planes with non-temporal stores */
     int64_t class_len;         /* ceil(W / sW): columns of one phase plane of the accumulator */
     int64_t phase_rows;        /* ceil(H / sH): rows of one phase plane */
     const unsigned char *in;
@@ -373,6 +383,318 @@ NN_IP_HOT static void col2im_plane(const col2im_ctx *ctx, const void *cols, floa
     }
 }
 
+/* ---------------------------------------------------------------------------------------- */
+/* AVX-512 row kernel (sW <= 2)                                                              */
+/* ---------------------------------------------------------------------------------------- */
+/*
+ * On AVX-512 CPUs each output row is produced in registers and stored once: for a chunk of 16
+ * output columns (sW == 1) or 32 columns split into 16 even and 16 odd ones (sW == 2), every
+ * (ki, kj) contribution is one masked 16-lane load of a gradOutput row (widened in registers
+ * for fp16/bf16) added to the chunk's accumulator, ki ascending then kj ascending - the same
+ * per-element order as the phase-plane code above, starting from +0.0.  Lanes outside the
+ * window (padding, row ends) load +0.0; adding +0.0 never changes an accumulator that started
+ * at +0.0 (it cannot be -0.0), so the results are bit-identical to the portable path.  The
+ * sW == 2 accumulators are interleaved with two permutes (fp32) or rounded first and merged
+ * with one word permute (fp16/bf16).  No accumulator buffer, no memset, no interleave pass, no
+ * separate conversion pass: each output element is written once.  fp16/bf16 outputs are
+ * rounded once with the core's rules (vcvtps2ph RNE; the integer RNE of nn_half_f32_to_bf16).
+ * Outputs the core wants streamed (nn_use_streaming_stores) are built per plane in a small
+ * buffer and copied out with non-temporal stores.
+ */
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+
+#define AVX512_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq")))
+
+/* One kernel column's load for one chunk: element offset inside a gradOutput row (may be
+ * negative; those lanes are masked off) and the lanes that hold a real contribution. */
+typedef struct fast_tap {
+    int64_t offset;
+    __mmask16 lanes;
+} fast_tap;
+
+struct fast_plan {
+    int64_t chunks;            /* column chunks per output row */
+    fast_tap *taps;            /* chunks x kW: the even-phase kj ascending, then the odd ones;
+                                * offsets include the kernel column's block (kj * L) */
+    int64_t even_count;        /* how many taps per chunk feed the even-column accumulator */
+    int64_t *row_first;        /* H + 1 entries: output row ih reads kernel rows
+                                * row_first[ih] .. row_first[ih + 1] - 1 of row_offset */
+    int64_t *row_offset;       /* ki ascending: plane offset of gradOutput row (ki, kj = 0, oh) */
+};
+
+static bool cpu_has_fast_path(void)
+{
+    static int cached = -1;
+    int ok = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+    if (ok < 0) {
+        const char *no_simd = getenv("ACLNN_NO_SIMD");
+        __builtin_cpu_init();
+        ok = !(no_simd != NULL && no_simd[0] == '1') && __builtin_cpu_supports("avx512f") &&
+             __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+             __builtin_cpu_supports("avx512dq");
+        __atomic_store_n(&cached, ok, __ATOMIC_RELAXED);
+    }
+    return ok != 0;
+}
+
+/* Fills the tables; returns false (use the portable path) when the geometry does not fit. */
+static bool build_fast_plan(const col2im_plan *p, fast_plan *fp)
+{
+    /* table sizes stay small: (W/16) x kW taps, H x kH row entries */
+    if (p->sW > 2 || p->kW > 4096 || p->kH > 4096 || p->W > ((int64_t)1 << 32) ||
+        p->H > (((int64_t)1 << 22) / p->kH) || !cpu_has_fast_path()) {
+        return false;
+    }
+    const int64_t span = p->sW * 16, L = p->OH * p->OW;   /* output columns per chunk */
+    fp->chunks = (p->W + span - 1) / span;
+    fp->taps = malloc((size_t)(fp->chunks * p->kW) * sizeof *fp->taps);
+    int64_t *kj_order = malloc((size_t)p->kW * sizeof *kj_order);
+    fp->row_first = malloc((size_t)(p->H + 1) * sizeof *fp->row_first);
+    fp->row_offset = malloc((size_t)(p->H * p->kH) * sizeof *fp->row_offset);
+    if (fp->taps == NULL || kj_order == NULL || fp->row_first == NULL || fp->row_offset == NULL) {
+        free(fp->taps);
+        free(kj_order);
+        free(fp->row_first);
+        free(fp->row_offset);
+        return false;
+    }
+    fp->even_count = 0;
+    for (int pass = 0, n = 0; pass < 2; pass++) {
+        for (int64_t kj = 0; kj < p->kW; kj++) {
+            int64_t r = (kj * p->dW - p->pW) % p->sW;
+            if (r < 0) r += p->sW;
+            if (r == pass) kj_order[n++] = kj;
+        }
+        if (pass == 0) fp->even_count = n;
+    }
+    for (int64_t q = 0; q < fp->chunks; q++) {
+        for (int64_t i = 0; i < p->kW; i++) {
+            const int64_t kj = kj_order[i], koff = kj * p->dW - p->pW;
+            int64_t r = koff % p->sW;
+            if (r < 0) r += p->sW;
+            /* lane l is output column iw = q*span + l*sW + r, reading ow = (iw - koff) / sW */
+            const int64_t base = (q * span + r - koff) / p->sW;
+            unsigned lanes = 0;
+            for (int64_t l = 0; l < 16; l++) {
+                const int64_t iw = q * span + l * p->sW + r, ow = base + l;
+                if (iw < p->W && ow >= 0 && ow < p->OW) lanes |= 1u << l;
+            }
+            fp->taps[q * p->kW + i].offset = kj * L + base;
+            fp->taps[q * p->kW + i].lanes = (__mmask16)lanes;
+        }
+    }
+    free(kj_order);
+    int64_t n = 0;
+    for (int64_t ih = 0; ih < p->H; ih++) {
+        fp->row_first[ih] = n;
+        for (int64_t ki = 0; ki < p->kH; ki++) {
+            const int64_t t = ih + p->pH - ki * p->dH;
+            if (t < 0 || t % p->sH != 0 || t / p->sH >= p->OH) continue;
+            fp->row_offset[n++] = ki * p->kW * L + (t / p->sH) * p->OW;
+        }
+    }
+    fp->row_first[p->H] = n;
+    return true;
+}
+
+static void free_fast_plan(fast_plan *fp)
+{
+    free(fp->taps);
+    free(fp->row_first);
+    free(fp->row_offset);
+}
+
+enum { DT_F32, DT_F16, DT_BF16 };
+
+static inline int dt_code(aclDataType d)
+{
+    return d == ACL_FLOAT16 ? DT_F16 : d == ACL_BF16 ? DT_BF16 : DT_F32;
+}
+
+/* 16 values from src[offset...] (lanes outside `m` read nothing and give +0.0), as fp32. */
+AVX512_TARGET static inline __attribute__((always_inline)) __m512
+load16(const void *src, int64_t offset, __mmask16 m, int dt)
+{
+    if (dt == DT_F32) return _mm512_maskz_loadu_ps(m, (const float *)src + offset);
+    const __m256i h = _mm256_maskz_loadu_epi16(m, (const uint16_t *)src + offset);
+    if (dt == DT_F16) return _mm512_cvtph_ps(h);
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+}
+
+/* The same rounding as nn_half_f32_to_bf16 (integer RNE, NaN quieted) on 16 lanes. */
+AVX512_TARGET static inline __attribute__((always_inline)) __m256i bf16_round16(__m512 v)
+{
+    const __m512i u = _mm512_castps_si512(v);
+    const __m512i high = _mm512_srli_epi32(u, 16);
+    const __m512i odd = _mm512_and_si512(high, _mm512_set1_epi32(1));
+    __m512i r = _mm512_srli_epi32(_mm512_add_epi32(_mm512_add_epi32(u, _mm512_set1_epi32(0x7fff)),
+                                                   odd), 16);
+    const __mmask16 nan = _mm512_cmpgt_epu32_mask(_mm512_and_si512(u, _mm512_set1_epi32(0x7fffffff)),
+                                                   _mm512_set1_epi32(0x7f800000));
+    r = _mm512_mask_or_epi32(r, nan, high, _mm512_set1_epi32(0x40));
+    return _mm512_cvtepi32_epi16(r);
+}
+
+/* Stores the lanes `m` of v at dst[offset...] in the out dtype (rounded once). */
+AVX512_TARGET static inline __attribute__((always_inline)) void
+store16(void *dst, int64_t offset, __mmask16 m, __m512 v, int dt)
+{
+    if (dt == DT_F32) {
+        _mm512_mask_storeu_ps((float *)dst + offset, m, v);
+    } else if (dt == DT_F16) {
+        _mm256_mask_storeu_epi16((uint16_t *)dst + offset, m,
+                                 _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    } else {
+        _mm256_mask_storeu_epi16((uint16_t *)dst + offset, m, bf16_round16(v));
+    }
+}
+
+/* bf16 rounding of 16 lanes left in the high halves of the 32-bit lanes (the low halves are
+ * junk): u + 0x7fff + odd, or for NaN u | 0x400000 (high half (u >> 16) | 0x40) - the same
+ * values as bf16_round16 before its shift. */
+AVX512_TARGET static inline __attribute__((always_inline)) __m512i bf16_round16_high(__m512 v)
+{
+    const __m512i u = _mm512_castps_si512(v);
+    const __m512i odd = _mm512_and_si512(_mm512_srli_epi32(u, 16), _mm512_set1_epi32(1));
+    const __m512i r = _mm512_add_epi32(_mm512_add_epi32(u, _mm512_set1_epi32(0x7fff)), odd);
+    const __mmask16 nan = _mm512_cmpgt_epu32_mask(_mm512_and_si512(u, _mm512_set1_epi32(0x7fffffff)),
+                                                   _mm512_set1_epi32(0x7f800000));
+    return _mm512_mask_or_epi32(r, nan, u, _mm512_set1_epi32(0x00400000));
+}
+
+static inline __mmask32 lanes32_below(int64_t n)
+{
+    return n >= 32 ? (__mmask32)0xffffffffu : n <= 0 ? (__mmask32)0 : (__mmask32)((1u << n) - 1u);
+}
+
+static inline __mmask16 lanes_below(int64_t n)
+{
+    return n >= 16 ? (__mmask16)0xffff : n <= 0 ? (__mmask16)0 : (__mmask16)((1u << n) - 1u);
+}
+
+/* One plane, sW == 1 or 2.  in_dt, out_dt and sW are compile-time constants after inlining, and
+ * so are KW (kernel width) and EVEN (taps of the even phase) when non-zero. */
+AVX512_TARGET static inline __attribute__((always_inline)) void
+fast_plane(const col2im_plan *p, const fast_plan *fp, const void *cols, void *dst, int in_dt,
+           int out_dt, int64_t sW, int64_t KW, int64_t EVEN)
+{
+    const int64_t kW = KW ? KW : p->kW, even_count = EVEN ? EVEN : fp->even_count;
+    const int64_t W = p->W;
+    const size_t esz = in_dt == DT_F32 ? 4 : 2, out_esz = out_dt == DT_F32 ? 4 : 2;
+    const __m512i lo_idx = _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
+    const __m512i hi_idx = _mm512_set_epi32(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9,
+                                            24, 8);
+    /* word j of the output chunk: bf16 - high word of lane j/2 of even (j even) or odd (j odd);
+     * fp16 - half j/2 of the even block (words 0..15) or of the odd block (16..31) */
+    uint16_t bf16_words[32], f16_words[32];
+    for (int j = 0; j < 32; j++) {
+        bf16_words[j] = (uint16_t)((j & 1 ? 32 : 0) + (j & ~1) + 1);
+        f16_words[j] = (uint16_t)((j & 1 ? 16 : 0) + j / 2);
+    }
+    const __m512i bf16_idx = _mm512_loadu_si512(bf16_words), f16_idx = _mm512_loadu_si512(f16_words);
+    /* The loads jump between the kH*kW kernel-offset blocks of the plane.  When a block is
+     * shorter than a page (small images, e.g. 14x14 windows) the hardware prefetchers see too
+     * few accesses per stream to follow them, and the kernel waits on memory; then the next
+     * plane's columns are prefetched into L2 front to back, a slice per output row.  Long blocks
+     * are left to the hardware, which then runs kH*kW streams at once (measured: software
+     * prefetching there costs ~30 %). */
+    const size_t plane_bytes = (size_t)(p->kH * p->kW * p->OH * p->OW) * esz;
+    const bool prefetch = (size_t)(p->OH * p->OW) * esz < 4096;
+    const size_t slice = ((plane_bytes + (size_t)p->H - 1) / (size_t)p->H + 63) & ~(size_t)63;
+    const char *next_plane = (const char *)cols + plane_bytes;
+    for (int64_t ih = 0; ih < p->H; ih++) {
+        if (prefetch) {
+            for (size_t b = 0; b < slice; b += 64) {
+                _mm_prefetch(next_plane + (size_t)ih * slice + b, _MM_HINT_T1);
+            }
+        }
+        const int64_t r_lo = fp->row_first[ih], r_hi = fp->row_first[ih + 1];
+        unsigned char *out_row = (unsigned char *)dst + (size_t)(ih * W) * out_esz;
+        for (int64_t q = 0; q < fp->chunks; q++) {
+            const fast_tap *taps = fp->taps + q * kW;
+            __m512 even = _mm512_setzero_ps(), odd = _mm512_setzero_ps();
+            for (int64_t r = r_lo; r < r_hi; r++) {   /* ki ascending, then kj ascending */
+                const unsigned char *row = (const unsigned char *)cols + (size_t)fp->row_offset[r] * esz;
+                for (int64_t i = 0; i < even_count; i++) {
+                    even = _mm512_add_ps(even, load16(row, taps[i].offset, taps[i].lanes, in_dt));
+                }
+                if (sW == 2) {
+                    for (int64_t i = even_count; i < kW; i++) {
+                        odd = _mm512_add_ps(odd, load16(row, taps[i].offset, taps[i].lanes, in_dt));
+                    }
+                }
+            }
+            if (sW == 1) {
+                store16(out_row, q * 16, lanes_below(W - q * 16), even, out_dt);
+            } else if (out_dt == DT_BF16) {
+                /* round both phases, then one word permute picks the high halves in column
+                 * order: out[2l] = even[l], out[2l + 1] = odd[l] */
+                const __m512i words = _mm512_permutex2var_epi16(bf16_round16_high(even), bf16_idx,
+                                                                bf16_round16_high(odd));
+                _mm512_mask_storeu_epi16((uint16_t *)out_row + q * 32, lanes32_below(W - q * 32),
+                                         words);
+            } else if (out_dt == DT_F16) {
+                const __m256i he = _mm512_cvtps_ph(even, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+                const __m256i ho = _mm512_cvtps_ph(odd, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+                const __m512i words = _mm512_permutexvar_epi16(
+                    f16_idx, _mm512_inserti64x4(_mm512_castsi256_si512(he), ho, 1));
+                _mm512_mask_storeu_epi16((uint16_t *)out_row + q * 32, lanes32_below(W - q * 32),
+                                         words);
+            } else {
+                const __m512 first = _mm512_permutex2var_ps(even, lo_idx, odd);
+                const __m512 second = _mm512_permutex2var_ps(even, hi_idx, odd);
+                store16(out_row, q * 32, lanes_below(W - q * 32), first, out_dt);
+                store16(out_row, q * 32 + 16, lanes_below(W - q * 32 - 16), second, out_dt);
+            }
+        }
+    }
+}
+
+/* Instantiates fast_plane for every (in, out) dtype pair and both strides. */
+AVX512_TARGET static void fast_plane_any(const col2im_plan *p, const fast_plan *fp,
+                                         const void *cols, void *dst)
+{
+    const int in = dt_code(p->in_dtype), out = dt_code(p->out_dtype);
+    const bool k3 = p->kW == 3;
+    /* same dtype in and out (the common case): kernel width 3 gets unrolled copies */
+#define COL2IM_FAST_CASE(I, O)                                                            \
+    if (in == (I) && out == (O)) {                                                        \
+        if (p->sW == 1 && k3) fast_plane(p, fp, cols, dst, (I), (O), 1, 3, 3);            \
+        else if (p->sW == 1) fast_plane(p, fp, cols, dst, (I), (O), 1, 0, 0);             \
+        else if (k3 && fp->even_count == 1) fast_plane(p, fp, cols, dst, (I), (O), 2, 3, 1); \
+        else if (k3 && fp->even_count == 2) fast_plane(p, fp, cols, dst, (I), (O), 2, 3, 2); \
+        else fast_plane(p, fp, cols, dst, (I), (O), 2, 0, 0);                             \
+        return;                                                                           \
+    }
+#define COL2IM_FAST_CASE_GENERIC(I, O)                                                    \
+    if (in == (I) && out == (O)) {                                                        \
+        if (p->sW == 1) fast_plane(p, fp, cols, dst, (I), (O), 1, 0, 0);                  \
+        else fast_plane(p, fp, cols, dst, (I), (O), 2, 0, 0);                             \
+        return;                                                                           \
+    }
+    COL2IM_FAST_CASE(DT_F32, DT_F32)
+    COL2IM_FAST_CASE(DT_F16, DT_F16)
+    COL2IM_FAST_CASE(DT_BF16, DT_BF16)
+    COL2IM_FAST_CASE_GENERIC(DT_F16, DT_F32)
+    COL2IM_FAST_CASE_GENERIC(DT_BF16, DT_F32)
+    COL2IM_FAST_CASE_GENERIC(DT_F32, DT_F16)
+    COL2IM_FAST_CASE_GENERIC(DT_F32, DT_BF16)
+    COL2IM_FAST_CASE_GENERIC(DT_F16, DT_BF16)
+    COL2IM_FAST_CASE_GENERIC(DT_BF16, DT_F16)
+#undef COL2IM_FAST_CASE_GENERIC
+#undef COL2IM_FAST_CASE
+}
+#else
+struct fast_plan { int unused; };
+static bool build_fast_plan(const col2im_plan *p, fast_plan *fp) { (void)p; (void)fp; return false; }
+static void free_fast_plan(fast_plan *fp) { (void)fp; }
+static void fast_plane_any(const col2im_plan *p, const fast_plan *fp, const void *cols, void *dst)
+{
+    (void)p; (void)fp; (void)cols; (void)dst;
+}
+#endif
+
 static void col2im_planes(void *vctx, int64_t begin, int64_t end)
 {
     col2im_ctx *ctx = (col2im_ctx *)vctx;
@@ -382,6 +704,34 @@ static void col2im_planes(void *vctx, int64_t begin, int64_t end)
     const size_t in_esz = nn_dtype_size(p->in_dtype), out_esz = nn_dtype_size(p->out_dtype);
     const bool wide_out = p->out_dtype == ACL_FLOAT;
 
+    if (ctx->fast != NULL) {
+        (void)begin;
+        (void)end;
+        /* Streamed output: each plane is built in a cache-resident buffer and copied out with
+         * non-temporal stores (no read-for-ownership of the output lines). */
+        unsigned char *staging = NULL;
+        if (ctx->stream_out && (staging = malloc((size_t)HW * out_esz)) == NULL) {
+            __atomic_store_n(&ctx->failed, 1, __ATOMIC_RELAXED);
+            return;
+        }
+        for (;;) {   /* chunk claims, as below */
+            const int64_t claim = __atomic_fetch_add(&ctx->next_chunk, 1, __ATOMIC_RELAXED);
+            const int64_t first = claim * ctx->chunk;
+            if (first >= p->planes) break;
+            const int64_t last = first + ctx->chunk < p->planes ? first + ctx->chunk : p->planes;
+            for (int64_t plane = first; plane < last; plane++) {
+                unsigned char *dst = ctx->out + (size_t)(plane * HW) * out_esz;
+                fast_plane_any(p, ctx->fast, ctx->in + (size_t)(plane * col_block) * in_esz,
+                               staging != NULL ? staging : dst);
+                if (staging != NULL) nn_copy_row_nt(dst, staging, (size_t)HW * out_esz);
+            }
+        }
+        if (staging != NULL) {
+            nn_streaming_fence();
+            free(staging);
+        }
+        return;
+    }
     const bool in_place = p->sW == 1 && p->sH == 1;
     float *classes = in_place ? NULL
                               : malloc((size_t)(p->sH * p->sW * ctx->phase_rows * ctx->class_len) *
@@ -436,7 +786,13 @@ static aclnnStatus col2im_kernel(const nn_launch *l)
     const int64_t class_len = (p->W + p->sW - 1) / p->sW;
     build_spans(p, spans);
     const int64_t num_groups = build_groups(p, spans, class_len, groups);
-    col2im_ctx ctx = {p, spans, groups, num_groups, class_len, (p->H + p->sH - 1) / p->sH,
+    fast_plan fast;
+    const bool use_fast = build_fast_plan(p, &fast);
+    col2im_ctx ctx = {p, spans, groups, num_groups, use_fast ? &fast : NULL,
+                      use_fast && nn_use_streaming_stores((uint64_t)(p->planes * p->H * p->W) *
+                                                          nn_dtype_size(p->out_dtype)),
+                      class_len,
+                      (p->H + p->sH - 1) / p->sH,
                       (const unsigned char *)l->operands[0].data,
                       (unsigned char *)l->operands[1].data, 0, 0, 0};
     /* Read volume per plane decides the grain: ~64 KiB of columns per task at least. */
@@ -448,6 +804,7 @@ static aclnnStatus col2im_kernel(const nn_launch *l)
     const int64_t share = p->planes / (threads * 16);
     ctx.chunk = share > grain ? share : grain;
     nn_parallel_for(p->planes, grain, col2im_planes, &ctx);
+    if (use_fast) free_fast_plan(&fast);
     free(spans);
     free(groups);
     if (ctx.failed) {

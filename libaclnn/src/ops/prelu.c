@@ -34,6 +34,7 @@ typedef struct prelu_ctx {
     void *out;
     bool simd;             /* fused AVX2 loops (self, compute and out dtypes all equal) */
     bool streaming;        /* non-temporal stores for a large output (fused loops only) */
+    bool avx512;           /* fp16/bf16 fused loops in their AVX-512 form */
 } prelu_ctx;
 
 /* ---- fp32 inner loops ----------------------------------------------------------------------
@@ -90,6 +91,192 @@ PS_DEFINE_FORWARD(f32, float)
 PS_DEFINE_FORWARD(f16, uint16_t)
 PS_DEFINE_FORWARD(bf16, uint16_t)
 
+/* ---- AVX-512 loops for fp16/bf16 ----------------------------------------------------------
+ * 16 lanes per step and masked tails; the arithmetic is the AVX2 loops' (fp32 product, ordered
+ * `x > 0` select, one RNE rounding on the store), so the bytes are identical.  A 16-lane half
+ * vector is 32 bytes: the AVX2 loops' 32-byte alignment head (ps_head) serves the streaming
+ * stores here too. */
+#define P512_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,f16c,avx2")))
+
+static bool prelu_avx512_ok(void)
+{
+    static int cached = -1;
+    int ok = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+    if (ok < 0) {
+        __builtin_cpu_init();
+        ok = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+             __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
+        __atomic_store_n(&cached, ok, __ATOMIC_RELAXED);
+    }
+    return ok != 0;
+}
+
+static bool prelu_avx512bf16_ok(void)
+{
+    static int cached = -1;
+    int ok = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+    if (ok < 0) {
+        __builtin_cpu_init();
+        ok = __builtin_cpu_supports("avx512bf16");
+        __atomic_store_n(&cached, ok, __ATOMIC_RELAXED);
+    }
+    return ok != 0;
+}
+
+/* ACLNN_NO_SIMD=1 (read once) keeps the AVX2 loops, for comparisons. */
+static bool prelu_no_simd512(void)
+{
+    static int cached = -1;
+    int off = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+    if (off < 0) {
+        const char *e = getenv("ACLNN_NO_SIMD");
+        off = e != NULL && e[0] == '1';
+        __atomic_store_n(&cached, off, __ATOMIC_RELAXED);
+    }
+    return off != 0;
+}
+
+P512_TARGET static inline __attribute__((always_inline)) __m512 p512_load(const uint16_t *p,
+                                                                          __mmask16 m, bool bf16)
+{
+    const __m256i h = _mm256_maskz_loadu_epi16(m, p);
+    if (!bf16) return _mm512_cvtph_ps(h);
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+}
+
+/* Same rounding as nn_half_f32_to_f16 / nn_half_f32_to_bf16 (RNE, NaN quieted). */
+P512_TARGET static inline __attribute__((always_inline)) __m256i p512_narrow(__m512 v, bool bf16)
+{
+    if (!bf16) return _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    const __m512i u = _mm512_castps_si512(v);
+    const __m512i high = _mm512_srli_epi32(u, 16);
+    const __m512i odd = _mm512_and_si512(high, _mm512_set1_epi32(1));
+    __m512i r = _mm512_srli_epi32(_mm512_add_epi32(_mm512_add_epi32(u, _mm512_set1_epi32(0x7fff)),
+                                                   odd), 16);
+    const __mmask16 nan = _mm512_cmpgt_epu32_mask(_mm512_and_si512(u, _mm512_set1_epi32(0x7fffffff)),
+                                                   _mm512_set1_epi32(0x7f800000));
+    r = _mm512_mask_or_epi32(r, nan, high, _mm512_set1_epi32(0x40));
+    return _mm512_cvtepi32_epi16(r);
+}
+
+/* y = x > 0 ? x : w * x over n halves; w is a vector (vw) or one broadcast value (w_vec NULL). */
+P512_TARGET static inline __attribute__((always_inline)) void
+p512_fwd(const uint16_t *x, uint16_t *y, const float *w_vec, float w_one, int64_t n, bool nt,
+         bool bf16)
+{
+    int64_t head = ps_head(y, sizeof(uint16_t), n, nt);
+    if (head >= 16) {   /* an odd address cannot be aligned (never for real tensors): no streaming */
+        head = 0;
+        nt = false;
+    }
+    const __m512 zero = _mm512_setzero_ps(), wv = _mm512_set1_ps(w_one);
+    int64_t i = 0;
+    if (head > 0) {   /* up to 15 elements to reach 32-byte alignment */
+        const __mmask16 m = (__mmask16)((1u << head) - 1u);
+        const __m512 xv = p512_load(x, m, bf16);
+        const __m512 w = w_vec ? _mm512_maskz_loadu_ps(m, w_vec) : wv;
+        const __m512 s = _mm512_mul_ps(w, xv);
+        const __mmask16 pos = _mm512_cmp_ps_mask(xv, zero, _CMP_GT_OQ);
+        _mm256_mask_storeu_epi16(y, m, p512_narrow(_mm512_mask_blend_ps(pos, s, xv), bf16));
+        i = head;
+    }
+    for (; i + 16 <= n; i += 16) {
+        const __m512 xv = p512_load(x + i, 0xffff, bf16);
+        const __m512 w = w_vec ? _mm512_loadu_ps(w_vec + i) : wv;
+        const __m512 s = _mm512_mul_ps(w, xv);
+        const __mmask16 pos = _mm512_cmp_ps_mask(xv, zero, _CMP_GT_OQ);
+        const __m256i h = p512_narrow(_mm512_mask_blend_ps(pos, s, xv), bf16);
+        if (nt) _mm256_stream_si256((__m256i *)(y + i), h);
+        else _mm256_storeu_si256((__m256i *)(y + i), h);
+    }
+    if (i < n) {
+        const __mmask16 m = (__mmask16)((1u << (n - i)) - 1u);
+        const __m512 xv = p512_load(x + i, m, bf16);
+        const __m512 w = w_vec ? _mm512_maskz_loadu_ps(m, w_vec + i) : wv;
+        const __m512 s = _mm512_mul_ps(w, xv);
+        const __mmask16 pos = _mm512_cmp_ps_mask(xv, zero, _CMP_GT_OQ);
+        _mm256_mask_storeu_epi16(y + i, m, p512_narrow(_mm512_mask_blend_ps(pos, s, xv), bf16));
+    }
+}
+
+/* bf16 forward with AVX512-BF16: vcvtneps2bf16 rounds to nearest even and quiets NaNs exactly
+ * like nn_half_f32_to_bf16, but reads subnormal inputs as zero; a vector holding a subnormal
+ * result is rounded with the integer code instead (rare: only products below 2^-126). */
+#define PBF_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512bf16,f16c,avx2")))
+
+PBF_TARGET static inline __attribute__((always_inline)) __m256i pbf_narrow(__m512 v)
+{
+    const __m512i u = _mm512_castps_si512(v);
+    const __mmask16 subnormal = _mm512_testn_epi32_mask(u, _mm512_set1_epi32(0x7f800000)) &
+                                _mm512_test_epi32_mask(u, _mm512_set1_epi32(0x007fffff));
+    if (subnormal) return p512_narrow(v, true);
+    const __m256bh h = _mm512_cvtneps_pbh(v);
+    __m256i r;
+    memcpy(&r, &h, sizeof r);
+    return r;
+}
+
+PBF_TARGET static inline __attribute__((always_inline)) void
+pbf_fwd(const uint16_t *x, uint16_t *y, const float *w_vec, float w_one, int64_t n, bool nt)
+{
+    int64_t head = ps_head(y, sizeof(uint16_t), n, nt);
+    if (head >= 16) {   /* an odd address cannot be aligned (never for real tensors): no streaming */
+        head = 0;
+        nt = false;
+    }
+    const __m512 zero = _mm512_setzero_ps(), wv = _mm512_set1_ps(w_one);
+    int64_t i = 0;
+    if (head > 0) {
+        const __mmask16 m = (__mmask16)((1u << head) - 1u);
+        const __m512 xv = p512_load(x, m, true);
+        const __m512 w = w_vec ? _mm512_maskz_loadu_ps(m, w_vec) : wv;
+        const __mmask16 pos = _mm512_cmp_ps_mask(xv, zero, _CMP_GT_OQ);
+        _mm256_mask_storeu_epi16(y, m, pbf_narrow(_mm512_mask_blend_ps(pos, _mm512_mul_ps(w, xv), xv)));
+        i = head;
+    }
+    for (; i + 16 <= n; i += 16) {
+        const __m512 xv = p512_load(x + i, 0xffff, true);
+        const __m512 w = w_vec ? _mm512_loadu_ps(w_vec + i) : wv;
+        const __mmask16 pos = _mm512_cmp_ps_mask(xv, zero, _CMP_GT_OQ);
+        const __m256i h = pbf_narrow(_mm512_mask_blend_ps(pos, _mm512_mul_ps(w, xv), xv));
+        if (nt) _mm256_stream_si256((__m256i *)(y + i), h);
+        else _mm256_storeu_si256((__m256i *)(y + i), h);
+    }
+    if (i < n) {
+        const __mmask16 m = (__mmask16)((1u << (n - i)) - 1u);
+        const __m512 xv = p512_load(x + i, m, true);
+        const __m512 w = w_vec ? _mm512_maskz_loadu_ps(m, w_vec + i) : wv;
+        const __mmask16 pos = _mm512_cmp_ps_mask(xv, zero, _CMP_GT_OQ);
+        _mm256_mask_storeu_epi16(y + i, m, pbf_narrow(_mm512_mask_blend_ps(pos, _mm512_mul_ps(w, xv), xv)));
+    }
+}
+
+PBF_TARGET static void pbf_fwd_vw_bf16(const uint16_t *x, uint16_t *y, const float *w, int64_t n, bool nt)
+{
+    pbf_fwd(x, y, w, 0.0f, n, nt);
+}
+PBF_TARGET static void pbf_fwd_sw_bf16(const uint16_t *x, uint16_t *y, float w, int64_t n, bool nt)
+{
+    pbf_fwd(x, y, NULL, w, n, nt);
+}
+
+P512_TARGET static void p512_fwd_vw_f16(const uint16_t *x, uint16_t *y, const float *w, int64_t n, bool nt)
+{
+    p512_fwd(x, y, w, 0.0f, n, nt, false);
+}
+P512_TARGET static void p512_fwd_sw_f16(const uint16_t *x, uint16_t *y, float w, int64_t n, bool nt)
+{
+    p512_fwd(x, y, NULL, w, n, nt, false);
+}
+P512_TARGET static void p512_fwd_vw_bf16(const uint16_t *x, uint16_t *y, const float *w, int64_t n, bool nt)
+{
+    p512_fwd(x, y, w, 0.0f, n, nt, true);
+}
+P512_TARGET static void p512_fwd_sw_bf16(const uint16_t *x, uint16_t *y, float w, int64_t n, bool nt)
+{
+    p512_fwd(x, y, NULL, w, n, nt, true);
+}
+
 /* The same run structure as prelu_f32_span, on the fused loops of prelu_simd.h: self and out
  * have the same dtype, read and written in place (no staging). */
 #define PRELU_SIMD_SPAN(KIND, T)                                                                  \
@@ -119,6 +306,15 @@ static void prelu_simd_span_##KIND(const prelu_plan *p, const float *weight, int
 PRELU_SIMD_SPAN(f32, float)
 PRELU_SIMD_SPAN(f16, uint16_t)
 PRELU_SIMD_SPAN(bf16, uint16_t)
+#define ps_fwd_vw_p512f16 p512_fwd_vw_f16
+#define ps_fwd_sw_p512f16 p512_fwd_sw_f16
+#define ps_fwd_vw_p512bf16 p512_fwd_vw_bf16
+#define ps_fwd_sw_p512bf16 p512_fwd_sw_bf16
+PRELU_SIMD_SPAN(p512f16, uint16_t)
+PRELU_SIMD_SPAN(p512bf16, uint16_t)
+#define ps_fwd_vw_pbf16 pbf_fwd_vw_bf16
+#define ps_fwd_sw_pbf16 pbf_fwd_sw_bf16
+PRELU_SIMD_SPAN(pbf16, uint16_t)
 
 static void prelu_simd_range(const prelu_ctx *ctx, int64_t begin, int64_t end)
 {
@@ -127,6 +323,17 @@ static void prelu_simd_range(const prelu_ctx *ctx, int64_t begin, int64_t end)
     if (p->self_dtype == ACL_FLOAT) {
         prelu_simd_span_f32(p, ctx->weight, begin, (const float *)ctx->self + begin,
                             (float *)ctx->out + begin, n, ctx->streaming);
+    } else if (ctx->avx512) {
+        if (p->self_dtype == ACL_FLOAT16) {
+            prelu_simd_span_p512f16(p, ctx->weight, begin, (const uint16_t *)ctx->self + begin,
+                                    (uint16_t *)ctx->out + begin, n, ctx->streaming);
+        } else if (prelu_avx512bf16_ok()) {
+            prelu_simd_span_pbf16(p, ctx->weight, begin, (const uint16_t *)ctx->self + begin,
+                                  (uint16_t *)ctx->out + begin, n, ctx->streaming);
+        } else {
+            prelu_simd_span_p512bf16(p, ctx->weight, begin, (const uint16_t *)ctx->self + begin,
+                                     (uint16_t *)ctx->out + begin, n, ctx->streaming);
+        }
     } else if (p->self_dtype == ACL_FLOAT16) {
         prelu_simd_span_f16(p, ctx->weight, begin, (const uint16_t *)ctx->self + begin,
                             (uint16_t *)ctx->out + begin, n, ctx->streaming);
@@ -188,7 +395,10 @@ static aclnnStatus prelu_kernel(const nn_launch *l)
                       p->compute_dtype == p->self_dtype;
     const bool streaming = simd && nn_use_streaming_stores((uint64_t)p->numel *
                                                            nn_dtype_size(p->out_dtype));
-    prelu_ctx ctx = {p, l->operands[0].data, weight, l->operands[2].data, simd, streaming};
+    prelu_ctx ctx = {p, l->operands[0].data, weight, l->operands[2].data, simd, streaming, false};
+#if NN_PRELU_SIMD
+    ctx.avx512 = simd && p->self_dtype != ACL_FLOAT && prelu_avx512_ok() && !prelu_no_simd512();
+#endif
     nn_parallel_for(p->numel, 32768, prelu_range, &ctx);
     if (weight != &single) free(weight);
     return ACLNN_SUCCESS;
