@@ -11,6 +11,10 @@
  * from +0, which is exactly ATen's order for fp32/fp64, so those results are bit-identical to
  * PyTorch; the order never depends on the thread split.
  *
+ * With AVX-512, fp32 and fp16/bf16 rows are computed 16 / 32 columns per vector and written
+ * straight to gradInput (non-temporal stores for large outputs), with the same adds in the same
+ * order as the portable row code.
+ *
  * Precision: fp16/bf16 are accumulated in fp32 and rounded once; complex64 in double.
  */
 #include <stdint.h>
@@ -192,10 +196,104 @@ static void sink_close(block_sink *sink)
     }
 }
 
+#if NN_PU_HAVE_AVX512_CODE
+/* gradOutput rows prefetched this far ahead of the rows being summed (a few KiB: one core
+ * alone does not keep enough misses in flight to stream at full speed otherwise). */
+#define PREFETCH_ROWS 8
+
+/* fp32, AVX-512: gradInput rows [b->h0, b->h1) of one plane written straight to gradInput,
+ * 16 columns per vector: the interior lanes are (0 + row r0) + row r0+1 + ... of the shifted
+ * gradOutput rows (the same adds, in the same order, as grad_row_f32), lane 0 and lane W-1
+ * are replaced by the two strip sums.  With `stream` every vector is a non-temporal store
+ * (the caller guarantees 64-byte aligned rows of a multiple of 16 floats), so the whole
+ * gradInput plane goes out as one contiguous stream without a read for ownership. */
+NN_PU_AVX512 static void grad_rows_f32_avx512(const pad_bwd_plan *p, const float *plane_go,
+                                              float *plane_gi, int64_t h0, int64_t h1,
+                                              bool stream)
+{
+    const int64_t W = p->W, Wo = p->Wo, left = p->left;
+    const int64_t last_lo = W - 1 + left;
+    const __mmask16 tail = (W & 15) != 0 ? (__mmask16)((1u << (W & 15)) - 1u) : (__mmask16)0xffff;
+    const int64_t last_vec = (W - 1) & ~(int64_t)15;
+    const __mmask16 last_lane = (__mmask16)(1u << ((W - 1) & 15));
+    for (int64_t h = h0; h < h1; h++) {
+        int64_t r0, r1;
+        source_rows(p, h, &r0, &r1);
+        const int64_t nrows = r1 - r0 + 1;
+        const float *rows = plane_go + r0 * Wo;
+        /* (may point past the tensor: a prefetch never faults; integer arithmetic keeps the
+         * pointer arithmetic itself in bounds) */
+        const uintptr_t ahead = (uintptr_t)plane_go + (uintptr_t)((r1 + PREFETCH_ROWS) * Wo) * sizeof(float);
+        for (uintptr_t byte = 0; byte < (uintptr_t)Wo * sizeof(float) + 64; byte += 64) {
+            _mm_prefetch((const char *)(ahead + byte), _MM_HINT_T0);
+        }
+        float first = 0.0f, last = 0.0f;
+        for (int64_t r = 0; r < nrows; r++) {
+            const float *row = rows + r * Wo;
+            for (int64_t j = 0; j <= left; j++) {
+                first += row[j];
+            }
+        }
+        for (int64_t r = 0; r < nrows; r++) {
+            const float *row = rows + r * Wo;
+            for (int64_t j = last_lo; j < Wo; j++) {
+                last += row[j];
+            }
+        }
+        float *dst = plane_gi + h * W;
+        const float *src = rows + left;
+        for (int64_t k = 0; k < W; k += 16) {
+            const __mmask16 mask = k + 16 <= W ? (__mmask16)0xffff : tail;
+            __m512 acc = _mm512_add_ps(_mm512_setzero_ps(), _mm512_maskz_loadu_ps(mask, src + k));
+            for (int64_t r = 1; r < nrows; r++) {
+                acc = _mm512_add_ps(acc, _mm512_maskz_loadu_ps(mask, src + r * Wo + k));
+            }
+            if (k == 0) {
+                acc = _mm512_mask_mov_ps(acc, (__mmask16)1, _mm512_set1_ps(first));
+            }
+            if (k == last_vec) {
+                acc = _mm512_mask_mov_ps(acc, last_lane, _mm512_set1_ps(last));
+            }
+            if (stream) {
+                _mm512_stream_ps(dst + k, acc);
+            } else {
+                _mm512_mask_storeu_ps(dst + k, mask, acc);
+            }
+        }
+    }
+}
+
+/* The AVX-512 fp32 path, if it applies: W >= 2, and for streaming whole aligned vectors. */
+static bool pad_bwd_f32_avx512(const pad_bwd_ctx *ctx, int64_t begin, int64_t end)
+{
+    const pad_bwd_plan *p = ctx->plan;
+    if (p->kind != KIND_F32 || p->W < 2 || !nn_pu_use_avx512()) {
+        return false;
+    }
+    if (ctx->stream && ((p->W & 15) != 0 || ((uintptr_t)ctx->grad_in & 63) != 0)) {
+        return false;
+    }
+    for (int64_t item = begin; item < end; item++) {
+        const row_block b = block_of(p, item);
+        grad_rows_f32_avx512(p, (const float *)ctx->grad_out + b.plane * p->Ho * p->Wo,
+                             (float *)ctx->grad_in + b.plane * p->H * p->W, b.h0, b.h1, ctx->stream);
+    }
+    if (ctx->stream) {
+        nn_streaming_fence();
+    }
+    return true;
+}
+#endif
+
 /* Native types: storage == accumulation type, rows are used in place. */
 static void pad_bwd_native(const pad_bwd_ctx *ctx, int64_t begin, int64_t end)
 {
     const pad_bwd_plan *p = ctx->plan;
+#if NN_PU_HAVE_AVX512_CODE
+    if (pad_bwd_f32_avx512(ctx, begin, end)) {
+        return;
+    }
+#endif
     const int comps = p->kind == KIND_C128 ? 2 : 1;
     const int64_t plane_in = p->Ho * p->Wo * comps, row_in = p->Wo * comps, row_out = p->W * comps;
     const size_t scalar = p->kind == KIND_F32 ? sizeof(float) : sizeof(double);
@@ -334,52 +432,176 @@ static inline uint16_t narrow_one(float sum, bool bf16)
     return bf16 ? nn_half_f32_to_bf16(sum) : nn_half_f32_to_f16(sum);
 }
 
-/* fp16/bf16: every sum in fp32, rounded once.  Edge columns are summed element by element;
- * interior elements of rows with one source row take the bit-level shortcut above; the few
- * rows with several source rows (top/bottom edges) are widened in blocks and summed. */
-static void pad_bwd_half(pad_bwd_ctx *ctx, int64_t begin, int64_t end)
+/* What the fp16/bf16 rows need besides the plan. */
+typedef struct half_row_ctx {
+    bool bf16;
+    void (*widen_n)(const uint16_t *, float *, size_t);
+    void (*narrow_n)(const float *, uint16_t *, size_t);
+    uint16_t inf_bits, quiet_bit;
+} half_row_ctx;
+
+static half_row_ctx half_row_ctx_of(const pad_bwd_plan *p)
 {
-    const pad_bwd_plan *p = ctx->plan;
     const bool bf16 = p->kind == KIND_BF16;
-    void (*widen_n)(const uint16_t *, float *, size_t) = bf16 ? nn_bf16_to_f32_n : nn_f16_to_f32_n;
-    void (*narrow_n)(const float *, uint16_t *, size_t) = bf16 ? nn_f32_to_bf16_n : nn_f32_to_f16_n;
-    const uint16_t inf_bits = bf16 ? 0x7f80 : 0x7c00, quiet_bit = bf16 ? 0x0040 : 0x0200;
+    half_row_ctx hc = {bf16, bf16 ? nn_bf16_to_f32_n : nn_f16_to_f32_n,
+                       bf16 ? nn_f32_to_bf16_n : nn_f32_to_f16_n, bf16 ? 0x7f80 : 0x7c00,
+                       bf16 ? 0x0040 : 0x0200};
+    return hc;
+}
+
+/* One fp16/bf16 gradInput row from `nrows` gradOutput rows: every sum in fp32, rounded once.
+ * Edge columns are summed element by element; interior elements of rows with one source row
+ * take the bit-level shortcut above; rows with several source rows (top/bottom edges) are
+ * widened in blocks and summed. */
+static void half_row(const pad_bwd_plan *p, const half_row_ctx *hc, const uint16_t *rows,
+                     int64_t nrows, uint16_t *gi)
+{
     const int64_t W = p->W, Wo = p->Wo, left = p->left;
     const int64_t first_hi = W == 1 ? Wo : left + 1, last_lo = W - 1 + left;
-    const uint16_t *grad_out = (const uint16_t *)ctx->grad_out;
     float acc[HALF_BLOCK], tmp[HALF_BLOCK];
-    block_sink sink = sink_open(ctx, (size_t)W * sizeof(uint16_t));
+    gi[0] = narrow_one(strip_sum(rows, nrows, Wo, 0, first_hi, hc->bf16), hc->bf16);
+    if (W == 1) {
+        return;
+    }
+    gi[W - 1] = narrow_one(strip_sum(rows, nrows, Wo, last_lo, Wo, hc->bf16), hc->bf16);
+    const int64_t n = W - 2;
+    if (nrows == 1) {
+        single_source_half(rows + left + 1, gi + 1, n, hc->inf_bits, hc->quiet_bit);
+        return;
+    }
+    for (int64_t k0 = 0; k0 < n; k0 += HALF_BLOCK) {
+        const int64_t m = n - k0 < HALF_BLOCK ? n - k0 : HALF_BLOCK;
+        hc->widen_n(rows + left + 1 + k0, acc, (size_t)m);
+        for (int64_t k = 0; k < m; k++) {
+            acc[k] = 0.0f + acc[k];
+        }
+        for (int64_t r = 1; r < nrows; r++) {
+            hc->widen_n(rows + r * Wo + left + 1 + k0, tmp, (size_t)m);
+            add_rows_f32(acc, tmp, m);
+        }
+        hc->narrow_n(acc, gi + 1 + k0, (size_t)m);
+    }
+}
+
+#if NN_PU_HAVE_AVX512_CODE
+/* fp16/bf16, AVX-512BW: gradInput rows [h0, h1) of one plane written straight to gradInput.
+ * Rows with one source row (all but the top/bottom edge rows) are the bit-level shortcut of
+ * single_source_half on 32 lanes at a time, with lanes 0 and W-1 replaced by the rounded strip
+ * sums; with `stream` (rows of a multiple of 32 elements, 64-byte aligned) every vector is a
+ * non-temporal store.  The few rows with several source rows go through half_row into `spare`
+ * (W elements) and are copied. */
+__attribute__((target("avx512f,avx512bw"))) static void grad_rows_half_avx512(
+    const pad_bwd_plan *p, const half_row_ctx *hc, const uint16_t *plane_go, uint16_t *plane_gi,
+    int64_t h0, int64_t h1, bool stream, uint16_t *spare)
+{
+    const int64_t W = p->W, Wo = p->Wo, left = p->left;
+    const int64_t last_lo = W - 1 + left;
+    const __mmask32 tail = (W & 31) != 0 ? (__mmask32)((1u << (W & 31)) - 1u) : (__mmask32)0xffffffffu;
+    const int64_t last_vec = (W - 1) & ~(int64_t)31;
+    const __mmask32 last_lane = (__mmask32)(1u << ((W - 1) & 31));
+    const __m512i magnitude = _mm512_set1_epi16(0x7fff), inf = _mm512_set1_epi16((short)hc->inf_bits);
+    const __m512i quiet = _mm512_set1_epi16((short)hc->quiet_bit);
+    const __m512i neg_zero = _mm512_set1_epi16((short)0x8000), zero = _mm512_setzero_si512();
+    for (int64_t h = h0; h < h1; h++) {
+        int64_t r0, r1;
+        source_rows(p, h, &r0, &r1);
+        const uint16_t *rows = plane_go + r0 * Wo;
+        uint16_t *dst = plane_gi + h * W;
+        const uintptr_t ahead = (uintptr_t)plane_go + (uintptr_t)((r1 + 2 * PREFETCH_ROWS) * Wo) * sizeof(uint16_t);
+        for (uintptr_t byte = 0; byte < (uintptr_t)Wo * sizeof(uint16_t) + 64; byte += 64) {
+            _mm_prefetch((const char *)(ahead + byte), _MM_HINT_T0);
+        }
+        if (r1 != r0) {
+            half_row(p, hc, rows, r1 - r0 + 1, spare);
+            memcpy(dst, spare, (size_t)W * sizeof(uint16_t));
+            continue;
+        }
+        const __m512i first = _mm512_set1_epi16(
+            (short)narrow_one(strip_sum(rows, 1, Wo, 0, left + 1, hc->bf16), hc->bf16));
+        const __m512i last = _mm512_set1_epi16(
+            (short)narrow_one(strip_sum(rows, 1, Wo, last_lo, Wo, hc->bf16), hc->bf16));
+        const uint16_t *src = rows + left;
+        for (int64_t k = 0; k < W; k += 32) {
+            const __mmask32 mask = k + 32 <= W ? (__mmask32)0xffffffffu : tail;
+            const __m512i x = _mm512_maskz_loadu_epi16(mask, src + k);
+            const __mmask32 nan = _mm512_cmpgt_epu16_mask(_mm512_and_si512(x, magnitude), inf);
+            __m512i v = _mm512_mask_mov_epi16(x, nan, _mm512_or_si512(x, quiet));
+            v = _mm512_mask_mov_epi16(v, _mm512_cmpeq_epi16_mask(x, neg_zero), zero);
+            if (k == 0) {
+                v = _mm512_mask_mov_epi16(v, (__mmask32)1, first);
+            }
+            if (k == last_vec) {
+                v = _mm512_mask_mov_epi16(v, last_lane, last);
+            }
+            if (stream) {
+                _mm512_stream_si512((void *)(dst + k), v);
+            } else {
+                _mm512_mask_storeu_epi16(dst + k, mask, v);
+            }
+        }
+    }
+}
+
+static bool cpu_has_avx512bw(void)
+{
+    static int cached = -1;
+    int ok = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+    if (ok < 0) {
+        ok = __builtin_cpu_supports("avx512bw") != 0;
+        __atomic_store_n(&cached, ok, __ATOMIC_RELAXED);
+    }
+    return ok != 0;
+}
+
+/* The AVX-512 fp16/bf16 path, if it applies: W >= 2, and for streaming whole aligned vectors. */
+static bool pad_bwd_half_avx512(pad_bwd_ctx *ctx, int64_t begin, int64_t end)
+{
+    const pad_bwd_plan *p = ctx->plan;
+    if (p->W < 2 || !nn_pu_use_avx512() || !cpu_has_avx512bw()) {
+        return false;
+    }
+    if (ctx->stream && ((p->W & 31) != 0 || ((uintptr_t)ctx->grad_in & 63) != 0)) {
+        return false;
+    }
+    uint16_t *spare = (uint16_t *)malloc((size_t)p->W * sizeof(uint16_t));
+    if (spare == NULL) {
+        return false; /* the portable path needs no buffer of that size */
+    }
+    const half_row_ctx hc = half_row_ctx_of(p);
+    for (int64_t item = begin; item < end; item++) {
+        const row_block b = block_of(p, item);
+        grad_rows_half_avx512(p, &hc, (const uint16_t *)ctx->grad_out + b.plane * p->Ho * p->Wo,
+                              (uint16_t *)ctx->grad_in + b.plane * p->H * p->W, b.h0, b.h1,
+                              ctx->stream, spare);
+    }
+    if (ctx->stream) {
+        nn_streaming_fence();
+    }
+    free(spare);
+    return true;
+}
+#endif
+
+/* fp16/bf16 rows (see half_row). */
+static void pad_bwd_half(pad_bwd_ctx *ctx, int64_t begin, int64_t end)
+{
+#if NN_PU_HAVE_AVX512_CODE
+    if (pad_bwd_half_avx512(ctx, begin, end)) {
+        return;
+    }
+#endif
+    const pad_bwd_plan *p = ctx->plan;
+    const half_row_ctx hc = half_row_ctx_of(p);
+    const uint16_t *grad_out = (const uint16_t *)ctx->grad_out;
+    block_sink sink = sink_open(ctx, (size_t)p->W * sizeof(uint16_t));
     for (int64_t item = begin; item < end; item++) {
         const row_block b = block_of(p, item);
         uint16_t *block = (uint16_t *)sink_rows(&sink, ctx, &b);
         for (int64_t h = b.h0; h < b.h1; h++) {
             int64_t r0, r1;
             source_rows(p, h, &r0, &r1);
-            const uint16_t *rows = grad_out + (b.plane * p->Ho + r0) * Wo;
-            uint16_t *gi = block + (h - b.h0) * W;
-            const int64_t nrows = r1 - r0 + 1;
-            gi[0] = narrow_one(strip_sum(rows, nrows, Wo, 0, first_hi, bf16), bf16);
-            if (W == 1) {
-                continue;
-            }
-            gi[W - 1] = narrow_one(strip_sum(rows, nrows, Wo, last_lo, Wo, bf16), bf16);
-            const int64_t n = W - 2;
-            if (nrows == 1) {
-                single_source_half(rows + left + 1, gi + 1, n, inf_bits, quiet_bit);
-                continue;
-            }
-            for (int64_t k0 = 0; k0 < n; k0 += HALF_BLOCK) {
-                const int64_t m = n - k0 < HALF_BLOCK ? n - k0 : HALF_BLOCK;
-                widen_n(rows + left + 1 + k0, acc, (size_t)m);
-                for (int64_t k = 0; k < m; k++) {
-                    acc[k] = 0.0f + acc[k];
-                }
-                for (int64_t r = 1; r < nrows; r++) {
-                    widen_n(rows + r * Wo + left + 1 + k0, tmp, (size_t)m);
-                    add_rows_f32(acc, tmp, m);
-                }
-                narrow_n(acc, gi + 1 + k0, (size_t)m);
-            }
+            half_row(p, &hc, grad_out + (b.plane * p->Ho + r0) * p->Wo, r1 - r0 + 1,
+                     block + (h - b.h0) * p->W);
         }
         sink_flush(&sink, ctx, &b);
     }

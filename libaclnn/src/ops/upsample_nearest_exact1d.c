@@ -8,7 +8,8 @@
  * A pure gather (bit-exact).  The index map is the same for every (n, c) row, so the kernel
  * builds it once per launch (pad_upsample_common.h) and then copies row by row: long stretches
  * of equal repeat count become "repeat each element k times" loops, irregular maps use the
- * per-output source table.
+ * per-output source table.  With AVX-512, 4-byte runs of count 1-4 are lane permutations of
+ * 16 inputs per step (upsample_rows_b32_avx512).
  *
  * Checks follow CANN's op_api (spec ops.md §3.5).  Stricter than CANN (design.md decision 7):
  * out must be [N, C, outputSize[0]] and self/out must use the ND or NCL format.
@@ -114,12 +115,117 @@ static void upsample_write_row(const upsample_ctx *ctx, const unsigned char *in,
     }
 }
 
+#if NN_PU_HAVE_AVX512_CODE
+/* The input is prefetched this many bytes ahead of the loads. */
+#define PREFETCH_BYTES 2048
+
+/* Repeats each of n 4-byte elements `count` (1..4) times, 16 inputs per step: output vector v
+ * of a step is lane-permutation v of the 16 inputs (lane l takes input (16 v + l) / count).
+ * With `stream`, o is 64-byte aligned and every whole vector is stored non-temporally.
+ * Returns false for other counts. */
+NN_PU_AVX512 static bool run_repeat_b32_avx512(const uint32_t *restrict s, uint32_t *restrict o,
+                                               int64_t n, int64_t count, bool stream)
+{
+    if (count < 1 || count > 4) {
+        return false;
+    }
+    __m512i perm[4];
+    for (int64_t v = 0; v < count; v++) {
+        int32_t idx[16];
+        for (int l = 0; l < 16; l++) {
+            idx[l] = (int32_t)((16 * v + l) / count);
+        }
+        perm[v] = _mm512_loadu_si512((const void *)idx);
+    }
+    const int64_t n16 = n & ~(int64_t)15;
+    for (int64_t t = 0; t < n16; t += 16) {
+        _mm_prefetch((const char *)((uintptr_t)(s + t) + PREFETCH_BYTES), _MM_HINT_T0);
+        const __m512i x = _mm512_loadu_si512((const void *)(s + t));
+        uint32_t *dst = o + count * t;
+        for (int64_t v = 0; v < count; v++) {
+            const __m512i y = _mm512_permutexvar_epi32(perm[v], x);
+            if (stream) {
+                _mm512_stream_si512((void *)(dst + 16 * v), y);
+            } else {
+                _mm512_storeu_si512((void *)(dst + 16 * v), y);
+            }
+        }
+    }
+    for (int64_t t = n16; t < n; t++) {
+        for (int64_t j = 0; j < count; j++) {
+            o[count * t + j] = s[t];
+        }
+    }
+    return true;
+}
+
+/* One 4-byte output row from the run list with the AVX-512 repeats where they apply. */
+NN_PU_AVX512 static void upsample_row_b32_avx512(const nn_ne_map *map, const uint32_t *restrict in,
+                                                 uint32_t *restrict out, bool stream)
+{
+    for (int64_t r = 0; r < map->num_runs; r++) {
+        const nn_ne_run *run = &map->runs[r];
+        const int64_t n = run->i1 - run->i0;
+        if (!run_repeat_b32_avx512(in + run->i0, out + run->d0, n, run->count, stream)) {
+            const uint32_t *s = in + run->i0;
+            uint32_t *o = out + run->d0;
+            for (int64_t t = 0; t < n; t++) {
+                for (int64_t j = 0; j < run->count; j++) {
+                    o[run->count * t + j] = s[t];
+                }
+            }
+        }
+    }
+}
+
+/* 4-byte elements over a long-run map, AVX-512: rows are written in place (or, streaming with
+ * a single run over aligned rows of whole vectors, streamed straight from the registers);
+ * streaming with several runs builds each row in a buffer and streams it (run boundaries
+ * fall mid-line).  Returns false when this path does not apply. */
+static bool upsample_rows_b32_avx512(const upsample_ctx *ctx, int64_t begin, int64_t end)
+{
+    const upsample_plan *p = ctx->plan;
+    if (p->elem_size != 4 || !ctx->use_runs || !nn_pu_use_avx512()) {
+        return false;
+    }
+    const bool direct_stream = ctx->stream && ctx->map->num_runs == 1 && (p->out_len & 15) == 0 &&
+                               ((uintptr_t)ctx->out & 63) == 0;
+    uint32_t *buffer = NULL;
+    if (ctx->stream && !direct_stream) {
+        buffer = (uint32_t *)malloc((size_t)p->out_len * sizeof(uint32_t));
+        if (buffer == NULL) {
+            return false;
+        }
+    }
+    for (int64_t row = begin; row < end; row++) {
+        const uint32_t *in = (const uint32_t *)ctx->in + row * p->in_len;
+        uint32_t *out = (uint32_t *)ctx->out + row * p->out_len;
+        if (buffer != NULL) {
+            upsample_row_b32_avx512(ctx->map, in, buffer, false);
+            nn_copy_row_nt(out, buffer, (size_t)p->out_len * sizeof(uint32_t));
+        } else {
+            upsample_row_b32_avx512(ctx->map, in, out, direct_stream);
+        }
+    }
+    if (ctx->stream) {
+        nn_streaming_fence();
+    }
+    free(buffer);
+    return true;
+}
+#endif
+
 static void upsample_rows(void *vctx, int64_t begin, int64_t end)
 {
     const upsample_ctx *ctx = (const upsample_ctx *)vctx;
     const upsample_plan *p = ctx->plan;
     const size_t in_bytes = (size_t)p->in_len * p->elem_size;
     const size_t out_bytes = (size_t)p->out_len * p->elem_size;
+#if NN_PU_HAVE_AVX512_CODE
+    if (upsample_rows_b32_avx512(ctx, begin, end)) {
+        return;
+    }
+#endif
     /* large outputs: build each row in a buffer and stream it out (no buffer: plain stores) */
     unsigned char *row_buffer = ctx->stream ? (unsigned char *)malloc(out_bytes) : NULL;
     for (int64_t row = begin; row < end; row++) {

@@ -14,7 +14,9 @@
  * "gi[t] = go[k t] + ... + go[k t + k-1]" loops the compiler vectorises, irregular maps walk
  * lo(), and pure downsampling (every count <= 1) is a zero fill plus one pick per gradient.
  * Every gi element is 0 + its gradients in increasing d order: the same order as PyTorch, and
- * independent of the thread split.  fp16/bf16 accumulate in fp32 and round once.
+ * independent of the thread split.  fp16/bf16 accumulate in fp32 and round once.  With
+ * AVX-512, fp32 runs of count 1-3 are summed 16 inputs per vector (lane permutations of the
+ * gradients, the same adds in the same order).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -137,19 +139,152 @@ static inline float widen_bf16(uint16_t b)
 DEFINE_GRAD_ROW(run_sums_f32, row_f32, float, WIDEN_F32)
 DEFINE_GRAD_ROW(run_sums_bf16, row_bf16, uint16_t, widen_bf16)
 
+#if NN_PU_HAVE_AVX512_CODE
+/* gradOutput is prefetched this many bytes ahead of the loads (one core alone does not keep
+ * enough misses in flight to stream at full speed otherwise). */
+#define PREFETCH_BYTES 4096
+
+/* Lane t of the result takes element count*t + s of the concatenation (a, b[, c]): the
+ * permutation tables for counts 2 and 3, s = 0 .. count-1. */
+NN_PU_AVX512 static inline __m512i index_vector(int64_t count, int64_t s)
+{
+    int32_t idx[16];
+    for (int t = 0; t < 16; t++) {
+        idx[t] = (int32_t)(count * t + s);
+    }
+    return _mm512_loadu_si512((const void *)idx);
+}
+
+/* fp32 run sums, AVX-512, for counts 1, 2 and 3 (the counts of upsampling by up to 3): 16
+ * inputs per vector, each ((0 + g0) + g1) + g2 in d order exactly as run_sums_f32 does; the
+ * last n % 16 inputs use the scalar loop's arithmetic.  With `stream`, o is 64-byte aligned
+ * and every full vector is stored non-temporally.  Returns false for other counts. */
+NN_PU_AVX512 static bool run_sums_f32_avx512(const float *restrict s, float *restrict o, int64_t n,
+                                             int64_t count, bool stream)
+{
+    if (count < 1 || count > 3) {
+        return false;
+    }
+    const int64_t n16 = n & ~(int64_t)15;
+    const __m512 zero = _mm512_setzero_ps();
+    if (count == 1) {
+        for (int64_t t = 0; t < n16; t += 16) {
+            _mm_prefetch((const char *)((uintptr_t)(s + t) + PREFETCH_BYTES), _MM_HINT_T0);
+            const __m512 v = _mm512_add_ps(zero, _mm512_loadu_ps(s + t));
+            if (stream) {
+                _mm512_stream_ps(o + t, v);
+            } else {
+                _mm512_storeu_ps(o + t, v);
+            }
+        }
+    } else if (count == 2) {
+        const __m512i even = index_vector(2, 0), odd = index_vector(2, 1);
+        for (int64_t t = 0; t < n16; t += 16) {
+            const float *g = s + 2 * t;
+            _mm_prefetch((const char *)((uintptr_t)g + PREFETCH_BYTES), _MM_HINT_T0);
+            _mm_prefetch((const char *)((uintptr_t)g + PREFETCH_BYTES + 64), _MM_HINT_T0);
+            const __m512 a = _mm512_loadu_ps(g), b = _mm512_loadu_ps(g + 16);
+            __m512 v = _mm512_add_ps(zero, _mm512_permutex2var_ps(a, even, b));
+            v = _mm512_add_ps(v, _mm512_permutex2var_ps(a, odd, b));
+            if (stream) {
+                _mm512_stream_ps(o + t, v);
+            } else {
+                _mm512_storeu_ps(o + t, v);
+            }
+        }
+    } else {
+        /* element 3t + s: from (a, b) when < 32, else from c; the second permute keeps lane t
+         * of the first (index t) or takes c[3t + s - 32] (index 16 + 3t + s - 32) */
+        __m512i from_ab[3], with_c[3];
+        for (int64_t k = 0; k < 3; k++) {
+            int32_t second[16];
+            for (int t = 0; t < 16; t++) {
+                const int e = 3 * t + (int)k;
+                second[t] = e < 32 ? t : 16 + e - 32;
+            }
+            from_ab[k] = index_vector(3, k);
+            with_c[k] = _mm512_loadu_si512((const void *)second);
+        }
+        for (int64_t t = 0; t < n16; t += 16) {
+            const float *g = s + 3 * t;
+            _mm_prefetch((const char *)((uintptr_t)g + PREFETCH_BYTES), _MM_HINT_T0);
+            _mm_prefetch((const char *)((uintptr_t)g + PREFETCH_BYTES + 64), _MM_HINT_T0);
+            _mm_prefetch((const char *)((uintptr_t)g + PREFETCH_BYTES + 128), _MM_HINT_T0);
+            const __m512 a = _mm512_loadu_ps(g), b = _mm512_loadu_ps(g + 16), c = _mm512_loadu_ps(g + 32);
+            __m512 v = zero;
+            for (int k = 0; k < 3; k++) {
+                const __m512 ab = _mm512_permutex2var_ps(a, from_ab[k], b);
+                v = _mm512_add_ps(v, _mm512_permutex2var_ps(ab, with_c[k], c));
+            }
+            if (stream) {
+                _mm512_stream_ps(o + t, v);
+            } else {
+                _mm512_storeu_ps(o + t, v);
+            }
+        }
+    }
+    for (int64_t t = n16; t < n; t++) {
+        const float *g = s + count * t;
+        float acc = 0.0f;
+        for (int64_t j = 0; j < count; j++) {
+            acc += g[j];
+        }
+        o[t] = acc;
+    }
+    return true;
+}
+
+/* One fp32 gradInput row in MODE_RUNS with the AVX-512 run sums where they apply. */
+NN_PU_AVX512 static void row_f32_runs_avx512(const nn_ne_map *map, const float *restrict go,
+                                             float *restrict gi, bool stream)
+{
+    for (int64_t r = 0; r < map->num_runs; r++) {
+        const nn_ne_run *run = &map->runs[r];
+        if (!run_sums_f32_avx512(go + run->d0, gi + run->i0, run->i1 - run->i0, run->count, stream)) {
+            run_sums_f32(go + run->d0, gi + run->i0, run->i1 - run->i0, run->count);
+        }
+    }
+}
+#endif
+
 /* Streaming (large gradInput): each row is computed into a buffer that stays in L1/L2 and
  * copied out with non-temporal stores, so no gradInput line is read for ownership.  Without
- * streaming (or if that buffer could not be allocated) rows are written in place. */
+ * streaming (or if that buffer could not be allocated) rows are written in place.  With
+ * AVX-512 and a single run (uniform upsampling) over aligned rows of whole vectors, rows are
+ * streamed straight out of the vector registers instead. */
 static void upsample_bwd_rows_f32(upsample_bwd_ctx *ctx, int64_t begin, int64_t end)
 {
     const upsample_bwd_plan *p = ctx->plan;
     const int64_t Lin = p->in_len, Lout = p->out_len;
     const size_t row_bytes = (size_t)Lin * sizeof(float);
+#if NN_PU_HAVE_AVX512_CODE
+    if (ctx->mode == MODE_RUNS && nn_pu_use_avx512()) {
+        const bool direct_stream = ctx->stream && ctx->map->num_runs == 1 && (Lin & 15) == 0 &&
+                                   ((uintptr_t)ctx->grad_in & 63) == 0;
+        if (!ctx->stream || direct_stream) {
+            for (int64_t row = begin; row < end; row++) {
+                row_f32_runs_avx512(ctx->map, (const float *)ctx->grad_out + row * Lout,
+                                    (float *)ctx->grad_in + row * Lin, direct_stream);
+            }
+            if (direct_stream) {
+                nn_streaming_fence();
+            }
+            return;
+        }
+    }
+#endif
     float *buffer = ctx->stream ? (float *)malloc(row_bytes) : NULL;
     for (int64_t row = begin; row < end; row++) {
         float *gi = (float *)ctx->grad_in + row * Lin;
-        row_f32(ctx->map, ctx->mode, (const float *)ctx->grad_out + row * Lout,
-                buffer != NULL ? buffer : gi);
+        float *target = buffer != NULL ? buffer : gi;
+#if NN_PU_HAVE_AVX512_CODE
+        if (ctx->mode == MODE_RUNS && nn_pu_use_avx512()) {
+            row_f32_runs_avx512(ctx->map, (const float *)ctx->grad_out + row * Lout, target, false);
+        } else
+#endif
+        {
+            row_f32(ctx->map, ctx->mode, (const float *)ctx->grad_out + row * Lout, target);
+        }
         if (buffer != NULL) {
             nn_copy_row_nt(gi, buffer, row_bytes);
         }

@@ -1,0 +1,71 @@
+"""The vector (AVX-512) and streaming paths of ReplicationPad2d[Backward] and
+UpsampleNearestExact1d[Backward] against PyTorch, under every combination that picks a different
+code path: 1, 2 or 3 threads (ranges that split an output line between threads), streaming
+stores forced on or off (ACLNN_STREAMING_STORES), and the portable loops (ACLNN_NO_SIMD=1).
+
+Shapes are chosen to reach the paths: rows of a multiple of 16 floats (whole aligned vectors,
+streamed straight from registers) and odd widths whose rows and thread ranges start mid-line.
+Every run must be bit-identical to torch (fp32 sums, and copies of every width) and print the
+same digest of all results (fp16/bf16 sums, which round once unlike torch, included).
+"""
+import textwrap
+
+from op_helpers import script_outputs
+
+SCRIPT = textwrap.dedent("""
+    import hashlib, numpy as np, ml_dtypes, torch
+    from pyaclnn.functional import (replication_pad2d, replication_pad2d_backward,
+                                    upsample_nearest_exact1d, upsample_nearest_exact1d_backward)
+    torch.set_num_threads(1)
+    rng = np.random.default_rng(11)
+    digest = hashlib.sha256()
+
+    def check(ours, want, what):
+        assert ours.dtype == want.dtype and ours.shape == want.shape, what
+        assert ours.tobytes() == want.tobytes(), what
+
+    PAD_CASES = [((3, 7, 150, 197), [2, 3, 5, 4]), ((2, 16, 64, 128), [1, 1, 1, 1]),
+                 ((2, 16, 64, 126), [1, 1, 1, 1]), ((4, 9, 40, 7), [6, 0, 3, 2])]
+    for shape, pad in PAD_CASES:
+        for name in ("float32", "float16", "bfloat16"):
+            dtype = ml_dtypes.bfloat16 if name == "bfloat16" else np.dtype(name)
+            x = rng.standard_normal(shape).astype(np.float32)
+            x_t = torch.from_numpy(x).to(getattr(torch, name))
+            ours = replication_pad2d(x.astype(dtype), pad)
+            want = torch.ops.aten.replication_pad2d(x_t, pad).float().numpy().astype(dtype)
+            check(ours, want, ("forward", shape, pad, name))
+            digest.update(ours.tobytes())
+            g = rng.standard_normal(ours.shape).astype(np.float32)
+            grad = replication_pad2d_backward(g.astype(dtype), np.zeros(shape, dtype), pad)
+            if name == "float32":
+                want = torch.ops.aten.replication_pad2d_backward(
+                    torch.from_numpy(g), torch.from_numpy(x), pad).numpy()
+                check(grad, want, ("backward", shape, pad, name))
+            digest.update(grad.tobytes())
+
+    for rows, L, Lout in (((4, 33), 4096, 8192), ((4, 33), 1000, 2999), ((3, 5), 300, 899),
+                          ((2, 9), 64, 1000), ((3, 7), 120, 480), ((2, 5), 333, 1000)):
+        x = rng.standard_normal(rows + (L,)).astype(np.float32)
+        ours = upsample_nearest_exact1d(x, [Lout])
+        want = torch.ops.aten._upsample_nearest_exact1d(torch.from_numpy(x), [Lout], None).numpy()
+        check(ours, want, ("upsample forward", L, Lout))
+        digest.update(ours.tobytes())
+        g = rng.standard_normal(rows + (Lout,)).astype(np.float32)
+        ours = upsample_nearest_exact1d_backward(g, [Lout], list(rows) + [L])
+        want = torch.ops.aten._upsample_nearest_exact1d_backward(
+            torch.from_numpy(g), [Lout], list(rows) + [L], None).numpy()
+        check(ours, want, ("upsample backward", L, Lout))
+        digest.update(ours.tobytes())
+        for dtype in (np.float16, ml_dtypes.bfloat16):
+            digest.update(upsample_nearest_exact1d_backward(g.astype(dtype), [Lout],
+                                                            list(rows) + [L]).tobytes())
+    print(digest.hexdigest())
+""")
+
+
+def test_vector_and_streaming_paths_match_torch_and_each_other():
+    envs = [{"ACLNN_NUM_THREADS": t, "ACLNN_STREAMING_STORES": s}
+            for t, s in (("1", "1"), ("2", "0"), ("2", "1"), ("3", "0"), ("3", "1"))]
+    envs.append({"ACLNN_NUM_THREADS": "2", "ACLNN_NO_SIMD": "1"})
+    outputs = script_outputs(SCRIPT, envs, timeout=300)
+    assert len(set(outputs)) == 1, outputs
