@@ -83,6 +83,15 @@ def windows(size, k, d, p, s):
     return (size + 2 * p - (d * (k - 1) + 1)) // s + 1
 
 
+def pooled_size(size, k, s, p=0, ceil_mode=False):
+    """PyTorch's pooled length: floor or ceil, with ceil's last window starting inside."""
+    num = size + 2 * p - k + (s - 1 if ceil_mode else 0)
+    o = num // s + 1
+    if ceil_mode and (o - 1) * s >= size + p:
+        o -= 1
+    return o
+
+
 def script_outputs(script, envs, timeout=120):
     """Runs `script` with `python -c` once per extra-environment dict; returns the stripped
     stdouts (each run must exit 0)."""

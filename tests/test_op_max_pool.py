@@ -20,7 +20,7 @@ import torch.nn.functional as F
 
 import pyaclnn
 from pyaclnn.functional import max_pool2d_with_mask, max_pool2d_with_mask_backward
-from op_helpers import BF16, assert_bits, assert_thread_count_invariant, from_torch, to_torch
+from op_helpers import BF16, assert_bits, assert_thread_count_invariant, from_torch, pooled_size, to_torch
 
 torch.set_num_threads(1)
 
@@ -36,17 +36,9 @@ def pair(v):
     return (v, v) if isinstance(v, int) else tuple(v)
 
 
-def pooled(size, k, s, p, ceil_mode):
-    num = size + 2 * p - k + (s - 1 if ceil_mode else 0)
-    o = num // s + 1
-    if ceil_mode and (o - 1) * s >= size + p:
-        o -= 1
-    return o
-
-
 def out_shape_of(shape, k, s, p, ceil_mode):
-    return tuple(shape[:-2]) + (pooled(shape[-2], k[0], s[0], p[0], ceil_mode),
-                                pooled(shape[-1], k[1], s[1], p[1], ceil_mode))
+    return tuple(shape[:-2]) + (pooled_size(shape[-2], k[0], s[0], p[0], ceil_mode),
+                                pooled_size(shape[-1], k[1], s[1], p[1], ceil_mode))
 
 
 def mask_shape_of(out_shape, k):
@@ -58,7 +50,7 @@ def ref_argmax(x, k, s, p, ceil_mode):
     """PyTorch's selection rule, vectorised over (n, c, oh, ow), looping over window cells."""
     xb = (x if x.ndim == 4 else x[None]).astype(np.float32)
     n, c, h, w = xb.shape
-    ho, wo = pooled(h, k[0], s[0], p[0], ceil_mode), pooled(w, k[1], s[1], p[1], ceil_mode)
+    ho, wo = pooled_size(h, k[0], s[0], p[0], ceil_mode), pooled_size(w, k[1], s[1], p[1], ceil_mode)
     best = np.full((n, c, ho, wo), -np.inf, dtype=np.float32)
     index = np.full((n, c, ho, wo), -1, dtype=np.int64)
     oh, ow = np.arange(ho), np.arange(wo)

@@ -19,19 +19,11 @@ import pytest
 
 import pyaclnn
 from pyaclnn.functional import max_pool2d_with_mask, max_pool2d_with_mask_backward
-from op_helpers import assert_bits, script_outputs
+from op_helpers import assert_bits, pooled_size, script_outputs
 
 BF16 = ml_dtypes.bfloat16
 DTYPES = [np.float32, np.float16, BF16]
 DT_IDS = ["fp32", "fp16", "bf16"]
-
-
-def pooled(size, k, s, ceil_mode):
-    num = size - k + (s - 1 if ceil_mode else 0)
-    o = num // s + 1
-    if ceil_mode and (o - 1) * s >= size:
-        o -= 1
-    return o
 
 
 def mask_from_stream(index, k):
@@ -152,29 +144,6 @@ def test_2x2_ceil_mode_index_wrapping_to_the_next_row():
     assert_bits(got, reference(grad, index, x.shape, np.float32))
 
 
-_THREADS_SCRIPT = textwrap.dedent("""
-    import hashlib
-    import numpy as np, ml_dtypes
-    from pyaclnn.functional import max_pool2d_with_mask, max_pool2d_with_mask_backward
-    h = hashlib.sha256()
-    rng = np.random.default_rng(12)
-    for dtype in (np.float32, ml_dtypes.bfloat16):
-        x = rng.standard_normal((3, 5, 12, 40)).astype(np.float32).astype(dtype)
-        out, mask = max_pool2d_with_mask(x, 2, 2, 0)
-        grad = rng.standard_normal(out.shape).astype(np.float32).astype(dtype)
-        h.update(max_pool2d_with_mask_backward(grad, x, mask, 2, 2, 0).tobytes())
-        stream = mask.view(np.uint8).reshape(-1)[:4 * out.size].view("<i4")
-        stream[::5] = rng.integers(0, 12 * 40, size=stream[::5].size)   # forces the fallback
-        h.update(max_pool2d_with_mask_backward(grad, x, mask, 2, 2, 0).tobytes())
-    print(h.hexdigest())
-""")
-
-
-def test_2x2_same_bits_for_any_thread_count():
-    envs = [{"ACLNN_NUM_THREADS": threads, "ACLNN_STREAMING_STORES": streaming}
-            for threads, streaming in (("1", "0"), ("2", "1"), ("3", "0"))]
-    digests = script_outputs(_THREADS_SCRIPT, envs)
-    assert len(set(digests)) == 1, digests
 
 
 # ---------------------------------------------------------------------------------------------
@@ -186,14 +155,6 @@ PADS_3X3 = [(0, 0), (1, 1), (1, 0), (0, 1)]
 # row widths around the 16-cell step and the row end (W = 15..17, 31..33, 47, 112), odd/even H
 SHAPES_3X3 = [(1, 1, 3, 3), (2, 3, 5, 7), (1, 2, 8, 15), (1, 1, 6, 16), (2, 1, 9, 17), (1, 2, 4, 31),
               (1, 1, 7, 32), (1, 2, 5, 33), (3, 11, 47), (1, 2, 20, 112)]
-
-
-def pooled_padded(size, k, s, p, ceil_mode):
-    num = size + 2 * p - k + (s - 1 if ceil_mode else 0)
-    o = num // s + 1
-    if ceil_mode and (o - 1) * s >= size + p:
-        o -= 1
-    return o
 
 
 def with_spikes(x, seed):
@@ -215,7 +176,7 @@ def with_spikes(x, seed):
 def test_3x3_stride_2_with_forward_mask(shape, pad, ceil_mode, dtype):
     x = with_spikes(random_array(shape, np.float32, 21), 22).astype(dtype)
     out, mask = max_pool2d_with_mask(x, 3, 2, list(pad), 1, ceil_mode)
-    assert out.shape[-2:] == tuple(pooled_padded(n, 3, 2, q, ceil_mode) for n, q in zip(shape[-2:], pad))
+    assert out.shape[-2:] == tuple(pooled_size(n, 3, 2, q, ceil_mode) for n, q in zip(shape[-2:], pad))
     grad = random_array(out.shape, dtype, 23)
     index = stream_of(mask, out.size).reshape(out.shape)
     got = max_pool2d_with_mask_backward(grad, x, mask, 3, 2, list(pad), 1, ceil_mode)
@@ -287,28 +248,31 @@ def test_3x3_one_stray_index_among_good_planes(dtype):
     assert_bits(got, reference(grad, index, x.shape, dtype))
 
 
-_THREADS_SCRIPT_3X3 = textwrap.dedent("""
+_THREADS_SCRIPT = textwrap.dedent("""
     import hashlib
     import numpy as np, ml_dtypes
     from pyaclnn.functional import max_pool2d_with_mask, max_pool2d_with_mask_backward
     h = hashlib.sha256()
     rng = np.random.default_rng(35)
-    for dtype in (np.float32, ml_dtypes.bfloat16):
-        x = rng.standard_normal((3, 5, 13, 40)).astype(np.float32)
-        x[..., 1::4, 1::4] = 9                       # cells that are the argmax of four windows
-        x = x.astype(dtype)
-        out, mask = max_pool2d_with_mask(x, 3, 2, 1)
-        grad = rng.standard_normal(out.shape).astype(np.float32).astype(dtype)
-        h.update(max_pool2d_with_mask_backward(grad, x, mask, 3, 2, 1).tobytes())
-        stream = mask.view(np.uint8).reshape(-1)[:4 * out.size].view("<i4")
-        stream[::5] = rng.integers(0, 13 * 40, size=stream[::5].size)   # forces the fallback
-        h.update(max_pool2d_with_mask_backward(grad, x, mask, 3, 2, 1).tobytes())
+    for k, s, p in ((2, 2, 0), (3, 2, 1)):
+        for dtype in (np.float32, ml_dtypes.bfloat16):
+            x = rng.standard_normal((3, 5, 13, 40)).astype(np.float32)
+            x[..., 1::4, 1::4] = 9                       # cells that are the argmax of several windows
+            x = x.astype(dtype)
+            out, mask = max_pool2d_with_mask(x, k, s, p)
+            grad = rng.standard_normal(out.shape).astype(np.float32).astype(dtype)
+            h.update(max_pool2d_with_mask_backward(grad, x, mask, k, s, p).tobytes())
+            stream = mask.view(np.uint8).reshape(-1)[:4 * out.size].view("<i4")
+            stream[::5] = rng.integers(0, 13 * 40, size=stream[::5].size)   # forces the fallback
+            h.update(max_pool2d_with_mask_backward(grad, x, mask, k, s, p).tobytes())
     print(h.hexdigest())
 """)
 
 
-def test_3x3_same_bits_for_any_thread_count():
+def test_fast_paths_same_bits_for_any_thread_count():
+    """Both fast paths (2x2 and 3x3 stride 2) and their fallback, at 1-3 threads, with and
+    without streaming stores."""
     envs = [{"ACLNN_NUM_THREADS": threads, "ACLNN_STREAMING_STORES": streaming}
             for threads, streaming in (("1", "0"), ("2", "1"), ("3", "0"))]
-    digests = script_outputs(_THREADS_SCRIPT_3X3, envs)
+    digests = script_outputs(_THREADS_SCRIPT, envs)
     assert len(set(digests)) == 1, digests

@@ -26,6 +26,7 @@
 
 #include "aclnnop/aclnn_im2col_backward.h"
 #include "core/nn_core.h"
+#include "core/nn_simd.h"
 #include "ops/im2col_common.h"
 
 #define OP "aclnnIm2colBackward"
@@ -401,10 +402,8 @@ NN_IP_HOT static void col2im_plane(const col2im_ctx *ctx, const void *cols, floa
  * Outputs the core wants streamed (nn_use_streaming_stores) are built per plane in a small
  * buffer and copied out with non-temporal stores.
  */
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-
-#define AVX512_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq")))
+#if NN_HAVE_AVX512_CODE
+#define AVX512_TARGET NN_AVX512
 
 /* One kernel column's load for one chunk: element offset inside a gradOutput row (may be
  * negative; those lanes are masked off) and the lanes that hold a real contribution. */
@@ -423,27 +422,12 @@ struct fast_plan {
     int64_t *row_offset;       /* ki ascending: plane offset of gradOutput row (ki, kj = 0, oh) */
 };
 
-static bool cpu_has_fast_path(void)
-{
-    static int cached = -1;
-    int ok = __atomic_load_n(&cached, __ATOMIC_RELAXED);
-    if (ok < 0) {
-        const char *no_simd = getenv("ACLNN_NO_SIMD");
-        __builtin_cpu_init();
-        ok = !(no_simd != NULL && no_simd[0] == '1') && __builtin_cpu_supports("avx512f") &&
-             __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
-             __builtin_cpu_supports("avx512dq");
-        __atomic_store_n(&cached, ok, __ATOMIC_RELAXED);
-    }
-    return ok != 0;
-}
-
 /* Fills the tables; returns false (use the portable path) when the geometry does not fit. */
 static bool build_fast_plan(const col2im_plan *p, fast_plan *fp)
 {
     /* table sizes stay small: (W/16) x kW taps, H x kH row entries */
     if (p->sW > 2 || p->kW > 4096 || p->kH > 4096 || p->W > ((int64_t)1 << 32) ||
-        p->H > (((int64_t)1 << 22) / p->kH) || !cpu_has_fast_path()) {
+        p->H > (((int64_t)1 << 22) / p->kH) || !nn_cpu_avx512()) {
         return false;
     }
     const int64_t span = p->sW * 16, L = p->OH * p->OW;   /* output columns per chunk */
@@ -505,7 +489,8 @@ static void free_fast_plan(fast_plan *fp)
     free(fp->row_offset);
 }
 
-enum { DT_F32, DT_F16, DT_BF16 };
+/* The dtypes as compile-time constants of the specialised kernels (fast_plane's cases). */
+enum { DT_F32 = ACL_FLOAT, DT_F16 = ACL_FLOAT16, DT_BF16 = ACL_BF16 };
 
 static inline int dt_code(aclDataType d)
 {
@@ -516,24 +501,7 @@ static inline int dt_code(aclDataType d)
 AVX512_TARGET static inline __attribute__((always_inline)) __m512
 load16(const void *src, int64_t offset, __mmask16 m, int dt)
 {
-    if (dt == DT_F32) return _mm512_maskz_loadu_ps(m, (const float *)src + offset);
-    const __m256i h = _mm256_maskz_loadu_epi16(m, (const uint16_t *)src + offset);
-    if (dt == DT_F16) return _mm512_cvtph_ps(h);
-    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
-}
-
-/* The same rounding as nn_half_f32_to_bf16 (integer RNE, NaN quieted) on 16 lanes. */
-AVX512_TARGET static inline __attribute__((always_inline)) __m256i bf16_round16(__m512 v)
-{
-    const __m512i u = _mm512_castps_si512(v);
-    const __m512i high = _mm512_srli_epi32(u, 16);
-    const __m512i odd = _mm512_and_si512(high, _mm512_set1_epi32(1));
-    __m512i r = _mm512_srli_epi32(_mm512_add_epi32(_mm512_add_epi32(u, _mm512_set1_epi32(0x7fff)),
-                                                   odd), 16);
-    const __mmask16 nan = _mm512_cmpgt_epu32_mask(_mm512_and_si512(u, _mm512_set1_epi32(0x7fffffff)),
-                                                   _mm512_set1_epi32(0x7f800000));
-    r = _mm512_mask_or_epi32(r, nan, high, _mm512_set1_epi32(0x40));
-    return _mm512_cvtepi32_epi16(r);
+    return nn512_load_f32(src, offset, m, (aclDataType)dt);
 }
 
 /* Stores the lanes `m` of v at dst[offset...] in the out dtype (rounded once). */
@@ -543,16 +511,15 @@ store16(void *dst, int64_t offset, __mmask16 m, __m512 v, int dt)
     if (dt == DT_F32) {
         _mm512_mask_storeu_ps((float *)dst + offset, m, v);
     } else if (dt == DT_F16) {
-        _mm256_mask_storeu_epi16((uint16_t *)dst + offset, m,
-                                 _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+        _mm256_mask_storeu_epi16((uint16_t *)dst + offset, m, nn512_round_f16(v));
     } else {
-        _mm256_mask_storeu_epi16((uint16_t *)dst + offset, m, bf16_round16(v));
+        _mm256_mask_storeu_epi16((uint16_t *)dst + offset, m, nn512_round_bf16(v));
     }
 }
 
 /* bf16 rounding of 16 lanes left in the high halves of the 32-bit lanes (the low halves are
  * junk): u + 0x7fff + odd, or for NaN u | 0x400000 (high half (u >> 16) | 0x40) - the same
- * values as bf16_round16 before its shift. */
+ * values as nn512_round_bf16 before its shift. */
 AVX512_TARGET static inline __attribute__((always_inline)) __m512i bf16_round16_high(__m512 v)
 {
     const __m512i u = _mm512_castps_si512(v);
@@ -635,8 +602,7 @@ fast_plane(const col2im_plan *p, const fast_plan *fp, const void *cols, void *ds
                 _mm512_mask_storeu_epi16((uint16_t *)out_row + q * 32, lanes32_below(W - q * 32),
                                          words);
             } else if (out_dt == DT_F16) {
-                const __m256i he = _mm512_cvtps_ph(even, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-                const __m256i ho = _mm512_cvtps_ph(odd, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+                const __m256i he = nn512_round_f16(even), ho = nn512_round_f16(odd);
                 const __m512i words = _mm512_permutexvar_epi16(
                     f16_idx, _mm512_inserti64x4(_mm512_castsi256_si512(he), ho, 1));
                 _mm512_mask_storeu_epi16((uint16_t *)out_row + q * 32, lanes32_below(W - q * 32),
@@ -695,6 +661,20 @@ static void fast_plane_any(const col2im_plan *p, const fast_plan *fp, const void
 }
 #endif
 
+/* Claims the next chunk of planes [*first, *last) from the shared counter; false when none is
+ * left.  A thread that starts late (on a busy host the pool's worker may wake only after the
+ * caller has finished half the job) still takes its share, and one that never starts costs
+ * nothing; each plane is computed the same way by whoever claims it. */
+static bool claim_planes(col2im_ctx *ctx, int64_t *first, int64_t *last)
+{
+    const int64_t planes = ctx->plan->planes;
+    const int64_t claim = __atomic_fetch_add(&ctx->next_chunk, 1, __ATOMIC_RELAXED);
+    *first = claim * ctx->chunk;
+    if (*first >= planes) return false;
+    *last = *first + ctx->chunk < planes ? *first + ctx->chunk : planes;
+    return true;
+}
+
 static void col2im_planes(void *vctx, int64_t begin, int64_t end)
 {
     col2im_ctx *ctx = (col2im_ctx *)vctx;
@@ -714,11 +694,8 @@ static void col2im_planes(void *vctx, int64_t begin, int64_t end)
             __atomic_store_n(&ctx->failed, 1, __ATOMIC_RELAXED);
             return;
         }
-        for (;;) {   /* chunk claims, as below */
-            const int64_t claim = __atomic_fetch_add(&ctx->next_chunk, 1, __ATOMIC_RELAXED);
-            const int64_t first = claim * ctx->chunk;
-            if (first >= p->planes) break;
-            const int64_t last = first + ctx->chunk < p->planes ? first + ctx->chunk : p->planes;
+        int64_t first, last;
+        while (claim_planes(ctx, &first, &last)) {
             for (int64_t plane = first; plane < last; plane++) {
                 unsigned char *dst = ctx->out + (size_t)(plane * HW) * out_esz;
                 fast_plane_any(p, ctx->fast, ctx->in + (size_t)(plane * col_block) * in_esz,
@@ -743,17 +720,11 @@ static void col2im_planes(void *vctx, int64_t begin, int64_t end)
         (!wide_out && plane_f32 == NULL)) {
         __atomic_store_n(&ctx->failed, 1, __ATOMIC_RELAXED);
     } else {
-        /* The range handed to this call is ignored: planes are claimed in chunks from a shared
-         * counter, so a thread that starts late (on a busy host the pool's worker may wake only
-         * after the caller has finished half the job) still takes its share, and one that never
-         * starts costs nothing.  Each plane is computed the same way by whoever claims it. */
+        /* The range handed to this call is ignored: planes are claimed (claim_planes). */
         (void)begin;
         (void)end;
-        for (;;) {
-            const int64_t claim = __atomic_fetch_add(&ctx->next_chunk, 1, __ATOMIC_RELAXED);
-            const int64_t first = claim * ctx->chunk;
-            if (first >= p->planes) break;
-            const int64_t last = first + ctx->chunk < p->planes ? first + ctx->chunk : p->planes;
+        int64_t first, last;
+        while (claim_planes(ctx, &first, &last)) {
             for (int64_t plane = first; plane < last; plane++) {
                 const void *cols = ctx->in + (size_t)(plane * col_block) * in_esz;
                 void *dst = ctx->out + (size_t)(plane * HW) * out_esz;

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "core/nn_core.h"
+#include "core/nn_simd.h"
 #include "ops/max_pool_common.h"
 
 #if defined(__has_include)
@@ -37,8 +38,7 @@
 #endif
 
 #define MP_EXPORT __attribute__((visibility("default")))
-/* The fast paths' functions: compiled for AVX-512 F/BW/VL, called only when the CPU has them. */
-#define MP_AVX512BW __attribute__((target("avx512f,avx512bw,avx512vl")))
+
 
 static const char OP_MASK[] = "aclnnMaxPool2dWithMaskBackward";
 #define OP_INDICES "aclnnMaxPool2dWithIndicesBackward"
@@ -196,15 +196,6 @@ static int64_t scatter_plane_int64(float *restrict tile, const float *restrict g
 
 typedef int32_t __attribute__((aligned(1), may_alias)) unaligned_i32;
 
-static bool cpu_has_avx512(void)
-{
-    return __builtin_cpu_supports("avx512f") != 0;
-}
-
-static bool cpu_has_avx512_bw(void)
-{
-    return cpu_has_avx512() && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
-}
 
 /* Copies finished bytes to gradInput (streamed when the plan says so). */
 static void write_bytes(const bw_plan *p, unsigned char *dst, const void *src, int64_t bytes)
@@ -234,16 +225,6 @@ static void flush_cells(const bw_plan *p, unsigned char *gi_rows, const float *b
     }
 }
 
-/* 16 gradients of a row from index `at` on (lanes outside `live` not read) as fp32; fp16/bf16
- * are widened exactly, in registers. */
-MP_AVX512BW static inline __m512 load_grad16(const unsigned char *row, int64_t at, __mmask16 live, aclDataType dtype)
-{
-    if (dtype == ACL_FLOAT) return _mm512_maskz_loadu_ps(live, (const float *)row + at);
-    const __m256i narrow = _mm256_maskz_loadu_epi16(live, (const uint16_t *)row + at);
-    if (dtype == ACL_FLOAT16) return _mm512_cvtph_ps(narrow);
-    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(narrow), 16));
-}
-
 /* Flushes `rows` rows of the band to gradInput. */
 static void flush_band(const bw_plan *p, unsigned char *gi_rows, const float *band, int64_t rows)
 {
@@ -253,7 +234,7 @@ static void flush_band(const bw_plan *p, unsigned char *gi_rows, const float *ba
 /* Stores the 16 cells v at row[c0..] (lanes in `keep`): as fp32, or (bf16_cells) as bf16.  A
  * 2x2-path cell is +0.0 or 0.0f + one bf16 gradient, so its bf16 is its top half, exactly - the
  * rounding would give the same bits, NaNs quieted as it does them. */
-MP_AVX512BW static inline void store_cells16(void *row, int64_t c0, __mmask16 keep, __m512 v, bool bf16_cells)
+NN_AVX512 static inline void store_cells16(void *row, int64_t c0, __mmask16 keep, __m512 v, bool bf16_cells)
 {
     if (!bf16_cells) {
         _mm512_mask_storeu_ps((float *)row + c0, keep, v);
@@ -267,7 +248,7 @@ MP_AVX512BW static inline void store_cells16(void *row, int64_t c0, __mmask16 ke
 /* Cells [c0, c0 + 16) of input rows 2oh (row0) and 2oh+1 (row1, NULL past the plane) from the
  * outputs ow0 + half*8 .. +8 whose grad/rel (index - (2oh*W + 2ow)) are in g/rel.  Returns the
  * matches. */
-MP_AVX512BW static inline int64_t tiled_2x2_half(void *row0, void *row1, __m512 g, __m512i rel, __m512i duplicate,
+NN_AVX512 static inline int64_t tiled_2x2_half(void *row0, void *row1, __m512 g, __m512i rel, __m512i duplicate,
                                                  int64_t c0, int64_t cell_end, int64_t W, bool bf16_cells)
 {
     const __m512i parity = _mm512_setr_epi32(0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1);
@@ -294,7 +275,7 @@ MP_AVX512BW static inline int64_t tiled_2x2_half(void *row0, void *row1, __m512 
 /* Writes one plane of gradInput; false (plane partly written) when some index lies outside its
  * own window.  bf16 cells are narrowed as they are made (store_cells16), the others go through
  * fp32 band rows. */
-MP_AVX512BW static bool tiled_2x2_plane(const bw_plan *p, unsigned char *gi, const unsigned char *grad,
+NN_AVX512 static bool tiled_2x2_plane(const bw_plan *p, unsigned char *gi, const unsigned char *grad,
                                         const unsigned char *mask, float *band)
 {
     const mp_geometry *g = &p->g;
@@ -322,7 +303,7 @@ MP_AVX512BW static bool tiled_2x2_plane(const bw_plan *p, unsigned char *gi, con
                  * end of the plane into the next one: a prefetch past a buffer does not fault). */
                 _mm_prefetch((const char *)(irow + ow0) + 1024, _MM_HINT_T0);
                 _mm_prefetch((const char *)(grow + ow0 * elem) + 1024, _MM_HINT_T0);
-                const __m512 gv = load_grad16(grow, ow0, live, p->dtype);
+                const __m512 gv = nn512_load_f32(grow, ow0, live, p->dtype);
                 const __m512i base = _mm512_add_epi32(_mm512_set1_epi32((int32_t)(ih * W + 2 * ow0)),
                                                       _mm512_slli_epi32(lane, 1));
                 const __m512i rel =
@@ -387,7 +368,7 @@ typedef struct gather_block {
     __mmask16 left, right, live;
 } gather_block;
 
-MP_AVX512BW static gather_block gather_block_at(int64_t c0, int64_t W, int64_t Wo, int64_t pad_w)
+NN_AVX512 static gather_block gather_block_at(int64_t c0, int64_t W, int64_t Wo, int64_t pad_w)
 {
     const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
     const __m512i iw = _mm512_add_epi32(_mm512_set1_epi32((int32_t)c0), lane);
@@ -408,7 +389,7 @@ MP_AVX512BW static gather_block gather_block_at(int64_t c0, int64_t W, int64_t W
 /* Adds the matches of one block of a window row to one cell row (`cells`: 16 floats of the
  * band; `fresh`: the row has no earlier contribution) and counts them, one per lane in *hits
  * (a vector count: cheaper than a popcount per compare). */
-MP_AVX512BW static inline void gather_cell_row(float *cells, bool fresh, __m512i target, __m512i idx_left,
+NN_AVX512 static inline void gather_cell_row(float *cells, bool fresh, __m512i target, __m512i idx_left,
                                                __m512i idx_right, __m512 g_left, __m512 g_right, gather_block blk,
                                                __m512i *hits)
 {
@@ -426,7 +407,7 @@ MP_AVX512BW static inline void gather_cell_row(float *cells, bool fresh, __m512i
 /* Adds window row oh to cell rows 2oh-pH .. 2oh-pH+2 (those inside the plane), which sit at
  * band row `band_row0` onwards; the first of them is fresh only for oh == 0.  Counts the
  * matches into *hits. */
-MP_AVX512BW static void gather_window_row(const mp_geometry *g, float *band, int64_t band_stride, int64_t band_row0,
+NN_AVX512 static void gather_window_row(const mp_geometry *g, float *band, int64_t band_stride, int64_t band_row0,
                                           const unsigned char *grow, const unaligned_i32 *irow, int64_t oh,
                                           aclDataType dtype, __m512i *hits)
 {
@@ -450,7 +431,7 @@ MP_AVX512BW static void gather_window_row(const mp_geometry *g, float *band, int
         const bool is_inner = c0 >= 16 && c0 + 16 <= W && (c0 + 15 + pad_w) / 2 < Wo;
         const gather_block blk = is_inner ? inner : gather_block_at(c0, W, Wo, pad_w);
         const int64_t first = c0 / 2 - 1;
-        const __m512 gv = load_grad16(grow, first, blk.live, dtype);
+        const __m512 gv = nn512_load_f32(grow, first, blk.live, dtype);
         const __m512i iv = _mm512_maskz_loadu_epi32(blk.live, (const void *)(irow + first));
         const __m512i idx_left = _mm512_permutexvar_epi32(pick_left, iv);
         const __m512i idx_right = _mm512_permutexvar_epi32(pick_right, iv);
@@ -490,7 +471,7 @@ static void write_band_cells(const bw_plan *p, unsigned char *gi, const float *b
  * shifted down.  When the rows are contiguous in the band (W a multiple of 16) the cells are
  * written up to a cache-line boundary of the plane, so that the streaming stores cover whole
  * lines, and the few finished cells past it wait in the band for the next write. */
-MP_AVX512BW static bool gather_3x3s2_plane(const bw_plan *p, unsigned char *gi, const unsigned char *grad,
+NN_AVX512 static bool gather_3x3s2_plane(const bw_plan *p, unsigned char *gi, const unsigned char *grad,
                                            const unsigned char *mask, float *band)
 {
     const mp_geometry *g = &p->g;
@@ -769,14 +750,14 @@ static void plan_scratch(bw_plan *plan)
     const int64_t HW = g->height * g->width, P = g->out_height * g->out_width, W = g->width;
     plan->tiled_2x2 = !plan->indices_int64 && g->kernel_h == 2 && g->kernel_w == 2 && g->stride_h == 2 &&
                       g->stride_w == 2 && g->pad_h == 0 && g->pad_w == 0 && HW + 2 * W <= INT32_MAX &&
-                      cpu_has_avx512_bw();
+                      nn_cpu_avx512();
     int64_t at = (HW + 15) / 16 * 16;
     plan->widened_offset = at;
     if (plan->dtype != ACL_FLOAT) at += (P + 15) / 16 * 16;
     plan->band_offset = at;
     plan->gather_3x3s2 = !plan->indices_int64 && g->kernel_h == 3 && g->kernel_w == 3 && g->stride_h == 2 &&
                          g->stride_w == 2 && g->pad_h <= 1 && g->pad_w <= 1 && HW + W <= INT32_MAX &&
-                         cpu_has_avx512_bw();
+                         nn_cpu_avx512();
     if (plan->tiled_2x2) {
         /* ~8 KiB of rows (an even number, at least 2): stays in L1; + 32 floats of slack for the
          * last 16-output step, whose masked stores stay inside the row anyway */

@@ -31,32 +31,9 @@
 #define NN_PU_HOT
 #endif
 
-/* AVX-512 kernels (explicit intrinsics, chosen at run time).  Off when the CPU lacks
- * AVX-512F (valgrind's emulated CPU does) or ACLNN_NO_SIMD=1 asks for the portable loops. */
-#if defined(__x86_64__) && defined(__GNUC__)
-#define NN_PU_HAVE_AVX512_CODE 1
-#include <immintrin.h>
-#define NN_PU_AVX512 __attribute__((target("avx512f")))
-#else
-#define NN_PU_HAVE_AVX512_CODE 0
-#endif
-
-static inline bool nn_pu_use_avx512(void)
-{
-#if NN_PU_HAVE_AVX512_CODE
-    static int cached = -1;
-    int ok = __atomic_load_n(&cached, __ATOMIC_RELAXED);
-    if (ok < 0) {
-        const char *no_simd = getenv("ACLNN_NO_SIMD");
-        __builtin_cpu_init();
-        ok = !(no_simd != NULL && no_simd[0] == '1') && __builtin_cpu_supports("avx512f");
-        __atomic_store_n(&cached, ok, __ATOMIC_RELAXED);
-    }
-    return ok != 0;
-#else
-    return false;
-#endif
-}
+/* AVX-512 kernels (explicit intrinsics) run only when nn_cpu_avx512() says so: not without
+ * AVX-512 (valgrind's emulated CPU has none) nor with ACLNN_NO_SIMD=1. */
+#include "core/nn_simd.h"
 
 /* ---------------------------------------------------------------------------------------- */
 /* dtype / format helpers                                                                    */

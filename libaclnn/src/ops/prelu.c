@@ -13,6 +13,7 @@
 
 #include "aclnnop/aclnn_prelu.h"
 #include "core/nn_core.h"
+#include "core/nn_simd.h"
 #include "ops/im2col_prelu_common.h"
 #include "ops/prelu_simd.h"
 
@@ -98,19 +99,6 @@ PS_DEFINE_FORWARD(bf16, uint16_t)
  * stores here too. */
 #define P512_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,f16c,avx2")))
 
-static bool prelu_avx512_ok(void)
-{
-    static int cached = -1;
-    int ok = __atomic_load_n(&cached, __ATOMIC_RELAXED);
-    if (ok < 0) {
-        __builtin_cpu_init();
-        ok = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-             __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
-        __atomic_store_n(&cached, ok, __ATOMIC_RELAXED);
-    }
-    return ok != 0;
-}
-
 static bool prelu_avx512bf16_ok(void)
 {
     static int cached = -1;
@@ -123,40 +111,16 @@ static bool prelu_avx512bf16_ok(void)
     return ok != 0;
 }
 
-/* ACLNN_NO_SIMD=1 (read once) keeps the AVX2 loops, for comparisons. */
-static bool prelu_no_simd512(void)
-{
-    static int cached = -1;
-    int off = __atomic_load_n(&cached, __ATOMIC_RELAXED);
-    if (off < 0) {
-        const char *e = getenv("ACLNN_NO_SIMD");
-        off = e != NULL && e[0] == '1';
-        __atomic_store_n(&cached, off, __ATOMIC_RELAXED);
-    }
-    return off != 0;
-}
-
 P512_TARGET static inline __attribute__((always_inline)) __m512 p512_load(const uint16_t *p,
                                                                           __mmask16 m, bool bf16)
 {
-    const __m256i h = _mm256_maskz_loadu_epi16(m, p);
-    if (!bf16) return _mm512_cvtph_ps(h);
-    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+    return nn512_load_f32(p, 0, m, bf16 ? ACL_BF16 : ACL_FLOAT16);
 }
 
 /* Same rounding as nn_half_f32_to_f16 / nn_half_f32_to_bf16 (RNE, NaN quieted). */
 P512_TARGET static inline __attribute__((always_inline)) __m256i p512_narrow(__m512 v, bool bf16)
 {
-    if (!bf16) return _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    const __m512i u = _mm512_castps_si512(v);
-    const __m512i high = _mm512_srli_epi32(u, 16);
-    const __m512i odd = _mm512_and_si512(high, _mm512_set1_epi32(1));
-    __m512i r = _mm512_srli_epi32(_mm512_add_epi32(_mm512_add_epi32(u, _mm512_set1_epi32(0x7fff)),
-                                                   odd), 16);
-    const __mmask16 nan = _mm512_cmpgt_epu32_mask(_mm512_and_si512(u, _mm512_set1_epi32(0x7fffffff)),
-                                                   _mm512_set1_epi32(0x7f800000));
-    r = _mm512_mask_or_epi32(r, nan, high, _mm512_set1_epi32(0x40));
-    return _mm512_cvtepi32_epi16(r);
+    return bf16 ? nn512_round_bf16(v) : nn512_round_f16(v);
 }
 
 /* y = x > 0 ? x : w * x over n halves; w is a vector (vw) or one broadcast value (w_vec NULL). */
@@ -397,7 +361,7 @@ static aclnnStatus prelu_kernel(const nn_launch *l)
                                                            nn_dtype_size(p->out_dtype));
     prelu_ctx ctx = {p, l->operands[0].data, weight, l->operands[2].data, simd, streaming, false};
 #if NN_PRELU_SIMD
-    ctx.avx512 = simd && p->self_dtype != ACL_FLOAT && prelu_avx512_ok() && !prelu_no_simd512();
+    ctx.avx512 = simd && p->self_dtype != ACL_FLOAT && nn_cpu_avx512();
 #endif
     nn_parallel_for(p->numel, 32768, prelu_range, &ctx);
     if (weight != &single) free(weight);

@@ -196,7 +196,7 @@ static void sink_close(block_sink *sink)
     }
 }
 
-#if NN_PU_HAVE_AVX512_CODE
+#if NN_HAVE_AVX512_CODE
 /* gradOutput rows prefetched this far ahead of the rows being summed (a few KiB: one core
  * alone does not keep enough misses in flight to stream at full speed otherwise). */
 #define PREFETCH_ROWS 8
@@ -207,7 +207,7 @@ static void sink_close(block_sink *sink)
  * are replaced by the two strip sums.  With `stream` every vector is a non-temporal store
  * (the caller guarantees 64-byte aligned rows of a multiple of 16 floats), so the whole
  * gradInput plane goes out as one contiguous stream without a read for ownership. */
-NN_PU_AVX512 static void grad_rows_f32_avx512(const pad_bwd_plan *p, const float *plane_go,
+NN_AVX512 static void grad_rows_f32_avx512(const pad_bwd_plan *p, const float *plane_go,
                                               float *plane_gi, int64_t h0, int64_t h1,
                                               bool stream)
 {
@@ -267,7 +267,7 @@ NN_PU_AVX512 static void grad_rows_f32_avx512(const pad_bwd_plan *p, const float
 static bool pad_bwd_f32_avx512(const pad_bwd_ctx *ctx, int64_t begin, int64_t end)
 {
     const pad_bwd_plan *p = ctx->plan;
-    if (p->kind != KIND_F32 || p->W < 2 || !nn_pu_use_avx512()) {
+    if (p->kind != KIND_F32 || p->W < 2 || !nn_cpu_avx512()) {
         return false;
     }
     if (ctx->stream && ((p->W & 15) != 0 || ((uintptr_t)ctx->grad_in & 63) != 0)) {
@@ -289,7 +289,7 @@ static bool pad_bwd_f32_avx512(const pad_bwd_ctx *ctx, int64_t begin, int64_t en
 static void pad_bwd_native(const pad_bwd_ctx *ctx, int64_t begin, int64_t end)
 {
     const pad_bwd_plan *p = ctx->plan;
-#if NN_PU_HAVE_AVX512_CODE
+#if NN_HAVE_AVX512_CODE
     if (pad_bwd_f32_avx512(ctx, begin, end)) {
         return;
     }
@@ -483,14 +483,14 @@ static void half_row(const pad_bwd_plan *p, const half_row_ctx *hc, const uint16
     }
 }
 
-#if NN_PU_HAVE_AVX512_CODE
+#if NN_HAVE_AVX512_CODE
 /* fp16/bf16, AVX-512BW: gradInput rows [h0, h1) of one plane written straight to gradInput.
  * Rows with one source row (all but the top/bottom edge rows) are the bit-level shortcut of
  * single_source_half on 32 lanes at a time, with lanes 0 and W-1 replaced by the rounded strip
  * sums; with `stream` (rows of a multiple of 32 elements, 64-byte aligned) every vector is a
  * non-temporal store.  The few rows with several source rows go through half_row into `spare`
  * (W elements) and are copied. */
-__attribute__((target("avx512f,avx512bw"))) static void grad_rows_half_avx512(
+NN_AVX512 static void grad_rows_half_avx512(
     const pad_bwd_plan *p, const half_row_ctx *hc, const uint16_t *plane_go, uint16_t *plane_gi,
     int64_t h0, int64_t h1, bool stream, uint16_t *spare)
 {
@@ -542,22 +542,11 @@ __attribute__((target("avx512f,avx512bw"))) static void grad_rows_half_avx512(
     }
 }
 
-static bool cpu_has_avx512bw(void)
-{
-    static int cached = -1;
-    int ok = __atomic_load_n(&cached, __ATOMIC_RELAXED);
-    if (ok < 0) {
-        ok = __builtin_cpu_supports("avx512bw") != 0;
-        __atomic_store_n(&cached, ok, __ATOMIC_RELAXED);
-    }
-    return ok != 0;
-}
-
 /* The AVX-512 fp16/bf16 path, if it applies: W >= 2, and for streaming whole aligned vectors. */
 static bool pad_bwd_half_avx512(pad_bwd_ctx *ctx, int64_t begin, int64_t end)
 {
     const pad_bwd_plan *p = ctx->plan;
-    if (p->W < 2 || !nn_pu_use_avx512() || !cpu_has_avx512bw()) {
+    if (p->W < 2 || !nn_cpu_avx512()) {
         return false;
     }
     if (ctx->stream && ((p->W & 31) != 0 || ((uintptr_t)ctx->grad_in & 63) != 0)) {
@@ -585,7 +574,7 @@ static bool pad_bwd_half_avx512(pad_bwd_ctx *ctx, int64_t begin, int64_t end)
 /* fp16/bf16 rows (see half_row). */
 static void pad_bwd_half(pad_bwd_ctx *ctx, int64_t begin, int64_t end)
 {
-#if NN_PU_HAVE_AVX512_CODE
+#if NN_HAVE_AVX512_CODE
     if (pad_bwd_half_avx512(ctx, begin, end)) {
         return;
     }

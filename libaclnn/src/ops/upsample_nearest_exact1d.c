@@ -115,7 +115,7 @@ static void upsample_write_row(const upsample_ctx *ctx, const unsigned char *in,
     }
 }
 
-#if NN_PU_HAVE_AVX512_CODE
+#if NN_HAVE_AVX512_CODE
 /* The input is prefetched this many bytes ahead of the loads. */
 #define PREFETCH_BYTES 2048
 
@@ -123,7 +123,7 @@ static void upsample_write_row(const upsample_ctx *ctx, const unsigned char *in,
  * of a step is lane-permutation v of the 16 inputs (lane l takes input (16 v + l) / count).
  * With `stream`, o is 64-byte aligned and every whole vector is stored non-temporally.
  * Returns false for other counts. */
-NN_PU_AVX512 static bool run_repeat_b32_avx512(const uint32_t *restrict s, uint32_t *restrict o,
+NN_AVX512 static bool run_repeat_b32_avx512(const uint32_t *restrict s, uint32_t *restrict o,
                                                int64_t n, int64_t count, bool stream)
 {
     if (count < 1 || count > 4) {
@@ -160,7 +160,7 @@ NN_PU_AVX512 static bool run_repeat_b32_avx512(const uint32_t *restrict s, uint3
 }
 
 /* One 4-byte output row from the run list with the AVX-512 repeats where they apply. */
-NN_PU_AVX512 static void upsample_row_b32_avx512(const nn_ne_map *map, const uint32_t *restrict in,
+NN_AVX512 static void upsample_row_b32_avx512(const nn_ne_map *map, const uint32_t *restrict in,
                                                  uint32_t *restrict out, bool stream)
 {
     for (int64_t r = 0; r < map->num_runs; r++) {
@@ -185,7 +185,7 @@ NN_PU_AVX512 static void upsample_row_b32_avx512(const nn_ne_map *map, const uin
 static bool upsample_rows_b32_avx512(const upsample_ctx *ctx, int64_t begin, int64_t end)
 {
     const upsample_plan *p = ctx->plan;
-    if (p->elem_size != 4 || !ctx->use_runs || !nn_pu_use_avx512()) {
+    if (p->elem_size != 4 || !ctx->use_runs || !nn_cpu_avx512()) {
         return false;
     }
     const bool direct_stream = ctx->stream && ctx->map->num_runs == 1 && (p->out_len & 15) == 0 &&
@@ -221,7 +221,7 @@ static void upsample_rows(void *vctx, int64_t begin, int64_t end)
     const upsample_plan *p = ctx->plan;
     const size_t in_bytes = (size_t)p->in_len * p->elem_size;
     const size_t out_bytes = (size_t)p->out_len * p->elem_size;
-#if NN_PU_HAVE_AVX512_CODE
+#if NN_HAVE_AVX512_CODE
     if (upsample_rows_b32_avx512(ctx, begin, end)) {
         return;
     }

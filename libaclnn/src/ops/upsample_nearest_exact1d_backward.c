@@ -139,14 +139,14 @@ static inline float widen_bf16(uint16_t b)
 DEFINE_GRAD_ROW(run_sums_f32, row_f32, float, WIDEN_F32)
 DEFINE_GRAD_ROW(run_sums_bf16, row_bf16, uint16_t, widen_bf16)
 
-#if NN_PU_HAVE_AVX512_CODE
+#if NN_HAVE_AVX512_CODE
 /* gradOutput is prefetched this many bytes ahead of the loads (one core alone does not keep
  * enough misses in flight to stream at full speed otherwise). */
 #define PREFETCH_BYTES 4096
 
 /* Lane t of the result takes element count*t + s of the concatenation (a, b[, c]): the
  * permutation tables for counts 2 and 3, s = 0 .. count-1. */
-NN_PU_AVX512 static inline __m512i index_vector(int64_t count, int64_t s)
+NN_AVX512 static inline __m512i index_vector(int64_t count, int64_t s)
 {
     int32_t idx[16];
     for (int t = 0; t < 16; t++) {
@@ -159,7 +159,7 @@ NN_PU_AVX512 static inline __m512i index_vector(int64_t count, int64_t s)
  * inputs per vector, each ((0 + g0) + g1) + g2 in d order exactly as run_sums_f32 does; the
  * last n % 16 inputs use the scalar loop's arithmetic.  With `stream`, o is 64-byte aligned
  * and every full vector is stored non-temporally.  Returns false for other counts. */
-NN_PU_AVX512 static bool run_sums_f32_avx512(const float *restrict s, float *restrict o, int64_t n,
+NN_AVX512 static bool run_sums_f32_avx512(const float *restrict s, float *restrict o, int64_t n,
                                              int64_t count, bool stream)
 {
     if (count < 1 || count > 3) {
@@ -235,7 +235,7 @@ NN_PU_AVX512 static bool run_sums_f32_avx512(const float *restrict s, float *res
 }
 
 /* One fp32 gradInput row in MODE_RUNS with the AVX-512 run sums where they apply. */
-NN_PU_AVX512 static void row_f32_runs_avx512(const nn_ne_map *map, const float *restrict go,
+NN_AVX512 static void row_f32_runs_avx512(const nn_ne_map *map, const float *restrict go,
                                              float *restrict gi, bool stream)
 {
     for (int64_t r = 0; r < map->num_runs; r++) {
@@ -257,8 +257,8 @@ static void upsample_bwd_rows_f32(upsample_bwd_ctx *ctx, int64_t begin, int64_t 
     const upsample_bwd_plan *p = ctx->plan;
     const int64_t Lin = p->in_len, Lout = p->out_len;
     const size_t row_bytes = (size_t)Lin * sizeof(float);
-#if NN_PU_HAVE_AVX512_CODE
-    if (ctx->mode == MODE_RUNS && nn_pu_use_avx512()) {
+#if NN_HAVE_AVX512_CODE
+    if (ctx->mode == MODE_RUNS && nn_cpu_avx512()) {
         const bool direct_stream = ctx->stream && ctx->map->num_runs == 1 && (Lin & 15) == 0 &&
                                    ((uintptr_t)ctx->grad_in & 63) == 0;
         if (!ctx->stream || direct_stream) {
@@ -277,8 +277,8 @@ static void upsample_bwd_rows_f32(upsample_bwd_ctx *ctx, int64_t begin, int64_t 
     for (int64_t row = begin; row < end; row++) {
         float *gi = (float *)ctx->grad_in + row * Lin;
         float *target = buffer != NULL ? buffer : gi;
-#if NN_PU_HAVE_AVX512_CODE
-        if (ctx->mode == MODE_RUNS && nn_pu_use_avx512()) {
+#if NN_HAVE_AVX512_CODE
+        if (ctx->mode == MODE_RUNS && nn_cpu_avx512()) {
             row_f32_runs_avx512(ctx->map, (const float *)ctx->grad_out + row * Lout, target, false);
         } else
 #endif

@@ -1,0 +1,23 @@
+/* The CPU check behind the operators' AVX-512 fast paths (nn_simd.h). */
+#include <stdlib.h>
+
+#include "core/nn_simd.h"
+
+bool nn_cpu_avx512(void)
+{
+#if NN_HAVE_AVX512_CODE
+    static int cached = -1; /* decided once: the answer never changes within a process */
+    int ok = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+    if (ok < 0) {
+        const char *no_simd = getenv("ACLNN_NO_SIMD");
+        __builtin_cpu_init();
+        ok = !(no_simd != NULL && no_simd[0] == '1') && __builtin_cpu_supports("avx512f") &&
+             __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+             __builtin_cpu_supports("avx512dq");
+        __atomic_store_n(&cached, ok, __ATOMIC_RELAXED);
+    }
+    return ok != 0;
+#else
+    return false;
+#endif
+}
