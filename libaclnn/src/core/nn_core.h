@@ -117,6 +117,35 @@ int nn_num_threads(void);
 typedef void (*nn_range_fn)(void *ctx, int64_t begin, int64_t end);
 void nn_parallel_for(int64_t n, int64_t grain, nn_range_fn fn, void *ctx);
 
+/* Work claimed in chunks from a shared counter, for kernels that ignore nn_parallel_for's
+ * fixed ranges: every thread calls nn_claim_next until it returns false, so a pool worker that
+ * wakes late (a busy host, another library's spinning threads) still takes its share instead of
+ * leaving the caller a fixed half.  Only for work whose items do not depend on who computes
+ * them.  nn_claims_init picks chunks of about 1/per_thread of a thread's share, >= min_chunk. */
+typedef struct nn_claims {
+    int64_t total, chunk;
+    int64_t next; /* next unclaimed chunk (atomic) */
+} nn_claims;
+
+static inline void nn_claims_init(nn_claims *c, int64_t total, int64_t per_thread, int64_t min_chunk)
+{
+    const int64_t threads = nn_num_threads() > 0 ? nn_num_threads() : 1;
+    const int64_t share = total / (threads * per_thread);
+    c->total = total;
+    c->chunk = share > min_chunk ? share : (min_chunk > 0 ? min_chunk : 1);
+    c->next = 0;
+}
+
+/* The next unclaimed chunk [*first, *last) of [0, total); false when none is left. */
+static inline bool nn_claim_next(nn_claims *c, int64_t *first, int64_t *last)
+{
+    const int64_t claim = __atomic_fetch_add(&c->next, 1, __ATOMIC_RELAXED);
+    if (claim >= (c->total + c->chunk - 1) / c->chunk) return false;
+    *first = claim * c->chunk;
+    *last = *first + c->chunk < c->total ? *first + c->chunk : c->total;
+    return true;
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* Strided <-> contiguous copies (element size 1, 2, 4, 8 or 16 bytes)                         */
 /* ------------------------------------------------------------------------------------------ */

@@ -70,8 +70,7 @@ typedef struct col2im_ctx {
     int64_t phase_rows;        /* ceil(H / sH): rows of one phase plane */
     const unsigned char *in;
     unsigned char *out;
-    int64_t chunk;             /* planes per claim */
-    int64_t next_chunk;        /* next unclaimed chunk (atomic) */
+    nn_claims claims;          /* planes, claimed in chunks by the threads */
     int failed;
 } col2im_ctx;
 
@@ -661,20 +660,6 @@ static void fast_plane_any(const col2im_plan *p, const fast_plan *fp, const void
 }
 #endif
 
-/* Claims the next chunk of planes [*first, *last) from the shared counter; false when none is
- * left.  A thread that starts late (on a busy host the pool's worker may wake only after the
- * caller has finished half the job) still takes its share, and one that never starts costs
- * nothing; each plane is computed the same way by whoever claims it. */
-static bool claim_planes(col2im_ctx *ctx, int64_t *first, int64_t *last)
-{
-    const int64_t planes = ctx->plan->planes;
-    const int64_t claim = __atomic_fetch_add(&ctx->next_chunk, 1, __ATOMIC_RELAXED);
-    *first = claim * ctx->chunk;
-    if (*first >= planes) return false;
-    *last = *first + ctx->chunk < planes ? *first + ctx->chunk : planes;
-    return true;
-}
-
 static void col2im_planes(void *vctx, int64_t begin, int64_t end)
 {
     col2im_ctx *ctx = (col2im_ctx *)vctx;
@@ -695,7 +680,7 @@ static void col2im_planes(void *vctx, int64_t begin, int64_t end)
             return;
         }
         int64_t first, last;
-        while (claim_planes(ctx, &first, &last)) {
+        while (nn_claim_next(&ctx->claims, &first, &last)) {
             for (int64_t plane = first; plane < last; plane++) {
                 unsigned char *dst = ctx->out + (size_t)(plane * HW) * out_esz;
                 fast_plane_any(p, ctx->fast, ctx->in + (size_t)(plane * col_block) * in_esz,
@@ -720,11 +705,13 @@ static void col2im_planes(void *vctx, int64_t begin, int64_t end)
         (!wide_out && plane_f32 == NULL)) {
         __atomic_store_n(&ctx->failed, 1, __ATOMIC_RELAXED);
     } else {
-        /* The range handed to this call is ignored: planes are claimed (claim_planes). */
+        /* The range handed to this call is ignored: planes are claimed in chunks (nn_claims),
+         * so a thread that starts late on a busy host still takes its share; each plane is
+         * computed the same way by whoever claims it. */
         (void)begin;
         (void)end;
         int64_t first, last;
-        while (claim_planes(ctx, &first, &last)) {
+        while (nn_claim_next(&ctx->claims, &first, &last)) {
             for (int64_t plane = first; plane < last; plane++) {
                 const void *cols = ctx->in + (size_t)(plane * col_block) * in_esz;
                 void *dst = ctx->out + (size_t)(plane * HW) * out_esz;
@@ -765,15 +752,11 @@ static aclnnStatus col2im_kernel(const nn_launch *l)
                       class_len,
                       (p->H + p->sH - 1) / p->sH,
                       (const unsigned char *)l->operands[0].data,
-                      (unsigned char *)l->operands[1].data, 0, 0, 0};
+                      (unsigned char *)l->operands[1].data, {0, 0, 0}, 0};
     /* Read volume per plane decides the grain: ~64 KiB of columns per task at least. */
     const int64_t per_plane = p->kH * p->kW * p->OH * p->OW + p->H * p->W;
     const int64_t grain = per_plane >= 16384 ? 1 : 16384 / (per_plane > 0 ? per_plane : 1);
-    /* Claims of ~1/16 of a thread's share (at least one grain) balance late starters at a
-     * negligible cost (one atomic add per claim). */
-    const int64_t threads = nn_num_threads() > 0 ? nn_num_threads() : 1;
-    const int64_t share = p->planes / (threads * 16);
-    ctx.chunk = share > grain ? share : grain;
+    nn_claims_init(&ctx.claims, p->planes, 16, grain); /* ~1/16 of a thread's share, >= a grain */
     nn_parallel_for(p->planes, grain, col2im_planes, &ctx);
     if (use_fast) free_fast_plan(&fast);
     free(spans);

@@ -65,6 +65,7 @@ typedef struct prelu_bw_ctx {
     float *partials;
     bool simd;                       /* fused AVX2 loops for channel-last rows */
     bool streaming;                  /* non-temporal gradInput stores in those loops */
+    nn_claims claims;                /* blocks, claimed in chunks by the threads */
 } prelu_bw_ctx;
 
 /* ---- fp32 fused inner loops ---------------------------------------------------------------- */
@@ -283,15 +284,23 @@ static void row_block(const prelu_bw_ctx *ctx, run_io *io, int64_t b)
     }
 }
 
+/* The range handed to this call is ignored: every caller claims chunks of blocks from a shared
+ * counter until none are left, so a pool worker that wakes late still takes its share instead
+ * of leaving a fixed half to the caller.  A block's partial does not depend on who computes it. */
 static void blocks_range(void *vctx, int64_t begin, int64_t end)
 {
-    const prelu_bw_ctx *ctx = (const prelu_bw_ctx *)vctx;
+    prelu_bw_ctx *ctx = (prelu_bw_ctx *)vctx;
+    (void)begin;
+    (void)end;
     run_io io;
-    for (int64_t b = begin; b < end; b++) {
-        if (ctx->plan->plane_mode) {
-            plane_block(ctx, &io, b);
-        } else {
-            row_block(ctx, &io, b);
+    int64_t first, last;
+    while (nn_claim_next(&ctx->claims, &first, &last)) {
+        for (int64_t b = first; b < last; b++) {
+            if (ctx->plan->plane_mode) {
+                plane_block(ctx, &io, b);
+            } else {
+                row_block(ctx, &io, b);
+            }
         }
     }
     if (ctx->streaming) nn_streaming_fence();
@@ -345,7 +354,8 @@ static aclnnStatus prelu_bw_kernel(const nn_launch *l)
     const bool streaming = simd && nn_use_streaming_stores((uint64_t)p->numel *
                                                            nn_dtype_size(p->dtype));
     prelu_bw_ctx ctx = {p, grad, l->operands[1].data, weight, l->operands[3].data,
-                        (float *)(scratch + p->partial_offset), simd, streaming};
+                        (float *)(scratch + p->partial_offset), simd, streaming, {0, 0, 0}};
+    nn_claims_init(&ctx.claims, p->num_blocks, 8, 1); /* claims of ~1/8 of a thread's share */
     nn_parallel_for(p->num_blocks, 1, blocks_range, &ctx);
     combine_partials(p, ctx.partials, grad_weight);
     nn_ip_from_f32(p->dtype, grad_weight, l->operands[4].data, (size_t)p->channels);

@@ -16,7 +16,9 @@
  * Every gi element is 0 + its gradients in increasing d order: the same order as PyTorch, and
  * independent of the thread split.  fp16/bf16 accumulate in fp32 and round once.  With
  * AVX-512, fp32 runs of count 1-3 are summed 16 inputs per vector (lane permutations of the
- * gradients, the same adds in the same order).
+ * gradients, the same adds in the same order).  Threads claim chunks of rows from a shared
+ * counter (a late pool worker still takes its share), and gradInput is streamed out when the
+ * whole launch's traffic passes core's streaming threshold.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -51,6 +53,7 @@ typedef struct upsample_bwd_ctx {
     void *grad_in;
     bool stream;             /* large gradInput: rows are built in a buffer and streamed out */
     int failed;              /* a range could not get its conversion buffers */
+    nn_claims claims;        /* rows, claimed in chunks by the threads */
 } upsample_bwd_ctx;
 
 /* bf16 is the upper half of an fp32: widening is a shift, done inline in the loops below. */
@@ -334,13 +337,22 @@ static void upsample_bwd_rows_half(upsample_bwd_ctx *ctx, int64_t begin, int64_t
     free(gi32);
 }
 
+/* The range handed in is ignored: every thread claims chunks of rows from a shared counter
+ * until none are left, so a pool worker that wakes late still takes its share instead of
+ * leaving the caller to wait for a fixed half.  Each row's result does not depend on who
+ * computes it. */
 static void upsample_bwd_rows(void *vctx, int64_t begin, int64_t end)
 {
     upsample_bwd_ctx *ctx = (upsample_bwd_ctx *)vctx;
-    if (ctx->plan->dtype == ACL_FLOAT) {
-        upsample_bwd_rows_f32(ctx, begin, end);
-    } else {
-        upsample_bwd_rows_half(ctx, begin, end);
+    (void)begin;
+    (void)end;
+    int64_t first, last;
+    while (nn_claim_next(&ctx->claims, &first, &last)) {
+        if (ctx->plan->dtype == ACL_FLOAT) {
+            upsample_bwd_rows_f32(ctx, first, last);
+        } else {
+            upsample_bwd_rows_half(ctx, first, last);
+        }
     }
 }
 
@@ -360,9 +372,16 @@ static aclnnStatus upsample_bwd_kernel(const nn_launch *launch)
                                              : (map.max_count <= 1 ? MODE_PICK : MODE_PER_INPUT);
     ctx.grad_out = launch->operands[0].data;
     ctx.grad_in = launch->operands[1].data;
-    ctx.stream = nn_use_streaming_stores((uint64_t)(p->rows * p->in_len) * nn_dtype_size(p->dtype));
+    /* Streamed when the whole launch (gradOutput read + gradInput written) passes core's
+     * threshold, not only gradInput: a 3x upsampling's 16 MB gradInput sits just under it,
+     * yet the 49 MB of gradOutput read after it evicts it from the caches anyway, so
+     * ordinary stores would only add a read of every gradInput line (a fifth more traffic). */
+    const uint64_t esz = nn_dtype_size(p->dtype);
+    ctx.stream = nn_use_streaming_stores((uint64_t)(p->rows * (p->in_len + p->out_len)) * esz);
     const double row_bytes = (double)(p->in_len + p->out_len) * (double)nn_dtype_size(p->dtype);
-    nn_parallel_for(p->rows, nn_pu_grain(p->rows, row_bytes), upsample_bwd_rows, &ctx);
+    const int64_t grain = nn_pu_grain(p->rows, row_bytes);
+    nn_claims_init(&ctx.claims, p->rows, 16, grain); /* ~1/16 of a thread's share, >= a grain */
+    nn_parallel_for(p->rows, grain, upsample_bwd_rows, &ctx);
     nn_ne_map_free(&map);
     if (ctx.failed) {
         return nn_error(ACLNN_ERR_INNER_NULLPTR, OP ": out of memory for the fp32 row buffers.");
