@@ -209,122 +209,69 @@ static inline __attribute__((always_inline)) void add_run3_bf16(float *restrict 
     for (; t < n; t++) acc[t] = ((acc[t] + widen1(a[t])) + widen1(b[t])) + widen1(c[t]);
 }
 
-/* Adds one group's kernel columns of kernel row ki (fp32 rows `krows`, kW rows of L) into the
- * accumulator rows they reach. */
-static inline __attribute__((always_inline)) void add_group(const col2im_ctx *ctx, const kcol_group *g, const float *krows,
-                             int64_t ki, float *restrict acc)
-{
-    const col2im_plan *p = ctx->plan;
-    const int64_t L = p->OH * p->OW;
-    int64_t oh_lo, oh_hi;
-    nn_ip_valid_range(p->H, p->OH, p->sH, ki * p->dH - p->pH, &oh_lo, &oh_hi);
-    const float *src[GROUP_MAX];
-    const kcol_span *sp[GROUP_MAX];
-    for (int m = 0; m < g->count; m++) {
-        sp[m] = &ctx->spans[g->kj[m]];
-        src[m] = krows + g->kj[m] * L + sp[m]->src_off;   /* src[m][oh*OW + t] */
-    }
-    const int64_t c_lo = g->common_lo, c_hi = g->common_hi, T = ctx->class_len;
-    /* Phase plane (rh, residue) of the accumulator; output row ih = oh*sH + koff is its row
-     * oh + row_off. */
-    const int64_t koff = ki * p->dH - p->pH;
-    int64_t rh = koff % p->sH;
-    if (rh < 0) rh += p->sH;
-    const int64_t row_off = (koff - rh) / p->sH;
-    float *restrict phase = acc + (rh * p->sW + g->residue) * ctx->phase_rows * T;
-    if (T == p->OW && c_lo == 0 && c_hi == T && oh_hi > oh_lo) {
-        /* every member covers whole rows and rows are OW long on both sides: the kernel row
-         * block is one contiguous run */
-        float *restrict first = phase + (oh_lo + row_off) * T;
-        const int64_t n = (oh_hi - oh_lo) * T, o = oh_lo * p->OW;
-        if (g->count == 1) {
-            add_run(first, src[0] + o, n);
-        } else if (g->count == 2) {
-            add_run2(first, src[0] + o, src[1] + o, n);
-        } else {
-            add_run3(first, src[0] + o, src[1] + o, src[2] + o, n);
-        }
-        return;
-    }
-    for (int64_t oh = oh_lo; oh < oh_hi; oh++) {
-        float *restrict row = phase + (oh + row_off) * T;
-        const int64_t o = oh * p->OW;
-        for (int m = 0; m < g->count; m++) {        /* edges, kj ascending */
-            const int64_t lo = sp[m]->t_lo, hi = sp[m]->t_hi;
-            const int64_t left_end = hi < c_lo ? hi : c_lo;
-            const int64_t right_start = lo > c_hi ? lo : c_hi;
-            if (left_end > lo) add_run(row + lo, src[m] + o + lo, left_end - lo);
-            if (hi > right_start) add_run(row + right_start, src[m] + o + right_start, hi - right_start);
-        }
-        const int64_t n = c_hi - c_lo;
-        if (n <= 0) continue;
-        if (g->count == 1) {
-            add_run(row + c_lo, src[0] + o + c_lo, n);
-        } else if (g->count == 2) {
-            add_run2(row + c_lo, src[0] + o + c_lo, src[1] + o + c_lo, n);
-        } else {
-            add_run3(row + c_lo, src[0] + o + c_lo, src[1] + o + c_lo, src[2] + o + c_lo, n);
-        }
-    }
+/* Adds one group's kernel columns of kernel row ki (`krows`: kW rows of L values of SRC_T) into
+ * the accumulator rows they reach; RUN, RUN2 and RUN3 add one, two or three source runs.
+ * Defined for fp32 rows and for bf16 rows widened on the fly. */
+#define DEFINE_ADD_GROUP(NAME, SRC_T, RUN, RUN2, RUN3)                                                                 \
+static inline __attribute__((always_inline)) void NAME(const col2im_ctx *ctx, const kcol_group *g, const SRC_T *krows, \
+                             int64_t ki, float *restrict acc)                                                          \
+{                                                                                                                      \
+    const col2im_plan *p = ctx->plan;                                                                                  \
+    const int64_t L = p->OH * p->OW;                                                                                   \
+    int64_t oh_lo, oh_hi;                                                                                              \
+    nn_ip_valid_range(p->H, p->OH, p->sH, ki * p->dH - p->pH, &oh_lo, &oh_hi);                                         \
+    const SRC_T *src[GROUP_MAX];                                                                                       \
+    const kcol_span *sp[GROUP_MAX];                                                                                    \
+    for (int m = 0; m < g->count; m++) {                                                                               \
+        sp[m] = &ctx->spans[g->kj[m]];                                                                                 \
+        src[m] = krows + g->kj[m] * L + sp[m]->src_off;   /* src[m][oh*OW + t] */                                      \
+    }                                                                                                                  \
+    const int64_t c_lo = g->common_lo, c_hi = g->common_hi, T = ctx->class_len;                                        \
+    /* Phase plane (rh, residue) of the accumulator; output row ih = oh*sH + koff is its row                           \
+     * oh + row_off. */                                                                                                \
+    const int64_t koff = ki * p->dH - p->pH;                                                                           \
+    int64_t rh = koff % p->sH;                                                                                         \
+    if (rh < 0) rh += p->sH;                                                                                           \
+    const int64_t row_off = (koff - rh) / p->sH;                                                                       \
+    float *restrict phase = acc + (rh * p->sW + g->residue) * ctx->phase_rows * T;                                     \
+    if (T == p->OW && c_lo == 0 && c_hi == T && oh_hi > oh_lo) {                                                       \
+        /* every member covers whole rows and rows are OW long on both sides: the kernel row                           \
+         * block is one contiguous run */                                                                              \
+        float *restrict first = phase + (oh_lo + row_off) * T;                                                         \
+        const int64_t n = (oh_hi - oh_lo) * T, o = oh_lo * p->OW;                                                      \
+        if (g->count == 1) {                                                                                           \
+            RUN(first, src[0] + o, n);                                                                                 \
+        } else if (g->count == 2) {                                                                                    \
+            RUN2(first, src[0] + o, src[1] + o, n);                                                                    \
+        } else {                                                                                                       \
+            RUN3(first, src[0] + o, src[1] + o, src[2] + o, n);                                                        \
+        }                                                                                                              \
+        return;                                                                                                        \
+    }                                                                                                                  \
+    for (int64_t oh = oh_lo; oh < oh_hi; oh++) {                                                                       \
+        float *restrict row = phase + (oh + row_off) * T;                                                              \
+        const int64_t o = oh * p->OW;                                                                                  \
+        for (int m = 0; m < g->count; m++) {        /* edges, kj ascending */                                          \
+            const int64_t lo = sp[m]->t_lo, hi = sp[m]->t_hi;                                                          \
+            const int64_t left_end = hi < c_lo ? hi : c_lo;                                                            \
+            const int64_t right_start = lo > c_hi ? lo : c_hi;                                                         \
+            if (left_end > lo) RUN(row + lo, src[m] + o + lo, left_end - lo);                                          \
+            if (hi > right_start) RUN(row + right_start, src[m] + o + right_start, hi - right_start);                  \
+        }                                                                                                              \
+        const int64_t n = c_hi - c_lo;                                                                                 \
+        if (n <= 0) continue;                                                                                          \
+        if (g->count == 1) {                                                                                           \
+            RUN(row + c_lo, src[0] + o + c_lo, n);                                                                     \
+        } else if (g->count == 2) {                                                                                    \
+            RUN2(row + c_lo, src[0] + o + c_lo, src[1] + o + c_lo, n);                                                 \
+        } else {                                                                                                       \
+            RUN3(row + c_lo, src[0] + o + c_lo, src[1] + o + c_lo, src[2] + o + c_lo, n);                              \
+        }                                                                                                              \
+    }                                                                                                                  \
 }
 
-/* The same for bf16 kernel rows, widened on the fly. */
-static inline __attribute__((always_inline)) void add_group_bf16(const col2im_ctx *ctx, const kcol_group *g, const uint16_t *krows,
-                             int64_t ki, float *restrict acc)
-{
-    const col2im_plan *p = ctx->plan;
-    const int64_t L = p->OH * p->OW;
-    int64_t oh_lo, oh_hi;
-    nn_ip_valid_range(p->H, p->OH, p->sH, ki * p->dH - p->pH, &oh_lo, &oh_hi);
-    const uint16_t *src[GROUP_MAX];
-    const kcol_span *sp[GROUP_MAX];
-    for (int m = 0; m < g->count; m++) {
-        sp[m] = &ctx->spans[g->kj[m]];
-        src[m] = krows + g->kj[m] * L + sp[m]->src_off;   /* src[m][oh*OW + t] */
-    }
-    const int64_t c_lo = g->common_lo, c_hi = g->common_hi, T = ctx->class_len;
-    /* Phase plane (rh, residue) of the accumulator; output row ih = oh*sH + koff is its row
-     * oh + row_off. */
-    const int64_t koff = ki * p->dH - p->pH;
-    int64_t rh = koff % p->sH;
-    if (rh < 0) rh += p->sH;
-    const int64_t row_off = (koff - rh) / p->sH;
-    float *restrict phase = acc + (rh * p->sW + g->residue) * ctx->phase_rows * T;
-    if (T == p->OW && c_lo == 0 && c_hi == T && oh_hi > oh_lo) {
-        /* every member covers whole rows and rows are OW long on both sides: the kernel row
-         * block is one contiguous run */
-        float *restrict first = phase + (oh_lo + row_off) * T;
-        const int64_t n = (oh_hi - oh_lo) * T, o = oh_lo * p->OW;
-        if (g->count == 1) {
-            add_run_bf16(first, src[0] + o, n);
-        } else if (g->count == 2) {
-            add_run2_bf16(first, src[0] + o, src[1] + o, n);
-        } else {
-            add_run3_bf16(first, src[0] + o, src[1] + o, src[2] + o, n);
-        }
-        return;
-    }
-    for (int64_t oh = oh_lo; oh < oh_hi; oh++) {
-        float *restrict row = phase + (oh + row_off) * T;
-        const int64_t o = oh * p->OW;
-        for (int m = 0; m < g->count; m++) {        /* edges, kj ascending */
-            const int64_t lo = sp[m]->t_lo, hi = sp[m]->t_hi;
-            const int64_t left_end = hi < c_lo ? hi : c_lo;
-            const int64_t right_start = lo > c_hi ? lo : c_hi;
-            if (left_end > lo) add_run_bf16(row + lo, src[m] + o + lo, left_end - lo);
-            if (hi > right_start) add_run_bf16(row + right_start, src[m] + o + right_start, hi - right_start);
-        }
-        const int64_t n = c_hi - c_lo;
-        if (n <= 0) continue;
-        if (g->count == 1) {
-            add_run_bf16(row + c_lo, src[0] + o + c_lo, n);
-        } else if (g->count == 2) {
-            add_run2_bf16(row + c_lo, src[0] + o + c_lo, src[1] + o + c_lo, n);
-        } else {
-            add_run3_bf16(row + c_lo, src[0] + o + c_lo, src[1] + o + c_lo, src[2] + o + c_lo, n);
-        }
-    }
-}
+DEFINE_ADD_GROUP(add_group, float, add_run, add_run2, add_run3)
+DEFINE_ADD_GROUP(add_group_bf16, uint16_t, add_run_bf16, add_run2_bf16, add_run3_bf16)
 
 /* One image plane: `cols` (kH*kW rows of L values, any of the three dtypes) into `dst` (fp32,
  * H*W).  Kernel rows are visited ki by ki, and within one ki by residue class with kj

@@ -123,53 +123,59 @@ P512_TARGET static inline __attribute__((always_inline)) __m256i p512_narrow(__m
     return bf16 ? nn512_round_bf16(v) : nn512_round_f16(v);
 }
 
-/* y = x > 0 ? x : w * x over n halves; w is a vector (vw) or one broadcast value (w_vec NULL). */
-P512_TARGET static inline __attribute__((always_inline)) void
-p512_fwd(const uint16_t *x, uint16_t *y, const float *w_vec, float w_one, int64_t n, bool nt,
-         bool bf16)
-{
-    int64_t head = ps_head(y, sizeof(uint16_t), n, nt);
-    if (head >= 16) {   /* an odd address cannot be aligned (never for real tensors): no streaming */
-        head = 0;
-        nt = false;
-    }
-    const __m512 zero = _mm512_setzero_ps(), wv = _mm512_set1_ps(w_one);
-    int64_t i = 0;
-    if (head > 0) {   /* up to 15 elements to reach 32-byte alignment */
-        const __mmask16 m = (__mmask16)((1u << head) - 1u);
-        const __m512 xv = p512_load(x, m, bf16);
-        const __m512 w = w_vec ? _mm512_maskz_loadu_ps(m, w_vec) : wv;
-        const __m512 s = _mm512_mul_ps(w, xv);
-        const __mmask16 pos = _mm512_cmp_ps_mask(xv, zero, _CMP_GT_OQ);
-        _mm256_mask_storeu_epi16(y, m, p512_narrow(_mm512_mask_blend_ps(pos, s, xv), bf16));
-        i = head;
-    }
-    for (; i + 16 <= n; i += 16) {
-        const __m512 xv = p512_load(x + i, 0xffff, bf16);
-        const __m512 w = w_vec ? _mm512_loadu_ps(w_vec + i) : wv;
-        const __m512 s = _mm512_mul_ps(w, xv);
-        const __mmask16 pos = _mm512_cmp_ps_mask(xv, zero, _CMP_GT_OQ);
-        const __m256i h = p512_narrow(_mm512_mask_blend_ps(pos, s, xv), bf16);
-        if (nt) _mm256_stream_si256((__m256i *)(y + i), h);
-        else _mm256_storeu_si256((__m256i *)(y + i), h);
-    }
-    if (i < n) {
-        const __mmask16 m = (__mmask16)((1u << (n - i)) - 1u);
-        const __m512 xv = p512_load(x + i, m, bf16);
-        const __m512 w = w_vec ? _mm512_maskz_loadu_ps(m, w_vec + i) : wv;
-        const __m512 s = _mm512_mul_ps(w, xv);
-        const __mmask16 pos = _mm512_cmp_ps_mask(xv, zero, _CMP_GT_OQ);
-        _mm256_mask_storeu_epi16(y + i, m, p512_narrow(_mm512_mask_blend_ps(pos, s, xv), bf16));
-    }
+/* y = x > 0 ? x : w * x over n halves; w is a vector (vw) or one broadcast value (w_vec NULL).
+ * Generated for the fp16/bf16 integer rounding (p512_narrow) and for the AVX512-BF16 one
+ * (pbf_narrow), which need different target attributes. */
+#define DEFINE_P512_FWD(NAME, TARGET, NARROW)                                                         \
+TARGET static inline __attribute__((always_inline)) void                                              \
+NAME(const uint16_t *x, uint16_t *y, const float *w_vec, float w_one, int64_t n, bool nt,             \
+         bool bf16)                                                                                   \
+{                                                                                                     \
+    int64_t head = ps_head(y, sizeof(uint16_t), n, nt);                                               \
+    if (head >= 16) {   /* an odd address cannot be aligned (never for real tensors): no streaming */ \
+        head = 0;                                                                                     \
+        nt = false;                                                                                   \
+    }                                                                                                 \
+    const __m512 zero = _mm512_setzero_ps(), wv = _mm512_set1_ps(w_one);                              \
+    int64_t i = 0;                                                                                    \
+    if (head > 0) {   /* up to 15 elements to reach 32-byte alignment */                              \
+        const __mmask16 m = (__mmask16)((1u << head) - 1u);                                           \
+        const __m512 xv = p512_load(x, m, bf16);                                                      \
+        const __m512 w = w_vec ? _mm512_maskz_loadu_ps(m, w_vec) : wv;                                \
+        const __m512 s = _mm512_mul_ps(w, xv);                                                        \
+        const __mmask16 pos = _mm512_cmp_ps_mask(xv, zero, _CMP_GT_OQ);                               \
+        _mm256_mask_storeu_epi16(y, m, NARROW(_mm512_mask_blend_ps(pos, s, xv), bf16));               \
+        i = head;                                                                                     \
+    }                                                                                                 \
+    for (; i + 16 <= n; i += 16) {                                                                    \
+        const __m512 xv = p512_load(x + i, 0xffff, bf16);                                             \
+        const __m512 w = w_vec ? _mm512_loadu_ps(w_vec + i) : wv;                                     \
+        const __m512 s = _mm512_mul_ps(w, xv);                                                        \
+        const __mmask16 pos = _mm512_cmp_ps_mask(xv, zero, _CMP_GT_OQ);                               \
+        const __m256i h = NARROW(_mm512_mask_blend_ps(pos, s, xv), bf16);                             \
+        if (nt) _mm256_stream_si256((__m256i *)(y + i), h);                                           \
+        else _mm256_storeu_si256((__m256i *)(y + i), h);                                              \
+    }                                                                                                 \
+    if (i < n) {                                                                                      \
+        const __mmask16 m = (__mmask16)((1u << (n - i)) - 1u);                                        \
+        const __m512 xv = p512_load(x + i, m, bf16);                                                  \
+        const __m512 w = w_vec ? _mm512_maskz_loadu_ps(m, w_vec + i) : wv;                            \
+        const __m512 s = _mm512_mul_ps(w, xv);                                                        \
+        const __mmask16 pos = _mm512_cmp_ps_mask(xv, zero, _CMP_GT_OQ);                               \
+        _mm256_mask_storeu_epi16(y + i, m, NARROW(_mm512_mask_blend_ps(pos, s, xv), bf16));           \
+    }                                                                                                 \
 }
+
+DEFINE_P512_FWD(p512_fwd, P512_TARGET, p512_narrow)
 
 /* bf16 forward with AVX512-BF16: vcvtneps2bf16 rounds to nearest even and quiets NaNs exactly
  * like nn_half_f32_to_bf16, but reads subnormal inputs as zero; a vector holding a subnormal
  * result is rounded with the integer code instead (rare: only products below 2^-126). */
 #define PBF_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512bf16,f16c,avx2")))
 
-PBF_TARGET static inline __attribute__((always_inline)) __m256i pbf_narrow(__m512 v)
+PBF_TARGET static inline __attribute__((always_inline)) __m256i pbf_narrow(__m512 v, bool bf16)
 {
+    (void)bf16; /* always bf16: the parameter gives p512_narrow's signature (DEFINE_P512_FWD) */
     const __m512i u = _mm512_castps_si512(v);
     const __mmask16 subnormal = _mm512_testn_epi32_mask(u, _mm512_set1_epi32(0x7f800000)) &
                                 _mm512_test_epi32_mask(u, _mm512_set1_epi32(0x007fffff));
@@ -180,48 +186,15 @@ PBF_TARGET static inline __attribute__((always_inline)) __m256i pbf_narrow(__m51
     return r;
 }
 
-PBF_TARGET static inline __attribute__((always_inline)) void
-pbf_fwd(const uint16_t *x, uint16_t *y, const float *w_vec, float w_one, int64_t n, bool nt)
-{
-    int64_t head = ps_head(y, sizeof(uint16_t), n, nt);
-    if (head >= 16) {   /* an odd address cannot be aligned (never for real tensors): no streaming */
-        head = 0;
-        nt = false;
-    }
-    const __m512 zero = _mm512_setzero_ps(), wv = _mm512_set1_ps(w_one);
-    int64_t i = 0;
-    if (head > 0) {
-        const __mmask16 m = (__mmask16)((1u << head) - 1u);
-        const __m512 xv = p512_load(x, m, true);
-        const __m512 w = w_vec ? _mm512_maskz_loadu_ps(m, w_vec) : wv;
-        const __mmask16 pos = _mm512_cmp_ps_mask(xv, zero, _CMP_GT_OQ);
-        _mm256_mask_storeu_epi16(y, m, pbf_narrow(_mm512_mask_blend_ps(pos, _mm512_mul_ps(w, xv), xv)));
-        i = head;
-    }
-    for (; i + 16 <= n; i += 16) {
-        const __m512 xv = p512_load(x + i, 0xffff, true);
-        const __m512 w = w_vec ? _mm512_loadu_ps(w_vec + i) : wv;
-        const __mmask16 pos = _mm512_cmp_ps_mask(xv, zero, _CMP_GT_OQ);
-        const __m256i h = pbf_narrow(_mm512_mask_blend_ps(pos, _mm512_mul_ps(w, xv), xv));
-        if (nt) _mm256_stream_si256((__m256i *)(y + i), h);
-        else _mm256_storeu_si256((__m256i *)(y + i), h);
-    }
-    if (i < n) {
-        const __mmask16 m = (__mmask16)((1u << (n - i)) - 1u);
-        const __m512 xv = p512_load(x + i, m, true);
-        const __m512 w = w_vec ? _mm512_maskz_loadu_ps(m, w_vec + i) : wv;
-        const __mmask16 pos = _mm512_cmp_ps_mask(xv, zero, _CMP_GT_OQ);
-        _mm256_mask_storeu_epi16(y + i, m, pbf_narrow(_mm512_mask_blend_ps(pos, _mm512_mul_ps(w, xv), xv)));
-    }
-}
+DEFINE_P512_FWD(pbf_fwd, PBF_TARGET, pbf_narrow)
 
 PBF_TARGET static void pbf_fwd_vw_bf16(const uint16_t *x, uint16_t *y, const float *w, int64_t n, bool nt)
 {
-    pbf_fwd(x, y, w, 0.0f, n, nt);
+    pbf_fwd(x, y, w, 0.0f, n, nt, true);
 }
 PBF_TARGET static void pbf_fwd_sw_bf16(const uint16_t *x, uint16_t *y, float w, int64_t n, bool nt)
 {
-    pbf_fwd(x, y, NULL, w, n, nt);
+    pbf_fwd(x, y, NULL, w, n, nt, true);
 }
 
 P512_TARGET static void p512_fwd_vw_f16(const uint16_t *x, uint16_t *y, const float *w, int64_t n, bool nt)
