@@ -255,7 +255,7 @@ NN_AVX512 static void row_f32_runs_avx512(const nn_ne_map *map, const float *res
  * streaming (or if that buffer could not be allocated) rows are written in place.  With
  * AVX-512 and a single run (uniform upsampling) over aligned rows of whole vectors, rows are
  * streamed straight out of the vector registers instead. */
-static void upsample_bwd_rows_f32(upsample_bwd_ctx *ctx, int64_t begin, int64_t end)
+static void upsample_bwd_rows_f32(upsample_bwd_ctx *ctx, int64_t begin, int64_t end, float *buffer)
 {
     const upsample_bwd_plan *p = ctx->plan;
     const int64_t Lin = p->in_len, Lout = p->out_len;
@@ -269,14 +269,10 @@ static void upsample_bwd_rows_f32(upsample_bwd_ctx *ctx, int64_t begin, int64_t 
                 row_f32_runs_avx512(ctx->map, (const float *)ctx->grad_out + row * Lout,
                                     (float *)ctx->grad_in + row * Lin, direct_stream);
             }
-            if (direct_stream) {
-                nn_streaming_fence();
-            }
             return;
         }
     }
 #endif
-    float *buffer = ctx->stream ? (float *)malloc(row_bytes) : NULL;
     for (int64_t row = begin; row < end; row++) {
         float *gi = (float *)ctx->grad_in + row * Lin;
         float *target = buffer != NULL ? buffer : gi;
@@ -292,27 +288,16 @@ static void upsample_bwd_rows_f32(upsample_bwd_ctx *ctx, int64_t begin, int64_t 
             nn_copy_row_nt(gi, buffer, row_bytes);
         }
     }
-    if (buffer != NULL) {
-        nn_streaming_fence();
-        free(buffer);
-    }
 }
 
 /* fp16 / bf16: sum in fp32 (bf16 widened inline, fp16 row by row), round once. */
-static void upsample_bwd_rows_half(upsample_bwd_ctx *ctx, int64_t begin, int64_t end)
+static void upsample_bwd_rows_half(upsample_bwd_ctx *ctx, int64_t begin, int64_t end, float *gi32)
 {
     const upsample_bwd_plan *p = ctx->plan;
     const int64_t Lin = p->in_len, Lout = p->out_len;
     const bool bf16 = p->dtype == ACL_BF16;
     const size_t row_bytes = (size_t)Lin * sizeof(uint16_t);
-    /* fp32 gradInput row, fp32 gradOutput row (fp16 only), narrowed row (streaming only) */
-    const size_t floats = (size_t)(Lin + (bf16 ? 0 : Lout));
-    const size_t narrow_bytes = ctx->stream ? row_bytes : 0;
-    float *gi32 = (float *)malloc(floats * sizeof(float) + narrow_bytes);
-    if (gi32 == NULL) {
-        __atomic_store_n(&ctx->failed, 1, __ATOMIC_RELAXED);
-        return;
-    }
+    const size_t floats = (size_t)(Lin + (bf16 ? 0 : Lout)); /* layout: row_buffer_bytes */
     float *go32 = gi32 + Lin;
     uint16_t *narrow = ctx->stream ? (uint16_t *)(gi32 + floats) : NULL;
     for (int64_t row = begin; row < end; row++) {
@@ -331,10 +316,17 @@ static void upsample_bwd_rows_half(upsample_bwd_ctx *ctx, int64_t begin, int64_t
             nn_copy_row_nt(gi, narrow, row_bytes);
         }
     }
-    if (narrow != NULL) {
-        nn_streaming_fence();
-    }
-    free(gi32);
+}
+
+/* Bytes of one thread's row buffer.  fp32: the gradInput row built before it is streamed out
+ * (only when streaming).  fp16/bf16: the fp32 gradInput row, the fp32 gradOutput row (fp16
+ * only) and, when streaming, the narrowed row. */
+static size_t row_buffer_bytes(const upsample_bwd_ctx *ctx)
+{
+    const upsample_bwd_plan *p = ctx->plan;
+    if (p->dtype == ACL_FLOAT) return ctx->stream ? (size_t)p->in_len * sizeof(float) : 0;
+    const size_t floats = (size_t)(p->in_len + (p->dtype == ACL_BF16 ? 0 : p->out_len));
+    return floats * sizeof(float) + (ctx->stream ? (size_t)p->in_len * sizeof(uint16_t) : 0);
 }
 
 /* The range handed in is ignored: every thread claims chunks of rows from a shared counter
@@ -346,14 +338,24 @@ static void upsample_bwd_rows(void *vctx, int64_t begin, int64_t end)
     upsample_bwd_ctx *ctx = (upsample_bwd_ctx *)vctx;
     (void)begin;
     (void)end;
+    const bool wide = ctx->plan->dtype == ACL_FLOAT;
+    const size_t bytes = row_buffer_bytes(ctx);
+    float *buffer = bytes > 0 ? (float *)malloc(bytes) : NULL; /* once per thread, not per claim */
+    if (bytes > 0 && buffer == NULL && !wide) {
+        __atomic_store_n(&ctx->failed, 1, __ATOMIC_RELAXED);
+        return;
+    }
+    /* (fp32 without its buffer writes the rows in place with ordinary stores) */
     int64_t first, last;
     while (nn_claim_next(&ctx->claims, &first, &last)) {
-        if (ctx->plan->dtype == ACL_FLOAT) {
-            upsample_bwd_rows_f32(ctx, first, last);
+        if (wide) {
+            upsample_bwd_rows_f32(ctx, first, last, buffer);
         } else {
-            upsample_bwd_rows_half(ctx, first, last);
+            upsample_bwd_rows_half(ctx, first, last, buffer);
         }
     }
+    if (ctx->stream) nn_streaming_fence();
+    free(buffer);
 }
 
 static aclnnStatus upsample_bwd_kernel(const nn_launch *launch)
