@@ -1,8 +1,8 @@
 """aclnnMaxPool2dWithMaskBackward: the kernel's fast paths against a NumPy loop.
 
 The backward has a direct-write path for 2x2 windows with stride 2 and no padding (each input
-cell lies in at most one window) and a gather path for 3x3 windows with stride 2 and padding 0
-or 1 (each cell adds its up-to-four candidate windows in output order); both are taken on CPUs
+cell lies in at most one window) and a "slots" path for 3x3 windows with stride 2 and padding 0
+or 1 (16 outputs at a time add to the cells their indices name, in output order); both are taken on CPUs
 with AVX-512 and fall back, plane by plane, to the general scatter when an index does not lie
 in its own window.  These tests drive both sides of that choice and the edges of the fast paths
 (odd H/W with ceilMode on and off, row widths around the 16-cell step, cells that are the argmax
@@ -147,7 +147,7 @@ def test_2x2_ceil_mode_index_wrapping_to_the_next_row():
 
 
 # ---------------------------------------------------------------------------------------------
-# 3x3 windows, stride 2 (the gather path)
+# 3x3 windows, stride 2 (the slots path)
 # ---------------------------------------------------------------------------------------------
 
 # padding (pH, pW): both 0, both 1 (the ResNet stem pool), and mixed
@@ -246,6 +246,56 @@ def test_3x3_one_stray_index_among_good_planes(dtype):
     grad = random_array(out.shape, dtype, 34)
     got = max_pool2d_with_mask_backward(grad, x, mask_from_stream(index, 3), 3, 2, 1)
     assert_bits(got, reference(grad, index, x.shape, dtype))
+
+
+def test_3x3_nan_payloads_in_torchs_order():
+    """Four different NaNs reaching one cell: the sum keeps the first one's payload (the
+    accumulator is the add's first operand), as PyTorch's scatter does."""
+    import torch
+    x = np.full((1, 2, 6, 40), -1.0, np.float32)
+    x[..., 1::2, 1::2] = 5.0                       # every odd/odd cell is the argmax of four windows
+    out, mask = max_pool2d_with_mask(x, 3, 2, 1)
+    payloads = np.array([0x7fc00001, 0x7fc00002, 0xffc00003, 0x7fa00004], np.uint32)
+    grad = payloads[np.arange(out.size) % 4].view(np.float32).reshape(out.shape)
+    t_out, t_idx = torch.ops.aten.max_pool2d_with_indices(torch.from_numpy(x), [3, 3], [2, 2], [1, 1], [1, 1],
+                                                           False)
+    want = torch.ops.aten.max_pool2d_with_indices_backward(torch.from_numpy(grad), torch.from_numpy(x), [3, 3],
+                                                           [2, 2], [1, 1], [1, 1], False, t_idx)
+    got = max_pool2d_with_mask_backward(grad, x, mask, 3, 2, 1)
+    assert_bits(got, want.numpy())
+
+
+def test_3x3_bf16_subnormal_sums_late_in_the_plane():
+    """bf16 sums are rounded with AVX512-BF16 where it has them, which reads subnormals as zero;
+    tiny gradients that first appear late in a plane, and cancel or add to subnormal sums, must
+    still round exactly."""
+    x = with_spikes(random_array((2, 2, 24, 50), np.float32, 40), 41).astype(BF16)
+    out, mask = max_pool2d_with_mask(x, 3, 2, 1)
+    grad = random_array(out.shape, np.float32, 42)
+    rng = np.random.default_rng(43)
+    tail = grad[..., 9:, :]                                # output rows 9.. : small multiples of a tiny step
+    tail[...] = rng.integers(-3, 4, size=tail.shape) * rng.choice([2.0 ** -130, 2.0 ** -120], size=tail.shape)
+    grad = grad.astype(BF16)
+    index = stream_of(mask, out.size).reshape(out.shape)
+    got = max_pool2d_with_mask_backward(grad, x, mask, 3, 2, 1)
+    want = reference(grad, index, x.shape, BF16)
+    magnitude = np.abs(want.astype(np.float32))
+    assert ((magnitude > 0) & (magnitude < 2.0 ** -126)).sum() > 20        # many subnormal sums
+    assert_bits(got, want)
+
+
+def test_3x3_ceil_window_on_the_last_row_with_an_index_below_the_plane():
+    """ceilMode lets the last window start on the last input row (H = 6, pH = 1): an index one
+    row further down, outside the plane, must be reported, not dropped."""
+    x = random_array((1, 1, 6, 20), np.float32, 44)
+    out, mask = max_pool2d_with_mask(x, 3, 2, 1, 1, True)
+    assert out.shape[-2] == 4
+    index = stream_of(mask, out.size).reshape(out.shape).copy()
+    index[0, 0, 3, 2] = 6 * 20 + 2 * 2 - 1 + 1        # the window's middle row (row 6): outside
+    grad = random_array(out.shape, np.float32, 45)
+    with pytest.raises(pyaclnn.AclError) as err:
+        max_pool2d_with_mask_backward(grad, x, mask_from_stream(index, 3), 3, 2, 1, 1, True)
+    assert err.value.code == 507015 and str(6 * 20 + 4) in err.value.message
 
 
 _THREADS_SCRIPT = textwrap.dedent("""

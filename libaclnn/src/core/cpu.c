@@ -21,3 +21,18 @@ bool nn_cpu_avx512(void)
     return false;
 #endif
 }
+
+bool nn_cpu_avx512bf16(void)
+{
+#if NN_HAVE_AVX512_CODE
+    static int cached = -1;
+    int ok = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+    if (ok < 0) {
+        ok = nn_cpu_avx512() && __builtin_cpu_supports("avx512bf16");
+        __atomic_store_n(&cached, ok, __ATOMIC_RELAXED);
+    }
+    return ok != 0;
+#else
+    return false;
+#endif
+}

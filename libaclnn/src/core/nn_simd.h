@@ -19,6 +19,9 @@
  * every operator on its portable loops, for comparisons).  Valgrind's CPU has no AVX-512. */
 bool nn_cpu_avx512(void);
 
+/* True when nn_cpu_avx512() is and the CPU also has AVX512-BF16 (vcvtne2ps2bf16). */
+bool nn_cpu_avx512bf16(void);
+
 #if defined(__x86_64__) && defined(__GNUC__)
 #define NN_HAVE_AVX512_CODE 1
 #include <immintrin.h>
@@ -36,8 +39,9 @@ NN_AVX512 static inline __m512 nn512_load_f32(const void *row, int64_t at, __mma
 }
 
 /* fp32 -> bf16 on 16 lanes with nn_half_f32_to_bf16's rounding: to nearest even (subnormals
- * included), NaN quieted by setting the top mantissa bit. */
-NN_AVX512 static inline __m256i nn512_round_bf16(__m512 v)
+ * included), NaN quieted by setting the top mantissa bit.  This form leaves each bf16 in the low
+ * half of its 32-bit lane (the high half is zero), for callers that permute the words anyway. */
+NN_AVX512 static inline __m512i nn512_round_bf16_lanes(__m512 v)
 {
     const __m512i u = _mm512_castps_si512(v);
     const __m512i high = _mm512_srli_epi32(u, 16);
@@ -45,8 +49,34 @@ NN_AVX512 static inline __m256i nn512_round_bf16(__m512 v)
     __m512i r = _mm512_srli_epi32(_mm512_add_epi32(_mm512_add_epi32(u, _mm512_set1_epi32(0x7fff)), odd), 16);
     const __mmask16 nan =
         _mm512_cmpgt_epu32_mask(_mm512_and_si512(u, _mm512_set1_epi32(0x7fffffff)), _mm512_set1_epi32(0x7f800000));
-    r = _mm512_mask_or_epi32(r, nan, high, _mm512_set1_epi32(0x40));
-    return _mm512_cvtepi32_epi16(r);
+    return _mm512_mask_or_epi32(r, nan, high, _mm512_set1_epi32(0x40));
+}
+
+/* The same, packed: 16 bf16 values. */
+NN_AVX512 static inline __m256i nn512_round_bf16(__m512 v)
+{
+    return _mm512_cvtepi32_epi16(nn512_round_bf16_lanes(v));
+}
+
+#define NN_AVX512BF16 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512bf16")))
+
+/* fp32 -> bf16 on 32 lanes, a's 16 then b's, with nn512_round_bf16's bits.  vcvtne2ps2bf16 rounds
+ * to nearest even and quiets NaNs the same way, but reads subnormal inputs as zero, so a pair
+ * holding a subnormal (rare: sums below 2^-126) takes the integer rounding instead.  The _normal
+ * form is for callers that know no lane is subnormal. */
+NN_AVX512BF16 static inline __m512i nn512_round_bf16_pair_normal(__m512 a, __m512 b) /* no subnormal lane */
+{
+    const __m512bh words = _mm512_cvtne2ps_pbh(b, a);
+    __m512i bits;
+    __builtin_memcpy(&bits, &words, sizeof bits);
+    return bits;
+}
+
+NN_AVX512BF16 static inline __m512i nn512_round_bf16_pair(__m512 a, __m512 b)
+{
+    if (__builtin_expect((_mm512_fpclass_ps_mask(a, 0x20) | _mm512_fpclass_ps_mask(b, 0x20)) != 0, 0))
+        return _mm512_inserti64x4(_mm512_castsi256_si512(nn512_round_bf16(a)), nn512_round_bf16(b), 1);
+    return nn512_round_bf16_pair_normal(a, b);
 }
 
 /* fp32 -> fp16 on 16 lanes, to nearest even (the F16C conversion core's rows use). */

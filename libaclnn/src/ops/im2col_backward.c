@@ -8,6 +8,8 @@
  * row kernel instead (see "AVX-512 row kernel" below): each output row is summed in registers
  * from masked 16-lane loads and stored once, in the same per-element order.  The rest of this
  * comment describes the portable path, which every other case (and ACLNN_NO_SIMD=1) uses.
+ * bf16 and fp32 with kernel 3, stride 2, padding 1 on small even images (k3s2_geometry) have
+ * their own straight-line row kernels (see "k3s2p1" below), same order, same bits.
  *
  * Each image plane is accumulated in fp32 in a cache-resident buffer (the fp32 output plane
  * itself when possible) and written once; gradOutput is read exactly once, front to back, one
@@ -366,7 +368,63 @@ struct fast_plan {
     int64_t *row_first;        /* H + 1 entries: output row ih reads kernel rows
                                 * row_first[ih] .. row_first[ih + 1] - 1 of row_offset */
     int64_t *row_offset;       /* ki ascending: plane offset of gradOutput row (ki, kj = 0, oh) */
+    /* The k3s2p1 small-image kernels (k3s2_geometry): k3s2 says they apply, k3s2_cvt that bf16
+     * rounds with AVX512-BF16.  bf16 row pairs (k3s2_plane_bf16_*): for a two-row window holding
+     * nr = 0, 1, 2 valid rows and a tap read in place (0) or one column ahead (1), the valid words
+     * (w) and the lanes of their even (a) and odd (b) positions; the word permutes of output
+     * rows 0 and 1 of a pair. */
+    bool k3s2, k3s2_cvt;
+    __mmask32 pair_w0[3], pair_w1[3];
+    __mmask16 pair_a0[3], pair_b0[3], pair_a1[3], pair_b1[3];
+    uint16_t pair_idx[2][32];
 };
+
+/* The k3s2p1 kernels' geometry: bf16 -> bf16 or fp32 -> fp32, kernel 3x3, stride 2, padding 1,
+ * dilation 1, an even image exactly twice the window grid (H = 2*OH, W = 2*OW) and at most 16
+ * windows per row (bf16: two window rows in one 32-word vector; one 32-column output chunk) - the
+ * stride-2 3x3 layers of ResNet-style networks on 28x28 and smaller maps. */
+static bool k3s2_geometry(const col2im_plan *p)
+{
+    return p->in_dtype == p->out_dtype && p->in_dtype != ACL_FLOAT16 && p->kH == 3 && p->kW == 3 &&
+           p->sH == 2 && p->sW == 2 && p->pH == 1 && p->pW == 1 && p->dH == 1 && p->dW == 1 &&
+           p->H == 2 * p->OH && p->W == 2 * p->OW && p->OW <= 16;
+}
+
+/* Position j (0 <= j < 2*OW) of a two-row window is window column t = j % OW of row j / OW;
+ * lane m of the "a" half holds position 2m, of the "b" half 2m + 1.  A tap read one column
+ * ahead (kernel column 0: ow = t + 1) has no value for t = OW - 1. */
+static void build_k3s2_tables(const col2im_plan *p, fast_plan *fp)
+{
+    fp->k3s2 = k3s2_geometry(p);
+    if (!fp->k3s2) return;
+    fp->k3s2_cvt = p->in_dtype == ACL_BF16 && nn_cpu_avx512bf16();
+    const int64_t OW = p->OW;
+    for (int64_t nr = 0; nr <= 2; nr++) {
+        unsigned a0 = 0, b0 = 0, a1 = 0, b1 = 0, w0 = 0, w1 = 0;
+        for (int64_t j = 0; j < nr * OW; j++) {
+            const unsigned lane = 1u << (j / 2);
+            w0 |= 1u << j;
+            if (j % 2 == 0) a0 |= lane; else b0 |= lane;
+            if (j % OW == OW - 1) continue;   /* no value one column ahead */
+            w1 |= 1u << j;
+            if (j % 2 == 0) a1 |= lane; else b1 |= lane;
+        }
+        fp->pair_w0[nr] = (__mmask32)w0;
+        fp->pair_w1[nr] = (__mmask32)w1;
+        fp->pair_a0[nr] = (__mmask16)a0;
+        fp->pair_b0[nr] = (__mmask16)b0;
+        fp->pair_a1[nr] = (__mmask16)a1;
+        fp->pair_b1[nr] = (__mmask16)b1;
+    }
+    /* rounded halves are packed as words 0..15 = a lanes, 16..31 = b lanes (even output
+     * columns in the first source, odd ones in the second) */
+    for (int64_t r = 0; r < 2; r++) {
+        for (int64_t c = 0; c < 32; c++) {
+            const int64_t j = c < p->W ? r * OW + c / 2 : 0;
+            fp->pair_idx[r][c] = (uint16_t)((c & 1 ? 32 : 0) + (j & 1) * 16 + j / 2);
+        }
+    }
+}
 
 /* Fills the tables; returns false (use the portable path) when the geometry does not fit. */
 static bool build_fast_plan(const col2im_plan *p, fast_plan *fp)
@@ -425,6 +483,7 @@ static bool build_fast_plan(const col2im_plan *p, fast_plan *fp)
         }
     }
     fp->row_first[p->H] = n;
+    build_k3s2_tables(p, fp);
     return true;
 }
 
@@ -563,10 +622,199 @@ fast_plane(const col2im_plan *p, const fast_plan *fp, const void *cols, void *ds
     }
 }
 
+/*
+ * bf16 k3s2p1 row-pair kernel (k3s2_geometry).  Output rows ih and ih + 2 read the same
+ * kernel-offset blocks at window rows oh and oh + 1, which lie next to each other in gradOutput:
+ * one 32-word load covers both (2*OW <= 32 values).  Read as 16 dwords, the low words (shifted up 16) are the
+ * even positions and the high words (masked) the odd ones - already fp32, so each tap costs one
+ * load-and-op per half instead of a load, a zero-extend and a shift per row.  Per output element
+ * the taps are added ki ascending, then kj ascending, as everywhere else; the accumulators start
+ * from the first tap instead of +0.0 and get +0.0 added last, which gives the same bits (a sum
+ * can only differ from the +0.0-started one by being -0.0 where that one is +0.0).
+ *   even rows 2oh:     E = x(1,1);                 O = x(1,0)+ + x(1,2)
+ *   odd rows 2oh + 1:  E = x(0,1)' + x(2,1);       O = x(0,0)'+ + x(0,2)' + x(2,0)+ + x(2,2)
+ * (x(ki,kj) at window row oh, ' at oh + 1, + one column ahead; E/O = even/odd output columns).
+ */
+typedef struct pair_acc {
+    __m512 ea, eb, oa, ob;     /* even/odd output columns x even/odd window positions */
+} pair_acc;
+
+/* The even and odd positions of the words w at src (lanes outside a / b give +0.0; words
+ * outside w are not read - the last window of the tensor may end inside a dword). */
+AVX512_TARGET static inline __attribute__((always_inline)) void
+pair_load(const uint16_t *src, __mmask32 w, __mmask16 a, __mmask16 b, __m512 *lo, __m512 *hi)
+{
+    const __m512i v = _mm512_maskz_loadu_epi16(w, src);
+    *lo = _mm512_castsi512_ps(_mm512_maskz_slli_epi32(a, v, 16));
+    *hi = _mm512_castsi512_ps(_mm512_maskz_and_epi32(b, v, _mm512_set1_epi32((int)0xffff0000u)));
+}
+
+/* 16 rounded bf16 values in the high words of the lanes (nn512_round_bf16 before its shift). */
+AVX512_TARGET static inline __attribute__((always_inline)) __m512i pair_pack_int(__m512 a, __m512 b)
+{
+    const __m512i idx = _mm512_set_epi16(63, 61, 59, 57, 55, 53, 51, 49, 47, 45, 43, 41, 39, 37, 35, 33,
+                                         31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
+    return _mm512_permutex2var_epi16(bf16_round16_high(a), idx, bf16_round16_high(b));
+}
+
+/* Rounds the four accumulators and stores output rows ih (and ih + 2 when two_rows). */
+AVX512_TARGET static inline __attribute__((always_inline)) void
+pair_store_int(const fast_plan *fp, pair_acc acc, uint16_t *row0, int64_t W, bool two_rows)
+{
+    const __m512i e = pair_pack_int(acc.ea, acc.eb), o = pair_pack_int(acc.oa, acc.ob);
+    const __mmask32 m = lanes32_below(W);
+    _mm512_mask_storeu_epi16(row0, m,
+                             _mm512_permutex2var_epi16(e, _mm512_loadu_si512(fp->pair_idx[0]), o));
+    if (two_rows) {
+        _mm512_mask_storeu_epi16(row0 + 2 * W, m, _mm512_permutex2var_epi16(
+                                                      e, _mm512_loadu_si512(fp->pair_idx[1]), o));
+    }
+}
+
+/* Sums one row pair; the caller rounds and stores it. */
+AVX512_TARGET static inline __attribute__((always_inline)) pair_acc
+pair_sum(const fast_plan *fp, const uint16_t *const *blk, int64_t OW, int64_t oh, int64_t nr,
+         int64_t nr_next, bool odd_rows)
+{
+    const __m512 zero = _mm512_setzero_ps();
+    __m512 a, b, c, d;
+    pair_acc acc;
+    if (!odd_rows) {
+        const int64_t o = oh * OW;
+        pair_load(blk[4] + o, fp->pair_w0[nr], fp->pair_a0[nr], fp->pair_b0[nr], &acc.ea, &acc.eb);
+        pair_load(blk[3] + o + 1, fp->pair_w1[nr], fp->pair_a1[nr], fp->pair_b1[nr], &a, &b);
+        pair_load(blk[5] + o, fp->pair_w0[nr], fp->pair_a0[nr], fp->pair_b0[nr], &c, &d);
+        acc.oa = _mm512_add_ps(a, c);
+        acc.ob = _mm512_add_ps(b, d);
+    } else {
+        const int64_t o0 = (oh + 1) * OW, o2 = oh * OW;   /* ki = 0 at oh + 1, ki = 2 at oh */
+        pair_load(blk[1] + o0, fp->pair_w0[nr_next], fp->pair_a0[nr_next], fp->pair_b0[nr_next], &a, &b);
+        pair_load(blk[7] + o2, fp->pair_w0[nr], fp->pair_a0[nr], fp->pair_b0[nr], &c, &d);
+        acc.ea = _mm512_add_ps(a, c);
+        acc.eb = _mm512_add_ps(b, d);
+        pair_load(blk[0] + o0 + 1, fp->pair_w1[nr_next], fp->pair_a1[nr_next], fp->pair_b1[nr_next], &acc.oa, &acc.ob);
+        pair_load(blk[2] + o0, fp->pair_w0[nr_next], fp->pair_a0[nr_next], fp->pair_b0[nr_next], &a, &b);
+        acc.oa = _mm512_add_ps(acc.oa, a);
+        acc.ob = _mm512_add_ps(acc.ob, b);
+        pair_load(blk[6] + o2 + 1, fp->pair_w1[nr], fp->pair_a1[nr], fp->pair_b1[nr], &a, &b);
+        acc.oa = _mm512_add_ps(acc.oa, a);
+        acc.ob = _mm512_add_ps(acc.ob, b);
+        pair_load(blk[8] + o2, fp->pair_w0[nr], fp->pair_a0[nr], fp->pair_b0[nr], &a, &b);
+        acc.oa = _mm512_add_ps(acc.oa, a);
+        acc.ob = _mm512_add_ps(acc.ob, b);
+    }
+    acc.ea = _mm512_add_ps(acc.ea, zero);
+    acc.eb = _mm512_add_ps(acc.eb, zero);
+    acc.oa = _mm512_add_ps(acc.oa, zero);
+    acc.ob = _mm512_add_ps(acc.ob, zero);
+    return acc;
+}
+
+/* One plane, two output rows of each parity per step; STORE rounds (pair_store_int or, with
+ * AVX512-BF16, pair_store_cvt). */
+#define DEFINE_PAIR_PLANE(NAME, TARGET, STORE)                                                      \
+TARGET static void NAME(const col2im_plan *p, const fast_plan *fp, const void *cols, void *dst)     \
+{                                                                                                   \
+    const int64_t OH = p->OH, OW = p->OW, W = p->W, L = OH * OW;                                   \
+    const uint16_t *blk[9];                                                                         \
+    for (int b = 0; b < 9; b++) blk[b] = (const uint16_t *)cols + b * L;                            \
+    /* next plane's columns into L2, a slice per row pair (see fast_plane) */                       \
+    const size_t plane_bytes = (size_t)(9 * L) * 2, pairs = (size_t)(OH + 1) / 2;                 \
+    const size_t slice = ((plane_bytes + pairs - 1) / pairs + 63) & ~(size_t)63;                   \
+    const char *next_plane = (const char *)cols + plane_bytes;                                      \
+    for (int64_t oh = 0; oh < OH; oh += 2) {                                                        \
+        for (size_t b = 0; b < slice; b += 64) {                                                    \
+            _mm_prefetch(next_plane + (size_t)(oh / 2) * slice + b, _MM_HINT_T1);                   \
+        }                                                                                           \
+        const int64_t nr = OH - oh >= 2 ? 2 : 1, left = OH - oh - 1;                               \
+        const int64_t nr_next = left >= 2 ? 2 : left;                                               \
+        uint16_t *row = (uint16_t *)dst + 2 * oh * W;   /* output row 2*oh */                       \
+        STORE(fp, pair_sum(fp, blk, OW, oh, nr, nr_next, false), row, W, nr == 2);                  \
+        STORE(fp, pair_sum(fp, blk, OW, oh, nr, nr_next, true), row + W, W, nr == 2);               \
+    }                                                                                               \
+}
+DEFINE_PAIR_PLANE(k3s2_plane_bf16_int, AVX512_TARGET, pair_store_int)
+
+/* With AVX512-BF16 (nn512_round_bf16_pair_normal: vcvtne2ps2bf16, which reads subnormal inputs
+ * as zero), a pair holding a subnormal sum (vfpclassps 0x20) takes the integer rounding instead. */
+NN_AVX512BF16 static inline __attribute__((always_inline)) void
+pair_store_cvt(const fast_plan *fp, pair_acc acc, uint16_t *row0, int64_t W, bool two_rows)
+{
+    const __mmask16 subnormal = (__mmask16)(_mm512_fpclass_ps_mask(acc.ea, 0x20) |
+                                            _mm512_fpclass_ps_mask(acc.eb, 0x20) |
+                                            _mm512_fpclass_ps_mask(acc.oa, 0x20) |
+                                            _mm512_fpclass_ps_mask(acc.ob, 0x20));
+    if (__builtin_expect(subnormal != 0, 0)) {
+        pair_store_int(fp, acc, row0, W, two_rows);
+        return;
+    }
+    /* words 0..15 = the a lanes, 16..31 = the b lanes */
+    const __m512i e = nn512_round_bf16_pair_normal(acc.ea, acc.eb), o = nn512_round_bf16_pair_normal(acc.oa, acc.ob);
+    const __mmask32 m = lanes32_below(W);
+    _mm512_mask_storeu_epi16(row0, m,
+                             _mm512_permutex2var_epi16(e, _mm512_loadu_si512(fp->pair_idx[0]), o));
+    if (two_rows) {
+        _mm512_mask_storeu_epi16(row0 + 2 * W, m, _mm512_permutex2var_epi16(
+                                                      e, _mm512_loadu_si512(fp->pair_idx[1]), o));
+    }
+}
+DEFINE_PAIR_PLANE(k3s2_plane_bf16_cvt, NN_AVX512BF16, pair_store_cvt)
+
+/* fp32 on the same geometry: one output row at a time, 16 even and 16 odd output columns in two
+ * accumulators (the generic row kernel's layout, without its tables and loops):
+ *   row 2oh:      E = x(1,1);            O = x(1,0)+ + x(1,2)
+ *   row 2oh + 1:  E = x(0,1)' + x(2,1);  O = x(0,0)'+ + x(0,2)' + x(2,0)+ + x(2,2)   */
+AVX512_TARGET static void k3s2_plane_f32(const col2im_plan *p, const void *cols, void *dst)
+{
+    const int64_t OH = p->OH, OW = p->OW, W = p->W, L = OH * OW;
+    const float *blk[9];
+    for (int b = 0; b < 9; b++) blk[b] = (const float *)cols + b * L;
+    const __mmask16 in_row = lanes_below(OW), ahead = lanes_below(OW - 1);
+    const __mmask16 store_lo = lanes_below(W), store_hi = lanes_below(W - 16);
+    const __m512i lo_idx = _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
+    const __m512i hi_idx = _mm512_set_epi32(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9,
+                                            24, 8);
+    const size_t plane_bytes = (size_t)(9 * L) * 4;
+    const size_t slice = ((plane_bytes + (size_t)OH - 1) / (size_t)OH + 63) & ~(size_t)63;
+    const char *next_plane = (const char *)cols + plane_bytes;
+    float *row = (float *)dst;
+    for (int64_t oh = 0; oh < OH; oh++, row += 2 * W) {
+        for (size_t b = 0; b < slice; b += 64) {
+            _mm_prefetch(next_plane + (size_t)oh * slice + b, _MM_HINT_T1);
+        }
+        const int64_t o = oh * OW, o1 = o + OW;
+        const __m512 zero = _mm512_setzero_ps();
+        __m512 e = _mm512_add_ps(zero, _mm512_maskz_loadu_ps(in_row, blk[4] + o));
+        __m512 d = _mm512_add_ps(zero, _mm512_maskz_loadu_ps(ahead, blk[3] + o + 1));
+        d = _mm512_add_ps(d, _mm512_maskz_loadu_ps(in_row, blk[5] + o));
+        _mm512_mask_storeu_ps(row, store_lo, _mm512_permutex2var_ps(e, lo_idx, d));
+        _mm512_mask_storeu_ps(row + 16, store_hi, _mm512_permutex2var_ps(e, hi_idx, d));
+        const __mmask16 next = oh + 1 < OH ? in_row : 0, next_ahead = oh + 1 < OH ? ahead : 0;
+        e = _mm512_add_ps(zero, _mm512_maskz_loadu_ps(next, blk[1] + o1));
+        e = _mm512_add_ps(e, _mm512_maskz_loadu_ps(in_row, blk[7] + o));
+        d = _mm512_add_ps(zero, _mm512_maskz_loadu_ps(next_ahead, blk[0] + o1 + 1));
+        d = _mm512_add_ps(d, _mm512_maskz_loadu_ps(next, blk[2] + o1));
+        d = _mm512_add_ps(d, _mm512_maskz_loadu_ps(ahead, blk[6] + o + 1));
+        d = _mm512_add_ps(d, _mm512_maskz_loadu_ps(in_row, blk[8] + o));
+        _mm512_mask_storeu_ps(row + W, store_lo, _mm512_permutex2var_ps(e, lo_idx, d));
+        _mm512_mask_storeu_ps(row + W + 16, store_hi, _mm512_permutex2var_ps(e, hi_idx, d));
+    }
+}
+
 /* Instantiates fast_plane for every (in, out) dtype pair and both strides. */
 AVX512_TARGET static void fast_plane_any(const col2im_plan *p, const fast_plan *fp,
                                          const void *cols, void *dst)
 {
+    if (fp->k3s2) {
+        if (p->in_dtype == ACL_FLOAT) {
+            k3s2_plane_f32(p, cols, dst);
+        } else if (fp->k3s2_cvt) {
+            k3s2_plane_bf16_cvt(p, fp, cols, dst);
+        } else {
+            k3s2_plane_bf16_int(p, fp, cols, dst);
+        }
+        return;
+    }
     const int in = dt_code(p->in_dtype), out = dt_code(p->out_dtype);
     const bool k3 = p->kW == 3;
     /* same dtype in and out (the common case): kernel width 3 gets unrolled copies */

@@ -52,12 +52,13 @@ typedef struct bw_plan {
     bool indices_int64;     /* aclnnMaxPool2dWithIndicesBackward with INT64 indices */
     bool stream_stores;
     bool tiled_2x2;         /* 2x2 kernel, stride 2, no padding, int32 indices, AVX-512: tiled_2x2_plane */
-    bool gather_3x3s2;      /* 3x3 kernel, stride 2, padding <= 1, int32 indices, AVX-512: gather_3x3s2_plane */
+    bool slots_3x3s2;       /* 3x3 kernel, stride 2, padding <= 1, int32 indices, AVX-512: slots_3x3s2_plane */
     int64_t chunks;         /* plane runs, each with its own scratch */
     int64_t scratch_floats; /* per chunk: the fp32 tile, (fp16/bf16) the widened gradOutput, then
                              * (tiled_2x2) the row band */
     int64_t widened_offset, band_offset; /* floats from the start of a chunk's scratch */
-    int64_t band_rows;      /* tiled_2x2 (even) / gather_3x3s2: input rows per band (band_rows * W floats) */
+    int64_t band_rows;      /* tiled_2x2 (even): input rows per band (band_rows * W floats) */
+    int64_t slot_stride;    /* slots_3x3s2: floats per pending row half (slots rounded up, + 16) */
 } bw_plan;
 
 typedef struct bw_ctx {
@@ -334,179 +335,344 @@ NN_AVX512 static bool tiled_2x2_plane(const bw_plan *p, unsigned char *gi, const
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* 3x3 windows with stride 2 (padding 0 or 1): gather                                          */
+/* 3x3 windows with stride 2 (padding 0 or 1): slots                                           */
 /* ------------------------------------------------------------------------------------------ */
 
 /* With a 3x3 kernel and stride 2, window (oh, ow) covers rows 2oh-pH .. 2oh-pH+2 and columns
- * 2ow-pW .. 2ow-pW+2, so along each axis a cell lies in one or two windows: with u = iw + pW,
- * window u/2 (if < Wo) and, when u is even, window u/2 - 1 (if >= 0); the same for rows.
- * Instead of scattering every output into a tile, each gradInput cell gathers its (at most
- * four) candidate outputs and adds those whose index names it:
- *   gradInput[ih, iw] = ((0 + g(oh-1, ow-1)) + g(oh-1, ow)) + g(oh, ow-1)) + g(oh, ow)
- * over the candidates that match, in increasing output position - the scatter's order, so the
- * result is bit-identical to it (and for fp32 to PyTorch's).  The adds are masked: a candidate
- * that does not match leaves the accumulator alone.
+ * 2ow-pW .. 2ow-pW+2.  Pair the columns in "slots": slot j holds the shared column 2j-pW (the
+ * last column of window j-1 and the first of window j) and the private column 2j-pW+1 (window j
+ * only); rows pair the same way.  An index from the forward names a cell of its own window,
+ * rel = index - ((2oh-pH)*W + 2ow-pW) = dy*W + dx with dy, dx in 0..2, so 16 outputs of a window
+ * row are handled in 16 lanes with no scatter at all:
+ *   shared cell of slot j  += g(j-1) where output j-1 has dx = 2,  then g(j) where j has dx = 0
+ *   private cell of slot j += g(j) where output j has dx = 1
+ * (output j-1's gradient and index shifted in from the lane before), in the row dy names.  Each
+ * window row finishes its shared row 2oh-pH (begun by the previous window row's dy = 2 cells,
+ * kept in `pending`) and its private row 2oh-pH+1, and begins the next shared row.  So a cell
+ * receives its gradients in increasing output position - (oh-1, ow-1), (oh-1, ow), (oh, ow-1),
+ * (oh, ow) - which is the scatter's order: the result is bit-identical to it (and for fp32 to
+ * PyTorch's).  Adds are masked and start from +0.0, so an untouched cell stays +0.0 and a lone
+ * -0.0 becomes +0.0, as with the tile.
  *
- * The work is organised by output row: the outputs of row oh that are candidates of 16
- * consecutive cells (9 consecutive outputs) are loaded once and spread to the cells with two
- * permutes - the cell's "left" window u/2 - 1 and its "right" window u/2 - then compared with
- * the cells of the three input rows that window row covers.  Those rows are accumulated in a
- * small band of rows that stays in L1: the row 2oh-pH+2 is shared with the next window row
- * (which adds to it after this one, as the order requires), so the band keeps it open and
- * flushes the finished rows to gradInput.
+ * The finished rows' shared and private cells are interleaved back to column order (and rounded
+ * once for fp16/bf16) in the same permute, staged in L1 and written out a few cache lines at a
+ * time, whole lines of gradInput (streamed when the plan says so).
  *
- * As for the 2x2 path, each output can match at most one cell (its own index, tested only at
- * cells of its window inside the plane), so all Ho*Wo outputs matching proves every index lies
- * in its own window; otherwise the plane is redone by the scatter.
+ * Per 16 outputs this is 12 compares, 9 masked adds, 2 interleaving permutes per finished row
+ * and a 5-instruction validity check - about 2 cycles per output, where the scatter of session
+ * 1 took 6-10 and the cell-by-cell gather that preceded this ~4 (docs/performance_notes_max_pool.md).
  *
- * fp16/bf16 gradients are widened in registers (exact) and the finished cells rounded once when
- * they are written. */
+ * Every index is checked: each output must name a cell of its window inside the plane.  If one
+ * does not (a mask not written by the forward with these arguments), the plane is redone by the
+ * scatter, which accepts any index in the plane and reports the others. */
 
-/* Which of 16 cells starting at column c0 (a multiple of 16) have a left / right window, and
- * which of the outputs ow = c0/2 - 1 .. c0/2 + 14 must be loaded. */
-typedef struct gather_block {
-    __mmask16 left, right, live;
-} gather_block;
+/* Staged bytes that trigger a write to gradInput: small, so that the (streaming) writes spread
+ * over the computation instead of stalling it in bursts - 10-15 % faster than 8 KiB. */
+enum { SLOT_FLUSH_BYTES = 256 };
 
-NN_AVX512 static gather_block gather_block_at(int64_t c0, int64_t W, int64_t Wo, int64_t pad_w)
+/* The slot kernels are compiled with AVX512-BF16 enabled so that one body serves every variant;
+ * only the bf16 `pairs` variants execute a BF16 instruction (vcvtne2ps2bf16, in
+ * nn512_round_bf16_pair_normal), and they are called only when nn_cpu_avx512bf16(). */
+#define SLOT_TARGET NN_AVX512BF16
+
+/* Bits [lo, hi) of a `width`-bit lane mask, clipped to [0, width). */
+static inline uint32_t lane_range(int64_t lo, int64_t hi, int64_t width)
 {
-    const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-    const __m512i iw = _mm512_add_epi32(_mm512_set1_epi32((int32_t)c0), lane);
-    const __m512i u = _mm512_add_epi32(iw, _mm512_set1_epi32((int32_t)pad_w));
-    const __m512i right = _mm512_srli_epi32(u, 1), left = _mm512_sub_epi32(right, _mm512_set1_epi32(1));
-    const __m512i wo = _mm512_set1_epi32((int32_t)Wo);
-    const __m512i loaded = _mm512_add_epi32(_mm512_set1_epi32((int32_t)(c0 / 2 - 1)), lane);
-    const __mmask16 in_row = _mm512_cmplt_epi32_mask(iw, _mm512_set1_epi32((int32_t)W));
-    const __mmask16 u_even = _mm512_testn_epi32_mask(u, _mm512_set1_epi32(1));
-    gather_block m;
-    m.right = _mm512_mask_cmplt_epi32_mask(in_row, right, wo);
-    m.left = _mm512_mask_cmplt_epi32_mask(in_row & u_even, left, wo) &
-             _mm512_cmpge_epi32_mask(left, _mm512_setzero_si512());
-    m.live = _mm512_mask_cmplt_epi32_mask(_mm512_cmpge_epi32_mask(loaded, _mm512_setzero_si512()), loaded, wo);
-    return m;
+    if (lo < 0) lo = 0;
+    if (hi > width) hi = width;
+    if (hi <= lo) return 0;
+    const uint64_t ones = hi - lo >= 64 ? ~0ull : (1ull << (hi - lo)) - 1u;
+    return (uint32_t)(ones << lo);
 }
 
-/* Adds the matches of one block of a window row to one cell row (`cells`: 16 floats of the
- * band; `fresh`: the row has no earlier contribution) and counts them, one per lane in *hits
- * (a vector count: cheaper than a popcount per compare). */
-NN_AVX512 static inline void gather_cell_row(float *cells, bool fresh, __m512i target, __m512i idx_left,
-                                               __m512i idx_right, __m512 g_left, __m512 g_right, gather_block blk,
-                                               __m512i *hits)
-{
-    const __m512i one = _mm512_set1_epi32(1);
-    __m512 acc = fresh ? _mm512_setzero_ps() : _mm512_loadu_ps(cells);
-    const __mmask16 hit_left = _mm512_mask_cmpeq_epi32_mask(blk.left, idx_left, target);
-    const __mmask16 hit_right = _mm512_mask_cmpeq_epi32_mask(blk.right, idx_right, target);
-    acc = _mm512_mask_add_ps(acc, hit_left, acc, g_left);
-    acc = _mm512_mask_add_ps(acc, hit_right, acc, g_right);
-    _mm512_storeu_ps(cells, acc);
-    *hits = _mm512_mask_add_epi32(*hits, hit_left, *hits, one);
-    *hits = _mm512_mask_add_epi32(*hits, hit_right, *hits, one);
-}
+/* Masks of the 16 slots from j0 on: which lanes have an output j (live) and j-1 (live_prev),
+ * which have an output j whose window cell at dx is inside the row (cell_live[dx]: an index
+ * naming any other cell is invalid), and which of the 32 cells from column 2*j0 - pW on are
+ * inside the row (keep). */
+typedef struct slot_block {
+    __mmask16 live, live_prev, cell_live[3];
+    bool whole;             /* every live output's window lies inside the row */
+    __mmask32 keep;
+} slot_block;
 
-/* Adds window row oh to cell rows 2oh-pH .. 2oh-pH+2 (those inside the plane), which sit at
- * band row `band_row0` onwards; the first of them is fresh only for oh == 0.  Counts the
- * matches into *hits. */
-NN_AVX512 static void gather_window_row(const mp_geometry *g, float *band, int64_t band_stride, int64_t band_row0,
-                                          const unsigned char *grow, const unaligned_i32 *irow, int64_t oh,
-                                          aclDataType dtype, __m512i *hits)
+static slot_block slot_block_at(int64_t j0, int64_t W, int64_t Wo, int64_t pad_w)
 {
-    const int64_t H = g->height, W = g->width, Wo = g->out_width, pad_w = g->pad_w;
-    const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-    /* cell lane -> loaded output: the right window u/2 sits at (pW + lane)/2 + 1, the left one below */
-    const __m512i pick_right =
-        _mm512_add_epi32(_mm512_srli_epi32(_mm512_add_epi32(lane, _mm512_set1_epi32((int32_t)pad_w)), 1),
-                         _mm512_set1_epi32(1));
-    const __m512i pick_left = _mm512_sub_epi32(pick_right, _mm512_set1_epi32(1));
-    /* away from the row ends every cell has a right window, the even-u ones a left one, and
-     * outputs c0/2 - 1 .. c0/2 + 8 are needed */
-    const gather_block inner = {(__mmask16)(pad_w ? 0xAAAAu : 0x5555u), (__mmask16)0xFFFFu,
-                                (__mmask16)(pad_w ? 0x03FFu : 0x01FFu)};
-    const int64_t top = 2 * oh - g->pad_h;
-    const bool row0 = top >= 0, row1 = top + 1 < H, row2 = top + 2 < H; /* top + 1 >= 0 always */
-    const bool fresh0 = oh == 0;
-    const __m512i row_step = _mm512_set1_epi32((int32_t)W);
-    float *cells0 = band + band_row0 * band_stride;
-    for (int64_t c0 = 0; c0 < W; c0 += 16) {
-        const bool is_inner = c0 >= 16 && c0 + 16 <= W && (c0 + 15 + pad_w) / 2 < Wo;
-        const gather_block blk = is_inner ? inner : gather_block_at(c0, W, Wo, pad_w);
-        const int64_t first = c0 / 2 - 1;
-        const __m512 gv = nn512_load_f32(grow, first, blk.live, dtype);
-        const __m512i iv = _mm512_maskz_loadu_epi32(blk.live, (const void *)(irow + first));
-        const __m512i idx_left = _mm512_permutexvar_epi32(pick_left, iv);
-        const __m512i idx_right = _mm512_permutexvar_epi32(pick_right, iv);
-        const __m512 g_left = _mm512_permutexvar_ps(pick_left, gv);
-        const __m512 g_right = _mm512_permutexvar_ps(pick_right, gv);
-        /* the cells' flat indices ih*W + iw, row by row */
-        const __m512i target0 = _mm512_add_epi32(_mm512_set1_epi32((int32_t)(top * W + c0)), lane);
-        const __m512i target1 = _mm512_add_epi32(target0, row_step);
-        if (row0) gather_cell_row(cells0 + c0, fresh0, target0, idx_left, idx_right, g_left, g_right, blk, hits);
-        if (row1)
-            gather_cell_row(cells0 + band_stride + c0, true, target1, idx_left, idx_right, g_left, g_right, blk,
-                            hits);
-        if (row2)
-            gather_cell_row(cells0 + 2 * band_stride + c0, true, _mm512_add_epi32(target1, row_step), idx_left,
-                            idx_right, g_left, g_right, blk, hits);
+    slot_block b;
+    b.live = (__mmask16)lane_range(-j0, Wo - j0, 16);
+    b.live_prev = (__mmask16)lane_range(1 - j0, Wo + 1 - j0, 16);
+    for (int64_t dx = 0; dx < 3; ++dx) { /* 0 <= 2j - pW + dx < W */
+        const int64_t lo = pad_w > dx ? 1 : 0, hi = nn_floor_div(W - 1 + pad_w - dx, 2) + 1;
+        b.cell_live[dx] = (__mmask16)(b.live & lane_range(lo - j0, hi - j0, 16));
     }
+    b.whole = b.cell_live[0] == b.live && b.cell_live[1] == b.live && b.cell_live[2] == b.live;
+    const int64_t c0 = 2 * j0 - pad_w;
+    b.keep = (__mmask32)lane_range(-c0, W - c0, 32);
+    return b;
 }
 
-/* Writes cells [from, to) of the plane from the band (band row 0 holds input row band_first;
- * from/to are whole rows unless the rows are contiguous in the band). */
-static void write_band_cells(const bw_plan *p, unsigned char *gi, const float *band, int64_t stride,
-                             int64_t band_first, int64_t from, int64_t to)
+/* One plane's state while its window rows are added. */
+typedef struct slot_plane {
+    const bw_plan *p;
+    int64_t H, W, Ho, Wo, pad_h, pad_w, slots, elem;
+    float *pending_shared, *pending_private; /* the next shared row, as slots (fp32) */
+    slot_block *blocks;                      /* per 16 slots, computed once per plane */
+    unsigned char *staged;                   /* finished cells from plane cell `written` on */
+    int64_t written;                         /* plane cells [0, written) are in gradInput */
+    __mmask16 bad;                           /* an output whose index is not a cell of its window */
+    bool tiny_gradient;                      /* bf16 pairs: a gradient in (0, 2^-118) was seen */
+} slot_plane;
+
+/* acc + g in the lanes of k (acc elsewhere), acc being the first operand: when both are NaN the
+ * sum is acc's NaN (quieted), as in the scatter's tile[i] += g and PyTorch's.  The operands are
+ * fixed in assembly because a compiler may swap those of an add it sees (same number, but not
+ * the same NaN). */
+SLOT_TARGET static inline __m512 slot_add(__m512 acc, __mmask16 k, __m512 g)
 {
-    const int64_t W = p->g.width, elem = (int64_t)nn_dtype_size(p->dtype);
-    if (to <= from) return;
-    if (stride == W) {
-        flush_cells(p, gi + from * elem, band + (from - band_first * W), to - from);
+    __asm__("vaddps %[g], %[acc], %[acc]%{%[k]%}" : [acc] "+v"(acc) : [g] "v"(g), [k] "Yk"(k));
+    return acc;
+}
+
+/* bf16 `pairs` kernels round with vcvtne2ps2bf16, which would flush a subnormal sum to zero.
+ * Gradients that are 0 or at least 2^-118 in magnitude are multiples of 2^-125 (bf16 keeps 8
+ * significant bits), and so is every fp32 partial sum of them (a sum is exact below 2^-102 and
+ * otherwise rounds to a multiple of its ulp, >= 2^-125): their sums are 0 or at least 2^-125,
+ * never subnormal.  From the first gradient in (0, 2^-118) on, a plane is rounded with the
+ * integer code instead. */
+SLOT_TARGET static inline bool slot_tiny_gradient(__m512 g)
+{
+    const __m512i magnitude = _mm512_and_si512(_mm512_castps_si512(g), _mm512_set1_epi32(0x7fffffff));
+    /* 0 < magnitude < 2^-118, whose fp32 exponent field is 9 */
+    return _mm512_cmplt_epu32_mask(_mm512_sub_epi32(magnitude, _mm512_set1_epi32(1)),
+                                   _mm512_set1_epi32((9 << 23) - 1)) != 0;
+}
+
+static const uint16_t slot_words_bf16[32] __attribute__((aligned(64))) = {
+    0, 32, 2, 34, 4, 36, 6, 38, 8, 40, 10, 42, 12, 44, 14, 46,
+    16, 48, 18, 50, 20, 52, 22, 54, 24, 56, 26, 58, 28, 60, 30, 62};
+static const uint16_t slot_words_f16[32] __attribute__((aligned(64))) = {
+    0, 32, 1, 33, 2, 34, 3, 35, 4, 36, 5, 37, 6, 38, 7, 39,
+    8, 40, 9, 41, 10, 42, 11, 43, 12, 44, 13, 45, 14, 46, 15, 47};
+static const uint16_t slot_words_pair[32] __attribute__((aligned(64))) = {
+    0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23,
+    8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31};
+
+
+/* Interleaves 16 slots' shared cells s and private cells q into 32 cells in column order and
+ * stores those in `keep` at dst, rounded to the dtype (bf16 `pairs`: both at once, for cells
+ * known not to be subnormal). */
+SLOT_TARGET static inline __attribute__((always_inline)) void store_slot_cells(unsigned char *dst, __m512 s, __m512 q,
+                                                                               __mmask32 keep, aclDataType dtype,
+                                                                               bool pairs)
+{
+    if (dtype == ACL_FLOAT) {
+        const __m512i low = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+        const __m512i high = _mm512_add_epi32(low, _mm512_set1_epi32(8));
+        _mm512_mask_storeu_ps(dst, (__mmask16)keep, _mm512_permutex2var_ps(s, low, q));
+        _mm512_mask_storeu_ps(dst + 64, (__mmask16)(keep >> 16), _mm512_permutex2var_ps(s, high, q));
         return;
     }
-    for (int64_t r = from / W; r < to / W; ++r) flush_band(p, gi + r * W * elem, band + (r - band_first) * stride, 1);
+    __m512i words;
+    if (dtype == ACL_BF16 && pairs)
+        words = _mm512_permutexvar_epi16(_mm512_load_si512(slot_words_pair), nn512_round_bf16_pair_normal(s, q));
+    else if (dtype == ACL_BF16) /* each bf16 in the low half of its lane */
+        words = _mm512_permutex2var_epi16(nn512_round_bf16_lanes(s), _mm512_load_si512(slot_words_bf16),
+                                          nn512_round_bf16_lanes(q));
+    else
+        words = _mm512_permutex2var_epi16(_mm512_castsi256_si512(nn512_round_f16(s)),
+                                          _mm512_load_si512(slot_words_f16),
+                                          _mm512_castsi256_si512(nn512_round_f16(q)));
+    _mm512_mask_storeu_epi16(dst, keep, words);
 }
 
-/* Writes one plane of gradInput; false (plane partly written) when some index lies outside its
- * own window.  The band holds p->band_rows rows of `stride` floats (W rounded up to 16); band
- * row 0 holds input row band_first.  Before a window row would overrun the band, the finished
- * rows (those above the window row's top, which stays open) are written out and the band is
- * shifted down.  When the rows are contiguous in the band (W a multiple of 16) the cells are
- * written up to a cache-line boundary of the plane, so that the streaming stores cover whole
- * lines, and the few finished cells past it wait in the band for the next write. */
-NN_AVX512 static bool gather_3x3s2_plane(const bw_plan *p, unsigned char *gi, const unsigned char *grad,
-                                           const unsigned char *mask, float *band)
+/* Adds window row i (gradients grow, indices irow; no outputs when i >= Ho) to the plane:
+ * finishes cell rows 2i-pH and 2i-pH+1 into the staging buffer and begins row 2i-pH+2.
+ * Inlined into one copy per dtype, and per kind of row: `edge` rows are the first and last
+ * ones, whose top or bottom cell row may lie outside the plane. */
+SLOT_TARGET static inline __attribute__((always_inline)) void slot_window_row(slot_plane *s, const unsigned char *grow,
+                                                                               const unaligned_i32 *irow, int64_t i,
+                                                                               aclDataType dtype, bool edge, bool pairs)
+{
+    const int64_t W = s->W, pad_w = s->pad_w, elem = s->elem, top = 2 * i - s->pad_h;
+    /* cell rows inside the plane (top < H for every row pair; top + 1 >= 0 as pH <= 1, but a
+     * ceil-mode window may start on the last row) */
+    const bool top_in = !edge || top >= 0, middle_in = !edge || top + 1 < s->H, bottom_in = !edge || top + 2 < s->H;
+    const __mmask16 rows_live = (__mmask16)(!edge || i < s->Ho ? 0xFFFF : 0);
+    const __mmask16 top_gate = (__mmask16)(top_in ? 0xFFFF : 0), middle_gate = (__mmask16)(middle_in ? 0xFFFF : 0),
+                    bottom_gate = (__mmask16)(bottom_in ? 0xFFFF : 0);
+    unsigned char *shared_row = top_in ? s->staged + (top * W - s->written) * elem : NULL;
+    unsigned char *private_row = middle_in ? s->staged + ((top + 1) * W - s->written) * elem : NULL;
+    const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    const __m512i two_lanes = _mm512_add_epi32(lane, lane);
+    const __m512i row_step = _mm512_set1_epi32((int32_t)W);
+    const __m512i at0 = _mm512_setzero_si512(), at1 = _mm512_set1_epi32(1), at2 = _mm512_set1_epi32(2);
+    const __m512i at_w0 = row_step, at_w1 = _mm512_add_epi32(row_step, at1), at_w2 = _mm512_add_epi32(row_step, at2);
+    const __m512i at_2w0 = _mm512_add_epi32(row_step, row_step), at_2w1 = _mm512_add_epi32(at_2w0, at1),
+                  at_2w2 = _mm512_add_epi32(at_2w0, at2);
+    const __m512 zero = _mm512_setzero_ps();
+    __mmask16 bad = 0;
+    bool tiny = s->tiny_gradient;
+    __m512 g_last = zero;     /* the previous block's gradients and indices (rel), for lane 0's j-1 */
+    __m512i rel_last = at0;
+    for (int64_t j0 = 0; j0 < s->slots; j0 += 16) {
+        const slot_block *b = &s->blocks[j0 / 16];
+        __mmask16 live = b->live, live_prev = b->live_prev;
+        __mmask16 cell0 = b->cell_live[0], cell1 = b->cell_live[1], cell2 = b->cell_live[2];
+        if (edge) {
+            live &= rows_live, live_prev &= rows_live;
+            cell0 &= rows_live, cell1 &= rows_live, cell2 &= rows_live;
+        }
+        const __m512 g = nn512_load_f32(grow, j0, live, dtype);
+        /* lane l: output j-1's gradient (fp32: loaded again, which costs no shuffle) */
+        const __m512 g_prev = dtype == ACL_FLOAT ? nn512_load_f32(grow, j0 - 1, live_prev, dtype)
+                                                 : _mm512_castsi512_ps(_mm512_alignr_epi32(
+                                                       _mm512_castps_si512(g), _mm512_castps_si512(g_last), 15));
+        g_last = g;
+        if (pairs && !tiny) tiny = slot_tiny_gradient(g);
+        /* rel: the index relative to the window's first cell; output j-1's window starts 2 earlier */
+        const __m512i origin = _mm512_add_epi32(_mm512_set1_epi32((int32_t)(top * W + 2 * j0 - pad_w)), two_lanes);
+        const __m512i rel = _mm512_sub_epi32(_mm512_maskz_loadu_epi32(live, (const void *)(irow + j0)), origin);
+        const __m512i rel_prev = _mm512_alignr_epi32(rel, rel_last, 15); /* j-1's, from its own window */
+        rel_last = rel;
+        /* every live output must name a cell of its window inside the plane: rel must be y*W + x
+         * with x, y in 0..2 - that is, one of rel, rel - W, rel - 2W in 0..2 - when all those
+         * cells are inside the plane; otherwise compare with the cells that are */
+        if (!edge && b->whole) {
+            const __m512i from_row1 = _mm512_sub_epi32(rel, at_w0), from_row2 = _mm512_sub_epi32(rel, at_2w0);
+            const __m512i nearest = _mm512_min_epu32(rel, _mm512_min_epu32(from_row1, from_row2));
+            bad = _kor_mask16(bad, _mm512_mask_cmpgt_epu32_mask(live, nearest, at2));
+        } else {
+            const __mmask16 top0 = cell0 & top_gate, top1 = cell1 & top_gate, top2 = cell2 & top_gate;
+            const __mmask16 mid0 = cell0 & middle_gate, mid1 = cell1 & middle_gate, mid2 = cell2 & middle_gate;
+            const __mmask16 bot0 = cell0 & bottom_gate, bot1 = cell1 & bottom_gate, bot2 = cell2 & bottom_gate;
+            const __mmask16 named =
+                _mm512_mask_cmpeq_epi32_mask(top0, rel, at0) | _mm512_mask_cmpeq_epi32_mask(top1, rel, at1) |
+                _mm512_mask_cmpeq_epi32_mask(top2, rel, at2) | _mm512_mask_cmpeq_epi32_mask(mid0, rel, at_w0) |
+                _mm512_mask_cmpeq_epi32_mask(mid1, rel, at_w1) | _mm512_mask_cmpeq_epi32_mask(mid2, rel, at_w2) |
+                _mm512_mask_cmpeq_epi32_mask(bot0, rel, at_2w0) | _mm512_mask_cmpeq_epi32_mask(bot1, rel, at_2w1) |
+                _mm512_mask_cmpeq_epi32_mask(bot2, rel, at_2w2);
+            bad |= (__mmask16)(live & ~named);
+        }
+        /* row top: the pending cells, then this window row's dy = 0 */
+        /* (the gradients go where the index says; a cell outside the plane is never stored) */
+        __m512 shared = _mm512_loadu_ps(s->pending_shared + j0);
+        __m512 private = _mm512_loadu_ps(s->pending_private + j0);
+        shared = slot_add(shared, _mm512_mask_cmpeq_epi32_mask(live_prev, rel_prev, at2), g_prev);
+        shared = slot_add(shared, _mm512_mask_cmpeq_epi32_mask(live, rel, at0), g);
+        private = slot_add(private, _mm512_mask_cmpeq_epi32_mask(live, rel, at1), g);
+        if (shared_row) store_slot_cells(shared_row + (2 * j0 - pad_w) * elem, shared, private, b->keep, dtype, pairs && !tiny);
+        /* row top + 1: dy = 1 only */
+        shared = _mm512_maskz_add_ps(_mm512_mask_cmpeq_epi32_mask(live_prev, rel_prev, at_w2), zero, g_prev);
+        shared = slot_add(shared, _mm512_mask_cmpeq_epi32_mask(live, rel, at_w0), g);
+        private = _mm512_maskz_add_ps(_mm512_mask_cmpeq_epi32_mask(live, rel, at_w1), zero, g);
+        if (private_row) store_slot_cells(private_row + (2 * j0 - pad_w) * elem, shared, private, b->keep, dtype, pairs && !tiny);
+        /* row top + 2: dy = 2, finished by the next window row */
+        shared = _mm512_maskz_add_ps(_mm512_mask_cmpeq_epi32_mask(live_prev, rel_prev, at_2w2), zero, g_prev);
+        shared = slot_add(shared, _mm512_mask_cmpeq_epi32_mask(live, rel, at_2w0), g);
+        _mm512_storeu_ps(s->pending_shared + j0, shared);
+        _mm512_storeu_ps(s->pending_private + j0, _mm512_maskz_add_ps(_mm512_mask_cmpeq_epi32_mask(live, rel, at_2w1), zero, g));
+    }
+    s->bad |= bad;
+    s->tiny_gradient = tiny;
+}
+
+/* Writes the staged cells up to plane cell `done` (rounded down to a cache line of gradInput
+ * unless `last`) and moves the rest (under a line) to the front of the staging buffer.  Inlined
+ * into the row loops: it runs after every window row or two, so a library call would cost more
+ * than the copy. */
+SLOT_TARGET static inline __attribute__((always_inline)) void slot_write(slot_plane *s, unsigned char *gi,
+                                                                         int64_t done, bool last)
+{
+    const int64_t elem = s->elem, from = s->written * elem;
+    int64_t end = done * elem; /* bytes of the plane */
+    if (!last && (uintptr_t)gi % (uintptr_t)elem == 0) end -= (int64_t)(((uintptr_t)gi + (uintptr_t)end) & 63u);
+    if (end <= from) return;
+    unsigned char *dst = gi + from;
+    const unsigned char *src = s->staged;
+    if (s->p->stream_stores && ((uintptr_t)dst & 63u) == 0 && ((end - from) & 63) == 0) {
+        for (int64_t at = 0; at < end - from; at += 64)
+            _mm512_stream_si512((void *)(dst + at), _mm512_loadu_si512((const void *)(src + at)));
+    } else {
+        write_bytes(s->p, dst, src, end - from);
+    }
+    const int64_t rest = done * elem - end;
+    if (rest < 64 && end - from >= 64) /* one masked move: the two ranges do not overlap */
+        _mm512_mask_storeu_epi8(s->staged, (__mmask64)((1ull << rest) - 1u),
+                                _mm512_loadu_si512((const void *)(s->staged + (end - from))));
+    else
+        memmove(s->staged, s->staged + (end - from), (size_t)rest);
+    s->written = end / elem;
+}
+
+/* Adds window rows [i_begin, i_end) to the plane and writes what they finish. */
+SLOT_TARGET static inline __attribute__((always_inline)) void slot_rows(slot_plane *s, unsigned char *gi,
+                                                                        const unsigned char *grad,
+                                                                        const unaligned_i32 *index, int64_t i_begin,
+                                                                        int64_t i_end, aclDataType dtype, bool edge,
+                                                                        bool pairs)
+{
+    for (int64_t i = i_begin; i < i_end; ++i) {
+        /* the streams two window rows ahead (into the next plane near the end: a prefetch past
+         * the buffer does not fault); 8 or 16 rows measured the same */
+        for (int64_t b = 0; b < s->Wo * 4; b += 64) {
+            _mm_prefetch((const char *)(index + (i + 2) * s->Wo) + b, _MM_HINT_T0);
+            if (b < s->Wo * s->elem) _mm_prefetch((const char *)(grad + (i + 2) * s->Wo * s->elem) + b, _MM_HINT_T0);
+        }
+        slot_window_row(s, grad + i * s->Wo * s->elem, index + i * s->Wo, i, dtype, edge, pairs);
+        const int64_t done = (2 * i - s->pad_h + 2 < s->H ? 2 * i - s->pad_h + 2 : s->H) * s->W;
+        if ((done - s->written) * s->elem >= SLOT_FLUSH_BYTES) slot_write(s, gi, done, false);
+    }
+}
+
+#define SLOT_ROWS_KERNEL(name, dtype, edge, pairs)                                                               \
+    SLOT_TARGET static void name(slot_plane *s, unsigned char *gi, const unsigned char *grad,                  \
+                                 const unaligned_i32 *index, int64_t i_begin, int64_t i_end)                   \
+    {                                                                                                            \
+        slot_rows(s, gi, grad, index, i_begin, i_end, dtype, edge, pairs);                                       \
+    }
+SLOT_ROWS_KERNEL(slot_rows_f32, ACL_FLOAT, false, false)
+SLOT_ROWS_KERNEL(slot_rows_f32_edge, ACL_FLOAT, true, false)
+SLOT_ROWS_KERNEL(slot_rows_f16, ACL_FLOAT16, false, false)
+SLOT_ROWS_KERNEL(slot_rows_f16_edge, ACL_FLOAT16, true, false)
+SLOT_ROWS_KERNEL(slot_rows_bf16, ACL_BF16, false, false)
+SLOT_ROWS_KERNEL(slot_rows_bf16_edge, ACL_BF16, true, false)
+SLOT_ROWS_KERNEL(slot_rows_bf16_pairs, ACL_BF16, false, true)
+SLOT_ROWS_KERNEL(slot_rows_bf16_pairs_edge, ACL_BF16, true, true)
+
+/* Writes one plane of gradInput; false (plane partly written) when some index is not a cell of
+ * its own window inside the plane. */
+SLOT_TARGET static bool slots_3x3s2_plane(const bw_plan *p, unsigned char *gi, const unsigned char *grad,
+                                          const unsigned char *mask, float *scratch)
 {
     const mp_geometry *g = &p->g;
-    const int64_t H = g->height, W = g->width, Ho = g->out_height, Wo = g->out_width;
-    const int64_t elem = (int64_t)nn_dtype_size(p->dtype), stride = (W + 15) / 16 * 16;
-    const int64_t line = stride == W ? 64 / elem : W; /* write granularity, in cells */
+    slot_plane s = {p, g->height, g->width, g->out_height, g->out_width, g->pad_h, g->pad_w,
+                    (g->width + g->pad_w + 1) / 2, (int64_t)nn_dtype_size(p->dtype), scratch,
+                    scratch + p->slot_stride, (slot_block *)(scratch + 2 * p->slot_stride),
+                    (unsigned char *)(scratch + 3 * p->slot_stride) + 64, 0, 0, false};
+    for (int64_t j0 = 0; j0 < s.slots; j0 += 16) s.blocks[j0 / 16] = slot_block_at(j0, s.W, s.Wo, s.pad_w);
     const unaligned_i32 *index = (const unaligned_i32 *)mask;
-    __m512i hits = _mm512_setzero_si512(); /* matches, per lane */
-    int64_t band_first = -g->pad_h; /* -1: the padding row above the plane, never written */
-    int64_t written = 0;            /* cells [0, written) of the plane are in gradInput */
-    for (int64_t oh = 0; oh < Ho; ++oh) {
-        const int64_t top = 2 * oh - g->pad_h;
-        if (top + 3 - band_first > p->band_rows) {
-            const int64_t upto = top * W / line * line;
-            write_band_cells(p, gi, band, stride, band_first, written, upto);
-            written = upto;
-            const int64_t keep = upto / W; /* first row with a cell still to write or to add to */
-            memmove(band, band + (keep - band_first) * stride, (size_t)((top + 1 - keep) * stride) * sizeof(float));
-            band_first = keep;
-        }
-        for (int64_t b = 0; b < Wo * 4; b += 64) { /* the next window row's streams */
-            _mm_prefetch((const char *)(index + (oh + 1) * Wo) + b, _MM_HINT_T0);
-            if (b < Wo * elem) _mm_prefetch((const char *)(grad + (oh + 1) * Wo * elem) + b, _MM_HINT_T0);
-        }
-        gather_window_row(g, band, stride, top - band_first, grad + oh * Wo * elem, index + oh * Wo, oh, p->dtype,
-                          &hits);
-    }
-    /* every row the windows reached, then zeros for rows below the last window (pH = 0, odd H) */
-    const int64_t reached = 2 * (Ho - 1) - g->pad_h + 3 < H ? 2 * (Ho - 1) - g->pad_h + 3 : H;
-    write_band_cells(p, gi, band, stride, band_first, written, reached * W);
-    if (reached < H) {
-        memset(band, 0, (size_t)W * sizeof(float));
-        for (int64_t r = reached; r < H; ++r) flush_band(p, gi + r * W * elem, band, 1);
-    }
-    return _mm512_reduce_add_epi32(hits) == Ho * Wo; /* lanes count at most W*H*4/16 < 2^31 each */
+    typedef void (*rows_fn)(slot_plane *, unsigned char *, const unsigned char *, const unaligned_i32 *, int64_t,
+                            int64_t);
+    const bool pairs = p->dtype == ACL_BF16 && nn_cpu_avx512bf16();
+    const rows_fn inner = p->dtype == ACL_FLOAT     ? slot_rows_f32
+                          : p->dtype == ACL_FLOAT16 ? slot_rows_f16
+                          : pairs                   ? slot_rows_bf16_pairs
+                                                    : slot_rows_bf16;
+    const rows_fn edge = p->dtype == ACL_FLOAT     ? slot_rows_f32_edge
+                         : p->dtype == ACL_FLOAT16 ? slot_rows_f16_edge
+                         : pairs                   ? slot_rows_bf16_pairs_edge
+                                                   : slot_rows_bf16_edge;
+    memset(scratch, 0, (size_t)(2 * p->slot_stride) * sizeof(float));
+    /* inner window rows [first_inner, end_inner): all three cell rows inside the plane (top =
+     * 2i - pH >= 0, top + 2 < H) and outputs in the row (i < Ho); the others are edge rows */
+    const int64_t row_pairs = (s.H + s.pad_h + 1) / 2, first_inner = s.pad_h;
+    int64_t end_inner = nn_floor_div(s.H - 3 + s.pad_h, 2) + 1;
+    if (end_inner > s.Ho) end_inner = s.Ho;
+    if (end_inner < first_inner) end_inner = first_inner;
+    edge(&s, gi, grad, index, 0, first_inner < row_pairs ? first_inner : row_pairs);
+    inner(&s, gi, grad, index, first_inner, end_inner);
+    edge(&s, gi, grad, index, end_inner > first_inner ? end_inner : first_inner, row_pairs);
+    slot_write(&s, gi, s.H * s.W, true);
+    return s.bad == 0;
 }
 
 static void backward_chunks(void *vctx, int64_t chunk_begin, int64_t chunk_end)
@@ -529,10 +695,10 @@ static void backward_chunks(void *vctx, int64_t chunk_begin, int64_t chunk_end)
             unsigned char *gi = c->grad_in + plane * HW * elem;
             /* the fast paths read fp16/bf16 gradients as they are; when an index lies outside its
              * window they give up and the plane is redone by the scatter */
-            if ((p->gather_3x3s2 && gather_3x3s2_plane(p, gi, go, mask, band)) ||
+            if ((p->slots_3x3s2 && slots_3x3s2_plane(p, gi, go, mask, band)) ||
                 (p->tiled_2x2 && tiled_2x2_plane(p, gi, go, mask, band)))
                 continue;
-            if ((p->gather_3x3s2 || p->tiled_2x2) && p->stream_stores) nn_streaming_fence();
+            if ((p->slots_3x3s2 || p->tiled_2x2) && p->stream_stores) nn_streaming_fence();
             const float *grad = (const float *)go;
             if (p->dtype == ACL_FLOAT16) {
                 nn_f16_to_f32_n((const uint16_t *)go, widened, (size_t)P);
@@ -755,7 +921,7 @@ static void plan_scratch(bw_plan *plan)
     plan->widened_offset = at;
     if (plan->dtype != ACL_FLOAT) at += (P + 15) / 16 * 16;
     plan->band_offset = at;
-    plan->gather_3x3s2 = !plan->indices_int64 && g->kernel_h == 3 && g->kernel_w == 3 && g->stride_h == 2 &&
+    plan->slots_3x3s2 = !plan->indices_int64 && g->kernel_h == 3 && g->kernel_w == 3 && g->stride_h == 2 &&
                          g->stride_w == 2 && g->pad_h <= 1 && g->pad_w <= 1 && HW + W <= INT32_MAX &&
                          nn_cpu_avx512();
     if (plan->tiled_2x2) {
@@ -763,11 +929,12 @@ static void plan_scratch(bw_plan *plan)
          * last 16-output step, whose masked stores stay inside the row anyway */
         plan->band_rows = 2048 / W >= 2 ? 2048 / W / 2 * 2 : 2;
         at += (plan->band_rows * W + 32 + 15) / 16 * 16;
-    } else if (plan->gather_3x3s2) {
-        /* ~8 KiB of rows of W rounded up to 16 floats - stays in L1 */
-        const int64_t stride = (W + 15) / 16 * 16;
-        plan->band_rows = 2048 / stride >= 6 ? 2048 / stride : 6; /* >= 3 + the 2 kept rows + 1 */
-        at += plan->band_rows * stride;
+    } else if (plan->slots_3x3s2) {
+        /* the pending row's two halves (one more block of slots for the last one's loads), the
+         * blocks' masks (a slot_block per 16 slots fits in 16 floats' room), then the staging buffer: a flush's worth, two more rows, a cache line of carried-over cells
+         * and a cache line of room in front (the first block's column -1 is masked off) */
+        plan->slot_stride = ((W + g->pad_w + 1) / 2 + 15) / 16 * 16 + 16;
+        at += 3 * plan->slot_stride + (SLOT_FLUSH_BYTES + 2 * W * (int64_t)sizeof(float) + 128 + 63) / 64 * 16;
     }
     plan->scratch_floats = at;
 }

@@ -99,18 +99,6 @@ PS_DEFINE_FORWARD(bf16, uint16_t)
  * stores here too. */
 #define P512_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,f16c,avx2")))
 
-static bool prelu_avx512bf16_ok(void)
-{
-    static int cached = -1;
-    int ok = __atomic_load_n(&cached, __ATOMIC_RELAXED);
-    if (ok < 0) {
-        __builtin_cpu_init();
-        ok = __builtin_cpu_supports("avx512bf16");
-        __atomic_store_n(&cached, ok, __ATOMIC_RELAXED);
-    }
-    return ok != 0;
-}
-
 P512_TARGET static inline __attribute__((always_inline)) __m512 p512_load(const uint16_t *p,
                                                                           __mmask16 m, bool bf16)
 {
@@ -264,7 +252,7 @@ static void prelu_simd_range(const prelu_ctx *ctx, int64_t begin, int64_t end)
         if (p->self_dtype == ACL_FLOAT16) {
             prelu_simd_span_p512f16(p, ctx->weight, begin, (const uint16_t *)ctx->self + begin,
                                     (uint16_t *)ctx->out + begin, n, ctx->streaming);
-        } else if (prelu_avx512bf16_ok()) {
+        } else if (nn_cpu_avx512bf16()) {
             prelu_simd_span_pbf16(p, ctx->weight, begin, (const uint16_t *)ctx->self + begin,
                                   (uint16_t *)ctx->out + begin, n, ctx->streaming);
         } else {
