@@ -55,9 +55,8 @@ typedef struct bw_plan {
     bool slots_3x3s2;       /* 3x3 kernel, stride 2, padding <= 1, int32 indices, AVX-512: slots_3x3s2_plane */
     int64_t chunks;         /* plane runs, each with its own scratch */
     int64_t scratch_floats; /* per chunk: the fp32 tile, (fp16/bf16) the widened gradOutput, then
-                             * (tiled_2x2) the row band */
+                             * (fast paths) their pending row and out_stage */
     int64_t widened_offset, band_offset; /* floats from the start of a chunk's scratch */
-    int64_t band_rows;      /* tiled_2x2 (even): input rows per band (band_rows * W floats) */
     int64_t slot_stride;    /* slots_3x3s2: floats per pending row half (slots rounded up, + 16) */
 } bw_plan;
 
@@ -68,6 +67,7 @@ typedef struct bw_ctx {
     unsigned char *grad_in;
     float *scratch;
     _Atomic int64_t first_bad; /* lowest global output position holding a bad index */
+    nn_claims claims;          /* planes, claimed in chunks by the threads */
 } bw_ctx;
 
 /* ------------------------------------------------------------------------------------------ */
@@ -207,92 +207,131 @@ static void write_bytes(const bw_plan *p, unsigned char *dst, const void *src, i
         memcpy(dst, src, (size_t)bytes);
 }
 
-/* Writes n fp32 cells of the band to gradInput (rounded once for fp16/bf16). */
-static void flush_cells(const bw_plan *p, unsigned char *gi_rows, const float *band, int64_t n)
+/* Bits [lo, hi) of a `width`-bit lane mask, clipped to [0, width). */
+static inline uint32_t lane_range(int64_t lo, int64_t hi, int64_t width)
 {
-    if (p->dtype == ACL_FLOAT) {
-        write_bytes(p, gi_rows, band, n * (int64_t)sizeof(float));
-        return;
-    }
-    uint16_t narrow[STORE_BLOCK] __attribute__((aligned(64)));
-    uint16_t *dst = (uint16_t *)gi_rows;
-    for (int64_t i = 0; i < n; i += STORE_BLOCK) {
-        const int64_t m = n - i < STORE_BLOCK ? n - i : STORE_BLOCK;
-        if (p->dtype == ACL_FLOAT16)
-            nn_f32_to_f16_n(band + i, narrow, (size_t)m);
-        else
-            nn_f32_to_bf16_n(band + i, narrow, (size_t)m);
-        write_bytes(p, (unsigned char *)(dst + i), narrow, m * (int64_t)sizeof(uint16_t));
-    }
+    if (lo < 0) lo = 0;
+    if (hi > width) hi = width;
+    if (hi <= lo) return 0;
+    const uint64_t ones = hi - lo >= 64 ? ~0ull : (1ull << (hi - lo)) - 1u;
+    return (uint32_t)(ones << lo);
 }
 
-/* Flushes `rows` rows of the band to gradInput. */
-static void flush_band(const bw_plan *p, unsigned char *gi_rows, const float *band, int64_t rows)
+/* Finished cells on their way to gradInput (both fast paths): kept in L1 in the output dtype,
+ * plane cell c at cells + (c - written) * elem, and written out whenever a few cache lines are
+ * ready - in whole lines of gradInput, so that streaming stores never cover part of a line, and
+ * often, so that the writes spread over the computation instead of stalling it in bursts
+ * (10-15 % faster than flushing 8 KiB at a time). */
+typedef struct out_stage {
+    const bw_plan *p;
+    unsigned char *cells;
+    int64_t written; /* plane cells [0, written) are in gradInput */
+    int64_t elem;
+} out_stage;
+
+enum { STAGE_FLUSH_BYTES = 256 };
+
+/* Room a stage needs for rows of W cells added two at a time: a flush's worth, two rows, a
+ * carried-over line and a line in front (a row may start one cell early, masked off); floats. */
+static int64_t stage_floats(int64_t W)
 {
-    flush_cells(p, gi_rows, band, rows * p->g.width);
+    return (STAGE_FLUSH_BYTES + 2 * W * (int64_t)sizeof(float) + 128 + 63) / 64 * 16;
 }
 
-/* Stores the 16 cells v at row[c0..] (lanes in `keep`): as fp32, or (bf16_cells) as bf16.  A
- * 2x2-path cell is +0.0 or 0.0f + one bf16 gradient, so its bf16 is its top half, exactly - the
- * rounding would give the same bits, NaNs quieted as it does them. */
-NN_AVX512 static inline void store_cells16(void *row, int64_t c0, __mmask16 keep, __m512 v, bool bf16_cells)
+static inline unsigned char *stage_at(const out_stage *st, int64_t cell)
 {
-    if (!bf16_cells) {
+    return st->cells + (cell - st->written) * st->elem;
+}
+
+/* Writes the staged cells up to plane cell `done` (rounded down to a cache line of gradInput
+ * unless `last`) and moves the rest (under a line) to the front.  Inlined into the row loops:
+ * it runs after every row or two, where a library call would cost more than the copy. */
+NN_AVX512 static inline __attribute__((always_inline)) void stage_write(out_stage *st, unsigned char *gi,
+                                                                         int64_t done, bool last)
+{
+    const int64_t elem = st->elem, from = st->written * elem;
+    int64_t end = done * elem; /* bytes of the plane */
+    if (!last && (uintptr_t)gi % (uintptr_t)elem == 0) end -= (int64_t)(((uintptr_t)gi + (uintptr_t)end) & 63u);
+    if (end <= from) return;
+    unsigned char *dst = gi + from;
+    if (st->p->stream_stores && ((uintptr_t)dst & 63u) == 0 && ((end - from) & 63) == 0) {
+        for (int64_t at = 0; at < end - from; at += 64)
+            _mm512_stream_si512((void *)(dst + at), _mm512_loadu_si512((const void *)(st->cells + at)));
+    } else {
+        write_bytes(st->p, dst, st->cells, end - from);
+    }
+    const int64_t rest = done * elem - end;
+    if (rest < 64 && end - from >= 64) /* one masked move: the two ranges do not overlap */
+        _mm512_mask_storeu_epi8(st->cells, (__mmask64)((1ull << rest) - 1u),
+                                _mm512_loadu_si512((const void *)(st->cells + (end - from))));
+    else
+        memmove(st->cells, st->cells + (end - from), (size_t)rest);
+    st->written = end / elem;
+}
+
+/* Stores the 16 cells v at row[c0..] (lanes in `keep`) in the dtype.  A 2x2-path cell is +0.0
+ * or 0.0f + one gradient of the dtype, so narrowing is exact: for bf16 its top half (NaNs
+ * quieted as the rounding does them), for fp16 the conversion. */
+NN_AVX512 static inline __attribute__((always_inline)) void store_cells16(unsigned char *row, int64_t c0,
+                                                                           __mmask16 keep, __m512 v,
+                                                                           aclDataType dtype)
+{
+    if (dtype == ACL_FLOAT) {
         _mm512_mask_storeu_ps((float *)row + c0, keep, v);
         return;
     }
-    __m512i top = _mm512_srli_epi32(_mm512_castps_si512(v), 16);
-    top = _mm512_mask_or_epi32(top, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), top, _mm512_set1_epi32(0x40));
-    _mm256_mask_storeu_epi16((uint16_t *)row + c0, keep, _mm512_cvtepi32_epi16(top));
+    __m256i narrow;
+    if (dtype == ACL_BF16) {
+        __m512i top = _mm512_srli_epi32(_mm512_castps_si512(v), 16);
+        top = _mm512_mask_or_epi32(top, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), top, _mm512_set1_epi32(0x40));
+        narrow = _mm512_cvtepi32_epi16(top);
+    } else {
+        narrow = nn512_round_f16(v);
+    }
+    _mm256_mask_storeu_epi16((uint16_t *)row + c0, keep, narrow);
 }
 
 /* Cells [c0, c0 + 16) of input rows 2oh (row0) and 2oh+1 (row1, NULL past the plane) from the
- * outputs ow0 + half*8 .. +8 whose grad/rel (index - (2oh*W + 2ow)) are in g/rel.  Returns the
- * matches. */
-NN_AVX512 static inline int64_t tiled_2x2_half(void *row0, void *row1, __m512 g, __m512i rel, __m512i duplicate,
-                                                 int64_t c0, int64_t cell_end, int64_t W, bool bf16_cells)
+ * outputs ow0 + half*8 .. +8 whose grad/rel (index - (2oh*W + 2ow)) are in g/rel; `cells`: the
+ * cells inside a window, `in_row`: inside the row.  Returns the matches. */
+NN_AVX512 static inline __attribute__((always_inline)) int64_t
+tiled_2x2_half(unsigned char *row0, unsigned char *row1, __m512 g, __m512i rel, __m512i duplicate, int64_t c0,
+               __mmask16 cells, __mmask16 in_row, int64_t W, aclDataType dtype)
 {
     const __m512i parity = _mm512_setr_epi32(0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1);
-    const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
     const __m512 gd = _mm512_permutexvar_ps(duplicate, g);
     const __m512i rd = _mm512_permutexvar_epi32(duplicate, rel);
-    /* cells inside the row and inside a window: c < min(W, 2*Wo) = cell_end */
-    const __mmask16 cells = _mm512_cmplt_epi32_mask(_mm512_add_epi32(_mm512_set1_epi32((int32_t)c0), lane),
-                                                    _mm512_set1_epi32((int32_t)cell_end));
-    const __mmask16 in_row = _mm512_cmplt_epi32_mask(_mm512_add_epi32(_mm512_set1_epi32((int32_t)c0), lane),
-                                                     _mm512_set1_epi32((int32_t)W));
     const __mmask16 hit0 = _mm512_mask_cmpeq_epi32_mask(cells, rd, parity);
-    store_cells16(row0, c0, in_row, _mm512_maskz_add_ps(hit0, _mm512_setzero_ps(), gd), bf16_cells);
+    store_cells16(row0, c0, in_row, _mm512_maskz_add_ps(hit0, _mm512_setzero_ps(), gd), dtype);
     int64_t matches = __builtin_popcount((unsigned)hit0);
     if (row1) {
         const __mmask16 hit1 =
             _mm512_mask_cmpeq_epi32_mask(cells, rd, _mm512_add_epi32(parity, _mm512_set1_epi32((int32_t)W)));
-        store_cells16(row1, c0, in_row, _mm512_maskz_add_ps(hit1, _mm512_setzero_ps(), gd), bf16_cells);
+        store_cells16(row1, c0, in_row, _mm512_maskz_add_ps(hit1, _mm512_setzero_ps(), gd), dtype);
         matches += __builtin_popcount((unsigned)hit1);
     }
     return matches;
 }
 
 /* Writes one plane of gradInput; false (plane partly written) when some index lies outside its
- * own window.  bf16 cells are narrowed as they are made (store_cells16), the others go through
- * fp32 band rows. */
-NN_AVX512 static bool tiled_2x2_plane(const bw_plan *p, unsigned char *gi, const unsigned char *grad,
-                                        const unsigned char *mask, float *band)
+ * own window.  Inlined into one copy per dtype. */
+NN_AVX512 static inline __attribute__((always_inline)) bool
+tiled_2x2_rows(const bw_plan *p, unsigned char *gi, const unsigned char *grad, const unsigned char *mask,
+               float *scratch, aclDataType dtype)
 {
     const mp_geometry *g = &p->g;
     const int64_t H = g->height, W = g->width, Ho = g->out_height, Wo = g->out_width;
-    const int64_t elem = (int64_t)nn_dtype_size(p->dtype);
-    const int64_t cell_end = W < 2 * Wo ? W : 2 * Wo;
+    const int64_t elem = (int64_t)nn_dtype_size(dtype);
+    const int64_t cell_end = W < 2 * Wo ? W : 2 * Wo; /* cells inside a window: c < cell_end */
     const unaligned_i32 *index = (const unaligned_i32 *)mask;
     const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
     const __m512i dup_lo = _mm512_srli_epi32(lane, 1);
     const __m512i dup_hi = _mm512_add_epi32(dup_lo, _mm512_set1_epi32(8));
-    const bool bf16_cells = p->dtype == ACL_BF16;
-    const int64_t cell_bytes = bf16_cells ? 2 : 4, row_bytes = W * cell_bytes;
-    int64_t matches = 0, used = 0, first_row = 0;
+    out_stage st = {p, (unsigned char *)scratch + 64, 0, elem};
+    int64_t matches = 0;
     for (int64_t ih = 0; ih < H; ih += 2) {
-        unsigned char *row0 = (unsigned char *)band + used * row_bytes;
-        unsigned char *row1 = ih + 1 < H ? row0 + row_bytes : NULL;
+        unsigned char *row0 = stage_at(&st, ih * W);
+        unsigned char *row1 = ih + 1 < H ? stage_at(&st, (ih + 1) * W) : NULL;
         const int64_t oh = ih / 2;
         if (oh < Ho) {
             const unsigned char *grow = grad + oh * Wo * elem;
@@ -304,34 +343,45 @@ NN_AVX512 static bool tiled_2x2_plane(const bw_plan *p, unsigned char *gi, const
                  * end of the plane into the next one: a prefetch past a buffer does not fault). */
                 _mm_prefetch((const char *)(irow + ow0) + 1024, _MM_HINT_T0);
                 _mm_prefetch((const char *)(grow + ow0 * elem) + 1024, _MM_HINT_T0);
-                const __m512 gv = nn512_load_f32(grow, ow0, live, p->dtype);
+                const __m512 gv = nn512_load_f32(grow, ow0, live, dtype);
                 const __m512i base = _mm512_add_epi32(_mm512_set1_epi32((int32_t)(ih * W + 2 * ow0)),
                                                       _mm512_slli_epi32(lane, 1));
                 const __m512i rel =
                     _mm512_sub_epi32(_mm512_maskz_loadu_epi32(live, (const void *)(irow + ow0)), base);
-                matches += tiled_2x2_half(row0, row1, gv, rel, dup_lo, 2 * ow0, cell_end, W, bf16_cells);
+                const int64_t c0 = 2 * ow0;
+                if (c0 + 32 <= cell_end) { /* all 32 cells inside windows (and the row) */
+                    matches += tiled_2x2_half(row0, row1, gv, rel, dup_lo, c0, 0xFFFF, 0xFFFF, W, dtype);
+                    matches += tiled_2x2_half(row0, row1, gv, rel, dup_hi, c0 + 16, 0xFFFF, 0xFFFF, W, dtype);
+                    continue;
+                }
+                matches += tiled_2x2_half(row0, row1, gv, rel, dup_lo, c0, (__mmask16)lane_range(0, cell_end - c0, 16),
+                                          (__mmask16)lane_range(0, W - c0, 16), W, dtype);
                 if (n > 8)
-                    matches += tiled_2x2_half(row0, row1, gv, rel, dup_hi, 2 * ow0 + 16, cell_end, W, bf16_cells);
+                    matches += tiled_2x2_half(row0, row1, gv, rel, dup_hi, c0 + 16,
+                                              (__mmask16)lane_range(0, cell_end - c0 - 16, 16),
+                                              (__mmask16)lane_range(0, W - c0 - 16, 16), W, dtype);
             }
             if (cell_end < W) { /* odd W, ceilMode off: the last column is in no window */
-                memset(row0 + cell_end * cell_bytes, 0, (size_t)cell_bytes);
-                if (row1) memset(row1 + cell_end * cell_bytes, 0, (size_t)cell_bytes);
+                memset(row0 + cell_end * elem, 0, (size_t)elem);
+                if (row1) memset(row1 + cell_end * elem, 0, (size_t)elem);
             }
         } else { /* odd H, ceilMode off: no window */
-            memset(row0, 0, (size_t)row_bytes);
-            if (row1) memset(row1, 0, (size_t)row_bytes);
+            memset(row0, 0, (size_t)(W * elem));
+            if (row1) memset(row1, 0, (size_t)(W * elem));
         }
-        used += row1 ? 2 : 1;
-        if (used + 2 > p->band_rows || ih + 2 >= H) {
-            if (bf16_cells)
-                write_bytes(p, gi + first_row * row_bytes, band, used * row_bytes);
-            else
-                flush_band(p, gi + first_row * W * elem, band, used);
-            first_row += used;
-            used = 0;
-        }
+        const int64_t done = (ih + 2 < H ? ih + 2 : H) * W;
+        if ((done - st.written) * elem >= STAGE_FLUSH_BYTES) stage_write(&st, gi, done, false);
     }
+    stage_write(&st, gi, H * W, true);
     return matches == Ho * Wo;
+}
+
+NN_AVX512 static bool tiled_2x2_plane(const bw_plan *p, unsigned char *gi, const unsigned char *grad,
+                                        const unsigned char *mask, float *scratch)
+{
+    if (p->dtype == ACL_FLOAT) return tiled_2x2_rows(p, gi, grad, mask, scratch, ACL_FLOAT);
+    if (p->dtype == ACL_BF16) return tiled_2x2_rows(p, gi, grad, mask, scratch, ACL_BF16);
+    return tiled_2x2_rows(p, gi, grad, mask, scratch, ACL_FLOAT16);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -366,24 +416,10 @@ NN_AVX512 static bool tiled_2x2_plane(const bw_plan *p, unsigned char *gi, const
  * does not (a mask not written by the forward with these arguments), the plane is redone by the
  * scatter, which accepts any index in the plane and reports the others. */
 
-/* Staged bytes that trigger a write to gradInput: small, so that the (streaming) writes spread
- * over the computation instead of stalling it in bursts - 10-15 % faster than 8 KiB. */
-enum { SLOT_FLUSH_BYTES = 256 };
-
 /* The slot kernels are compiled with AVX512-BF16 enabled so that one body serves every variant;
  * only the bf16 `pairs` variants execute a BF16 instruction (vcvtne2ps2bf16, in
  * nn512_round_bf16_pair_normal), and they are called only when nn_cpu_avx512bf16(). */
 #define SLOT_TARGET NN_AVX512BF16
-
-/* Bits [lo, hi) of a `width`-bit lane mask, clipped to [0, width). */
-static inline uint32_t lane_range(int64_t lo, int64_t hi, int64_t width)
-{
-    if (lo < 0) lo = 0;
-    if (hi > width) hi = width;
-    if (hi <= lo) return 0;
-    const uint64_t ones = hi - lo >= 64 ? ~0ull : (1ull << (hi - lo)) - 1u;
-    return (uint32_t)(ones << lo);
-}
 
 /* Masks of the 16 slots from j0 on: which lanes have an output j (live) and j-1 (live_prev),
  * which have an output j whose window cell at dx is inside the row (cell_live[dx]: an index
@@ -416,8 +452,7 @@ typedef struct slot_plane {
     int64_t H, W, Ho, Wo, pad_h, pad_w, slots, elem;
     float *pending_shared, *pending_private; /* the next shared row, as slots (fp32) */
     slot_block *blocks;                      /* per 16 slots, computed once per plane */
-    unsigned char *staged;                   /* finished cells from plane cell `written` on */
-    int64_t written;                         /* plane cells [0, written) are in gradInput */
+    out_stage out;                           /* finished cells */
     __mmask16 bad;                           /* an output whose index is not a cell of its window */
     bool tiny_gradient;                      /* bf16 pairs: a gradient in (0, 2^-118) was seen */
 } slot_plane;
@@ -499,8 +534,8 @@ SLOT_TARGET static inline __attribute__((always_inline)) void slot_window_row(sl
     const __mmask16 rows_live = (__mmask16)(!edge || i < s->Ho ? 0xFFFF : 0);
     const __mmask16 top_gate = (__mmask16)(top_in ? 0xFFFF : 0), middle_gate = (__mmask16)(middle_in ? 0xFFFF : 0),
                     bottom_gate = (__mmask16)(bottom_in ? 0xFFFF : 0);
-    unsigned char *shared_row = top_in ? s->staged + (top * W - s->written) * elem : NULL;
-    unsigned char *private_row = middle_in ? s->staged + ((top + 1) * W - s->written) * elem : NULL;
+    unsigned char *shared_row = top_in ? stage_at(&s->out, top * W) : NULL;
+    unsigned char *private_row = middle_in ? stage_at(&s->out, (top + 1) * W) : NULL;
     const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
     const __m512i two_lanes = _mm512_add_epi32(lane, lane);
     const __m512i row_step = _mm512_set1_epi32((int32_t)W);
@@ -575,34 +610,6 @@ SLOT_TARGET static inline __attribute__((always_inline)) void slot_window_row(sl
     s->tiny_gradient = tiny;
 }
 
-/* Writes the staged cells up to plane cell `done` (rounded down to a cache line of gradInput
- * unless `last`) and moves the rest (under a line) to the front of the staging buffer.  Inlined
- * into the row loops: it runs after every window row or two, so a library call would cost more
- * than the copy. */
-SLOT_TARGET static inline __attribute__((always_inline)) void slot_write(slot_plane *s, unsigned char *gi,
-                                                                         int64_t done, bool last)
-{
-    const int64_t elem = s->elem, from = s->written * elem;
-    int64_t end = done * elem; /* bytes of the plane */
-    if (!last && (uintptr_t)gi % (uintptr_t)elem == 0) end -= (int64_t)(((uintptr_t)gi + (uintptr_t)end) & 63u);
-    if (end <= from) return;
-    unsigned char *dst = gi + from;
-    const unsigned char *src = s->staged;
-    if (s->p->stream_stores && ((uintptr_t)dst & 63u) == 0 && ((end - from) & 63) == 0) {
-        for (int64_t at = 0; at < end - from; at += 64)
-            _mm512_stream_si512((void *)(dst + at), _mm512_loadu_si512((const void *)(src + at)));
-    } else {
-        write_bytes(s->p, dst, src, end - from);
-    }
-    const int64_t rest = done * elem - end;
-    if (rest < 64 && end - from >= 64) /* one masked move: the two ranges do not overlap */
-        _mm512_mask_storeu_epi8(s->staged, (__mmask64)((1ull << rest) - 1u),
-                                _mm512_loadu_si512((const void *)(s->staged + (end - from))));
-    else
-        memmove(s->staged, s->staged + (end - from), (size_t)rest);
-    s->written = end / elem;
-}
-
 /* Adds window rows [i_begin, i_end) to the plane and writes what they finish. */
 SLOT_TARGET static inline __attribute__((always_inline)) void slot_rows(slot_plane *s, unsigned char *gi,
                                                                         const unsigned char *grad,
@@ -619,7 +626,7 @@ SLOT_TARGET static inline __attribute__((always_inline)) void slot_rows(slot_pla
         }
         slot_window_row(s, grad + i * s->Wo * s->elem, index + i * s->Wo, i, dtype, edge, pairs);
         const int64_t done = (2 * i - s->pad_h + 2 < s->H ? 2 * i - s->pad_h + 2 : s->H) * s->W;
-        if ((done - s->written) * s->elem >= SLOT_FLUSH_BYTES) slot_write(s, gi, done, false);
+        if ((done - s->out.written) * s->elem >= STAGE_FLUSH_BYTES) stage_write(&s->out, gi, done, false);
     }
 }
 
@@ -647,7 +654,8 @@ SLOT_TARGET static bool slots_3x3s2_plane(const bw_plan *p, unsigned char *gi, c
     slot_plane s = {p, g->height, g->width, g->out_height, g->out_width, g->pad_h, g->pad_w,
                     (g->width + g->pad_w + 1) / 2, (int64_t)nn_dtype_size(p->dtype), scratch,
                     scratch + p->slot_stride, (slot_block *)(scratch + 2 * p->slot_stride),
-                    (unsigned char *)(scratch + 3 * p->slot_stride) + 64, 0, 0, false};
+                    {p, (unsigned char *)(scratch + 3 * p->slot_stride) + 64, 0, (int64_t)nn_dtype_size(p->dtype)},
+                    0, false};
     for (int64_t j0 = 0; j0 < s.slots; j0 += 16) s.blocks[j0 / 16] = slot_block_at(j0, s.W, s.Wo, s.pad_w);
     const unaligned_i32 *index = (const unaligned_i32 *)mask;
     typedef void (*rows_fn)(slot_plane *, unsigned char *, const unsigned char *, const unaligned_i32 *, int64_t,
@@ -671,24 +679,27 @@ SLOT_TARGET static bool slots_3x3s2_plane(const bw_plan *p, unsigned char *gi, c
     edge(&s, gi, grad, index, 0, first_inner < row_pairs ? first_inner : row_pairs);
     inner(&s, gi, grad, index, first_inner, end_inner);
     edge(&s, gi, grad, index, end_inner > first_inner ? end_inner : first_inner, row_pairs);
-    slot_write(&s, gi, s.H * s.W, true);
+    stage_write(&s.out, gi, s.H * s.W, true);
     return s.bad == 0;
 }
 
+/* One thread's work: the scratch of its first chunk index, and planes claimed in chunks
+ * (nn_claims) until none is left, so a thread that starts late on a busy host still takes its
+ * share.  Each plane is computed the same way whoever claims it. */
 static void backward_chunks(void *vctx, int64_t chunk_begin, int64_t chunk_end)
 {
     bw_ctx *c = (bw_ctx *)vctx;
     const bw_plan *p = c->plan;
     const mp_geometry *g = &p->g;
-    const int64_t planes = mp_planes(g), HW = g->height * g->width, P = g->out_height * g->out_width;
+    const int64_t HW = g->height * g->width, P = g->out_height * g->out_width;
     const int64_t elem = (int64_t)nn_dtype_size(p->dtype);
     const int64_t index_bytes = p->indices_int64 ? 8 : 4;
-    for (int64_t chunk = chunk_begin; chunk < chunk_end; ++chunk) {
-        float *tile = c->scratch + chunk * p->scratch_floats;
-        float *widened = tile + p->widened_offset, *band = tile + p->band_offset;
-        const int64_t first = mp_chunk_first(planes, p->chunks, chunk);
-        const int64_t last = mp_chunk_first(planes, p->chunks, chunk + 1);
-        memset(tile, 0, (size_t)HW * sizeof(float)); /* kept clear by the store loops after this */
+    (void)chunk_end;
+    float *tile = c->scratch + chunk_begin * p->scratch_floats;
+    float *widened = tile + p->widened_offset, *band = tile + p->band_offset;
+    memset(tile, 0, (size_t)HW * sizeof(float)); /* kept clear by the store loops after this */
+    int64_t first, last;
+    while (nn_claim_next(&c->claims, &first, &last)) {
         for (int64_t plane = first; plane < last; ++plane) {
             const unsigned char *go = c->grad_out + plane * P * elem;
             const unsigned char *mask = c->indices + plane * P * index_bytes;
@@ -760,6 +771,7 @@ static aclnnStatus backward_kernel(const nn_launch *l)
         nn_parallel_for(mp_planes(g), 1, backward_1x1_planes, &c);
         return ACLNN_SUCCESS;
     }
+    nn_claims_init(&c.claims, mp_planes(g), 16, 1); /* ~1/16 of a thread's share */
     nn_parallel_for(p->chunks, 1, backward_chunks, &c);
     const int64_t bad = atomic_load(&c.first_bad);
     if (bad == INT64_MAX) return ACLNN_SUCCESS;
@@ -927,14 +939,13 @@ static void plan_scratch(bw_plan *plan)
     if (plan->tiled_2x2) {
         /* ~8 KiB of rows (an even number, at least 2): stays in L1; + 32 floats of slack for the
          * last 16-output step, whose masked stores stay inside the row anyway */
-        plan->band_rows = 2048 / W >= 2 ? 2048 / W / 2 * 2 : 2;
-        at += (plan->band_rows * W + 32 + 15) / 16 * 16;
+        at += stage_floats(W);
     } else if (plan->slots_3x3s2) {
         /* the pending row's two halves (one more block of slots for the last one's loads), the
          * blocks' masks (a slot_block per 16 slots fits in 16 floats' room), then the staging buffer: a flush's worth, two more rows, a cache line of carried-over cells
          * and a cache line of room in front (the first block's column -1 is masked off) */
         plan->slot_stride = ((W + g->pad_w + 1) / 2 + 15) / 16 * 16 + 16;
-        at += 3 * plan->slot_stride + (SLOT_FLUSH_BYTES + 2 * W * (int64_t)sizeof(float) + 128 + 63) / 64 * 16;
+        at += 3 * plan->slot_stride + stage_floats(W);
     }
     plan->scratch_floats = at;
 }
