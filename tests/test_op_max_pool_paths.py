@@ -94,6 +94,23 @@ def test_2x2_negative_zero_and_nan_gradients(dtype):
     assert not np.signbit(got.astype(np.float32)[got.astype(np.float32) == 0]).any()
 
 
+def test_2x2_bf16_nan_payloads_are_kept_and_quieted():
+    """bf16 cells are the top half of 0.0f + g: a NaN keeps its payload and sign, and a
+    signalling NaN comes out quiet (bit 6 set), as core's rounding would give."""
+    x = random_array((2, 3, 8, 40), np.float32, 12).astype(BF16)
+    out, mask = max_pool2d_with_mask(x, 2, 2, 0)
+    payloads = np.array([0x7f81, 0xff85, 0x7fc3, 0xffe0, 0x7f80], np.uint16)   # sNaN, -sNaN, qNaN, -qNaN, inf
+    grad_bits = payloads[np.arange(out.size) % payloads.size].reshape(out.shape)
+    grad = grad_bits.view(BF16)
+    got = max_pool2d_with_mask_backward(grad, x, mask, 2, 2, 0).view(np.uint16)
+    index = stream_of(mask, out.size).reshape(2, 3, -1)
+    want = np.zeros((2, 3, 8 * 40), np.uint16)
+    flat = grad_bits.reshape(2, 3, -1)
+    quiet = np.where((flat & 0x7f80) == 0x7f80, np.where(flat & 0x7f, flat | 0x40, flat), flat)
+    np.put_along_axis(want, index, quiet, axis=-1)
+    assert_bits(got, want.reshape(got.shape))
+
+
 @pytest.mark.parametrize("dtype", DTYPES, ids=DT_IDS)
 @pytest.mark.parametrize("ceil_mode", [False, True], ids=["floor", "ceil"])
 @pytest.mark.parametrize("shape", [(2, 3, 7, 9), (1, 2, 10, 40), (4, 33, 35)],

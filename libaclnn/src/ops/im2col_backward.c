@@ -657,11 +657,11 @@ AVX512_TARGET static inline __attribute__((always_inline)) __m512i pair_pack_int
     return _mm512_permutex2var_epi16(bf16_round16_high(a), idx, bf16_round16_high(b));
 }
 
-/* Rounds the four accumulators and stores output rows ih (and ih + 2 when two_rows). */
+/* Stores output rows ih (and ih + 2 when two_rows) from the rounded words of the even (e) and
+ * odd (o) output columns. */
 AVX512_TARGET static inline __attribute__((always_inline)) void
-pair_store_int(const fast_plan *fp, pair_acc acc, uint16_t *row0, int64_t W, bool two_rows)
+pair_store_words(const fast_plan *fp, __m512i e, __m512i o, uint16_t *row0, int64_t W, bool two_rows)
 {
-    const __m512i e = pair_pack_int(acc.ea, acc.eb), o = pair_pack_int(acc.oa, acc.ob);
     const __mmask32 m = lanes32_below(W);
     _mm512_mask_storeu_epi16(row0, m,
                              _mm512_permutex2var_epi16(e, _mm512_loadu_si512(fp->pair_idx[0]), o));
@@ -669,6 +669,13 @@ pair_store_int(const fast_plan *fp, pair_acc acc, uint16_t *row0, int64_t W, boo
         _mm512_mask_storeu_epi16(row0 + 2 * W, m, _mm512_permutex2var_epi16(
                                                       e, _mm512_loadu_si512(fp->pair_idx[1]), o));
     }
+}
+
+/* Rounds the four accumulators and stores output rows ih (and ih + 2 when two_rows). */
+AVX512_TARGET static inline __attribute__((always_inline)) void
+pair_store_int(const fast_plan *fp, pair_acc acc, uint16_t *row0, int64_t W, bool two_rows)
+{
+    pair_store_words(fp, pair_pack_int(acc.ea, acc.eb), pair_pack_int(acc.oa, acc.ob), row0, W, two_rows);
 }
 
 /* Sums one row pair; the caller rounds and stores it. */
@@ -749,14 +756,8 @@ pair_store_cvt(const fast_plan *fp, pair_acc acc, uint16_t *row0, int64_t W, boo
         return;
     }
     /* words 0..15 = the a lanes, 16..31 = the b lanes */
-    const __m512i e = nn512_round_bf16_pair_normal(acc.ea, acc.eb), o = nn512_round_bf16_pair_normal(acc.oa, acc.ob);
-    const __mmask32 m = lanes32_below(W);
-    _mm512_mask_storeu_epi16(row0, m,
-                             _mm512_permutex2var_epi16(e, _mm512_loadu_si512(fp->pair_idx[0]), o));
-    if (two_rows) {
-        _mm512_mask_storeu_epi16(row0 + 2 * W, m, _mm512_permutex2var_epi16(
-                                                      e, _mm512_loadu_si512(fp->pair_idx[1]), o));
-    }
+    pair_store_words(fp, nn512_round_bf16_pair_normal(acc.ea, acc.eb), nn512_round_bf16_pair_normal(acc.oa, acc.ob),
+                     row0, W, two_rows);
 }
 DEFINE_PAIR_PLANE(k3s2_plane_bf16_cvt, NN_AVX512BF16, pair_store_cvt)
 

@@ -269,46 +269,55 @@ NN_AVX512 static inline __attribute__((always_inline)) void stage_write(out_stag
     st->written = end / elem;
 }
 
-/* Stores the 16 cells v at row[c0..] (lanes in `keep`) in the dtype.  A 2x2-path cell is +0.0
- * or 0.0f + one gradient of the dtype, so narrowing is exact: for bf16 its top half (NaNs
- * quieted as the rounding does them), for fp16 the conversion. */
-NN_AVX512 static inline __attribute__((always_inline)) void store_cells16(unsigned char *row, int64_t c0,
-                                                                           __mmask16 keep, __m512 v,
+/* Stores 32 cells, lo then hi, at row[c0..] (those in `keep`) in the dtype.  A 2x2-path cell is
+ * +0.0 or 0.0f + one gradient of the dtype, so narrowing is exact: for fp16 the conversion, for
+ * bf16 the top half of the fp32 (the add has already quieted a signalling NaN, as the rounding
+ * would). */
+static const uint16_t tiled_top_halves[32] __attribute__((aligned(64))) = {
+    1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31,
+    33, 35, 37, 39, 41, 43, 45, 47, 49, 51, 53, 55, 57, 59, 61, 63};
+
+NN_AVX512 static inline __attribute__((always_inline)) void store_cells32(unsigned char *row, int64_t c0,
+                                                                           __mmask32 keep, __m512 lo, __m512 hi,
                                                                            aclDataType dtype)
 {
     if (dtype == ACL_FLOAT) {
-        _mm512_mask_storeu_ps((float *)row + c0, keep, v);
+        _mm512_mask_storeu_ps((float *)row + c0, (__mmask16)keep, lo);
+        _mm512_mask_storeu_ps((float *)row + c0 + 16, (__mmask16)(keep >> 16), hi);
         return;
     }
-    __m256i narrow;
-    if (dtype == ACL_BF16) {
-        __m512i top = _mm512_srli_epi32(_mm512_castps_si512(v), 16);
-        top = _mm512_mask_or_epi32(top, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), top, _mm512_set1_epi32(0x40));
-        narrow = _mm512_cvtepi32_epi16(top);
-    } else {
-        narrow = nn512_round_f16(v);
-    }
-    _mm256_mask_storeu_epi16((uint16_t *)row + c0, keep, narrow);
+    __m512i words;
+    if (dtype == ACL_BF16)
+        words = _mm512_permutex2var_epi16(_mm512_castps_si512(lo), _mm512_load_si512(tiled_top_halves),
+                                          _mm512_castps_si512(hi));
+    else
+        words = _mm512_inserti64x4(_mm512_castsi256_si512(nn512_round_f16(lo)), nn512_round_f16(hi), 1);
+    _mm512_mask_storeu_epi16((uint16_t *)row + c0, keep, words);
 }
 
-/* Cells [c0, c0 + 16) of input rows 2oh (row0) and 2oh+1 (row1, NULL past the plane) from the
- * outputs ow0 + half*8 .. +8 whose grad/rel (index - (2oh*W + 2ow)) are in g/rel; `cells`: the
- * cells inside a window, `in_row`: inside the row.  Returns the matches. */
+/* Cells [c0, c0 + 32) of input rows 2oh (row0) and 2oh+1 (row1, NULL past the plane) from 16
+ * outputs whose grad/rel (index - (2oh*W + 2ow)) are g/rel, each spread to its two columns;
+ * `cells`: the cells inside a window, `keep`: inside the row.  Returns the matches. */
 NN_AVX512 static inline __attribute__((always_inline)) int64_t
-tiled_2x2_half(unsigned char *row0, unsigned char *row1, __m512 g, __m512i rel, __m512i duplicate, int64_t c0,
-               __mmask16 cells, __mmask16 in_row, int64_t W, aclDataType dtype)
+tiled_2x2_block(unsigned char *row0, unsigned char *row1, __m512 g, __m512i rel, int64_t c0, __mmask32 cells,
+                __mmask32 keep, int64_t W, aclDataType dtype)
 {
-    const __m512i parity = _mm512_setr_epi32(0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1);
-    const __m512 gd = _mm512_permutexvar_ps(duplicate, g);
-    const __m512i rd = _mm512_permutexvar_epi32(duplicate, rel);
-    const __mmask16 hit0 = _mm512_mask_cmpeq_epi32_mask(cells, rd, parity);
-    store_cells16(row0, c0, in_row, _mm512_maskz_add_ps(hit0, _mm512_setzero_ps(), gd), dtype);
-    int64_t matches = __builtin_popcount((unsigned)hit0);
-    if (row1) {
-        const __mmask16 hit1 =
-            _mm512_mask_cmpeq_epi32_mask(cells, rd, _mm512_add_epi32(parity, _mm512_set1_epi32((int32_t)W)));
-        store_cells16(row1, c0, in_row, _mm512_maskz_add_ps(hit1, _mm512_setzero_ps(), gd), dtype);
-        matches += __builtin_popcount((unsigned)hit1);
+    const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    const __m512i dup_lo = _mm512_srli_epi32(lane, 1), dup_hi = _mm512_add_epi32(dup_lo, _mm512_set1_epi32(8));
+    const __m512i parity = _mm512_and_si512(lane, _mm512_set1_epi32(1));
+    const __m512 g_lo = _mm512_permutexvar_ps(dup_lo, g), g_hi = _mm512_permutexvar_ps(dup_hi, g);
+    const __m512i rel_lo = _mm512_permutexvar_epi32(dup_lo, rel), rel_hi = _mm512_permutexvar_epi32(dup_hi, rel);
+    const __m512 zero = _mm512_setzero_ps();
+    int64_t matches = 0;
+    for (int r = 0; r < 2; ++r) {
+        unsigned char *row = r == 0 ? row0 : row1;
+        if (!row) break;
+        const __m512i at = r == 0 ? parity : _mm512_add_epi32(parity, _mm512_set1_epi32((int32_t)W));
+        const __mmask16 hit_lo = _mm512_mask_cmpeq_epi32_mask((__mmask16)cells, rel_lo, at);
+        const __mmask16 hit_hi = _mm512_mask_cmpeq_epi32_mask((__mmask16)(cells >> 16), rel_hi, at);
+        store_cells32(row, c0, keep, _mm512_maskz_add_ps(hit_lo, zero, g_lo), _mm512_maskz_add_ps(hit_hi, zero, g_hi),
+                      dtype);
+        matches += __builtin_popcount((unsigned)hit_lo | ((unsigned)hit_hi << 16));
     }
     return matches;
 }
@@ -325,8 +334,6 @@ tiled_2x2_rows(const bw_plan *p, unsigned char *gi, const unsigned char *grad, c
     const int64_t cell_end = W < 2 * Wo ? W : 2 * Wo; /* cells inside a window: c < cell_end */
     const unaligned_i32 *index = (const unaligned_i32 *)mask;
     const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-    const __m512i dup_lo = _mm512_srli_epi32(lane, 1);
-    const __m512i dup_hi = _mm512_add_epi32(dup_lo, _mm512_set1_epi32(8));
     out_stage st = {p, (unsigned char *)scratch + 64, 0, elem};
     int64_t matches = 0;
     for (int64_t ih = 0; ih < H; ih += 2) {
@@ -349,17 +356,11 @@ tiled_2x2_rows(const bw_plan *p, unsigned char *gi, const unsigned char *grad, c
                 const __m512i rel =
                     _mm512_sub_epi32(_mm512_maskz_loadu_epi32(live, (const void *)(irow + ow0)), base);
                 const int64_t c0 = 2 * ow0;
-                if (c0 + 32 <= cell_end) { /* all 32 cells inside windows (and the row) */
-                    matches += tiled_2x2_half(row0, row1, gv, rel, dup_lo, c0, 0xFFFF, 0xFFFF, W, dtype);
-                    matches += tiled_2x2_half(row0, row1, gv, rel, dup_hi, c0 + 16, 0xFFFF, 0xFFFF, W, dtype);
-                    continue;
-                }
-                matches += tiled_2x2_half(row0, row1, gv, rel, dup_lo, c0, (__mmask16)lane_range(0, cell_end - c0, 16),
-                                          (__mmask16)lane_range(0, W - c0, 16), W, dtype);
-                if (n > 8)
-                    matches += tiled_2x2_half(row0, row1, gv, rel, dup_hi, c0 + 16,
-                                              (__mmask16)lane_range(0, cell_end - c0 - 16, 16),
-                                              (__mmask16)lane_range(0, W - c0 - 16, 16), W, dtype);
+                if (c0 + 32 <= cell_end) /* all 32 cells inside windows (and the row) */
+                    matches += tiled_2x2_block(row0, row1, gv, rel, c0, 0xFFFFFFFFu, 0xFFFFFFFFu, W, dtype);
+                else
+                    matches += tiled_2x2_block(row0, row1, gv, rel, c0, (__mmask32)lane_range(0, cell_end - c0, 32),
+                                               (__mmask32)lane_range(0, W - c0, 32), W, dtype);
             }
             if (cell_end < W) { /* odd W, ceilMode off: the last column is in no window */
                 memset(row0 + cell_end * elem, 0, (size_t)elem);
