@@ -16,10 +16,13 @@
  * Every gi element is 0 + its gradients in increasing d order: the same order as PyTorch, and
  * independent of the thread split.  fp16/bf16 accumulate in fp32 and round once.  With
  * AVX-512, fp32 runs of count 1-3 are summed 16 inputs per vector (lane permutations of the
- * gradients, the same adds in the same order).  Threads claim chunks of rows from a shared
- * counter (a late pool worker still takes its share), and gradInput is streamed out when the
- * whole launch's traffic passes core's streaming threshold.
+ * gradients, the same adds in the same order), on up to 8 rows from separate stretches at once
+ * (more memory streams in flight per core).  Threads claim shrinking chunks of rows from a
+ * shared counter (a late pool worker still takes its share, and the threads finish close
+ * together), and gradInput is streamed out when the whole launch's traffic passes core's
+ * streaming threshold, as whole aligned lines even when rows are not multiples of 16 floats.
  */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,14 +39,64 @@ static const aclDataType upsample_bwd_dtypes[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF
 /* Smallest accepted Lin/Lout (or 1/scales): gradOutput may be at most 50x longer. */
 #define MIN_SUPPORT_SCALE 0.02
 
+/* Run lists up to this long are built in phase 1 and kept in the plan (1000 -> 2999 has 3). */
+#define PLAN_MAX_RUNS 8
+
 typedef struct upsample_bwd_plan {
     int64_t rows;            /* N*C */
     int64_t in_len, out_len; /* Lin (gradInput), Lout (gradOutput) */
     double scales;
     aclDataType dtype;
+    /* The map's run list when it is short and long-running (MODE_RUNS), else num_runs = 0 and
+     * each launch builds the map: saves the launch ~30 us of index arithmetic before the
+     * threads start. */
+    int64_t num_runs, max_count;
+    nn_ne_run runs[PLAN_MAX_RUNS];
 } upsample_bwd_plan;
 
 enum { MODE_RUNS, MODE_PER_INPUT, MODE_PICK };
+
+/* Rows handed out in shrinking chunks ("guided"): about 1/(4 * threads) of what is left, in
+ * multiples of `unit` rows, so the threads finish within a small chunk of each other however
+ * late a pool worker woke.  The last `unit` rows are left to the launching thread: the other
+ * threads have then already left the job when it finishes, and it does not go to sleep
+ * waiting for them (a wake-up costs tens of microseconds on this VM). */
+typedef struct row_claims {
+    int64_t total, unit, threads;
+    int64_t next;            /* first unclaimed row (atomic) */
+    pthread_t launcher;
+} row_claims;
+
+static void row_claims_init(row_claims *c, int64_t total, int64_t unit)
+{
+    c->total = total;
+    c->unit = unit > 0 ? unit : 1;
+    c->threads = nn_num_threads() > 0 ? nn_num_threads() : 1;
+    c->next = 0;
+    c->launcher = pthread_self();
+}
+
+/* The next chunk [*first, *last) for the calling thread; false when it should stop. */
+static bool row_claims_next(row_claims *c, int64_t *first, int64_t *last)
+{
+    const bool launcher = pthread_equal(pthread_self(), c->launcher) != 0;
+    int64_t start = __atomic_load_n(&c->next, __ATOMIC_RELAXED);
+    for (;;) {
+        const int64_t left = c->total - start;
+        if (left <= 0 || (!launcher && left <= c->unit)) {
+            return false;
+        }
+        int64_t take = left / (4 * c->threads) / c->unit * c->unit;
+        if (take < c->unit) take = c->unit;
+        if (take > left) take = left;
+        if (__atomic_compare_exchange_n(&c->next, &start, start + take, false, __ATOMIC_RELAXED,
+                                        __ATOMIC_RELAXED)) {
+            *first = start;
+            *last = start + take;
+            return true;
+        }
+    }
+}
 
 typedef struct upsample_bwd_ctx {
     const upsample_bwd_plan *plan;
@@ -53,7 +106,7 @@ typedef struct upsample_bwd_ctx {
     void *grad_in;
     bool stream;             /* large gradInput: rows are built in a buffer and streamed out */
     int failed;              /* a range could not get its conversion buffers */
-    nn_claims claims;        /* rows, claimed in chunks by the threads */
+    row_claims claims;       /* rows, claimed in chunks by the threads */
 } upsample_bwd_ctx;
 
 /* bf16 is the upper half of an fp32: widening is a shift, done inline in the loops below. */
@@ -158,11 +211,21 @@ NN_AVX512 static inline __m512i index_vector(int64_t count, int64_t s)
     return _mm512_loadu_si512((const void *)idx);
 }
 
-/* fp32 run sums, AVX-512, for counts 1, 2 and 3 (the counts of upsampling by up to 3): 16
+/* How many rows a thread works on at once, each from its own stretch of its claimed chunk.
+ * One sequential stream per core does not keep enough misses in flight (the hardware
+ * prefetcher follows each stream only so far ahead); 4-8 independent streams moved a core's
+ * read rate from ~11 to ~15 GB/s here (8 was a little ahead of 4). */
+#define LOCKSTEP_ROWS 8
+/* Streamed rows with several runs go through one stage of Lin + 16 floats per stretch; the
+ * stages together stay within this (so long rows use fewer stretches, down to one). */
+#define LOCKSTEP_STAGE_BYTES ((size_t)256 << 10)
+
+/* fp32 run sums, AVX-512, for counts 1, 2 and 3 (the counts of upsampling by up to 3), on m
+ * (<= LOCKSTEP_ROWS) rows in lockstep: s[i] and o[i] are row i's gradients and sums.  16
  * inputs per vector, each ((0 + g0) + g1) + g2 in d order exactly as run_sums_f32 does; the
- * last n % 16 inputs use the scalar loop's arithmetic.  With `stream`, o is 64-byte aligned
- * and every full vector is stored non-temporally.  Returns false for other counts. */
-NN_AVX512 static bool run_sums_f32_avx512(const float *restrict s, float *restrict o, int64_t n,
+ * last n % 16 inputs use the scalar loop's arithmetic.  With `stream`, every o[i] is 64-byte
+ * aligned and every full vector is stored non-temporally.  Returns false for other counts. */
+NN_AVX512 static bool run_sums_f32_avx512(const float *const *s, float *const *o, int m, int64_t n,
                                              int64_t count, bool stream)
 {
     if (count < 1 || count > 3) {
@@ -170,29 +233,33 @@ NN_AVX512 static bool run_sums_f32_avx512(const float *restrict s, float *restri
     }
     const int64_t n16 = n & ~(int64_t)15;
     const __m512 zero = _mm512_setzero_ps();
+#define STORE_SUM(dst, v)                   \
+    do {                                    \
+        if (stream) {                       \
+            _mm512_stream_ps(dst, v);       \
+        } else {                            \
+            _mm512_storeu_ps(dst, v);       \
+        }                                   \
+    } while (0)
+#define PREFETCH_AHEAD(g, k) _mm_prefetch((const char *)((uintptr_t)(g) + PREFETCH_BYTES + 64 * (k)), _MM_HINT_T0)
     if (count == 1) {
         for (int64_t t = 0; t < n16; t += 16) {
-            _mm_prefetch((const char *)((uintptr_t)(s + t) + PREFETCH_BYTES), _MM_HINT_T0);
-            const __m512 v = _mm512_add_ps(zero, _mm512_loadu_ps(s + t));
-            if (stream) {
-                _mm512_stream_ps(o + t, v);
-            } else {
-                _mm512_storeu_ps(o + t, v);
+            for (int i = 0; i < m; i++) {
+                PREFETCH_AHEAD(s[i] + t, 0);
+                STORE_SUM(o[i] + t, _mm512_add_ps(zero, _mm512_loadu_ps(s[i] + t)));
             }
         }
     } else if (count == 2) {
         const __m512i even = index_vector(2, 0), odd = index_vector(2, 1);
         for (int64_t t = 0; t < n16; t += 16) {
-            const float *g = s + 2 * t;
-            _mm_prefetch((const char *)((uintptr_t)g + PREFETCH_BYTES), _MM_HINT_T0);
-            _mm_prefetch((const char *)((uintptr_t)g + PREFETCH_BYTES + 64), _MM_HINT_T0);
-            const __m512 a = _mm512_loadu_ps(g), b = _mm512_loadu_ps(g + 16);
-            __m512 v = _mm512_add_ps(zero, _mm512_permutex2var_ps(a, even, b));
-            v = _mm512_add_ps(v, _mm512_permutex2var_ps(a, odd, b));
-            if (stream) {
-                _mm512_stream_ps(o + t, v);
-            } else {
-                _mm512_storeu_ps(o + t, v);
+            for (int i = 0; i < m; i++) {
+                const float *g = s[i] + 2 * t;
+                PREFETCH_AHEAD(g, 0);
+                PREFETCH_AHEAD(g, 1);
+                const __m512 a = _mm512_loadu_ps(g), b = _mm512_loadu_ps(g + 16);
+                __m512 v = _mm512_add_ps(zero, _mm512_permutex2var_ps(a, even, b));
+                v = _mm512_add_ps(v, _mm512_permutex2var_ps(a, odd, b));
+                STORE_SUM(o[i] + t, v);
             }
         }
     } else {
@@ -209,52 +276,153 @@ NN_AVX512 static bool run_sums_f32_avx512(const float *restrict s, float *restri
             with_c[k] = _mm512_loadu_si512((const void *)second);
         }
         for (int64_t t = 0; t < n16; t += 16) {
-            const float *g = s + 3 * t;
-            _mm_prefetch((const char *)((uintptr_t)g + PREFETCH_BYTES), _MM_HINT_T0);
-            _mm_prefetch((const char *)((uintptr_t)g + PREFETCH_BYTES + 64), _MM_HINT_T0);
-            _mm_prefetch((const char *)((uintptr_t)g + PREFETCH_BYTES + 128), _MM_HINT_T0);
-            const __m512 a = _mm512_loadu_ps(g), b = _mm512_loadu_ps(g + 16), c = _mm512_loadu_ps(g + 32);
-            __m512 v = zero;
-            for (int k = 0; k < 3; k++) {
-                const __m512 ab = _mm512_permutex2var_ps(a, from_ab[k], b);
-                v = _mm512_add_ps(v, _mm512_permutex2var_ps(ab, with_c[k], c));
-            }
-            if (stream) {
-                _mm512_stream_ps(o + t, v);
-            } else {
-                _mm512_storeu_ps(o + t, v);
+            for (int i = 0; i < m; i++) {
+                const float *g = s[i] + 3 * t;
+                PREFETCH_AHEAD(g, 0);
+                PREFETCH_AHEAD(g, 1);
+                PREFETCH_AHEAD(g, 2);
+                const __m512 a = _mm512_loadu_ps(g), b = _mm512_loadu_ps(g + 16), c = _mm512_loadu_ps(g + 32);
+                __m512 v = zero;
+                for (int k = 0; k < 3; k++) {
+                    const __m512 ab = _mm512_permutex2var_ps(a, from_ab[k], b);
+                    v = _mm512_add_ps(v, _mm512_permutex2var_ps(ab, with_c[k], c));
+                }
+                STORE_SUM(o[i] + t, v);
             }
         }
     }
-    for (int64_t t = n16; t < n; t++) {
-        const float *g = s + count * t;
-        float acc = 0.0f;
-        for (int64_t j = 0; j < count; j++) {
-            acc += g[j];
+#undef STORE_SUM
+#undef PREFETCH_AHEAD
+    for (int i = 0; i < m; i++) {
+        for (int64_t t = n16; t < n; t++) {
+            const float *g = s[i] + count * t;
+            float acc = 0.0f;
+            for (int64_t j = 0; j < count; j++) {
+                acc += g[j];
+            }
+            o[i][t] = acc;
         }
-        o[t] = acc;
     }
     return true;
 }
 
-/* One fp32 gradInput row in MODE_RUNS with the AVX-512 run sums where they apply. */
-NN_AVX512 static void row_f32_runs_avx512(const nn_ne_map *map, const float *restrict go,
-                                             float *restrict gi, bool stream)
+/* m fp32 gradInput rows in MODE_RUNS, in lockstep, with the AVX-512 run sums where they apply. */
+NN_AVX512 static void rows_f32_runs_avx512(const nn_ne_map *map, const float *const *go,
+                                              float *const *gi, int m, bool stream)
 {
     for (int64_t r = 0; r < map->num_runs; r++) {
         const nn_ne_run *run = &map->runs[r];
-        if (!run_sums_f32_avx512(go + run->d0, gi + run->i0, run->i1 - run->i0, run->count, stream)) {
-            run_sums_f32(go + run->d0, gi + run->i0, run->i1 - run->i0, run->count);
+        const float *s[LOCKSTEP_ROWS];
+        float *o[LOCKSTEP_ROWS];
+        for (int i = 0; i < m; i++) {
+            s[i] = go[i] + run->d0;
+            o[i] = gi[i] + run->i0;
+        }
+        if (!run_sums_f32_avx512(s, o, m, run->i1 - run->i0, run->count, stream)) {
+            for (int i = 0; i < m; i++) {
+                run_sums_f32(s[i], o[i], run->i1 - run->i0, run->count);
+            }
+        }
+    }
+}
+
+/* A stretch of consecutive gradInput rows written as one flat stream of whole, aligned 64-byte
+ * lines: each row is summed into `stage` behind the (< 16) floats still pending from the
+ * previous row, every complete vector is stored non-temporally, and the rest waits for the
+ * next row.  Only the partial lines at the two ends of the stretch get ordinary stores (a
+ * per-row copy would give every row boundary a partial line: a read for ownership and a
+ * stalled store queue per row).  stage holds Lin + 16 floats. */
+typedef struct flat_stream {
+    float *out;      /* destination of stage[0] */
+    int64_t pending; /* floats in stage not yet written */
+    float *stage;
+} flat_stream;
+
+/* Writes out what the row just summed at stage + pending (Lin floats) completes. */
+NN_AVX512 static void flat_stream_push(flat_stream *f, int64_t Lin)
+{
+    float *restrict stage = f->stage;
+    const int64_t pending = f->pending + Lin;
+    int64_t done = 0;
+    const int64_t lead = (int64_t)(((64 - ((uintptr_t)f->out & 63)) & 63) / sizeof(float));
+    if (lead > 0) { /* only before the first aligned line of the stretch */
+        done = lead < pending ? lead : pending;
+        memcpy(f->out, stage, (size_t)done * sizeof(float));
+    }
+    for (; done + 16 <= pending; done += 16) {
+        _mm512_stream_ps(f->out + done, _mm512_loadu_ps(stage + done));
+    }
+    const __mmask16 rest = (__mmask16)((1u << (pending - done)) - 1u);
+    _mm512_mask_storeu_ps(stage, rest, _mm512_maskz_loadu_ps(rest, stage + done));
+    f->out += done;
+    f->pending = pending - done;
+}
+
+/* Stretches (rows worked on at once) for rows of Lin floats: with stages, as many as fit in
+ * LOCKSTEP_STAGE_BYTES. */
+static int lockstep_stretches(int64_t Lin, bool staged)
+{
+    if (!staged) return LOCKSTEP_ROWS;
+    const size_t fit = LOCKSTEP_STAGE_BYTES / ((size_t)(Lin + 16) * sizeof(float));
+    return fit < 1 ? 1 : (fit > LOCKSTEP_ROWS ? LOCKSTEP_ROWS : (int)fit);
+}
+
+/* Rows [begin, end) in MODE_RUNS, split into up to LOCKSTEP_ROWS stretches of consecutive rows
+ * that are worked on in lockstep (row j of every stretch, then row j + 1, ...).  Rows go
+ * straight to gradInput (`direct`: non-temporal stores from the registers, every row aligned;
+ * else ordinary stores), or, with `stages` (lockstep_stretches(Lin, true) buffers of Lin + 16
+ * floats), through one flat_stream per stretch. */
+NN_AVX512 static void rows_f32_runs_lockstep(const nn_ne_map *map, const float *go_base,
+                                                float *gi_base, int64_t begin, int64_t end,
+                                                bool direct, float *stages)
+{
+    const int64_t Lin = map->in_len, Lout = map->out_len, rows = end - begin;
+    if (rows <= 0) {
+        return;
+    }
+    const int most = lockstep_stretches(Lin, stages != NULL);
+    const int m = rows < most ? (int)rows : most;
+    int64_t first[LOCKSTEP_ROWS] = {0}, count[LOCKSTEP_ROWS] = {0};
+    flat_stream flat[LOCKSTEP_ROWS];
+    for (int i = 0; i < m; i++) { /* the longer stretches first */
+        count[i] = rows / m + (i < rows % m ? 1 : 0);
+        first[i] = i == 0 ? begin : first[i - 1] + count[i - 1];
+        if (stages != NULL) {
+            flat[i].out = gi_base + first[i] * Lin;
+            flat[i].pending = 0;
+            flat[i].stage = stages + (size_t)i * (size_t)(Lin + 16);
+        }
+    }
+    for (int64_t j = 0; j < count[0]; j++) {
+        int live = 0; /* stretches that still have a row j */
+        const float *go[LOCKSTEP_ROWS];
+        float *gi[LOCKSTEP_ROWS];
+        while (live < m && j < count[live]) {
+            go[live] = go_base + (first[live] + j) * Lout;
+            gi[live] = stages != NULL ? flat[live].stage + flat[live].pending
+                                      : gi_base + (first[live] + j) * Lin;
+            live++;
+        }
+        rows_f32_runs_avx512(map, go, gi, live, direct);
+        if (stages != NULL) {
+            for (int i = 0; i < live; i++) {
+                flat_stream_push(&flat[i], Lin);
+            }
+        }
+    }
+    if (stages != NULL) {
+        for (int i = 0; i < m; i++) {
+            memcpy(flat[i].out, flat[i].stage, (size_t)flat[i].pending * sizeof(float));
         }
     }
 }
 #endif
 
-/* Streaming (large gradInput): each row is computed into a buffer that stays in L1/L2 and
- * copied out with non-temporal stores, so no gradInput line is read for ownership.  Without
- * streaming (or if that buffer could not be allocated) rows are written in place.  With
- * AVX-512 and a single run (uniform upsampling) over aligned rows of whole vectors, rows are
- * streamed straight out of the vector registers instead. */
+/* Streaming (large gradInput): rows are computed into buffers that stay in L1/L2 and go out
+ * with non-temporal stores, so no gradInput line is read for ownership.  Without streaming
+ * (or if the buffer could not be allocated) rows are written in place.  With AVX-512 and a
+ * single run (uniform upsampling) over aligned rows of whole vectors, rows are streamed
+ * straight out of the vector registers instead. */
 static void upsample_bwd_rows_f32(upsample_bwd_ctx *ctx, int64_t begin, int64_t end, float *buffer)
 {
     const upsample_bwd_plan *p = ctx->plan;
@@ -264,11 +432,11 @@ static void upsample_bwd_rows_f32(upsample_bwd_ctx *ctx, int64_t begin, int64_t 
     if (ctx->mode == MODE_RUNS && nn_cpu_avx512()) {
         const bool direct_stream = ctx->stream && ctx->map->num_runs == 1 && (Lin & 15) == 0 &&
                                    ((uintptr_t)ctx->grad_in & 63) == 0;
-        if (!ctx->stream || direct_stream) {
-            for (int64_t row = begin; row < end; row++) {
-                row_f32_runs_avx512(ctx->map, (const float *)ctx->grad_out + row * Lout,
-                                    (float *)ctx->grad_in + row * Lin, direct_stream);
-            }
+        const bool flat = ctx->stream && !direct_stream && buffer != NULL &&
+                          ((uintptr_t)ctx->grad_in & 3) == 0;
+        if (!ctx->stream || direct_stream || flat) {
+            rows_f32_runs_lockstep(ctx->map, (const float *)ctx->grad_out, (float *)ctx->grad_in,
+                                   begin, end, direct_stream, flat ? buffer : NULL);
             return;
         }
     }
@@ -276,14 +444,7 @@ static void upsample_bwd_rows_f32(upsample_bwd_ctx *ctx, int64_t begin, int64_t 
     for (int64_t row = begin; row < end; row++) {
         float *gi = (float *)ctx->grad_in + row * Lin;
         float *target = buffer != NULL ? buffer : gi;
-#if NN_HAVE_AVX512_CODE
-        if (ctx->mode == MODE_RUNS && nn_cpu_avx512()) {
-            row_f32_runs_avx512(ctx->map, (const float *)ctx->grad_out + row * Lout, target, false);
-        } else
-#endif
-        {
-            row_f32(ctx->map, ctx->mode, (const float *)ctx->grad_out + row * Lout, target);
-        }
+        row_f32(ctx->map, ctx->mode, (const float *)ctx->grad_out + row * Lout, target);
         if (buffer != NULL) {
             nn_copy_row_nt(gi, buffer, row_bytes);
         }
@@ -324,7 +485,14 @@ static void upsample_bwd_rows_half(upsample_bwd_ctx *ctx, int64_t begin, int64_t
 static size_t row_buffer_bytes(const upsample_bwd_ctx *ctx)
 {
     const upsample_bwd_plan *p = ctx->plan;
-    if (p->dtype == ACL_FLOAT) return ctx->stream ? (size_t)p->in_len * sizeof(float) : 0;
+    if (p->dtype == ACL_FLOAT) {
+        if (!ctx->stream) return 0;
+        size_t stages = 1; /* the portable path's row buffer */
+#if NN_HAVE_AVX512_CODE
+        stages = (size_t)lockstep_stretches(p->in_len, true); /* one per flat_stream */
+#endif
+        return stages * (size_t)(p->in_len + 16) * sizeof(float);
+    }
     const size_t floats = (size_t)(p->in_len + (p->dtype == ACL_BF16 ? 0 : p->out_len));
     return floats * sizeof(float) + (ctx->stream ? (size_t)p->in_len * sizeof(uint16_t) : 0);
 }
@@ -347,7 +515,7 @@ static void upsample_bwd_rows(void *vctx, int64_t begin, int64_t end)
     }
     /* (fp32 without its buffer writes the rows in place with ordinary stores) */
     int64_t first, last;
-    while (nn_claim_next(&ctx->claims, &first, &last)) {
+    while (row_claims_next(&ctx->claims, &first, &last)) {
         if (wide) {
             upsample_bwd_rows_f32(ctx, first, last, buffer);
         } else {
@@ -362,7 +530,15 @@ static aclnnStatus upsample_bwd_kernel(const nn_launch *launch)
 {
     const upsample_bwd_plan *p = (const upsample_bwd_plan *)launch->plan;
     nn_ne_map map;
-    if (!nn_ne_map_build(&map, p->in_len, p->out_len, p->scales)) {
+    const bool planned = p->num_runs > 0;
+    if (planned) { /* a view of the plan's run list (MODE_RUNS only reads runs) */
+        memset(&map, 0, sizeof map);
+        map.in_len = p->in_len;
+        map.out_len = p->out_len;
+        map.max_count = p->max_count;
+        map.num_runs = p->num_runs;
+        map.runs = (nn_ne_run *)p->runs;
+    } else if (!nn_ne_map_build(&map, p->in_len, p->out_len, p->scales)) {
         return nn_error(ACLNN_ERR_INNER_NULLPTR, OP ": out of memory for the index map (L %lld -> %lld).",
                         (long long)p->in_len, (long long)p->out_len);
     }
@@ -370,8 +546,9 @@ static aclnnStatus upsample_bwd_kernel(const nn_launch *launch)
     memset(&ctx, 0, sizeof ctx);
     ctx.plan = p;
     ctx.map = &map;
-    ctx.mode = nn_ne_map_runs_are_long(&map) ? MODE_RUNS
-                                             : (map.max_count <= 1 ? MODE_PICK : MODE_PER_INPUT);
+    ctx.mode = planned || nn_ne_map_runs_are_long(&map)
+                   ? MODE_RUNS
+                   : (map.max_count <= 1 ? MODE_PICK : MODE_PER_INPUT);
     ctx.grad_out = launch->operands[0].data;
     ctx.grad_in = launch->operands[1].data;
     /* Streamed when the whole launch (gradOutput read + gradInput written) passes core's
@@ -382,9 +559,15 @@ static aclnnStatus upsample_bwd_kernel(const nn_launch *launch)
     ctx.stream = nn_use_streaming_stores((uint64_t)(p->rows * (p->in_len + p->out_len)) * esz);
     const double row_bytes = (double)(p->in_len + p->out_len) * (double)nn_dtype_size(p->dtype);
     const int64_t grain = nn_pu_grain(p->rows, row_bytes);
-    nn_claims_init(&ctx.claims, p->rows, 16, grain); /* ~1/16 of a thread's share, >= a grain */
+    /* chunks of whole 16-row units where the grain allows (each then starts on a 64-byte line
+     * of an aligned gradInput) */
+    row_claims_init(&ctx.claims, p->rows, grain < 16 ? grain : 16);
     nn_parallel_for(p->rows, grain, upsample_bwd_rows, &ctx);
-    nn_ne_map_free(&map);
+    if (__atomic_load_n(&ctx.claims.next, __ATOMIC_RELAXED) < p->rows) {
+        /* the pool ran every part on its worker, which leaves the last unit to this thread */
+        upsample_bwd_rows(&ctx, 0, p->rows);
+    }
+    if (!planned) nn_ne_map_free(&map);
     if (ctx.failed) {
         return nn_error(ACLNN_ERR_INNER_NULLPTR, OP ": out of memory for the fp32 row buffers.");
     }
@@ -495,6 +678,23 @@ static aclnnStatus check_sizes(const aclTensor *grad_out, const aclIntArray *out
     return ACLNN_SUCCESS;
 }
 
+/* Keeps a short run list in the plan (see upsample_bwd_plan); if the map cannot be built here
+ * (out of memory) the launches build it and report that themselves. */
+static void plan_runs(upsample_bwd_plan *plan)
+{
+    nn_ne_map map;
+    plan->num_runs = 0;
+    if (!nn_ne_map_build(&map, plan->in_len, plan->out_len, plan->scales)) {
+        return;
+    }
+    if (nn_ne_map_runs_are_long(&map) && map.num_runs <= PLAN_MAX_RUNS) {
+        plan->num_runs = map.num_runs;
+        plan->max_count = map.max_count;
+        memcpy(plan->runs, map.runs, (size_t)map.num_runs * sizeof map.runs[0]);
+    }
+    nn_ne_map_free(&map);
+}
+
 aclnnStatus aclnnUpsampleNearestExact1dBackwardGetWorkspaceSize(const aclTensor *gradOutput,
                                                                 const aclIntArray *outputSize,
                                                                 const aclIntArray *inputSize,
@@ -543,6 +743,7 @@ aclnnStatus aclnnUpsampleNearestExact1dBackwardGetWorkspaceSize(const aclTensor 
     plan.out_len = gradOutput->dims[2];
     plan.scales = scales;
     plan.dtype = gradOutput->dtype;
+    plan_runs(&plan);
 
     aclOpExecutor *ex = nn_executor_create(OP, upsample_bwd_kernel, &plan, sizeof plan);
     if (ex == NULL) {

@@ -1,0 +1,69 @@
+"""UpsampleNearestExact1dBackward's streamed multi-run path (session 3): the rows a thread claims
+are written as one flat stream of aligned 64-byte lines, chunks are claimed in shrinking
+("guided") sizes with the last unit left to the launching thread, and short run lists are
+built once in phase 1 and kept in the plan.
+
+The shapes reach: run lists kept in the plan (3 or 7 runs) and built per launch (9 runs); rows
+of a multiple of 16 floats and odd lengths; chunk units smaller than 16 rows (rows over 16 KiB),
+so claimed chunks start mid-line; chunks split into 1-8 stretches worked on in lockstep (fewer
+for long rows, whose stages would not fit); counts 2, 3 and 4 (count 4 has no vector kernel); and a
+gradInput view whose data starts 12 bytes past a 64-byte line.  Every run is compared bit for
+bit with torch (fp32 sums in torch's order), and all environments - 1, 2 and 3 threads,
+streaming forced on and off, and the portable loops (ACLNN_NO_SIMD=1) - must print the same
+digest (bf16/fp16 results included).
+"""
+import textwrap
+
+from op_helpers import script_outputs
+
+SCRIPT = textwrap.dedent("""
+    import hashlib, numpy as np, ml_dtypes, torch, pyaclnn
+    from pyaclnn.functional import upsample_nearest_exact1d_backward
+    torch.set_num_threads(1)
+    rng = np.random.default_rng(23)
+    digest = hashlib.sha256()
+
+    def want_of(g, Lout, size):
+        return torch.ops.aten._upsample_nearest_exact1d_backward(
+            torch.from_numpy(g), [Lout], size, None).numpy()
+
+    CASES = [((4, 33), 1000, 2999),   # 3 runs, in the plan; 16-row units start on a line
+             ((3, 29), 997, 2990),    # odd Lin, 3 runs
+             ((2, 41), 1001, 2999),   # 9 runs: map built per launch
+             ((4, 17), 1501, 4500),   # 7 runs, rows of 24 KB: units of 10 rows, mid-line starts
+             ((4, 17), 1300, 3899),   # 3 runs, units of 12 rows
+             ((2, 21), 1001, 4003),   # counts around 4 (no vector kernel), 20 KB rows
+             ((2, 5), 20000, 59999),  # 320 KB rows: units of one row, 3 staged stretches
+             ((4, 16), 4096, 8192)]   # one run (streamed straight from the registers)
+    for rows, L, Lout in CASES:
+        size = list(rows) + [L]
+        g = rng.standard_normal(rows + (Lout,)).astype(np.float32)
+        g[0, 0, :7] = -0.0            # -0 sums must come out +0, as in torch
+        ours = upsample_nearest_exact1d_backward(g, [Lout], size)
+        want = want_of(g, Lout, size)
+        assert ours.dtype == want.dtype and ours.tobytes() == want.tobytes(), (rows, L, Lout)
+        digest.update(ours.tobytes())
+        for dtype in (np.float16, ml_dtypes.bfloat16):
+            digest.update(upsample_nearest_exact1d_backward(g.astype(dtype), [Lout], size).tobytes())
+
+    # gradInput (and gradOutput) views that start 3 elements into their storage
+    rows, L, Lout = (4, 33), 1000, 2999
+    g = rng.standard_normal(rows + (Lout,)).astype(np.float32)
+    with pyaclnn.Tensor.strided(g, offset=3) as gt, \\
+            pyaclnn.Tensor(rows + (L,), np.float32, offset=3) as out:
+        pyaclnn.run_op("UpsampleNearestExact1dBackward", gt, [Lout], list(rows) + [L], 0.0, out)
+        ours = out.numpy()
+    want = want_of(g, Lout, list(rows) + [L])
+    assert ours.tobytes() == want.tobytes(), "offset view"
+    digest.update(ours.tobytes())
+    print(digest.hexdigest())
+""")
+
+
+def test_flat_streamed_rows_match_torch_under_every_split():
+    envs = [{"ACLNN_NUM_THREADS": t, "ACLNN_STREAMING_STORES": s}
+            for t, s in (("1", "0"), ("1", "1"), ("2", "0"), ("2", "1"), ("3", "1"))]
+    envs.append({"ACLNN_NUM_THREADS": "2", "ACLNN_NO_SIMD": "1"})
+    envs.append({"ACLNN_NUM_THREADS": "2"})  # the default streaming decision
+    outputs = script_outputs(SCRIPT, envs, timeout=300)
+    assert len(set(outputs)) == 1, outputs
