@@ -410,8 +410,8 @@ NN_AVX512 static bool tiled_2x2_plane(const bw_plan *p, unsigned char *gi, const
  * time, whole lines of gradInput (streamed when the plan says so).
  *
  * Per 16 outputs this is 12 compares, 9 masked adds, 2 interleaving permutes per finished row
- * and a 5-instruction validity check - about 2 cycles per output, where the scatter of session
- * 1 took 6-10 and the cell-by-cell gather that preceded this ~4 (docs/performance_notes_max_pool.md).
+ * and a 5-instruction validity check: 2-3 cycles per output with the data in L2, where the
+ * scatter takes 6-10 (docs/performance_notes_max_pool.md).
  *
  * Every index is checked: each output must name a cell of its window inside the plane.  If one
  * does not (a mask not written by the forward with these arguments), the plane is redone by the
