@@ -71,6 +71,15 @@ def test_values_match_reference_and_torch(shape, k, d, p, s, dtype):
     assert_bits(got, want)
 
 
+@pytest.mark.parametrize("s", [(2**63 - 1, 2**63 - 1), (2**63 - 1, 3), (2, 2**63 - 1)],
+                         ids=["both", "rows", "cols"])
+def test_huge_strides_one_window_per_axis(s):
+    """A stride of up to INT64_MAX is valid; with one window along that axis it never moves."""
+    x = random_image((2, 3, 5, 9), np.float32, seed=7)
+    got = im2col(x, (2, 3), (1, 2), (1, 0), s)
+    assert_bits(got, ref_im2col(x, (2, 3), (1, 2), (1, 0), s))
+
+
 @pytest.mark.parametrize("src,dst", [(np.float32, np.float16), (np.float32, BF16),
                                      (np.float16, np.float32), (BF16, np.float16),
                                      (np.float16, BF16)])

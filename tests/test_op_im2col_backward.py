@@ -79,6 +79,18 @@ def test_values(size, k, d, p, s, c, n, dtype):
         np.testing.assert_allclose(got.astype(np.float32), want, rtol=tol, atol=tol * 4)
 
 
+@pytest.mark.parametrize("s", [(2**63 - 1, 2**63 - 1), (2**63 - 1, 3), (2, 2**63 - 1)],
+                         ids=["both", "rows", "cols"])
+@pytest.mark.parametrize("dtype", DTYPES, ids=["fp32", "fp16", "bf16"])
+def test_huge_strides_one_window_per_axis(s, dtype):
+    """A stride of up to INT64_MAX is valid; with one window along that axis it never moves
+    (the kernels must not overflow computing with it: found by the fuzzer)."""
+    size, k, d, p = (5, 9), (2, 3), (1, 2), (1, 0)
+    cols = random_cols(size, k, d, p, s, 3, 2, dtype, seed=9)
+    got = im2col_backward(cols, size, k, d, p, s)
+    assert_bits(got, ref_col2im(cols, size, k, d, p, s))
+
+
 @pytest.mark.parametrize("src,dst", [(np.float16, np.float32), (np.float32, BF16),
                                      (BF16, np.float16), (np.float32, np.float16)])
 def test_out_dtype_cast(src, dst):

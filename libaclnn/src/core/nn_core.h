@@ -84,6 +84,13 @@ bool nn_format_is_known(aclFormat format);
  * reject; unknown values count as private too, so they are rejected rather than guessed at. */
 bool nn_format_is_private(aclFormat format);
 
+/* ceil(a / b) for a >= 0, b > 0, without the overflow of (a + b - 1) / b when b is huge (a
+ * stride of INT64_MAX is a valid attribute). */
+static inline int64_t nn_ceil_div(int64_t a, int64_t b)
+{
+    return a > 0 ? (a - 1) / b + 1 : 0;
+}
+
 /* floor(a / b) for b > 0 (C's '/' truncates toward zero). */
 static inline int64_t nn_floor_div(int64_t a, int64_t b)
 {
@@ -145,6 +152,22 @@ static inline bool nn_claim_next(nn_claims *c, int64_t *first, int64_t *last)
     *last = *first + c->chunk < c->total ? *first + c->chunk : c->total;
     return true;
 }
+
+/* The same idea with shrinking ("guided") chunks: about 1/(4 * threads) of what is left, in
+ * multiples of `unit` items, so the threads finish within a small chunk of each other however
+ * late a pool worker woke.  The last `unit` items are left to the thread that called
+ * nn_guided_claims_init (the one that launched the job): the other threads have then already
+ * left when it finishes, so it does not go to sleep waiting for them (a wake-up costs tens of
+ * microseconds on a busy host). */
+typedef struct nn_guided_claims {
+    int64_t total, unit, threads;
+    int64_t next;        /* first unclaimed item (atomic) */
+    unsigned long owner; /* the launching thread (pthread_t) */
+} nn_guided_claims;
+
+void nn_guided_claims_init(nn_guided_claims *c, int64_t total, int64_t unit);
+/* The next chunk [*first, *last) for the calling thread; false when it should stop. */
+bool nn_guided_claim_next(nn_guided_claims *c, int64_t *first, int64_t *last);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Strided <-> contiguous copies (element size 1, 2, 4, 8 or 16 bytes)                         */

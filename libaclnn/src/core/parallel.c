@@ -198,3 +198,36 @@ void nn_parallel_for(int64_t n, int64_t grain, nn_range_fn fn, void *ctx)
     pthread_mutex_unlock(&pool.lock);
     pthread_mutex_unlock(&pool_owner);
 }
+
+/* ---- guided claims (nn_core.h) ------------------------------------------------------------ */
+
+void nn_guided_claims_init(nn_guided_claims *c, int64_t total, int64_t unit)
+{
+    c->total = total;
+    c->unit = unit > 0 ? unit : 1;
+    c->threads = nn_num_threads() > 0 ? nn_num_threads() : 1;
+    c->next = 0;
+    c->owner = (unsigned long)pthread_self();
+}
+
+bool nn_guided_claim_next(nn_guided_claims *c, int64_t *first, int64_t *last)
+{
+    const bool owner = pthread_equal(pthread_self(), (pthread_t)c->owner) != 0;
+    int64_t start = __atomic_load_n(&c->next, __ATOMIC_RELAXED);
+    for (;;) {
+        const int64_t left = c->total - start;
+        if (left <= 0 || (!owner && left <= c->unit))
+            return false;
+        int64_t take = left / (4 * c->threads) / c->unit * c->unit;
+        if (take < c->unit)
+            take = c->unit;
+        if (take > left)
+            take = left;
+        if (__atomic_compare_exchange_n(&c->next, &start, start + take, false, __ATOMIC_RELAXED,
+                                        __ATOMIC_RELAXED)) {
+            *first = start;
+            *last = start + take;
+            return true;
+        }
+    }
+}

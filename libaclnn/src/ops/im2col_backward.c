@@ -83,7 +83,7 @@ static void build_spans(const col2im_plan *p, kcol_span *spans)
         int64_t r = koff % p->sW;
         if (r < 0) r += p->sW;
         const int64_t off = (r - koff) / p->sW;    /* exact: r - koff is a multiple of sW */
-        const int64_t count = r < p->W ? (p->W - r + p->sW - 1) / p->sW : 0;
+        const int64_t count = r < p->W ? nn_ceil_div(p->W - r, p->sW) : 0;
         int64_t lo = -off > 0 ? -off : 0;
         int64_t hi = p->OW - off < count ? p->OW - off : count;
         spans[kj].residue = r;
@@ -323,7 +323,7 @@ NN_IP_HOT static void col2im_plane(const col2im_ctx *ctx, const void *cols, floa
             if (W % 2) out_row[W - 1] = even[pairs];
         } else {
             for (int64_t r = 0; r < sW && r < W; r++) {
-                const int64_t count = (W - r + sW - 1) / sW;
+                const int64_t count = nn_ceil_div(W - r, sW);
                 for (int64_t t = 0; t < count; t++) {
                     out_row[r + t * sW] = cls[r * phase_size + t];
                 }
@@ -937,7 +937,7 @@ static aclnnStatus col2im_kernel(const nn_launch *l)
         return nn_error(ACLNN_ERR_INNER, OP ": could not allocate %lld kernel-column groups.",
                         (long long)p->kW);
     }
-    const int64_t class_len = (p->W + p->sW - 1) / p->sW;
+    const int64_t class_len = nn_ceil_div(p->W, p->sW);
     build_spans(p, spans);
     const int64_t num_groups = build_groups(p, spans, class_len, groups);
     fast_plan fast;
@@ -946,7 +946,7 @@ static aclnnStatus col2im_kernel(const nn_launch *l)
                       use_fast && nn_use_streaming_stores((uint64_t)(p->planes * p->H * p->W) *
                                                           nn_dtype_size(p->out_dtype)),
                       class_len,
-                      (p->H + p->sH - 1) / p->sH,
+                      nn_ceil_div(p->H, p->sH),
                       (const unsigned char *)l->operands[0].data,
                       (unsigned char *)l->operands[1].data, {0, 0, 0}, 0};
     /* Read volume per plane decides the grain: ~64 KiB of columns per task at least. */

@@ -107,6 +107,11 @@ static inline void nn_i2c_set_geometry(nn_i2c_plan *plan, int64_t planes, int64_
     plan->pW = pad->values[1];
     plan->sH = s->values[0];
     plan->sW = s->values[1];
+    /* With one output row (column) the stride never multiplies a nonzero index, so any value
+     * gives the same result; a huge one (up to INT64_MAX is valid) would only overflow the
+     * kernels' phase-plane arithmetic, so it is recorded as at most H (W). */
+    if (OH == 1 && plan->sH > H) plan->sH = H > 0 ? H : 1;
+    if (OW == 1 && plan->sW > W) plan->sW = W > 0 ? W : 1;
 }
 
 /* The end of phase 1 once every check passed: an executor that runs `kernel` on in -> out, or

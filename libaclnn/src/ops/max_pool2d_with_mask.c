@@ -110,7 +110,7 @@ static void pool_plane(const float *restrict vals, const mp_geometry *g, float *
             for (int64_t b = 0; b < g->kernel_w; ++b) {
                 const int64_t col_off = b - pW;
                 /* outputs whose cell column ow*sW + col_off lies in [0, W) */
-                int64_t lo = col_off >= 0 ? 0 : (-col_off + sW - 1) / sW;
+                int64_t lo = col_off >= 0 ? 0 : nn_ceil_div(-col_off, sW);
                 int64_t hi = W - 1 - col_off < 0 ? 0 : (W - 1 - col_off) / sW + 1;
                 if (hi > Wo) hi = Wo;
                 if (lo >= hi) continue;

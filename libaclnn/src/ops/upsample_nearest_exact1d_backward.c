@@ -22,7 +22,6 @@
  * together), and gradInput is streamed out when the whole launch's traffic passes core's
  * streaming threshold, as whole aligned lines even when rows are not multiples of 16 floats.
  */
-#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,48 +55,6 @@ typedef struct upsample_bwd_plan {
 
 enum { MODE_RUNS, MODE_PER_INPUT, MODE_PICK };
 
-/* Rows handed out in shrinking chunks ("guided"): about 1/(4 * threads) of what is left, in
- * multiples of `unit` rows, so the threads finish within a small chunk of each other however
- * late a pool worker woke.  The last `unit` rows are left to the launching thread: the other
- * threads have then already left the job when it finishes, and it does not go to sleep
- * waiting for them (a wake-up costs tens of microseconds on this VM). */
-typedef struct row_claims {
-    int64_t total, unit, threads;
-    int64_t next;            /* first unclaimed row (atomic) */
-    pthread_t launcher;
-} row_claims;
-
-static void row_claims_init(row_claims *c, int64_t total, int64_t unit)
-{
-    c->total = total;
-    c->unit = unit > 0 ? unit : 1;
-    c->threads = nn_num_threads() > 0 ? nn_num_threads() : 1;
-    c->next = 0;
-    c->launcher = pthread_self();
-}
-
-/* The next chunk [*first, *last) for the calling thread; false when it should stop. */
-static bool row_claims_next(row_claims *c, int64_t *first, int64_t *last)
-{
-    const bool launcher = pthread_equal(pthread_self(), c->launcher) != 0;
-    int64_t start = __atomic_load_n(&c->next, __ATOMIC_RELAXED);
-    for (;;) {
-        const int64_t left = c->total - start;
-        if (left <= 0 || (!launcher && left <= c->unit)) {
-            return false;
-        }
-        int64_t take = left / (4 * c->threads) / c->unit * c->unit;
-        if (take < c->unit) take = c->unit;
-        if (take > left) take = left;
-        if (__atomic_compare_exchange_n(&c->next, &start, start + take, false, __ATOMIC_RELAXED,
-                                        __ATOMIC_RELAXED)) {
-            *first = start;
-            *last = start + take;
-            return true;
-        }
-    }
-}
-
 typedef struct upsample_bwd_ctx {
     const upsample_bwd_plan *plan;
     const nn_ne_map *map;
@@ -106,7 +63,7 @@ typedef struct upsample_bwd_ctx {
     void *grad_in;
     bool stream;             /* large gradInput: rows are built in a buffer and streamed out */
     int failed;              /* a range could not get its conversion buffers */
-    row_claims claims;       /* rows, claimed in chunks by the threads */
+    nn_guided_claims claims; /* rows, claimed in shrinking chunks by the threads */
 } upsample_bwd_ctx;
 
 /* bf16 is the upper half of an fp32: widening is a shift, done inline in the loops below. */
@@ -515,7 +472,7 @@ static void upsample_bwd_rows(void *vctx, int64_t begin, int64_t end)
     }
     /* (fp32 without its buffer writes the rows in place with ordinary stores) */
     int64_t first, last;
-    while (row_claims_next(&ctx->claims, &first, &last)) {
+    while (nn_guided_claim_next(&ctx->claims, &first, &last)) {
         if (wide) {
             upsample_bwd_rows_f32(ctx, first, last, buffer);
         } else {
@@ -561,7 +518,7 @@ static aclnnStatus upsample_bwd_kernel(const nn_launch *launch)
     const int64_t grain = nn_pu_grain(p->rows, row_bytes);
     /* chunks of whole 16-row units where the grain allows (each then starts on a 64-byte line
      * of an aligned gradInput) */
-    row_claims_init(&ctx.claims, p->rows, grain < 16 ? grain : 16);
+    nn_guided_claims_init(&ctx.claims, p->rows, grain < 16 ? grain : 16);
     nn_parallel_for(p->rows, grain, upsample_bwd_rows, &ctx);
     if (__atomic_load_n(&ctx.claims.next, __ATOMIC_RELAXED) < p->rows) {
         /* the pool ran every part on its worker, which leaves the last unit to this thread */
