@@ -147,7 +147,7 @@ static inline void nn_claims_init(nn_claims *c, int64_t total, int64_t per_threa
 static inline bool nn_claim_next(nn_claims *c, int64_t *first, int64_t *last)
 {
     const int64_t claim = __atomic_fetch_add(&c->next, 1, __ATOMIC_RELAXED);
-    if (claim >= (c->total + c->chunk - 1) / c->chunk) return false;
+    if (claim >= nn_ceil_div(c->total, c->chunk)) return false;
     *first = claim * c->chunk;
     *last = *first + c->chunk < c->total ? *first + c->chunk : c->total;
     return true;

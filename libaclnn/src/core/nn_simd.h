@@ -60,23 +60,16 @@ NN_AVX512 static inline __m256i nn512_round_bf16(__m512 v)
 
 #define NN_AVX512BF16 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512bf16")))
 
-/* fp32 -> bf16 on 32 lanes, a's 16 then b's, with nn512_round_bf16's bits.  vcvtne2ps2bf16 rounds
- * to nearest even and quiets NaNs the same way, but reads subnormal inputs as zero, so a pair
- * holding a subnormal (rare: sums below 2^-126) takes the integer rounding instead.  The _normal
- * form is for callers that know no lane is subnormal. */
-NN_AVX512BF16 static inline __m512i nn512_round_bf16_pair_normal(__m512 a, __m512 b) /* no subnormal lane */
+/* fp32 -> bf16 on 32 lanes, a's 16 then b's, with nn512_round_bf16's bits for lanes that are not
+ * subnormal: vcvtne2ps2bf16 rounds to nearest even and quiets NaNs the same way, but reads
+ * subnormal inputs as zero.  Callers must rule subnormal lanes out first (a vfpclassps test, or
+ * what they know of their sums) and take nn512_round_bf16 for those. */
+NN_AVX512BF16 static inline __m512i nn512_round_bf16_pair_normal(__m512 a, __m512 b)
 {
     const __m512bh words = _mm512_cvtne2ps_pbh(b, a);
     __m512i bits;
     __builtin_memcpy(&bits, &words, sizeof bits);
     return bits;
-}
-
-NN_AVX512BF16 static inline __m512i nn512_round_bf16_pair(__m512 a, __m512 b)
-{
-    if (__builtin_expect((_mm512_fpclass_ps_mask(a, 0x20) | _mm512_fpclass_ps_mask(b, 0x20)) != 0, 0))
-        return _mm512_inserti64x4(_mm512_castsi256_si512(nn512_round_bf16(a)), nn512_round_bf16(b), 1);
-    return nn512_round_bf16_pair_normal(a, b);
 }
 
 /* fp32 -> fp16 on 16 lanes, to nearest even (the F16C conversion core's rows use). */

@@ -449,8 +449,7 @@ static slot_block slot_block_at(int64_t j0, int64_t W, int64_t Wo, int64_t pad_w
 
 /* One plane's state while its window rows are added. */
 typedef struct slot_plane {
-    const bw_plan *p;
-    int64_t H, W, Ho, Wo, pad_h, pad_w, slots, elem;
+    int64_t H, W, Ho, Wo, pad_h, pad_w, slots;
     float *pending_shared, *pending_private; /* the next shared row, as slots (fp32) */
     slot_block *blocks;                      /* per 16 slots, computed once per plane */
     out_stage out;                           /* finished cells */
@@ -528,7 +527,7 @@ SLOT_TARGET static inline __attribute__((always_inline)) void slot_window_row(sl
                                                                                const unaligned_i32 *irow, int64_t i,
                                                                                aclDataType dtype, bool edge, bool pairs)
 {
-    const int64_t W = s->W, pad_w = s->pad_w, elem = s->elem, top = 2 * i - s->pad_h;
+    const int64_t W = s->W, pad_w = s->pad_w, elem = s->out.elem, top = 2 * i - s->pad_h;
     /* cell rows inside the plane (top < H for every row pair; top + 1 >= 0 as pH <= 1, but a
      * ceil-mode window may start on the last row) */
     const bool top_in = !edge || top >= 0, middle_in = !edge || top + 1 < s->H, bottom_in = !edge || top + 2 < s->H;
@@ -623,11 +622,12 @@ SLOT_TARGET static inline __attribute__((always_inline)) void slot_rows(slot_pla
          * the buffer does not fault); 8 or 16 rows measured the same */
         for (int64_t b = 0; b < s->Wo * 4; b += 64) {
             _mm_prefetch((const char *)(index + (i + 2) * s->Wo) + b, _MM_HINT_T0);
-            if (b < s->Wo * s->elem) _mm_prefetch((const char *)(grad + (i + 2) * s->Wo * s->elem) + b, _MM_HINT_T0);
+            if (b < s->Wo * s->out.elem)
+                _mm_prefetch((const char *)(grad + (i + 2) * s->Wo * s->out.elem) + b, _MM_HINT_T0);
         }
-        slot_window_row(s, grad + i * s->Wo * s->elem, index + i * s->Wo, i, dtype, edge, pairs);
+        slot_window_row(s, grad + i * s->Wo * s->out.elem, index + i * s->Wo, i, dtype, edge, pairs);
         const int64_t done = (2 * i - s->pad_h + 2 < s->H ? 2 * i - s->pad_h + 2 : s->H) * s->W;
-        if ((done - s->out.written) * s->elem >= STAGE_FLUSH_BYTES) stage_write(&s->out, gi, done, false);
+        if ((done - s->out.written) * s->out.elem >= STAGE_FLUSH_BYTES) stage_write(&s->out, gi, done, false);
     }
 }
 
@@ -652,9 +652,9 @@ SLOT_TARGET static bool slots_3x3s2_plane(const bw_plan *p, unsigned char *gi, c
                                           const unsigned char *mask, float *scratch)
 {
     const mp_geometry *g = &p->g;
-    slot_plane s = {p, g->height, g->width, g->out_height, g->out_width, g->pad_h, g->pad_w,
-                    (g->width + g->pad_w + 1) / 2, (int64_t)nn_dtype_size(p->dtype), scratch,
-                    scratch + p->slot_stride, (slot_block *)(scratch + 2 * p->slot_stride),
+    slot_plane s = {g->height, g->width, g->out_height, g->out_width, g->pad_h, g->pad_w,
+                    (g->width + g->pad_w + 1) / 2, scratch, scratch + p->slot_stride,
+                    (slot_block *)(scratch + 2 * p->slot_stride),
                     {p, (unsigned char *)(scratch + 3 * p->slot_stride) + 64, 0, (int64_t)nn_dtype_size(p->dtype)},
                     0, false};
     for (int64_t j0 = 0; j0 < s.slots; j0 += 16) s.blocks[j0 / 16] = slot_block_at(j0, s.W, s.Wo, s.pad_w);
