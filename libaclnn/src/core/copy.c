@@ -319,7 +319,7 @@ typedef void (*copy_row_nt_fn)(unsigned char *d, const unsigned char *s, size_t 
  * the XSAVE state for AVX/AVX-512). */
 static copy_row_nt_fn pick_copy_row_nt(void)
 {
-    static _Atomic(copy_row_nt_fn) chosen = NULL;
+    static _Atomic(copy_row_nt_fn) chosen; /* starts NULL (static); clang 14 rejects "= NULL" here */
     copy_row_nt_fn fn = atomic_load_explicit(&chosen, memory_order_relaxed);
     if (fn)
         return fn;

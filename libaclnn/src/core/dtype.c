@@ -6,6 +6,9 @@
  * gives bit-identical results, so the choice never changes a number.
  */
 #include <stdlib.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 
 #include "nn_core.h"
 #include "nn_half_impl.h"
@@ -158,6 +161,14 @@ static void f16c_f32_to_f16(const float *s, uint16_t *d, size_t n) { nn_half_f32
 static void avx2_bf16_to_f32(const uint16_t *s, float *d, size_t n) { nn_half_bf16_to_f32_row_avx2(s, d, n); }
 static void avx2_f32_to_bf16(const float *s, uint16_t *d, size_t n) { nn_half_f32_to_bf16_row_avx2(s, d, n); }
 static void avx512_f32_to_bf16(const float *s, uint16_t *d, size_t n) { nn_half_f32_to_bf16_row_avx512(s, d, n); }
+
+/* CPUID.1:ECX.F16C, read directly: clang 14's __builtin_cpu_supports does not know "f16c".
+ * Only asked once AVX2 is known usable, which already implies the OS saves the YMM state. */
+static bool cpu_has_f16c(void)
+{
+    unsigned eax, ebx, ecx, edx;
+    return __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C) != 0;
+}
 #endif
 
 /* ACLNN_NO_SIMD=1 forces the portable rows (for comparisons and debugging). */
@@ -169,7 +180,7 @@ __attribute__((constructor)) static void pick_conversion_rows(void)
         return;
     __builtin_cpu_init();
     bool avx2 = __builtin_cpu_supports("avx2");
-    if (avx2 && __builtin_cpu_supports("f16c")) {
+    if (avx2 && cpu_has_f16c()) {
         f16_to_f32_row = f16c_f16_to_f32;
         f32_to_f16_row = f16c_f32_to_f16;
     }

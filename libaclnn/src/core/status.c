@@ -118,6 +118,23 @@ int nn_error(int code, const char *fmt, ...)
     return code;
 }
 
+int nn_null_tensor(const char *op, const char *name)
+{
+    return nn_error(ACLNN_ERR_PARAM_NULLPTR, "%s: Expected a proper Tensor but got null for argument %s.",
+                    op, name);
+}
+
+int nn_null_array(const char *op, const char *name)
+{
+    return nn_error(ACLNN_ERR_PARAM_NULLPTR,
+                    "%s: Expected a proper IntArray but got null for argument %s.", op, name);
+}
+
+int nn_null_out_param(const char *op, const char *name)
+{
+    return nn_error(ACLNN_ERR_PARAM_NULLPTR, "%s: %s must not be null.", op, name);
+}
+
 const char *nn_error_take(void)
 {
     nn_error_state *st = &tl_errors;

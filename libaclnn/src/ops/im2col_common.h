@@ -31,11 +31,11 @@ static inline aclnnStatus nn_i2c_check_handles(const char *op, const char *in_na
                                                const char *const *array_names,
                                                const aclTensor *out)
 {
-    if (in == NULL) return nn_ip_null_tensor(op, in_name);
+    if (in == NULL) return nn_null_tensor(op, in_name);
     for (int i = 0; i < num_arrays; i++) {
-        if (arrays[i] == NULL) return nn_ip_null_array(op, array_names[i]);
+        if (arrays[i] == NULL) return nn_null_array(op, array_names[i]);
     }
-    if (out == NULL) return nn_ip_null_tensor(op, "out");
+    if (out == NULL) return nn_null_tensor(op, "out");
     aclnnStatus st;
     if ((st = nn_ip_check_tensor(op, in_name, in)) != ACLNN_SUCCESS) return st;
     for (int i = 0; i < num_arrays; i++) {
@@ -80,10 +80,10 @@ static inline aclnnStatus nn_i2c_check_result_ptrs(const char *op, const uint64_
                                                    aclOpExecutor *const *executor)
 {
     if (workspaceSize == NULL) {
-        return nn_error(ACLNN_ERR_PARAM_NULLPTR, "%s: workspaceSize must not be null.", op);
+        return nn_null_out_param(op, "workspaceSize");
     }
     if (executor == NULL) {
-        return nn_error(ACLNN_ERR_PARAM_NULLPTR, "%s: executor must not be null.", op);
+        return nn_null_out_param(op, "executor");
     }
     return ACLNN_SUCCESS;
 }

@@ -26,25 +26,12 @@ static inline bool nn_ip_is_float_dtype(aclDataType dtype)
 
 #define NN_IP_FLOAT_DTYPE_LIST "[FLOAT, FLOAT16, BFLOAT16]"
 
-/* 161001 with CANN's text for a NULL tensor / int array argument. */
-static inline aclnnStatus nn_ip_null_tensor(const char *op, const char *name)
-{
-    return nn_error(ACLNN_ERR_PARAM_NULLPTR,
-                    "%s: Expected a proper Tensor but got null for argument %s.", op, name);
-}
-
-static inline aclnnStatus nn_ip_null_array(const char *op, const char *name)
-{
-    return nn_error(ACLNN_ERR_PARAM_NULLPTR,
-                    "%s: Expected a proper IntArray but got null for argument %s.", op, name);
-}
-
 /* A non-NULL handle that is not a live object (destroyed, or not an aclTensor at all) would
  * crash CANN; we report it instead (design.md decision 7). */
 static inline aclnnStatus nn_ip_check_tensor(const char *op, const char *name, const aclTensor *t)
 {
     if (t == NULL) {
-        return nn_ip_null_tensor(op, name);
+        return nn_null_tensor(op, name);
     }
     if (!nn_tensor_alive(t)) {
         return nn_error(ACLNN_ERR_PARAM_INVALID, "%s: %s must be a live aclTensor, got a destroyed "
@@ -56,7 +43,7 @@ static inline aclnnStatus nn_ip_check_tensor(const char *op, const char *name, c
 static inline aclnnStatus nn_ip_check_array(const char *op, const char *name, const aclIntArray *a)
 {
     if (a == NULL) {
-        return nn_ip_null_array(op, name);
+        return nn_null_array(op, name);
     }
     if (!nn_int_array_alive(a)) {
         return nn_error(ACLNN_ERR_PARAM_INVALID, "%s: %s must be a live aclIntArray, got a destroyed "

@@ -232,27 +232,17 @@ static aclnnStatus forward_kernel(const nn_launch *l)
 /* Phase 1                                                                                     */
 /* ------------------------------------------------------------------------------------------ */
 
-static aclnnStatus null_tensor(const char *op, const char *name)
-{
-    return nn_error(ACLNN_ERR_PARAM_NULLPTR, "%s: Expected a proper Tensor but got null for argument %s.", op, name);
-}
-
-static aclnnStatus null_array(const char *op, const char *name)
-{
-    return nn_error(ACLNN_ERR_PARAM_NULLPTR, "%s: Expected a proper IntArray but got null for argument %s.", op, name);
-}
-
 static aclnnStatus check_nulls(const char *op, const aclTensor *self, const aclIntArray *kernel,
                                const aclIntArray *stride, const aclIntArray *padding, const aclIntArray *dilation,
                                const aclTensor *out, const aclTensor *indices)
 {
-    if (!self) return null_tensor(op, "self");
-    if (!kernel) return null_array(op, "kernelSize");
-    if (!stride) return null_array(op, "stride");
-    if (!padding) return null_array(op, "padding");
-    if (!dilation) return null_array(op, "dilation");
-    if (!out) return null_tensor(op, "out");
-    if (!indices) return null_tensor(op, "indices");
+    if (!self) return nn_null_tensor(op, "self");
+    if (!kernel) return nn_null_array(op, "kernelSize");
+    if (!stride) return nn_null_array(op, "stride");
+    if (!padding) return nn_null_array(op, "padding");
+    if (!dilation) return nn_null_array(op, "dilation");
+    if (!out) return nn_null_tensor(op, "out");
+    if (!indices) return nn_null_tensor(op, "indices");
     return ACLNN_SUCCESS;
 }
 
@@ -334,8 +324,8 @@ static aclnnStatus build_executor(const char *op, const aclTensor *self, const a
                                   const aclTensor *indices, fw_plan *plan, uint64_t *workspaceSize,
                                   aclOpExecutor **executor)
 {
-    if (!workspaceSize) return nn_error(ACLNN_ERR_PARAM_NULLPTR, "%s: workspaceSize must not be NULL.", op);
-    if (!executor) return nn_error(ACLNN_ERR_PARAM_NULLPTR, "%s: executor must not be NULL.", op);
+    if (!workspaceSize) return nn_null_out_param(op, "workspaceSize");
+    if (!executor) return nn_null_out_param(op, "executor");
 
     const bool empty = nn_tensor_is_empty(self) || nn_tensor_is_empty(out);
     const int64_t planes = mp_planes(&plan->g);
@@ -365,9 +355,9 @@ MP_EXPORT aclnnStatus aclnnMaxPool2dWithMaskGetWorkspaceSize(const aclTensor *se
 {
     const char *op = OP_MASK;
     /* CANN's early checks: kernelSize, self, out, then the kernelSize length. */
-    if (!kernelSize) return null_array(op, "kernelSize");
-    if (!self) return null_tensor(op, "self");
-    if (!out) return null_tensor(op, "out");
+    if (!kernelSize) return nn_null_array(op, "kernelSize");
+    if (!self) return nn_null_tensor(op, "self");
+    if (!out) return nn_null_tensor(op, "out");
     if (kernelSize->size != 1 && kernelSize->size != 2)
         return nn_error(ACLNN_ERR_PARAM_INVALID, "%s: kernelSize must have 1 or 2 elements, got %llu.", op,
                         (unsigned long long)kernelSize->size);

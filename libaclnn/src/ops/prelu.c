@@ -385,11 +385,11 @@ aclnnStatus aclnnPreluGetWorkspaceSize(const aclTensor *self, const aclTensor *w
                                        uint64_t *workspaceSize, aclOpExecutor **executor)
 {
     if (workspaceSize == NULL) {
-        return nn_error(ACLNN_ERR_PARAM_NULLPTR, OP ": workspaceSize must not be null.");
+        return nn_null_out_param(OP, "workspaceSize");
     }
-    if (self == NULL) return nn_ip_null_tensor(OP, "self");
-    if (weight == NULL) return nn_ip_null_tensor(OP, "weight");
-    if (out == NULL) return nn_ip_null_tensor(OP, "out");
+    if (self == NULL) return nn_null_tensor(OP, "self");
+    if (weight == NULL) return nn_null_tensor(OP, "weight");
+    if (out == NULL) return nn_null_tensor(OP, "out");
     aclnnStatus st;
     if ((st = nn_ip_check_tensor(OP, "self", self)) != ACLNN_SUCCESS) return st;
     if ((st = nn_ip_check_tensor(OP, "weight", weight)) != ACLNN_SUCCESS) return st;
@@ -402,7 +402,7 @@ aclnnStatus aclnnPreluGetWorkspaceSize(const aclTensor *self, const aclTensor *w
     if ((st = check_shapes(self, weight, out)) != ACLNN_SUCCESS) return st;
     /* CANN never checks executor and would crash writing it (decision 7). */
     if (executor == NULL) {
-        return nn_error(ACLNN_ERR_PARAM_NULLPTR, OP ": executor must not be null.");
+        return nn_null_out_param(OP, "executor");
     }
 
     prelu_plan plan;

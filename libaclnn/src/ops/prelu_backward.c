@@ -513,11 +513,11 @@ aclnnStatus aclnnPreluBackwardGetWorkspaceSize(const aclTensor *gradOutput, cons
                                                aclTensor *gradWeight, uint64_t *workspaceSize,
                                                aclOpExecutor **executor)
 {
-    if (gradOutput == NULL) return nn_ip_null_tensor(OP, "gradOutput");
-    if (self == NULL) return nn_ip_null_tensor(OP, "self");
-    if (weight == NULL) return nn_ip_null_tensor(OP, "weight");
-    if (gradInput == NULL) return nn_ip_null_tensor(OP, "gradInput");
-    if (gradWeight == NULL) return nn_ip_null_tensor(OP, "gradWeight");
+    if (gradOutput == NULL) return nn_null_tensor(OP, "gradOutput");
+    if (self == NULL) return nn_null_tensor(OP, "self");
+    if (weight == NULL) return nn_null_tensor(OP, "weight");
+    if (gradInput == NULL) return nn_null_tensor(OP, "gradInput");
+    if (gradWeight == NULL) return nn_null_tensor(OP, "gradWeight");
     const aclTensor *all[5] = {gradOutput, self, weight, gradInput, gradWeight};
     const char *names[5] = {"gradOutput", "self", "weight", "gradInput", "gradWeight"};
     aclnnStatus st;
@@ -532,10 +532,10 @@ aclnnStatus aclnnPreluBackwardGetWorkspaceSize(const aclTensor *gradOutput, cons
     }
     /* CANN dereferences both without a check (decision 7). */
     if (workspaceSize == NULL) {
-        return nn_error(ACLNN_ERR_PARAM_NULLPTR, OP ": workspaceSize must not be null.");
+        return nn_null_out_param(OP, "workspaceSize");
     }
     if (executor == NULL) {
-        return nn_error(ACLNN_ERR_PARAM_NULLPTR, OP ": executor must not be null.");
+        return nn_null_out_param(OP, "executor");
     }
 
     prelu_bw_plan plan;

@@ -264,19 +264,19 @@ aclnnStatus aclnnReplicationPad2dGetWorkspaceSize(const aclTensor *self, const a
                                                   aclOpExecutor **executor)
 {
     if (workspaceSize == NULL) {
-        return nn_error(ACLNN_ERR_PARAM_NULLPTR, OP ": workspaceSize must not be null.");
+        return nn_null_out_param(OP, "workspaceSize");
     }
     if (executor == NULL) {
-        return nn_error(ACLNN_ERR_PARAM_NULLPTR, OP ": executor must not be null.");
+        return nn_null_out_param(OP, "executor");
     }
     if (self == NULL) {
-        return nn_error(ACLNN_ERR_PARAM_NULLPTR, OP ": Expected a proper Tensor but got null for argument self.");
+        return nn_null_tensor(OP, "self");
     }
     if (padding == NULL) {
-        return nn_error(ACLNN_ERR_PARAM_NULLPTR, OP ": Expected a proper IntArray but got null for argument padding.");
+        return nn_null_array(OP, "padding");
     }
     if (out == NULL) {
-        return nn_error(ACLNN_ERR_PARAM_NULLPTR, OP ": Expected a proper Tensor but got null for argument out.");
+        return nn_null_tensor(OP, "out");
     }
     if (self->format != out->format) {
         return nn_error(ACLNN_ERR_PARAM_INVALID,

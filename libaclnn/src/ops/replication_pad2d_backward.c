@@ -789,26 +789,22 @@ aclnnStatus aclnnReplicationPad2dBackwardGetWorkspaceSize(const aclTensor *gradO
                                                           aclOpExecutor **executor)
 {
     if (workspaceSize == NULL) {
-        return nn_error(ACLNN_ERR_PARAM_NULLPTR, OP ": workspaceSize must not be null.");
+        return nn_null_out_param(OP, "workspaceSize");
     }
     if (executor == NULL) {
-        return nn_error(ACLNN_ERR_PARAM_NULLPTR, OP ": executor must not be null.");
+        return nn_null_out_param(OP, "executor");
     }
     if (gradOutput == NULL) {
-        return nn_error(ACLNN_ERR_PARAM_NULLPTR,
-                        OP ": Expected a proper Tensor but got null for argument gradOutput.");
+        return nn_null_tensor(OP, "gradOutput");
     }
     if (self == NULL) {
-        return nn_error(ACLNN_ERR_PARAM_NULLPTR,
-                        OP ": Expected a proper Tensor but got null for argument self.");
+        return nn_null_tensor(OP, "self");
     }
     if (padding == NULL) {
-        return nn_error(ACLNN_ERR_PARAM_NULLPTR,
-                        OP ": Expected a proper IntArray but got null for argument padding.");
+        return nn_null_array(OP, "padding");
     }
     if (gradInput == NULL) {
-        return nn_error(ACLNN_ERR_PARAM_NULLPTR,
-                        OP ": Expected a proper Tensor but got null for argument gradInput.");
+        return nn_null_tensor(OP, "gradInput");
     }
     aclnnStatus status = check_dtypes(gradOutput, self, gradInput);
     if (status == ACLNN_SUCCESS) {

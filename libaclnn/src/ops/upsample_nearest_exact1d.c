@@ -325,22 +325,19 @@ aclnnStatus aclnnUpsampleNearestExact1dGetWorkspaceSize(const aclTensor *self,
                                                         aclOpExecutor **executor)
 {
     if (workspaceSize == NULL) {
-        return nn_error(ACLNN_ERR_PARAM_NULLPTR, OP ": workspaceSize must not be null.");
+        return nn_null_out_param(OP, "workspaceSize");
     }
     if (executor == NULL) {
-        return nn_error(ACLNN_ERR_PARAM_NULLPTR, OP ": executor must not be null.");
+        return nn_null_out_param(OP, "executor");
     }
     if (self == NULL) {
-        return nn_error(ACLNN_ERR_PARAM_NULLPTR,
-                        OP ": Expected a proper Tensor but got null for argument self.");
+        return nn_null_tensor(OP, "self");
     }
     if (out == NULL) {
-        return nn_error(ACLNN_ERR_PARAM_NULLPTR,
-                        OP ": Expected a proper Tensor but got null for argument out.");
+        return nn_null_tensor(OP, "out");
     }
     if (outputSize == NULL) {
-        return nn_error(ACLNN_ERR_PARAM_NULLPTR,
-                        OP ": Expected a proper IntArray but got null for argument outputSize.");
+        return nn_null_array(OP, "outputSize");
     }
     aclnnStatus status = check_params(self, outputSize, out);
     if (status != ACLNN_SUCCESS) {

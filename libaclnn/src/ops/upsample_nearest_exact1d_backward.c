@@ -660,26 +660,22 @@ aclnnStatus aclnnUpsampleNearestExact1dBackwardGetWorkspaceSize(const aclTensor 
                                                                 aclOpExecutor **executor)
 {
     if (workspaceSize == NULL) {
-        return nn_error(ACLNN_ERR_PARAM_NULLPTR, OP ": workspaceSize must not be null.");
+        return nn_null_out_param(OP, "workspaceSize");
     }
     if (executor == NULL) {
-        return nn_error(ACLNN_ERR_PARAM_NULLPTR, OP ": executor must not be null.");
+        return nn_null_out_param(OP, "executor");
     }
     if (gradOutput == NULL) {
-        return nn_error(ACLNN_ERR_PARAM_NULLPTR,
-                        OP ": Expected a proper Tensor but got null for argument gradOutput.");
+        return nn_null_tensor(OP, "gradOutput");
     }
     if (inputSize == NULL) {
-        return nn_error(ACLNN_ERR_PARAM_NULLPTR,
-                        OP ": Expected a proper IntArray but got null for argument inputSize.");
+        return nn_null_array(OP, "inputSize");
     }
     if (out == NULL) {
-        return nn_error(ACLNN_ERR_PARAM_NULLPTR,
-                        OP ": Expected a proper Tensor but got null for argument out.");
+        return nn_null_tensor(OP, "out");
     }
     if (outputSize == NULL) { /* CANN does not check this one (its device code would crash) */
-        return nn_error(ACLNN_ERR_PARAM_NULLPTR,
-                        OP ": Expected a proper IntArray but got null for argument outputSize.");
+        return nn_null_array(OP, "outputSize");
     }
     aclnnStatus status = check_dtypes(gradOutput, out);
     if (status == ACLNN_SUCCESS) {
