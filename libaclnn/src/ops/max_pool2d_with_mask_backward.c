@@ -454,7 +454,6 @@ typedef struct slot_plane {
     slot_block *blocks;                      /* per 16 slots, computed once per plane */
     out_stage out;                           /* finished cells */
     __mmask16 bad;                           /* an output whose index is not a cell of its window */
-    bool tiny_gradient;                      /* bf16 pairs: a gradient in (0, 2^-118) was seen */
 } slot_plane;
 
 /* acc + g in the lanes of k (acc elsewhere), acc being the first operand: when both are NaN the
@@ -467,18 +466,35 @@ SLOT_TARGET static inline __m512 slot_add(__m512 acc, __mmask16 k, __m512 g)
     return acc;
 }
 
+/* +0.0 + g in the lanes of k, +0.0 elsewhere: a cell's first gradient (a lone -0.0 becomes +0.0,
+ * a NaN is quieted, as in the scatter).  One zero-masked add; GCC builds the intrinsic's form
+ * from a zeroed register, a move and a merge-masked add. */
+SLOT_TARGET static inline __m512 slot_start(__mmask16 k, __m512 g)
+{
+    __m512 acc;
+    const __m512 zero = _mm512_setzero_ps();
+    __asm__("vaddps %[g], %[zero], %[acc]%{%[k]%}%{z%}" : [acc] "=v"(acc) : [g] "v"(g), [zero] "v"(zero), [k] "Yk"(k));
+    return acc;
+}
+
 /* bf16 `pairs` kernels round with vcvtne2ps2bf16, which would flush a subnormal sum to zero.
  * Gradients that are 0 or at least 2^-118 in magnitude are multiples of 2^-125 (bf16 keeps 8
  * significant bits), and so is every fp32 partial sum of them (a sum is exact below 2^-102 and
  * otherwise rounds to a multiple of its ulp, >= 2^-125): their sums are 0 or at least 2^-125,
- * never subnormal.  From the first gradient in (0, 2^-118) on, a plane is rounded with the
- * integer code instead. */
-SLOT_TARGET static inline bool slot_tiny_gradient(__m512 g)
+ * never subnormal.  A plane holding a gradient in (0, 2^-118) is rounded with the integer code
+ * instead (both give the same bits on every normal sum).  Checked once per plane, 32 words at a
+ * time: 0 < magnitude < 2^-118 is a bf16 exponent field below 9. */
+SLOT_TARGET static bool slot_tiny_gradients(const uint16_t *grad, int64_t count)
 {
-    const __m512i magnitude = _mm512_and_si512(_mm512_castps_si512(g), _mm512_set1_epi32(0x7fffffff));
-    /* 0 < magnitude < 2^-118, whose fp32 exponent field is 9 */
-    return _mm512_cmplt_epu32_mask(_mm512_sub_epi32(magnitude, _mm512_set1_epi32(1)),
-                                   _mm512_set1_epi32((9 << 23) - 1)) != 0;
+    const __m512i magnitude_bits = _mm512_set1_epi16(0x7fff), one = _mm512_set1_epi16(1);
+    const __m512i below = _mm512_set1_epi16((9 << 7) - 1);
+    __mmask32 tiny = 0;
+    for (int64_t at = 0; at < count; at += 32) {
+        const __mmask32 live = count - at >= 32 ? (__mmask32)~0u : (__mmask32)((1u << (count - at)) - 1u);
+        const __m512i m = _mm512_and_si512(_mm512_maskz_loadu_epi16(live, grad + at), magnitude_bits);
+        tiny |= _mm512_mask_cmplt_epu16_mask(live, _mm512_sub_epi16(m, one), below);
+    }
+    return tiny != 0;
 }
 
 static const uint16_t slot_words_bf16[32] __attribute__((aligned(64))) = {
@@ -543,13 +559,17 @@ SLOT_TARGET static inline __attribute__((always_inline)) void slot_window_row(sl
     const __m512i at_w0 = row_step, at_w1 = _mm512_add_epi32(row_step, at1), at_w2 = _mm512_add_epi32(row_step, at2);
     const __m512i at_2w0 = _mm512_add_epi32(row_step, row_step), at_2w1 = _mm512_add_epi32(at_2w0, at1),
                   at_2w2 = _mm512_add_epi32(at_2w0, at2);
-    const __m512 zero = _mm512_setzero_ps();
+    /* locals: the stores below may alias anything, so fields of *s would be reloaded */
+    float *const pending_shared = s->pending_shared, *const pending_private = s->pending_private;
+    const slot_block *b = s->blocks;
+    const int64_t slots = s->slots;
     __mmask16 bad = 0;
-    bool tiny = s->tiny_gradient;
-    __m512 g_last = zero;     /* the previous block's gradients and indices (rel), for lane 0's j-1 */
+    __m512 g_last = _mm512_setzero_ps(); /* the previous block's gradients and indices (rel), for lane 0's j-1 */
     __m512i rel_last = at0;
-    for (int64_t j0 = 0; j0 < s->slots; j0 += 16) {
-        const slot_block *b = &s->blocks[j0 / 16];
+    /* each lane's window origin: cell top*W + 2j - pW of the plane, for j = j0 + lane */
+    __m512i origin = _mm512_add_epi32(_mm512_set1_epi32((int32_t)(top * W - pad_w)), two_lanes);
+    const __m512i block_step = _mm512_set1_epi32(32);
+    for (int64_t j0 = 0; j0 < slots; j0 += 16, ++b, origin = _mm512_add_epi32(origin, block_step)) {
         __mmask16 live = b->live, live_prev = b->live_prev;
         __mmask16 cell0 = b->cell_live[0], cell1 = b->cell_live[1], cell2 = b->cell_live[2];
         if (edge) {
@@ -562,9 +582,7 @@ SLOT_TARGET static inline __attribute__((always_inline)) void slot_window_row(sl
                                                  : _mm512_castsi512_ps(_mm512_alignr_epi32(
                                                        _mm512_castps_si512(g), _mm512_castps_si512(g_last), 15));
         g_last = g;
-        if (pairs && !tiny) tiny = slot_tiny_gradient(g);
         /* rel: the index relative to the window's first cell; output j-1's window starts 2 earlier */
-        const __m512i origin = _mm512_add_epi32(_mm512_set1_epi32((int32_t)(top * W + 2 * j0 - pad_w)), two_lanes);
         const __m512i rel = _mm512_sub_epi32(_mm512_maskz_loadu_epi32(live, (const void *)(irow + j0)), origin);
         const __m512i rel_prev = _mm512_alignr_epi32(rel, rel_last, 15); /* j-1's, from its own window */
         rel_last = rel;
@@ -589,25 +607,24 @@ SLOT_TARGET static inline __attribute__((always_inline)) void slot_window_row(sl
         }
         /* row top: the pending cells, then this window row's dy = 0 */
         /* (the gradients go where the index says; a cell outside the plane is never stored) */
-        __m512 shared = _mm512_loadu_ps(s->pending_shared + j0);
-        __m512 private = _mm512_loadu_ps(s->pending_private + j0);
+        __m512 shared = _mm512_loadu_ps(pending_shared + j0);
+        __m512 private = _mm512_loadu_ps(pending_private + j0);
         shared = slot_add(shared, _mm512_mask_cmpeq_epi32_mask(live_prev, rel_prev, at2), g_prev);
         shared = slot_add(shared, _mm512_mask_cmpeq_epi32_mask(live, rel, at0), g);
         private = slot_add(private, _mm512_mask_cmpeq_epi32_mask(live, rel, at1), g);
-        if (shared_row) store_slot_cells(shared_row + (2 * j0 - pad_w) * elem, shared, private, b->keep, dtype, pairs && !tiny);
+        if (!edge || shared_row) store_slot_cells(shared_row + (2 * j0 - pad_w) * elem, shared, private, b->keep, dtype, pairs);
         /* row top + 1: dy = 1 only */
-        shared = _mm512_maskz_add_ps(_mm512_mask_cmpeq_epi32_mask(live_prev, rel_prev, at_w2), zero, g_prev);
+        shared = slot_start(_mm512_mask_cmpeq_epi32_mask(live_prev, rel_prev, at_w2), g_prev);
         shared = slot_add(shared, _mm512_mask_cmpeq_epi32_mask(live, rel, at_w0), g);
-        private = _mm512_maskz_add_ps(_mm512_mask_cmpeq_epi32_mask(live, rel, at_w1), zero, g);
-        if (private_row) store_slot_cells(private_row + (2 * j0 - pad_w) * elem, shared, private, b->keep, dtype, pairs && !tiny);
+        private = slot_start(_mm512_mask_cmpeq_epi32_mask(live, rel, at_w1), g);
+        if (!edge || private_row) store_slot_cells(private_row + (2 * j0 - pad_w) * elem, shared, private, b->keep, dtype, pairs);
         /* row top + 2: dy = 2, finished by the next window row */
-        shared = _mm512_maskz_add_ps(_mm512_mask_cmpeq_epi32_mask(live_prev, rel_prev, at_2w2), zero, g_prev);
+        shared = slot_start(_mm512_mask_cmpeq_epi32_mask(live_prev, rel_prev, at_2w2), g_prev);
         shared = slot_add(shared, _mm512_mask_cmpeq_epi32_mask(live, rel, at_2w0), g);
-        _mm512_storeu_ps(s->pending_shared + j0, shared);
-        _mm512_storeu_ps(s->pending_private + j0, _mm512_maskz_add_ps(_mm512_mask_cmpeq_epi32_mask(live, rel, at_2w1), zero, g));
+        _mm512_storeu_ps(pending_shared + j0, shared);
+        _mm512_storeu_ps(pending_private + j0, slot_start(_mm512_mask_cmpeq_epi32_mask(live, rel, at_2w1), g));
     }
     s->bad |= bad;
-    s->tiny_gradient = tiny;
 }
 
 /* Adds window rows [i_begin, i_end) to the plane and writes what they finish. */
@@ -656,12 +673,13 @@ SLOT_TARGET static bool slots_3x3s2_plane(const bw_plan *p, unsigned char *gi, c
                     (g->width + g->pad_w + 1) / 2, scratch, scratch + p->slot_stride,
                     (slot_block *)(scratch + 2 * p->slot_stride),
                     {p, (unsigned char *)(scratch + 3 * p->slot_stride) + 64, 0, (int64_t)nn_dtype_size(p->dtype)},
-                    0, false};
+                    0};
     for (int64_t j0 = 0; j0 < s.slots; j0 += 16) s.blocks[j0 / 16] = slot_block_at(j0, s.W, s.Wo, s.pad_w);
     const unaligned_i32 *index = (const unaligned_i32 *)mask;
     typedef void (*rows_fn)(slot_plane *, unsigned char *, const unsigned char *, const unaligned_i32 *, int64_t,
                             int64_t);
-    const bool pairs = p->dtype == ACL_BF16 && nn_cpu_avx512bf16();
+    const bool pairs = p->dtype == ACL_BF16 && nn_cpu_avx512bf16() &&
+                       !slot_tiny_gradients((const uint16_t *)grad, g->out_height * g->out_width);
     const rows_fn inner = p->dtype == ACL_FLOAT     ? slot_rows_f32
                           : p->dtype == ACL_FLOAT16 ? slot_rows_f16
                           : pairs                   ? slot_rows_bf16_pairs
@@ -800,28 +818,18 @@ static aclnnStatus backward_kernel(const nn_launch *l)
 /* Phase 1                                                                                     */
 /* ------------------------------------------------------------------------------------------ */
 
-static aclnnStatus null_tensor(const char *op, const char *name)
-{
-    return nn_error(ACLNN_ERR_PARAM_NULLPTR, "%s: Expected a proper Tensor but got null for argument %s.", op, name);
-}
-
-static aclnnStatus null_array(const char *op, const char *name)
-{
-    return nn_error(ACLNN_ERR_PARAM_NULLPTR, "%s: Expected a proper IntArray but got null for argument %s.", op, name);
-}
-
 static aclnnStatus check_nulls(const char *op, const aclTensor *grad_output, const aclTensor *self,
                                const aclTensor *indices, const aclIntArray *kernel, const aclIntArray *stride,
                                const aclIntArray *padding, const aclIntArray *dilation, const aclTensor *grad_input)
 {
-    if (!grad_output) return null_tensor(op, "gradOutput");
-    if (!self) return null_tensor(op, "self");
-    if (!indices) return null_tensor(op, "indices");
-    if (!kernel) return null_array(op, "kernelSize");
-    if (!stride) return null_array(op, "stride");
-    if (!padding) return null_array(op, "padding");
-    if (!dilation) return null_array(op, "dilation");
-    if (!grad_input) return null_tensor(op, "gradInput");
+    if (!grad_output) return nn_null_tensor(op, "gradOutput");
+    if (!self) return nn_null_tensor(op, "self");
+    if (!indices) return nn_null_tensor(op, "indices");
+    if (!kernel) return nn_null_array(op, "kernelSize");
+    if (!stride) return nn_null_array(op, "stride");
+    if (!padding) return nn_null_array(op, "padding");
+    if (!dilation) return nn_null_array(op, "dilation");
+    if (!grad_input) return nn_null_tensor(op, "gradInput");
     return ACLNN_SUCCESS;
 }
 
@@ -955,8 +963,8 @@ static aclnnStatus build_executor(const char *op, const aclTensor *grad_output, 
                                   const aclTensor *indices, const aclTensor *grad_input, bw_plan *plan,
                                   uint64_t *workspaceSize, aclOpExecutor **executor)
 {
-    if (!workspaceSize) return nn_error(ACLNN_ERR_PARAM_NULLPTR, "%s: workspaceSize must not be NULL.", op);
-    if (!executor) return nn_error(ACLNN_ERR_PARAM_NULLPTR, "%s: executor must not be NULL.", op);
+    if (!workspaceSize) return nn_null_out_param(op, "workspaceSize");
+    if (!executor) return nn_null_out_param(op, "executor");
 
     const bool empty = nn_tensor_is_empty(self);
     const mp_geometry *g = &plan->g;
@@ -986,9 +994,9 @@ MP_EXPORT aclnnStatus aclnnMaxPool2dWithMaskBackwardGetWorkspaceSize(
     const char *op = OP_MASK;
     /* CANN's early checks: kernelSize, self, gradOutput, then the kernelSize length - which CANN
      * reports as NULLPTR (documented quirk, kept). */
-    if (!kernelSize) return null_array(op, "kernelSize");
-    if (!self) return null_tensor(op, "self");
-    if (!gradOutput) return null_tensor(op, "gradOutput");
+    if (!kernelSize) return nn_null_array(op, "kernelSize");
+    if (!self) return nn_null_tensor(op, "self");
+    if (!gradOutput) return nn_null_tensor(op, "gradOutput");
     if (kernelSize->size != 1 && kernelSize->size != 2)
         return nn_error(ACLNN_ERR_PARAM_NULLPTR,
                         "%s: kernelSize must have 1 or 2 elements, got %llu (reported as ACLNN_ERR_PARAM_NULLPTR, "
