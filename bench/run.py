@@ -64,14 +64,15 @@ def run_threads(threads, quick, only):
 def _rows(results):
     rows = []
     for result in results:
-        stream = result["stream_gbps"]
         for case in result["cases"]:
             if "error" in case:
                 continue
+            stream = case.get("stream_gbps", result["stream_gbps"])
             gbps = case["bytes"] / (case["ours_ms"] * 1e-3) / 1e9
             rows.append(dict(case=case["name"], dtype=case["dtype"], threads=result["threads"],
                              ours=case["ours_ms"], torch=case["torch_ms"],
                              speedup=case["torch_ms"] / case["ours_ms"], gbps=gbps,
+                             stream_gbps=stream,
                              stream=gbps / stream if stream else float("nan")))
     return rows
 
@@ -91,19 +92,32 @@ def write_markdown(path, results, rows, png_name, quick):
              "does not change torch's own times.",
              "* speed-up = torch time / our time (> 1: we are faster). GB/s counts the bytes an "
              "ideal kernel must read and write, at our time; the last column divides that by the "
-             "STREAM copy bandwidth measured in the same run.",
+             "STREAM copy bandwidth of the case's own moment: the best of 8 copies timed just "
+             "before and just after the case, in the same process.",
              "* The machine is shared; bandwidth can drift by up to 2x over minutes "
-             "(see spec/perf_baseline.md), which is why both sides are interleaved.", "",
-             "## STREAM copy", "", "| threads | GB/s |", "|---:|---:|"]
+             "(see spec/perf_baseline.md), which is why both sides are interleaved and why the "
+             "bandwidth is sampled next to each case rather than once per run.", "",
+             "## STREAM copy", "",
+             "At the start of each thread count's run (best of %d copies), and the range of the "
+             "per-case samples." % (10 if quick else 20), "",
+             "| threads | at start GB/s | per case: lowest | median | highest |",
+             "|---:|---:|---:|---:|---:|"]
     for result in results:
-        lines.append("| %d | %.1f |" % (result["threads"], result["stream_gbps"]))
+        per_case = sorted(c["stream_gbps"] for c in result["cases"] if "stream_gbps" in c)
+        if per_case:
+            lines.append("| %d | %.1f | %.1f | %.1f | %.1f |" % (
+                result["threads"], result["stream_gbps"], per_case[0],
+                per_case[len(per_case) // 2], per_case[-1]))
+        else:
+            lines.append("| %d | %.1f | | | |" % (result["threads"], result["stream_gbps"]))
     lines += ["", "## Operators", "",
-              "| case | dtype | threads | ours ms | torch ms | speed-up | GB/s | of STREAM copy |",
-              "|---|---|---:|---:|---:|---:|---:|---:|"]
+              "| case | dtype | threads | ours ms | torch ms | speed-up | GB/s | STREAM GB/s "
+              "| of STREAM copy |",
+              "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
     for r in sorted(rows, key=lambda r: (r["case"], r["dtype"], r["threads"])):
-        lines.append("| %s | %s | %d | %.3f | %.3f | %.2fx | %.1f | %.0f%% |" % (
+        lines.append("| %s | %s | %d | %.3f | %.3f | %.2fx | %.1f | %.1f | %.0f%% |" % (
             r["case"], r["dtype"], r["threads"], r["ours"], r["torch"], r["speedup"], r["gbps"],
-            100 * r["stream"]))
+            r["stream_gbps"], 100 * r["stream"]))
     failures = [(res["threads"], c) for res in results for c in res["cases"] if "error" in c]
     errors = [e for res in results for e in res["errors"]]
     if failures or errors:
