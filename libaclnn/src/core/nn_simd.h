@@ -1,6 +1,7 @@
 /*
- * nn_simd.h - what the operators' AVX-512 fast paths share: one CPU check and the lane
- * helpers that move fp16/bf16 to and from fp32.
+ * nn_simd.h - what the operators' AVX-512 fast paths share: one CPU check, the lane
+ * helpers that move fp16/bf16 to and from fp32, and the line stage that writes an output in
+ * whole cache lines.
  *
  * The library is built for baseline x86-64; a fast path is a set of functions compiled with
  * NN_AVX512 and called only when nn_cpu_avx512() is true, with the portable loops as the
@@ -12,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "core/nn_core.h"
 
@@ -77,6 +79,57 @@ NN_AVX512 static inline __m256i nn512_round_f16(__m512 v)
 {
     return _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
 }
+/*
+ * A line stage: an output written through a small buffer in whole, aligned 64-byte lines, each
+ * as soon as it is complete (non-temporal when `stream`).  A kernel builds output bytes in the
+ * buffer at nn_line_stage_at(st, offset) (offsets from the output's start; the buffer holds the
+ * bytes from `written` on) and calls nn512_line_stage_flush(st, done, last) once bytes
+ * [0, done) are final.  Only the partial lines at the two ends of the output get ordinary
+ * stores: a row-by-row copy would leave a partial line at every row boundary, each a read for
+ * ownership and a stalled store queue.  The buffer must hold what is staged between two
+ * flushes plus the < 64 bytes carried over.  Used by MaxPool2dWithMaskBackward's AVX-512 planes
+ * and the fp32 UpsampleNearestExact1dBackward's row stretches.
+ */
+typedef struct nn_line_stage {
+    unsigned char *buf; /* buf[0] is output byte `written` */
+    unsigned char *dst; /* the output */
+    int64_t written;    /* output bytes [0, written) are in dst */
+    bool stream;        /* non-temporal stores for whole lines */
+} nn_line_stage;
+
+static inline unsigned char *nn_line_stage_at(const nn_line_stage *st, int64_t offset)
+{
+    return st->buf + (offset - st->written);
+}
+
+/* Writes the staged bytes before output byte `done` - rounded down to a line boundary of dst
+ * unless `last` - and moves the rest to the front of the buffer.  Inlined into the row loops:
+ * it runs after every row or two, where a call would cost more than the copy. */
+NN_AVX512 static inline __attribute__((always_inline)) void nn512_line_stage_flush(nn_line_stage *st,
+                                                                                   int64_t done, bool last)
+{
+    int64_t end = done;
+    if (!last) end -= (int64_t)(((uintptr_t)st->dst + (uintptr_t)end) & 63u);
+    const int64_t n = end - st->written;
+    if (n <= 0) return;
+    unsigned char *dst = st->dst + st->written;
+    if (st->stream && ((uintptr_t)dst & 63u) == 0 && (n & 63) == 0) {
+        for (int64_t at = 0; at < n; at += 64)
+            _mm512_stream_si512((void *)(dst + at), _mm512_loadu_si512((const void *)(st->buf + at)));
+    } else if (st->stream) {
+        nn_copy_row_nt(dst, st->buf, (size_t)n); /* the output's first, unaligned line */
+    } else {
+        memcpy(dst, st->buf, (size_t)n);
+    }
+    const int64_t rest = done - end;
+    if (rest < 64 && n >= 64) /* one masked move: the two ranges do not overlap */
+        _mm512_mask_storeu_epi8(st->buf, (__mmask64)((1ull << rest) - 1u),
+                                _mm512_loadu_si512((const void *)(st->buf + n)));
+    else
+        memmove(st->buf, st->buf + n, (size_t)rest);
+    st->written = end;
+}
+
 #else
 #define NN_HAVE_AVX512_CODE 0
 #endif

@@ -55,7 +55,7 @@ typedef struct bw_plan {
     bool slots_3x3s2;       /* 3x3 kernel, stride 2, padding <= 1, int32 indices, AVX-512: slots_3x3s2_plane */
     int64_t chunks;         /* plane runs, each with its own scratch */
     int64_t scratch_floats; /* per chunk: the fp32 tile, (fp16/bf16) the widened gradOutput, then
-                             * (fast paths) their pending row and out_stage */
+                             * (fast paths) their pending row and line stage */
     int64_t widened_offset, band_offset; /* floats from the start of a chunk's scratch */
     int64_t slot_stride;    /* slots_3x3s2: floats per pending row half (slots rounded up, + 16) */
 } bw_plan;
@@ -198,15 +198,6 @@ static int64_t scatter_plane_int64(float *restrict tile, const float *restrict g
 typedef int32_t __attribute__((aligned(1), may_alias)) unaligned_i32;
 
 
-/* Copies finished bytes to gradInput (streamed when the plan says so). */
-static void write_bytes(const bw_plan *p, unsigned char *dst, const void *src, int64_t bytes)
-{
-    if (p->stream_stores)
-        nn_copy_row_nt(dst, src, (size_t)bytes);
-    else
-        memcpy(dst, src, (size_t)bytes);
-}
-
 /* Bits [lo, hi) of a `width`-bit lane mask, clipped to [0, width). */
 static inline uint32_t lane_range(int64_t lo, int64_t hi, int64_t width)
 {
@@ -217,18 +208,10 @@ static inline uint32_t lane_range(int64_t lo, int64_t hi, int64_t width)
     return (uint32_t)(ones << lo);
 }
 
-/* Finished cells on their way to gradInput (both fast paths): kept in L1 in the output dtype,
- * plane cell c at cells + (c - written) * elem, and written out whenever a few cache lines are
- * ready - in whole lines of gradInput, so that streaming stores never cover part of a line, and
- * often, so that the writes spread over the computation instead of stalling it in bursts
- * (10-15 % faster than flushing 8 KiB at a time). */
-typedef struct out_stage {
-    const bw_plan *p;
-    unsigned char *cells;
-    int64_t written; /* plane cells [0, written) are in gradInput */
-    int64_t elem;
-} out_stage;
-
+/* Finished cells on their way to gradInput (both fast paths) go through a line stage
+ * (core/nn_simd.h): kept in L1 in the output dtype and written out whenever a few cache lines
+ * are ready - in whole lines of gradInput, and often, so that the writes spread over the
+ * computation instead of stalling it in bursts (10-15 % faster than flushing 8 KiB at a time). */
 enum { STAGE_FLUSH_BYTES = 256 };
 
 /* Room a stage needs for rows of W cells added two at a time: a flush's worth, two rows, a
@@ -236,37 +219,6 @@ enum { STAGE_FLUSH_BYTES = 256 };
 static int64_t stage_floats(int64_t W)
 {
     return (STAGE_FLUSH_BYTES + 2 * W * (int64_t)sizeof(float) + 128 + 63) / 64 * 16;
-}
-
-static inline unsigned char *stage_at(const out_stage *st, int64_t cell)
-{
-    return st->cells + (cell - st->written) * st->elem;
-}
-
-/* Writes the staged cells up to plane cell `done` (rounded down to a cache line of gradInput
- * unless `last`) and moves the rest (under a line) to the front.  Inlined into the row loops:
- * it runs after every row or two, where a library call would cost more than the copy. */
-NN_AVX512 static inline __attribute__((always_inline)) void stage_write(out_stage *st, unsigned char *gi,
-                                                                         int64_t done, bool last)
-{
-    const int64_t elem = st->elem, from = st->written * elem;
-    int64_t end = done * elem; /* bytes of the plane */
-    if (!last && (uintptr_t)gi % (uintptr_t)elem == 0) end -= (int64_t)(((uintptr_t)gi + (uintptr_t)end) & 63u);
-    if (end <= from) return;
-    unsigned char *dst = gi + from;
-    if (st->p->stream_stores && ((uintptr_t)dst & 63u) == 0 && ((end - from) & 63) == 0) {
-        for (int64_t at = 0; at < end - from; at += 64)
-            _mm512_stream_si512((void *)(dst + at), _mm512_loadu_si512((const void *)(st->cells + at)));
-    } else {
-        write_bytes(st->p, dst, st->cells, end - from);
-    }
-    const int64_t rest = done * elem - end;
-    if (rest < 64 && end - from >= 64) /* one masked move: the two ranges do not overlap */
-        _mm512_mask_storeu_epi8(st->cells, (__mmask64)((1ull << rest) - 1u),
-                                _mm512_loadu_si512((const void *)(st->cells + (end - from))));
-    else
-        memmove(st->cells, st->cells + (end - from), (size_t)rest);
-    st->written = end / elem;
 }
 
 /* Stores 32 cells, lo then hi, at row[c0..] (those in `keep`) in the dtype.  A 2x2-path cell is
@@ -334,11 +286,11 @@ tiled_2x2_rows(const bw_plan *p, unsigned char *gi, const unsigned char *grad, c
     const int64_t cell_end = W < 2 * Wo ? W : 2 * Wo; /* cells inside a window: c < cell_end */
     const unaligned_i32 *index = (const unaligned_i32 *)mask;
     const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-    out_stage st = {p, (unsigned char *)scratch + 64, 0, elem};
+    nn_line_stage st = {(unsigned char *)scratch + 64, gi, 0, p->stream_stores};
     int64_t matches = 0;
     for (int64_t ih = 0; ih < H; ih += 2) {
-        unsigned char *row0 = stage_at(&st, ih * W);
-        unsigned char *row1 = ih + 1 < H ? stage_at(&st, (ih + 1) * W) : NULL;
+        unsigned char *row0 = nn_line_stage_at(&st, ih * W * elem);
+        unsigned char *row1 = ih + 1 < H ? nn_line_stage_at(&st, (ih + 1) * W * elem) : NULL;
         const int64_t oh = ih / 2;
         if (oh < Ho) {
             const unsigned char *grow = grad + oh * Wo * elem;
@@ -370,10 +322,10 @@ tiled_2x2_rows(const bw_plan *p, unsigned char *gi, const unsigned char *grad, c
             memset(row0, 0, (size_t)(W * elem));
             if (row1) memset(row1, 0, (size_t)(W * elem));
         }
-        const int64_t done = (ih + 2 < H ? ih + 2 : H) * W;
-        if ((done - st.written) * elem >= STAGE_FLUSH_BYTES) stage_write(&st, gi, done, false);
+        const int64_t done = (ih + 2 < H ? ih + 2 : H) * W * elem;
+        if (done - st.written >= STAGE_FLUSH_BYTES) nn512_line_stage_flush(&st, done, false);
     }
-    stage_write(&st, gi, H * W, true);
+    nn512_line_stage_flush(&st, H * W * elem, true);
     return matches == Ho * Wo;
 }
 
@@ -452,7 +404,8 @@ typedef struct slot_plane {
     int64_t H, W, Ho, Wo, pad_h, pad_w, slots;
     float *pending_shared, *pending_private; /* the next shared row, as slots (fp32) */
     slot_block *blocks;                      /* per 16 slots, computed once per plane */
-    out_stage out;                           /* finished cells */
+    int64_t elem;                            /* bytes of a gradOutput / gradInput element */
+    nn_line_stage out;                       /* finished cells */
     __mmask16 bad;                           /* an output whose index is not a cell of its window */
 } slot_plane;
 
@@ -543,15 +496,15 @@ SLOT_TARGET static inline __attribute__((always_inline)) void slot_window_row(sl
                                                                                const unaligned_i32 *irow, int64_t i,
                                                                                aclDataType dtype, bool edge, bool pairs)
 {
-    const int64_t W = s->W, pad_w = s->pad_w, elem = s->out.elem, top = 2 * i - s->pad_h;
+    const int64_t W = s->W, pad_w = s->pad_w, elem = s->elem, top = 2 * i - s->pad_h;
     /* cell rows inside the plane (top < H for every row pair; top + 1 >= 0 as pH <= 1, but a
      * ceil-mode window may start on the last row) */
     const bool top_in = !edge || top >= 0, middle_in = !edge || top + 1 < s->H, bottom_in = !edge || top + 2 < s->H;
     const __mmask16 rows_live = (__mmask16)(!edge || i < s->Ho ? 0xFFFF : 0);
     const __mmask16 top_gate = (__mmask16)(top_in ? 0xFFFF : 0), middle_gate = (__mmask16)(middle_in ? 0xFFFF : 0),
                     bottom_gate = (__mmask16)(bottom_in ? 0xFFFF : 0);
-    unsigned char *shared_row = top_in ? stage_at(&s->out, top * W) : NULL;
-    unsigned char *private_row = middle_in ? stage_at(&s->out, (top + 1) * W) : NULL;
+    unsigned char *shared_row = top_in ? nn_line_stage_at(&s->out, top * W * elem) : NULL;
+    unsigned char *private_row = middle_in ? nn_line_stage_at(&s->out, (top + 1) * W * elem) : NULL;
     const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
     const __m512i two_lanes = _mm512_add_epi32(lane, lane);
     const __m512i row_step = _mm512_set1_epi32((int32_t)W);
@@ -639,12 +592,12 @@ SLOT_TARGET static inline __attribute__((always_inline)) void slot_rows(slot_pla
          * the buffer does not fault); 8 or 16 rows measured the same */
         for (int64_t b = 0; b < s->Wo * 4; b += 64) {
             _mm_prefetch((const char *)(index + (i + 2) * s->Wo) + b, _MM_HINT_T0);
-            if (b < s->Wo * s->out.elem)
-                _mm_prefetch((const char *)(grad + (i + 2) * s->Wo * s->out.elem) + b, _MM_HINT_T0);
+            if (b < s->Wo * s->elem)
+                _mm_prefetch((const char *)(grad + (i + 2) * s->Wo * s->elem) + b, _MM_HINT_T0);
         }
-        slot_window_row(s, grad + i * s->Wo * s->out.elem, index + i * s->Wo, i, dtype, edge, pairs);
+        slot_window_row(s, grad + i * s->Wo * s->elem, index + i * s->Wo, i, dtype, edge, pairs);
         const int64_t done = (2 * i - s->pad_h + 2 < s->H ? 2 * i - s->pad_h + 2 : s->H) * s->W;
-        if ((done - s->out.written) * s->out.elem >= STAGE_FLUSH_BYTES) stage_write(&s->out, gi, done, false);
+        if (done * s->elem - s->out.written >= STAGE_FLUSH_BYTES) nn512_line_stage_flush(&s->out, done * s->elem, false);
     }
 }
 
@@ -672,7 +625,8 @@ SLOT_TARGET static bool slots_3x3s2_plane(const bw_plan *p, unsigned char *gi, c
     slot_plane s = {g->height, g->width, g->out_height, g->out_width, g->pad_h, g->pad_w,
                     (g->width + g->pad_w + 1) / 2, scratch, scratch + p->slot_stride,
                     (slot_block *)(scratch + 2 * p->slot_stride),
-                    {p, (unsigned char *)(scratch + 3 * p->slot_stride) + 64, 0, (int64_t)nn_dtype_size(p->dtype)},
+                    (int64_t)nn_dtype_size(p->dtype),
+                    {(unsigned char *)(scratch + 3 * p->slot_stride) + 64, gi, 0, p->stream_stores},
                     0};
     for (int64_t j0 = 0; j0 < s.slots; j0 += 16) s.blocks[j0 / 16] = slot_block_at(j0, s.W, s.Wo, s.pad_w);
     const unaligned_i32 *index = (const unaligned_i32 *)mask;
@@ -698,7 +652,7 @@ SLOT_TARGET static bool slots_3x3s2_plane(const bw_plan *p, unsigned char *gi, c
     edge(&s, gi, grad, index, 0, first_inner < row_pairs ? first_inner : row_pairs);
     inner(&s, gi, grad, index, first_inner, end_inner);
     edge(&s, gi, grad, index, end_inner > first_inner ? end_inner : first_inner, row_pairs);
-    stage_write(&s.out, gi, s.H * s.W, true);
+    nn512_line_stage_flush(&s.out, s.H * s.W * s.elem, true);
     return s.bad == 0;
 }
 

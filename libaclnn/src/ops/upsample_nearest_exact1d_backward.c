@@ -283,38 +283,6 @@ NN_AVX512 static void rows_f32_runs_avx512(const nn_ne_map *map, const float *co
     }
 }
 
-/* A stretch of consecutive gradInput rows written as one flat stream of whole, aligned 64-byte
- * lines: each row is summed into `stage` behind the (< 16) floats still pending from the
- * previous row, every complete vector is stored non-temporally, and the rest waits for the
- * next row.  Only the partial lines at the two ends of the stretch get ordinary stores (a
- * per-row copy would give every row boundary a partial line: a read for ownership and a
- * stalled store queue per row).  stage holds Lin + 16 floats. */
-typedef struct flat_stream {
-    float *out;      /* destination of stage[0] */
-    int64_t pending; /* floats in stage not yet written */
-    float *stage;
-} flat_stream;
-
-/* Writes out what the row just summed at stage + pending (Lin floats) completes. */
-NN_AVX512 static void flat_stream_push(flat_stream *f, int64_t Lin)
-{
-    float *restrict stage = f->stage;
-    const int64_t pending = f->pending + Lin;
-    int64_t done = 0;
-    const int64_t lead = (int64_t)(((64 - ((uintptr_t)f->out & 63)) & 63) / sizeof(float));
-    if (lead > 0) { /* only before the first aligned line of the stretch */
-        done = lead < pending ? lead : pending;
-        memcpy(f->out, stage, (size_t)done * sizeof(float));
-    }
-    for (; done + 16 <= pending; done += 16) {
-        _mm512_stream_ps(f->out + done, _mm512_loadu_ps(stage + done));
-    }
-    const __mmask16 rest = (__mmask16)((1u << (pending - done)) - 1u);
-    _mm512_mask_storeu_ps(stage, rest, _mm512_maskz_loadu_ps(rest, stage + done));
-    f->out += done;
-    f->pending = pending - done;
-}
-
 /* Stretches (rows worked on at once) for rows of Lin floats: with stages, as many as fit in
  * LOCKSTEP_STAGE_BYTES. */
 static int lockstep_stretches(int64_t Lin, bool staged)
@@ -328,7 +296,8 @@ static int lockstep_stretches(int64_t Lin, bool staged)
  * that are worked on in lockstep (row j of every stretch, then row j + 1, ...).  Rows go
  * straight to gradInput (`direct`: non-temporal stores from the registers, every row aligned;
  * else ordinary stores), or, with `stages` (lockstep_stretches(Lin, true) buffers of Lin + 16
- * floats), through one flat_stream per stretch. */
+ * floats), through one streaming line stage per stretch (core/nn_simd.h): a stretch goes out as
+ * one flat stream of whole lines, with partial lines only at its two ends. */
 NN_AVX512 static void rows_f32_runs_lockstep(const nn_ne_map *map, const float *go_base,
                                                 float *gi_base, int64_t begin, int64_t end,
                                                 bool direct, float *stages)
@@ -340,14 +309,14 @@ NN_AVX512 static void rows_f32_runs_lockstep(const nn_ne_map *map, const float *
     const int most = lockstep_stretches(Lin, stages != NULL);
     const int m = rows < most ? (int)rows : most;
     int64_t first[LOCKSTEP_ROWS] = {0}, count[LOCKSTEP_ROWS] = {0};
-    flat_stream flat[LOCKSTEP_ROWS];
+    nn_line_stage flat[LOCKSTEP_ROWS];
+    const int64_t row_bytes = Lin * (int64_t)sizeof(float);
     for (int i = 0; i < m; i++) { /* the longer stretches first */
         count[i] = rows / m + (i < rows % m ? 1 : 0);
         first[i] = i == 0 ? begin : first[i - 1] + count[i - 1];
         if (stages != NULL) {
-            flat[i].out = gi_base + first[i] * Lin;
-            flat[i].pending = 0;
-            flat[i].stage = stages + (size_t)i * (size_t)(Lin + 16);
+            flat[i] = (nn_line_stage){(unsigned char *)(stages + (size_t)i * (size_t)(Lin + 16)),
+                                      (unsigned char *)(gi_base + first[i] * Lin), 0, true};
         }
     }
     for (int64_t j = 0; j < count[0]; j++) {
@@ -356,20 +325,20 @@ NN_AVX512 static void rows_f32_runs_lockstep(const nn_ne_map *map, const float *
         float *gi[LOCKSTEP_ROWS];
         while (live < m && j < count[live]) {
             go[live] = go_base + (first[live] + j) * Lout;
-            gi[live] = stages != NULL ? flat[live].stage + flat[live].pending
+            gi[live] = stages != NULL ? (float *)nn_line_stage_at(&flat[live], j * row_bytes)
                                       : gi_base + (first[live] + j) * Lin;
             live++;
         }
         rows_f32_runs_avx512(map, go, gi, live, direct);
         if (stages != NULL) {
             for (int i = 0; i < live; i++) {
-                flat_stream_push(&flat[i], Lin);
+                nn512_line_stage_flush(&flat[i], (j + 1) * row_bytes, false);
             }
         }
     }
     if (stages != NULL) {
         for (int i = 0; i < m; i++) {
-            memcpy(flat[i].out, flat[i].stage, (size_t)flat[i].pending * sizeof(float));
+            nn512_line_stage_flush(&flat[i], count[i] * row_bytes, true);
         }
     }
 }
@@ -446,7 +415,7 @@ static size_t row_buffer_bytes(const upsample_bwd_ctx *ctx)
         if (!ctx->stream) return 0;
         size_t stages = 1; /* the portable path's row buffer */
 #if NN_HAVE_AVX512_CODE
-        stages = (size_t)lockstep_stretches(p->in_len, true); /* one per flat_stream */
+        stages = (size_t)lockstep_stretches(p->in_len, true); /* one per line stage */
 #endif
         return stages * (size_t)(p->in_len + 16) * sizeof(float);
     }
