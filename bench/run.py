@@ -77,6 +77,30 @@ def _rows(results):
     return rows
 
 
+def _scaling_lines(rows):
+    """Our time on the fewest threads over our time on the most, per case (the col2im bar asks
+    for it: PyTorch's col2im is single-threaded), next to the same ratio of the STREAM copy
+    samples taken with those two rows - the host's own scaling at those moments."""
+    threads = sorted({r["threads"] for r in rows})
+    if len(threads) < 2:
+        return []
+    lo, hi = threads[0], threads[-1]
+    by_key = {(r["case"], r["dtype"], r["threads"]): r for r in rows}
+    lines = ["", "## Our %d-thread speed-up over our %d-thread time" % (hi, lo), "",
+             "ours %dT ms / ours %dT ms, and the STREAM copy samples of the two rows in the same "
+             "ratio (what the host's memory gave %d threads over %d at those moments)." % (
+                 lo, hi, hi, lo), "",
+             "| case | dtype | ours %dT / %dT | STREAM %dT / %dT |" % (lo, hi, hi, lo),
+             "|---|---|---:|---:|"]
+    for case, dtype in sorted({(r["case"], r["dtype"]) for r in rows}):
+        a, b = by_key.get((case, dtype, lo)), by_key.get((case, dtype, hi))
+        if a is None or b is None:
+            continue
+        lines.append("| %s | %s | %.2fx | %.2fx |" % (
+            case, dtype, a["ours"] / b["ours"], b["stream_gbps"] / a["stream_gbps"]))
+    return lines
+
+
 def write_markdown(path, results, rows, png_name, quick):
     import torch
     lines = ["# Performance", "",
@@ -118,6 +142,7 @@ def write_markdown(path, results, rows, png_name, quick):
         lines.append("| %s | %s | %d | %.3f | %.3f | %.2fx | %.1f | %.1f | %.0f%% |" % (
             r["case"], r["dtype"], r["threads"], r["ours"], r["torch"], r["speedup"], r["gbps"],
             r["stream_gbps"], 100 * r["stream"]))
+    lines += _scaling_lines(rows)
     failures = [(res["threads"], c) for res in results for c in res["cases"] if "error" in c]
     errors = [e for res in results for e in res["errors"]]
     if failures or errors:
