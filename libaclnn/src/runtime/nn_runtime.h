@@ -35,10 +35,6 @@ aclError nn_stream_resolve_named(const char *api, aclrtStream stream, nn_stream 
  * On failure to queue, release(ctx) is still called. */
 aclError nn_stream_submit(nn_stream *stream, nn_task_run_fn run, nn_task_release_fn release,
                           void *ctx);
-/* Same, for an operator launch: a self-contained task that may also run on a thread that
- * synchronizes the stream (in queue order, when the worker is idle), instead of its worker. */
-aclError nn_stream_submit_launch(nn_stream *stream, nn_task_run_fn run, nn_task_release_fn release,
-                                 void *ctx);
 
 /* Finds the aclrtMalloc allocation that contains [ptr, ptr+len). Returns false if none does. */
 bool nn_mem_find(const void *ptr, size_t len, void **alloc_base, size_t *alloc_size);

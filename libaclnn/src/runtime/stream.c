@@ -7,13 +7,6 @@
  * thread (so aclGetRecentErrMsg shows it there), and clears it.  Tasks after a failed one still
  * run (ACL_CONTINUE_ON_FAILURE, CANN's default).
  *
- * A thread that synchronizes a stream without a deadline runs the queued operator launches itself
- * while the worker is idle (nn_stream_submit_launch: self-contained tasks that may run on any
- * thread), in the same FIFO order, one task at a time: the waiting thread is already running,
- * while waking the worker and then the waiter again costs two hand-offs to idle CPUs (about
- * 100 us together on a virtual machine).  Host functions, callbacks, copies and event tasks
- * always run on the worker.
- *
  * Streams are registered (nn_rt_lock) so that an unknown or destroyed handle is rejected with
  * a message instead of being dereferenced.  A stream's memory lives until its last reference
  * goes (the registry holds one; aclrtSynchronizeDevice takes temporary ones).
@@ -34,7 +27,6 @@ typedef struct nn_task {
     nn_task_run_fn run;
     nn_task_release_fn release;
     void *ctx;
-    bool any_thread; /* an operator launch: may run on a synchronizing thread */
     struct nn_task *next;
 } nn_task;
 
@@ -52,7 +44,6 @@ struct nn_stream {
     pthread_cond_t done_cv; /* synchronizers wait here (CLOCK_MONOTONIC) */
     nn_task *head;
     nn_task *tail;
-    bool running; /* a task is being run (by the worker or a synchronizing thread) */
     uint64_t submitted;
     uint64_t completed;
     bool stopping;
@@ -96,94 +87,39 @@ static void keep_first_error(nn_stream *s, int code, const char *message)
     s->first_error_message = (message && message[0]) ? strdup(message) : NULL;
 }
 
-/* Takes the next task and marks the stream busy; NULL when the queue is empty. */
-static nn_task *pop_task_locked(nn_stream *s)
-{
-    nn_task *task = s->head;
-    if (task == NULL)
-        return NULL;
-    s->head = task->next;
-    if (s->head == NULL)
-        s->tail = NULL;
-    s->running = true;
-    return task;
-}
-
-/* Runs and frees a popped task (unless `skip`); returns its code, with its message copied to
- * `message` (NN_TASK_MESSAGE_MAX bytes, may be NULL) when it failed.  Whatever the task left on
- * this thread's recent-error text belongs to it: the text is taken, so the thread starts the
- * next task clean. */
-static int run_task(nn_task *task, bool skip, char *message)
-{
-    int code = 0;
-    if (!skip && task->run != NULL)
-        code = task->run(task->ctx);
-    if (code != 0 && message != NULL)
-        nn_error_peek(message, NN_TASK_MESSAGE_MAX);
-    (void)nn_error_take();
-    if (task->release != NULL)
-        task->release(task->ctx);
-    free(task);
-    return code;
-}
-
-/* Books a finished task and wakes whoever waits: synchronizers, and the worker if a
- * synchronizing thread ran the task. */
-static void finish_task_locked(nn_stream *s, int code, const char *message)
-{
-    if (code != 0)
-        keep_first_error(s, code, message);
-    s->running = false;
-    s->completed++;
-    pthread_cond_broadcast(&s->done_cv);
-    pthread_cond_signal(&s->work_cv);
-}
-
-/* Called with s->lock held by a thread synchronizing s without a deadline: when the worker is
- * idle and the next task is an operator launch, runs it here (the lock is released meanwhile)
- * and returns true.  The thread's own pending recent-error text is kept aside and put back, so
- * only the task's failure (returned by the synchronize) is added to it. */
-static bool run_next_launch_here_locked(nn_stream *s)
-{
-    if (s->running || s->head == NULL || !s->head->any_thread || atomic_load(&s->aborting))
-        return false;
-    char *message = malloc(2 * NN_TASK_MESSAGE_MAX);
-    if (message == NULL)
-        return false;
-    char *callers = message + NN_TASK_MESSAGE_MAX;
-    nn_task *task = pop_task_locked(s);
-    pthread_mutex_unlock(&s->lock);
-
-    nn_error_peek(callers, NN_TASK_MESSAGE_MAX);
-    (void)nn_error_take();
-    int code = run_task(task, false, message);
-    if (callers[0] != '\0')
-        nn_error_push_raw(callers);
-
-    pthread_mutex_lock(&s->lock);
-    finish_task_locked(s, code, message);
-    free(message);
-    return true;
-}
-
 static void *stream_worker(void *arg)
 {
     nn_stream *s = arg;
     char *message = malloc(NN_TASK_MESSAGE_MAX);
     pthread_mutex_lock(&s->lock);
     for (;;) {
-        while ((s->head == NULL && !s->stopping) || s->running)
+        while (s->head == NULL && !s->stopping)
             pthread_cond_wait(&s->work_cv, &s->lock);
-        nn_task *task = pop_task_locked(s);
+        nn_task *task = s->head;
         if (task == NULL)
             break; /* stopping and drained */
+        s->head = task->next;
+        if (s->head == NULL)
+            s->tail = NULL;
         bool skip = atomic_load(&s->aborting);
         pthread_mutex_unlock(&s->lock);
 
-        int code = run_task(task, skip, message);
+        int code = 0;
+        if (!skip && task->run != NULL)
+            code = task->run(task->ctx);
+        if (code != 0 && message != NULL)
+            nn_error_peek(message, NN_TASK_MESSAGE_MAX);
+        /* Whatever the task left on this thread belongs to it; start the next one clean. */
+        (void)nn_error_take();
+        if (task->release != NULL)
+            task->release(task->ctx);
+        free(task);
 
         pthread_mutex_lock(&s->lock);
-        finish_task_locked(s, code, message);
+        if (code != 0)
+            keep_first_error(s, code, message);
+        s->completed++;
+        pthread_cond_broadcast(&s->done_cv);
     }
     pthread_mutex_unlock(&s->lock);
     free(message);
@@ -422,8 +358,8 @@ aclError nn_stream_resolve(aclrtStream stream, nn_stream **out)
     return nn_stream_resolve_named("stream", stream, out);
 }
 
-static aclError submit_task(nn_stream *stream, nn_task_run_fn run, nn_task_release_fn release,
-                            void *ctx, bool any_thread)
+aclError nn_stream_submit(nn_stream *stream, nn_task_run_fn run, nn_task_release_fn release,
+                          void *ctx)
 {
     nn_task *task = malloc(sizeof *task);
     if (task == NULL) {
@@ -435,7 +371,6 @@ static aclError submit_task(nn_stream *stream, nn_task_run_fn run, nn_task_relea
     task->run = run;
     task->release = release;
     task->ctx = ctx;
-    task->any_thread = any_thread;
     task->next = NULL;
 
     pthread_mutex_lock(&stream->lock);
@@ -464,18 +399,6 @@ static aclError submit_task(nn_stream *stream, nn_task_run_fn run, nn_task_relea
     return ACL_SUCCESS;
 }
 
-aclError nn_stream_submit(nn_stream *stream, nn_task_run_fn run, nn_task_release_fn release,
-                          void *ctx)
-{
-    return submit_task(stream, run, release, ctx, false);
-}
-
-aclError nn_stream_submit_launch(nn_stream *stream, nn_task_run_fn run, nn_task_release_fn release,
-                                 void *ctx)
-{
-    return submit_task(stream, run, release, ctx, true);
-}
-
 aclError nn_stream_wait(nn_stream *s, const struct timespec *deadline, int timeout_code,
                         const char *api, int32_t timeout_ms)
 {
@@ -487,8 +410,7 @@ aclError nn_stream_wait(nn_stream *s, const struct timespec *deadline, int timeo
     uint64_t target = s->submitted;
     while (s->completed < target) {
         if (deadline == NULL) {
-            if (!run_next_launch_here_locked(s))
-                pthread_cond_wait(&s->done_cv, &s->lock);
+            pthread_cond_wait(&s->done_cv, &s->lock);
             continue;
         }
         int rc = pthread_cond_timedwait(&s->done_cv, &s->lock, deadline);
