@@ -243,7 +243,7 @@ aclnnStatus aclnnIm2colGetWorkspaceSize(const aclTensor *self, const aclIntArray
         return nn_error(ACLNN_ERR_PARAM_INVALID, OP ": out dtype must be in " NN_IP_FLOAT_DTYPE_LIST
                         ", got %s.", nn_dtype_name(out->dtype));
     }
-    if ((st = nn_i2c_check_result_ptrs(OP, workspaceSize, executor)) != ACLNN_SUCCESS) return st;
+    if ((st = nn_check_result_ptrs(OP, workspaceSize, executor)) != ACLNN_SUCCESS) return st;
     return nn_i2c_make_executor(OP, im2col_kernel, &plan, self, out, workspaceSize, executor);
 }
 

@@ -1077,7 +1077,7 @@ aclnnStatus aclnnIm2colBackwardGetWorkspaceSize(const aclTensor *gradOutput,
                                                 const aclIntArray *stride, aclTensor *out,
                                                 uint64_t *workspaceSize, aclOpExecutor **executor)
 {
-    aclnnStatus st = nn_i2c_check_result_ptrs(OP, workspaceSize, executor);
+    aclnnStatus st = nn_check_result_ptrs(OP, workspaceSize, executor);
     if (st != ACLNN_SUCCESS) return st;
     const aclIntArray *arrays[5] = {inputSize, kernelSize, dilation, padding, stride};
     st = nn_i2c_check_handles(OP, "gradOutput", gradOutput, 5, arrays, ARRAY_NAMES, out);

@@ -75,19 +75,6 @@ static inline aclnnStatus nn_i2c_check_out_shape(const char *op, const aclTensor
     return ACLNN_SUCCESS;
 }
 
-/* CANN dereferences these without a check; a NULL would crash it (design.md decision 7). */
-static inline aclnnStatus nn_i2c_check_result_ptrs(const char *op, const uint64_t *workspaceSize,
-                                                   aclOpExecutor *const *executor)
-{
-    if (workspaceSize == NULL) {
-        return nn_null_out_param(op, "workspaceSize");
-    }
-    if (executor == NULL) {
-        return nn_null_out_param(op, "executor");
-    }
-    return ACLNN_SUCCESS;
-}
-
 /* Records the checked geometry in the plan (k, d, pad, s hold {H value, W value}). */
 static inline void nn_i2c_set_geometry(nn_i2c_plan *plan, int64_t planes, int64_t H, int64_t W,
                                        int64_t OH, int64_t OW, const aclIntArray *k,

@@ -324,8 +324,8 @@ static aclnnStatus build_executor(const char *op, const aclTensor *self, const a
                                   const aclTensor *indices, fw_plan *plan, uint64_t *workspaceSize,
                                   aclOpExecutor **executor)
 {
-    if (!workspaceSize) return nn_null_out_param(op, "workspaceSize");
-    if (!executor) return nn_null_out_param(op, "executor");
+    aclnnStatus result_ptrs = nn_check_result_ptrs(op, workspaceSize, executor);
+    if (result_ptrs != ACLNN_SUCCESS) return result_ptrs;
 
     const bool empty = nn_tensor_is_empty(self) || nn_tensor_is_empty(out);
     const int64_t planes = mp_planes(&plan->g);

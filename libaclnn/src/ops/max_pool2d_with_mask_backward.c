@@ -917,8 +917,8 @@ static aclnnStatus build_executor(const char *op, const aclTensor *grad_output, 
                                   const aclTensor *indices, const aclTensor *grad_input, bw_plan *plan,
                                   uint64_t *workspaceSize, aclOpExecutor **executor)
 {
-    if (!workspaceSize) return nn_null_out_param(op, "workspaceSize");
-    if (!executor) return nn_null_out_param(op, "executor");
+    aclnnStatus result_ptrs = nn_check_result_ptrs(op, workspaceSize, executor);
+    if (result_ptrs != ACLNN_SUCCESS) return result_ptrs;
 
     const bool empty = nn_tensor_is_empty(self);
     const mp_geometry *g = &plan->g;

@@ -531,11 +531,9 @@ aclnnStatus aclnnPreluBackwardGetWorkspaceSize(const aclTensor *gradOutput, cons
         return st;
     }
     /* CANN dereferences both without a check (decision 7). */
-    if (workspaceSize == NULL) {
-        return nn_null_out_param(OP, "workspaceSize");
-    }
-    if (executor == NULL) {
-        return nn_null_out_param(OP, "executor");
+    aclnnStatus result_ptrs = nn_check_result_ptrs(OP, workspaceSize, executor);
+    if (result_ptrs != ACLNN_SUCCESS) {
+        return result_ptrs;
     }
 
     prelu_bw_plan plan;

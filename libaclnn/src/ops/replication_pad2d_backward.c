@@ -788,11 +788,9 @@ aclnnStatus aclnnReplicationPad2dBackwardGetWorkspaceSize(const aclTensor *gradO
                                                           uint64_t *workspaceSize,
                                                           aclOpExecutor **executor)
 {
-    if (workspaceSize == NULL) {
-        return nn_null_out_param(OP, "workspaceSize");
-    }
-    if (executor == NULL) {
-        return nn_null_out_param(OP, "executor");
+    aclnnStatus result_ptrs = nn_check_result_ptrs(OP, workspaceSize, executor);
+    if (result_ptrs != ACLNN_SUCCESS) {
+        return result_ptrs;
     }
     if (gradOutput == NULL) {
         return nn_null_tensor(OP, "gradOutput");

@@ -324,11 +324,9 @@ aclnnStatus aclnnUpsampleNearestExact1dGetWorkspaceSize(const aclTensor *self,
                                                         aclTensor *out, uint64_t *workspaceSize,
                                                         aclOpExecutor **executor)
 {
-    if (workspaceSize == NULL) {
-        return nn_null_out_param(OP, "workspaceSize");
-    }
-    if (executor == NULL) {
-        return nn_null_out_param(OP, "executor");
+    aclnnStatus result_ptrs = nn_check_result_ptrs(OP, workspaceSize, executor);
+    if (result_ptrs != ACLNN_SUCCESS) {
+        return result_ptrs;
     }
     if (self == NULL) {
         return nn_null_tensor(OP, "self");
