@@ -235,7 +235,7 @@ def test_3x3_negative_zero_and_nan_gradients(dtype):
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=DT_IDS)
 @pytest.mark.parametrize("pad", [(0, 0), (1, 1)], ids=lambda p: "p%d%d" % p)
-@pytest.mark.parametrize("shape", [(2, 3, 7, 9), (1, 2, 10, 40), (4, 33, 35)],
+@pytest.mark.parametrize("shape", [(2, 3, 7, 9), (1, 2, 10, 40), (4, 33, 35), (1, 2, 9, 100)],
                          ids=lambda s: "x".join(map(str, s)))
 def test_3x3_adversarial_indices_inside_the_plane(shape, pad, dtype):
     x = random_array(shape, dtype, 30)
@@ -262,6 +262,29 @@ def test_3x3_one_stray_index_among_good_planes(dtype):
     index[1, 3, 2, 0] = 3 * w + w - 1           # window (2, 0) covers columns -1..1: "column -1" wraps
     grad = random_array(out.shape, dtype, 34)
     got = max_pool2d_with_mask_backward(grad, x, mask_from_stream(index, 3), 3, 2, 1)
+    assert_bits(got, reference(grad, index, x.shape, dtype))
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=DT_IDS)
+@pytest.mark.parametrize("pad", [0, 1])
+def test_3x3_stray_indices_in_full_blocks(pad, dtype):
+    """Rows wide enough for blocks of 16 outputs whose windows all lie inside the row (slots
+    16..31 here), which the kernel checks without per-lane masks: each kind of stray index
+    there must still send its plane to the scatter."""
+    x = random_array((2, 4, 11, 100), dtype, 36)
+    out, mask = max_pool2d_with_mask(x, 3, 2, pad)
+    index = stream_of(mask, out.size).reshape(out.shape).copy()
+    w = x.shape[-1]
+
+    def origin(oh, ow):
+        return (2 * oh - pad) * w + 2 * ow - pad
+
+    index[0, 0, 2, 20] = origin(2, 20) + 3              # column 3 of the window: wraps past dx = 2
+    index[0, 2, 3, 17] = origin(3, 17) + w + 3          # the same one row down
+    index[1, 1, 2, 25] = origin(2, 25) + 3 * w + 1      # one row below the window
+    index[1, 3, 3, 31] = origin(3, 31) - 1              # one column left of it
+    grad = random_array(out.shape, dtype, 37)
+    got = max_pool2d_with_mask_backward(grad, x, mask_from_stream(index, 3), 3, 2, pad)
     assert_bits(got, reference(grad, index, x.shape, dtype))
 
 

@@ -381,6 +381,7 @@ NN_AVX512 static bool tiled_2x2_plane(const bw_plan *p, unsigned char *gi, const
 typedef struct slot_block {
     __mmask16 live, live_prev, cell_live[3];
     bool whole;             /* every live output's window lies inside the row */
+    bool full;              /* whole, and all 16 outputs, their j-1 and all 32 cells live */
     __mmask32 keep;
 } slot_block;
 
@@ -396,6 +397,7 @@ static slot_block slot_block_at(int64_t j0, int64_t W, int64_t Wo, int64_t pad_w
     b.whole = b.cell_live[0] == b.live && b.cell_live[1] == b.live && b.cell_live[2] == b.live;
     const int64_t c0 = 2 * j0 - pad_w;
     b.keep = (__mmask32)lane_range(-c0, W - c0, 32);
+    b.full = b.whole && b.live == 0xFFFF && b.live_prev == 0xFFFF && b.keep == (__mmask32)~0u;
     return b;
 }
 
@@ -488,6 +490,107 @@ SLOT_TARGET static inline __attribute__((always_inline)) void store_slot_cells(u
     _mm512_mask_storeu_epi16(dst, keep, words);
 }
 
+/* What the blocks of one window row share (built once per row; always inlined, so it lives in
+ * registers). */
+typedef struct slot_row {
+    const unsigned char *grow;            /* the window row's gradients */
+    const unaligned_i32 *irow;            /* and indices */
+    float *pending_shared, *pending_private;
+    unsigned char *shared_row, *private_row; /* staged cell rows top and top + 1 (NULL: outside) */
+    int64_t pad_w, elem;
+    bool nearest_ok;                      /* W >= 3: rel - {0, W, 2W} has one value in 0..2 at most */
+    __mmask16 rows_live, top_gate, middle_gate, bottom_gate;
+    __m512i at0, at1, at2, at_w0, at_w1, at_w2, at_2w0, at_2w1, at_2w2;
+} slot_row;
+
+/* The previous block's gradients and indices (for lane 0's j-1), and the invalid outputs seen. */
+typedef struct slot_carry {
+    __m512 g_last;
+    __m512i rel_last;
+    __mmask16 bad;
+} slot_carry;
+
+/* Every live output must name a cell of its window inside the plane.  With all three cell rows
+ * inside (inner rows) and W >= 3, rel is valid when dx = min(rel, rel - W, rel - 2W) (unsigned)
+ * is at most 2 and column dx of the window is inside the row (cell_live[dx]; only blocks that
+ * are not `whole` need that test).  Edge rows compare with each of the cells that are inside. */
+SLOT_TARGET static inline __attribute__((always_inline)) __mmask16
+slot_invalid(const slot_row *r, const slot_block *b, __m512i rel, __mmask16 live, __mmask16 cell0, __mmask16 cell1,
+             __mmask16 cell2, bool edge, bool full)
+{
+    if (!edge && (full || r->nearest_ok)) {
+        const __m512i dx = _mm512_min_epu32(rel, _mm512_min_epu32(_mm512_sub_epi32(rel, r->at_w0),
+                                                                   _mm512_sub_epi32(rel, r->at_2w0)));
+        if (full) return _mm512_cmpgt_epu32_mask(dx, r->at2);
+        __mmask16 invalid = _mm512_mask_cmpgt_epu32_mask(live, dx, r->at2);
+        if (!b->whole)
+            invalid |= _mm512_mask_cmpeq_epi32_mask((__mmask16)(live & ~cell0), dx, r->at0) |
+                       _mm512_mask_cmpeq_epi32_mask((__mmask16)(live & ~cell1), dx, r->at1) |
+                       _mm512_mask_cmpeq_epi32_mask((__mmask16)(live & ~cell2), dx, r->at2);
+        return invalid;
+    }
+    const __mmask16 top0 = cell0 & r->top_gate, top1 = cell1 & r->top_gate, top2 = cell2 & r->top_gate;
+    const __mmask16 mid0 = cell0 & r->middle_gate, mid1 = cell1 & r->middle_gate, mid2 = cell2 & r->middle_gate;
+    const __mmask16 bot0 = cell0 & r->bottom_gate, bot1 = cell1 & r->bottom_gate, bot2 = cell2 & r->bottom_gate;
+    const __mmask16 named =
+        _mm512_mask_cmpeq_epi32_mask(top0, rel, r->at0) | _mm512_mask_cmpeq_epi32_mask(top1, rel, r->at1) |
+        _mm512_mask_cmpeq_epi32_mask(top2, rel, r->at2) | _mm512_mask_cmpeq_epi32_mask(mid0, rel, r->at_w0) |
+        _mm512_mask_cmpeq_epi32_mask(mid1, rel, r->at_w1) | _mm512_mask_cmpeq_epi32_mask(mid2, rel, r->at_w2) |
+        _mm512_mask_cmpeq_epi32_mask(bot0, rel, r->at_2w0) | _mm512_mask_cmpeq_epi32_mask(bot1, rel, r->at_2w1) |
+        _mm512_mask_cmpeq_epi32_mask(bot2, rel, r->at_2w2);
+    return (__mmask16)(live & ~named);
+}
+
+/* Slots [j0, j0 + 16) of a window row, whose windows start at cells `origin`.  `full`: all 16
+ * outputs and their j-1 live, every window inside the row and all 32 cells kept - the masks are
+ * then constants, which spares the loads of the block's masks (port 5 bounds this loop). */
+SLOT_TARGET static inline __attribute__((always_inline)) void
+slot_block_step(const slot_row *r, const slot_block *b, int64_t j0, __m512i origin, slot_carry *carry,
+                aclDataType dtype, bool edge, bool pairs, bool full)
+{
+    __mmask16 live = full ? 0xFFFF : b->live, live_prev = full ? 0xFFFF : b->live_prev;
+    __mmask16 cell0 = full ? 0xFFFF : b->cell_live[0], cell1 = full ? 0xFFFF : b->cell_live[1],
+              cell2 = full ? 0xFFFF : b->cell_live[2];
+    const __mmask32 keep = full ? (__mmask32)~0u : b->keep;
+    if (edge) {
+        live &= r->rows_live, live_prev &= r->rows_live;
+        cell0 &= r->rows_live, cell1 &= r->rows_live, cell2 &= r->rows_live;
+    }
+    const __m512 g = full ? nn512_load_f32(r->grow, j0, 0xFFFF, dtype) : nn512_load_f32(r->grow, j0, live, dtype);
+    /* lane l: output j-1's gradient (fp32: loaded again, which costs no shuffle) */
+    const __m512 g_prev = dtype == ACL_FLOAT ? nn512_load_f32(r->grow, j0 - 1, live_prev, dtype)
+                                             : _mm512_castsi512_ps(_mm512_alignr_epi32(
+                                                   _mm512_castps_si512(g), _mm512_castps_si512(carry->g_last), 15));
+    carry->g_last = g;
+    /* rel: the index relative to the window's first cell; output j-1's window starts 2 earlier */
+    const __m512i index = full ? _mm512_loadu_si512((const void *)(r->irow + j0))
+                               : _mm512_maskz_loadu_epi32(live, (const void *)(r->irow + j0));
+    const __m512i rel = _mm512_sub_epi32(index, origin);
+    const __m512i rel_prev = _mm512_alignr_epi32(rel, carry->rel_last, 15); /* j-1's, from its own window */
+    carry->rel_last = rel;
+    carry->bad |= slot_invalid(r, b, rel, live, cell0, cell1, cell2, edge, full);
+    /* row top: the pending cells, then this window row's dy = 0 */
+    /* (the gradients go where the index says; a cell outside the plane is never stored) */
+    __m512 shared = _mm512_loadu_ps(r->pending_shared + j0);
+    __m512 private = _mm512_loadu_ps(r->pending_private + j0);
+    shared = slot_add(shared, _mm512_mask_cmpeq_epi32_mask(live_prev, rel_prev, r->at2), g_prev);
+    shared = slot_add(shared, _mm512_mask_cmpeq_epi32_mask(live, rel, r->at0), g);
+    private = slot_add(private, _mm512_mask_cmpeq_epi32_mask(live, rel, r->at1), g);
+    if (!edge || r->shared_row)
+        store_slot_cells(r->shared_row + (2 * j0 - r->pad_w) * r->elem, shared, private, keep, dtype, pairs);
+    /* row top + 1: dy = 1 only */
+    shared = slot_start(_mm512_mask_cmpeq_epi32_mask(live_prev, rel_prev, r->at_w2), g_prev);
+    shared = slot_add(shared, _mm512_mask_cmpeq_epi32_mask(live, rel, r->at_w0), g);
+    private = slot_start(_mm512_mask_cmpeq_epi32_mask(live, rel, r->at_w1), g);
+    if (!edge || r->private_row)
+        store_slot_cells(r->private_row + (2 * j0 - r->pad_w) * r->elem, shared, private, keep, dtype, pairs);
+    /* row top + 2: dy = 2, finished by the next window row */
+    shared = slot_start(_mm512_mask_cmpeq_epi32_mask(live_prev, rel_prev, r->at_2w2), g_prev);
+    shared = slot_add(shared, _mm512_mask_cmpeq_epi32_mask(live, rel, r->at_2w0), g);
+    _mm512_storeu_ps(r->pending_shared + j0, shared);
+    _mm512_storeu_ps(r->pending_private + j0, slot_start(_mm512_mask_cmpeq_epi32_mask(live, rel, r->at_2w1), g));
+}
+
 /* Adds window row i (gradients grow, indices irow; no outputs when i >= Ho) to the plane:
  * finishes cell rows 2i-pH and 2i-pH+1 into the staging buffer and begins row 2i-pH+2.
  * Inlined into one copy per dtype, and per kind of row: `edge` rows are the first and last
@@ -496,88 +599,37 @@ SLOT_TARGET static inline __attribute__((always_inline)) void slot_window_row(sl
                                                                                const unaligned_i32 *irow, int64_t i,
                                                                                aclDataType dtype, bool edge, bool pairs)
 {
-    const int64_t W = s->W, pad_w = s->pad_w, elem = s->elem, top = 2 * i - s->pad_h;
+    const int64_t W = s->W, elem = s->elem, top = 2 * i - s->pad_h;
     /* cell rows inside the plane (top < H for every row pair; top + 1 >= 0 as pH <= 1, but a
      * ceil-mode window may start on the last row) */
     const bool top_in = !edge || top >= 0, middle_in = !edge || top + 1 < s->H, bottom_in = !edge || top + 2 < s->H;
-    const __mmask16 rows_live = (__mmask16)(!edge || i < s->Ho ? 0xFFFF : 0);
-    const __mmask16 top_gate = (__mmask16)(top_in ? 0xFFFF : 0), middle_gate = (__mmask16)(middle_in ? 0xFFFF : 0),
-                    bottom_gate = (__mmask16)(bottom_in ? 0xFFFF : 0);
-    unsigned char *shared_row = top_in ? nn_line_stage_at(&s->out, top * W * elem) : NULL;
-    unsigned char *private_row = middle_in ? nn_line_stage_at(&s->out, (top + 1) * W * elem) : NULL;
-    const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-    const __m512i two_lanes = _mm512_add_epi32(lane, lane);
-    const __m512i row_step = _mm512_set1_epi32((int32_t)W);
-    const __m512i at0 = _mm512_setzero_si512(), at1 = _mm512_set1_epi32(1), at2 = _mm512_set1_epi32(2);
-    const __m512i at_w0 = row_step, at_w1 = _mm512_add_epi32(row_step, at1), at_w2 = _mm512_add_epi32(row_step, at2);
-    const __m512i at_2w0 = _mm512_add_epi32(row_step, row_step), at_2w1 = _mm512_add_epi32(at_2w0, at1),
-                  at_2w2 = _mm512_add_epi32(at_2w0, at2);
+    const __m512i row_step = _mm512_set1_epi32((int32_t)W), at1 = _mm512_set1_epi32(1), at2 = _mm512_set1_epi32(2);
+    const __m512i at_2w0 = _mm512_add_epi32(row_step, row_step);
     /* locals: the stores below may alias anything, so fields of *s would be reloaded */
-    float *const pending_shared = s->pending_shared, *const pending_private = s->pending_private;
+    const slot_row r = {
+        grow, irow, s->pending_shared, s->pending_private,
+        top_in ? nn_line_stage_at(&s->out, top * W * elem) : NULL,
+        middle_in ? nn_line_stage_at(&s->out, (top + 1) * W * elem) : NULL,
+        s->pad_w, elem, W >= 3,
+        (__mmask16)(!edge || i < s->Ho ? 0xFFFF : 0), (__mmask16)(top_in ? 0xFFFF : 0),
+        (__mmask16)(middle_in ? 0xFFFF : 0), (__mmask16)(bottom_in ? 0xFFFF : 0),
+        _mm512_setzero_si512(), at1, at2,
+        row_step, _mm512_add_epi32(row_step, at1), _mm512_add_epi32(row_step, at2),
+        at_2w0, _mm512_add_epi32(at_2w0, at1), _mm512_add_epi32(at_2w0, at2)};
     const slot_block *b = s->blocks;
     const int64_t slots = s->slots;
-    __mmask16 bad = 0;
-    __m512 g_last = _mm512_setzero_ps(); /* the previous block's gradients and indices (rel), for lane 0's j-1 */
-    __m512i rel_last = at0;
+    slot_carry carry = {_mm512_setzero_ps(), _mm512_setzero_si512(), 0};
     /* each lane's window origin: cell top*W + 2j - pW of the plane, for j = j0 + lane */
-    __m512i origin = _mm512_add_epi32(_mm512_set1_epi32((int32_t)(top * W - pad_w)), two_lanes);
+    const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    __m512i origin = _mm512_add_epi32(_mm512_set1_epi32((int32_t)(top * W - s->pad_w)), _mm512_add_epi32(lane, lane));
     const __m512i block_step = _mm512_set1_epi32(32);
     for (int64_t j0 = 0; j0 < slots; j0 += 16, ++b, origin = _mm512_add_epi32(origin, block_step)) {
-        __mmask16 live = b->live, live_prev = b->live_prev;
-        __mmask16 cell0 = b->cell_live[0], cell1 = b->cell_live[1], cell2 = b->cell_live[2];
-        if (edge) {
-            live &= rows_live, live_prev &= rows_live;
-            cell0 &= rows_live, cell1 &= rows_live, cell2 &= rows_live;
-        }
-        const __m512 g = nn512_load_f32(grow, j0, live, dtype);
-        /* lane l: output j-1's gradient (fp32: loaded again, which costs no shuffle) */
-        const __m512 g_prev = dtype == ACL_FLOAT ? nn512_load_f32(grow, j0 - 1, live_prev, dtype)
-                                                 : _mm512_castsi512_ps(_mm512_alignr_epi32(
-                                                       _mm512_castps_si512(g), _mm512_castps_si512(g_last), 15));
-        g_last = g;
-        /* rel: the index relative to the window's first cell; output j-1's window starts 2 earlier */
-        const __m512i rel = _mm512_sub_epi32(_mm512_maskz_loadu_epi32(live, (const void *)(irow + j0)), origin);
-        const __m512i rel_prev = _mm512_alignr_epi32(rel, rel_last, 15); /* j-1's, from its own window */
-        rel_last = rel;
-        /* every live output must name a cell of its window inside the plane: rel must be y*W + x
-         * with x, y in 0..2 - that is, one of rel, rel - W, rel - 2W in 0..2 - when all those
-         * cells are inside the plane; otherwise compare with the cells that are */
-        if (!edge && b->whole) {
-            const __m512i from_row1 = _mm512_sub_epi32(rel, at_w0), from_row2 = _mm512_sub_epi32(rel, at_2w0);
-            const __m512i nearest = _mm512_min_epu32(rel, _mm512_min_epu32(from_row1, from_row2));
-            bad = _kor_mask16(bad, _mm512_mask_cmpgt_epu32_mask(live, nearest, at2));
-        } else {
-            const __mmask16 top0 = cell0 & top_gate, top1 = cell1 & top_gate, top2 = cell2 & top_gate;
-            const __mmask16 mid0 = cell0 & middle_gate, mid1 = cell1 & middle_gate, mid2 = cell2 & middle_gate;
-            const __mmask16 bot0 = cell0 & bottom_gate, bot1 = cell1 & bottom_gate, bot2 = cell2 & bottom_gate;
-            const __mmask16 named =
-                _mm512_mask_cmpeq_epi32_mask(top0, rel, at0) | _mm512_mask_cmpeq_epi32_mask(top1, rel, at1) |
-                _mm512_mask_cmpeq_epi32_mask(top2, rel, at2) | _mm512_mask_cmpeq_epi32_mask(mid0, rel, at_w0) |
-                _mm512_mask_cmpeq_epi32_mask(mid1, rel, at_w1) | _mm512_mask_cmpeq_epi32_mask(mid2, rel, at_w2) |
-                _mm512_mask_cmpeq_epi32_mask(bot0, rel, at_2w0) | _mm512_mask_cmpeq_epi32_mask(bot1, rel, at_2w1) |
-                _mm512_mask_cmpeq_epi32_mask(bot2, rel, at_2w2);
-            bad |= (__mmask16)(live & ~named);
-        }
-        /* row top: the pending cells, then this window row's dy = 0 */
-        /* (the gradients go where the index says; a cell outside the plane is never stored) */
-        __m512 shared = _mm512_loadu_ps(pending_shared + j0);
-        __m512 private = _mm512_loadu_ps(pending_private + j0);
-        shared = slot_add(shared, _mm512_mask_cmpeq_epi32_mask(live_prev, rel_prev, at2), g_prev);
-        shared = slot_add(shared, _mm512_mask_cmpeq_epi32_mask(live, rel, at0), g);
-        private = slot_add(private, _mm512_mask_cmpeq_epi32_mask(live, rel, at1), g);
-        if (!edge || shared_row) store_slot_cells(shared_row + (2 * j0 - pad_w) * elem, shared, private, b->keep, dtype, pairs);
-        /* row top + 1: dy = 1 only */
-        shared = slot_start(_mm512_mask_cmpeq_epi32_mask(live_prev, rel_prev, at_w2), g_prev);
-        shared = slot_add(shared, _mm512_mask_cmpeq_epi32_mask(live, rel, at_w0), g);
-        private = slot_start(_mm512_mask_cmpeq_epi32_mask(live, rel, at_w1), g);
-        if (!edge || private_row) store_slot_cells(private_row + (2 * j0 - pad_w) * elem, shared, private, b->keep, dtype, pairs);
-        /* row top + 2: dy = 2, finished by the next window row */
-        shared = slot_start(_mm512_mask_cmpeq_epi32_mask(live_prev, rel_prev, at_2w2), g_prev);
-        shared = slot_add(shared, _mm512_mask_cmpeq_epi32_mask(live, rel, at_2w0), g);
-        _mm512_storeu_ps(pending_shared + j0, shared);
-        _mm512_storeu_ps(pending_private + j0, slot_start(_mm512_mask_cmpeq_epi32_mask(live, rel, at_2w1), g));
+        if (!edge && b->full)
+            slot_block_step(&r, b, j0, origin, &carry, dtype, edge, pairs, true);
+        else
+            slot_block_step(&r, b, j0, origin, &carry, dtype, edge, pairs, false);
     }
-    s->bad |= bad;
+    s->bad |= carry.bad;
 }
 
 /* Adds window rows [i_begin, i_end) to the plane and writes what they finish. */
