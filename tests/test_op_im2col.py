@@ -3,6 +3,8 @@
 im2col is a pure gather: results must be bit-identical to the reference for every dtype; a cast
 to a different out dtype rounds once (through fp32).
 """
+import textwrap
+
 import numpy as np
 import pytest
 import torch
@@ -10,7 +12,8 @@ import torch.nn.functional as F
 
 import pyaclnn
 from pyaclnn.functional import im2col
-from op_helpers import BF16, assert_bits, assert_rejected, from_torch, layouts, to_torch, windows
+from op_helpers import (BF16, assert_bits, assert_rejected, from_torch, layouts, script_outputs, to_torch,
+                        windows)
 
 torch.set_num_threads(1)
 
@@ -225,3 +228,35 @@ def test_invalid_arguments(kwargs, code, needle):
         kwargs = dict(kwargs, out_shape=(8, 13))        # 3-D self, wrong L -> out mismatch
         needle = "out"
     assert_rejected(code, needle, _attempt, **kwargs)
+
+
+_PATHS_SCRIPT = textwrap.dedent("""
+    import hashlib, numpy as np, ml_dtypes, torch
+    from pyaclnn.functional import im2col
+    rng = np.random.default_rng(17)
+    digest = hashlib.sha256()
+    cases = [((2, 3, 28, 28), (3, 3), (1, 1), (1, 1), (2, 2)), ((1, 4, 56, 57), (3, 3), (1, 1), (1, 1), (1, 1)),
+             ((2, 2, 19, 45), (2, 5), (2, 1), (0, 3), (3, 4)), ((1, 3, 9, 70), (1, 4), (1, 3), (2, 1), (1, 8)),
+             ((1, 2, 12, 40), (2, 2), (1, 1), (1, 1), (2, 9)), ((3, 1, 5, 3), (3, 3), (1, 1), (2, 2), (1, 1))]
+    for shape, k, d, p, s in cases:
+        for dtype in (np.float32, np.float16, ml_dtypes.bfloat16):
+            x = rng.standard_normal(shape).astype(np.float32).astype(dtype)
+            x.view(np.uint8)[::13] = 0xff                   # NaNs with payloads, copied as bits
+            ours = im2col(x, list(k), list(d), list(p), list(s))
+            want = torch.nn.functional.unfold(torch.from_numpy(x.view(np.uint16 if x.itemsize == 2 else np.int32)
+                                                               .astype(np.float64)), k, d, p, s).numpy()
+            assert (ours.view(np.uint16 if x.itemsize == 2 else np.int32) == want).all(), (shape, k, d, p, s, dtype)
+            digest.update(ours.tobytes())
+    print(digest.hexdigest())
+""")
+
+
+def test_vector_streaming_and_portable_paths_agree_with_torch():
+    """The AVX-512 rows (one or two loads per chunk, strides up to 8), streamed or not, split over
+    1-3 threads, and the portable loop (ACLNN_NO_SIMD=1, and strides above 8): the same bits,
+    which are torch's unfold of the same bit patterns (carried exactly as float64 integers)."""
+    envs = [{"ACLNN_NUM_THREADS": t, "ACLNN_STREAMING_STORES": s}
+            for t, s in (("1", "1"), ("1", "0"), ("2", "1"), ("3", "0"))]
+    envs.append({"ACLNN_NUM_THREADS": "2", "ACLNN_NO_SIMD": "1"})
+    outputs = script_outputs(_PATHS_SCRIPT, envs, timeout=300)
+    assert len(set(outputs)) == 1, outputs

@@ -24,6 +24,17 @@ bool nn_cpu_avx512(void);
 /* True when nn_cpu_avx512() is and the CPU also has AVX512-BF16 (vcvtne2ps2bf16). */
 bool nn_cpu_avx512bf16(void);
 
+/* Bits [lo, hi) of a `width`-bit lane mask (width <= 32), clipped to [0, width): the lanes of a
+ * vector whose positions fall inside a range. */
+static inline uint32_t nn_lane_range(int64_t lo, int64_t hi, int64_t width)
+{
+    if (lo < 0) lo = 0;
+    if (hi > width) hi = width;
+    if (hi <= lo) return 0;
+    const uint64_t ones = hi - lo >= 64 ? ~0ull : (1ull << (hi - lo)) - 1u;
+    return (uint32_t)(ones << lo);
+}
+
 #if defined(__x86_64__) && defined(__GNUC__)
 #define NN_HAVE_AVX512_CODE 1
 #include <immintrin.h>

@@ -198,16 +198,6 @@ static int64_t scatter_plane_int64(float *restrict tile, const float *restrict g
 typedef int32_t __attribute__((aligned(1), may_alias)) unaligned_i32;
 
 
-/* Bits [lo, hi) of a `width`-bit lane mask, clipped to [0, width). */
-static inline uint32_t lane_range(int64_t lo, int64_t hi, int64_t width)
-{
-    if (lo < 0) lo = 0;
-    if (hi > width) hi = width;
-    if (hi <= lo) return 0;
-    const uint64_t ones = hi - lo >= 64 ? ~0ull : (1ull << (hi - lo)) - 1u;
-    return (uint32_t)(ones << lo);
-}
-
 /* Finished cells on their way to gradInput (both fast paths) go through a line stage
  * (core/nn_simd.h): kept in L1 in the output dtype and written out whenever a few cache lines
  * are ready - in whole lines of gradInput, and often, so that the writes spread over the
@@ -311,8 +301,8 @@ tiled_2x2_rows(const bw_plan *p, unsigned char *gi, const unsigned char *grad, c
                 if (c0 + 32 <= cell_end) /* all 32 cells inside windows (and the row) */
                     matches += tiled_2x2_block(row0, row1, gv, rel, c0, 0xFFFFFFFFu, 0xFFFFFFFFu, W, dtype);
                 else
-                    matches += tiled_2x2_block(row0, row1, gv, rel, c0, (__mmask32)lane_range(0, cell_end - c0, 32),
-                                               (__mmask32)lane_range(0, W - c0, 32), W, dtype);
+                    matches += tiled_2x2_block(row0, row1, gv, rel, c0, (__mmask32)nn_lane_range(0, cell_end - c0, 32),
+                                               (__mmask32)nn_lane_range(0, W - c0, 32), W, dtype);
             }
             if (cell_end < W) { /* odd W, ceilMode off: the last column is in no window */
                 memset(row0 + cell_end * elem, 0, (size_t)elem);
@@ -388,15 +378,15 @@ typedef struct slot_block {
 static slot_block slot_block_at(int64_t j0, int64_t W, int64_t Wo, int64_t pad_w)
 {
     slot_block b;
-    b.live = (__mmask16)lane_range(-j0, Wo - j0, 16);
-    b.live_prev = (__mmask16)lane_range(1 - j0, Wo + 1 - j0, 16);
+    b.live = (__mmask16)nn_lane_range(-j0, Wo - j0, 16);
+    b.live_prev = (__mmask16)nn_lane_range(1 - j0, Wo + 1 - j0, 16);
     for (int64_t dx = 0; dx < 3; ++dx) { /* 0 <= 2j - pW + dx < W */
         const int64_t lo = pad_w > dx ? 1 : 0, hi = nn_floor_div(W - 1 + pad_w - dx, 2) + 1;
-        b.cell_live[dx] = (__mmask16)(b.live & lane_range(lo - j0, hi - j0, 16));
+        b.cell_live[dx] = (__mmask16)(b.live & nn_lane_range(lo - j0, hi - j0, 16));
     }
     b.whole = b.cell_live[0] == b.live && b.cell_live[1] == b.live && b.cell_live[2] == b.live;
     const int64_t c0 = 2 * j0 - pad_w;
-    b.keep = (__mmask32)lane_range(-c0, W - c0, 32);
+    b.keep = (__mmask32)nn_lane_range(-c0, W - c0, 32);
     b.full = b.whole && b.live == 0xFFFF && b.live_prev == 0xFFFF && b.keep == (__mmask32)~0u;
     return b;
 }
