@@ -535,14 +535,15 @@ AVX512_TARGET static inline __attribute__((always_inline)) __m512i bf16_round16_
     return _mm512_mask_or_epi32(r, nan, u, _mm512_set1_epi32(0x00400000));
 }
 
+/* The first n of 32 / 16 lanes. */
 static inline __mmask32 lanes32_below(int64_t n)
 {
-    return n >= 32 ? (__mmask32)0xffffffffu : n <= 0 ? (__mmask32)0 : (__mmask32)((1u << n) - 1u);
+    return (__mmask32)nn_lane_range(0, n, 32);
 }
 
 static inline __mmask16 lanes_below(int64_t n)
 {
-    return n >= 16 ? (__mmask16)0xffff : n <= 0 ? (__mmask16)0 : (__mmask16)((1u << n) - 1u);
+    return (__mmask16)nn_lane_range(0, n, 16);
 }
 
 /* One plane, sW == 1 or 2.  in_dt, out_dt and sW are compile-time constants after inlining, and
