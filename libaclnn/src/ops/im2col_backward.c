@@ -347,8 +347,9 @@ NN_IP_HOT static void col2im_plane(const col2im_ctx *ctx, const void *cols, floa
  * with one word permute (fp16/bf16).  No accumulator buffer, no memset, no interleave pass, no
  * separate conversion pass: each output element is written once.  fp16/bf16 outputs are
  * rounded once with the core's rules (vcvtps2ph RNE; the integer RNE of nn_half_f32_to_bf16).
- * Outputs the core wants streamed (nn_use_streaming_stores) are built per plane in a small
- * buffer and copied out with non-temporal stores.
+ * Launches that move enough bytes for the core to want streaming (nn_use_streaming_stores,
+ * asked with columns + image) build each plane in a small buffer and copy it out with
+ * non-temporal stores.
  */
 #if NN_HAVE_AVX512_CODE
 #define AVX512_TARGET NN_AVX512
@@ -943,9 +944,15 @@ static aclnnStatus col2im_kernel(const nn_launch *l)
     const int64_t num_groups = build_groups(p, spans, class_len, groups);
     fast_plan fast;
     const bool use_fast = build_fast_plan(p, &fast);
+    /* Streaming is decided on the bytes the launch moves, columns read plus image written (as
+     * the upsample backward does): the columns passing through the cache evict the image before
+     * anyone could read it back.  In the bench's conditions (torch's call in between) this took
+     * the k3s2p1 fp32 case from 2.15-2.41 to 1.79-1.85 ms at 1 thread and 1.26-1.29 to
+     * 0.88-1.09 ms at 2 (docs/performance_notes_im2col_prelu.md). */
+    const uint64_t moved = (uint64_t)(p->planes * p->kH * p->kW * p->OH * p->OW) * nn_dtype_size(p->in_dtype) +
+                           (uint64_t)(p->planes * p->H * p->W) * nn_dtype_size(p->out_dtype);
     col2im_ctx ctx = {p, spans, groups, num_groups, use_fast ? &fast : NULL,
-                      use_fast && nn_use_streaming_stores((uint64_t)(p->planes * p->H * p->W) *
-                                                          nn_dtype_size(p->out_dtype)),
+                      use_fast && nn_use_streaming_stores(moved),
                       class_len,
                       nn_ceil_div(p->H, p->sH),
                       (const unsigned char *)l->operands[0].data,
