@@ -237,10 +237,8 @@ static aclnnStatus check_nulls(const char *op, const aclTensor *self, const aclI
                                const aclTensor *out, const aclTensor *indices)
 {
     if (!self) return nn_null_tensor(op, "self");
-    if (!kernel) return nn_null_array(op, "kernelSize");
-    if (!stride) return nn_null_array(op, "stride");
-    if (!padding) return nn_null_array(op, "padding");
-    if (!dilation) return nn_null_array(op, "dilation");
+    const aclnnStatus st = mp_check_null_attrs(op, kernel, stride, padding, dilation);
+    if (st != ACLNN_SUCCESS) return st;
     if (!out) return nn_null_tensor(op, "out");
     if (!indices) return nn_null_tensor(op, "indices");
     return ACLNN_SUCCESS;

@@ -546,16 +546,14 @@ slot_block_step(const slot_row *r, const slot_block *b, int64_t j0, __m512i orig
         live &= r->rows_live, live_prev &= r->rows_live;
         cell0 &= r->rows_live, cell1 &= r->rows_live, cell2 &= r->rows_live;
     }
-    const __m512 g = full ? nn512_load_f32(r->grow, j0, 0xFFFF, dtype) : nn512_load_f32(r->grow, j0, live, dtype);
+    const __m512 g = nn512_load_f32(r->grow, j0, live, dtype);
     /* lane l: output j-1's gradient (fp32: loaded again, which costs no shuffle) */
     const __m512 g_prev = dtype == ACL_FLOAT ? nn512_load_f32(r->grow, j0 - 1, live_prev, dtype)
                                              : _mm512_castsi512_ps(_mm512_alignr_epi32(
                                                    _mm512_castps_si512(g), _mm512_castps_si512(carry->g_last), 15));
     carry->g_last = g;
     /* rel: the index relative to the window's first cell; output j-1's window starts 2 earlier */
-    const __m512i index = full ? _mm512_loadu_si512((const void *)(r->irow + j0))
-                               : _mm512_maskz_loadu_epi32(live, (const void *)(r->irow + j0));
-    const __m512i rel = _mm512_sub_epi32(index, origin);
+    const __m512i rel = _mm512_sub_epi32(_mm512_maskz_loadu_epi32(live, (const void *)(r->irow + j0)), origin);
     const __m512i rel_prev = _mm512_alignr_epi32(rel, carry->rel_last, 15); /* j-1's, from its own window */
     carry->rel_last = rel;
     carry->bad |= slot_invalid(r, b, rel, live, cell0, cell1, cell2, edge, full);
@@ -824,10 +822,8 @@ static aclnnStatus check_nulls(const char *op, const aclTensor *grad_output, con
     if (!grad_output) return nn_null_tensor(op, "gradOutput");
     if (!self) return nn_null_tensor(op, "self");
     if (!indices) return nn_null_tensor(op, "indices");
-    if (!kernel) return nn_null_array(op, "kernelSize");
-    if (!stride) return nn_null_array(op, "stride");
-    if (!padding) return nn_null_array(op, "padding");
-    if (!dilation) return nn_null_array(op, "dilation");
+    const aclnnStatus st = mp_check_null_attrs(op, kernel, stride, padding, dilation);
+    if (st != ACLNN_SUCCESS) return st;
     if (!grad_input) return nn_null_tensor(op, "gradInput");
     return ACLNN_SUCCESS;
 }

@@ -89,6 +89,17 @@ static inline mp_attrs mp_read_attrs(const aclIntArray *kernel, const aclIntArra
     return a;
 }
 
+/* The four attribute arrays' NULL checks, in the order both ops' prototypes list them. */
+static inline aclnnStatus mp_check_null_attrs(const char *op, const aclIntArray *kernel, const aclIntArray *stride,
+                                              const aclIntArray *padding, const aclIntArray *dilation)
+{
+    if (!kernel) return nn_null_array(op, "kernelSize");
+    if (!stride) return nn_null_array(op, "stride");
+    if (!padding) return nn_null_array(op, "padding");
+    if (!dilation) return nn_null_array(op, "dilation");
+    return ACLNN_SUCCESS;
+}
+
 /* The attribute checks both ops run in the same order (CANN's CheckShape, first half):
  * array sizes, kernel > 0, stride > 0, 0 <= pad <= k/2, dilation == 1. */
 static inline aclnnStatus mp_check_attrs(const char *op, const aclIntArray *kernel, const aclIntArray *stride,
