@@ -100,6 +100,7 @@ struct i2c_fast {
     int64_t lanes, chunks;    /* window positions per chunk, chunks per output row */
     bool two_loads;           /* a chunk's columns reach past the first vector (sW > 1) */
     uint32_t last_store;      /* store mask of a row's last chunk */
+    uint16_t pick[32];        /* the permute's source element of lane l: l*sW (0 past `lanes`) */
     i2c_chunk *table;         /* [kW][chunks]: the chunks of each kernel column */
 };
 
@@ -112,6 +113,7 @@ static bool build_fast(const im2col_plan *p, i2c_fast *f)
     f->lanes = (2 * V - 1) / p->sW + 1 < V ? (2 * V - 1) / p->sW + 1 : V;
     f->chunks = nn_ceil_div(p->OW, f->lanes);
     f->two_loads = (f->lanes - 1) * p->sW >= V;
+    for (int64_t l = 0; l < 32; l++) f->pick[l] = (uint16_t)(l < f->lanes ? l * p->sW : 0);
     f->last_store = nn_lane_range(0, p->OW - (f->chunks - 1) * f->lanes, 32);
     f->table = malloc((size_t)(p->kW * f->chunks) * sizeof *f->table);
     if (f->table == NULL) return false;
@@ -150,10 +152,8 @@ fast_plane(const im2col_plan *p, const i2c_fast *f, const void *plane, unsigned 
            nn_line_stage *stage, bool wide)
 {
     const int64_t esz = wide ? 4 : 2, V = 64 / esz, row_bytes = p->OW * esz;
-    uint16_t words[32];
-    for (int64_t l = 0; l < 32; l++) words[l] = (uint16_t)(l < f->lanes ? l * p->sW : 0);
-    const __m512i pick16 = _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)words));
-    const __m512i pick32 = _mm512_loadu_si512(words);
+    const __m512i pick16 = _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)f->pick));
+    const __m512i pick32 = _mm512_loadu_si512(f->pick);
     const uint32_t full_store = nn_lane_range(0, f->lanes, 32);
     const bool two_loads = f->two_loads;
     for (int64_t ki = 0; ki < p->kH; ki++) {
@@ -194,34 +194,40 @@ fast_plane(const im2col_plan *p, const i2c_fast *f, const void *plane, unsigned 
 }
 
 /* Planes [begin, end) (a contiguous stretch of out); streamed through a per-call stage when
- * `stream`.  False when the stage could not be allocated. */
-#define DEFINE_FAST_PLANES(NAME, WIDE)                                                              \
-    NN_AVX512 static bool NAME(const im2col_ctx *ctx, int64_t begin, int64_t end, bool stream)      \
-    {                                                                                               \
-        const im2col_plan *p = ctx->plan;                                                           \
-        const int64_t esz = (WIDE) ? 4 : 2, in_plane = p->H * p->W * esz;                           \
-        const int64_t block = p->kH * p->kW * p->OH * p->OW * esz;                                  \
-        unsigned char *out = ctx->out + begin * block;                                              \
-        nn_line_stage stage = {NULL, out, 0, true};                                                 \
-        void *buffer = NULL;                                                                        \
-        if (stream) {                                                                               \
-            /* a flush's worth, a row, the carried-over line and a line of slack */                 \
-            buffer = malloc((size_t)(I2C_FLUSH_BYTES + p->OW * esz + 2 * 64));                      \
-            if (buffer == NULL) return false;                                                       \
-            stage.buf = (unsigned char *)buffer;                                                    \
-        }                                                                                           \
-        for (int64_t plane = begin; plane < end; plane++)                                           \
-            fast_plane(p, ctx->fast, ctx->in + plane * in_plane, out, (plane - begin) * block,       \
-                       stream ? &stage : NULL, (WIDE));                                             \
-        if (stream) {                                                                               \
-            nn512_line_stage_flush(&stage, (end - begin) * block, true);                            \
-            nn_streaming_fence();                                                                   \
-            free(buffer);                                                                           \
-        }                                                                                           \
-        return true;                                                                                \
+ * `stream`.  False when the stage could not be allocated.  Inlined once per element size. */
+NN_AVX512 static inline __attribute__((always_inline)) bool
+fast_planes(const im2col_ctx *ctx, int64_t begin, int64_t end, bool stream, bool wide)
+{
+    const im2col_plan *p = ctx->plan;
+    const int64_t esz = wide ? 4 : 2, in_plane = p->H * p->W * esz;
+    const int64_t block = p->kH * p->kW * p->OH * p->OW * esz;
+    unsigned char *out = ctx->out + begin * block;
+    nn_line_stage stage = {NULL, out, 0, true};
+    if (stream) {
+        /* a flush's worth, a row, the carried-over line and a line of slack */
+        stage.buf = malloc((size_t)(I2C_FLUSH_BYTES + p->OW * esz + 2 * 64));
+        if (stage.buf == NULL) return false;
     }
-DEFINE_FAST_PLANES(fast_planes_u32, true)
-DEFINE_FAST_PLANES(fast_planes_u16, false)
+    for (int64_t plane = begin; plane < end; plane++)
+        fast_plane(p, ctx->fast, ctx->in + plane * in_plane, out, (plane - begin) * block, stream ? &stage : NULL,
+                   wide);
+    if (stream) {
+        nn512_line_stage_flush(&stage, (end - begin) * block, true);
+        nn_streaming_fence();
+        free(stage.buf);
+    }
+    return true;
+}
+
+NN_AVX512 static bool fast_planes_u32(const im2col_ctx *ctx, int64_t begin, int64_t end, bool stream)
+{
+    return fast_planes(ctx, begin, end, stream, true);
+}
+
+NN_AVX512 static bool fast_planes_u16(const im2col_ctx *ctx, int64_t begin, int64_t end, bool stream)
+{
+    return fast_planes(ctx, begin, end, stream, false);
+}
 #endif
 
 static void im2col_planes(void *vctx, int64_t begin, int64_t end)

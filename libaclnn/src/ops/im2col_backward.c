@@ -944,13 +944,14 @@ static aclnnStatus col2im_kernel(const nn_launch *l)
     const int64_t num_groups = build_groups(p, spans, class_len, groups);
     fast_plan fast;
     const bool use_fast = build_fast_plan(p, &fast);
+    const int64_t col_elems = p->kH * p->kW * p->OH * p->OW, image_elems = p->H * p->W; /* per plane */
     /* Streaming is decided on the bytes the launch moves, columns read plus image written (as
      * the upsample backward does): the columns passing through the cache evict the image before
      * anyone could read it back.  In the bench's conditions (torch's call in between) this took
      * the k3s2p1 fp32 case from 2.15-2.41 to 1.79-1.85 ms at 1 thread and 1.26-1.29 to
      * 0.88-1.09 ms at 2 (docs/performance_notes_im2col_prelu.md). */
-    const uint64_t moved = (uint64_t)(p->planes * p->kH * p->kW * p->OH * p->OW) * nn_dtype_size(p->in_dtype) +
-                           (uint64_t)(p->planes * p->H * p->W) * nn_dtype_size(p->out_dtype);
+    const uint64_t moved = (uint64_t)(p->planes * col_elems) * nn_dtype_size(p->in_dtype) +
+                           (uint64_t)(p->planes * image_elems) * nn_dtype_size(p->out_dtype);
     col2im_ctx ctx = {p, spans, groups, num_groups, use_fast ? &fast : NULL,
                       use_fast && nn_use_streaming_stores(moved),
                       class_len,
@@ -958,7 +959,7 @@ static aclnnStatus col2im_kernel(const nn_launch *l)
                       (const unsigned char *)l->operands[0].data,
                       (unsigned char *)l->operands[1].data, {0, 0, 0}, 0};
     /* Read volume per plane decides the grain: ~64 KiB of columns per task at least. */
-    const int64_t per_plane = p->kH * p->kW * p->OH * p->OW + p->H * p->W;
+    const int64_t per_plane = col_elems + image_elems;
     const int64_t grain = per_plane >= 16384 ? 1 : 16384 / (per_plane > 0 ? per_plane : 1);
     nn_claims_init(&ctx.claims, p->planes, 16, grain); /* ~1/16 of a thread's share, >= a grain */
     nn_parallel_for(p->planes, grain, col2im_planes, &ctx);
