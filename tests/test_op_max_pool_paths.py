@@ -345,24 +345,29 @@ _THREADS_SCRIPT = textwrap.dedent("""
     h = hashlib.sha256()
     rng = np.random.default_rng(35)
     for k, s, p in ((2, 2, 0), (3, 2, 1)):
-        for dtype in (np.float32, ml_dtypes.bfloat16):
-            x = rng.standard_normal((3, 5, 13, 40)).astype(np.float32)
-            x[..., 1::4, 1::4] = 9                       # cells that are the argmax of several windows
-            x = x.astype(dtype)
-            out, mask = max_pool2d_with_mask(x, k, s, p)
-            grad = rng.standard_normal(out.shape).astype(np.float32).astype(dtype)
-            h.update(max_pool2d_with_mask_backward(grad, x, mask, k, s, p).tobytes())
-            stream = mask.view(np.uint8).reshape(-1)[:4 * out.size].view("<i4")
-            stream[::5] = rng.integers(0, 13 * 40, size=stream[::5].size)   # forces the fallback
-            h.update(max_pool2d_with_mask_backward(grad, x, mask, k, s, p).tobytes())
+        for dtype in (np.float32, np.float16, ml_dtypes.bfloat16):
+            for shape, ceil in (((3, 5, 13, 40), False), ((2, 3, 9, 33), True)):
+                x = rng.standard_normal(shape).astype(np.float32)
+                x[..., 1::4, 1::4] = 9                   # cells that are the argmax of several windows
+                x = x.astype(dtype)
+                out, mask = max_pool2d_with_mask(x, k, s, p, 1, ceil)
+                grad = rng.standard_normal(out.shape).astype(np.float32).astype(dtype)
+                h.update(max_pool2d_with_mask_backward(grad, x, mask, k, s, p, 1, ceil).tobytes())
+                stream = mask.view(np.uint8).reshape(-1)[:4 * out.size].view("<i4")
+                stream[::5] = rng.integers(0, shape[2] * shape[3], size=stream[::5].size)  # forces the fallback
+                h.update(max_pool2d_with_mask_backward(grad, x, mask, k, s, p, 1, ceil).tobytes())
     print(h.hexdigest())
 """)
 
 
 def test_fast_paths_same_bits_for_any_thread_count():
     """Both fast paths (2x2 and 3x3 stride 2) and their fallback, at 1-3 threads, with and
-    without streaming stores."""
+    without streaming stores, on the AVX2 tier and on the portable loops."""
     envs = [{"ACLNN_NUM_THREADS": threads, "ACLNN_STREAMING_STORES": streaming}
             for threads, streaming in (("1", "0"), ("2", "1"), ("3", "0"))]
+    # the AVX2 tier (what an AVX-512 CPU runs with ACLNN_NO_AVX512) and the portable loops
+    envs += [{"ACLNN_NUM_THREADS": "2", "ACLNN_STREAMING_STORES": "1", "ACLNN_NO_AVX512": "1"},
+             {"ACLNN_NUM_THREADS": "1", "ACLNN_STREAMING_STORES": "0", "ACLNN_NO_AVX512": "1"},
+             {"ACLNN_NUM_THREADS": "2", "ACLNN_NO_SIMD": "1"}]
     digests = script_outputs(_THREADS_SCRIPT, envs)
     assert len(set(digests)) == 1, digests

@@ -17,12 +17,17 @@
 
 #include "core/nn_core.h"
 
-/* True when the CPU has AVX-512 F, BW, VL and DQ and ACLNN_NO_SIMD is not "1" (which keeps
- * every operator on its portable loops, for comparisons).  Valgrind's CPU has no AVX-512. */
+/* True when the CPU has AVX-512 F, BW, VL and DQ and neither ACLNN_NO_SIMD (which keeps every
+ * operator on its portable loops, for comparisons) nor ACLNN_NO_AVX512 (the AVX2 tier, ditto)
+ * is "1".  Valgrind's CPU has no AVX-512. */
 bool nn_cpu_avx512(void);
 
 /* True when nn_cpu_avx512() is and the CPU also has AVX512-BF16 (vcvtne2ps2bf16). */
 bool nn_cpu_avx512bf16(void);
+
+/* True when the CPU has AVX2 and F16C and ACLNN_NO_SIMD is not "1": the second tier of fast
+ * paths, for CPUs without AVX-512 (AMD before Zen 4, Intel client cores). */
+bool nn_cpu_avx2(void);
 
 /* Bits [lo, hi) of a `width`-bit lane mask (width <= 32), clipped to [0, width): the lanes of a
  * vector whose positions fall inside a range. */
@@ -70,6 +75,10 @@ NN_AVX512 static inline __m256i nn512_round_bf16(__m512 v)
 {
     return _mm512_cvtepi32_epi16(nn512_round_bf16_lanes(v));
 }
+
+/* No "fma": with it the compiler may contract a*b+c, and the AVX2 paths must give the portable
+ * loops' bits. */
+#define NN_AVX2 __attribute__((target("avx2,f16c")))
 
 #define NN_AVX512BF16 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512bf16")))
 
@@ -138,6 +147,22 @@ NN_AVX512 static inline __attribute__((always_inline)) void nn512_line_stage_flu
                                 _mm512_loadu_si512((const void *)(st->buf + n)));
     else
         memmove(st->buf, st->buf + n, (size_t)rest);
+    st->written = end;
+}
+
+/* nn512_line_stage_flush for paths without AVX-512: the same lines written, through
+ * nn_copy_row_nt (non-temporal from 256 bytes on, so callers flush at least 512 at a time). */
+static inline void nn_line_stage_flush(nn_line_stage *st, int64_t done, bool last)
+{
+    int64_t end = done;
+    if (!last) end -= (int64_t)(((uintptr_t)st->dst + (uintptr_t)end) & 63u);
+    const int64_t n = end - st->written;
+    if (n <= 0) return;
+    if (st->stream)
+        nn_copy_row_nt(st->dst + st->written, st->buf, (size_t)n);
+    else
+        memcpy(st->dst + st->written, st->buf, (size_t)n);
+    memmove(st->buf, st->buf + n, (size_t)(done - end));
     st->written = end;
 }
 

@@ -52,6 +52,7 @@ typedef struct bw_plan {
     bool indices_int64;     /* aclnnMaxPool2dWithIndicesBackward with INT64 indices */
     bool stream_stores;
     bool tiled_2x2;         /* 2x2 kernel, stride 2, no padding, int32 indices, AVX-512: tiled_2x2_plane */
+    bool tiled_2x2_avx2;    /* the same on AVX2 (no AVX-512): tiled_2x2_plane_avx2 */
     bool slots_3x3s2;       /* 3x3 kernel, stride 2, padding <= 1, int32 indices, AVX-512: slots_3x3s2_plane */
     int64_t chunks;         /* plane runs, each with its own scratch */
     int64_t scratch_floats; /* per chunk: the fp32 tile, (fp16/bf16) the widened gradOutput, then
@@ -203,12 +204,13 @@ typedef int32_t __attribute__((aligned(1), may_alias)) unaligned_i32;
  * are ready - in whole lines of gradInput, and often, so that the writes spread over the
  * computation instead of stalling it in bursts (10-15 % faster than flushing 8 KiB at a time). */
 enum { STAGE_FLUSH_BYTES = 256 };
+enum { AVX2_STAGE_FLUSH_BYTES = 512 }; /* nn_line_stage_flush streams from 256 bytes on */
 
 /* Room a stage needs for rows of W cells added two at a time: a flush's worth, two rows, a
  * carried-over line and a line in front (a row may start one cell early, masked off); floats. */
-static int64_t stage_floats(int64_t W)
+static int64_t stage_floats(int64_t W, int64_t flush_bytes)
 {
-    return (STAGE_FLUSH_BYTES + 2 * W * (int64_t)sizeof(float) + 128 + 63) / 64 * 16;
+    return (flush_bytes + 2 * W * (int64_t)sizeof(float) + 128 + 63) / 64 * 16;
 }
 
 /* Stores 32 cells, lo then hi, at row[c0..] (those in `keep`) in the dtype.  A 2x2-path cell is
@@ -325,6 +327,170 @@ NN_AVX512 static bool tiled_2x2_plane(const bw_plan *p, unsigned char *gi, const
     if (p->dtype == ACL_FLOAT) return tiled_2x2_rows(p, gi, grad, mask, scratch, ACL_FLOAT);
     if (p->dtype == ACL_BF16) return tiled_2x2_rows(p, gi, grad, mask, scratch, ACL_BF16);
     return tiled_2x2_rows(p, gi, grad, mask, scratch, ACL_FLOAT16);
+}
+
+/* The same plane on AVX2 CPUs, 8 outputs (16 cells of each row) per step.  AVX2 has no lane
+ * masks, so a row's last step, when partial, is done first, with whole-vector loads and stores: its
+ * loads end at the row's last output (lanes shifted into place; the ones past the row read
+ * index -1, which matches no cell) and its stores run past the row end into the next row,
+ * whose own steps come after and overwrite them. */
+
+/* 8 gradients from grow[at..] as fp32 and their 8 indices. */
+NN_AVX2 static inline __attribute__((always_inline)) void
+tiled_avx2_load8(const unsigned char *grow, const unaligned_i32 *irow, int64_t at, aclDataType dtype, __m256 *g,
+                 __m256i *index)
+{
+    *index = _mm256_loadu_si256((const __m256i *)(irow + at));
+    if (dtype == ACL_FLOAT) {
+        *g = _mm256_loadu_ps((const float *)grow + at);
+        return;
+    }
+    const __m128i narrow = _mm_loadu_si128((const __m128i *)((const uint16_t *)grow + at));
+    *g = dtype == ACL_FLOAT16 ? _mm256_cvtph_ps(narrow)
+                              : _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(narrow), 16));
+}
+
+/* Outputs ow0 .. Wo-1 (n = Wo - ow0 <= 8 of them) in lanes 0..n-1; the other lanes' indices are -1. */
+NN_AVX2 static inline __attribute__((always_inline)) void
+tiled_avx2_load_tail(const unsigned char *grow, const unaligned_i32 *irow, int64_t ow0, int64_t n, aclDataType dtype,
+                     __m256 *g, __m256i *index)
+{
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m256i live = _mm256_cmpgt_epi32(_mm256_set1_epi32((int32_t)n), lane);
+    if (ow0 + n >= 8) { /* the 8 outputs ending at the row's last, moved down by 8 - n lanes */
+        const __m256i from = _mm256_add_epi32(lane, _mm256_set1_epi32((int32_t)(8 - n)));
+        tiled_avx2_load8(grow, irow, ow0 + n - 8, dtype, g, index);
+        *g = _mm256_permutevar8x32_ps(*g, from);
+        *index = _mm256_blendv_epi8(_mm256_set1_epi32(-1), _mm256_permutevar8x32_epi32(*index, from), live);
+        return;
+    }
+    /* a row of fewer than 8 outputs: through small arrays (narrow images only) */
+    const int64_t elem = dtype == ACL_FLOAT ? 4 : 2;
+    int32_t idx[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
+    unsigned char bytes[32] = {0};
+    memcpy(idx, irow + ow0, (size_t)n * 4);
+    memcpy(bytes, grow + ow0 * elem, (size_t)(n * elem));
+    tiled_avx2_load8(bytes, (const unaligned_i32 *)idx, 0, dtype, g, index);
+}
+
+/* Cells c0 .. c0+15 of row0 and row1 (NULL past the plane) from 8 outputs with gradients g and
+ * rel = index - (2oh*W + 2ow); odd_ok: the lanes whose odd cell (column 2ow+1) is inside the row.
+ * Each output's gradient goes to the one cell its rel names - (0, 1, W, W+1): row0/row1, even/odd
+ * column - as 0.0f + g (-0.0 -> +0.0 and a quieted NaN, like the tile's add).  fp16/bf16: the
+ * rounded-back word w of each output makes the 32-bit pair (even | odd << 16) of its two cells,
+ * which is their memory order, so a row's 16 cells are one store; fp32: the two cells' values
+ * are interleaved by unpacking.  Returns -1 in the lanes whose index matched a cell. */
+NN_AVX2 static inline __attribute__((always_inline)) __m256i
+tiled_avx2_block(unsigned char *row0, unsigned char *row1, __m256 g, __m256i rel, __m256i odd_ok, int64_t c0,
+                 int64_t W, aclDataType dtype)
+{
+    const __m256i w = _mm256_set1_epi32((int32_t)W), one = _mm256_set1_epi32(1);
+    const __m256i even0 = _mm256_cmpeq_epi32(rel, _mm256_setzero_si256());
+    const __m256i odd0 = _mm256_and_si256(_mm256_cmpeq_epi32(rel, one), odd_ok);
+    __m256i even1 = _mm256_cmpeq_epi32(rel, w);
+    __m256i odd1 = _mm256_and_si256(_mm256_cmpeq_epi32(rel, _mm256_add_epi32(w, one)), odd_ok);
+    if (!row1) even1 = odd1 = _mm256_setzero_si256();
+    g = _mm256_add_ps(g, _mm256_setzero_ps());
+    if (dtype == ACL_FLOAT) {
+        const __m256i bits = _mm256_castps_si256(g);
+        for (int r = 0; r < 2; ++r) {
+            float *row = (float *)(r == 0 ? row0 : row1) + c0;
+            if (r == 1 && !row1) break;
+            const __m256 e = _mm256_castsi256_ps(_mm256_and_si256(bits, r == 0 ? even0 : even1));
+            const __m256 o = _mm256_castsi256_ps(_mm256_and_si256(bits, r == 0 ? odd0 : odd1));
+            const __m256 lo = _mm256_unpacklo_ps(e, o), hi = _mm256_unpackhi_ps(e, o); /* cells 0-3|8-11, 4-7|12-15 */
+            _mm_storeu_ps(row, _mm256_castps256_ps128(lo));
+            _mm_storeu_ps(row + 4, _mm256_castps256_ps128(hi));
+            _mm_storeu_ps(row + 8, _mm256_extractf128_ps(lo, 1));
+            _mm_storeu_ps(row + 12, _mm256_extractf128_ps(hi, 1));
+        }
+    } else {
+        const __m256i words = dtype == ACL_BF16
+                                  ? _mm256_srli_epi32(_mm256_castps_si256(g), 16)
+                                  : _mm256_cvtepu16_epi32(_mm256_cvtps_ph(g, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+        _mm256_storeu_si256((__m256i *)((uint16_t *)row0 + c0),
+                            _mm256_or_si256(_mm256_and_si256(words, even0),
+                                            _mm256_slli_epi32(_mm256_and_si256(words, odd0), 16)));
+        if (row1)
+            _mm256_storeu_si256((__m256i *)((uint16_t *)row1 + c0),
+                                _mm256_or_si256(_mm256_and_si256(words, even1),
+                                                _mm256_slli_epi32(_mm256_and_si256(words, odd1), 16)));
+    }
+    return _mm256_or_si256(_mm256_or_si256(even0, odd0), _mm256_or_si256(even1, odd1));
+}
+
+NN_AVX2 static inline __attribute__((always_inline)) bool
+tiled_avx2_rows(const bw_plan *p, unsigned char *gi, const unsigned char *grad, const unsigned char *mask,
+                float *scratch, aclDataType dtype)
+{
+    const mp_geometry *g = &p->g;
+    const int64_t H = g->height, W = g->width, Ho = g->out_height, Wo = g->out_width;
+    const int64_t elem = dtype == ACL_FLOAT ? 4 : 2;
+    const int64_t cell_end = W < 2 * Wo ? W : 2 * Wo; /* cells inside a window: c < cell_end */
+    /* The last step goes first, apart, when it has fewer than 8 outputs or cells past the row
+     * end (ceilMode with odd W); `full` outputs are left for the steps in order. */
+    const int64_t last_step = (Wo - 1) / 8 * 8;
+    const int64_t full = Wo - last_step < 8 || 2 * Wo > W ? last_step : Wo;
+    const unaligned_i32 *index = (const unaligned_i32 *)mask;
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m256i step_base = _mm256_add_epi32(lane, lane), all = _mm256_set1_epi32(-1);
+    /* the last step's lanes whose odd cell 2ow+1 is inside a window */
+    const __m256i tail_odd_ok = _mm256_cmpgt_epi32(_mm256_set1_epi32((int32_t)(cell_end - 2 * full)),
+                                                   _mm256_add_epi32(step_base, _mm256_set1_epi32(1)));
+    nn_line_stage st = {(unsigned char *)scratch + 64, gi, 0, p->stream_stores};
+    __m256i matched = _mm256_setzero_si256(); /* minus the matches, per lane */
+    for (int64_t ih = 0; ih < H; ih += 2) {
+        unsigned char *row0 = nn_line_stage_at(&st, ih * W * elem);
+        unsigned char *row1 = ih + 1 < H ? nn_line_stage_at(&st, (ih + 1) * W * elem) : NULL;
+        const int64_t oh = ih / 2;
+        if (oh < Ho) {
+            const unsigned char *grow = grad + oh * Wo * elem;
+            const unaligned_i32 *irow = index + oh * Wo;
+            __m256 gv;
+            __m256i iv;
+            if (full < Wo) { /* the last step first: its stores spill into cells stored later */
+                tiled_avx2_load_tail(grow, irow, full, Wo - full, dtype, &gv, &iv);
+                const __m256i base = _mm256_add_epi32(_mm256_set1_epi32((int32_t)(ih * W + 2 * full)), step_base);
+                matched = _mm256_add_epi32(matched, tiled_avx2_block(row0, row1, gv, _mm256_sub_epi32(iv, base),
+                                                                     tail_odd_ok, 2 * full, W, dtype));
+            }
+            __m256i base = _mm256_add_epi32(_mm256_set1_epi32((int32_t)(ih * W)), step_base);
+            for (int64_t ow0 = 0; ow0 < full; ow0 += 8) {
+                /* the streams are read at 1-2 cache lines per step: fetch 1 KiB ahead (across the
+                 * end of the plane into the next one: a prefetch past a buffer does not fault) */
+                _mm_prefetch((const char *)(irow + ow0) + 1024, _MM_HINT_T0);
+                _mm_prefetch((const char *)(grow + ow0 * elem) + 1024, _MM_HINT_T0);
+                tiled_avx2_load8(grow, irow, ow0, dtype, &gv, &iv);
+                matched = _mm256_add_epi32(matched, tiled_avx2_block(row0, row1, gv, _mm256_sub_epi32(iv, base), all,
+                                                                     2 * ow0, W, dtype));
+                base = _mm256_add_epi32(base, _mm256_set1_epi32(16));
+            }
+            if (cell_end < W) { /* odd W, ceilMode off: the last column is in no window */
+                memset(row0 + cell_end * elem, 0, (size_t)elem);
+                if (row1) memset(row1 + cell_end * elem, 0, (size_t)elem);
+            }
+        } else { /* odd H, ceilMode off: no window */
+            memset(row0, 0, (size_t)(W * elem));
+            if (row1) memset(row1, 0, (size_t)(W * elem));
+        }
+        const int64_t done = (ih + 2 < H ? ih + 2 : H) * W * elem;
+        if (done - st.written >= AVX2_STAGE_FLUSH_BYTES) nn_line_stage_flush(&st, done, false);
+    }
+    nn_line_stage_flush(&st, H * W * elem, true);
+    /* lane sums of at most Ho*Wo/8 + Ho matches each: no overflow (HW < 2^31) */
+    int32_t per_lane[8];
+    _mm256_storeu_si256((__m256i *)per_lane, matched);
+    int64_t matches = 0;
+    for (int i = 0; i < 8; i++) matches -= per_lane[i];
+    return matches == Ho * Wo;
+}
+
+NN_AVX2 static bool tiled_2x2_plane_avx2(const bw_plan *p, unsigned char *gi, const unsigned char *grad,
+                                         const unsigned char *mask, float *scratch)
+{
+    if (p->dtype == ACL_FLOAT) return tiled_avx2_rows(p, gi, grad, mask, scratch, ACL_FLOAT);
+    if (p->dtype == ACL_BF16) return tiled_avx2_rows(p, gi, grad, mask, scratch, ACL_BF16);
+    return tiled_avx2_rows(p, gi, grad, mask, scratch, ACL_FLOAT16);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -723,9 +889,10 @@ static void backward_chunks(void *vctx, int64_t chunk_begin, int64_t chunk_end)
             /* the fast paths read fp16/bf16 gradients as they are; when an index lies outside its
              * window they give up and the plane is redone by the scatter */
             if ((p->slots_3x3s2 && slots_3x3s2_plane(p, gi, go, mask, band)) ||
-                (p->tiled_2x2 && tiled_2x2_plane(p, gi, go, mask, band)))
+                (p->tiled_2x2 && tiled_2x2_plane(p, gi, go, mask, band)) ||
+                (p->tiled_2x2_avx2 && tiled_2x2_plane_avx2(p, gi, go, mask, band)))
                 continue;
-            if ((p->slots_3x3s2 || p->tiled_2x2) && p->stream_stores) nn_streaming_fence();
+            if ((p->slots_3x3s2 || p->tiled_2x2 || p->tiled_2x2_avx2) && p->stream_stores) nn_streaming_fence();
             const float *grad = (const float *)go;
             if (p->dtype == ACL_FLOAT16) {
                 nn_f16_to_f32_n((const uint16_t *)go, widened, (size_t)P);
@@ -930,9 +1097,10 @@ static void plan_scratch(bw_plan *plan)
 {
     const mp_geometry *g = &plan->g;
     const int64_t HW = g->height * g->width, P = g->out_height * g->out_width, W = g->width;
-    plan->tiled_2x2 = !plan->indices_int64 && g->kernel_h == 2 && g->kernel_w == 2 && g->stride_h == 2 &&
-                      g->stride_w == 2 && g->pad_h == 0 && g->pad_w == 0 && HW + 2 * W <= INT32_MAX &&
-                      nn_cpu_avx512();
+    const bool tiled = !plan->indices_int64 && g->kernel_h == 2 && g->kernel_w == 2 && g->stride_h == 2 &&
+                       g->stride_w == 2 && g->pad_h == 0 && g->pad_w == 0 && HW + 2 * W <= INT32_MAX;
+    plan->tiled_2x2 = tiled && nn_cpu_avx512();
+    plan->tiled_2x2_avx2 = tiled && !plan->tiled_2x2 && nn_cpu_avx2();
     int64_t at = (HW + 15) / 16 * 16;
     plan->widened_offset = at;
     if (plan->dtype != ACL_FLOAT) at += (P + 15) / 16 * 16;
@@ -940,16 +1108,17 @@ static void plan_scratch(bw_plan *plan)
     plan->slots_3x3s2 = !plan->indices_int64 && g->kernel_h == 3 && g->kernel_w == 3 && g->stride_h == 2 &&
                          g->stride_w == 2 && g->pad_h <= 1 && g->pad_w <= 1 && HW + W <= INT32_MAX &&
                          nn_cpu_avx512();
-    if (plan->tiled_2x2) {
-        /* ~8 KiB of rows (an even number, at least 2): stays in L1; + 32 floats of slack for the
-         * last 16-output step, whose masked stores stay inside the row anyway */
-        at += stage_floats(W);
+    if (plan->tiled_2x2 || plan->tiled_2x2_avx2) {
+        const int64_t flush = plan->tiled_2x2 ? STAGE_FLUSH_BYTES : AVX2_STAGE_FLUSH_BYTES;
+        /* the line stage: a flush's worth, a row pair, carried-over and front room (the last
+         * step of a row stores inside it: masked, or through a small array on AVX2) */
+        at += stage_floats(W, flush);
     } else if (plan->slots_3x3s2) {
         /* the pending row's two halves (one more block of slots for the last one's loads), the
          * blocks' masks (a slot_block per 16 slots fits in 16 floats' room), then the staging buffer: a flush's worth, two more rows, a cache line of carried-over cells
          * and a cache line of room in front (the first block's column -1 is masked off) */
         plan->slot_stride = ((W + g->pad_w + 1) / 2 + 15) / 16 * 16 + 16;
-        at += 3 * plan->slot_stride + stage_floats(W);
+        at += 3 * plan->slot_stride + stage_floats(W, STAGE_FLUSH_BYTES);
     }
     plan->scratch_floats = at;
 }
