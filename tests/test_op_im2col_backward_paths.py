@@ -1,4 +1,5 @@
-"""aclnnIm2colBackward: the work-sharing path (planes claimed in chunks from a shared counter).
+"""aclnnIm2colBackward: the work-sharing path (planes claimed in chunks from a shared counter),
+on every kernel tier (AVX-512, AVX2, portable).
 
 With many image planes and 2 or 3 threads every thread claims several chunks, in an order that
 depends on scheduling; the result must still equal PyTorch's col2im bit for bit (fp32) and the
@@ -25,6 +26,10 @@ CASES = [
     (2, 96, 28, 28, 3, 1, 1, 2),
     (3, 70, 13, 11, 3, 2, 2, 3),
     (1, 200, 9, 7, 2, 1, 0, 4),
+    # small planes for the row kernels: dilation with stride 2, rows under 8 wide, kernel 4
+    (2, 40, 9, 30, 3, 2, 2, 2),
+    (1, 50, 5, 5, 2, 1, 1, 1),
+    (1, 30, 16, 40, 4, 1, 2, 2),
 ]
 DTYPES = {"fp32": np.float32, "fp16": np.float16, "bf16": ml_dtypes.bfloat16}
 
@@ -64,10 +69,10 @@ def numpy_col2im(cols, H, W, k, d, p, s):
     return out
 
 
-def run_ours(tmp_path, cols, H, W, k, d, p, s, threads):
+def run_ours(tmp_path, cols, H, W, k, d, p, s, threads, extra_env):
     src, dst = tmp_path / f"cols{threads}.npy", tmp_path / f"out{threads}.npy"
     np.save(src, cols.view(np.uint16) if cols.dtype == ml_dtypes.bfloat16 else cols)
-    env = dict(os.environ, ACLNN_NUM_THREADS=str(threads))
+    env = dict(os.environ, ACLNN_NUM_THREADS=str(threads), **extra_env)
     res = subprocess.run([sys.executable, "-c", SCRIPT, str(src), str(dst), str(H), str(W),
                           str(k), str(d), str(p), str(s)],
                          env=env, capture_output=True, text=True, timeout=120, cwd=ROOT)
@@ -92,8 +97,11 @@ def test_many_planes_any_thread_count(tmp_path, case, dtype):
         want_bits = want.astype(np.float16).view(np.uint16)
     else:
         want_bits = want.astype(ml_dtypes.bfloat16).view(np.uint16)
-    for threads in (1, 2, 3):
-        got = run_ours(tmp_path, cols, H, W, k, d, p, s, threads)
+    # 1-3 threads on the CPU's best kernels, then the AVX2 tier (what an AVX-512 CPU runs with
+    # ACLNN_NO_AVX512=1) and the portable loops
+    configs = [(1, {}), (2, {}), (3, {}), (2, {"ACLNN_NO_AVX512": "1"}), (1, {"ACLNN_NO_SIMD": "1"})]
+    for threads, extra_env in configs:
+        got = run_ours(tmp_path, cols, H, W, k, d, p, s, threads, extra_env)
         got_bits = got.view(np.uint32) if dtype == "fp32" else got.view(np.uint16)
         assert got_bits.shape == want_bits.shape
-        assert np.array_equal(got_bits, want_bits), f"{threads} threads"
+        assert np.array_equal(got_bits, want_bits), f"{threads} threads {extra_env}"

@@ -67,6 +67,7 @@ typedef struct col2im_ctx {
     const kcol_group *groups;
     int64_t num_groups;
     const fast_plan *fast;     /* the AVX-512 row kernel's tables, or NULL */
+    const struct avx2_plan *avx2; /* the AVX2 row kernel's tables, or NULL */
     bool stream_out;           /* fast path: write planes with non-temporal stores */
     int64_t class_len;         /* ceil(W / sW): columns of one phase plane of the accumulator */
     int64_t phase_rows;        /* ceil(H / sH): rows of one phase plane */
@@ -858,6 +859,274 @@ static void fast_plane_any(const col2im_plan *p, const fast_plan *fp, const void
 }
 #endif
 
+/* ---------------------------------------------------------------------------------------- */
+/* AVX2 row kernel (sW <= 2, CPUs without AVX-512)                                            */
+/* ---------------------------------------------------------------------------------------- */
+/*
+ * The AVX-512 kernel's scheme - each output row built in registers, chunk by chunk, every
+ * (ki, kj) contribution one vector load added in (ki, kj) order from +0.0 - with 8-lane vectors
+ * and no lane masks: each plane's columns are first copied (widened to fp32) into a scratch
+ * where every gradOutput row has zeros on both sides, wide enough that a tap's load lanes
+ * outside the window read +0.0 (adding +0.0 never changes an accumulator that started at +0.0,
+ * so the results are the portable path's bits).  A chunk is 8 output columns (sW == 1) or 8 even
+ * and 8 odd ones (sW == 2), interleaved by unpacking (fp32) or as (even | odd << 16) word pairs
+ * (fp16/bf16).  The plane is built in a staging buffer (the last chunk of a row spills into the
+ * next row, which overwrites it) and copied out, with non-temporal stores when streaming.
+ */
+#if NN_HAVE_AVX512_CODE
+#define AVX2_MAX_MARGIN 64                 /* zero floats on each side of a scratch row, at most */
+#define AVX2_MAX_SCRATCH_FLOATS (8 * 1024) /* 32 KiB */
+
+typedef struct avx2_plan {
+    int64_t left, row_stride;  /* scratch rows: `left` zeros, OW values, zeros; row_stride floats */
+    int64_t scratch_floats;    /* kH*kW*OH rows */
+    int64_t chunks;            /* per output row, 8*sW columns each */
+    int64_t even_count;        /* taps feeding the even-column accumulator (all of them for sW 1) */
+    int64_t *taps;             /* chunks x kW scratch offsets of a chunk's loads, the even phase's
+                                * kj ascending then the odd phase's; include the kj block */
+    int64_t *row_first;        /* H + 1 entries into row_offset, as in fast_plan */
+    int64_t *row_offset;       /* scratch offset of row (ki, kj = 0, oh), ki ascending */
+} avx2_plan;
+
+static void free_avx2_plan(avx2_plan *ap)
+{
+    free(ap->taps);
+    free(ap->row_first);
+    free(ap->row_offset);
+}
+
+/* Fills the tables; false (use the portable path) when the geometry does not fit. */
+static bool build_avx2_plan(const col2im_plan *p, avx2_plan *ap)
+{
+    if (p->sW > 2 || p->kW > 4096 || p->kH > 4096 || p->W > ((int64_t)1 << 32) ||
+        p->H > (((int64_t)1 << 22) / p->kH) || !nn_cpu_avx2() || nn_cpu_avx512())
+        return false;
+    const int64_t span = 8 * p->sW;
+    ap->chunks = (p->W + span - 1) / span;
+    /* the reads of chunk q, tap kj: ow = (q*span + r - koff) / sW + 0..7 (r: the tap's phase) */
+    int64_t lowest = 0, highest = p->OW - 1;
+    for (int64_t kj = 0; kj < p->kW; kj++) {
+        const int64_t koff = kj * p->dW - p->pW;
+        const int64_t r = ((koff % p->sW) + p->sW) % p->sW;
+        const int64_t first = (r - koff) / p->sW, last = ((ap->chunks - 1) * span + r - koff) / p->sW + 7;
+        if (first < lowest) lowest = first;
+        if (last > highest) highest = last;
+    }
+    ap->left = -lowest;
+    int64_t right = highest - (p->OW - 1);
+    if (ap->left > AVX2_MAX_MARGIN || right > AVX2_MAX_MARGIN) return false;
+    if (right < 8) right = 8; /* avx2_widen_row's last vector and its zeros land in it */
+    ap->row_stride = ap->left + p->OW + right;
+    const int64_t block = p->OH * ap->row_stride; /* one kernel position's rows */
+    ap->scratch_floats = p->kH * p->kW * block;
+    /* The widened plane must stay in L1: past it, the copy's round trip through L2 costs more
+     * than the portable path's in-place adds (k3s1 on 56x56 fp32: 5.0 vs 4.1 ms at 1 thread,
+     * k3s2 on 28x28 bf16: 1.9 vs 2.2). */
+    if (ap->scratch_floats > AVX2_MAX_SCRATCH_FLOATS) return false;
+    ap->taps = malloc((size_t)(ap->chunks * p->kW) * sizeof *ap->taps);
+    ap->row_first = malloc((size_t)(p->H + 1) * sizeof *ap->row_first);
+    ap->row_offset = malloc((size_t)(p->H * p->kH) * sizeof *ap->row_offset);
+    if (ap->taps == NULL || ap->row_first == NULL || ap->row_offset == NULL) {
+        free_avx2_plan(ap);
+        return false;
+    }
+    int64_t n = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (int64_t kj = 0; kj < p->kW; kj++) {
+            const int64_t koff = kj * p->dW - p->pW;
+            const int64_t r = ((koff % p->sW) + p->sW) % p->sW;
+            if (r != pass) continue;
+            for (int64_t q = 0; q < ap->chunks; q++)
+                ap->taps[q * p->kW + n] = kj * block + ap->left + (q * span + r - koff) / p->sW;
+            n++;
+        }
+        if (pass == 0) ap->even_count = n;
+    }
+    n = 0;
+    for (int64_t ih = 0; ih < p->H; ih++) {
+        ap->row_first[ih] = n;
+        for (int64_t ki = 0; ki < p->kH; ki++) {
+            const int64_t t = ih + p->pH - ki * p->dH;
+            if (t < 0 || t % p->sH != 0 || t / p->sH >= p->OH) continue;
+            ap->row_offset[n++] = ki * p->kW * block + (t / p->sH) * ap->row_stride;
+        }
+    }
+    ap->row_first[p->H] = n;
+    return true;
+}
+
+/* 8 values from `from` as fp32 (exact). */
+NN_AVX2 static inline __attribute__((always_inline)) __m256 avx2_load8_f32(const void *from, int in_dt)
+{
+    if (in_dt == DT_F32) return _mm256_loadu_ps((const float *)from);
+    const __m128i w = _mm_loadu_si128((const __m128i *)from);
+    return in_dt == DT_F16 ? _mm256_cvtph_ps(w) : _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(w), 16));
+}
+
+/* The n values of a gradOutput row as fp32 (exact) at `to`, whose right margin (>= 8 floats)
+ * is zero again afterwards.  Whole vectors: the last one may read up to 7 values past the row,
+ * so the caller passes `exact` (a scalar tail instead) for the plane's last rows, where that
+ * would read past the plane. */
+NN_AVX2 static inline __attribute__((always_inline)) void avx2_widen_row(const void *from, float *to, int64_t n,
+                                                                        int in_dt, bool exact)
+{
+    const size_t esz = in_dt == DT_F32 ? 4 : 2;
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(to + i, avx2_load8_f32((const unsigned char *)from + i * esz, in_dt));
+    if (i == n) return;
+    if (!exact) {
+        _mm256_storeu_ps(to + i, avx2_load8_f32((const unsigned char *)from + i * esz, in_dt));
+        _mm256_storeu_ps(to + n, _mm256_setzero_ps()); /* the spill, back to zeros */
+        return;
+    }
+    for (; i < n; i++) {
+        const uint16_t h = in_dt == DT_F32 ? 0 : ((const uint16_t *)from)[i];
+        if (in_dt == DT_F32) {
+            to[i] = ((const float *)from)[i];
+        } else if (in_dt == DT_F16) {
+            to[i] = _cvtsh_ss(h);
+        } else {
+            const uint32_t bits = (uint32_t)h << 16;
+            memcpy(to + i, &bits, 4);
+        }
+    }
+}
+
+/* 8 fp32 lanes rounded once to the out dtype's words, one per 32-bit lane (high halves zero). */
+NN_AVX2 static inline __attribute__((always_inline)) __m256i avx2_round_words(__m256 v, int out_dt)
+{
+    if (out_dt == DT_F16)
+        return _mm256_cvtepu16_epi32(_mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    const __m256i u = _mm256_castps_si256(v);
+    const __m256i odd = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
+    const __m256i rounded = _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(u, _mm256_set1_epi32(0x7fff)), odd), 16);
+    const __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(u, _mm256_set1_epi32(0x7fffffff)),
+                                           _mm256_set1_epi32(0x7f800000));
+    return _mm256_blendv_epi8(rounded, _mm256_or_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(0x40)), nan);
+}
+
+/* One plane into `out` (H*W values of the out dtype, plus room for a chunk's spill). */
+NN_AVX2 static inline __attribute__((always_inline)) void avx2_plane(const col2im_plan *p, const avx2_plan *ap,
+                                                                    const void *cols, float *scratch, void *out,
+                                                                    int in_dt, int out_dt, int64_t sW, int64_t KW)
+{
+    const int64_t kW = KW ? KW : p->kW, OW = p->OW, W = p->W;
+    const size_t in_esz = in_dt == DT_F32 ? 4 : 2;
+    const int64_t rows = p->kH * kW * p->OH;
+    const int64_t vector_rows = rows - (((OW + 7) / 8 * 8 - OW) + OW - 1) / OW; /* whole-vector reads stay in the plane */
+    for (int64_t r = 0; r < rows; r++)
+        avx2_widen_row((const unsigned char *)cols + (size_t)(r * OW) * in_esz, scratch + r * ap->row_stride + ap->left,
+                       OW, in_dt, r >= vector_rows);
+    const int64_t span = 8 * sW;
+    for (int64_t ih = 0; ih < p->H; ih++) {
+        const int64_t r0 = ap->row_first[ih], r1 = ap->row_first[ih + 1];
+        for (int64_t q = 0; q < ap->chunks; q++) {
+            const int64_t *tap = ap->taps + q * kW;
+            __m256 even = _mm256_setzero_ps(), odd = _mm256_setzero_ps();
+            for (int64_t r = r0; r < r1; r++) {
+                const float *row = scratch + ap->row_offset[r];
+                if (sW == 1) {
+                    for (int64_t i = 0; i < kW; i++) even = _mm256_add_ps(even, _mm256_loadu_ps(row + tap[i]));
+                } else {
+                    for (int64_t i = 0; i < ap->even_count; i++)
+                        even = _mm256_add_ps(even, _mm256_loadu_ps(row + tap[i]));
+                    for (int64_t i = ap->even_count; i < kW; i++)
+                        odd = _mm256_add_ps(odd, _mm256_loadu_ps(row + tap[i]));
+                }
+            }
+            const int64_t at = ih * W + q * span;
+            if (out_dt == DT_F32) {
+                float *o = (float *)out + at;
+                if (sW == 1) {
+                    _mm256_storeu_ps(o, even);
+                } else {
+                    const __m256 lo = _mm256_unpacklo_ps(even, odd), hi = _mm256_unpackhi_ps(even, odd);
+                    _mm_storeu_ps(o, _mm256_castps256_ps128(lo));
+                    _mm_storeu_ps(o + 4, _mm256_castps256_ps128(hi));
+                    _mm_storeu_ps(o + 8, _mm256_extractf128_ps(lo, 1));
+                    _mm_storeu_ps(o + 12, _mm256_extractf128_ps(hi, 1));
+                }
+            } else {
+                uint16_t *o = (uint16_t *)out + at;
+                const __m256i e = avx2_round_words(even, out_dt);
+                if (sW == 1) {
+                    const __m256i packed = _mm256_permute4x64_epi64(_mm256_packus_epi32(e, e), 0x08);
+                    _mm_storeu_si128((__m128i *)o, _mm256_castsi256_si128(packed));
+                } else {
+                    const __m256i pairs = _mm256_or_si256(e, _mm256_slli_epi32(avx2_round_words(odd, out_dt), 16));
+                    _mm256_storeu_si256((__m256i *)o, pairs);
+                }
+            }
+        }
+    }
+}
+
+/* The dtype pairs and strides as constants of inlined copies (kernel width 3 unrolled). */
+NN_AVX2 static void avx2_plane_any(const col2im_plan *p, const avx2_plan *ap, const void *cols, float *scratch,
+                                   void *out)
+{
+    const int in = dt_code(p->in_dtype), outd = dt_code(p->out_dtype);
+    const bool k3 = p->kW == 3;
+#define COL2IM_AVX2_CASE(I, O)                                                                \
+    if (in == (I) && outd == (O)) {                                                           \
+        if (p->sW == 1) {                                                                     \
+            if (k3) avx2_plane(p, ap, cols, scratch, out, (I), (O), 1, 3);                    \
+            else avx2_plane(p, ap, cols, scratch, out, (I), (O), 1, 0);                       \
+        } else {                                                                              \
+            if (k3) avx2_plane(p, ap, cols, scratch, out, (I), (O), 2, 3);                    \
+            else avx2_plane(p, ap, cols, scratch, out, (I), (O), 2, 0);                       \
+        }                                                                                     \
+        return;                                                                               \
+    }
+    COL2IM_AVX2_CASE(DT_F32, DT_F32)
+    COL2IM_AVX2_CASE(DT_F16, DT_F16)
+    COL2IM_AVX2_CASE(DT_BF16, DT_BF16)
+    COL2IM_AVX2_CASE(DT_F16, DT_F32)
+    COL2IM_AVX2_CASE(DT_BF16, DT_F32)
+    COL2IM_AVX2_CASE(DT_F32, DT_F16)
+    COL2IM_AVX2_CASE(DT_F32, DT_BF16)
+    COL2IM_AVX2_CASE(DT_F16, DT_BF16)
+    COL2IM_AVX2_CASE(DT_BF16, DT_F16)
+#undef COL2IM_AVX2_CASE
+}
+#else
+typedef struct avx2_plan { int64_t scratch_floats; } avx2_plan;
+static bool build_avx2_plan(const col2im_plan *p, avx2_plan *ap) { (void)p; (void)ap; return false; }
+static void free_avx2_plan(avx2_plan *ap) { (void)ap; }
+static void avx2_plane_any(const col2im_plan *p, const avx2_plan *ap, const void *cols, float *scratch, void *out)
+{
+    (void)p; (void)ap; (void)cols; (void)scratch; (void)out;
+}
+#endif
+
+/* The AVX2 kernel's planes: a zeroed scratch and a staging plane per thread. */
+static void col2im_planes_avx2(col2im_ctx *ctx)
+{
+    const col2im_plan *p = ctx->plan;
+    const int64_t L = p->OH * p->OW, HW = p->H * p->W, col_block = p->kH * p->kW * L;
+    const size_t in_esz = nn_dtype_size(p->in_dtype), out_esz = nn_dtype_size(p->out_dtype);
+    float *scratch = calloc((size_t)ctx->avx2->scratch_floats + 8, sizeof(float));
+    unsigned char *staging = malloc((size_t)HW * out_esz + 64); /* + a chunk's spill */
+    if (scratch == NULL || staging == NULL) {
+        __atomic_store_n(&ctx->failed, 1, __ATOMIC_RELAXED);
+    } else {
+        int64_t first, last;
+        while (nn_claim_next(&ctx->claims, &first, &last)) {
+            for (int64_t plane = first; plane < last; plane++) {
+                unsigned char *dst = ctx->out + (size_t)(plane * HW) * out_esz;
+                avx2_plane_any(p, ctx->avx2, ctx->in + (size_t)(plane * col_block) * in_esz, scratch, staging);
+                if (ctx->stream_out)
+                    nn_copy_row_nt(dst, staging, (size_t)HW * out_esz);
+                else
+                    memcpy(dst, staging, (size_t)HW * out_esz);
+            }
+        }
+        if (ctx->stream_out) nn_streaming_fence();
+    }
+    free(scratch);
+    free(staging);
+}
+
 static void col2im_planes(void *vctx, int64_t begin, int64_t end)
 {
     col2im_ctx *ctx = (col2im_ctx *)vctx;
@@ -867,6 +1136,12 @@ static void col2im_planes(void *vctx, int64_t begin, int64_t end)
     const size_t in_esz = nn_dtype_size(p->in_dtype), out_esz = nn_dtype_size(p->out_dtype);
     const bool wide_out = p->out_dtype == ACL_FLOAT;
 
+    if (ctx->avx2 != NULL) {
+        (void)begin;
+        (void)end;
+        col2im_planes_avx2(ctx);
+        return;
+    }
     if (ctx->fast != NULL) {
         (void)begin;
         (void)end;
@@ -944,6 +1219,8 @@ static aclnnStatus col2im_kernel(const nn_launch *l)
     const int64_t num_groups = build_groups(p, spans, class_len, groups);
     fast_plan fast;
     const bool use_fast = build_fast_plan(p, &fast);
+    avx2_plan avx2;
+    const bool use_avx2 = !use_fast && build_avx2_plan(p, &avx2);
     const int64_t col_elems = p->kH * p->kW * p->OH * p->OW, image_elems = p->H * p->W; /* per plane */
     /* Streaming is decided on the bytes the launch moves, columns read plus image written (as
      * the upsample backward does): the columns passing through the cache evict the image before
@@ -952,8 +1229,8 @@ static aclnnStatus col2im_kernel(const nn_launch *l)
      * 0.88-1.09 ms at 2 (docs/performance_notes_im2col_prelu.md). */
     const uint64_t moved = (uint64_t)(p->planes * col_elems) * nn_dtype_size(p->in_dtype) +
                            (uint64_t)(p->planes * image_elems) * nn_dtype_size(p->out_dtype);
-    col2im_ctx ctx = {p, spans, groups, num_groups, use_fast ? &fast : NULL,
-                      use_fast && nn_use_streaming_stores(moved),
+    col2im_ctx ctx = {p, spans, groups, num_groups, use_fast ? &fast : NULL, use_avx2 ? &avx2 : NULL,
+                      (use_fast || use_avx2) && nn_use_streaming_stores(moved),
                       class_len,
                       nn_ceil_div(p->H, p->sH),
                       (const unsigned char *)l->operands[0].data,
@@ -964,6 +1241,7 @@ static aclnnStatus col2im_kernel(const nn_launch *l)
     nn_claims_init(&ctx.claims, p->planes, 16, grain); /* ~1/16 of a thread's share, >= a grain */
     nn_parallel_for(p->planes, grain, col2im_planes, &ctx);
     if (use_fast) free_fast_plan(&fast);
+    if (use_avx2) free_avx2_plan(&avx2);
     free(spans);
     free(groups);
     if (ctx.failed) {
