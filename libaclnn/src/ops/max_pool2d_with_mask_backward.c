@@ -394,8 +394,8 @@ tiled_avx2_block(unsigned char *row0, unsigned char *row1, __m256 g, __m256i rel
     if (dtype == ACL_FLOAT) {
         const __m256i bits = _mm256_castps_si256(g);
         for (int r = 0; r < 2; ++r) {
-            float *row = (float *)(r == 0 ? row0 : row1) + c0;
             if (r == 1 && !row1) break;
+            float *row = (float *)(r == 0 ? row0 : row1) + c0;
             const __m256 e = _mm256_castsi256_ps(_mm256_and_si256(bits, r == 0 ? even0 : even1));
             const __m256 o = _mm256_castsi256_ps(_mm256_and_si256(bits, r == 0 ? odd0 : odd1));
             const __m256 lo = _mm256_unpacklo_ps(e, o), hi = _mm256_unpackhi_ps(e, o); /* cells 0-3|8-11, 4-7|12-15 */
