@@ -878,6 +878,7 @@ static void fast_plane_any(const col2im_plan *p, const fast_plan *fp, const void
 #define AVX2_MAX_SCRATCH_FLOATS (8 * 1024) /* 32 KiB */
 
 typedef struct avx2_plan {
+    bool k3s2;                 /* avx2_k3s2_geometry: avx2_k3s2_plane, no scratch or tables */
     int64_t left, row_stride;  /* scratch rows: `left` zeros, OW values, zeros; row_stride floats */
     int64_t scratch_floats;    /* kH*kW*OH rows */
     int64_t chunks;            /* per output row, 8*sW columns each */
@@ -895,9 +896,24 @@ static void free_avx2_plan(avx2_plan *ap)
     free(ap->row_offset);
 }
 
+/* Kernel 3x3, stride 2, padding 1, dilation 1, H = 2*OH, W = 2*OW, one dtype in and out: the
+ * stride-2 3x3 layers of ResNet-style networks. */
+static bool avx2_k3s2_geometry(const col2im_plan *p)
+{
+    return p->in_dtype == p->out_dtype && p->kH == 3 && p->kW == 3 && p->sH == 2 && p->sW == 2 && p->pH == 1 &&
+           p->pW == 1 && p->dH == 1 && p->dW == 1 && p->H == 2 * p->OH && p->W == 2 * p->OW;
+}
+
 /* Fills the tables; false (use the portable path) when the geometry does not fit. */
 static bool build_avx2_plan(const col2im_plan *p, avx2_plan *ap)
 {
+    memset(ap, 0, sizeof *ap);
+    if (avx2_k3s2_geometry(p) && nn_cpu_avx2() && !nn_cpu_avx512()) {
+        ap->k3s2 = true;
+        /* room for the tensor's last plane and the 8 values its loads may read past it */
+        ap->scratch_floats = (9 * p->OH * p->OW * (int64_t)nn_dtype_size(p->in_dtype) + 3) / 4 + 8;
+        return true;
+    }
     if (p->sW > 2 || p->kW > 4096 || p->kH > 4096 || p->W > ((int64_t)1 << 32) ||
         p->H > (((int64_t)1 << 22) / p->kH) || !nn_cpu_avx2() || nn_cpu_avx512())
         return false;
@@ -1061,12 +1077,101 @@ NN_AVX2 static inline __attribute__((always_inline)) void avx2_plane(const col2i
     }
 }
 
+/*
+ * k3s2p1 with H = 2*OH, W = 2*OW, without the scratch: output rows 2m and 2m+1, columns 2n and
+ * 2n+1, are sums of the nine gradOutput blocks C(ki,kj) at (m or m+1, n or n+1):
+ *   row 2m:   col 2n = 0 + C11[m][n]          col 2n+1 = (0 + C10[m][n+1]) + C12[m][n]
+ *   row 2m+1: col 2n = (0 + C01[m+1][n]) + C21[m][n]
+ *             col 2n+1 = (((0 + C00[m+1][n+1]) + C02[m+1][n]) + C20[m][n+1]) + C22[m][n]
+ * in (ki, kj) order from +0.0 as everywhere; a term whose m+1 or n+1 reaches OH or OW is left
+ * out (the n+1 loads are zeroed in those lanes).  8 window columns per step; a row's last step
+ * (which may spill past the row) goes first.  The loads of a step may read up to 8 values past
+ * a block row, so the tensor's last plane is run from a padded copy.
+ */
+enum { K3S2_AHEAD = 4 };
+
+NN_AVX2 static inline __attribute__((always_inline)) __m256 avx2_k3s2_at(const unsigned char *cols, int64_t block,
+                                                                        int64_t at, int dt)
+{
+    const size_t esz = dt == DT_F32 ? 4 : 2;
+    return avx2_load8_f32(cols + (size_t)(block + at) * esz, dt);
+}
+
+/* Stores the 8 even and 8 odd columns from column 2*n0 of an output row, rounded once. */
+NN_AVX2 static inline __attribute__((always_inline)) void avx2_store_pairs(void *row, int64_t c0, __m256 even,
+                                                                          __m256 odd, int dt, bool exact_even)
+{
+    if (dt == DT_F32) {
+        float *o = (float *)row + c0;
+        const __m256 lo = _mm256_unpacklo_ps(even, odd), hi = _mm256_unpackhi_ps(even, odd);
+        _mm_storeu_ps(o, _mm256_castps256_ps128(lo));
+        _mm_storeu_ps(o + 4, _mm256_castps256_ps128(hi));
+        _mm_storeu_ps(o + 8, _mm256_extractf128_ps(lo, 1));
+        _mm_storeu_ps(o + 12, _mm256_extractf128_ps(hi, 1));
+        return;
+    }
+    /* an even column of row 2m is 0 + one value of the dtype: exact, so bf16 just takes the top
+     * half (the add has quieted a signalling NaN, as the rounding would) */
+    const __m256i e = exact_even && dt == DT_BF16 ? _mm256_srli_epi32(_mm256_castps_si256(even), 16)
+                                                  : avx2_round_words(even, dt);
+    _mm256_storeu_si256((__m256i *)((uint16_t *)row + c0),
+                        _mm256_or_si256(e, _mm256_slli_epi32(avx2_round_words(odd, dt), 16)));
+}
+
+NN_AVX2 static inline __attribute__((always_inline)) void avx2_k3s2_plane(const col2im_plan *p,
+                                                                         const unsigned char *cols, void *out,
+                                                                         int dt)
+{
+    const int64_t OH = p->OH, OW = p->OW, L = OH * OW, W = p->W;
+    const size_t esz = dt == DT_F32 ? 4 : 2;
+    const __m256 zero = _mm256_setzero_ps();
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const int64_t last = (OW - 1) / 8 * 8;
+    for (int64_t m = 0; m < OH; m++) {
+        unsigned char *row0 = (unsigned char *)out + (size_t)(2 * m * W) * esz;
+        unsigned char *row1 = row0 + (size_t)W * esz;
+        const bool below = m + 1 < OH;
+        /* nine block streams advance a row per m: fetch them K3S2_AHEAD rows ahead (the hardware
+         * prefetcher follows fewer streams) */
+        for (int64_t b = 0; b < 9; b++) {
+            const unsigned char *ahead_row = cols + (size_t)(b * L + (m + K3S2_AHEAD) * OW) * esz;
+            for (int64_t off = 0; off < OW * (int64_t)esz; off += 64) _mm_prefetch((const char *)ahead_row + off, _MM_HINT_T0);
+        }
+        for (int64_t n0 = last; n0 >= 0; n0 -= 8) {
+            /* lanes whose n+1 is a window column */
+            const __m256 ahead = _mm256_castsi256_ps(
+                _mm256_cmpgt_epi32(_mm256_set1_epi32((int32_t)(OW - 1 - n0)), lane));
+            const int64_t at = m * OW + n0, at_below = at + OW;
+            const __m256 c10 = _mm256_and_ps(ahead, avx2_k3s2_at(cols, 3 * L, at + 1, dt));
+            const __m256 e0 = _mm256_add_ps(zero, avx2_k3s2_at(cols, 4 * L, at, dt));
+            const __m256 o0 = _mm256_add_ps(_mm256_add_ps(zero, c10), avx2_k3s2_at(cols, 5 * L, at, dt));
+            avx2_store_pairs(row0, 2 * n0, e0, o0, dt, true);
+            __m256 e1 = zero, o1 = zero;
+            if (below) {
+                e1 = _mm256_add_ps(e1, avx2_k3s2_at(cols, 1 * L, at_below, dt));
+                o1 = _mm256_add_ps(o1, _mm256_and_ps(ahead, avx2_k3s2_at(cols, 0, at_below + 1, dt)));
+                o1 = _mm256_add_ps(o1, avx2_k3s2_at(cols, 2 * L, at_below, dt));
+            }
+            e1 = _mm256_add_ps(e1, avx2_k3s2_at(cols, 7 * L, at, dt));
+            o1 = _mm256_add_ps(o1, _mm256_and_ps(ahead, avx2_k3s2_at(cols, 6 * L, at + 1, dt)));
+            o1 = _mm256_add_ps(o1, avx2_k3s2_at(cols, 8 * L, at, dt));
+            avx2_store_pairs(row1, 2 * n0, e1, o1, dt, false);
+        }
+    }
+}
+
 /* The dtype pairs and strides as constants of inlined copies (kernel width 3 unrolled). */
 NN_AVX2 static void avx2_plane_any(const col2im_plan *p, const avx2_plan *ap, const void *cols, float *scratch,
                                    void *out)
 {
     const int in = dt_code(p->in_dtype), outd = dt_code(p->out_dtype);
     const bool k3 = p->kW == 3;
+    if (ap->k3s2) {
+        if (in == DT_F32) avx2_k3s2_plane(p, cols, out, DT_F32);
+        else if (in == DT_BF16) avx2_k3s2_plane(p, cols, out, DT_BF16);
+        else avx2_k3s2_plane(p, cols, out, DT_F16);
+        return;
+    }
 #define COL2IM_AVX2_CASE(I, O)                                                                \
     if (in == (I) && outd == (O)) {                                                           \
         if (p->sW == 1) {                                                                     \
@@ -1114,7 +1219,12 @@ static void col2im_planes_avx2(col2im_ctx *ctx)
         while (nn_claim_next(&ctx->claims, &first, &last)) {
             for (int64_t plane = first; plane < last; plane++) {
                 unsigned char *dst = ctx->out + (size_t)(plane * HW) * out_esz;
-                avx2_plane_any(p, ctx->avx2, ctx->in + (size_t)(plane * col_block) * in_esz, scratch, staging);
+                const unsigned char *cols = ctx->in + (size_t)(plane * col_block) * in_esz;
+                if (ctx->avx2->k3s2 && plane == p->planes - 1) { /* its loads may not run past the tensor */
+                    memcpy(scratch, cols, (size_t)col_block * in_esz);
+                    cols = (const unsigned char *)scratch;
+                }
+                avx2_plane_any(p, ctx->avx2, cols, scratch, staging);
                 if (ctx->stream_out)
                     nn_copy_row_nt(dst, staging, (size_t)HW * out_esz);
                 else
