@@ -204,7 +204,7 @@ typedef int32_t __attribute__((aligned(1), may_alias)) unaligned_i32;
  * are ready - in whole lines of gradInput, and often, so that the writes spread over the
  * computation instead of stalling it in bursts (10-15 % faster than flushing 8 KiB at a time). */
 enum { STAGE_FLUSH_BYTES = 256 };
-enum { AVX2_STAGE_FLUSH_BYTES = 512 }; /* nn_line_stage_flush streams from 256 bytes on */
+enum { AVX2_STAGE_FLUSH_BYTES = 2048 }; /* nn_line_stage_flush streams from 256 bytes on */
 
 /* Room a stage needs for rows of W cells added two at a time: a flush's worth, two rows, a
  * carried-over line and a line in front (a row may start one cell early, masked off); floats. */
