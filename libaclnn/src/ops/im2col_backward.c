@@ -428,6 +428,24 @@ static void build_k3s2_tables(const col2im_plan *p, fast_plan *fp)
     }
 }
 
+/* The gradOutput rows each output row ih reads: entries row_first[ih] .. row_first[ih+1]-1 of
+ * row_offset, ki ascending, each the offset of row (ki, kj = 0, oh) in a layout where a kernel
+ * position's OH rows take `kpos_size` elements and a row `row_stride`. */
+static void fill_row_tables(const col2im_plan *p, int64_t kpos_size, int64_t row_stride, int64_t *row_first,
+                            int64_t *row_offset)
+{
+    int64_t n = 0;
+    for (int64_t ih = 0; ih < p->H; ih++) {
+        row_first[ih] = n;
+        for (int64_t ki = 0; ki < p->kH; ki++) {
+            const int64_t t = ih + p->pH - ki * p->dH;
+            if (t < 0 || t % p->sH != 0 || t / p->sH >= p->OH) continue;
+            row_offset[n++] = ki * p->kW * kpos_size + (t / p->sH) * row_stride;
+        }
+    }
+    row_first[p->H] = n;
+}
+
 /* Fills the tables; returns false (use the portable path) when the geometry does not fit. */
 static bool build_fast_plan(const col2im_plan *p, fast_plan *fp)
 {
@@ -475,16 +493,7 @@ static bool build_fast_plan(const col2im_plan *p, fast_plan *fp)
         }
     }
     free(kj_order);
-    int64_t n = 0;
-    for (int64_t ih = 0; ih < p->H; ih++) {
-        fp->row_first[ih] = n;
-        for (int64_t ki = 0; ki < p->kH; ki++) {
-            const int64_t t = ih + p->pH - ki * p->dH;
-            if (t < 0 || t % p->sH != 0 || t / p->sH >= p->OH) continue;
-            fp->row_offset[n++] = ki * p->kW * L + (t / p->sH) * p->OW;
-        }
-    }
-    fp->row_first[p->H] = n;
+    fill_row_tables(p, L, p->OW, fp->row_first, fp->row_offset);
     build_k3s2_tables(p, fp);
     return true;
 }
@@ -958,16 +967,7 @@ static bool build_avx2_plan(const col2im_plan *p, avx2_plan *ap)
         }
         if (pass == 0) ap->even_count = n;
     }
-    n = 0;
-    for (int64_t ih = 0; ih < p->H; ih++) {
-        ap->row_first[ih] = n;
-        for (int64_t ki = 0; ki < p->kH; ki++) {
-            const int64_t t = ih + p->pH - ki * p->dH;
-            if (t < 0 || t % p->sH != 0 || t / p->sH >= p->OH) continue;
-            ap->row_offset[n++] = ki * p->kW * block + (t / p->sH) * ap->row_stride;
-        }
-    }
-    ap->row_first[p->H] = n;
+    fill_row_tables(p, block, ap->row_stride, ap->row_first, ap->row_offset);
     return true;
 }
 

@@ -206,6 +206,15 @@ typedef int32_t __attribute__((aligned(1), may_alias)) unaligned_i32;
 enum { STAGE_FLUSH_BYTES = 256 };
 enum { AVX2_STAGE_FLUSH_BYTES = 2048 }; /* nn_line_stage_flush streams from 256 bytes on */
 
+/* Cells [from, W) of a row pair (row1 NULL past the plane) lie in no 2x2 window: +0.0. */
+static inline void tiled_zero_uncovered(unsigned char *row0, unsigned char *row1, int64_t from, int64_t W,
+                                        int64_t elem)
+{
+    if (from >= W) return;
+    memset(row0 + from * elem, 0, (size_t)((W - from) * elem));
+    if (row1) memset(row1 + from * elem, 0, (size_t)((W - from) * elem));
+}
+
 /* Room a stage needs for rows of W cells added two at a time: a flush's worth, two rows, a
  * carried-over line and a line in front (a row may start one cell early, masked off); floats. */
 static int64_t stage_floats(int64_t W, int64_t flush_bytes)
@@ -306,13 +315,9 @@ tiled_2x2_rows(const bw_plan *p, unsigned char *gi, const unsigned char *grad, c
                     matches += tiled_2x2_block(row0, row1, gv, rel, c0, (__mmask32)nn_lane_range(0, cell_end - c0, 32),
                                                (__mmask32)nn_lane_range(0, W - c0, 32), W, dtype);
             }
-            if (cell_end < W) { /* odd W, ceilMode off: the last column is in no window */
-                memset(row0 + cell_end * elem, 0, (size_t)elem);
-                if (row1) memset(row1 + cell_end * elem, 0, (size_t)elem);
-            }
+            tiled_zero_uncovered(row0, row1, cell_end, W, elem); /* odd W, ceilMode off: the last column */
         } else { /* odd H, ceilMode off: no window */
-            memset(row0, 0, (size_t)(W * elem));
-            if (row1) memset(row1, 0, (size_t)(W * elem));
+            tiled_zero_uncovered(row0, row1, 0, W, elem);
         }
         const int64_t done = (ih + 2 < H ? ih + 2 : H) * W * elem;
         if (done - st.written >= STAGE_FLUSH_BYTES) nn512_line_stage_flush(&st, done, false);
@@ -465,13 +470,9 @@ tiled_avx2_rows(const bw_plan *p, unsigned char *gi, const unsigned char *grad, 
                                                                      2 * ow0, W, dtype));
                 base = _mm256_add_epi32(base, _mm256_set1_epi32(16));
             }
-            if (cell_end < W) { /* odd W, ceilMode off: the last column is in no window */
-                memset(row0 + cell_end * elem, 0, (size_t)elem);
-                if (row1) memset(row1 + cell_end * elem, 0, (size_t)elem);
-            }
+            tiled_zero_uncovered(row0, row1, cell_end, W, elem); /* odd W, ceilMode off: the last column */
         } else { /* odd H, ceilMode off: no window */
-            memset(row0, 0, (size_t)(W * elem));
-            if (row1) memset(row1, 0, (size_t)(W * elem));
+            tiled_zero_uncovered(row0, row1, 0, W, elem);
         }
         const int64_t done = (ih + 2 < H ? ih + 2 : H) * W * elem;
         if (done - st.written >= AVX2_STAGE_FLUSH_BYTES) nn_line_stage_flush(&st, done, false);
