@@ -18,8 +18,8 @@ def test_fuzz_short_run_is_clean():
 def test_checked_in_corpus_replays_clean():
     """Every seed (including past findings) still passes on its own, quickly."""
     subprocess.run(["make", "-s", "fuzz-build"], cwd=support.ROOT, check=True, capture_output=True, timeout=900)
-    result = subprocess.run(["build-fuzz/fuzz_ops", "-runs=0", "-artifact_prefix=build-fuzz/", "fuzz/corpus"], cwd=support.ROOT,
-                            capture_output=True, text=True, timeout=300,
+    result = subprocess.run(["build-fuzz/fuzz_ops", "-runs=0", "-artifact_prefix=build-fuzz/", "fuzz/corpus"],
+                            cwd=support.ROOT, capture_output=True, text=True, timeout=300,
                             env={"UBSAN_OPTIONS": "halt_on_error=1:suppressions=fuzz/ubsan.supp",
                                  "ASAN_OPTIONS": "detect_leaks=1:allocator_may_return_null=1",
                                  "PATH": "/usr/bin:/bin"})
