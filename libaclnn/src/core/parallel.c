@@ -7,6 +7,10 @@
  * thread count); the caller and the workers take ranges from a shared counter until none are
  * left, then the caller waits for the last one to finish.
  *
+ * Before waking the workers the caller keeps them off its own CPU (steer_workers below), so a
+ * scheduler that would stack a woken worker behind the caller cannot turn a 2-thread job into a
+ * 1-thread one.
+ *
  * Only one job uses the pool at a time.  A call that finds the pool busy - another stream's
  * kernel, or a nested call from inside a range - runs its whole range inline on its own thread,
  * which is always correct because ranges are independent.
@@ -27,9 +31,12 @@
 
 static pthread_once_t threads_once = PTHREAD_ONCE_INIT;
 static int thread_count = 1;
+static bool steering = true; /* ACLNN_STEER_WORKERS=0 turns steer_workers off */
 
 static void read_thread_count(void)
 {
+    const char *steer = getenv("ACLNN_STEER_WORKERS");
+    steering = !(steer != NULL && steer[0] == '0' && steer[1] == '\0');
     const char *env = getenv("ACLNN_NUM_THREADS");
     if (env != NULL && env[0] != '\0') {
         char *end;
@@ -70,12 +77,17 @@ typedef struct {
     void *ctx;
     int64_t n, chunk, parts;
     atomic_int_fast64_t next_part;
+
+    /* What the workers' affinity was last set from (steer_workers): the caller's CPU and mask. */
+    int steered_cpu;
+    cpu_set_t steered_mask;
 } nn_pool;
 
 static nn_pool pool = {
     .lock = PTHREAD_MUTEX_INITIALIZER,
     .wake = PTHREAD_COND_INITIALIZER,
     .done = PTHREAD_COND_INITIALIZER,
+    .steered_cpu = -1,
 };
 
 /* Held by the one caller that owns the pool for a job; try-locked so a busy pool means inline. */
@@ -148,6 +160,32 @@ __attribute__((destructor)) static void stop_pool(void)
     pthread_mutex_unlock(&pool_owner);
 }
 
+/* Lets the workers run on any CPU the caller may use except the one it is on.  Why: a
+ * scheduler may place a woken thread on the waker's CPU rather than on one that has been idle
+ * for a while (seen on a VM kernel that packs tasks onto few vCPUs: after ~5-10 ms of idling the
+ * worker was queued behind the caller, which then computed for a whole time slice, ~3 ms,
+ * before the worker ran - a 2-thread col2im took as long as a 1-thread one).  The caller computes
+ * a share itself, so its CPU is taken anyway.  Only when there is a CPU for every worker besides
+ * the caller's (an oversubscribed pool keeps every CPU), and only when the caller's CPU or mask
+ * changed since the last job, so a steady caller pays one sched_getaffinity per job. */
+static void steer_workers(void)
+{
+    const int cpu = sched_getcpu();
+    cpu_set_t mask;
+    CPU_ZERO(&mask);
+    if (cpu < 0 || sched_getaffinity(0, sizeof mask, &mask) != 0 || !CPU_ISSET(cpu, &mask))
+        return;
+    if (cpu == pool.steered_cpu && CPU_EQUAL(&mask, &pool.steered_mask))
+        return;
+    pool.steered_cpu = cpu;
+    pool.steered_mask = mask;
+    cpu_set_t others = mask;
+    CPU_CLR(cpu, &others);
+    const cpu_set_t *target = CPU_COUNT(&others) >= pool.num_workers ? &others : &mask;
+    for (int i = 0; i < pool.num_workers; i++)
+        pthread_setaffinity_np(pool.workers[i], sizeof *target, target); /* best effort */
+}
+
 void nn_parallel_for(int64_t n, int64_t grain, nn_range_fn fn, void *ctx)
 {
     if (n <= 0)
@@ -183,6 +221,8 @@ void nn_parallel_for(int64_t n, int64_t grain, nn_range_fn fn, void *ctx)
     pool.parts = parts;
     atomic_store(&pool.next_part, 0);
     pool.job_open = true;
+    if (steering)
+        steer_workers();
     pool.generation++;
     pthread_cond_broadcast(&pool.wake);
     pthread_mutex_unlock(&pool.lock);
