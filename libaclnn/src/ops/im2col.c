@@ -203,10 +203,13 @@ fast_planes(const im2col_ctx *ctx, int64_t begin, int64_t end, bool stream, bool
     const int64_t block = p->kH * p->kW * p->OH * p->OW * esz;
     unsigned char *out = ctx->out + begin * block;
     nn_line_stage stage = {NULL, out, 0, true};
+    unsigned char *stage_region = NULL;
     if (stream) {
-        /* a flush's worth, a row, the carried-over line and a line of slack */
-        stage.buf = malloc((size_t)(I2C_FLUSH_BYTES + p->OW * esz + 2 * 64));
-        if (stage.buf == NULL) return false;
+        /* a flush's worth, a row, the carried-over line and a line of slack, kept in one page */
+        const size_t stage_bytes = (size_t)(I2C_FLUSH_BYTES + p->OW * esz + 2 * 64);
+        stage_region = malloc(stage_bytes + NN_LINE_STAGE_SLACK);
+        if (stage_region == NULL) return false;
+        stage.buf = nn_line_stage_place(stage_region, stage_bytes);
     }
     for (int64_t plane = begin; plane < end; plane++)
         fast_plane(p, ctx->fast, ctx->in + plane * in_plane, out, (plane - begin) * block, stream ? &stage : NULL,
@@ -214,7 +217,7 @@ fast_planes(const im2col_ctx *ctx, int64_t begin, int64_t end, bool stream, bool
     if (stream) {
         nn512_line_stage_flush(&stage, (end - begin) * block, true);
         nn_streaming_fence();
-        free(stage.buf);
+        free(stage_region);
     }
     return true;
 }

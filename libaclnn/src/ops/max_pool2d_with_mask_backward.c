@@ -222,6 +222,20 @@ static int64_t stage_floats(int64_t W, int64_t flush_bytes)
     return (flush_bytes + 2 * W * (int64_t)sizeof(float) + 128 + 63) / 64 * 16;
 }
 
+/* The scratch a path's stage takes (plan_scratch): the stage and room to keep it in one page. */
+static int64_t stage_region_floats(int64_t W, int64_t flush_bytes)
+{
+    return stage_floats(W, flush_bytes) + NN_LINE_STAGE_SLACK / (int64_t)sizeof(float);
+}
+
+/* The stage's buffer in its region: kept inside one page when it fits (nn_line_stage_place),
+ * after a cache line of front room. */
+static unsigned char *stage_buffer(float *region, int64_t W, int64_t flush_bytes)
+{
+    const size_t bytes = (size_t)stage_floats(W, flush_bytes) * sizeof(float);
+    return nn_line_stage_place((unsigned char *)region, bytes) + 64;
+}
+
 /* Stores 32 cells, lo then hi, at row[c0..] (those in `keep`) in the dtype.  A 2x2-path cell is
  * +0.0 or 0.0f + one gradient of the dtype, so narrowing is exact: for fp16 the conversion, for
  * bf16 the top half of the fp32 (the add has already quieted a signalling NaN, as the rounding
@@ -287,7 +301,7 @@ tiled_2x2_rows(const bw_plan *p, unsigned char *gi, const unsigned char *grad, c
     const int64_t cell_end = W < 2 * Wo ? W : 2 * Wo; /* cells inside a window: c < cell_end */
     const unaligned_i32 *index = (const unaligned_i32 *)mask;
     const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-    nn_line_stage st = {(unsigned char *)scratch + 64, gi, 0, p->stream_stores};
+    nn_line_stage st = {stage_buffer(scratch, W, STAGE_FLUSH_BYTES), gi, 0, p->stream_stores};
     int64_t matches = 0;
     for (int64_t ih = 0; ih < H; ih += 2) {
         unsigned char *row0 = nn_line_stage_at(&st, ih * W * elem);
@@ -442,7 +456,7 @@ tiled_avx2_rows(const bw_plan *p, unsigned char *gi, const unsigned char *grad, 
     /* the last step's lanes whose odd cell 2ow+1 is inside a window */
     const __m256i tail_odd_ok = _mm256_cmpgt_epi32(_mm256_set1_epi32((int32_t)(cell_end - 2 * full)),
                                                    _mm256_add_epi32(step_base, _mm256_set1_epi32(1)));
-    nn_line_stage st = {(unsigned char *)scratch + 64, gi, 0, p->stream_stores};
+    nn_line_stage st = {stage_buffer(scratch, W, AVX2_STAGE_FLUSH_BYTES), gi, 0, p->stream_stores};
     __m256i matched = _mm256_setzero_si256(); /* minus the matches, per lane */
     for (int64_t ih = 0; ih < H; ih += 2) {
         unsigned char *row0 = nn_line_stage_at(&st, ih * W * elem);
@@ -836,7 +850,8 @@ SLOT_TARGET static bool slots_3x3s2_plane(const bw_plan *p, unsigned char *gi, c
                     (g->width + g->pad_w + 1) / 2, scratch, scratch + p->slot_stride,
                     (slot_block *)(scratch + 2 * p->slot_stride),
                     (int64_t)nn_dtype_size(p->dtype),
-                    {(unsigned char *)(scratch + 3 * p->slot_stride) + 64, gi, 0, p->stream_stores},
+                    {stage_buffer(scratch + 3 * p->slot_stride, g->width, STAGE_FLUSH_BYTES), gi, 0,
+                     p->stream_stores},
                     0};
     for (int64_t j0 = 0; j0 < s.slots; j0 += 16) s.blocks[j0 / 16] = slot_block_at(j0, s.W, s.Wo, s.pad_w);
     const unaligned_i32 *index = (const unaligned_i32 *)mask;
@@ -1113,13 +1128,13 @@ static void plan_scratch(bw_plan *plan)
         const int64_t flush = plan->tiled_2x2 ? STAGE_FLUSH_BYTES : AVX2_STAGE_FLUSH_BYTES;
         /* the line stage: a flush's worth, a row pair, carried-over and front room (the last
          * step of a row stores inside it: masked, or through a small array on AVX2) */
-        at += stage_floats(W, flush);
+        at += stage_region_floats(W, flush);
     } else if (plan->slots_3x3s2) {
         /* the pending row's two halves (one more block of slots for the last one's loads), the
          * blocks' masks (a slot_block per 16 slots fits in 16 floats' room), then the staging buffer: a flush's worth, two more rows, a cache line of carried-over cells
          * and a cache line of room in front (the first block's column -1 is masked off) */
         plan->slot_stride = ((W + g->pad_w + 1) / 2 + 15) / 16 * 16 + 16;
-        at += 3 * plan->slot_stride + stage_floats(W, STAGE_FLUSH_BYTES);
+        at += 3 * plan->slot_stride + stage_region_floats(W, STAGE_FLUSH_BYTES);
     }
     plan->scratch_floats = at;
 }
