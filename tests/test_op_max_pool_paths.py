@@ -371,3 +371,30 @@ def test_fast_paths_same_bits_for_any_thread_count():
              {"ACLNN_NUM_THREADS": "2", "ACLNN_NO_SIMD": "1"}]
     digests = script_outputs(_THREADS_SCRIPT, envs)
     assert len(set(digests)) == 1, digests
+
+
+@pytest.mark.parametrize("dtype", [np.float32, BF16], ids=["fp32", "bf16"])
+@pytest.mark.parametrize("kernel, stride, pad, shape", [(3, 2, 1, (2, 3, 112, 112)), (2, 2, 0, (2, 5, 56, 56))],
+                         ids=["k3s2p1", "k2s2"])
+def test_workspace_anywhere_in_a_page(kernel, stride, pad, shape, dtype):
+    """The fast paths' line stage lives in the workspace and is kept inside one page when the
+    workspace's place would make it straddle two (nn_line_stage_place): one repeatable executor
+    run with its workspace at offsets across a page gives the reference bits every time."""
+    x = with_spikes(random_array(shape, np.float32, 31), 32).astype(dtype)
+    out, mask = max_pool2d_with_mask(x, kernel, stride, pad, 1, False)
+    grad = random_array(out.shape, dtype, 33)
+    want = reference(grad, stream_of(mask, out.size).reshape(out.shape), x.shape, dtype)
+    with pyaclnn.Tensor.from_numpy(grad) as go, pyaclnn.Tensor.from_numpy(x) as xt, \
+            pyaclnn.Tensor.from_numpy(mask) as mt, pyaclnn.Tensor.empty(x.shape, dtype) as gi:
+        size, executor = pyaclnn.aclnnMaxPool2dWithMaskBackwardGetWorkspaceSize(
+            go, xt, mt, [kernel, kernel], [stride, stride], [pad, pad], [1, 1], False, gi)
+        assert size > 0
+        executor.set_repeatable()
+        nan = np.full(x.shape, np.nan, dtype)
+        with executor, pyaclnn.DeviceBuffer(size + 8192) as room:
+            page = (room.address + 4095) // 4096 * 4096
+            for offset in range(0, 4096, 192):
+                gi.buffer.copy_from_host(nan.reshape(-1))
+                pyaclnn.aclnnMaxPool2dWithMaskBackward(page + offset, size, executor)
+                pyaclnn.synchronize()
+                assert_bits(gi.numpy(), want)
