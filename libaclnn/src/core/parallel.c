@@ -31,12 +31,9 @@
 
 static pthread_once_t threads_once = PTHREAD_ONCE_INIT;
 static int thread_count = 1;
-static bool steering = true; /* ACLNN_STEER_WORKERS=0 turns steer_workers off */
 
 static void read_thread_count(void)
 {
-    const char *steer = getenv("ACLNN_STEER_WORKERS");
-    steering = !(steer != NULL && steer[0] == '0' && steer[1] == '\0');
     const char *env = getenv("ACLNN_NUM_THREADS");
     if (env != NULL && env[0] != '\0') {
         char *end;
@@ -67,6 +64,7 @@ typedef struct {
     pthread_t workers[NN_MAX_THREADS];
     int num_workers;
     bool started;
+    bool steering;              /* steer_workers before each job (ACLNN_STEER_WORKERS=0: no) */
     bool stopping;
     uint64_t generation;        /* bumped once per job */
     bool job_open;              /* workers may still join the current job */
@@ -136,7 +134,9 @@ static void *worker_main(void *unused)
 static void start_pool(void)
 {
     int workers = nn_num_threads() - 1;
+    const char *steer = getenv("ACLNN_STEER_WORKERS");
     pthread_mutex_lock(&pool.lock);
+    pool.steering = !(steer != NULL && steer[0] == '0' && steer[1] == '\0');
     for (int i = 0; i < workers; i++) {
         if (pthread_create(&pool.workers[i], NULL, worker_main, NULL) != 0)
             break; /* fewer workers just means less parallelism */
@@ -221,7 +221,7 @@ void nn_parallel_for(int64_t n, int64_t grain, nn_range_fn fn, void *ctx)
     pool.parts = parts;
     atomic_store(&pool.next_part, 0);
     pool.job_open = true;
-    if (steering)
+    if (pool.steering)
         steer_workers();
     pool.generation++;
     pthread_cond_broadcast(&pool.wake);
