@@ -6,6 +6,7 @@
 #   make install PREFIX=DIR   lay out a CANN-like tree under DIR
 #   make sanitize   AddressSanitizer + UndefinedBehaviorSanitizer build, run the C tests
 #   make bench      benchmarks against PyTorch, writes docs/performance.md
+#   make bench-driver   the max-pool backward's 3x3 stride-2 kernel timed alone (bench/drivers/)
 
 CC      ?= cc
 CXX     ?= g++
@@ -28,7 +29,7 @@ CFLAGS_LIB := -std=c11 -O3 -fPIC -fvisibility=hidden -pthread -D_GNU_SOURCE -DFU
               -Ilibaclnn/include -Ilibaclnn/src $(WARN) $(EXTRA_CFLAGS)
 LDFLAGS_LIB := -shared -pthread -Wl,-soname,libaclnn.so -Wl,--no-undefined -lm $(EXTRA_LDFLAGS)
 
-.PHONY: tools-check all lib test ctest pytest demo install sanitize bench venv clean
+.PHONY: tools-check all lib test ctest pytest demo install sanitize bench bench-driver venv clean
 all: lib
 lib: $(LIB)
 
@@ -82,6 +83,15 @@ sanitize:
 
 bench: $(LIB) $(VENV)/.pyaclnn
 	$(VPY) bench/run.py --out docs/performance.md
+
+# A kernel driver (bench/drivers/): one operator's kernel timed alone, in cache, after checking
+# its numbers.  It includes the operator's source, so it links with every other object.
+DRIVER_OBJS := $(filter-out $(BUILD)/obj/ops/max_pool2d_with_mask_backward.o,$(OBJS))
+$(BUILD)/bench/max_pool_bw_slots: bench/drivers/max_pool_bw_slots.c $(OBJS) $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out -fPIC,$(CFLAGS_LIB)) bench/drivers/max_pool_bw_slots.c $(DRIVER_OBJS) -o $@ -pthread -lm
+bench-driver: $(BUILD)/bench/max_pool_bw_slots
+	$< 4 bf16 && $< 4 f32 && ACLNN_DRIVER_STREAM=1 $< 4 bf16
 
 clean:
 	rm -rf $(BUILD) build-asan
