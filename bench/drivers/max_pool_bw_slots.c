@@ -13,7 +13,6 @@
  *   streaming stores, as for outputs of 16 MiB and more)
  */
 #include "ops/max_pool2d_with_mask_backward.c"
-#include "core/nn_half_impl.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,15 +30,15 @@ static double seconds(void)
 static void store_value(unsigned char *base, int64_t at, float v, aclDataType dtype)
 {
     if (dtype == ACL_FLOAT) ((float *)base)[at] = v;
-    else if (dtype == ACL_BF16) ((uint16_t *)base)[at] = nn_half_f32_to_bf16(v);
-    else ((uint16_t *)base)[at] = nn_half_f32_to_f16(v);
+    else if (dtype == ACL_BF16) ((uint16_t *)base)[at] = nn_f32_to_bf16(v);
+    else ((uint16_t *)base)[at] = nn_f32_to_f16(v);
 }
 
 static float load_value(const unsigned char *base, int64_t at, aclDataType dtype)
 {
     if (dtype == ACL_FLOAT) return ((const float *)base)[at];
-    if (dtype == ACL_BF16) return nn_half_bf16_to_f32(((const uint16_t *)base)[at]);
-    return nn_half_f16_to_f32(((const uint16_t *)base)[at]);
+    if (dtype == ACL_BF16) return nn_bf16_to_f32(((const uint16_t *)base)[at]);
+    return nn_f16_to_f32(((const uint16_t *)base)[at]);
 }
 
 /* Random gradients and, for each output, a random cell of its window inside the plane. */
