@@ -12,6 +12,7 @@
  * reproducible.
  */
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -243,6 +244,42 @@ bool nn_use_streaming_stores(uint64_t output_bytes)
     if (forced >= 0)
         return forced == 1 && NN_HAVE_X86_STREAM;
     return NN_HAVE_X86_STREAM && output_bytes >= NN_STREAMING_THRESHOLD_BYTES;
+}
+
+/* The last-level cache of CPU 0 in bytes, as Linux's sysfs reports it (the cache one core
+ * shares, e.g. one CCD's L3 on an AMD EPYC, where cpuid-based counts can report the socket's
+ * total); 0 when unknown.  Read once. */
+static uint64_t last_level_cache_bytes(void)
+{
+    static _Atomic int64_t cached = -1;
+    int64_t bytes = atomic_load_explicit(&cached, memory_order_relaxed);
+    if (bytes >= 0)
+        return (uint64_t)bytes;
+    bytes = 0;
+    for (int index = 3; index >= 2 && bytes == 0; --index) {
+        char path[64], text[32] = {0};
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", index);
+        FILE *file = fopen(path, "r");
+        if (file == NULL)
+            continue;
+        if (fgets(text, sizeof text, file) != NULL) {
+            char *unit = NULL;
+            const long long value = strtoll(text, &unit, 10);
+            const int64_t scale = unit && *unit == 'K' ? 1024 : unit && *unit == 'M' ? 1024 * 1024 : 1;
+            if (value > 0 && value < ((int64_t)1 << 40) / scale)
+                bytes = (int64_t)value * scale;
+        }
+        fclose(file);
+    }
+    atomic_store_explicit(&cached, bytes, memory_order_relaxed);
+    return (uint64_t)bytes;
+}
+
+bool nn_use_streaming_stores_past_cache(uint64_t output_bytes)
+{
+    if (streaming_override() >= 0)
+        return nn_use_streaming_stores(output_bytes);
+    return nn_use_streaming_stores(output_bytes) && output_bytes >= 2 * last_level_cache_bytes();
 }
 
 #if NN_HAVE_X86_STREAM

@@ -201,6 +201,12 @@ void nn_copy_from_contiguous(void *dst, const void *src, size_t elem_size, uint6
  * caches), or as ACLNN_STREAMING_STORES=0/1 forces (read once; for experiments).  Always false
  * on CPUs without non-temporal stores. */
 bool nn_use_streaming_stores(uint64_t output_bytes);
+/* nn_use_streaming_stores for a pure copy (ReplicationPad2d's forward), and only when the
+ * output is also at least twice the last-level cache.  Below that, ordinary stores leave part
+ * of the output in that cache for its reader and cost less than streaming it: on an AMD EPYC
+ * Zen 4 with a 32 MiB L3 the 17-35 MB pad outputs took 1.5x as long streamed
+ * (docs/performance_notes_pad_upsample.md). */
+bool nn_use_streaming_stores_past_cache(uint64_t output_bytes);
 /* memcpy(dst, src, bytes) with non-temporal stores for the part of dst aligned to the vector
  * width (AVX-512, AVX or SSE2, chosen at run time); the unaligned head and tail and copies under
  * 256 bytes use ordinary stores.  dst and src must not overlap; src may be unaligned. */
