@@ -351,6 +351,46 @@ static aclError check_copy(const char *api, void *dst, size_t destMax, const voi
     return ret;
 }
 
+/* Copies of at least this many bytes are split over the thread pool in chunks of
+ * COPY_CHUNK_BYTES: one core copies at well under the machine's bandwidth (a 64 MiB memmove on
+ * an AMD EPYC VM: 25 GB/s on one thread, 36 GB/s STREAM on two). */
+#define PARALLEL_COPY_BYTES ((size_t)4 << 20)
+#define COPY_CHUNK_BYTES ((size_t)1 << 20)
+
+typedef struct bulk_copy {
+    unsigned char *dst;
+    const unsigned char *src;
+    size_t count;
+    bool stream; /* non-temporal stores (nn_use_streaming_stores) */
+} bulk_copy;
+
+static void copy_chunks(void *vctx, int64_t begin, int64_t end)
+{
+    const bulk_copy *c = vctx;
+    const size_t first = (size_t)begin * COPY_CHUNK_BYTES;
+    const size_t last = (size_t)end * COPY_CHUNK_BYTES < c->count ? (size_t)end * COPY_CHUNK_BYTES : c->count;
+    if (c->stream) {
+        nn_copy_row_nt(c->dst + first, c->src + first, last - first);
+        nn_streaming_fence();
+    } else {
+        memcpy(c->dst + first, c->src + first, last - first);
+    }
+}
+
+/* memmove(dst, src, count), over several threads when the copy is large and the two ranges do
+ * not overlap (overlapping ranges keep memmove's single pass). */
+static void copy_bytes(void *dst, const void *src, size_t count)
+{
+    const uintptr_t d = (uintptr_t)dst, s = (uintptr_t)src;
+    const bool overlap = d < s + count && s < d + count;
+    if (overlap || count < PARALLEL_COPY_BYTES || nn_num_threads() < 2) {
+        memmove(dst, src, count);
+        return;
+    }
+    bulk_copy c = {dst, src, count, nn_use_streaming_stores(count)};
+    nn_parallel_for((int64_t)((count + COPY_CHUNK_BYTES - 1) / COPY_CHUNK_BYTES), 1, copy_chunks, &c);
+}
+
 ACL_FUNC_VISIBILITY aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count,
                                          aclrtMemcpyKind kind)
 {
@@ -359,7 +399,7 @@ ACL_FUNC_VISIBILITY aclError aclrtMemcpy(void *dst, size_t destMax, const void *
     aclError ret = check_copy("aclrtMemcpy", dst, destMax, src, count, kind);
     if (ret != ACL_SUCCESS)
         return ret;
-    memmove(dst, src, count);
+    copy_bytes(dst, src, count);
     return ACL_SUCCESS;
 }
 
@@ -398,7 +438,7 @@ static int run_copy(void *ctx)
 {
     copy_task *task = ctx;
     if (task->src != NULL)
-        memmove(task->dst, task->src, task->count);
+        copy_bytes(task->dst, task->src, task->count);
     else
         memset(task->dst, task->value, task->count);
     return 0;
