@@ -480,7 +480,7 @@ aclnnStatus nn_launch_executor(const char *op_name, void *workspace, uint64_t wo
         release_task(task);
         return rt == ACL_ERROR_INVALID_PARAM ? ACLNN_ERR_PARAM_INVALID : ACLNN_ERR_RUNTIME_ERROR;
     }
-    rt = nn_stream_submit(resolved, run_task, release_task, task); /* releases on failure too */
+    rt = nn_stream_submit_inline_ok(resolved, run_task, release_task, task); /* releases on failure too */
     if (rt == ACL_SUCCESS)
         return ACLNN_SUCCESS;
     /* With ACLNN_LAUNCH_BLOCKING=1 the submit returns the kernel's own status: an aclnn status

@@ -458,7 +458,7 @@ static aclError queue_copy(const char *api, aclrtStream stream, void *dst, const
     task->src = src;
     task->count = count;
     task->value = value;
-    return nn_stream_submit(s, run_copy, free, task);
+    return nn_stream_submit_inline_ok(s, run_copy, free, task);
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src,

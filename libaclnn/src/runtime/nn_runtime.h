@@ -35,6 +35,10 @@ aclError nn_stream_resolve_named(const char *api, aclrtStream stream, nn_stream 
  * On failure to queue, release(ctx) is still called. */
 aclError nn_stream_submit(nn_stream *stream, nn_task_run_fn run, nn_task_release_fn release,
                           void *ctx);
+/* The same, for a task that a thread synchronizing the stream may run itself instead of waiting
+ * for the worker (stream.c): it must not block on other threads or care which thread runs it
+ * (operator launches, copies). */
+aclError nn_stream_submit_inline_ok(nn_stream *stream, nn_task_run_fn run, nn_task_release_fn release, void *ctx);
 
 /* Finds the aclrtMalloc allocation that contains [ptr, ptr+len). Returns false if none does. */
 bool nn_mem_find(const void *ptr, size_t len, void **alloc_base, size_t *alloc_size);
