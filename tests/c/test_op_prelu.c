@@ -32,6 +32,15 @@ static void test_prelu_sample(void)
         float want = x[i] > 0 ? x[i] : w[0] * x[i];
         CHECK(got[i] == want, "prelu out[%d] = %.9g, want %.9g", i, got[i], want);
     }
+    /* An unread message of this thread survives a launch + synchronize, also when the
+     * synchronize runs the kernel on this thread itself (stream.c). */
+    CHECK(aclnnPreluGetWorkspaceSize(self.t, NULL, out.t, &ws, &ex) == ACLNN_ERR_PARAM_NULLPTR,
+          "NULL weight must give 161001");
+    st = aclnnPreluGetWorkspaceSize(self.t, weight.t, out.t, &ws, &ex);
+    if (st == ACLNN_SUCCESS) CHECK(tu_run(aclnnPrelu, ws, ex) == 0, "prelu phase 2 failed");
+    const char *kept = aclGetRecentErrMsg();
+    CHECK(kept != NULL && strstr(kept, "weight") != NULL, "the earlier message is kept: %s",
+          kept ? kept : "(null)");
     /* weight with 2 elements for 4 channels, and a 9-D self, are rejected */
     float w2[] = {1, 2};
     int64_t w2_shape[] = {2}, shape9[9] = {1, 1, 1, 1, 1, 1, 1, 2, 4};
