@@ -53,7 +53,7 @@ typedef struct { uint64_t lo, hi; } pad_u128;
  * output row; may lie past the tensor: a prefetch never faults). */
 static inline void prefetch_source_row(const void *src, size_t bytes)
 {
-    if (bytes > 0) {
+    if (bytes > 4096) {
         return; /* long rows: the hardware prefetcher keeps up on its own */
     }
     const uintptr_t ahead = (uintptr_t)src + (uintptr_t)PREFETCH_BYTES;
