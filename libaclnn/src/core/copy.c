@@ -277,9 +277,9 @@ static uint64_t last_level_cache_bytes(void)
 
 bool nn_use_streaming_stores_past_cache(uint64_t output_bytes)
 {
-    if (streaming_override() >= 0)
-        return nn_use_streaming_stores(output_bytes);
-    return nn_use_streaming_stores(output_bytes) && output_bytes >= 2 * last_level_cache_bytes();
+    /* ACLNN_STREAMING_STORES still decides alone when set */
+    return nn_use_streaming_stores(output_bytes) &&
+           (streaming_override() >= 0 || output_bytes >= 2 * last_level_cache_bytes());
 }
 
 #if NN_HAVE_X86_STREAM

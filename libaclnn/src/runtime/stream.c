@@ -26,8 +26,6 @@
 
 /* The stream count CANN's A2/A3 hardware allows; each of ours costs a thread. */
 #define NN_MAX_STREAMS 1984
-/* Room for a worker's error text (core keeps at most this much per thread). */
-#define NN_TASK_MESSAGE_MAX 8192
 
 typedef struct nn_task {
     nn_task_run_fn run;
@@ -110,17 +108,16 @@ static nn_task *take_next_task_locked(nn_stream *s)
 
 /* Runs a task taken by take_next_task_locked on this thread (lock not held) and records its
  * end.  The task's error text is moved from this thread into the stream (the synchronizer hands
- * it on); `message` is room for it.  Returns with the lock not held. */
-static void run_task_here(nn_stream *s, nn_task *task, char *message)
+ * it on).  Returns with the lock not held. */
+static void run_task_here(nn_stream *s, nn_task *task)
 {
     const bool skip = atomic_load(&s->aborting);
     int code = 0;
     if (!skip && task->run != NULL)
         code = task->run(task->ctx);
-    if (code != 0 && message != NULL)
-        nn_error_peek(message, NN_TASK_MESSAGE_MAX);
-    /* Whatever the task left on this thread belongs to it; start the next one clean. */
-    (void)nn_error_take();
+    /* Whatever the task left on this thread belongs to it (and leaves the thread clean); the
+     * text stays valid until this thread's next nn_error_take, which nothing below makes. */
+    const char *message = nn_error_take();
     if (task->release != NULL)
         task->release(task->ctx);
     free(task);
@@ -142,36 +139,31 @@ static void run_next_task_inline_locked(nn_stream *s)
 {
     nn_task *task = take_next_task_locked(s);
     pthread_mutex_unlock(&s->lock);
-    char *saved = malloc(NN_TASK_MESSAGE_MAX), *message = malloc(NN_TASK_MESSAGE_MAX);
-    if (saved != NULL) {
-        nn_error_peek(saved, NN_TASK_MESSAGE_MAX);
-        (void)nn_error_take();
-    }
-    run_task_here(s, task, message);
-    if (saved != NULL && saved[0] != '\0')
+    const char *pending = nn_error_take();
+    char *saved = pending != NULL ? strdup(pending) : NULL;
+    run_task_here(s, task);
+    if (saved != NULL)
         nn_error_push_raw(saved);
     free(saved);
-    free(message);
     pthread_mutex_lock(&s->lock);
 }
 
 static void *stream_worker(void *arg)
 {
     nn_stream *s = arg;
-    char *message = malloc(NN_TASK_MESSAGE_MAX);
     pthread_mutex_lock(&s->lock);
     for (;;) {
-        while ((s->head == NULL || s->running) && !(s->stopping && s->head == NULL && !s->running))
+        /* wait while a synchronizing thread runs a task, or for a task (or, stopping, to drain) */
+        while (s->running || (s->head == NULL && !s->stopping))
             pthread_cond_wait(&s->work_cv, &s->lock);
         nn_task *task = take_next_task_locked(s);
         if (task == NULL)
             break; /* stopping and drained */
         pthread_mutex_unlock(&s->lock);
-        run_task_here(s, task, message);
+        run_task_here(s, task);
         pthread_mutex_lock(&s->lock);
     }
     pthread_mutex_unlock(&s->lock);
-    free(message);
     return NULL;
 }
 
