@@ -172,6 +172,36 @@ static void test_large_copies(void)
     EXPECT_OK(aclrtFree(dst));
 }
 
+/* Blocks of 2 MiB and more under a huge-page policy start on a 2 MiB boundary (they are advised
+ * for transparent huge pages); the usable size rule and the registry do not change. */
+static void test_page_policies(void)
+{
+    const size_t size = ((size_t)3 << 20) + 5, usable = (size + 31) / 32 * 32 + 32;
+    static const unsigned huge_policies[] = {
+        ACL_MEM_MALLOC_HUGE_FIRST, ACL_MEM_MALLOC_HUGE_ONLY, ACL_MEM_MALLOC_HUGE_FIRST_P2P,
+        ACL_MEM_MALLOC_HUGE_ONLY_P2P, ACL_MEM_MALLOC_HUGE1G_ONLY, 12345,
+        ACL_MEM_MALLOC_HUGE_FIRST | ACL_MEM_TYPE_LOW_BAND_WIDTH};
+    for (size_t i = 0; i < sizeof huge_policies / sizeof huge_policies[0]; i++) {
+        unsigned char *p = NULL;
+        EXPECT_OK(aclrtMalloc((void **)&p, size, (aclrtMemMallocPolicy)huge_policies[i]));
+        CHECK(((uintptr_t)p % ((uintptr_t)2 << 20)) == 0, "huge-page policy: 2 MiB aligned");
+        EXPECT_OK(aclrtMemset(p, usable, 0x5A, usable));
+        CHECK(p[0] == 0x5A && p[usable - 1] == 0x5A, "huge-page block written end to end");
+        EXPECT(aclrtMemset(p, usable + 1, 0x5A, usable + 1), ACL_ERROR_RT_PARAM_INVALID,
+               "past the end");
+        EXPECT_OK(aclrtFree(p));
+    }
+    static const unsigned normal_policies[] = {ACL_MEM_MALLOC_NORMAL_ONLY,
+                                               ACL_MEM_MALLOC_NORMAL_ONLY_P2P};
+    for (size_t i = 0; i < 2; i++) {
+        unsigned char *p = NULL;
+        EXPECT_OK(aclrtMalloc((void **)&p, size, (aclrtMemMallocPolicy)normal_policies[i]));
+        CHECK(((uintptr_t)p % 64) == 0, "normal pages: 64-byte aligned");
+        EXPECT_OK(aclrtMemset(p, usable, 0x5A, usable));
+        EXPECT_OK(aclrtFree(p));
+    }
+}
+
 static void test_huge_allocation(void)
 {
     /* 1 PiB: more than any machine has; must fail cleanly with 207001. */
@@ -187,6 +217,7 @@ int main(void)
     test_free_rules();
     test_copy_rules();
     test_large_copies();
+    test_page_policies();
     if (getenv("ACLNN_TEST_SANITIZE") == NULL) /* ASan's allocator aborts instead of failing */
         test_huge_allocation();
     EXPECT_OK(aclrtResetDevice(0));
