@@ -134,6 +134,10 @@ def write_markdown(path, results, rows, png_name, quick):
              "thread count (`ACLNN_NUM_THREADS` and `torch.set_num_threads`). `OMP_WAIT_POLICY=PASSIVE` "
              "keeps torch's idle OpenMP threads from spinning on the core our next call needs; it "
              "does not change torch's own times.",
+             "* Memory: our tensors come from `aclrtMalloc`, which under CANN's default policy puts "
+             "blocks of 2 MiB and more on transparent huge pages (docs/runtime.md); torch runs with "
+             "its default allocator, which does not (`THP_MEM_ALLOC_ENABLE=1` would: about 4 % "
+             "off torch's 1-thread max-pool backward here, docs/performance_notes_max_pool.md).",
              "* speed-up = torch time / our time (> 1: we are faster). GB/s counts the bytes an "
              "ideal kernel must read and write, at our time; the last column divides that by the "
              "STREAM copy bandwidth of the case's own moment: the best of 8 copies timed just "
