@@ -168,6 +168,21 @@ static void test_large_copies(void)
     EXPECT_OK(aclrtMemcpyAsync(dst, size, src, size, ACL_MEMCPY_DEVICE_TO_DEVICE, NULL));
     EXPECT_OK(aclrtSynchronizeStream(NULL));
     CHECK(memcmp(dst, src, size) == 0, "large async copy");
+
+    /* large fills (split over the pool like copies), at an odd offset, sync and async */
+    memset(dst, 0xAB, size);
+    EXPECT_OK(aclrtMemset(dst + 3, size - 3, 0x5C, mid));
+    size_t filled = 0;
+    while (filled < mid && dst[3 + filled] == 0x5C)
+        filled++;
+    CHECK(filled == mid, "5 MiB fill at an odd offset");
+    CHECK(dst[2] == 0xAB && dst[3 + mid] == 0xAB, "bytes around a large fill untouched");
+    EXPECT_OK(aclrtMemsetAsync(dst, size, 0x11, size, NULL));
+    EXPECT_OK(aclrtSynchronizeStream(NULL));
+    filled = 0;
+    while (filled < size && dst[filled] == 0x11)
+        filled++;
+    CHECK(filled == size, "large async fill");
     EXPECT_OK(aclrtFree(src));
     EXPECT_OK(aclrtFree(dst));
 }
