@@ -153,8 +153,8 @@ static bool have_device(void)
 /* Large device allocations are placed on 2 MiB boundaries and advised for transparent huge
  * pages, as CANN maps device memory in huge pages under its default policy: a kernel streaming
  * through tens of megabytes then takes a TLB miss every 2 MiB instead of every 4 KiB, and the
- * hardware prefetchers, which stop at page boundaries, keep running (5-8 % on the max-pool
- * backward here).  Best effort, like HUGE_FIRST: where the kernel gives no huge page, the
+ * hardware prefetchers, which stop at page boundaries, keep running (docs/runtime.md has the
+ * measurements).  Best effort, like HUGE_FIRST: where the kernel gives no huge page, the
  * memory is ordinary pages. */
 #define HUGE_PAGE_BYTES ((size_t)2 << 20)
 
@@ -181,9 +181,9 @@ static aclError allocate(const char *api, void **out, size_t requested, size_t u
                            "%s: cannot allocate %zu bytes (size too large).", api, requested);
     size_t padded = (usable + NN_DEVICE_ALIGN - 1) / NN_DEVICE_ALIGN * NN_DEVICE_ALIGN;
     void *memory = NULL;
-    huge = huge && padded >= HUGE_PAGE_BYTES;
-    int rc = posix_memalign(&memory, huge ? HUGE_PAGE_BYTES : NN_DEVICE_ALIGN, padded);
-    if (rc == 0 && memory != NULL && huge)
+    const bool on_huge_pages = huge && padded >= HUGE_PAGE_BYTES;
+    int rc = posix_memalign(&memory, on_huge_pages ? HUGE_PAGE_BYTES : NN_DEVICE_ALIGN, padded);
+    if (rc == 0 && memory != NULL && on_huge_pages)
         (void)madvise(memory, padded, MADV_HUGEPAGE); /* a refusal leaves ordinary pages */
     if (rc != 0 || memory == NULL)
         return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION,
@@ -385,7 +385,7 @@ typedef struct bulk_copy {
     bool stream; /* non-temporal stores (nn_use_streaming_stores; copies only) */
 } bulk_copy;
 
-static void copy_chunks(void *vctx, int64_t begin, int64_t end)
+static void bulk_chunks(void *vctx, int64_t begin, int64_t end)
 {
     const bulk_copy *c = vctx;
     const size_t first = (size_t)begin * COPY_CHUNK_BYTES;
@@ -400,29 +400,41 @@ static void copy_chunks(void *vctx, int64_t begin, int64_t end)
     }
 }
 
+/* Whether `count` bytes are worth splitting over the thread pool. */
+static bool worth_splitting(size_t count)
+{
+    return count >= PARALLEL_COPY_BYTES && nn_num_threads() >= 2;
+}
+
+/* Runs a copy or fill over the thread pool, COPY_CHUNK_BYTES per range. */
+static void run_in_chunks(bulk_copy *c)
+{
+    nn_parallel_for((int64_t)((c->count + COPY_CHUNK_BYTES - 1) / COPY_CHUNK_BYTES), 1, bulk_chunks, c);
+}
+
 /* memmove(dst, src, count), over several threads when the copy is large and the two ranges do
  * not overlap (overlapping ranges keep memmove's single pass). */
 static void copy_bytes(void *dst, const void *src, size_t count)
 {
     const uintptr_t d = (uintptr_t)dst, s = (uintptr_t)src;
     const bool overlap = d < s + count && s < d + count;
-    if (overlap || count < PARALLEL_COPY_BYTES || nn_num_threads() < 2) {
+    if (overlap || !worth_splitting(count)) {
         memmove(dst, src, count);
         return;
     }
     bulk_copy c = {dst, src, count, 0, nn_use_streaming_stores(count)};
-    nn_parallel_for((int64_t)((count + COPY_CHUNK_BYTES - 1) / COPY_CHUNK_BYTES), 1, copy_chunks, &c);
+    run_in_chunks(&c);
 }
 
 /* memset(dst, value, count), over several threads when the fill is large. */
 static void fill_bytes(void *dst, unsigned char value, size_t count)
 {
-    if (count < PARALLEL_COPY_BYTES || nn_num_threads() < 2) {
+    if (!worth_splitting(count)) {
         memset(dst, value, count);
         return;
     }
     bulk_copy c = {dst, NULL, count, value, false};
-    nn_parallel_for((int64_t)((count + COPY_CHUNK_BYTES - 1) / COPY_CHUNK_BYTES), 1, copy_chunks, &c);
+    run_in_chunks(&c);
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count,
