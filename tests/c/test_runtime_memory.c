@@ -141,6 +141,15 @@ static void test_copy_rules(void)
 
 /* Large copies go over the thread pool in chunks (streamed from 16 MiB on); overlapping ones
  * stay one memmove.  Odd sizes and offsets so that chunk ends and the tail fall mid-line. */
+/* Whether the n bytes at p all equal value. */
+static bool all_bytes_are(const unsigned char *p, size_t n, unsigned char value)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i] != value)
+            return false;
+    return true;
+}
+
 static void test_large_copies(void)
 {
     const size_t size = ((size_t)20 << 20) + 13;
@@ -172,17 +181,11 @@ static void test_large_copies(void)
     /* large fills (split over the pool like copies), at an odd offset, sync and async */
     memset(dst, 0xAB, size);
     EXPECT_OK(aclrtMemset(dst + 3, size - 3, 0x5C, mid));
-    size_t filled = 0;
-    while (filled < mid && dst[3 + filled] == 0x5C)
-        filled++;
-    CHECK(filled == mid, "5 MiB fill at an odd offset");
+    CHECK(all_bytes_are(dst + 3, mid, 0x5C), "5 MiB fill at an odd offset");
     CHECK(dst[2] == 0xAB && dst[3 + mid] == 0xAB, "bytes around a large fill untouched");
     EXPECT_OK(aclrtMemsetAsync(dst, size, 0x11, size, NULL));
     EXPECT_OK(aclrtSynchronizeStream(NULL));
-    filled = 0;
-    while (filled < size && dst[filled] == 0x11)
-        filled++;
-    CHECK(filled == size, "large async fill");
+    CHECK(all_bytes_are(dst, size, 0x11), "large async fill");
     EXPECT_OK(aclrtFree(src));
     EXPECT_OK(aclrtFree(dst));
 }
