@@ -355,6 +355,30 @@ NN_IP_HOT static void col2im_plane(const col2im_ctx *ctx, const void *cols, floa
 #if NN_HAVE_AVX512_CODE
 #define AVX512_TARGET NN_AVX512
 
+/* Small-image kernels prefetch the columns of the plane this many planes ahead into L2, one
+ * slice per step (row or row pair) of the current plane, so that the whole plane is requested
+ * by the time the current one is done.  One plane ahead left too little lead time on the Zen 4
+ * VM: in the benchmark's conditions (torch's call just before) 3 planes ahead took the k3s2p1
+ * N8 C256 28x28 calls from 443 to 367 us (bf16), 739 to 660 (fp32) and 678 to 599 (fp16) at 1
+ * thread, and 281 to 224 / 438 to 420 / 369 to 332 at 2; 2 and 4 planes were as good or within
+ * a few %, 6 a little worse (docs/performance_notes_im2col_prelu.md, session 11). */
+enum { PREFETCH_PLANES_AHEAD = 3 };
+
+/* Bytes of each of `steps` prefetch slices covering a plane of plane_bytes (whole lines). */
+static inline size_t prefetch_slice_bytes(size_t plane_bytes, size_t steps)
+{
+    return ((plane_bytes + steps - 1) / steps + 63) & ~(size_t)63;
+}
+
+/* Slice `step` of the plane PREFETCH_PLANES_AHEAD after the one at cols, into L2.  Past the end
+ * of the tensor the prefetches are dropped (a prefetch never faults). */
+static inline __attribute__((always_inline)) void prefetch_plane_slice(const void *cols, size_t plane_bytes,
+                                                                       size_t slice, size_t step)
+{
+    const char *ahead = (const char *)cols + PREFETCH_PLANES_AHEAD * plane_bytes + step * slice;
+    for (size_t b = 0; b < slice; b += 64) _mm_prefetch(ahead + b, _MM_HINT_T1);
+}
+
 /* One kernel column's load for one chunk: element offset inside a gradOutput row (may be
  * negative; those lanes are masked off) and the lanes that hold a real contribution. */
 typedef struct fast_tap {
@@ -579,20 +603,16 @@ fast_plane(const col2im_plan *p, const fast_plan *fp, const void *cols, void *ds
     const __m512i bf16_idx = _mm512_loadu_si512(bf16_words), f16_idx = _mm512_loadu_si512(f16_words);
     /* The loads jump between the kH*kW kernel-offset blocks of the plane.  When a block is
      * shorter than a page (small images, e.g. 14x14 windows) the hardware prefetchers see too
-     * few accesses per stream to follow them, and the kernel waits on memory; then the next
-     * plane's columns are prefetched into L2 front to back, a slice per output row.  Long blocks
+     * few accesses per stream to follow them, and the kernel waits on memory; then the columns
+     * of a later plane (PREFETCH_PLANES_AHEAD) are prefetched into L2 front to back, a slice per
+     * output row.  Long blocks
      * are left to the hardware, which then runs kH*kW streams at once (measured: software
      * prefetching there costs ~30 %). */
     const size_t plane_bytes = (size_t)(p->kH * p->kW * p->OH * p->OW) * esz;
     const bool prefetch = (size_t)(p->OH * p->OW) * esz < 4096;
-    const size_t slice = ((plane_bytes + (size_t)p->H - 1) / (size_t)p->H + 63) & ~(size_t)63;
-    const char *next_plane = (const char *)cols + plane_bytes;
+    const size_t slice = prefetch_slice_bytes(plane_bytes, (size_t)p->H);
     for (int64_t ih = 0; ih < p->H; ih++) {
-        if (prefetch) {
-            for (size_t b = 0; b < slice; b += 64) {
-                _mm_prefetch(next_plane + (size_t)ih * slice + b, _MM_HINT_T1);
-            }
-        }
+        if (prefetch) prefetch_plane_slice(cols, plane_bytes, slice, (size_t)ih);
         const int64_t r_lo = fp->row_first[ih], r_hi = fp->row_first[ih + 1];
         unsigned char *out_row = (unsigned char *)dst + (size_t)(ih * W) * out_esz;
         for (int64_t q = 0; q < fp->chunks; q++) {
@@ -737,14 +757,11 @@ TARGET static void NAME(const col2im_plan *p, const fast_plan *fp, const void *c
     const int64_t OH = p->OH, OW = p->OW, W = p->W, L = OH * OW;                                   \
     const uint16_t *blk[9];                                                                         \
     for (int b = 0; b < 9; b++) blk[b] = (const uint16_t *)cols + b * L;                            \
-    /* next plane's columns into L2, a slice per row pair (see fast_plane) */                       \
-    const size_t plane_bytes = (size_t)(9 * L) * 2, pairs = (size_t)(OH + 1) / 2;                 \
-    const size_t slice = ((plane_bytes + pairs - 1) / pairs + 63) & ~(size_t)63;                   \
-    const char *next_plane = (const char *)cols + plane_bytes;                                      \
+    /* a later plane's columns into L2, a slice per row pair (see fast_plane) */                    \
+    const size_t plane_bytes = (size_t)(9 * L) * 2;                                                 \
+    const size_t slice = prefetch_slice_bytes(plane_bytes, (size_t)(OH + 1) / 2);                   \
     for (int64_t oh = 0; oh < OH; oh += 2) {                                                        \
-        for (size_t b = 0; b < slice; b += 64) {                                                    \
-            _mm_prefetch(next_plane + (size_t)(oh / 2) * slice + b, _MM_HINT_T1);                   \
-        }                                                                                           \
+        prefetch_plane_slice(cols, plane_bytes, slice, (size_t)(oh / 2));                           \
         const int64_t nr = OH - oh >= 2 ? 2 : 1, left = OH - oh - 1;                               \
         const int64_t nr_next = left >= 2 ? 2 : left;                                               \
         uint16_t *row = (uint16_t *)dst + 2 * oh * W;   /* output row 2*oh */                       \
@@ -788,13 +805,10 @@ AVX512_TARGET static void k3s2_plane_f32(const col2im_plan *p, const void *cols,
     const __m512i hi_idx = _mm512_set_epi32(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9,
                                             24, 8);
     const size_t plane_bytes = (size_t)(9 * L) * 4;
-    const size_t slice = ((plane_bytes + (size_t)OH - 1) / (size_t)OH + 63) & ~(size_t)63;
-    const char *next_plane = (const char *)cols + plane_bytes;
+    const size_t slice = prefetch_slice_bytes(plane_bytes, (size_t)OH);
     float *row = (float *)dst;
     for (int64_t oh = 0; oh < OH; oh++, row += 2 * W) {
-        for (size_t b = 0; b < slice; b += 64) {
-            _mm_prefetch(next_plane + (size_t)oh * slice + b, _MM_HINT_T1);
-        }
+        prefetch_plane_slice(cols, plane_bytes, slice, (size_t)oh);
         const int64_t o = oh * OW, o1 = o + OW;
         const __m512 zero = _mm512_setzero_ps();
         __m512 e = _mm512_add_ps(zero, _mm512_maskz_loadu_ps(in_row, blk[4] + o));
