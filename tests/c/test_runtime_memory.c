@@ -139,8 +139,6 @@ static void test_copy_rules(void)
     EXPECT_OK(aclrtFree(dev2));
 }
 
-/* Large copies go over the thread pool in chunks (streamed from 16 MiB on); overlapping ones
- * stay one memmove.  Odd sizes and offsets so that chunk ends and the tail fall mid-line. */
 /* Whether the n bytes at p all equal value. */
 static bool all_bytes_are(const unsigned char *p, size_t n, unsigned char value)
 {
@@ -150,6 +148,8 @@ static bool all_bytes_are(const unsigned char *p, size_t n, unsigned char value)
     return true;
 }
 
+/* Large copies go over the thread pool in chunks (streamed from 16 MiB on); overlapping ones
+ * stay one memmove.  Odd sizes and offsets so that chunk ends and the tail fall mid-line. */
 static void test_large_copies(void)
 {
     const size_t size = ((size_t)20 << 20) + 13;
@@ -211,7 +211,7 @@ static void test_page_policies(void)
     }
     static const unsigned normal_policies[] = {ACL_MEM_MALLOC_NORMAL_ONLY,
                                                ACL_MEM_MALLOC_NORMAL_ONLY_P2P};
-    for (size_t i = 0; i < 2; i++) {
+    for (size_t i = 0; i < sizeof normal_policies / sizeof normal_policies[0]; i++) {
         unsigned char *p = NULL;
         EXPECT_OK(aclrtMalloc((void **)&p, size, (aclrtMemMallocPolicy)normal_policies[i]));
         CHECK(((uintptr_t)p % 64) == 0, "normal pages: 64-byte aligned");

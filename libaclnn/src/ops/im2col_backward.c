@@ -357,11 +357,10 @@ NN_IP_HOT static void col2im_plane(const col2im_ctx *ctx, const void *cols, floa
 
 /* Small-image kernels prefetch the columns of the plane this many planes ahead into L2, one
  * slice per step (row or row pair) of the current plane, so that the whole plane is requested
- * by the time the current one is done.  One plane ahead left too little lead time on the Zen 4
- * VM: in the benchmark's conditions (torch's call just before) 3 planes ahead took the k3s2p1
- * N8 C256 28x28 calls from 443 to 367 us (bf16), 739 to 660 (fp32) and 678 to 599 (fp16) at 1
- * thread, and 281 to 224 / 438 to 420 / 369 to 332 at 2; 2 and 4 planes were as good or within
- * a few %, 6 a little worse (docs/performance_notes_im2col_prelu.md, session 11). */
+ * by the time the current one is done.  One plane ahead left too little lead time after another
+ * op had emptied the caches: 3 planes made the k3s2p1 28x28 calls 5-26 % faster at 1 thread
+ * and 1-20 % at 2; 2 and 4 planes about as much, 6 a little less
+ * (docs/performance_notes_im2col_prelu.md, session 11, has the table). */
 enum { PREFETCH_PLANES_AHEAD = 3 };
 
 /* Bytes of each of `steps` prefetch slices covering a plane of plane_bytes (whole lines). */
@@ -605,9 +604,8 @@ fast_plane(const col2im_plan *p, const fast_plan *fp, const void *cols, void *ds
      * shorter than a page (small images, e.g. 14x14 windows) the hardware prefetchers see too
      * few accesses per stream to follow them, and the kernel waits on memory; then the columns
      * of a later plane (PREFETCH_PLANES_AHEAD) are prefetched into L2 front to back, a slice per
-     * output row.  Long blocks
-     * are left to the hardware, which then runs kH*kW streams at once (measured: software
-     * prefetching there costs ~30 %). */
+     * output row.  Long blocks are left to the hardware, which then runs kH*kW streams at once
+     * (measured: software prefetching there costs ~30 %). */
     const size_t plane_bytes = (size_t)(p->kH * p->kW * p->OH * p->OW) * esz;
     const bool prefetch = (size_t)(p->OH * p->OW) * esz < 4096;
     const size_t slice = prefetch_slice_bytes(plane_bytes, (size_t)p->H);
