@@ -3,7 +3,9 @@
  * the stream's worker; many async copies/fills then one synchronize give the same bytes as
  * doing them in order on the host; SynchronizeStreamWithTimeout expires with 507046; unknown
  * handles are rejected; destroy waits, destroy-force drops queued work; host functions run
- * on the worker and must not synchronize their own stream.
+ * on the worker and must not synchronize their own stream; launches whose worker wake-up was
+ * deferred (stream.c) still finish for every kind of waiter, and a late synchronizer turns the
+ * deferral off.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
@@ -36,6 +38,12 @@ static void wait_for_gate(void *arg)
     (void)arg;
     while (!atomic_load(&gate))
         tu_sleep_ms(1);
+}
+
+static void open_gate(void *arg)
+{
+    (void)arg;
+    atomic_store(&gate, 1);
 }
 
 /* ---- many async operations on one stream, checked against the same steps on the host ---- */
@@ -223,6 +231,103 @@ static void test_host_func(void)
     CHECK(flag == 1, "host function on the default stream");
 }
 
+/* ---- deferred worker wake-ups ----------------------------------------------------------- */
+
+enum { FILL_BYTES = 256 };
+
+/* Puts the stream in deferred wake-up (stream.c): a fill synchronized right after its launch. */
+static void defer_wakeups(aclrtStream stream, unsigned char *dev)
+{
+    for (int i = 0; i < 2; i++) {
+        EXPECT_OK(aclrtMemsetAsync(dev, FILL_BYTES, 0, FILL_BYTES, stream));
+        EXPECT_OK(aclrtSynchronizeStream(stream));
+    }
+}
+
+static void expect_filled(const unsigned char *dev, int value, const char *how)
+{
+    unsigned char host[FILL_BYTES];
+    EXPECT_OK(aclrtMemcpy(host, sizeof host, dev, FILL_BYTES, ACL_MEMCPY_DEVICE_TO_HOST));
+    CHECK(host[0] == value && host[FILL_BYTES - 1] == value, "fill %d finished (%s)", value, how);
+}
+
+/* Every waiter that does not run the task itself must wake the worker it was not woken for. */
+static void test_deferred_wakeups(void)
+{
+    aclrtStream stream = NULL;
+    unsigned char *dev = NULL;
+    aclrtEvent event = NULL;
+    EXPECT_OK(aclrtCreateStream(&stream));
+    EXPECT_OK(aclrtCreateEvent(&event));
+    EXPECT_OK(aclrtMalloc((void **)&dev, FILL_BYTES, ACL_MEM_MALLOC_HUGE_FIRST));
+
+    /* polling aclrtStreamQuery */
+    defer_wakeups(stream, dev);
+    EXPECT_OK(aclrtMemsetAsync(dev, FILL_BYTES, 1, FILL_BYTES, stream));
+    aclrtStreamStatus status = ACL_STREAM_STATUS_NOT_READY;
+    for (int waited = 0; waited < 10000 && status != ACL_STREAM_STATUS_COMPLETE; waited++) {
+        EXPECT_OK(aclrtStreamQuery(stream, &status));
+        if (status != ACL_STREAM_STATUS_COMPLETE)
+            tu_sleep_ms(1);
+    }
+    CHECK(status == ACL_STREAM_STATUS_COMPLETE, "a polled stream completes");
+    expect_filled(dev, 1, "aclrtStreamQuery");
+
+    /* a timed synchronize (never runs a task itself) */
+    defer_wakeups(stream, dev);
+    EXPECT_OK(aclrtMemsetAsync(dev, FILL_BYTES, 2, FILL_BYTES, stream));
+    EXPECT_OK(aclrtSynchronizeStreamWithTimeout(stream, 10000));
+    expect_filled(dev, 2, "aclrtSynchronizeStreamWithTimeout");
+
+    /* an event recorded after the launch */
+    defer_wakeups(stream, dev);
+    EXPECT_OK(aclrtMemsetAsync(dev, FILL_BYTES, 3, FILL_BYTES, stream));
+    EXPECT_OK(aclrtRecordEvent(event, stream));
+    EXPECT_OK(aclrtSynchronizeEventWithTimeout(event, 10000));
+    expect_filled(dev, 3, "aclrtSynchronizeEvent");
+
+    /* a host function queued after the launch, waited for without touching the stream */
+    defer_wakeups(stream, dev);
+    EXPECT_OK(aclrtMemsetAsync(dev, FILL_BYTES, 4, FILL_BYTES, stream));
+    atomic_store(&gate, 0);
+    EXPECT_OK(aclrtLaunchHostFunc(stream, open_gate, NULL));
+    for (int waited = 0; waited < 10000 && !atomic_load(&gate); waited++)
+        tu_sleep_ms(1);
+    CHECK(atomic_load(&gate), "a host function after a deferred launch runs");
+    expect_filled(dev, 4, "host function");
+
+    /* nobody waiting at all: one launch, then more than the deferral holds back */
+    defer_wakeups(stream, dev);
+    EXPECT_OK(aclrtMemsetAsync(dev, FILL_BYTES, 7, FILL_BYTES, stream));
+    tu_sleep_ms(300); /* (aclrtStreamQuery wakes the worker itself, so only look afterwards) */
+    EXPECT_OK(aclrtStreamQuery(stream, &status));
+    CHECK(status == ACL_STREAM_STATUS_COMPLETE, "a deferred launch runs without a waiter");
+    expect_filled(dev, 7, "no waiter");
+    defer_wakeups(stream, dev);
+    for (int value = 10; value < 30; value++)
+        EXPECT_OK(aclrtMemsetAsync(dev, FILL_BYTES, value, FILL_BYTES, stream));
+    tu_sleep_ms(300);
+    EXPECT_OK(aclrtStreamQuery(stream, &status));
+    CHECK(status == ACL_STREAM_STATUS_COMPLETE, "a long queue runs without a waiter");
+    expect_filled(dev, 29, "a long queue");
+
+    /* a synchronizer that comes late turns deferral off (the next launch wakes the worker; that
+     * it then runs on its own is all a test can see, as a deferred one would too, a nap later) */
+    defer_wakeups(stream, dev);
+    EXPECT_OK(aclrtMemsetAsync(dev, FILL_BYTES, 5, FILL_BYTES, stream));
+    tu_sleep_ms(20);
+    EXPECT_OK(aclrtSynchronizeStream(stream));
+    EXPECT_OK(aclrtMemsetAsync(dev, FILL_BYTES, 6, FILL_BYTES, stream));
+    tu_sleep_ms(200);
+    EXPECT_OK(aclrtStreamQuery(stream, &status));
+    CHECK(status == ACL_STREAM_STATUS_COMPLETE, "after a late synchronize, a launch runs on its own");
+    expect_filled(dev, 6, "late synchronizer");
+
+    EXPECT_OK(aclrtFree(dev));
+    EXPECT_OK(aclrtDestroyEvent(event));
+    EXPECT_OK(aclrtDestroyStream(stream));
+}
+
 /* ---- several streams at once, and device-wide synchronize -------------------------------- */
 
 static void test_many_streams(void)
@@ -256,6 +361,7 @@ int main(void)
     test_destroy();
     test_host_func();
     test_many_streams();
+    test_deferred_wakeups();
     /* A stream left alive is released by aclrtResetDevice after its work. */
     aclrtStream leftover = NULL;
     volatile int ran = 0;

@@ -13,6 +13,20 @@
  * time and in order (`running`), but without the two thread hand-offs, the worker's wake-up
  * and the synchronizer's, which cost ~25 us per call after an idle moment on a VM.
  *
+ * Deferred wake-up.  Waking the sleeping worker is itself that expensive on a VM (~20 us on the
+ * launching thread when the worker's CPU is idle), and is wasted when a synchronizer arrives
+ * right after the launch and runs the task inline.  So while the stream's synchronizers have
+ * been arriving soon after its launches (within DEFER_WAKE_WINDOW_NS of the first launch they
+ * wait for), an operator launch or copy is queued without waking the worker (while at most
+ * DEFER_WAKE_MAX_PENDING tasks are unfinished), and the wake is owed.  Whoever then needs the
+ * work done without running it pays the wake first: a synchronizer that has to wait (a timed
+ * one, or a task in the way), aclrtStreamQuery, the next task only the worker may run (event
+ * records, callbacks, host functions), a stream being destroyed.  Should nobody need it, the
+ * worker, which naps instead of sleeping while launches defer (a launch that finds it asleep
+ * wakes it), starts the task within DEFER_WAKE_NAP_MS.  A synchronizer arriving later than the window
+ * switches the stream back to waking the worker at once, so host work between a launch and
+ * its synchronize overlaps with the task again from then on; so do 100 ms without a task.
+ *
  * Streams are registered (nn_rt_lock) so that an unknown or destroyed handle is rejected with
  * a message instead of being dereferenced.  A stream's memory lives until its last reference
  * goes (the registry holds one; aclrtSynchronizeDevice takes temporary ones).
@@ -26,6 +40,21 @@
 
 /* The stream count CANN's A2/A3 hardware allows; each of ours costs a thread. */
 #define NN_MAX_STREAMS 1984
+
+/* A synchronizer arriving within this time of the first launch it waits for keeps (or puts) the
+ * stream in deferred wake-up (see the top of the file): Python's launch-then-synchronize takes
+ * 10-40 us, a C program's one. */
+#define DEFER_WAKE_WINDOW_NS 100000
+
+/* Deferral is for a launch or two before a synchronize: with more tasks than this unfinished,
+ * a launch wakes the worker, so a loop that never synchronizes does not pile up work. */
+#define DEFER_WAKE_MAX_PENDING 4
+
+/* Meanwhile the worker naps this long at a time, and stops deferring after this many naps
+ * with nothing to do (see worker_wait_locked).  Naps of 5 ms measured 10-30 us slower on a
+ * 0.6-1 ms call than no naps at all (session 12); 50 ms ones did not. */
+#define DEFER_WAKE_NAP_MS 50
+#define DEFER_WAKE_IDLE_NAPS 2
 
 typedef struct nn_task {
     nn_task_run_fn run;
@@ -52,6 +81,10 @@ struct nn_stream {
     uint64_t submitted;
     uint64_t completed;
     bool running; /* a task is running, on the worker or on a synchronizing thread */
+    bool defer_wake;    /* operator launches and copies do not wake the worker */
+    bool wake_owed;     /* tasks were queued without waking the worker */
+    bool worker_asleep; /* and it is not napping: only a wake-up brings it back */
+    uint64_t first_unwaited_ns; /* when the first task no synchronizer waited for yet was queued (0: none) */
     bool stopping;
     atomic_bool aborting;
     int first_error;
@@ -93,6 +126,32 @@ static void keep_first_error(nn_stream *s, int code, const char *message)
     s->first_error_message = (message && message[0]) ? strdup(message) : NULL;
 }
 
+static uint64_t monotonic_ns(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+}
+
+/* Pays a wake-up the launches deferred (lock held): the caller needs the worker to go on. */
+static void wake_worker_if_owed_locked(nn_stream *s)
+{
+    if (s->wake_owed) {
+        s->wake_owed = false;
+        pthread_cond_signal(&s->work_cv);
+    }
+}
+
+/* A synchronizer has arrived (lock held): defer the next launches' wake-ups if it came soon
+ * after the first launch it waits for. */
+static void note_synchronizer_locked(nn_stream *s)
+{
+    if (s->first_unwaited_ns != 0) {
+        s->defer_wake = monotonic_ns() - s->first_unwaited_ns <= DEFER_WAKE_WINDOW_NS;
+        s->first_unwaited_ns = 0;
+    }
+}
+
 /* Pops the next task and marks the stream running (lock held); NULL when there is none. */
 static nn_task *take_next_task_locked(nn_stream *s)
 {
@@ -101,7 +160,7 @@ static nn_task *take_next_task_locked(nn_stream *s)
         return NULL;
     s->head = task->next;
     if (s->head == NULL)
-        s->tail = NULL;
+        s->tail = NULL, s->wake_owed = false; /* nothing left for the worker to be told of */
     s->running = true;
     return task;
 }
@@ -128,7 +187,9 @@ static void run_task_here(nn_stream *s, nn_task *task)
     s->running = false;
     s->completed++;
     pthread_cond_broadcast(&s->done_cv);
-    pthread_cond_signal(&s->work_cv); /* the worker waits while another thread runs a task */
+    /* the worker waits while another thread runs a task: wake it if there is work it was told of */
+    if ((s->head != NULL && !s->wake_owed) || s->stopping)
+        pthread_cond_signal(&s->work_cv);
     pthread_mutex_unlock(&s->lock);
 }
 
@@ -148,14 +209,37 @@ static void run_next_task_inline_locked(nn_stream *s)
     pthread_mutex_lock(&s->lock);
 }
 
+/* The worker's wait for something to do (lock held).  While launches defer its wake-up it naps
+ * instead of sleeping, so that a deferred task nobody waits for still starts within
+ * DEFER_WAKE_NAP_MS; after DEFER_WAKE_IDLE_NAPS naps with nothing queued the stream goes back
+ * to waking the worker at each launch, and the worker sleeps for good. */
+static void worker_wait_locked(nn_stream *s, int *idle_naps)
+{
+    if (!s->defer_wake) {
+        s->worker_asleep = true;
+        pthread_cond_wait(&s->work_cv, &s->lock);
+        s->worker_asleep = false;
+        return;
+    }
+    struct timespec deadline;
+    nn_rt_deadline(&deadline, DEFER_WAKE_NAP_MS);
+    if (pthread_cond_timedwait(&s->work_cv, &s->lock, &deadline) != ETIMEDOUT)
+        return;
+    if (s->head != NULL || s->running)
+        *idle_naps = 0;
+    else if (++*idle_naps >= DEFER_WAKE_IDLE_NAPS)
+        s->defer_wake = false;
+}
+
 static void *stream_worker(void *arg)
 {
     nn_stream *s = arg;
     pthread_mutex_lock(&s->lock);
     for (;;) {
         /* wait while a synchronizing thread runs a task, or for a task (or, stopping, to drain) */
+        int idle_naps = 0;
         while (s->running || (s->head == NULL && !s->stopping))
-            pthread_cond_wait(&s->work_cv, &s->lock);
+            worker_wait_locked(s, &idle_naps);
         nn_task *task = take_next_task_locked(s);
         if (task == NULL)
             break; /* stopping and drained */
@@ -200,7 +284,7 @@ nn_stream *nn_stream_new_locked(nn_context *ctx, bool is_default, uint32_t flags
     s->owner_pid = getpid();
     atomic_init(&s->aborting, false);
     pthread_mutex_init(&s->lock, NULL);
-    pthread_cond_init(&s->work_cv, NULL);
+    nn_rt_cond_init_monotonic(&s->work_cv); /* the worker's naps (worker_wait_locked) */
     nn_rt_cond_init_monotonic(&s->done_cv);
     int rc = pthread_create(&s->worker, NULL, stream_worker, s);
     if (rc != 0) {
@@ -431,7 +515,15 @@ static aclError submit_task(nn_stream *stream, nn_task_run_fn run, nn_task_relea
         stream->head = task;
     stream->tail = task;
     stream->submitted++;
-    pthread_cond_signal(&stream->work_cv);
+    if (stream->first_unwaited_ns == 0)
+        stream->first_unwaited_ns = monotonic_ns();
+    if (inline_ok && stream->defer_wake && !stream->worker_asleep &&
+        stream->submitted - stream->completed <= DEFER_WAKE_MAX_PENDING) {
+        stream->wake_owed = true;
+    } else {
+        stream->wake_owed = false; /* the worker runs the whole queue from here */
+        pthread_cond_signal(&stream->work_cv);
+    }
     pthread_mutex_unlock(&stream->lock);
 
     /* Debug mode: run synchronously, so a failure is reported by the launching call.  A task
@@ -460,15 +552,19 @@ aclError nn_stream_wait(nn_stream *s, const struct timespec *deadline, int timeo
                            "function or callback must not synchronize its own stream).", api);
     pthread_mutex_lock(&s->lock);
     uint64_t target = s->submitted;
+    note_synchronizer_locked(s);
     while (s->completed < target) {
         if (deadline == NULL) {
             /* (a wait with a deadline never runs a task: it must be able to give up) */
-            if (!s->running && s->head != NULL && s->head->inline_ok)
+            if (!s->running && s->head != NULL && s->head->inline_ok) {
                 run_next_task_inline_locked(s);
-            else
+            } else {
+                wake_worker_if_owed_locked(s);
                 pthread_cond_wait(&s->done_cv, &s->lock);
+            }
             continue;
         }
+        wake_worker_if_owed_locked(s);
         int rc = pthread_cond_timedwait(&s->done_cv, &s->lock, deadline);
         if (rc == ETIMEDOUT && s->completed < target) {
             uint64_t pending = target - s->completed;
@@ -610,6 +706,12 @@ ACL_FUNC_VISIBILITY aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamSta
         return ret;
     pthread_mutex_lock(&s->lock);
     bool idle = s->completed == s->submitted;
+    if (!idle) {
+        /* a caller polling for the work must see it progress, and is better served by a
+         * worker that starts at each launch */
+        wake_worker_if_owed_locked(s);
+        s->defer_wake = false;
+    }
     pthread_mutex_unlock(&s->lock);
     *status = idle ? ACL_STREAM_STATUS_COMPLETE : ACL_STREAM_STATUS_NOT_READY;
     return ACL_SUCCESS;
