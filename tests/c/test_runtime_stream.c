@@ -328,6 +328,90 @@ static void test_deferred_wakeups(void)
     EXPECT_OK(aclrtDestroyStream(stream));
 }
 
+/* Threads sharing one stream in a random mix of launches and every kind of wait, with pauses
+ * on both sides of the deferral window: each call succeeds, nothing hangs, and every thread's
+ * region ends with its last fill. */
+enum { STRESS_THREADS = 3, STRESS_STEPS = 400 };
+
+typedef struct stress_thread {
+    aclrtContext context; /* the test's, made current on the thread */
+    aclrtStream stream;
+    unsigned char *region;
+    unsigned seed;
+    int last_fill;
+    int failures;
+} stress_thread;
+
+static void no_op(void *arg)
+{
+    (void)arg;
+}
+
+static void pause_us(long us)
+{
+    struct timespec ts = {0, us * 1000L};
+    nanosleep(&ts, NULL);
+}
+
+static void *stress_thread_main(void *arg)
+{
+    stress_thread *t = arg;
+    aclrtEvent event = NULL;
+    aclrtStreamStatus status;
+    t->failures += aclrtSetCurrentContext(t->context) != ACL_SUCCESS;
+    t->failures += aclrtCreateEvent(&event) != ACL_SUCCESS;
+    for (int step = 0; step < STRESS_STEPS; step++) {
+        t->seed = t->seed * 1664525u + 1013904223u;
+        aclError ret = ACL_SUCCESS;
+        switch ((t->seed >> 16) % 8) {
+        case 0:
+        case 1:
+            t->last_fill = (t->last_fill + 1) & 0xFF;
+            ret = aclrtMemsetAsync(t->region, FILL_BYTES, t->last_fill, FILL_BYTES, t->stream);
+            break;
+        case 2: ret = aclrtSynchronizeStream(t->stream); break;
+        case 3: ret = aclrtSynchronizeStreamWithTimeout(t->stream, 30000); break;
+        case 4: ret = aclrtStreamQuery(t->stream, &status); break;
+        case 5:
+            ret = aclrtRecordEvent(event, t->stream);
+            if (ret == ACL_SUCCESS)
+                ret = aclrtSynchronizeEventWithTimeout(event, 30000);
+            break;
+        case 6: ret = aclrtLaunchHostFunc(t->stream, no_op, NULL); break;
+        default: pause_us((t->seed >> 8) % 2 ? 20 : 300); break; /* inside / past the window */
+        }
+        t->failures += ret != ACL_SUCCESS;
+    }
+    t->failures += aclrtSynchronizeStream(t->stream) != ACL_SUCCESS;
+    t->failures += aclrtDestroyEvent(event) != ACL_SUCCESS;
+    return NULL;
+}
+
+static void test_deferral_stress(void)
+{
+    aclrtStream stream = NULL;
+    unsigned char *dev = NULL;
+    aclrtContext context = NULL;
+    stress_thread threads[STRESS_THREADS];
+    pthread_t ids[STRESS_THREADS];
+    EXPECT_OK(aclrtCreateStream(&stream));
+    EXPECT_OK(aclrtGetCurrentContext(&context));
+    EXPECT_OK(aclrtMalloc((void **)&dev, STRESS_THREADS * FILL_BYTES, ACL_MEM_MALLOC_HUGE_FIRST));
+    for (int i = 0; i < STRESS_THREADS; i++) {
+        threads[i] = (stress_thread){context, stream, dev + i * FILL_BYTES, 7u + 31u * (unsigned)i, 0, 0};
+        EXPECT_OK(aclrtMemset(threads[i].region, FILL_BYTES, 0, FILL_BYTES));
+    }
+    for (int i = 0; i < STRESS_THREADS; i++)
+        CHECK(pthread_create(&ids[i], NULL, stress_thread_main, &threads[i]) == 0, "thread %d", i);
+    for (int i = 0; i < STRESS_THREADS; i++) {
+        pthread_join(ids[i], NULL);
+        CHECK(threads[i].failures == 0, "stress thread %d: %d calls failed", i, threads[i].failures);
+        expect_filled(threads[i].region, threads[i].last_fill, "stress");
+    }
+    EXPECT_OK(aclrtFree(dev));
+    EXPECT_OK(aclrtDestroyStream(stream));
+}
+
 /* ---- several streams at once, and device-wide synchronize -------------------------------- */
 
 static void test_many_streams(void)
@@ -362,6 +446,7 @@ int main(void)
     test_host_func();
     test_many_streams();
     test_deferred_wakeups();
+    test_deferral_stress();
     /* A stream left alive is released by aclrtResetDevice after its work. */
     aclrtStream leftover = NULL;
     volatile int ran = 0;
