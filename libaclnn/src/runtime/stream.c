@@ -23,9 +23,10 @@
  * one, or a task in the way), aclrtStreamQuery, the next task only the worker may run (event
  * records, callbacks, host functions), a stream being destroyed.  Should nobody need it, the
  * worker, which naps instead of sleeping while launches defer (a launch that finds it asleep
- * wakes it), starts the task within DEFER_WAKE_NAP_MS.  A synchronizer arriving later than the window
- * switches the stream back to waking the worker at once, so host work between a launch and
- * its synchronize overlaps with the task again from then on; so do 100 ms without a task.
+ * wakes it), starts the task within DEFER_WAKE_NAP_MS.  A synchronizer arriving later than
+ * the window switches the stream back to waking the worker at once, so host work between a
+ * launch and its synchronize overlaps with the task again from then on; so do 100 ms without
+ * a task.
  *
  * Streams are registered (nn_rt_lock) so that an unknown or destroyed handle is rejected with
  * a message instead of being dereferenced.  A stream's memory lives until its last reference
@@ -83,7 +84,7 @@ struct nn_stream {
     bool running; /* a task is running, on the worker or on a synchronizing thread */
     bool defer_wake;    /* operator launches and copies do not wake the worker */
     bool wake_owed;     /* tasks were queued without waking the worker */
-    bool worker_asleep; /* and it is not napping: only a wake-up brings it back */
+    bool worker_asleep; /* the worker sleeps without a timeout: only a wake-up brings it back */
     uint64_t first_unwaited_ns; /* when the first task no synchronizer waited for yet was queued (0: none) */
     bool stopping;
     atomic_bool aborting;
