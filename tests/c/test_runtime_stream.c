@@ -347,12 +347,6 @@ static void no_op(void *arg)
     (void)arg;
 }
 
-static void pause_us(long us)
-{
-    struct timespec ts = {0, us * 1000L};
-    nanosleep(&ts, NULL);
-}
-
 static void *stress_thread_main(void *arg)
 {
     stress_thread *t = arg;
@@ -378,7 +372,7 @@ static void *stress_thread_main(void *arg)
                 ret = aclrtSynchronizeEventWithTimeout(event, 30000);
             break;
         case 6: ret = aclrtLaunchHostFunc(t->stream, no_op, NULL); break;
-        default: pause_us((t->seed >> 8) % 2 ? 20 : 300); break; /* inside / past the window */
+        default: tu_sleep_us((t->seed >> 8) % 2 ? 20 : 300); break; /* inside / past the window */
         }
         t->failures += ret != ACL_SUCCESS;
     }

@@ -88,10 +88,15 @@ static inline void tu_expect_message(const char *context, int want_cleared, cons
     } while (0)
 
 #if defined(_POSIX_C_SOURCE) || defined(_GNU_SOURCE) /* nanosleep is POSIX, not C11 */
+static inline void tu_sleep_us(long us)
+{
+    struct timespec ts = {us / 1000000, (us % 1000000) * 1000L};
+    nanosleep(&ts, NULL);
+}
+
 static inline void tu_sleep_ms(int ms)
 {
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
+    tu_sleep_us((long)ms * 1000L);
 }
 #endif
 

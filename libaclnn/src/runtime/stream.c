@@ -555,17 +555,16 @@ aclError nn_stream_wait(nn_stream *s, const struct timespec *deadline, int timeo
     uint64_t target = s->submitted;
     note_synchronizer_locked(s);
     while (s->completed < target) {
-        if (deadline == NULL) {
-            /* (a wait with a deadline never runs a task: it must be able to give up) */
-            if (!s->running && s->head != NULL && s->head->inline_ok) {
-                run_next_task_inline_locked(s);
-            } else {
-                wake_worker_if_owed_locked(s);
-                pthread_cond_wait(&s->done_cv, &s->lock);
-            }
+        /* (a wait with a deadline never runs a task: it must be able to give up) */
+        if (deadline == NULL && !s->running && s->head != NULL && s->head->inline_ok) {
+            run_next_task_inline_locked(s);
             continue;
         }
-        wake_worker_if_owed_locked(s);
+        wake_worker_if_owed_locked(s); /* this thread waits: the worker must go on */
+        if (deadline == NULL) {
+            pthread_cond_wait(&s->done_cv, &s->lock);
+            continue;
+        }
         int rc = pthread_cond_timedwait(&s->done_cv, &s->lock, deadline);
         if (rc == ETIMEDOUT && s->completed < target) {
             uint64_t pending = target - s->completed;
