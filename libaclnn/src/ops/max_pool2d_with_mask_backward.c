@@ -586,9 +586,11 @@ typedef struct slot_plane {
  * sum is acc's NaN (quieted), as in the scatter's tile[i] += g and PyTorch's.  The operands are
  * fixed in assembly because a compiler may swap those of an add it sees (same number, but not
  * the same NaN). */
+#define SLOT_ADD_ASM "vaddps %[g], %[acc], %[acc]%{%[k]%}"
+#define SLOT_START_ASM "vaddps %[g], %[zero], %[acc]%{%[k]%}%{z%}"
 SLOT_TARGET static inline __m512 slot_add(__m512 acc, __mmask16 k, __m512 g)
 {
-    __asm__("vaddps %[g], %[acc], %[acc]%{%[k]%}" : [acc] "+v"(acc) : [g] "v"(g), [k] "Yk"(k));
+    __asm__(SLOT_ADD_ASM : [acc] "+v"(acc) : [g] "v"(g), [k] "Yk"(k));
     return acc;
 }
 
@@ -599,7 +601,7 @@ SLOT_TARGET static inline __m512 slot_start(__mmask16 k, __m512 g)
 {
     __m512 acc;
     const __m512 zero = _mm512_setzero_ps();
-    __asm__("vaddps %[g], %[zero], %[acc]%{%[k]%}%{z%}" : [acc] "=v"(acc) : [g] "v"(g), [zero] "v"(zero), [k] "Yk"(k));
+    __asm__(SLOT_START_ASM : [acc] "=v"(acc) : [g] "v"(g), [zero] "v"(zero), [k] "Yk"(k));
     return acc;
 }
 
@@ -801,6 +803,19 @@ SLOT_TARGET static inline __attribute__((always_inline)) void slot_window_row(sl
     s->bad |= carry.bad;
 }
 
+/* The prefetches made before window row i: its indices six window rows ahead (into the next
+ * plane near the end: a prefetch past the buffer does not fault; 2 rows measured 2-6 % slower for
+ * bf16, the same for fp32) and its gradients grad_ahead rows ahead. */
+static inline __attribute__((always_inline)) void slot_prefetch_row(const unsigned char *grad,
+                                                                    const unaligned_i32 *index, int64_t i,
+                                                                    int64_t Wo, int64_t elem, int64_t grad_ahead)
+{
+    for (int64_t b = 0; b < Wo * 4; b += 64) {
+        _mm_prefetch((const char *)(index + (i + 6) * Wo) + b, _MM_HINT_T0);
+        if (b < Wo * elem) _mm_prefetch((const char *)(grad + (i + grad_ahead) * Wo * elem) + b, _MM_HINT_T0);
+    }
+}
+
 /* Adds window rows [i_begin, i_end) to the plane and writes what they finish. */
 SLOT_TARGET static inline __attribute__((always_inline)) void slot_rows(slot_plane *s, unsigned char *gi,
                                                                         const unsigned char *grad,
@@ -812,13 +827,7 @@ SLOT_TARGET static inline __attribute__((always_inline)) void slot_rows(slot_pla
      * before its first row, and it stalled on memory for ~15 % of the time when they were not */
     const int64_t grad_ahead = dtype == ACL_BF16 ? s->Ho : 2;
     for (int64_t i = i_begin; i < i_end; ++i) {
-        /* the indices six window rows ahead (into the next plane near the end: a prefetch past
-         * the buffer does not fault); 2 rows measured 2-6 % slower for bf16, the same for fp32 */
-        for (int64_t b = 0; b < s->Wo * 4; b += 64) {
-            _mm_prefetch((const char *)(index + (i + 6) * s->Wo) + b, _MM_HINT_T0);
-            if (b < s->Wo * s->elem)
-                _mm_prefetch((const char *)(grad + (i + grad_ahead) * s->Wo * s->elem) + b, _MM_HINT_T0);
-        }
+        slot_prefetch_row(grad, index, i, s->Wo, s->elem, grad_ahead);
         slot_window_row(s, grad + i * s->Wo * s->elem, index + i * s->Wo, i, dtype, edge, pairs);
         const int64_t done = (2 * i - s->pad_h + 2 < s->H ? 2 * i - s->pad_h + 2 : s->H) * s->W;
         if (done * s->elem - s->out.written >= STAGE_FLUSH_BYTES) nn512_line_stage_flush(&s->out, done * s->elem, false);
@@ -840,6 +849,223 @@ SLOT_ROWS_KERNEL(slot_rows_bf16_edge, ACL_BF16, true, false)
 SLOT_ROWS_KERNEL(slot_rows_bf16_pairs, ACL_BF16, false, true)
 SLOT_ROWS_KERNEL(slot_rows_bf16_pairs_edge, ACL_BF16, true, true)
 
+/* ---- bf16 planes whose rows are an odd number of half cache lines: cells paired to the right ----
+ *
+ * The ResNet stem's backward (112x112, k3s2p1) spends ~20 % of the slot kernel copying the line
+ * stage out, and its rows of 57 slots end in a block with 9 live lanes of 16 that takes the masked
+ * path (docs/performance_notes_max_pool.md, sessions 8 and 13).  With pH = pW = 1 this variant
+ * pairs each private cell (column 2j, output j's dx = 1) with the shared cell to its right
+ * (column 2j + 1: output j's dx = 2, then output j + 1's dx = 0 - the scatter's order, so the same
+ * bits).  Slots are then outputs: a row of W = 32n + 16 cells is n full 16-output blocks and one
+ * 8-output ymm block, and each block's 32 cells are whole 64-byte pieces of the row.  With the
+ * plane on a 64-byte boundary and 2W bytes per row (an odd number of half lines), a window row
+ * finishes an odd row, which starts half a line in (its lines are two neighbouring vectors'
+ * halves), and an even row, which starts on a line and whose last half line is carried into the
+ * next odd row.  So every cell goes from registers straight to whole lines of gradInput, with no
+ * stage.  An index naming column -1 or row -1 (padding) or any cell outside its window sends the
+ * plane to the scatter, as in the slot kernel. */
+
+static bool next_pairing_fits(const bw_plan *p, const unsigned char *gi)
+{
+    const mp_geometry *g = &p->g;
+    return p->dtype == ACL_BF16 && g->pad_h == 1 && g->pad_w == 1 && g->height % 2 == 0 && g->width % 32 == 16 &&
+           g->width >= 48 && g->out_height == g->height / 2 && g->out_width == g->width / 2 &&
+           ((uintptr_t)gi & 63u) == 0;
+}
+
+/* The ymm forms of slot_add / slot_start (the same operand order, for the same NaN). */
+SLOT_TARGET static inline __m256 next_add8(__m256 acc, __mmask8 k, __m256 g)
+{
+    __asm__(SLOT_ADD_ASM : [acc] "+v"(acc) : [g] "v"(g), [k] "Yk"(k));
+    return acc;
+}
+
+SLOT_TARGET static inline __m256 next_start8(__mmask8 k, __m256 g)
+{
+    __m256 acc;
+    const __m256 zero = _mm256_setzero_ps();
+    __asm__(SLOT_START_ASM : [acc] "=v"(acc) : [g] "v"(g), [zero] "v"(zero), [k] "Yk"(k));
+    return acc;
+}
+
+/* A window row's constants: each cell's offset from a window's first cell (dy*W + dx). */
+typedef struct next_cells {
+    __m512i at0, at1, at2, at_w0, at_w1, at_w2, at_2w0, at_2w1, at_2w2;
+} next_cells;
+
+SLOT_TARGET static inline __m512i next_round_pair(__m512 private_cells, __m512 shared_cells)
+{
+    return _mm512_permutexvar_epi16(_mm512_load_si512(slot_words_pair),
+                                    nn512_round_bf16_pair_normal(private_cells, shared_cells));
+}
+
+SLOT_TARGET static inline __m256i next_round_pair8(__m256 private_cells, __m256 shared_cells)
+{
+    static const uint16_t words[16] __attribute__((aligned(32))) = {0, 8, 1, 9, 2, 10, 3, 11,
+                                                                     4, 12, 5, 13, 6, 14, 7, 15};
+    const __m256bh bh = _mm256_cvtne2ps_pbh(shared_cells, private_cells);
+    __m256i bits;
+    __builtin_memcpy(&bits, &bh, sizeof bits);
+    return _mm256_permutexvar_epi16(_mm256_load_si256((const __m256i *)words), bits);
+}
+
+SLOT_TARGET static inline void next_put(unsigned char *dst, __m512i line, bool stream)
+{
+    if (stream) _mm512_stream_si512((void *)dst, line);
+    else _mm512_store_si512((void *)dst, line);
+}
+
+/* The 16 outputs of one full block: g / rel and the next outputs' g_n / rel_n (shifted in).
+ * Returns the odd (top) row's and the even (middle) row's 32 cells; the bottom row goes to the
+ * pending halves.  `first`: lane 0 is output 0, whose dx = 0 names column -1. */
+SLOT_TARGET static inline __attribute__((always_inline)) __mmask16
+next_block(const next_cells *c, __m512 g, __m512i rel, __m512 g_n, __m512i rel_n, float *pend_q, float *pend_s,
+           bool first, bool top_row_0, __m512i *top, __m512i *mid)
+{
+    const __m512i dx = _mm512_min_epu32(rel, _mm512_min_epu32(_mm512_sub_epi32(rel, c->at_w0),
+                                                               _mm512_sub_epi32(rel, c->at_2w0)));
+    __mmask16 bad = _mm512_cmpgt_epu32_mask(dx, c->at2);
+    if (first) bad |= _mm512_mask_cmpeq_epi32_mask(1, dx, c->at0);
+    if (top_row_0) bad |= _mm512_cmplt_epu32_mask(rel, c->at_w0);
+    __m512 q = slot_add(_mm512_loadu_ps(pend_q), _mm512_cmpeq_epi32_mask(rel, c->at1), g);
+    __m512 s = slot_add(_mm512_loadu_ps(pend_s), _mm512_cmpeq_epi32_mask(rel, c->at2), g);
+    s = slot_add(s, _mm512_cmpeq_epi32_mask(rel_n, c->at0), g_n);
+    *top = next_round_pair(q, s);
+    q = slot_start(_mm512_cmpeq_epi32_mask(rel, c->at_w1), g);
+    s = slot_start(_mm512_cmpeq_epi32_mask(rel, c->at_w2), g);
+    s = slot_add(s, _mm512_cmpeq_epi32_mask(rel_n, c->at_w0), g_n);
+    *mid = next_round_pair(q, s);
+    _mm512_storeu_ps(pend_q, slot_start(_mm512_cmpeq_epi32_mask(rel, c->at_2w1), g));
+    s = slot_start(_mm512_cmpeq_epi32_mask(rel, c->at_2w2), g);
+    _mm512_storeu_ps(pend_s, slot_add(s, _mm512_cmpeq_epi32_mask(rel_n, c->at_2w0), g_n));
+    return bad;
+}
+
+/* The row's last 8 outputs (their next output does not exist: lane 7's g_n is masked off). */
+SLOT_TARGET static inline __attribute__((always_inline)) __mmask8
+next_block8(const next_cells *c, __m256 g, __m256i rel, __m256 g_n, __m256i rel_n, float *pend_q, float *pend_s,
+            bool top_row_0, __m256i *top, __m256i *mid)
+{
+#define NEXT_AT(v) _mm512_castsi512_si256(c->v)
+    const __mmask8 has_next = 0x7f;
+    const __m256i dx = _mm256_min_epu32(rel, _mm256_min_epu32(_mm256_sub_epi32(rel, NEXT_AT(at_w0)),
+                                                               _mm256_sub_epi32(rel, NEXT_AT(at_2w0))));
+    __mmask8 bad = _mm256_cmpgt_epu32_mask(dx, NEXT_AT(at2));
+    if (top_row_0) bad |= _mm256_cmplt_epu32_mask(rel, NEXT_AT(at_w0));
+    __m256 q = next_add8(_mm256_loadu_ps(pend_q), _mm256_cmpeq_epi32_mask(rel, NEXT_AT(at1)), g);
+    __m256 s = next_add8(_mm256_loadu_ps(pend_s), _mm256_cmpeq_epi32_mask(rel, NEXT_AT(at2)), g);
+    s = next_add8(s, _mm256_mask_cmpeq_epi32_mask(has_next, rel_n, NEXT_AT(at0)), g_n);
+    *top = next_round_pair8(q, s);
+    q = next_start8(_mm256_cmpeq_epi32_mask(rel, NEXT_AT(at_w1)), g);
+    s = next_start8(_mm256_cmpeq_epi32_mask(rel, NEXT_AT(at_w2)), g);
+    s = next_add8(s, _mm256_mask_cmpeq_epi32_mask(has_next, rel_n, NEXT_AT(at_w0)), g_n);
+    *mid = next_round_pair8(q, s);
+    _mm256_storeu_ps(pend_q, next_start8(_mm256_cmpeq_epi32_mask(rel, NEXT_AT(at_2w1)), g));
+    s = next_start8(_mm256_cmpeq_epi32_mask(rel, NEXT_AT(at_2w2)), g);
+    _mm256_storeu_ps(pend_s, next_add8(s, _mm256_mask_cmpeq_epi32_mask(has_next, rel_n, NEXT_AT(at_2w0)), g_n));
+#undef NEXT_AT
+    return bad;
+}
+
+/* bf16 gradients of outputs [at, at + 16) (live lanes) widened to fp32. */
+SLOT_TARGET static inline __m512 next_load_grad(const uint16_t *grow, int64_t at, __mmask16 live)
+{
+    return _mm512_castsi512_ps(
+        _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(live, grow + at)), 16));
+}
+
+/* Window row i (0 <= i < Ho): its blocks, then its odd row 2i-1 (not for i = 0) and even row 2i
+ * into gradInput; `carry` holds the previous even row's last half line and takes this one's. */
+SLOT_TARGET static inline __attribute__((always_inline)) __mmask16
+next_window_row(const next_cells *c, const uint16_t *grow, const unaligned_i32 *irow, int64_t i, int64_t W,
+                int64_t blocks, float *pend_q, float *pend_s, unsigned char *gi, __m256i *carry, bool stream,
+                bool row_0)
+{
+    /* the odd row's first line begins half a line before it; both pointers are on lines */
+    unsigned char *odd = row_0 ? gi : gi + (2 * i - 1) * W * 2 - 32, *even = gi + 2 * i * W * 2;
+    const __m512i lane2 = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    /* lane l of block b: output j = 16b + l, whose window starts at cell (2i-1)*W + 2j - 1 */
+    __m512i origin = _mm512_add_epi32(_mm512_set1_epi32((int32_t)((2 * i - 1) * W - 1)), lane2);
+    const __m512i block_step = _mm512_set1_epi32(32);
+    __m512 g = next_load_grad(grow, 0, 0xffff);
+    __m512i rel = _mm512_sub_epi32(_mm512_loadu_si512((const void *)irow), origin);
+    __m512i top_prev = _mm512_inserti64x4(_mm512_setzero_si512(), *carry, 1); /* as a vector's upper half */
+    __mmask16 bad = 0;
+    for (int64_t b = 0; b < blocks; ++b) {
+        /* the next block (the last, 8-output one as lanes 0-7) for the shifted-in outputs */
+        const __mmask16 live_next = b + 1 < blocks ? 0xffff : 0x00ff;
+        const __m512i origin_next = _mm512_add_epi32(origin, block_step);
+        const __m512 g_next = next_load_grad(grow, 16 * (b + 1), live_next);
+        const __m512i rel_next =
+            _mm512_sub_epi32(_mm512_maskz_loadu_epi32(live_next, (const void *)(irow + 16 * (b + 1))), origin_next);
+        const __m512 g_n = _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(g_next), _mm512_castps_si512(g), 1));
+        const __m512i rel_n = _mm512_alignr_epi32(rel_next, rel, 1);
+        __m512i top, mid;
+        if (b == 0)
+            bad |= next_block(c, g, rel, g_n, rel_n, pend_q, pend_s, true, row_0, &top, &mid);
+        else
+            bad |= next_block(c, g, rel, g_n, rel_n, pend_q + 16 * b, pend_s + 16 * b, false, row_0, &top, &mid);
+        /* odd row: line b is the previous vector's upper half and this one's lower half */
+        if (!row_0) next_put(odd + 64 * b, _mm512_alignr_epi64(top, top_prev, 4), stream);
+        next_put(even + 64 * b, mid, stream);
+        top_prev = top;
+        g = g_next, rel = rel_next, origin = origin_next;
+    }
+    /* the last 8 outputs (lanes 8-15 of g are zero; lane 7's next output is masked off) */
+    __m256i top8, mid8;
+    const __m512 g_n = _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(g), _mm512_castps_si512(g), 1));
+    const __m512i rel_n = _mm512_alignr_epi32(rel, rel, 1);
+    bad |= next_block8(c, _mm512_castps512_ps256(g), _mm512_castsi512_si256(rel), _mm512_castps512_ps256(g_n),
+                       _mm512_castsi512_si256(rel_n), pend_q + 16 * blocks, pend_s + 16 * blocks, row_0, &top8,
+                       &mid8);
+    if (!row_0) next_put(odd + 64 * blocks, _mm512_alignr_epi64(_mm512_castsi256_si512(top8), top_prev, 4), stream);
+    *carry = mid8;
+    return bad;
+}
+
+/* The last odd row (H - 1), which only the last window row's dy = 2 cells reach. */
+SLOT_TARGET static void next_last_row(const float *pend_q, const float *pend_s, int64_t blocks, unsigned char *odd,
+                                      __m256i carry, bool stream)
+{
+    __m512i top_prev = _mm512_inserti64x4(_mm512_setzero_si512(), carry, 1);
+    for (int64_t b = 0; b < blocks; ++b) {
+        const __m512i top = next_round_pair(_mm512_loadu_ps(pend_q + 16 * b), _mm512_loadu_ps(pend_s + 16 * b));
+        next_put(odd + 64 * b, _mm512_alignr_epi64(top, top_prev, 4), stream);
+        top_prev = top;
+    }
+    const __m256i top8 = next_round_pair8(_mm256_loadu_ps(pend_q + 16 * blocks), _mm256_loadu_ps(pend_s + 16 * blocks));
+    next_put(odd + 64 * blocks, _mm512_alignr_epi64(_mm512_castsi256_si512(top8), top_prev, 4), stream);
+}
+
+/* Writes one bf16 plane (next_pairing_fits); false when some index is not a cell of its window
+ * inside the plane (the plane is then partly written, and redone by the scatter). */
+SLOT_TARGET static bool next_3x3s2_plane_bf16(const bw_plan *p, unsigned char *gi, const unsigned char *grad,
+                                              const unsigned char *mask, float *scratch)
+{
+    const int64_t W = p->g.width, Ho = p->g.out_height, Wo = p->g.out_width, blocks = Wo / 16;
+    float *pend_q = scratch, *pend_s = scratch + p->slot_stride;
+    const __m512i row_step = _mm512_set1_epi32((int32_t)W), at1 = _mm512_set1_epi32(1), at2 = _mm512_set1_epi32(2);
+    const __m512i at_2w0 = _mm512_add_epi32(row_step, row_step);
+    const next_cells c = {_mm512_setzero_si512(), at1, at2,
+                          row_step, _mm512_add_epi32(row_step, at1), _mm512_add_epi32(row_step, at2),
+                          at_2w0, _mm512_add_epi32(at_2w0, at1), _mm512_add_epi32(at_2w0, at2)};
+    const uint16_t *grad16 = (const uint16_t *)grad;
+    const unaligned_i32 *index = (const unaligned_i32 *)mask;
+    const bool stream = p->stream_stores;
+    __m256i carry = _mm256_setzero_si256();
+    __mmask16 bad = 0;
+    for (int64_t i = 0; i < Ho; ++i) {
+        slot_prefetch_row(grad, index, i, Wo, 2, Ho); /* gradients a plane ahead, as bf16 slot_rows */
+        if (i == 0)
+            bad |= next_window_row(&c, grad16, index, 0, W, blocks, pend_q, pend_s, gi, &carry, stream, true);
+        else
+            bad |= next_window_row(&c, grad16 + i * Wo, index + i * Wo, i, W, blocks, pend_q, pend_s, gi, &carry,
+                                   stream, false);
+    }
+    next_last_row(pend_q, pend_s, blocks, gi + (2 * Ho - 1) * W * 2 - 32, carry, stream);
+    return bad == 0;
+}
+
 /* Writes one plane of gradInput; false (plane partly written) when some index is not a cell of
  * its own window inside the plane. */
 SLOT_TARGET static bool slots_3x3s2_plane(const bw_plan *p, unsigned char *gi, const unsigned char *grad,
@@ -859,6 +1085,7 @@ SLOT_TARGET static bool slots_3x3s2_plane(const bw_plan *p, unsigned char *gi, c
                             int64_t);
     const bool pairs = p->dtype == ACL_BF16 && nn_cpu_avx512bf16() &&
                        !slot_tiny_gradients((const uint16_t *)grad, g->out_height * g->out_width);
+    if (pairs && next_pairing_fits(p, gi)) return next_3x3s2_plane_bf16(p, gi, grad, mask, scratch);
     const rows_fn inner = p->dtype == ACL_FLOAT     ? slot_rows_f32
                           : p->dtype == ACL_FLOAT16 ? slot_rows_f16
                           : pairs                   ? slot_rows_bf16_pairs
