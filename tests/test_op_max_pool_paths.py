@@ -289,32 +289,36 @@ def test_3x3_stray_indices_in_full_blocks(pad, dtype):
 
 
 # ---------------------------------------------------------------------------------------------
-# bf16, padding 1, even H, W = 32n + 16 (the ResNet stem pool's 112x112): the right-paired path,
-# which writes whole lines straight from registers (max_pool2d_with_mask_backward.c,
-# next_3x3s2_plane_bf16); other planes take the slots path above
+# fp16 / bf16, padding 1, even H, W = 32n + 16 (the ResNet stem pool's 112x112): the right-paired
+# path, which writes whole lines straight from registers (max_pool2d_with_mask_backward.c,
+# next_3x3s2_plane); other planes take the slots path above
 # ---------------------------------------------------------------------------------------------
 
 RIGHT_PAIRED_SHAPES = [(1, 2, 4, 48), (2, 3, 10, 80), (1, 1, 6, 112), (3, 12, 176), (1, 2, 112, 112)]
+HALF_DTYPES = [np.float16, BF16]
+HALF_IDS = ["fp16", "bf16"]
 
 
+@pytest.mark.parametrize("dtype", HALF_DTYPES, ids=HALF_IDS)
 @pytest.mark.parametrize("ceil_mode", [False, True], ids=["floor", "ceil"])
 @pytest.mark.parametrize("shape", RIGHT_PAIRED_SHAPES, ids=lambda s: "x".join(map(str, s)))
-def test_right_paired_bf16_with_forward_mask(shape, ceil_mode):
-    x = with_spikes(random_array(shape, np.float32, 41), 42).astype(BF16)
+def test_right_paired_with_forward_mask(shape, ceil_mode, dtype):
+    x = with_spikes(random_array(shape, np.float32, 41), 42).astype(dtype)
     out, mask = max_pool2d_with_mask(x, 3, 2, 1, 1, ceil_mode)
-    grad = random_array(out.shape, BF16, 43)
+    grad = random_array(out.shape, dtype, 43)
     index = stream_of(mask, out.size).reshape(out.shape)
     got = max_pool2d_with_mask_backward(grad, x, mask, 3, 2, 1, 1, ceil_mode)
-    assert_bits(got, reference(grad, index, x.shape, BF16))
+    assert_bits(got, reference(grad, index, x.shape, dtype))
 
 
+@pytest.mark.parametrize("dtype", HALF_DTYPES, ids=HALF_IDS)
 @pytest.mark.parametrize("shape", [(2, 3, 12, 48), (2, 3, 10, 80)], ids=lambda s: "x".join(map(str, s)))
-def test_right_paired_bf16_stray_indices(shape):
+def test_right_paired_stray_indices(shape, dtype):
     """Each kind of index the right pairing cannot place sends its plane to the scatter: column -1
     of output 0's window (the row above's last cell), one column right of the window in a full
     block and in the last 8-output block (wrapping to the next row there), one row below the
     window, and a cell of another window on the plane's last window row."""
-    x = random_array(shape, BF16, 44)
+    x = random_array(shape, dtype, 44)
     out, mask = max_pool2d_with_mask(x, 3, 2, 1)
     index = stream_of(mask, out.size).reshape(out.shape).copy()
     ho, wo = out.shape[-2:]
@@ -328,35 +332,42 @@ def test_right_paired_bf16_stray_indices(shape):
     index[0, 2, 3, wo - 1] = origin(3, wo - 1) + 3      # dx = 3 in the last block: the next row's first cell
     index[1, 0, 1, wo - 3] = origin(1, wo - 3) + 3 * w  # dy = 3 in the last block
     index[1, 2, ho - 1, 17] = 0                         # the last window row names the first cell
-    grad = random_array(out.shape, BF16, 45)
+    grad = random_array(out.shape, dtype, 45)
     got = max_pool2d_with_mask_backward(grad, x, mask_from_stream(index, 3), 3, 2, 1)
-    assert_bits(got, reference(grad, index, x.shape, BF16))
+    assert_bits(got, reference(grad, index, x.shape, dtype))
 
 
+@pytest.mark.parametrize("dtype", HALF_DTYPES, ids=HALF_IDS)
 @pytest.mark.parametrize("ow", [5, 22], ids=["full_block", "last_block"])
-def test_right_paired_bf16_index_above_the_plane_is_reported(ow):
+def test_right_paired_index_above_the_plane_is_reported(ow, dtype):
     """The first window row's top cells lie in row -1 (padding): an index naming one is outside
     the plane and must be reported at synchronize, not dropped with the row the path never
     writes."""
-    x = random_array((1, 2, 8, 48), BF16, 48)
+    x = random_array((1, 2, 8, 48), dtype, 48)
     out, mask = max_pool2d_with_mask(x, 3, 2, 1)
     index = stream_of(mask, out.size).reshape(out.shape).copy()
     index[0, 1, 0, ow] = -48 + 2 * ow - 1 + 1         # window (0, ow)'s top row, its middle column
-    grad = random_array(out.shape, BF16, 49)
+    grad = random_array(out.shape, dtype, 49)
     with pytest.raises(pyaclnn.AclError) as err:
         max_pool2d_with_mask_backward(grad, x, mask_from_stream(index, 3), 3, 2, 1)
     assert err.value.code == 507015 and str(-48 + 2 * ow) in err.value.message
 
 
-def test_right_paired_bf16_negative_zero_and_nan_payloads():
+# (exponent field, quiet bit, quiet NaN, signalling NaN, negative quiet NaN) of each dtype
+HALF_NAN_BITS = {"fp16": (0x7c00, 0x0200, 0x7e01, 0x7c02, 0xfe03), "bf16": (0x7f80, 0x0040, 0x7fc1, 0x7f82, 0xffc3)}
+
+
+@pytest.mark.parametrize("dtype", HALF_DTYPES, ids=HALF_IDS)
+def test_right_paired_negative_zero_and_nan_payloads(dtype):
     """-0.0 gradients become +0.0 and NaNs meeting in a cell keep the first one's payload
-    (quieted), as in the scatter; four different bf16 NaNs reach every odd/odd cell."""
+    (quieted), as in the scatter; different NaNs reach every odd/odd cell."""
+    exponent, quiet, qnan, snan, neg_qnan = HALF_NAN_BITS["fp16" if dtype == np.float16 else "bf16"]
     x = np.full((1, 2, 6, 48), -1.0, np.float32)
     x[..., 1::2, 1::2] = 5.0                       # every odd/odd cell is the argmax of four windows
-    x = x.astype(BF16)
+    x = x.astype(dtype)
     out, mask = max_pool2d_with_mask(x, 3, 2, 1)
-    payloads = np.array([0x7fc1, 0x7f82, 0xffc3, 0x0000, 0x8000], np.uint16)
-    grad = payloads[np.arange(out.size) % 5].view(BF16).reshape(out.shape)
+    payloads = np.array([qnan, snan, neg_qnan, 0x0000, 0x8000], np.uint16)
+    grad = payloads[np.arange(out.size) % 5].view(dtype).reshape(out.shape)
     index = stream_of(mask, out.size).reshape(out.shape)
     got = max_pool2d_with_mask_backward(grad, x, mask, 3, 2, 1)
     # the rule of an x86 add with the accumulator first: a NaN accumulator stays (quieted),
@@ -366,24 +377,25 @@ def test_right_paired_bf16_negative_zero_and_nan_payloads():
     for plane in range(2):
         for o, cell in enumerate(index.reshape(2, -1)[plane]):
             acc, g = flat_want[plane, cell], bits[plane, o]
-            if acc & 0x7fff <= 0x7f80 and g & 0x7fff > 0x7f80:
-                flat_want[plane, cell] = g | 0x40
-    assert_bits(got, want.view(BF16))
+            if acc & 0x7fff <= exponent and g & 0x7fff > exponent:
+                flat_want[plane, cell] = g | quiet
+    assert_bits(got, want.view(dtype))
 
 
-def test_right_paired_bf16_unaligned_gradinput():
+@pytest.mark.parametrize("dtype", HALF_DTYPES, ids=HALF_IDS)
+def test_right_paired_unaligned_gradinput(dtype):
     """A gradInput view that starts off a cache line cannot take whole-line stores: its planes
     take the slots path, with the same bits."""
     shape = (2, 3, 8, 48)
-    x = random_array(shape, BF16, 46)
+    x = random_array(shape, dtype, 46)
     out, mask = max_pool2d_with_mask(x, 3, 2, 1)
-    grad = random_array(out.shape, BF16, 47)
-    want = reference(grad, stream_of(mask, out.size).reshape(out.shape), shape, BF16)
+    grad = random_array(out.shape, dtype, 47)
+    want = reference(grad, stream_of(mask, out.size).reshape(out.shape), shape, dtype)
     for offset in (1, 16, 32):
         numel = int(np.prod(shape))
         with pyaclnn.Tensor.from_numpy(grad) as go, pyaclnn.Tensor.from_numpy(x) as xt, \
                 pyaclnn.Tensor.from_numpy(mask) as mt, \
-                pyaclnn.Tensor.strided(np.full(shape, np.nan, BF16), None, offset, numel + offset) as gi:
+                pyaclnn.Tensor.strided(np.full(shape, np.nan, dtype), None, offset, numel + offset) as gi:
             pyaclnn.run_op("MaxPool2dWithMaskBackward", go, xt, mt, [3, 3], [2, 2], [1, 1], [1, 1], False, gi)
             assert_bits(gi.numpy(), want, "offset %d" % offset)
 

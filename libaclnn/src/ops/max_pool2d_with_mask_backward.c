@@ -865,10 +865,10 @@ SLOT_ROWS_KERNEL(slot_rows_bf16_pairs_edge, ACL_BF16, true, true)
  * stage.  An index naming column -1 or row -1 (padding) or any cell outside its window sends the
  * plane to the scatter, as in the slot kernel. */
 
-static bool next_pairing_fits(const bw_plan *p, const unsigned char *gi)
+static bool next_pairing_fits(const bw_plan *p, const unsigned char *gi, bool bf16_pairs)
 {
     const mp_geometry *g = &p->g;
-    return p->dtype == ACL_BF16 && g->pad_h == 1 && g->pad_w == 1 && g->height % 2 == 0 && g->width % 32 == 16 &&
+    return (p->dtype == ACL_FLOAT16 || (p->dtype == ACL_BF16 && bf16_pairs)) && g->pad_h == 1 && g->pad_w == 1 && g->height % 2 == 0 && g->width % 32 == 16 &&
            g->width >= 48 && g->out_height == g->height / 2 && g->out_width == g->width / 2 &&
            ((uintptr_t)gi & 63u) == 0;
 }
@@ -893,14 +893,30 @@ typedef struct next_cells {
     __m512i at0, at1, at2, at_w0, at_w1, at_w2, at_2w0, at_2w1, at_2w2;
 } next_cells;
 
-SLOT_TARGET static inline __m512i next_round_pair(__m512 private_cells, __m512 shared_cells)
+/* 16 slots' private and shared cells rounded to the dtype and interleaved: the 32 cells of
+ * columns 2j, 2j + 1, ... in order (bf16 only for sums known not to be subnormal). */
+SLOT_TARGET static inline __attribute__((always_inline)) __m512i next_round_pair(__m512 private_cells,
+                                                                                  __m512 shared_cells,
+                                                                                  aclDataType dtype)
 {
+    if (dtype == ACL_FLOAT16)
+        return _mm512_permutex2var_epi16(_mm512_castsi256_si512(nn512_round_f16(private_cells)),
+                                         _mm512_load_si512(slot_words_f16),
+                                         _mm512_castsi256_si512(nn512_round_f16(shared_cells)));
     return _mm512_permutexvar_epi16(_mm512_load_si512(slot_words_pair),
                                     nn512_round_bf16_pair_normal(private_cells, shared_cells));
 }
 
-SLOT_TARGET static inline __m256i next_round_pair8(__m256 private_cells, __m256 shared_cells)
+SLOT_TARGET static inline __attribute__((always_inline)) __m256i next_round_pair8(__m256 private_cells,
+                                                                                   __m256 shared_cells,
+                                                                                   aclDataType dtype)
 {
+    if (dtype == ACL_FLOAT16) {
+        const int round = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+        const __m128i q = _mm256_maskz_cvtps_ph(0xff, private_cells, round),
+                      s = _mm256_maskz_cvtps_ph(0xff, shared_cells, round);
+        return _mm256_set_m128i(_mm_unpackhi_epi16(q, s), _mm_unpacklo_epi16(q, s));
+    }
     static const uint16_t words[16] __attribute__((aligned(32))) = {0, 8, 1, 9, 2, 10, 3, 11,
                                                                      4, 12, 5, 13, 6, 14, 7, 15};
     const __m256bh bh = _mm256_cvtne2ps_pbh(shared_cells, private_cells);
@@ -920,7 +936,7 @@ SLOT_TARGET static inline void next_put(unsigned char *dst, __m512i line, bool s
  * pending halves.  `first`: lane 0 is output 0, whose dx = 0 names column -1. */
 SLOT_TARGET static inline __attribute__((always_inline)) __mmask16
 next_block(const next_cells *c, __m512 g, __m512i rel, __m512 g_n, __m512i rel_n, float *pend_q, float *pend_s,
-           bool first, bool top_row_0, __m512i *top, __m512i *mid)
+           bool first, bool top_row_0, aclDataType dtype, __m512i *top, __m512i *mid)
 {
     const __m512i dx = _mm512_min_epu32(rel, _mm512_min_epu32(_mm512_sub_epi32(rel, c->at_w0),
                                                                _mm512_sub_epi32(rel, c->at_2w0)));
@@ -930,11 +946,11 @@ next_block(const next_cells *c, __m512 g, __m512i rel, __m512 g_n, __m512i rel_n
     __m512 q = slot_add(_mm512_loadu_ps(pend_q), _mm512_cmpeq_epi32_mask(rel, c->at1), g);
     __m512 s = slot_add(_mm512_loadu_ps(pend_s), _mm512_cmpeq_epi32_mask(rel, c->at2), g);
     s = slot_add(s, _mm512_cmpeq_epi32_mask(rel_n, c->at0), g_n);
-    *top = next_round_pair(q, s);
+    *top = next_round_pair(q, s, dtype);
     q = slot_start(_mm512_cmpeq_epi32_mask(rel, c->at_w1), g);
     s = slot_start(_mm512_cmpeq_epi32_mask(rel, c->at_w2), g);
     s = slot_add(s, _mm512_cmpeq_epi32_mask(rel_n, c->at_w0), g_n);
-    *mid = next_round_pair(q, s);
+    *mid = next_round_pair(q, s, dtype);
     _mm512_storeu_ps(pend_q, slot_start(_mm512_cmpeq_epi32_mask(rel, c->at_2w1), g));
     s = slot_start(_mm512_cmpeq_epi32_mask(rel, c->at_2w2), g);
     _mm512_storeu_ps(pend_s, slot_add(s, _mm512_cmpeq_epi32_mask(rel_n, c->at_2w0), g_n));
@@ -944,7 +960,7 @@ next_block(const next_cells *c, __m512 g, __m512i rel, __m512 g_n, __m512i rel_n
 /* The row's last 8 outputs (their next output does not exist: lane 7's g_n is masked off). */
 SLOT_TARGET static inline __attribute__((always_inline)) __mmask8
 next_block8(const next_cells *c, __m256 g, __m256i rel, __m256 g_n, __m256i rel_n, float *pend_q, float *pend_s,
-            bool top_row_0, __m256i *top, __m256i *mid)
+            bool top_row_0, aclDataType dtype, __m256i *top, __m256i *mid)
 {
 #define NEXT_AT(v) _mm512_castsi512_si256(c->v)
     const __mmask8 has_next = 0x7f;
@@ -955,11 +971,11 @@ next_block8(const next_cells *c, __m256 g, __m256i rel, __m256 g_n, __m256i rel_
     __m256 q = next_add8(_mm256_loadu_ps(pend_q), _mm256_cmpeq_epi32_mask(rel, NEXT_AT(at1)), g);
     __m256 s = next_add8(_mm256_loadu_ps(pend_s), _mm256_cmpeq_epi32_mask(rel, NEXT_AT(at2)), g);
     s = next_add8(s, _mm256_mask_cmpeq_epi32_mask(has_next, rel_n, NEXT_AT(at0)), g_n);
-    *top = next_round_pair8(q, s);
+    *top = next_round_pair8(q, s, dtype);
     q = next_start8(_mm256_cmpeq_epi32_mask(rel, NEXT_AT(at_w1)), g);
     s = next_start8(_mm256_cmpeq_epi32_mask(rel, NEXT_AT(at_w2)), g);
     s = next_add8(s, _mm256_mask_cmpeq_epi32_mask(has_next, rel_n, NEXT_AT(at_w0)), g_n);
-    *mid = next_round_pair8(q, s);
+    *mid = next_round_pair8(q, s, dtype);
     _mm256_storeu_ps(pend_q, next_start8(_mm256_cmpeq_epi32_mask(rel, NEXT_AT(at_2w1)), g));
     s = next_start8(_mm256_cmpeq_epi32_mask(rel, NEXT_AT(at_2w2)), g);
     _mm256_storeu_ps(pend_s, next_add8(s, _mm256_mask_cmpeq_epi32_mask(has_next, rel_n, NEXT_AT(at_2w0)), g_n));
@@ -967,11 +983,11 @@ next_block8(const next_cells *c, __m256 g, __m256i rel, __m256 g_n, __m256i rel_
     return bad;
 }
 
-/* bf16 gradients of outputs [at, at + 16) (live lanes) widened to fp32. */
-SLOT_TARGET static inline __m512 next_load_grad(const uint16_t *grow, int64_t at, __mmask16 live)
+/* fp16 / bf16 gradients of outputs [at, at + 16) (live lanes) widened to fp32. */
+SLOT_TARGET static inline __attribute__((always_inline)) __m512 next_load_grad(const uint16_t *grow, int64_t at,
+                                                                                __mmask16 live, aclDataType dtype)
 {
-    return _mm512_castsi512_ps(
-        _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(live, grow + at)), 16));
+    return nn512_load_f32(grow, at, live, dtype);
 }
 
 /* Window row i (0 <= i < Ho): its blocks, then its odd row 2i-1 (not for i = 0) and even row 2i
@@ -979,7 +995,7 @@ SLOT_TARGET static inline __m512 next_load_grad(const uint16_t *grow, int64_t at
 SLOT_TARGET static inline __attribute__((always_inline)) __mmask16
 next_window_row(const next_cells *c, const uint16_t *grow, const unaligned_i32 *irow, int64_t i, int64_t W,
                 int64_t blocks, float *pend_q, float *pend_s, unsigned char *gi, __m256i *carry, bool stream,
-                bool row_0)
+                bool row_0, aclDataType dtype)
 {
     /* the odd row's first line begins half a line before it; both pointers are on lines */
     unsigned char *odd = row_0 ? gi : gi + (2 * i - 1) * W * 2 - 32, *even = gi + 2 * i * W * 2;
@@ -987,7 +1003,7 @@ next_window_row(const next_cells *c, const uint16_t *grow, const unaligned_i32 *
     /* lane l of block b: output j = 16b + l, whose window starts at cell (2i-1)*W + 2j - 1 */
     __m512i origin = _mm512_add_epi32(_mm512_set1_epi32((int32_t)((2 * i - 1) * W - 1)), lane2);
     const __m512i block_step = _mm512_set1_epi32(32);
-    __m512 g = next_load_grad(grow, 0, 0xffff);
+    __m512 g = next_load_grad(grow, 0, 0xffff, dtype);
     __m512i rel = _mm512_sub_epi32(_mm512_loadu_si512((const void *)irow), origin);
     __m512i top_prev = _mm512_inserti64x4(_mm512_setzero_si512(), *carry, 1); /* as a vector's upper half */
     __mmask16 bad = 0;
@@ -995,16 +1011,17 @@ next_window_row(const next_cells *c, const uint16_t *grow, const unaligned_i32 *
         /* the next block (the last, 8-output one as lanes 0-7) for the shifted-in outputs */
         const __mmask16 live_next = b + 1 < blocks ? 0xffff : 0x00ff;
         const __m512i origin_next = _mm512_add_epi32(origin, block_step);
-        const __m512 g_next = next_load_grad(grow, 16 * (b + 1), live_next);
+        const __m512 g_next = next_load_grad(grow, 16 * (b + 1), live_next, dtype);
         const __m512i rel_next =
             _mm512_sub_epi32(_mm512_maskz_loadu_epi32(live_next, (const void *)(irow + 16 * (b + 1))), origin_next);
         const __m512 g_n = _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(g_next), _mm512_castps_si512(g), 1));
         const __m512i rel_n = _mm512_alignr_epi32(rel_next, rel, 1);
         __m512i top, mid;
         if (b == 0)
-            bad |= next_block(c, g, rel, g_n, rel_n, pend_q, pend_s, true, row_0, &top, &mid);
+            bad |= next_block(c, g, rel, g_n, rel_n, pend_q, pend_s, true, row_0, dtype, &top, &mid);
         else
-            bad |= next_block(c, g, rel, g_n, rel_n, pend_q + 16 * b, pend_s + 16 * b, false, row_0, &top, &mid);
+            bad |= next_block(c, g, rel, g_n, rel_n, pend_q + 16 * b, pend_s + 16 * b, false, row_0, dtype, &top,
+                              &mid);
         /* odd row: line b is the previous vector's upper half and this one's lower half */
         if (!row_0) next_put(odd + 64 * b, _mm512_alignr_epi64(top, top_prev, 4), stream);
         next_put(even + 64 * b, mid, stream);
@@ -1016,31 +1033,36 @@ next_window_row(const next_cells *c, const uint16_t *grow, const unaligned_i32 *
     const __m512 g_n = _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(g), _mm512_castps_si512(g), 1));
     const __m512i rel_n = _mm512_alignr_epi32(rel, rel, 1);
     bad |= next_block8(c, _mm512_castps512_ps256(g), _mm512_castsi512_si256(rel), _mm512_castps512_ps256(g_n),
-                       _mm512_castsi512_si256(rel_n), pend_q + 16 * blocks, pend_s + 16 * blocks, row_0, &top8,
-                       &mid8);
+                       _mm512_castsi512_si256(rel_n), pend_q + 16 * blocks, pend_s + 16 * blocks, row_0, dtype,
+                       &top8, &mid8);
     if (!row_0) next_put(odd + 64 * blocks, _mm512_alignr_epi64(_mm512_castsi256_si512(top8), top_prev, 4), stream);
     *carry = mid8;
     return bad;
 }
 
 /* The last odd row (H - 1), which only the last window row's dy = 2 cells reach. */
-SLOT_TARGET static void next_last_row(const float *pend_q, const float *pend_s, int64_t blocks, unsigned char *odd,
-                                      __m256i carry, bool stream)
+SLOT_TARGET static inline __attribute__((always_inline)) void
+next_last_row(const float *pend_q, const float *pend_s, int64_t blocks, unsigned char *odd, __m256i carry, bool stream,
+              aclDataType dtype)
 {
     __m512i top_prev = _mm512_inserti64x4(_mm512_setzero_si512(), carry, 1);
     for (int64_t b = 0; b < blocks; ++b) {
-        const __m512i top = next_round_pair(_mm512_loadu_ps(pend_q + 16 * b), _mm512_loadu_ps(pend_s + 16 * b));
+        const __m512i top =
+            next_round_pair(_mm512_loadu_ps(pend_q + 16 * b), _mm512_loadu_ps(pend_s + 16 * b), dtype);
         next_put(odd + 64 * b, _mm512_alignr_epi64(top, top_prev, 4), stream);
         top_prev = top;
     }
-    const __m256i top8 = next_round_pair8(_mm256_loadu_ps(pend_q + 16 * blocks), _mm256_loadu_ps(pend_s + 16 * blocks));
+    const __m256i top8 =
+        next_round_pair8(_mm256_loadu_ps(pend_q + 16 * blocks), _mm256_loadu_ps(pend_s + 16 * blocks), dtype);
     next_put(odd + 64 * blocks, _mm512_alignr_epi64(_mm512_castsi256_si512(top8), top_prev, 4), stream);
 }
 
-/* Writes one bf16 plane (next_pairing_fits); false when some index is not a cell of its window
- * inside the plane (the plane is then partly written, and redone by the scatter). */
-SLOT_TARGET static bool next_3x3s2_plane_bf16(const bw_plan *p, unsigned char *gi, const unsigned char *grad,
-                                              const unsigned char *mask, float *scratch)
+/* Writes one fp16 or bf16 plane (next_pairing_fits); false when some index is not a cell of its
+ * window inside the plane (the plane is then partly written, and redone by the scatter). */
+SLOT_TARGET static inline __attribute__((always_inline)) bool next_3x3s2_plane(const bw_plan *p, unsigned char *gi,
+                                                                                const unsigned char *grad,
+                                                                                const unsigned char *mask,
+                                                                                float *scratch, aclDataType dtype)
 {
     const int64_t W = p->g.width, Ho = p->g.out_height, Wo = p->g.out_width, blocks = Wo / 16;
     float *pend_q = scratch, *pend_s = scratch + p->slot_stride;
@@ -1057,13 +1079,25 @@ SLOT_TARGET static bool next_3x3s2_plane_bf16(const bw_plan *p, unsigned char *g
     for (int64_t i = 0; i < Ho; ++i) {
         slot_prefetch_row(grad, index, i, Wo, 2, Ho); /* gradients a plane ahead, as bf16 slot_rows */
         if (i == 0)
-            bad |= next_window_row(&c, grad16, index, 0, W, blocks, pend_q, pend_s, gi, &carry, stream, true);
+            bad |= next_window_row(&c, grad16, index, 0, W, blocks, pend_q, pend_s, gi, &carry, stream, true, dtype);
         else
             bad |= next_window_row(&c, grad16 + i * Wo, index + i * Wo, i, W, blocks, pend_q, pend_s, gi, &carry,
-                                   stream, false);
+                                   stream, false, dtype);
     }
-    next_last_row(pend_q, pend_s, blocks, gi + (2 * Ho - 1) * W * 2 - 32, carry, stream);
+    next_last_row(pend_q, pend_s, blocks, gi + (2 * Ho - 1) * W * 2 - 32, carry, stream, dtype);
     return bad == 0;
+}
+
+SLOT_TARGET static bool next_3x3s2_plane_bf16(const bw_plan *p, unsigned char *gi, const unsigned char *grad,
+                                              const unsigned char *mask, float *scratch)
+{
+    return next_3x3s2_plane(p, gi, grad, mask, scratch, ACL_BF16);
+}
+
+SLOT_TARGET static bool next_3x3s2_plane_f16(const bw_plan *p, unsigned char *gi, const unsigned char *grad,
+                                             const unsigned char *mask, float *scratch)
+{
+    return next_3x3s2_plane(p, gi, grad, mask, scratch, ACL_FLOAT16);
 }
 
 /* Writes one plane of gradInput; false (plane partly written) when some index is not a cell of
@@ -1085,7 +1119,9 @@ SLOT_TARGET static bool slots_3x3s2_plane(const bw_plan *p, unsigned char *gi, c
                             int64_t);
     const bool pairs = p->dtype == ACL_BF16 && nn_cpu_avx512bf16() &&
                        !slot_tiny_gradients((const uint16_t *)grad, g->out_height * g->out_width);
-    if (pairs && next_pairing_fits(p, gi)) return next_3x3s2_plane_bf16(p, gi, grad, mask, scratch);
+    if (next_pairing_fits(p, gi, pairs))
+        return p->dtype == ACL_BF16 ? next_3x3s2_plane_bf16(p, gi, grad, mask, scratch)
+                                    : next_3x3s2_plane_f16(p, gi, grad, mask, scratch);
     const rows_fn inner = p->dtype == ACL_FLOAT     ? slot_rows_f32
                           : p->dtype == ACL_FLOAT16 ? slot_rows_f16
                           : pairs                   ? slot_rows_bf16_pairs
