@@ -849,7 +849,7 @@ SLOT_ROWS_KERNEL(slot_rows_bf16_edge, ACL_BF16, true, false)
 SLOT_ROWS_KERNEL(slot_rows_bf16_pairs, ACL_BF16, false, true)
 SLOT_ROWS_KERNEL(slot_rows_bf16_pairs_edge, ACL_BF16, true, true)
 
-/* ---- bf16 planes whose rows are an odd number of half cache lines: cells paired to the right ----
+/* ---- fp16/bf16 planes whose rows are an odd number of half lines: cells paired to the right ----
  *
  * The ResNet stem's backward (112x112, k3s2p1) spends ~20 % of the slot kernel copying the line
  * stage out, and its rows of 57 slots end in a block with 9 live lanes of 16 that takes the masked
@@ -868,7 +868,8 @@ SLOT_ROWS_KERNEL(slot_rows_bf16_pairs_edge, ACL_BF16, true, true)
 static bool next_pairing_fits(const bw_plan *p, const unsigned char *gi, bool bf16_pairs)
 {
     const mp_geometry *g = &p->g;
-    return (p->dtype == ACL_FLOAT16 || (p->dtype == ACL_BF16 && bf16_pairs)) && g->pad_h == 1 && g->pad_w == 1 && g->height % 2 == 0 && g->width % 32 == 16 &&
+    const bool dtype_fits = p->dtype == ACL_FLOAT16 || (p->dtype == ACL_BF16 && bf16_pairs);
+    return dtype_fits && g->pad_h == 1 && g->pad_w == 1 && g->height % 2 == 0 && g->width % 32 == 16 &&
            g->width >= 48 && g->out_height == g->height / 2 && g->out_width == g->width / 2 &&
            ((uintptr_t)gi & 63u) == 0;
 }
@@ -1014,7 +1015,8 @@ next_window_row(const next_cells *c, const uint16_t *grow, const unaligned_i32 *
         const __m512 g_next = next_load_grad(grow, 16 * (b + 1), live_next, dtype);
         const __m512i rel_next =
             _mm512_sub_epi32(_mm512_maskz_loadu_epi32(live_next, (const void *)(irow + 16 * (b + 1))), origin_next);
-        const __m512 g_n = _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(g_next), _mm512_castps_si512(g), 1));
+        const __m512 g_n =
+            _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(g_next), _mm512_castps_si512(g), 1));
         const __m512i rel_n = _mm512_alignr_epi32(rel_next, rel, 1);
         __m512i top, mid;
         if (b == 0)
