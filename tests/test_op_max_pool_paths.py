@@ -59,6 +59,17 @@ def random_array(shape, dtype, seed):
     return rng.standard_normal(shape).astype(np.float32).astype(dtype)
 
 
+def check_backward_of_forward_mask(x, kernel, stride, pad, ceil_mode, grad_seed):
+    """The backward of the mask the forward wrote for x, against the reference loop; returns the
+    forward's output."""
+    out, mask = max_pool2d_with_mask(x, kernel, stride, pad, 1, ceil_mode)
+    grad = random_array(out.shape, x.dtype, grad_seed)
+    index = stream_of(mask, out.size).reshape(out.shape)
+    got = max_pool2d_with_mask_backward(grad, x, mask, kernel, stride, pad, 1, ceil_mode)
+    assert_bits(got, reference(grad, index, x.shape, x.dtype))
+    return out
+
+
 # shapes around the direct path's edges: odd/even H and W, rows shorter than, equal to and
 # longer than one 16-output step (W = 32 -> Wo = 16), 3-D and 4-D
 SHAPES = [(1, 1, 2, 2), (2, 3, 5, 7), (1, 2, 8, 31), (1, 1, 6, 32), (2, 1, 9, 33), (1, 2, 4, 70),
@@ -69,12 +80,7 @@ SHAPES = [(1, 1, 2, 2), (2, 3, 5, 7), (1, 2, 8, 31), (1, 1, 6, 32), (2, 1, 9, 33
 @pytest.mark.parametrize("ceil_mode", [False, True], ids=["floor", "ceil"])
 @pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
 def test_2x2_stride_2_with_forward_mask(shape, ceil_mode, dtype):
-    x = random_array(shape, dtype, 1)
-    out, mask = max_pool2d_with_mask(x, 2, 2, 0, 1, ceil_mode)
-    grad = random_array(out.shape, dtype, 2)
-    index = stream_of(mask, out.size).reshape(out.shape)
-    got = max_pool2d_with_mask_backward(grad, x, mask, 2, 2, 0, 1, ceil_mode)
-    assert_bits(got, reference(grad, index, x.shape, dtype))
+    check_backward_of_forward_mask(random_array(shape, dtype, 1), 2, 2, 0, ceil_mode, 2)
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=DT_IDS)
@@ -192,12 +198,8 @@ def with_spikes(x, seed):
 @pytest.mark.parametrize("shape", SHAPES_3X3, ids=lambda s: "x".join(map(str, s)))
 def test_3x3_stride_2_with_forward_mask(shape, pad, ceil_mode, dtype):
     x = with_spikes(random_array(shape, np.float32, 21), 22).astype(dtype)
-    out, mask = max_pool2d_with_mask(x, 3, 2, list(pad), 1, ceil_mode)
+    out = check_backward_of_forward_mask(x, 3, 2, list(pad), ceil_mode, 23)
     assert out.shape[-2:] == tuple(pooled_size(n, 3, 2, q, ceil_mode) for n, q in zip(shape[-2:], pad))
-    grad = random_array(out.shape, dtype, 23)
-    index = stream_of(mask, out.size).reshape(out.shape)
-    got = max_pool2d_with_mask_backward(grad, x, mask, 3, 2, list(pad), 1, ceil_mode)
-    assert_bits(got, reference(grad, index, x.shape, dtype))
 
 
 def test_3x3_stride_2_four_windows_on_one_cell_against_torch():
@@ -303,12 +305,8 @@ HALF_IDS = ["fp16", "bf16"]
 @pytest.mark.parametrize("ceil_mode", [False, True], ids=["floor", "ceil"])
 @pytest.mark.parametrize("shape", RIGHT_PAIRED_SHAPES, ids=lambda s: "x".join(map(str, s)))
 def test_right_paired_with_forward_mask(shape, ceil_mode, dtype):
-    x = with_spikes(random_array(shape, np.float32, 41), 42).astype(dtype)
-    out, mask = max_pool2d_with_mask(x, 3, 2, 1, 1, ceil_mode)
-    grad = random_array(out.shape, dtype, 43)
-    index = stream_of(mask, out.size).reshape(out.shape)
-    got = max_pool2d_with_mask_backward(grad, x, mask, 3, 2, 1, 1, ceil_mode)
-    assert_bits(got, reference(grad, index, x.shape, dtype))
+    check_backward_of_forward_mask(with_spikes(random_array(shape, np.float32, 41), 42).astype(dtype), 3, 2, 1,
+                                   ceil_mode, 43)
 
 
 @pytest.mark.parametrize("dtype", HALF_DTYPES, ids=HALF_IDS)
