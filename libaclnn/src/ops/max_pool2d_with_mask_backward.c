@@ -663,6 +663,21 @@ SLOT_TARGET static inline __attribute__((always_inline)) void store_slot_cells(u
     _mm512_mask_storeu_epi16(dst, keep, words);
 }
 
+/* Each cell of a 3x3 window as its offset from the window's first cell, dy*W + dx, in 16 lanes
+ * (what the indices relative to their window are compared with). */
+typedef struct window_cells {
+    __m512i at0, at1, at2, at_w0, at_w1, at_w2, at_2w0, at_2w1, at_2w2;
+} window_cells;
+
+SLOT_TARGET static inline __attribute__((always_inline)) window_cells window_cells_for(int64_t W)
+{
+    const __m512i row_step = _mm512_set1_epi32((int32_t)W), at1 = _mm512_set1_epi32(1), at2 = _mm512_set1_epi32(2);
+    const __m512i at_2w0 = _mm512_add_epi32(row_step, row_step);
+    return (window_cells){_mm512_setzero_si512(), at1, at2,
+                          row_step, _mm512_add_epi32(row_step, at1), _mm512_add_epi32(row_step, at2),
+                          at_2w0, _mm512_add_epi32(at_2w0, at1), _mm512_add_epi32(at_2w0, at2)};
+}
+
 /* What the blocks of one window row share (built once per row; always inlined, so it lives in
  * registers). */
 typedef struct slot_row {
@@ -673,7 +688,7 @@ typedef struct slot_row {
     int64_t pad_w, elem;
     bool nearest_ok;                      /* W >= 3: rel - {0, W, 2W} has one value in 0..2 at most */
     __mmask16 rows_live, top_gate, middle_gate, bottom_gate;
-    __m512i at0, at1, at2, at_w0, at_w1, at_w2, at_2w0, at_2w1, at_2w2;
+    window_cells cell;
 } slot_row;
 
 /* The previous block's gradients and indices (for lane 0's j-1), and the invalid outputs seen. */
@@ -692,25 +707,25 @@ slot_invalid(const slot_row *r, const slot_block *b, __m512i rel, __mmask16 live
              __mmask16 cell2, bool edge, bool full)
 {
     if (!edge && (full || r->nearest_ok)) {
-        const __m512i dx = _mm512_min_epu32(rel, _mm512_min_epu32(_mm512_sub_epi32(rel, r->at_w0),
-                                                                   _mm512_sub_epi32(rel, r->at_2w0)));
-        if (full) return _mm512_cmpgt_epu32_mask(dx, r->at2);
-        __mmask16 invalid = _mm512_mask_cmpgt_epu32_mask(live, dx, r->at2);
+        const __m512i dx = _mm512_min_epu32(rel, _mm512_min_epu32(_mm512_sub_epi32(rel, r->cell.at_w0),
+                                                                   _mm512_sub_epi32(rel, r->cell.at_2w0)));
+        if (full) return _mm512_cmpgt_epu32_mask(dx, r->cell.at2);
+        __mmask16 invalid = _mm512_mask_cmpgt_epu32_mask(live, dx, r->cell.at2);
         if (!b->whole)
-            invalid |= _mm512_mask_cmpeq_epi32_mask((__mmask16)(live & ~cell0), dx, r->at0) |
-                       _mm512_mask_cmpeq_epi32_mask((__mmask16)(live & ~cell1), dx, r->at1) |
-                       _mm512_mask_cmpeq_epi32_mask((__mmask16)(live & ~cell2), dx, r->at2);
+            invalid |= _mm512_mask_cmpeq_epi32_mask((__mmask16)(live & ~cell0), dx, r->cell.at0) |
+                       _mm512_mask_cmpeq_epi32_mask((__mmask16)(live & ~cell1), dx, r->cell.at1) |
+                       _mm512_mask_cmpeq_epi32_mask((__mmask16)(live & ~cell2), dx, r->cell.at2);
         return invalid;
     }
     const __mmask16 top0 = cell0 & r->top_gate, top1 = cell1 & r->top_gate, top2 = cell2 & r->top_gate;
     const __mmask16 mid0 = cell0 & r->middle_gate, mid1 = cell1 & r->middle_gate, mid2 = cell2 & r->middle_gate;
     const __mmask16 bot0 = cell0 & r->bottom_gate, bot1 = cell1 & r->bottom_gate, bot2 = cell2 & r->bottom_gate;
     const __mmask16 named =
-        _mm512_mask_cmpeq_epi32_mask(top0, rel, r->at0) | _mm512_mask_cmpeq_epi32_mask(top1, rel, r->at1) |
-        _mm512_mask_cmpeq_epi32_mask(top2, rel, r->at2) | _mm512_mask_cmpeq_epi32_mask(mid0, rel, r->at_w0) |
-        _mm512_mask_cmpeq_epi32_mask(mid1, rel, r->at_w1) | _mm512_mask_cmpeq_epi32_mask(mid2, rel, r->at_w2) |
-        _mm512_mask_cmpeq_epi32_mask(bot0, rel, r->at_2w0) | _mm512_mask_cmpeq_epi32_mask(bot1, rel, r->at_2w1) |
-        _mm512_mask_cmpeq_epi32_mask(bot2, rel, r->at_2w2);
+        _mm512_mask_cmpeq_epi32_mask(top0, rel, r->cell.at0) | _mm512_mask_cmpeq_epi32_mask(top1, rel, r->cell.at1) |
+        _mm512_mask_cmpeq_epi32_mask(top2, rel, r->cell.at2) | _mm512_mask_cmpeq_epi32_mask(mid0, rel, r->cell.at_w0) |
+        _mm512_mask_cmpeq_epi32_mask(mid1, rel, r->cell.at_w1) | _mm512_mask_cmpeq_epi32_mask(mid2, rel, r->cell.at_w2) |
+        _mm512_mask_cmpeq_epi32_mask(bot0, rel, r->cell.at_2w0) | _mm512_mask_cmpeq_epi32_mask(bot1, rel, r->cell.at_2w1) |
+        _mm512_mask_cmpeq_epi32_mask(bot2, rel, r->cell.at_2w2);
     return (__mmask16)(live & ~named);
 }
 
@@ -744,22 +759,22 @@ slot_block_step(const slot_row *r, const slot_block *b, int64_t j0, __m512i orig
     /* (the gradients go where the index says; a cell outside the plane is never stored) */
     __m512 shared = _mm512_loadu_ps(r->pending_shared + j0);
     __m512 private = _mm512_loadu_ps(r->pending_private + j0);
-    shared = slot_add(shared, _mm512_mask_cmpeq_epi32_mask(live_prev, rel_prev, r->at2), g_prev);
-    shared = slot_add(shared, _mm512_mask_cmpeq_epi32_mask(live, rel, r->at0), g);
-    private = slot_add(private, _mm512_mask_cmpeq_epi32_mask(live, rel, r->at1), g);
+    shared = slot_add(shared, _mm512_mask_cmpeq_epi32_mask(live_prev, rel_prev, r->cell.at2), g_prev);
+    shared = slot_add(shared, _mm512_mask_cmpeq_epi32_mask(live, rel, r->cell.at0), g);
+    private = slot_add(private, _mm512_mask_cmpeq_epi32_mask(live, rel, r->cell.at1), g);
     if (!edge || r->shared_row)
         store_slot_cells(r->shared_row + (2 * j0 - r->pad_w) * r->elem, shared, private, keep, dtype, pairs);
     /* row top + 1: dy = 1 only */
-    shared = slot_start(_mm512_mask_cmpeq_epi32_mask(live_prev, rel_prev, r->at_w2), g_prev);
-    shared = slot_add(shared, _mm512_mask_cmpeq_epi32_mask(live, rel, r->at_w0), g);
-    private = slot_start(_mm512_mask_cmpeq_epi32_mask(live, rel, r->at_w1), g);
+    shared = slot_start(_mm512_mask_cmpeq_epi32_mask(live_prev, rel_prev, r->cell.at_w2), g_prev);
+    shared = slot_add(shared, _mm512_mask_cmpeq_epi32_mask(live, rel, r->cell.at_w0), g);
+    private = slot_start(_mm512_mask_cmpeq_epi32_mask(live, rel, r->cell.at_w1), g);
     if (!edge || r->private_row)
         store_slot_cells(r->private_row + (2 * j0 - r->pad_w) * r->elem, shared, private, keep, dtype, pairs);
     /* row top + 2: dy = 2, finished by the next window row */
-    shared = slot_start(_mm512_mask_cmpeq_epi32_mask(live_prev, rel_prev, r->at_2w2), g_prev);
-    shared = slot_add(shared, _mm512_mask_cmpeq_epi32_mask(live, rel, r->at_2w0), g);
+    shared = slot_start(_mm512_mask_cmpeq_epi32_mask(live_prev, rel_prev, r->cell.at_2w2), g_prev);
+    shared = slot_add(shared, _mm512_mask_cmpeq_epi32_mask(live, rel, r->cell.at_2w0), g);
     _mm512_storeu_ps(r->pending_shared + j0, shared);
-    _mm512_storeu_ps(r->pending_private + j0, slot_start(_mm512_mask_cmpeq_epi32_mask(live, rel, r->at_2w1), g));
+    _mm512_storeu_ps(r->pending_private + j0, slot_start(_mm512_mask_cmpeq_epi32_mask(live, rel, r->cell.at_2w1), g));
 }
 
 /* Adds window row i (gradients grow, indices irow; no outputs when i >= Ho) to the plane:
@@ -774,8 +789,6 @@ SLOT_TARGET static inline __attribute__((always_inline)) void slot_window_row(sl
     /* cell rows inside the plane (top < H for every row pair; top + 1 >= 0 as pH <= 1, but a
      * ceil-mode window may start on the last row) */
     const bool top_in = !edge || top >= 0, middle_in = !edge || top + 1 < s->H, bottom_in = !edge || top + 2 < s->H;
-    const __m512i row_step = _mm512_set1_epi32((int32_t)W), at1 = _mm512_set1_epi32(1), at2 = _mm512_set1_epi32(2);
-    const __m512i at_2w0 = _mm512_add_epi32(row_step, row_step);
     /* locals: the stores below may alias anything, so fields of *s would be reloaded */
     const slot_row r = {
         grow, irow, s->pending_shared, s->pending_private,
@@ -784,9 +797,7 @@ SLOT_TARGET static inline __attribute__((always_inline)) void slot_window_row(sl
         s->pad_w, elem, W >= 3,
         (__mmask16)(!edge || i < s->Ho ? 0xFFFF : 0), (__mmask16)(top_in ? 0xFFFF : 0),
         (__mmask16)(middle_in ? 0xFFFF : 0), (__mmask16)(bottom_in ? 0xFFFF : 0),
-        _mm512_setzero_si512(), at1, at2,
-        row_step, _mm512_add_epi32(row_step, at1), _mm512_add_epi32(row_step, at2),
-        at_2w0, _mm512_add_epi32(at_2w0, at1), _mm512_add_epi32(at_2w0, at2)};
+        window_cells_for(W)};
     const slot_block *b = s->blocks;
     const int64_t slots = s->slots;
     slot_carry carry = {_mm512_setzero_ps(), _mm512_setzero_si512(), 0};
@@ -889,11 +900,6 @@ SLOT_TARGET static inline __m256 next_start8(__mmask8 k, __m256 g)
     return acc;
 }
 
-/* A window row's constants: each cell's offset from a window's first cell (dy*W + dx). */
-typedef struct next_cells {
-    __m512i at0, at1, at2, at_w0, at_w1, at_w2, at_2w0, at_2w1, at_2w2;
-} next_cells;
-
 /* 16 slots' private and shared cells rounded to the dtype and interleaved: the 32 cells of
  * columns 2j, 2j + 1, ... in order (bf16 only for sums known not to be subnormal). */
 SLOT_TARGET static inline __attribute__((always_inline)) __m512i next_round_pair(__m512 private_cells,
@@ -936,7 +942,7 @@ SLOT_TARGET static inline void next_put(unsigned char *dst, __m512i line, bool s
  * Returns the odd (top) row's and the even (middle) row's 32 cells; the bottom row goes to the
  * pending halves.  `first`: lane 0 is output 0, whose dx = 0 names column -1. */
 SLOT_TARGET static inline __attribute__((always_inline)) __mmask16
-next_block(const next_cells *c, __m512 g, __m512i rel, __m512 g_n, __m512i rel_n, float *pend_q, float *pend_s,
+next_block(const window_cells *c, __m512 g, __m512i rel, __m512 g_n, __m512i rel_n, float *pend_q, float *pend_s,
            bool first, bool top_row_0, aclDataType dtype, __m512i *top, __m512i *mid)
 {
     const __m512i dx = _mm512_min_epu32(rel, _mm512_min_epu32(_mm512_sub_epi32(rel, c->at_w0),
@@ -960,7 +966,7 @@ next_block(const next_cells *c, __m512 g, __m512i rel, __m512 g_n, __m512i rel_n
 
 /* The row's last 8 outputs (their next output does not exist: lane 7's g_n is masked off). */
 SLOT_TARGET static inline __attribute__((always_inline)) __mmask8
-next_block8(const next_cells *c, __m256 g, __m256i rel, __m256 g_n, __m256i rel_n, float *pend_q, float *pend_s,
+next_block8(const window_cells *c, __m256 g, __m256i rel, __m256 g_n, __m256i rel_n, float *pend_q, float *pend_s,
             bool top_row_0, aclDataType dtype, __m256i *top, __m256i *mid)
 {
 #define NEXT_AT(v) _mm512_castsi512_si256(c->v)
@@ -984,17 +990,10 @@ next_block8(const next_cells *c, __m256 g, __m256i rel, __m256 g_n, __m256i rel_
     return bad;
 }
 
-/* fp16 / bf16 gradients of outputs [at, at + 16) (live lanes) widened to fp32. */
-SLOT_TARGET static inline __attribute__((always_inline)) __m512 next_load_grad(const uint16_t *grow, int64_t at,
-                                                                                __mmask16 live, aclDataType dtype)
-{
-    return nn512_load_f32(grow, at, live, dtype);
-}
-
 /* Window row i (0 <= i < Ho): its blocks, then its odd row 2i-1 (not for i = 0) and even row 2i
  * into gradInput; `carry` holds the previous even row's last half line and takes this one's. */
 SLOT_TARGET static inline __attribute__((always_inline)) __mmask16
-next_window_row(const next_cells *c, const uint16_t *grow, const unaligned_i32 *irow, int64_t i, int64_t W,
+next_window_row(const window_cells *c, const uint16_t *grow, const unaligned_i32 *irow, int64_t i, int64_t W,
                 int64_t blocks, float *pend_q, float *pend_s, unsigned char *gi, __m256i *carry, bool stream,
                 bool row_0, aclDataType dtype)
 {
@@ -1004,7 +1003,7 @@ next_window_row(const next_cells *c, const uint16_t *grow, const unaligned_i32 *
     /* lane l of block b: output j = 16b + l, whose window starts at cell (2i-1)*W + 2j - 1 */
     __m512i origin = _mm512_add_epi32(_mm512_set1_epi32((int32_t)((2 * i - 1) * W - 1)), lane2);
     const __m512i block_step = _mm512_set1_epi32(32);
-    __m512 g = next_load_grad(grow, 0, 0xffff, dtype);
+    __m512 g = nn512_load_f32(grow, 0, 0xffff, dtype);
     __m512i rel = _mm512_sub_epi32(_mm512_loadu_si512((const void *)irow), origin);
     __m512i top_prev = _mm512_inserti64x4(_mm512_setzero_si512(), *carry, 1); /* as a vector's upper half */
     __mmask16 bad = 0;
@@ -1012,18 +1011,19 @@ next_window_row(const next_cells *c, const uint16_t *grow, const unaligned_i32 *
         /* the next block (the last, 8-output one as lanes 0-7) for the shifted-in outputs */
         const __mmask16 live_next = b + 1 < blocks ? 0xffff : 0x00ff;
         const __m512i origin_next = _mm512_add_epi32(origin, block_step);
-        const __m512 g_next = next_load_grad(grow, 16 * (b + 1), live_next, dtype);
+        const __m512 g_next = nn512_load_f32(grow, 16 * (b + 1), live_next, dtype);
         const __m512i rel_next =
             _mm512_sub_epi32(_mm512_maskz_loadu_epi32(live_next, (const void *)(irow + 16 * (b + 1))), origin_next);
         const __m512 g_n =
             _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(g_next), _mm512_castps_si512(g), 1));
         const __m512i rel_n = _mm512_alignr_epi32(rel_next, rel, 1);
         __m512i top, mid;
+        /* (two calls, so that `first` is a constant in each inlined copy) */
+        float *const q_row = pend_q + 16 * b, *const s_row = pend_s + 16 * b;
         if (b == 0)
-            bad |= next_block(c, g, rel, g_n, rel_n, pend_q, pend_s, true, row_0, dtype, &top, &mid);
+            bad |= next_block(c, g, rel, g_n, rel_n, q_row, s_row, true, row_0, dtype, &top, &mid);
         else
-            bad |= next_block(c, g, rel, g_n, rel_n, pend_q + 16 * b, pend_s + 16 * b, false, row_0, dtype, &top,
-                              &mid);
+            bad |= next_block(c, g, rel, g_n, rel_n, q_row, s_row, false, row_0, dtype, &top, &mid);
         /* odd row: line b is the previous vector's upper half and this one's lower half */
         if (!row_0) next_put(odd + 64 * b, _mm512_alignr_epi64(top, top_prev, 4), stream);
         next_put(even + 64 * b, mid, stream);
@@ -1068,11 +1068,7 @@ SLOT_TARGET static inline __attribute__((always_inline)) bool next_3x3s2_plane(c
 {
     const int64_t W = p->g.width, Ho = p->g.out_height, Wo = p->g.out_width, blocks = Wo / 16;
     float *pend_q = scratch, *pend_s = scratch + p->slot_stride;
-    const __m512i row_step = _mm512_set1_epi32((int32_t)W), at1 = _mm512_set1_epi32(1), at2 = _mm512_set1_epi32(2);
-    const __m512i at_2w0 = _mm512_add_epi32(row_step, row_step);
-    const next_cells c = {_mm512_setzero_si512(), at1, at2,
-                          row_step, _mm512_add_epi32(row_step, at1), _mm512_add_epi32(row_step, at2),
-                          at_2w0, _mm512_add_epi32(at_2w0, at1), _mm512_add_epi32(at_2w0, at2)};
+    const window_cells c = window_cells_for(W);
     const uint16_t *grad16 = (const uint16_t *)grad;
     const unaligned_i32 *index = (const unaligned_i32 *)mask;
     const bool stream = p->stream_stores;
@@ -1080,11 +1076,13 @@ SLOT_TARGET static inline __attribute__((always_inline)) bool next_3x3s2_plane(c
     __mmask16 bad = 0;
     for (int64_t i = 0; i < Ho; ++i) {
         slot_prefetch_row(grad, index, i, Wo, 2, Ho); /* gradients a plane ahead, as bf16 slot_rows */
+        /* (two calls, so that `row_0` is a constant in each inlined copy) */
+        const uint16_t *grow = grad16 + i * Wo;
+        const unaligned_i32 *irow = index + i * Wo;
         if (i == 0)
-            bad |= next_window_row(&c, grad16, index, 0, W, blocks, pend_q, pend_s, gi, &carry, stream, true, dtype);
+            bad |= next_window_row(&c, grow, irow, i, W, blocks, pend_q, pend_s, gi, &carry, stream, true, dtype);
         else
-            bad |= next_window_row(&c, grad16 + i * Wo, index + i * Wo, i, W, blocks, pend_q, pend_s, gi, &carry,
-                                   stream, false, dtype);
+            bad |= next_window_row(&c, grow, irow, i, W, blocks, pend_q, pend_s, gi, &carry, stream, false, dtype);
     }
     next_last_row(pend_q, pend_s, blocks, gi + (2 * Ho - 1) * W * 2 - 32, carry, stream, dtype);
     return bad == 0;
@@ -1108,6 +1106,11 @@ SLOT_TARGET static bool slots_3x3s2_plane(const bw_plan *p, unsigned char *gi, c
                                           const unsigned char *mask, float *scratch)
 {
     const mp_geometry *g = &p->g;
+    const bool pairs = p->dtype == ACL_BF16 && nn_cpu_avx512bf16() &&
+                       !slot_tiny_gradients((const uint16_t *)grad, g->out_height * g->out_width);
+    if (next_pairing_fits(p, gi, pairs))
+        return p->dtype == ACL_BF16 ? next_3x3s2_plane_bf16(p, gi, grad, mask, scratch)
+                                    : next_3x3s2_plane_f16(p, gi, grad, mask, scratch);
     slot_plane s = {g->height, g->width, g->out_height, g->out_width, g->pad_h, g->pad_w,
                     (g->width + g->pad_w + 1) / 2, scratch, scratch + p->slot_stride,
                     (slot_block *)(scratch + 2 * p->slot_stride),
@@ -1119,11 +1122,6 @@ SLOT_TARGET static bool slots_3x3s2_plane(const bw_plan *p, unsigned char *gi, c
     const unaligned_i32 *index = (const unaligned_i32 *)mask;
     typedef void (*rows_fn)(slot_plane *, unsigned char *, const unsigned char *, const unaligned_i32 *, int64_t,
                             int64_t);
-    const bool pairs = p->dtype == ACL_BF16 && nn_cpu_avx512bf16() &&
-                       !slot_tiny_gradients((const uint16_t *)grad, g->out_height * g->out_width);
-    if (next_pairing_fits(p, gi, pairs))
-        return p->dtype == ACL_BF16 ? next_3x3s2_plane_bf16(p, gi, grad, mask, scratch)
-                                    : next_3x3s2_plane_f16(p, gi, grad, mask, scratch);
     const rows_fn inner = p->dtype == ACL_FLOAT     ? slot_rows_f32
                           : p->dtype == ACL_FLOAT16 ? slot_rows_f16
                           : pairs                   ? slot_rows_bf16_pairs
