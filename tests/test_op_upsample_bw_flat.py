@@ -1,7 +1,7 @@
-"""UpsampleNearestExact1dBackward's streamed multi-run path (session 3): the rows a thread claims
-are written as one flat stream of aligned 64-byte lines, chunks are claimed in shrinking
-("guided") sizes with the last unit left to the launching thread, and short run lists are
-built once in phase 1 and kept in the plan.
+"""UpsampleNearestExact1dBackward's streamed multi-run path (docs/kernels_pad_upsample.md): the
+rows a thread claims are written as one flat stream of aligned 64-byte lines, chunks are claimed
+in shrinking ("guided") sizes with the last unit left to the launching thread, and short run
+lists are built once in phase 1 and kept in the plan.
 
 The shapes reach: run lists kept in the plan (3 or 7 runs) and built per launch (9 runs); rows
 of a multiple of 16 floats and odd lengths; chunk units smaller than 16 rows (rows over 16 KiB),

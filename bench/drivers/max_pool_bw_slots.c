@@ -2,7 +2,7 @@
  * Kernel driver for MaxPool2dWithMaskBackward's 3x3 stride-2 path (slots_3x3s2_plane): one
  * geometry, a few planes kept in cache, the plane function called over and over with no
  * executor, thread pool or call overhead around it.  What it is for: measuring the kernel's
- * compute alone (docs/performance_notes_max_pool.md, "Session 8"), and timing variants of it -
+ * compute alone (docs/kernels_max_pool.md, "Current numbers"), and timing variants of it -
  * edit the operator's source, `make bench-driver`, compare.
  *
  * It includes the operator's source file, so it sees its static functions; it links with the

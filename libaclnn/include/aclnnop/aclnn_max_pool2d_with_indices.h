@@ -39,8 +39,10 @@ ACLNN_API aclnnStatus aclnnMaxPool2dWithMaskGetWorkspaceSize(const aclTensor *se
 ACLNN_API aclnnStatus aclnnMaxPool2dWithMask(void *workspace, uint64_t workspaceSize,
                                              aclOpExecutor *executor, aclrtStream stream);
 
-/* Declared because CANN's header declares it; libaclnn does not implement it yet: both phases
- * return ACLNN_ERR_INNER (561000) with an explanatory message. */
+/* The same pooling, writing PyTorch-style indices instead of the mask: `indices` is INT32 or
+ * INT64 with out's shape, each value the argmax ih*W+iw of its window in the input plane (as
+ * torch.ops.aten.max_pool2d_with_indices).  Same dtypes (FLOAT, FLOAT16, BFLOAT16), attributes
+ * and status codes as aclnnMaxPool2dWithMask. */
 ACLNN_API aclnnStatus aclnnMaxPool2dWithIndicesGetWorkspaceSize(const aclTensor *self,
                                                                 const aclIntArray *kernelSize,
                                                                 const aclIntArray *stride,

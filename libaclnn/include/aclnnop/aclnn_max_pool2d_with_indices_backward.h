@@ -40,8 +40,11 @@ ACLNN_API aclnnStatus aclnnMaxPool2dWithMaskBackwardGetWorkspaceSize(const aclTe
 ACLNN_API aclnnStatus aclnnMaxPool2dWithMaskBackward(void *workspace, uint64_t workspaceSize,
                                                      aclOpExecutor *executor, aclrtStream stream);
 
-/* Declared because CANN's header declares it; libaclnn does not implement it yet: both phases
- * return ACLNN_ERR_INNER (561000) with an explanatory message. */
+/* The same gradient, reading PyTorch-style indices (INT32 or INT64, gradOutput's shape, as
+ * written by aclnnMaxPool2dWithIndices) instead of the mask.  gradOutput, self and gradInput are
+ * FLOAT, FLOAT16 or BFLOAT16 (all the same).  Like the mask variant, an index outside the input
+ * plane is skipped and reported at aclrtSynchronizeStream (507015); nothing is written outside
+ * gradInput. */
 ACLNN_API aclnnStatus aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(const aclTensor *gradOutput,
                                                                         const aclTensor *self,
                                                                         const aclTensor *indices,
