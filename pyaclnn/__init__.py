@@ -47,6 +47,7 @@ from ._meta import (Tensor, IntArray, FloatArray, BoolArray, Scalar,  # noqa: F4
                     get_format, get_data_type)
 from ._ops import Executor, run_op, two_phase_names  # noqa: F401
 from .mask import mask_from_indices, indices_from_mask, mask_shape  # noqa: F401
+from ._dispatch import empty_cache  # noqa: F401
 
 __version__ = "0.1.0"
 

@@ -37,6 +37,15 @@ def function(name):
                LIBRARY_PATH)) from None
 
 
+def drives_libaclnn():
+    """Whether the library is libaclnn, where device memory is host memory.
+
+    libaclnn exports its own ``aclnnCpu*`` extensions; CANN's libraries do not.  pyaclnn wraps
+    the caller's arrays in place only then; on a real CANN it copies them (pyaclnn._dispatch).
+    """
+    return hasattr(lib, "aclnnCpuFreeArray")
+
+
 def call_acl(name, *args):
     """Call a runtime function and raise AclError on a non-zero aclError."""
     _errors.check_acl(function(name)(*args), name)

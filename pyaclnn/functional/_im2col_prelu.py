@@ -1,4 +1,4 @@
-"""Im2col (unfold), its backward (col2im / fold), PReLU and its backward, numpy in/out.
+"""Im2col (unfold) and its backward (col2im / fold); PReLU and its backward.
 
     cols = im2col(x, kernel_size=3, dilation=1, padding=1, stride=1)      # [N,]C*9, L
     img = im2col_backward(cols, (H, W), 3, 1, 1, 1)                      # [N,]C, H, W
@@ -6,21 +6,18 @@
     grad_x, grad_w = prelu_backward(grad_y, x, weight)
 
 Attributes are an int (used for both axes) or a pair, in CANN's order kernel_size, dilation,
-padding, stride.  Inputs may be float32, float16 or ml_dtypes.bfloat16.  ``out_dtype`` selects
-the output dtype where CANN casts the result (im2col, im2col_backward, prelu); by default it is
+padding, stride (the same order as ``torch.nn.functional.unfold``).  ``out_dtype`` selects the
+result's dtype where CANN casts the result (im2col, im2col_backward, prelu); by default it is
 the input's (prelu: the promoted dtype of x and weight).
 """
 
-import numpy as np
+from typing import Sequence, Tuple, Union
+
+from ._common import IntOrPair, as_array, dtype_code, launch, out_code, pair, wants_grad
 
 __all__ = ["im2col", "im2col_backward", "prelu", "prelu_backward"]
 
-
-def _pair(value):
-    """An attribute as the aclIntArray values the caller meant: int -> [v, v]."""
-    if isinstance(value, (int, np.integer)):
-        return [int(value), int(value)]
-    return [int(v) for v in value]
+_FLOAT = 0   # ACL_FLOAT
 
 
 def _windows(size, k, d, p, s):
@@ -50,59 +47,74 @@ def _col2im_out_shape(shape, size, k):
         return (1,)
 
 
-def _promote(a, b):
-    a, b = np.dtype(a), np.dtype(b)
-    return a if a == b else np.dtype(np.float32)
+def im2col(x, kernel_size: IntOrPair, dilation: IntOrPair = 1, padding: IntOrPair = 0,
+           stride: IntOrPair = 1, out_dtype=None):
+    """aclnnIm2col: every kH x kW window of ``x`` as a column (``torch.nn.functional.unfold``).
+
+    x: [N, C, H, W] or [C, H, W]; float32, float16 or bfloat16.
+    Returns [N, C*kH*kW, L] (or [C*kH*kW, L]) with L = Ho*Wo windows in row-major order; row
+    ``c*kH*kW + ki*kW + kj`` holds the element at window offset (ki, kj) of channel c, zero where
+    the window reaches into the padding.  Exact (a gather), plus the cast to ``out_dtype``.
+    """
+    x = as_array(x, "x")
+    k, d, p, s = pair(kernel_size), pair(dilation), pair(padding), pair(stride)
+    code = out_code(out_dtype, dtype_code(x))
+    if wants_grad(x):
+        from .._autograd import Im2col
+        return Im2col.apply(x, k, d, p, s, code)
+    out_shape = _im2col_out_shape(tuple(x.shape), k, d, p, s)
+    return launch("Im2col", [x], [k, d, p, s], [(out_shape, code)])[0]
 
 
-def im2col(x, kernel_size, dilation=1, padding=0, stride=1, out_dtype=None):
-    """aclnnIm2col: [N,]C,H,W -> [N,]C*kH*kW, L (zeros where a window reaches into the padding)."""
-    import pyaclnn
-    x = np.asarray(x)
-    k, d, p, s = _pair(kernel_size), _pair(dilation), _pair(padding), _pair(stride)
-    out_shape = _im2col_out_shape(x.shape, k, d, p, s)
-    dtype = x.dtype if out_dtype is None else out_dtype
-    with pyaclnn.Tensor.from_numpy(x) as xt, \
-            pyaclnn.Tensor.empty(out_shape, dtype, fill=np.nan) as out:
-        pyaclnn.run_op("Im2col", xt, k, d, p, s, out)
-        return out.numpy()
-
-
-def im2col_backward(grad_output, input_size, kernel_size, dilation=1, padding=0, stride=1,
+def im2col_backward(grad_output, input_size: IntOrPair, kernel_size: IntOrPair,
+                    dilation: IntOrPair = 1, padding: IntOrPair = 0, stride: IntOrPair = 1,
                     out_dtype=None):
-    """aclnnIm2colBackward: [N,]C*kH*kW, L -> [N,]C, H, W with (H, W) = input_size."""
-    import pyaclnn
-    g = np.asarray(grad_output)
-    size, k = _pair(input_size), _pair(kernel_size)
-    d, p, s = _pair(dilation), _pair(padding), _pair(stride)
-    out_shape = _col2im_out_shape(g.shape, size, k)
-    dtype = g.dtype if out_dtype is None else out_dtype
-    with pyaclnn.Tensor.from_numpy(g) as gt, \
-            pyaclnn.Tensor.empty(out_shape, dtype, fill=np.nan) as out:
-        pyaclnn.run_op("Im2colBackward", gt, size, k, d, p, s, out)
-        return out.numpy()
+    """aclnnIm2colBackward (col2im, ``torch.nn.functional.fold``): sums columns back into an image.
+
+    grad_output: [N, C*kH*kW, L] or [C*kH*kW, L]; input_size: the image's (H, W).
+    Every image element receives the sum of the column entries that read it, in fp32 in
+    (ki, kj) order, rounded once to the result dtype.
+    Returns [N, C, H, W] (or [C, H, W]), grad_output's dtype unless ``out_dtype`` is given.
+    """
+    g = as_array(grad_output, "grad_output")
+    size, k = pair(input_size), pair(kernel_size)
+    d, p, s = pair(dilation), pair(padding), pair(stride)
+    out_shape = _col2im_out_shape(tuple(g.shape), size, k)
+    code = out_code(out_dtype, dtype_code(g))
+    return launch("Im2colBackward", [g], [size, k, d, p, s], [(out_shape, code)])[0]
 
 
 def prelu(x, weight, out_dtype=None):
-    """aclnnPrelu: x > 0 ? x : weight[c] * x, channel c = axis 1 (weight of 1 or C elements)."""
-    import pyaclnn
-    x, weight = np.asarray(x), np.asarray(weight)
-    dtype = _promote(x.dtype, weight.dtype) if out_dtype is None else out_dtype
-    with pyaclnn.Tensor.from_numpy(x) as xt, pyaclnn.Tensor.from_numpy(weight) as wt, \
-            pyaclnn.Tensor.empty(x.shape, dtype, fill=np.nan) as out:
-        pyaclnn.run_op("Prelu", xt, wt, out)
-        return out.numpy()
+    """aclnnPrelu: ``x > 0 ? x : weight[c] * x`` with c the channel (dim 1; dim 0 for 1-D x).
+
+    weight has 1 element (shared) or C elements.  dtypes: float32, float16, bfloat16; mixed
+    input dtypes compute in their promoted dtype (fp16 + bf16 -> fp32), as CANN does.
+    Returns x's shape, the promoted dtype unless ``out_dtype`` is given.
+    """
+    x, weight = as_array(x, "x"), as_array(weight, "weight")
+    x_code, w_code = dtype_code(x), dtype_code(weight)
+    code = out_code(out_dtype, x_code if x_code == w_code else _FLOAT)
+    if wants_grad(x, weight):
+        from .._autograd import Prelu
+        return Prelu.apply(x, weight, code)
+    return launch("Prelu", [x, weight], [], [(tuple(x.shape), code)])[0]
 
 
-def prelu_backward(grad_output, x, weight):
-    """aclnnPreluBackward -> (grad_input, grad_weight).  grad_output broadcasts to x; grad_weight
-    is [C] when weight has C != 1 elements, else weight's shape."""
-    import pyaclnn
-    g, x, weight = np.asarray(grad_output), np.asarray(x), np.asarray(weight)
-    gw_shape = weight.shape if weight.size == 1 else (weight.size,)
-    with pyaclnn.Tensor.from_numpy(g) as gt, pyaclnn.Tensor.from_numpy(x) as xt, \
-            pyaclnn.Tensor.from_numpy(weight) as wt, \
-            pyaclnn.Tensor.empty(x.shape, x.dtype, fill=np.nan) as gi, \
-            pyaclnn.Tensor.empty(gw_shape, x.dtype, fill=np.nan) as gw:
-        pyaclnn.run_op("PreluBackward", gt, xt, wt, gi, gw)
-        return gi.numpy(), gw.numpy()
+def prelu_backward(grad_output, x, weight) -> Tuple:
+    """aclnnPreluBackward -> ``(grad_input, grad_weight)``.
+
+    grad_output broadcasts to x's shape; all three share one dtype (float32, float16, bfloat16).
+    grad_input = grad_output where x > 0, else weight[c] * grad_output; grad_weight sums
+    ``x * grad_output`` over the elements with x <= 0 of each channel (fp32 sums in a fixed
+    order).  grad_weight is [C] when weight has C != 1 elements, else weight's shape.
+    """
+    g, x, weight = (as_array(grad_output, "grad_output"), as_array(x, "x"),
+                    as_array(weight, "weight"))
+    size = 1
+    for dim in weight.shape:
+        size *= dim
+    gw_shape = tuple(weight.shape) if size == 1 else (size,)
+    code = dtype_code(x)
+    grad_input, grad_weight = launch("PreluBackward", [g, x, weight], [],
+                                     [(tuple(x.shape), code), (gw_shape, code)])
+    return grad_input, grad_weight

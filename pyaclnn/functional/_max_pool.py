@@ -1,28 +1,22 @@
-"""Max pooling with CANN's INT8 mask: aclnnMaxPool2dWithMask and its backward, numpy in/out.
+"""Max pooling with CANN's INT8 mask (aclnnMaxPool2dWithMask) and its backward.
 
     out, mask = max_pool2d_with_mask(x, kernel_size=3, stride=2, padding=1)
     grad_x = max_pool2d_with_mask_backward(grad_out, x, mask, 3, 2, 1)
 
-``x`` is [N, C, H, W] or [C, H, W] (float32, float16 or bfloat16).  ``mask`` is the INT8
-container described in :mod:`pyaclnn.mask` (use ``pyaclnn.indices_from_mask`` to get PyTorch's
-int64 indices).  Attributes follow CANN: ``kernel_size`` int or (kH, kW); ``stride`` None/() =
-kernel_size, int or pair; ``padding`` int or pair (0 <= p <= k/2); ``dilation`` must be 1.
+The mask is not PyTorch's int64 indices: it is CANN's INT8 container
+``[N, C, kH*kW, 32*(ceil(Ho*Wo/16)+1)]`` whose first ``4*N*C*Ho*Wo`` bytes are the little-endian
+int32 argmax ``ih*W + iw`` of every output in N, C, Ho, Wo order (the rest is zero; a 1x1 kernel
+writes a different, legacy pattern).  ``pyaclnn.indices_from_mask(mask, out.shape)`` turns it
+into the indices ``torch.nn.functional.max_pool2d(..., return_indices=True)`` returns, and
+``pyaclnn.mask_from_indices`` goes the other way (see :mod:`pyaclnn.mask`).
 """
 
-import numpy as np
-
 from .. import mask as _mask
+from ._common import as_array, dtype_code, ints, launch, wants_grad
 
 __all__ = ["max_pool2d_with_mask", "max_pool2d_with_mask_backward"]
 
-
-def _as_list(value):
-    """An attribute as the aclIntArray values the caller meant (None -> empty)."""
-    if value is None:
-        return []
-    if isinstance(value, (int, np.integer)):
-        return [int(value)]
-    return [int(v) for v in value]
+_INT8 = 2   # ACL_INT8
 
 
 def _two(values, default):
@@ -60,35 +54,43 @@ def _shapes(x_shape, kernel, stride, padding, ceil_mode):
         return (1,), (1,)
 
 
-def _run(name, *args):
-    # Imported lazily: pyaclnn/__init__ imports this module while it is being built.
-    import pyaclnn
-    pyaclnn.run_op(name, *args)
-
-
 def max_pool2d_with_mask(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """aclnnMaxPool2dWithMask.  Returns ``(out, mask)``: out has x's dtype, mask is int8."""
-    import pyaclnn
-    x = np.asarray(x)
-    kernel, strides, pads, dils = (_as_list(kernel_size), _as_list(stride), _as_list(padding),
-                                   _as_list(dilation))
-    out_shape, mask_shape = _shapes(x.shape, kernel, strides, pads, bool(ceil_mode))
-    with pyaclnn.Tensor.from_numpy(x) as xt, \
-            pyaclnn.Tensor.empty(out_shape, x.dtype, fill=np.nan) as out, \
-            pyaclnn.Tensor.empty(mask_shape, np.int8, fill=np.int8(0x5A)) as mask:
-        _run("MaxPool2dWithMask", xt, kernel, strides, pads, dils, bool(ceil_mode), out, mask)
-        return out.numpy(), mask.numpy()
+    """aclnnMaxPool2dWithMask: max pooling that also returns CANN's argmax mask.
+
+    x:           [N, C, H, W] or [C, H, W]; float32, float16 or bfloat16.
+    kernel_size: int or (kH, kW).
+    stride:      None or () for kernel_size (PyTorch's default), an int, or (sH, sW).
+    padding:     int or (pH, pW), implicit -inf padding; 0 <= p <= k / 2.
+    dilation:    must be 1 (CANN's rule).
+    ceil_mode:   round the output size up, as PyTorch's ``ceil_mode``.
+    Returns ``(out, mask)``: out has x's dtype, mask is int8 (see the module docstring).  Ties go
+    to the first maximum in window order; NaN propagates as in PyTorch.
+    """
+    x = as_array(x, "x")
+    kernel, strides, pads, dils = ints(kernel_size), ints(stride), ints(padding), ints(dilation)
+    if wants_grad(x):
+        from .._autograd import MaxPool2dWithMask
+        return MaxPool2dWithMask.apply(x, kernel, strides, pads, dils, bool(ceil_mode))
+    out_shape, mask_shape = _shapes(tuple(x.shape), kernel, strides, pads, bool(ceil_mode))
+    out, mask = launch("MaxPool2dWithMask", [x], [kernel, strides, pads, dils, bool(ceil_mode)],
+                       [(out_shape, dtype_code(x)), (mask_shape, _INT8)])
+    return out, mask
 
 
-def max_pool2d_with_mask_backward(grad_output, x, mask, kernel_size, stride=None, padding=0, dilation=1,
-                                  ceil_mode=False):
-    """aclnnMaxPool2dWithMaskBackward.  Returns grad_input (x's shape and dtype)."""
-    import pyaclnn
-    grad_output, x, mask = np.asarray(grad_output), np.asarray(x), np.asarray(mask)
-    kernel, strides, pads, dils = (_as_list(kernel_size), _as_list(stride), _as_list(padding),
-                                   _as_list(dilation))
-    with pyaclnn.Tensor.from_numpy(grad_output) as go, pyaclnn.Tensor.from_numpy(x) as xt, \
-            pyaclnn.Tensor.from_numpy(mask) as mt, \
-            pyaclnn.Tensor.empty(x.shape, x.dtype, fill=np.nan) as gi:
-        _run("MaxPool2dWithMaskBackward", go, xt, mt, kernel, strides, pads, dils, bool(ceil_mode), gi)
-        return gi.numpy()
+def max_pool2d_with_mask_backward(grad_output, x, mask, kernel_size, stride=None, padding=0,
+                                  dilation=1, ceil_mode=False):
+    """aclnnMaxPool2dWithMaskBackward: routes each output gradient to its argmax in the mask.
+
+    grad_output: the gradient of ``out`` (its shape and x's dtype); x: the forward's input;
+    mask: the forward's int8 mask; the attributes as in the forward.  Every index is checked
+    against its window: a mask that does not come from this geometry raises an error at the
+    call's end instead of writing outside the result.  Gradients that meet in one input element
+    are summed in fp32 in a fixed order (bit-reproducible whatever the thread count).
+    Returns grad_input, x's shape and dtype.
+    """
+    grad_output, x, mask = (as_array(grad_output, "grad_output"), as_array(x, "x"),
+                            as_array(mask, "mask"))
+    kernel, strides, pads, dils = ints(kernel_size), ints(stride), ints(padding), ints(dilation)
+    return launch("MaxPool2dWithMaskBackward", [grad_output, x, mask],
+                  [kernel, strides, pads, dils, bool(ceil_mode)],
+                  [(tuple(x.shape), dtype_code(x))])[0]

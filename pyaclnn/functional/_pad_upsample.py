@@ -1,17 +1,19 @@
-"""Replication padding and nearest-exact 1-D upsampling, numpy in / numpy out.
+"""Replication padding and nearest-exact 1-D upsampling, with their backwards.
 
-    out = replication_pad2d(x, (left, right, top, bottom))          # aclnnReplicationPad2d
-    gx = replication_pad2d_backward(grad_out, x, padding)            # aclnnReplicationPad2dBackward
-    y = upsample_nearest_exact1d(x, output_size, scales=None)        # aclnnUpsampleNearestExact1d
-    gx = upsample_nearest_exact1d_backward(grad_out, output_size, input_size, scales=None)
+    y = replication_pad2d(x, (left, right, top, bottom))
+    gx = replication_pad2d_backward(grad_y, x, (left, right, top, bottom))
+    y = upsample_nearest_exact1d(x, output_size=L_out)
+    gx = upsample_nearest_exact1d_backward(grad_y, output_size=L_out, input_size=(N, C, L))
 
-``x`` for the pads is [C, H, W] or [N, C, H, W]; for the upsample ops [N, C, L].  ``padding`` is
-PyTorch's order for the last two dims (W first, then H).  ``scales`` is the forward's
-output/input factor; None (or <= 0 in the forward) means "derive it from the sizes".
-Bad arguments raise the library's own errors (pyaclnn.ParamInvalidError etc.).
+Arrays are numpy arrays, torch CPU tensors or DLPack objects, read where they lie; results come
+back as torch tensors for torch inputs, numpy arrays otherwise.  A torch input that requires
+grad gives a result whose backward runs the backward operator.  Bad arguments raise the
+library's own errors (``pyaclnn.ParamInvalidError`` and friends, with CANN's message).
 """
 
-import numpy as np
+from typing import Optional, Sequence
+
+from ._common import as_array, dtype_code, ints, launch, wants_grad
 
 __all__ = [
     "replication_pad2d",
@@ -19,12 +21,6 @@ __all__ = [
     "upsample_nearest_exact1d",
     "upsample_nearest_exact1d_backward",
 ]
-
-
-def _ints(value):
-    if isinstance(value, (int, np.integer)):
-        return [int(value)]
-    return [int(v) for v in value]
 
 
 def _padded_shape(shape, padding):
@@ -42,60 +38,79 @@ def _scales(scales):
     return 0.0 if scales is None else float(scales)
 
 
-def replication_pad2d(x, padding):
-    """aclnnReplicationPad2d: pad the last two dims of ``x`` by repeating its edges."""
-    import pyaclnn
-    x = np.asarray(x)
-    padding = _ints(padding)
-    with pyaclnn.Tensor.from_numpy(x) as xt, \
-            pyaclnn.Tensor.empty(_padded_shape(x.shape, padding), x.dtype, fill=np.nan) as out:
-        pyaclnn.run_op("ReplicationPad2d", xt, padding, out)
-        return out.numpy()
+def replication_pad2d(x, padding: Sequence[int]):
+    """aclnnReplicationPad2d: pads the last two dims of ``x`` by repeating its edge values.
 
-
-def replication_pad2d_backward(grad_output, x, padding):
-    """aclnnReplicationPad2dBackward: the gradient of replication_pad2d w.r.t. ``x``."""
-    import pyaclnn
-    grad_output = np.asarray(grad_output)
-    x = np.asarray(x)
-    padding = _ints(padding)
-    with pyaclnn.Tensor.from_numpy(grad_output) as gt, pyaclnn.Tensor.from_numpy(x) as xt, \
-            pyaclnn.Tensor.empty(x.shape, x.dtype, fill=np.nan) as grad_input:
-        pyaclnn.run_op("ReplicationPad2dBackward", gt, xt, padding, grad_input)
-        return grad_input.numpy()
-
-
-def upsample_nearest_exact1d(x, output_size, scales=None):
-    """aclnnUpsampleNearestExact1d: resize the last dim of [N, C, L] ``x`` to ``output_size``."""
-    import pyaclnn
-    x = np.asarray(x)
-    output_size = _ints(output_size)
-    if x.ndim == 3 and len(output_size) == 1 and output_size[0] >= 0:
-        out_shape = x.shape[:2] + (output_size[0],)
-    else:
-        out_shape = x.shape
-    with pyaclnn.Tensor.from_numpy(x) as xt, \
-            pyaclnn.Tensor.empty(out_shape, x.dtype, fill=np.nan) as out:
-        pyaclnn.run_op("UpsampleNearestExact1d", xt, output_size, _scales(scales), out)
-        return out.numpy()
-
-
-def upsample_nearest_exact1d_backward(grad_output, output_size, input_size, scales=None):
-    """aclnnUpsampleNearestExact1dBackward: the gradient of upsample_nearest_exact1d.
-
-    ``output_size`` is the forward's [Lout], ``input_size`` the forward input's [N, C, L];
-    returns an array of shape ``input_size``.
+    x:       [C, H, W] or [N, C, H, W]; float32, float16, bfloat16, float64, complex64,
+             complex128, int8, uint8, int16, int32 or int64 (a pure copy: exact for every dtype).
+    padding: four ints in PyTorch's order ``(left, right, top, bottom)``: the W dim first, then
+             H (``torch.nn.functional.pad(x, padding, mode="replicate")``).  Each must be
+             non-negative and smaller than the dim it pads (CANN's rule).
+    Returns [..., H + top + bottom, W + left + right], x's dtype.
     """
-    import pyaclnn
-    grad_output = np.asarray(grad_output)
-    output_size = _ints(output_size)
-    input_size = _ints(input_size)
-    if len(input_size) == 3 and min(input_size) >= 0:
-        out_shape = tuple(input_size)
+    x = as_array(x, "x")
+    padding = ints(padding)
+    if wants_grad(x):
+        from .._autograd import ReplicationPad2d
+        return ReplicationPad2d.apply(x, padding)
+    out_shape = _padded_shape(tuple(x.shape), padding)
+    return launch("ReplicationPad2d", [x], [padding], [(out_shape, dtype_code(x))])[0]
+
+
+def replication_pad2d_backward(grad_output, x, padding: Sequence[int]):
+    """aclnnReplicationPad2dBackward: the gradient of :func:`replication_pad2d` with respect to x.
+
+    grad_output: the gradient of the padded result (its shape); x: the forward's input (only
+    its shape and dtype are used); padding: as in the forward, ``(left, right, top, bottom)``.
+    dtypes: float32, float16, bfloat16, float64, complex64, complex128, the same for both.
+    Each input element receives the sum of the gradients of every output it was copied to,
+    summed in fp32 for fp16/bf16.  Returns x's shape and dtype.
+    """
+    grad_output, x = as_array(grad_output, "grad_output"), as_array(x, "x")
+    padding = ints(padding)
+    return launch("ReplicationPad2dBackward", [grad_output, x], [padding],
+                  [(tuple(x.shape), dtype_code(x))])[0]
+
+
+def upsample_nearest_exact1d(x, output_size, scales: Optional[float] = None):
+    """aclnnUpsampleNearestExact1d: resizes the last dim of [N, C, L] ``x`` to ``output_size``.
+
+    Output element i reads input ``min(floor((i + 0.5) * scale), L - 1)`` with
+    ``scale = 1 / scales`` when ``scales`` > 0 is given (PyTorch's ``scale_factor``) and
+    ``L / output_size`` otherwise - PyTorch's ``mode="nearest-exact"``.
+    output_size: an int or a 1-element sequence (L_out).
+    dtypes: float32, float16, bfloat16, uint8.  Returns [N, C, L_out], x's dtype.
+    """
+    x = as_array(x, "x")
+    output_size = ints(output_size)
+    if wants_grad(x):
+        from .._autograd import UpsampleNearestExact1d
+        return UpsampleNearestExact1d.apply(x, output_size, scales)
+    shape = tuple(x.shape)
+    if len(shape) == 3 and len(output_size) == 1 and output_size[0] >= 0:
+        out_shape = shape[:2] + (output_size[0],)
     else:
-        out_shape = grad_output.shape
-    with pyaclnn.Tensor.from_numpy(grad_output) as gt, \
-            pyaclnn.Tensor.empty(out_shape, grad_output.dtype, fill=np.nan) as grad_input:
-        pyaclnn.run_op("UpsampleNearestExact1dBackward", gt, output_size, input_size,
-                       _scales(scales), grad_input)
-        return grad_input.numpy()
+        out_shape = shape   # let the library say what is wrong
+    return launch("UpsampleNearestExact1d", [x], [output_size, _scales(scales)],
+                  [(out_shape, dtype_code(x))])[0]
+
+
+def upsample_nearest_exact1d_backward(grad_output, output_size, input_size: Sequence[int],
+                                      scales: Optional[float] = None):
+    """aclnnUpsampleNearestExact1dBackward: the gradient of :func:`upsample_nearest_exact1d`.
+
+    grad_output: [N, C, L_out]; output_size: the forward's L_out (int or 1-element sequence);
+    input_size: the forward input's shape (N, C, L); scales: the forward's ``scales``.
+    Each input element receives the sum of the gradients of the outputs that read it (fp32 sums
+    for fp16/bf16).  dtypes: float32, float16, bfloat16.
+    Returns an array of shape ``input_size``, grad_output's dtype.
+    """
+    grad_output = as_array(grad_output, "grad_output")
+    output_size, input_size = ints(output_size), ints(input_size)
+    if len(input_size) == 3 and min(input_size) >= 0:
+        out_shape = input_size
+    else:
+        out_shape = tuple(grad_output.shape)
+    return launch("UpsampleNearestExact1dBackward", [grad_output],
+                  [output_size, input_size, _scales(scales)],
+                  [(out_shape, dtype_code(grad_output))])[0]

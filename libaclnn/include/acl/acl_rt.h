@@ -143,6 +143,11 @@ typedef enum aclrtMemMallocPolicy {
     ACL_MEM_ACCESS_USER_SPACE_READONLY = 0x100000
 } aclrtMemMallocPolicy;
 
+/* How aclrtHostRegister maps host memory for the device. */
+typedef enum aclrtHostRegisterType {
+    ACL_HOST_REGISTER_MAPPED = 0
+} aclrtHostRegisterType;
+
 /* Memory kind queried by aclrtGetMemInfo. */
 typedef enum aclrtMemAttr {
     ACL_DDR_MEM = 0,
@@ -326,6 +331,12 @@ ACL_FUNC_VISIBILITY aclError aclrtMallocCached(void **devPtr, size_t size,
 ACL_FUNC_VISIBILITY aclError aclrtFree(void *devPtr);
 ACL_FUNC_VISIBILITY aclError aclrtMallocHost(void **hostPtr, size_t size);
 ACL_FUNC_VISIBILITY aclError aclrtFreeHost(void *hostPtr);
+/* Maps [ptr, ptr + size) of host memory for the device and returns its device address in
+ * *devPtr (ptr 4 KiB aligned).  In the CPU library the device address is ptr itself, and
+ * registered memory satisfies ACLNN_STRICT=1.  Undone by aclrtHostUnregister(ptr). */
+ACL_FUNC_VISIBILITY aclError aclrtHostRegister(void *ptr, uint64_t size, aclrtHostRegisterType type,
+                                               void **devPtr);
+ACL_FUNC_VISIBILITY aclError aclrtHostUnregister(void *ptr);
 /* Synchronous copy of `count` bytes; count > destMax -> ACL_ERROR_RT_PARAM_INVALID. */
 ACL_FUNC_VISIBILITY aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count,
                                          aclrtMemcpyKind kind);

@@ -107,6 +107,13 @@ bool nn_mem_find(const void *ptr, size_t len, void **alloc_base, size_t *alloc_s
         }
     }
     pthread_mutex_unlock(&g_mem_lock);
+    if (!found && nn_host_mapped_contains(ptr, len)) {
+        found = true; /* registered host memory: the device reaches it where it lies */
+        if (alloc_base != NULL)
+            *alloc_base = (void *)ptr;
+        if (alloc_size != NULL)
+            *alloc_size = len;
+    }
     return found;
 }
 

@@ -90,6 +90,9 @@ bool nn_rt_context_detach_all_locked(nn_teardown *out);
 /* Without nn_rt_lock: waits for (or with force, drops) the streams' work, joins their
  * workers, frees streams and contexts, and empties `td`. */
 void nn_rt_teardown(nn_teardown *td, bool force);
+/* Whether [ptr, ptr+len) lies inside one aclrtHostRegister range (host_register.c). */
+bool nn_host_mapped_contains(const void *ptr, size_t len);
+
 /* aclFinalize: releases every device, context and stream. */
 void nn_rt_devices_finalize(void);
 /* Library unload without aclFinalize: stops every stream without running queued work. */

@@ -40,7 +40,8 @@ aclError nn_stream_submit(nn_stream *stream, nn_task_run_fn run, nn_task_release
  * (operator launches, copies). */
 aclError nn_stream_submit_inline_ok(nn_stream *stream, nn_task_run_fn run, nn_task_release_fn release, void *ctx);
 
-/* Finds the aclrtMalloc allocation that contains [ptr, ptr+len). Returns false if none does. */
+/* Finds the aclrtMalloc allocation, or else the aclrtHostRegister range (its base and size then
+ * are ptr and len), that contains [ptr, ptr+len). Returns false if none does. */
 bool nn_mem_find(const void *ptr, size_t len, void **alloc_base, size_t *alloc_size);
 /* Whether ACLNN_STRICT=1: tensors must lie inside aclrtMalloc memory. */
 bool nn_strict_mode(void);

@@ -1,0 +1,448 @@
+"""Run one operator on the caller's arrays: the one place that decides how.
+
+``launch(op, inputs, attrs, outputs)`` runs ``aclnn<op>GetWorkspaceSize`` + ``aclnn<op>`` and
+returns the results.  Which path it takes depends on the library pyaclnn drives:
+
+* **libaclnn** (device memory is host memory): the inputs are wrapped where they lie (numpy
+  arrays, torch CPU tensors, DLPack objects, any strides), results are allocated once and never
+  pre-filled, and the call goes through an executor cache: the first call with a given
+  signature (operator, input shapes/strides/dtypes, attributes, output shapes/dtypes) runs
+  phase 1 and keeps the executor with ``aclSetAclOpExecutorRepeatable``; later calls with the
+  same signature rebind the data addresses with ``aclSetInputTensorAddr`` /
+  ``aclSetOutputTensorAddr`` and go straight to phase 2 - the scheme torch_npu uses for aclnn.
+  The cache is per thread (an executor's addresses are state) and bounded (LRU).
+* **libaclnn with ACLNN_STRICT=1** (tensors must lie in device memory): the inputs' pages are
+  registered with ``aclrtHostRegister`` for the call (and unregistered after), results come
+  from aclrtMalloc memory, and every call runs phase 1, so strict mode checks every address.
+* **real CANN** (``PYACLNN_LIBRARY`` names CANN's libraries): device memory is not host
+  memory, so inputs are copied to device buffers and results copied back (aclrtMemcpy).
+
+Calls that touch an empty tensor skip the cache (an operator may plan fewer operands for them).
+"""
+
+import os
+import sys
+import threading
+from collections import OrderedDict
+
+import numpy as np
+
+from . import _errors
+from ._allocator import ResultCache
+from ._core import ffi, lib, function, ensure_init, drives_libaclnn
+from ._interop import TORCH, contiguous_strides, operand, result_kind, torch_dtype
+from ._dtypes import numpy_dtype
+
+PHASE1_SUFFIX = "GetWorkspaceSize"
+CACHE_ENTRIES = 256            # executors kept per thread
+_PAGE = 4096
+
+results = ResultCache()
+
+
+def empty_cache():
+    """Free every cached result block and every cached executor of the calling thread."""
+    results.empty()
+    state = _state()
+    while state.executors:
+        _, entry = state.executors.popitem(last=False)
+        entry.destroy()
+
+
+# ---- per-operator facts, read once from the cdef -----------------------------------------------
+class _OpInfo:
+    """The two C functions of an operator and the kind of each phase-1 parameter."""
+
+    __slots__ = ("name", "phase1", "phase2", "kinds")
+
+    def __init__(self, op):
+        self.name = "aclnn" + op
+        self.phase1 = function(self.name + PHASE1_SUFFIX)
+        self.phase2 = function(self.name)
+        kinds = []
+        for ctype in ffi.typeof(self.phase1).args[:-2]:
+            if ctype.kind == "pointer":
+                kinds.append(ctype.item.cname.replace("const ", "").replace("struct ", "").strip())
+            else:
+                kinds.append(ctype.cname)
+        self.kinds = tuple(kinds)
+
+
+_OPS = {}
+
+
+def _op_info(op):
+    info = _OPS.get(op)
+    if info is None:
+        info = _OPS[op] = _OpInfo(op)
+    return info
+
+
+# ---- results -------------------------------------------------------------------------------------
+_NUMPY_DTYPES = {}
+
+
+def _allocate(shape, code, kind, strict):
+    """(result object, its data pointer) for a contiguous result of ``shape`` and ``code``."""
+    dtype = _NUMPY_DTYPES.get(code)
+    if dtype is None:
+        dtype = _NUMPY_DTYPES[code] = numpy_dtype(code)
+    count = 1
+    for dim in shape:
+        count *= dim
+    nbytes = count * dtype.itemsize
+    if strict or results.wants(nbytes):
+        block = results.block(max(nbytes, 1))
+        buffer = ffi.buffer(block, nbytes)
+        if kind == TORCH:
+            import torch
+            if nbytes == 0:
+                return torch.empty(shape, dtype=torch_dtype(code)), block
+            tensor = torch.frombuffer(buffer, dtype=torch_dtype(code), count=count).view(shape)
+            return tensor, block
+        return np.frombuffer(buffer, dtype=dtype, count=count).reshape(shape), block
+    if kind == TORCH:
+        import torch
+        tensor = torch.empty(shape, dtype=torch_dtype(code))
+        return tensor, ffi.cast("void *", tensor.data_ptr())
+    array = np.empty(shape, dtype=dtype)
+    return array, ffi.from_buffer(array)
+
+
+# ---- C objects for one call ----------------------------------------------------------------------
+def _create_tensor(shape, strides, offset, code, extent, address):
+    ndim = len(shape)
+    dims = ffi.new("int64_t[]", list(shape) or [0])
+    steps = ffi.new("int64_t[]", list(strides) or [0])
+    storage = ffi.new("int64_t[]", [extent])
+    if not isinstance(address, ffi.CData):
+        address = ffi.cast("void *", address)
+    tensor = lib.aclCreateTensor(dims, ndim, code, steps, offset, lib.ACL_FORMAT_ND, storage, 1,
+                                 address)
+    if tensor == ffi.NULL:
+        raise ValueError("aclCreateTensor returned NULL: %s" % (_errors._message() or "no message"))
+    return tensor
+
+
+def _create_attr(kind, value):
+    """(C argument, destroy function or None) for a non-tensor phase-1 argument."""
+    if value is None:
+        return ffi.NULL, None
+    if kind == "aclIntArray":
+        values = [int(v) for v in value]
+        array = lib.aclCreateIntArray(ffi.new("int64_t[]", values) if values else ffi.NULL,
+                                      len(values))
+        return array, lib.aclDestroyIntArray
+    if kind == "aclFloatArray":
+        values = [float(v) for v in value]
+        array = lib.aclCreateFloatArray(ffi.new("float[]", values) if values else ffi.NULL,
+                                        len(values))
+        return array, lib.aclDestroyFloatArray
+    if kind == "aclBoolArray":
+        values = [bool(v) for v in value]
+        array = lib.aclCreateBoolArray(ffi.new("bool[]", values) if values else ffi.NULL,
+                                       len(values))
+        return array, lib.aclDestroyBoolArray
+    if kind in ("_Bool", "bool"):
+        return bool(value), None
+    if kind in ("double", "float"):
+        return float(value), None
+    return int(value), None
+
+
+class _Executor:
+    """A repeatable executor and the descriptors its addresses are rebound through."""
+
+    __slots__ = ("pointer", "inputs", "outputs", "workspace_size", "phase2", "name")
+
+    def __init__(self, pointer, inputs, outputs, workspace_size, info):
+        self.pointer = pointer
+        self.inputs = inputs          # [aclTensor * or None], phase-1 order
+        self.outputs = outputs
+        self.workspace_size = workspace_size
+        self.phase2 = info.phase2
+        self.name = info.name
+
+    def destroy(self):
+        if self.pointer is not None:
+            lib.aclDestroyAclOpExecutor(self.pointer)
+            self.pointer = None
+        for tensor in self.inputs + self.outputs:
+            if tensor is not None:
+                lib.aclDestroyTensor(tensor)
+        self.inputs = self.outputs = []
+
+
+class _ThreadState(threading.local):
+    def __init__(self):
+        self.executors = OrderedDict()   # signature -> _Executor
+        self.workspace = None            # a DeviceBuffer reused by every call of the thread
+
+
+_local = _ThreadState()
+
+
+def _state():
+    return _local
+
+
+def _workspace(size):
+    """A device address with at least ``size`` bytes, reused across the thread's calls."""
+    if size == 0:
+        return ffi.NULL
+    state = _local
+    if state.workspace is None or state.workspace.nbytes < size:
+        from ._runtime import DeviceBuffer
+        if state.workspace is not None:
+            state.workspace.close()
+        state.workspace = DeviceBuffer(size)
+    return state.workspace.ptr
+
+
+def _phase1(info, operands, attrs, out_specs, out_addresses, repeatable):
+    """Creates the descriptors, runs phase 1; returns an _Executor (tensors owned by it)."""
+    inputs, outputs, destroy_after = [], [], []
+    args = []
+    operand_iter = iter(operands)
+    out_iter = iter(zip(out_specs, out_addresses))
+    attr_iter = iter(attrs)
+    n_inputs = len(operands)
+    tensors_seen = 0
+    executor = None
+    try:
+        for kind in info.kinds:
+            if kind == "aclTensor":
+                if tensors_seen < n_inputs:
+                    item = next(operand_iter)
+                    tensor = ffi.NULL if item is None else _create_tensor(
+                        item.shape, item.strides, item.offset, item.dtype, item.extent, item.address)
+                    inputs.append(None if item is None else tensor)
+                else:
+                    (shape, code), address = next(out_iter)
+                    count = 1
+                    for dim in shape:
+                        count *= dim
+                    strides = contiguous_strides(shape)
+                    tensor = _create_tensor(shape, strides, 0, code, count, address)
+                    outputs.append(tensor)
+                tensors_seen += 1
+                args.append(tensor)
+            else:
+                value, destroy = _create_attr(kind, next(attr_iter))
+                if destroy is not None:
+                    if value == ffi.NULL:
+                        raise ValueError("%s: could not create the %s argument: %s"
+                                         % (info.name, kind, _errors._message()))
+                    destroy_after.append((destroy, value))
+                args.append(value)
+        size = ffi.new("uint64_t *")
+        out = ffi.new("aclOpExecutor **")
+        _errors.check_aclnn(info.phase1(*args, size, out), info.name + PHASE1_SUFFIX)
+        executor = _Executor(out[0], inputs, outputs, int(size[0]), info)
+        if repeatable:
+            _errors.check_aclnn(lib.aclSetAclOpExecutorRepeatable(executor.pointer),
+                                "aclSetAclOpExecutorRepeatable")
+        return executor
+    except BaseException:
+        if executor is not None:
+            executor.destroy()
+        else:
+            for tensor in inputs + outputs:
+                if tensor is not None and tensor != ffi.NULL:
+                    lib.aclDestroyTensor(tensor)
+        raise
+    finally:
+        for destroy, value in destroy_after:
+            destroy(value)
+
+
+def _run(executor, consumed):
+    """Phase 2 on the default stream and the wait; a normal executor is consumed by it."""
+    workspace = _workspace(executor.workspace_size)
+    status = executor.phase2(workspace, executor.workspace_size, executor.pointer, ffi.NULL)
+    if consumed:
+        executor.pointer = None       # the library frees a normal executor in phase 2
+    _errors.check_aclnn(status, executor.name)
+    _errors.check_acl(lib.aclrtSynchronizeStream(ffi.NULL), "aclrtSynchronizeStream")
+
+
+def _rebind(executor, pointers, out_pointers):
+    """Points the cached executor at this call's memory (aclSetInput/OutputTensorAddr)."""
+    handle = executor.pointer
+    set_input = lib.aclSetInputTensorAddr
+    for index, tensor in enumerate(executor.inputs):
+        pointer = pointers[index]
+        if pointer is not None and set_input(handle, index, tensor, pointer):
+            _errors.check_aclnn(set_input(handle, index, tensor, pointer), "aclSetInputTensorAddr")
+    set_output = lib.aclSetOutputTensorAddr
+    for index, tensor in enumerate(executor.outputs):
+        if set_output(handle, index, tensor, out_pointers[index]):
+            _errors.check_aclnn(set_output(handle, index, tensor, out_pointers[index]),
+                                "aclSetOutputTensorAddr")
+
+
+def _signature_attrs(attrs):
+    return tuple(tuple(a) if isinstance(a, list) else a for a in attrs)
+
+
+def _quick_signature(x):
+    """(signature, data pointer) of a contiguous, non-empty numpy array or CPU torch tensor;
+    None for anything else (which takes the general description, interop.operand)."""
+    if type(x) is np.ndarray:
+        if x.flags.c_contiguous and x.size:
+            return (x.shape, x.dtype), ffi.from_buffer(x)
+        return None
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(x, torch.Tensor) and x.is_cpu and x.is_contiguous() \
+            and x.numel() and not (x.is_conj() or x.is_neg()):
+        return (x.shape, x.dtype), ffi.cast("void *", x.data_ptr())
+    return None
+
+
+def launch(op, inputs, attrs, outputs, kind=None):
+    """Runs ``aclnn<op>`` and returns its results (a list, in the inputs' kind).
+
+    inputs:  the input tensors in phase-1 order (arrays, torch tensors, DLPack objects, None);
+    attrs:   the non-tensor phase-1 arguments in order (sequences for aclIntArray, numbers);
+    outputs: ``[(shape, aclDataType), ...]`` for the output tensors in phase-1 order, shapes
+             as tuples.
+    """
+    ensure_init()
+    if kind is None:
+        kind = result_kind(inputs)
+    if not _HOST_IS_DEVICE:
+        return _launch_with_copies(_op_info(op), inputs, attrs, outputs, kind)
+    if _STRICT:
+        operands = [None if x is None else operand(x) for x in inputs]
+        return _launch_strict(_op_info(op), operands, attrs, outputs, kind)
+
+    # The key of the executor cache: everything phase 1 looked at, but no address.
+    signature = [op]
+    pointers = []
+    operands = None
+    for x in inputs:
+        quick = None if x is None else _quick_signature(x)
+        if quick is None:
+            operands = [None if x is None else operand(x) for x in inputs]
+            break
+        signature.append(quick[0])
+        pointers.append(quick[1])
+    if operands is not None:
+        signature = [op] + [None if item is None else item.signature for item in operands]
+        pointers = [None if item is None else ffi.cast("void *", item.address)
+                    for item in operands]
+    made = [_allocate(shape, code, kind, False) for shape, code in outputs]
+    out_pointers = [pointer for _, pointer in made]
+    empty = False
+    for shape, _ in outputs:
+        if 0 in shape:
+            empty = True
+    if operands is not None:
+        empty = empty or any(item is not None and item.extent == 0 for item in operands)
+    if empty:
+        operands = operands or [None if x is None else operand(x) for x in inputs]
+        executor = _phase1(_op_info(op), operands, attrs, outputs, out_pointers, repeatable=False)
+        try:
+            _run(executor, consumed=True)
+        finally:
+            executor.destroy()
+        return [result for result, _ in made]
+    signature.append(_signature_attrs(attrs))
+    signature.append(tuple(outputs))
+    key = tuple(signature)
+    cache = _local.executors
+    executor = cache.get(key)
+    if executor is None:
+        operands = operands or [None if x is None else operand(x) for x in inputs]
+        executor = _phase1(_op_info(op), operands, attrs, outputs, out_pointers, repeatable=True)
+        cache[key] = executor
+        if len(cache) > CACHE_ENTRIES:
+            cache.popitem(last=False)[1].destroy()
+    else:
+        cache.move_to_end(key)
+        _rebind(executor, pointers, out_pointers)
+    _run(executor, consumed=False)
+    # The inputs stay referenced by the caller until here: the call is synchronous.
+    return [result for result, _ in made]
+
+
+# ---- ACLNN_STRICT=1: register the caller's pages for the call ------------------------------------
+_strict_lock = threading.Lock()
+
+
+def _page_ranges(operands):
+    """The merged page-aligned byte ranges the operands touch: [(start, length)]."""
+    spans = []
+    for item in operands:
+        if item is None or item.extent == 0:
+            continue
+        start = item.address // _PAGE * _PAGE
+        end = item.address + item.nbytes_spanned
+        end = (end + _PAGE - 1) // _PAGE * _PAGE
+        spans.append((start, end))
+    spans.sort()
+    merged = []
+    for start, end in spans:
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    return [(start, end - start) for start, end in merged]
+
+
+def _launch_strict(info, operands, attrs, outputs, kind):
+    made = [_allocate(shape, code, kind, True) for shape, code in outputs]
+    out_addresses = [pointer for _, pointer in made]
+    registered = []
+    device = ffi.new("void **")
+    # One call at a time registers: two threads' arrays may share a page.
+    with _strict_lock:
+        try:
+            for start, length in _page_ranges(operands):
+                _errors.check_acl(lib.aclrtHostRegister(ffi.cast("void *", start), length,
+                                                        lib.ACL_HOST_REGISTER_MAPPED, device),
+                                  "aclrtHostRegister")
+                registered.append(start)
+            executor = _phase1(info, operands, attrs, outputs, out_addresses, repeatable=False)
+            try:
+                _run(executor, consumed=True)
+            finally:
+                executor.destroy()
+        finally:
+            for start in registered:
+                lib.aclrtHostUnregister(ffi.cast("void *", start))
+    return [result for result, _ in made]
+
+
+# ---- real CANN: device memory is elsewhere -------------------------------------------------------
+def _launch_with_copies(info, inputs, attrs, outputs, kind):
+    """Copies every input to a device buffer and every result back (aclrtMemcpy)."""
+    from ._meta import Tensor
+    from ._ops import run_op
+    from ._interop import to_numpy, from_numpy
+    tensors = []
+    try:
+        for x in inputs:
+            tensors.append(None if x is None else Tensor.from_numpy(to_numpy(x)))
+        out_tensors = [Tensor.empty(shape, code) for shape, code in outputs]
+        tensors.extend(out_tensors)
+        args, inputs_left, attrs_left = [], iter(tensors[:len(inputs)]), iter(attrs)
+        outputs_left = iter(out_tensors)
+        taken = 0
+        for kind_name in info.kinds:
+            if kind_name == "aclTensor":
+                args.append(next(inputs_left) if taken < len(inputs) else next(outputs_left))
+                taken += 1
+            else:
+                args.append(next(attrs_left))
+        run_op(info.name, *args)
+        return [from_numpy(t.numpy(), kind) for t in out_tensors]
+    finally:
+        for tensor in tensors:
+            if tensor is not None:
+                tensor.close()
+
+
+_HOST_IS_DEVICE = drives_libaclnn()
+# The library reads ACLNN_STRICT once per process with these spellings (runtime/init.c).
+_STRICT = _HOST_IS_DEVICE and os.environ.get("ACLNN_STRICT", "").lower() in ("1", "true", "yes", "on")
