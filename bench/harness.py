@@ -61,12 +61,18 @@ BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
 
 @dataclasses.dataclass
 class BenchCase:
-    """One benchmark: a name for the table, the dtype name, and the factory described above."""
+    """One benchmark: a name for the table, the dtype name, and the factory described above.
+
+    ``table`` is "kernels" (phase 2 against torch's kernel, outputs preallocated) or "python"
+    (whole pyaclnn.functional calls, bench/cases_python_calls.py); ``bar`` is the speed-up the
+    project promises for the row, if any."""
     name: str
     dtype: str
     make: object
     quick: bool = True
     module: str = ""
+    table: str = "kernels"
+    bar: float = None
 
 
 class OpRunner:
@@ -259,7 +265,8 @@ def run_worker(threads, quick, only=None):
             continue
         if only and not any(word in case.name for word in only):
             continue
-        entry = {"name": case.name, "dtype": case.dtype, "module": case.module}
+        entry = {"name": case.name, "dtype": case.dtype, "module": case.module,
+                 "table": case.table, "bar": case.bar}
         ours = theirs = cleanup = None
         try:
             made = case.make()

@@ -90,6 +90,7 @@ def _rows(results):
             stream = case.get("stream_gbps", result["stream_gbps"])
             gbps = case["bytes"] / (case["ours_ms"] * 1e-3) / 1e9
             rows.append(dict(case=case["name"], dtype=case["dtype"], threads=result["threads"],
+                             table=case.get("table", "kernels"), bar=case.get("bar"),
                              ours=case["ours_ms"], torch=case["torch_ms"],
                              speedup=case["torch_ms"] / case["ours_ms"], gbps=gbps,
                              stream_gbps=stream,
@@ -121,6 +122,28 @@ def _scaling_lines(rows):
     return lines
 
 
+def _python_lines(rows):
+    """The "Python one-call" table: whole functional calls, results allocated on both sides."""
+    if not rows:
+        return []
+    lines = ["", "## Python one-call", "",
+             "A whole `pyaclnn.functional` call (argument handling, executor cache, result "
+             "allocation, kernel) against the torch call a user would make instead "
+             "(bench/cases_python_calls.py); nothing is preallocated on either side. `[numpy in]` "
+             "rows pass numpy arrays to pyaclnn, `[torch in]` rows torch tensors; torch always "
+             "gets torch tensors. `bar`: the speed-up promised for the row (backward 1.5x, "
+             "forward and autograd 1.0x, small calls 0.1x = at most 10x torch's per-call time).",
+             "", "| call | threads | pyaclnn ms | torch ms | speed-up | bar | met |",
+             "|---|---:|---:|---:|---:|---:|:---:|"]
+    for r in sorted(rows, key=lambda r: (r["case"], r["threads"])):
+        bar = r["bar"]
+        lines.append("| %s | %d | %.4f | %.4f | %.2fx | %s | %s |" % (
+            r["case"], r["threads"], r["ours"], r["torch"], r["speedup"],
+            "" if bar is None else "%.1fx" % bar,
+            "" if bar is None else ("yes" if r["speedup"] >= bar else "**no**")))
+    return lines
+
+
 def write_markdown(path, results, rows, png_name, quick):
     import torch
     lines = ["# Performance", "",
@@ -137,14 +160,14 @@ def write_markdown(path, results, rows, png_name, quick):
              "* Memory: our tensors come from `aclrtMalloc`, which under CANN's default policy puts "
              "blocks of 2 MiB and more on transparent huge pages (docs/runtime.md); torch runs with "
              "its default allocator, which does not (`THP_MEM_ALLOC_ENABLE=1` would: about 4 % "
-             "off torch's 1-thread max-pool backward here, docs/performance_notes_max_pool.md).",
+             "off torch's 1-thread max-pool backward here, docs/kernels_max_pool.md).",
              "* speed-up = torch time / our time (> 1: we are faster). GB/s counts the bytes an "
              "ideal kernel must read and write, at our time; the last column divides that by the "
              "STREAM copy bandwidth of the case's own moment: the best of 8 copies timed just "
              "before and just after the case, in the same process.",
-             "* The machine is shared; bandwidth can drift by up to 2x over minutes "
-             "(see spec/perf_baseline.md), which is why both sides are interleaved and why the "
-             "bandwidth is sampled next to each case rather than once per run.", "",
+             "* The machine is shared; bandwidth can drift by up to 2x over minutes, which is why "
+             "both sides are interleaved and why the bandwidth is sampled next to each case "
+             "rather than once per run.", "",
              "## STREAM copy", "",
              "At the start of each thread count's run (best of %d copies), and the range of the "
              "per-case samples." % (10 if quick else 20), "",
@@ -162,11 +185,13 @@ def write_markdown(path, results, rows, png_name, quick):
               "| case | dtype | threads | ours ms | torch ms | speed-up | GB/s | STREAM GB/s "
               "| of STREAM copy |",
               "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
-    for r in sorted(rows, key=lambda r: (r["case"], r["dtype"], r["threads"])):
+    kernel_rows = [r for r in rows if r["table"] == "kernels"]
+    for r in sorted(kernel_rows, key=lambda r: (r["case"], r["dtype"], r["threads"])):
         lines.append("| %s | %s | %d | %.3f | %.3f | %.2fx | %.1f | %.1f | %.0f%% |" % (
             r["case"], r["dtype"], r["threads"], r["ours"], r["torch"], r["speedup"], r["gbps"],
             r["stream_gbps"], 100 * r["stream"]))
-    lines += _scaling_lines(rows)
+    lines += _scaling_lines(kernel_rows)
+    lines += _python_lines([r for r in rows if r["table"] == "python"])
     failures = [(res["threads"], c) for res in results for c in res["cases"] if "error" in c]
     errors = [e for res in results for e in res["errors"]]
     if failures or errors:
@@ -249,7 +274,8 @@ def main(argv=None):
     out = os.path.abspath(args.out)
     os.makedirs(os.path.dirname(out), exist_ok=True)
     png = os.path.splitext(out)[0] + ".png"
-    write_chart(png, rows) if rows else None
+    kernel_rows = [r for r in rows if r["table"] == "kernels"]
+    write_chart(png, kernel_rows) if kernel_rows else None
     write_markdown(out, results, rows, os.path.basename(png), args.quick)
     with open(os.path.splitext(out)[0] + ".json", "w") as f:
         json.dump(results, f, indent=1)

@@ -61,9 +61,6 @@ class ResultCache:
         """Bytes held in free lists, ready for the next result."""
         return self._cached_bytes
 
-    def wants(self, nbytes):
-        return self.limit > 0 and nbytes >= self.min_bytes
-
     def block(self, nbytes):
         """A ``char *`` cdata of at least ``nbytes`` that returns to the cache when collected."""
         size = _rounded(nbytes)

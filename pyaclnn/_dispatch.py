@@ -21,16 +21,17 @@ Calls that touch an empty tensor skip the cache (an operator may plan fewer oper
 """
 
 import os
-import sys
 import threading
 from collections import OrderedDict
+from math import prod
 
 import numpy as np
 
 from . import _errors
 from ._allocator import ResultCache
 from ._core import ffi, lib, function, ensure_init, drives_libaclnn
-from ._interop import TORCH, contiguous_strides, operand, result_kind, torch_dtype
+from ._interop import (NUMPY, TORCH, contiguous_strides, is_torch_tensor, operand, result_kind,
+                       torch_dtype)
 from ._dtypes import numpy_dtype
 
 PHASE1_SUFFIX = "GetWorkspaceSize"
@@ -38,6 +39,9 @@ CACHE_ENTRIES = 256            # executors kept per thread
 _PAGE = 4096
 
 results = ResultCache()
+NULL = ffi.NULL
+from_buffer = ffi.from_buffer
+synchronize = lib.aclrtSynchronizeStream
 
 
 def empty_cache():
@@ -82,16 +86,15 @@ def _op_info(op):
 _NUMPY_DTYPES = {}
 
 
-def _allocate(shape, code, kind, strict):
-    """(result object, its data pointer) for a contiguous result of ``shape`` and ``code``."""
+def _allocate(shape, code, kind):
+    """(result object, its data pointer) for a contiguous result of ``shape`` and ``code``.
+    Under ACLNN_STRICT=1 every result comes from the cache: it holds aclrtMalloc memory."""
     dtype = _NUMPY_DTYPES.get(code)
     if dtype is None:
         dtype = _NUMPY_DTYPES[code] = numpy_dtype(code)
-    count = 1
-    for dim in shape:
-        count *= dim
+    count = prod(shape)
     nbytes = count * dtype.itemsize
-    if strict or results.wants(nbytes):
+    if nbytes >= results.min_bytes and results.limit or _STRICT:
         block = results.block(max(nbytes, 1))
         buffer = ffi.buffer(block, nbytes)
         if kind == TORCH:
@@ -106,7 +109,7 @@ def _allocate(shape, code, kind, strict):
         tensor = torch.empty(shape, dtype=torch_dtype(code))
         return tensor, ffi.cast("void *", tensor.data_ptr())
     array = np.empty(shape, dtype=dtype)
-    return array, ffi.from_buffer(array)
+    return array, from_buffer(array)
 
 
 # ---- C objects for one call ----------------------------------------------------------------------
@@ -258,12 +261,15 @@ def _phase1(info, operands, attrs, out_specs, out_addresses, repeatable):
 
 def _run(executor, consumed):
     """Phase 2 on the default stream and the wait; a normal executor is consumed by it."""
-    workspace = _workspace(executor.workspace_size)
-    status = executor.phase2(workspace, executor.workspace_size, executor.pointer, ffi.NULL)
+    size = executor.workspace_size
+    status = executor.phase2(_workspace(size) if size else NULL, size, executor.pointer, NULL)
     if consumed:
         executor.pointer = None       # the library frees a normal executor in phase 2
-    _errors.check_aclnn(status, executor.name)
-    _errors.check_acl(lib.aclrtSynchronizeStream(ffi.NULL), "aclrtSynchronizeStream")
+    if status:
+        _errors.check_aclnn(status, executor.name)
+    code = synchronize(NULL)
+    if code:
+        _errors.check_acl(code, "aclrtSynchronizeStream")
 
 
 def _rebind(executor, pointers, out_pointers):
@@ -272,74 +278,70 @@ def _rebind(executor, pointers, out_pointers):
     set_input = lib.aclSetInputTensorAddr
     for index, tensor in enumerate(executor.inputs):
         pointer = pointers[index]
-        if pointer is not None and set_input(handle, index, tensor, pointer):
-            _errors.check_aclnn(set_input(handle, index, tensor, pointer), "aclSetInputTensorAddr")
+        if pointer is not None:
+            status = set_input(handle, index, tensor, pointer)
+            if status:
+                _errors.check_aclnn(status, "aclSetInputTensorAddr")
     set_output = lib.aclSetOutputTensorAddr
     for index, tensor in enumerate(executor.outputs):
-        if set_output(handle, index, tensor, out_pointers[index]):
-            _errors.check_aclnn(set_output(handle, index, tensor, out_pointers[index]),
-                                "aclSetOutputTensorAddr")
+        status = set_output(handle, index, tensor, out_pointers[index])
+        if status:
+            _errors.check_aclnn(status, "aclSetOutputTensorAddr")
 
 
-def _signature_attrs(attrs):
-    return tuple(tuple(a) if isinstance(a, list) else a for a in attrs)
+def _general_description(inputs):
+    """(key parts, data pointers, operands) for inputs the quick description does not cover."""
+    operands = [None if x is None else operand(x) for x in inputs]
+    parts = [None if item is None else item.signature for item in operands]
+    pointers = [None if item is None else ffi.cast("void *", item.address) for item in operands]
+    return parts, pointers, operands
 
 
-def _quick_signature(x):
-    """(signature, data pointer) of a contiguous, non-empty numpy array or CPU torch tensor;
-    None for anything else (which takes the general description, interop.operand)."""
-    if type(x) is np.ndarray:
-        if x.flags.c_contiguous and x.size:
-            return (x.shape, x.dtype), ffi.from_buffer(x)
-        return None
-    torch = sys.modules.get("torch")
-    if torch is not None and isinstance(x, torch.Tensor) and x.is_cpu and x.is_contiguous() \
-            and x.numel() and not (x.is_conj() or x.is_neg()):
-        return (x.shape, x.dtype), ffi.cast("void *", x.data_ptr())
-    return None
-
-
-def launch(op, inputs, attrs, outputs, kind=None):
+def launch(op, inputs, attrs, outputs):
     """Runs ``aclnn<op>`` and returns its results (a list, in the inputs' kind).
 
     inputs:  the input tensors in phase-1 order (arrays, torch tensors, DLPack objects, None);
-    attrs:   the non-tensor phase-1 arguments in order (sequences for aclIntArray, numbers);
-    outputs: ``[(shape, aclDataType), ...]`` for the output tensors in phase-1 order, shapes
-             as tuples.
+    attrs:   the non-tensor phase-1 arguments in order, hashable (tuples for aclIntArray);
+    outputs: ``((shape tuple, aclDataType), ...)`` for the output tensors in phase-1 order.
     """
     ensure_init()
-    if kind is None:
+    if not _HOST_IS_DEVICE or _STRICT:
         kind = result_kind(inputs)
-    if not _HOST_IS_DEVICE:
-        return _launch_with_copies(_op_info(op), inputs, attrs, outputs, kind)
-    if _STRICT:
+        if not _HOST_IS_DEVICE:
+            return _launch_with_copies(_op_info(op), inputs, attrs, outputs, kind)
         operands = [None if x is None else operand(x) for x in inputs]
         return _launch_strict(_op_info(op), operands, attrs, outputs, kind)
 
-    # The key of the executor cache: everything phase 1 looked at, but no address.
-    signature = [op]
+    # The executor cache's key: everything phase 1 looks at, but no address.  Contiguous,
+    # non-empty numpy arrays and CPU tensors (nearly every call) are described in a few steps.
+    key = [op]
     pointers = []
+    kind = NUMPY
     operands = None
     for x in inputs:
-        quick = None if x is None else _quick_signature(x)
-        if quick is None:
-            operands = [None if x is None else operand(x) for x in inputs]
-            break
-        signature.append(quick[0])
-        pointers.append(quick[1])
-    if operands is not None:
-        signature = [op] + [None if item is None else item.signature for item in operands]
-        pointers = [None if item is None else ffi.cast("void *", item.address)
-                    for item in operands]
-    made = [_allocate(shape, code, kind, False) for shape, code in outputs]
+        if type(x) is np.ndarray:
+            if x.flags.c_contiguous and x.size:
+                key.append((x.shape, x.dtype))
+                pointers.append(from_buffer(x))
+                continue
+        elif x is not None and is_torch_tensor(x):
+            kind = TORCH
+            if x.is_cpu and x.is_contiguous() and x.numel() and not (x.is_conj() or x.is_neg()):
+                key.append((x.shape, x.dtype))
+                pointers.append(ffi.cast("void *", x.data_ptr()))
+                continue
+        kind = result_kind(inputs)
+        parts, pointers, operands = _general_description(inputs)
+        key = [op] + parts
+        break
+    key.append(tuple(attrs))
+    key.append(tuple(outputs))
+    made = [_allocate(shape, code, kind) for shape, code in outputs]
     out_pointers = [pointer for _, pointer in made]
-    empty = False
-    for shape, _ in outputs:
-        if 0 in shape:
-            empty = True
-    if operands is not None:
-        empty = empty or any(item is not None and item.extent == 0 for item in operands)
+    empty = any(0 in shape for shape, _ in outputs) or (
+        operands is not None and any(item is not None and item.extent == 0 for item in operands))
     if empty:
+        # an operator may register fewer operands for an empty call: no repeatable executor
         operands = operands or [None if x is None else operand(x) for x in inputs]
         executor = _phase1(_op_info(op), operands, attrs, outputs, out_pointers, repeatable=False)
         try:
@@ -347,9 +349,8 @@ def launch(op, inputs, attrs, outputs, kind=None):
         finally:
             executor.destroy()
         return [result for result, _ in made]
-    signature.append(_signature_attrs(attrs))
-    signature.append(tuple(outputs))
-    key = tuple(signature)
+
+    key = tuple(key)
     cache = _local.executors
     executor = cache.get(key)
     if executor is None:
@@ -391,7 +392,7 @@ def _page_ranges(operands):
 
 
 def _launch_strict(info, operands, attrs, outputs, kind):
-    made = [_allocate(shape, code, kind, True) for shape, code in outputs]
+    made = [_allocate(shape, code, kind) for shape, code in outputs]
     out_addresses = [pointer for _, pointer in made]
     registered = []
     device = ffi.new("void **")

@@ -241,7 +241,7 @@ def dtype_code(array):
 
 def wants_grad(*arrays):
     """Whether autograd must record this call: a torch input requires grad, grad mode is on."""
-    torch = _torch_module()
-    if torch is None or not torch.is_grad_enabled():
-        return False
-    return any(isinstance(a, torch.Tensor) and a.requires_grad for a in arrays)
+    for array in arrays:
+        if type(array) is not np.ndarray and getattr(array, "requires_grad", False):
+            return _torch_module().is_grad_enabled()
+    return False
