@@ -49,7 +49,7 @@ from ._ops import Executor, run_op, two_phase_names  # noqa: F401
 from .mask import mask_from_indices, indices_from_mask, mask_shape  # noqa: F401
 from ._dispatch import empty_cache  # noqa: F401
 
-__version__ = "0.1.0"
+from ._version import __version__  # noqa: F401  (the one place it is written)
 
 _LAZY_SUBMODULES = ("functional", "testing")
 
