@@ -7,6 +7,7 @@
 #   make sanitize   AddressSanitizer + UndefinedBehaviorSanitizer build, run the C tests
 #   make bench      benchmarks against PyTorch, writes docs/performance.md
 #   make bench-driver   the max-pool backward's 3x3 stride-2 kernel timed alone (bench/drivers/)
+#   make dist       the Python sdist and wheel, into build/dist (docs/packaging.md)
 
 CC      ?= cc
 CXX     ?= g++
@@ -29,7 +30,8 @@ CFLAGS_LIB := -std=c11 -O3 -fPIC -fvisibility=hidden -pthread -D_GNU_SOURCE -DFU
               -Ilibaclnn/include -Ilibaclnn/src $(WARN) $(EXTRA_CFLAGS)
 LDFLAGS_LIB := -shared -pthread -Wl,-soname,libaclnn.so -Wl,--no-undefined -lm $(EXTRA_LDFLAGS)
 
-.PHONY: tools-check all lib test ctest pytest demo install sanitize bench bench-driver venv clean
+.PHONY: tools-check all lib test ctest pytest demo install sanitize bench bench-driver venv clean \
+        cdef dist sdist wheel
 all: lib
 lib: $(LIB)
 
@@ -51,14 +53,31 @@ $(LIB): $(OBJS)
 $(VENV)/.ready: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(VPY) -m pip install -q --upgrade pip setuptools wheel
-	$(VPY) -m pip install -q cffi numpy pytest ml_dtypes matplotlib torch==2.13.0
+	$(VPY) -m pip install -q cffi numpy pytest ml_dtypes matplotlib torch==2.13.0 build auditwheel
 	touch $@
 venv: $(VENV)/.ready
 
-# pyaclnn is installed in editable mode: its build copies libaclnn.so into the package.
-$(VENV)/.pyaclnn: $(VENV)/.ready $(LIB) $(shell find pyaclnn -name '*.py' -not -name '_cdef*.py' 2>/dev/null) setup.py pyproject.toml
+# pyaclnn is installed in editable mode and used in place: it loads $(BUILD)/lib64/libaclnn.so and
+# the cffi declarations $(BUILD)/pyaclnn/_cdef.py (docs/python.md, "Install"); the declarations are
+# regenerated when a header changes, without a reinstall.  Nothing is written into pyaclnn/; the rm
+# clears what older builds put there (it would shadow $(BUILD)).
+CDEF := $(BUILD)/pyaclnn/_cdef.py
+$(VENV)/.pyaclnn: $(VENV)/.ready $(LIB) setup.py pyproject.toml pyaclnn/_version.py | $(CDEF)
+	rm -rf pyaclnn/_lib pyaclnn/_cdef.py pyaclnn.egg-info
 	$(VPY) -m pip install -q --no-build-isolation -e .
 	touch $@
+
+$(CDEF): tools/gen_cdef.py $(shell find libaclnn/include -name '*.h') $(VENV)/.ready
+	$(VPY) tools/gen_cdef.py --out $@ >/dev/null
+cdef: $(CDEF)
+
+# Release files into $(BUILD)/dist: `make dist` builds the sdist, then the wheel from it (as
+# `python -m build` does); `make sdist` and `make wheel` build one, from this tree.  The wheel is
+# py3-none-manylinux_2_X_<arch> (docs/packaging.md).
+dist: $(VENV)/.ready
+	$(VPY) -m build --outdir $(BUILD)/dist .
+sdist wheel: $(VENV)/.ready
+	$(VPY) -m build --$@ --outdir $(BUILD)/dist .
 
 # ---- Tests ---------------------------------------------------------------------------------
 # pytest drives everything: tests/test_c_programs.py builds and runs every tests/c/*.c(pp)

@@ -7,9 +7,10 @@ Search order (the first that exists and loads wins):
    ``libnnopbase.so`` (meta API) and ``libopapi.so`` (operators), so each is opened with
    ``RTLD_GLOBAL`` and symbols are then looked up in the global namespace.  A path that does not
    exist is an error (no silent fallback when the user asked for something specific).
-2. ``pyaclnn/_lib/libaclnn.so``, bundled by ``pip install``.
+2. ``pyaclnn/_lib/libaclnn.so``, bundled in the wheel (``pip install``).
 3. ``<source tree>/$ACLNN_BUILD_DIR/lib64/libaclnn.so`` and ``<source tree>/build/lib64/libaclnn.so``
-   when the package is used from a checkout.
+   when the package is used from a checkout (an editable install, ``PYTHONPATH``): the build
+   leaves the package itself untouched.
 """
 
 import os
@@ -34,17 +35,21 @@ class LibraryNotFoundError(OSError):
         super().__init__("\n".join(lines))
 
 
+def source_build_dirs():
+    """A checkout's build directories, in search order: $ACLNN_BUILD_DIR, then build."""
+    dirs = []
+    for build_dir in (os.environ.get("ACLNN_BUILD_DIR"), "build"):
+        if build_dir:
+            path = os.path.join(_SOURCE_TREE, build_dir)
+            if path not in dirs:
+                dirs.append(path)
+    return dirs
+
+
 def candidate_paths():
     """The default search path (without the environment override), in order."""
     paths = [os.path.join(_PACKAGE_DIR, "_lib", LIBRARY_NAME)]
-    build_dirs = []
-    if os.environ.get("ACLNN_BUILD_DIR"):
-        build_dirs.append(os.environ["ACLNN_BUILD_DIR"])
-    build_dirs.append("build")
-    for build_dir in build_dirs:
-        path = os.path.join(_SOURCE_TREE, build_dir, "lib64", LIBRARY_NAME)
-        if path not in paths:
-            paths.append(path)
+    paths += [os.path.join(d, "lib64", LIBRARY_NAME) for d in source_build_dirs()]
     return paths
 
 

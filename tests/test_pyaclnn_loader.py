@@ -4,7 +4,10 @@
 * a package with no bundled library and no build tree lists every default path it tried;
 * a colon-separated list (how CANN's split libascendcl/libnnopbase/libopapi is loaded) works,
   here with libaclnn's CANN-named aliases;
-* without the generated _cdef.py, a source tree's headers are parsed at import.
+* a checkout's generated declarations are found in <tree>/$ACLNN_BUILD_DIR/pyaclnn/_cdef.py, then
+  <tree>/build/pyaclnn/_cdef.py (the build writes nothing into the package), one older than the
+  headers is skipped;
+* without any generated _cdef.py, a source tree's headers are parsed at import.
 """
 
 import os
@@ -16,10 +19,12 @@ import textwrap
 import pytest
 
 import pyaclnn
+import pyaclnn._core as core
 
 PACKAGE_DIR = os.path.dirname(os.path.abspath(pyaclnn.__file__))
 ROOT = os.path.dirname(PACKAGE_DIR)
 LIBRARY = os.path.realpath(pyaclnn.LIBRARY_PATH.split(":")[0])
+GENERATOR = os.path.join(ROOT, "tools", "gen_cdef.py")
 
 
 def _python(code, env_updates, cwd, pythonpath=None):
@@ -32,13 +37,31 @@ def _python(code, env_updates, cwd, pythonpath=None):
                           timeout=120)
 
 
+def _write_cdef(path):
+    """The generated declarations at path: a copy of the ones in use, else generated now."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    if os.path.isfile(core.CDEF_SOURCE):
+        shutil.copy(core.CDEF_SOURCE, path)
+    else:
+        subprocess.check_call([sys.executable, GENERATOR, "--out", path], stdout=subprocess.DEVNULL)
+    return path
+
+
 def _copy_package(dest, with_cdef=True):
-    """A copy of the pure-Python package (no bundled library) under dest/pyaclnn."""
+    """A copy of the pure-Python package (no library) under dest/pyaclnn; with_cdef: with the
+    declarations in the package, as a wheel has them."""
     target = os.path.join(dest, "pyaclnn")
-    shutil.copytree(PACKAGE_DIR, target, ignore=shutil.ignore_patterns("_lib", "__pycache__"))
-    if not with_cdef:
-        os.remove(os.path.join(target, "_cdef.py"))
+    shutil.copytree(PACKAGE_DIR, target,
+                    ignore=shutil.ignore_patterns("_lib", "_cdef.py", "__pycache__"))
+    if with_cdef:
+        _write_cdef(os.path.join(target, "_cdef.py"))
     return target
+
+
+def _symlink_sources(tree):
+    """The checkout's headers and generator next to a copied package: a source tree."""
+    os.symlink(os.path.join(ROOT, "libaclnn"), str(tree / "libaclnn"))
+    os.symlink(os.path.join(ROOT, "tools"), str(tree / "tools"))
 
 
 def test_bogus_override_lists_the_path(tmp_path):
@@ -107,8 +130,7 @@ def test_missing_cdef_is_generated_from_the_headers(tmp_path):
         pytest.fail("source tree headers not found next to the package")
     tree = tmp_path / "tree"
     _copy_package(str(tree), with_cdef=False)
-    os.symlink(os.path.join(ROOT, "libaclnn"), str(tree / "libaclnn"))
-    os.symlink(os.path.join(ROOT, "tools"), str(tree / "tools"))
+    _symlink_sources(tree)
     code = """
         import pyaclnn, pyaclnn._core as core
         print(core.CDEF_SOURCE)
@@ -121,3 +143,42 @@ def test_missing_cdef_is_generated_from_the_headers(tmp_path):
     assert "parsed at import" in lines[0]
     assert lines[1] == "%d 27" % len(pyaclnn.FUNCTIONS)
     assert lines[2] == "True"
+
+
+CDEF_SOURCE_CODE = "import pyaclnn, pyaclnn._core as core; print(core.CDEF_SOURCE)"
+
+
+def test_checkout_cdef_is_found_in_the_build_directory(tmp_path):
+    """A checkout's package has no _cdef.py: make and an editable install write it under build/."""
+    tree = tmp_path / "tree"
+    _copy_package(str(tree), with_cdef=False)
+    _symlink_sources(tree)
+    default = _write_cdef(str(tree / "build" / "pyaclnn" / "_cdef.py"))
+    proc = _python(CDEF_SOURCE_CODE, {"PYACLNN_LIBRARY": LIBRARY}, str(tmp_path),
+                   pythonpath=str(tree))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == default
+
+    # $ACLNN_BUILD_DIR comes first, as for the library
+    other = _write_cdef(str(tree / "build-other" / "pyaclnn" / "_cdef.py"))
+    proc = _python(CDEF_SOURCE_CODE, {"PYACLNN_LIBRARY": LIBRARY, "ACLNN_BUILD_DIR": "build-other"},
+                   str(tmp_path), pythonpath=str(tree))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == other
+
+    # a module older than the headers is skipped (here: both), the headers are parsed instead
+    for path in (default, other):
+        os.utime(path, (1, 1))
+    proc = _python(CDEF_SOURCE_CODE, {"PYACLNN_LIBRARY": LIBRARY, "ACLNN_BUILD_DIR": "build-other"},
+                   str(tmp_path), pythonpath=str(tree))
+    assert proc.returncode == 0, proc.stderr
+    assert "parsed at import" in proc.stdout
+
+
+def test_the_package_in_a_checkout_holds_no_build_output():
+    """The build leaves pyaclnn/ as checked in: the library and cdef come from build/."""
+    if not os.path.isdir(os.path.join(ROOT, "libaclnn", "include")):
+        pytest.skip("pyaclnn is installed, not used from a checkout")
+    assert not os.path.exists(os.path.join(PACKAGE_DIR, "_lib"))
+    assert not os.path.exists(os.path.join(PACKAGE_DIR, "_cdef.py"))
+    assert not os.path.isfile(os.path.join(ROOT, "pyaclnn.egg-info", "PKG-INFO"))

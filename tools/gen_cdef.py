@@ -2,8 +2,9 @@
 """Generate pyaclnn's cffi declarations from libaclnn's public C headers.
 
 pyaclnn talks to the library through cffi in *out-of-line ABI mode*: the declarations are parsed
-once, here, at build time, and written to ``pyaclnn/_cdef.py`` as a pre-parsed ``ffi`` object, so
-importing pyaclnn needs neither a C compiler nor pycparser.  Because the declarations come from the
+once, here, at build time, and written as a pre-parsed ``ffi`` object to ``pyaclnn/_cdef.py`` of a
+wheel (setup.py) or to ``build/pyaclnn/_cdef.py`` of a checkout (the Makefile, an editable install),
+so importing pyaclnn needs neither a C compiler nor pycparser.  Because the declarations come from the
 same headers a C program includes, the binding cannot drift from the ABI.
 
 How the headers become a cdef:
@@ -21,9 +22,9 @@ How the headers become a cdef:
 
 Usage::
 
-    python tools/gen_cdef.py [--include libaclnn/include] [--out pyaclnn/_cdef.py] [--cc cc]
+    python tools/gen_cdef.py [--include libaclnn/include] [--out build/pyaclnn/_cdef.py] [--cc cc]
 
-The module can also be imported (pyaclnn does so when ``_cdef.py`` is missing in a source tree):
+The module can also be imported (pyaclnn does so when a checkout has no current ``_cdef.py``):
 ``generate(include_dir)`` returns a :class:`CdefResult`.
 """
 
@@ -375,7 +376,7 @@ def main(argv=None):
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--include", default=os.path.join(here, "libaclnn", "include"))
-    parser.add_argument("--out", default=os.path.join(here, "pyaclnn", "_cdef.py"))
+    parser.add_argument("--out", default=os.path.join(here, "build", "pyaclnn", "_cdef.py"))
     parser.add_argument("--cc", default=None, help="C compiler used as preprocessor")
     parser.add_argument("--print", action="store_true", help="print the cdef text and exit")
     args = parser.parse_args(argv)
@@ -387,7 +388,8 @@ def main(argv=None):
         sys.stdout.write(result.cdef)
         return 0
     text = render_module(result)
-    tmp = args.out + ".tmp"
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+    tmp = "%s.%d.tmp" % (args.out, os.getpid())  # two builds may generate at once
     with open(tmp, "w") as f:
         f.write(text)
     os.replace(tmp, args.out)
