@@ -166,6 +166,13 @@ class _Executor:
         self.phase2 = info.phase2
         self.name = info.name
 
+    def __del__(self):
+        # a thread's cache dies with the thread: its executors and descriptors go back too
+        try:
+            self.destroy()
+        except Exception:   # interpreter shutdown: the library may already be gone
+            pass
+
     def destroy(self):
         if self.pointer is not None:
             lib.aclDestroyAclOpExecutor(self.pointer)

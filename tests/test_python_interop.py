@@ -383,3 +383,20 @@ print("ok")
 
 def test_import_works_without_torch():
     assert _run_python(NO_TORCH_CHECK).strip().endswith("ok")
+
+
+def test_a_finished_threads_executors_are_destroyed(acl):
+    def work():
+        F.prelu(np.ones((1, 2, 2, 2), np.float32), np.ones(2, np.float32))
+        executor = next(iter(_dispatch._state().executors.values()))
+        seen.append(executor.pointer)
+
+    seen = []
+    thread = threading.Thread(target=work)
+    thread.start()
+    thread.join()
+    import gc
+    gc.collect()
+    # the library no longer knows the executor: destroying it again is an error, not a crash
+    assert acl.lib.aclDestroyAclOpExecutor(seen[0]) == acl.lib.ACLNN_ERR_INNER
+    acl.recent_error_message()

@@ -1,6 +1,6 @@
 """What every functional operator shares: argument spelling and the call itself."""
 
-from typing import Sequence, Tuple, Union
+from typing import Any, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -9,6 +9,9 @@ from .._dtypes import acl_dtype
 from .._interop import as_array, dtype_code, wants_grad  # noqa: F401  (re-exported to the ops)
 
 IntOrPair = Union[int, Sequence[int]]
+#: What the functional ops take: a numpy array, a torch CPU tensor, a DLPack object or anything
+#: np.asarray accepts; they return a torch tensor for torch inputs and a numpy array otherwise.
+ArrayLike = Any
 
 
 def pair(value: IntOrPair) -> Tuple[int, int]:

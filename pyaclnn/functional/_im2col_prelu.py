@@ -11,9 +11,9 @@ result's dtype where CANN casts the result (im2col, im2col_backward, prelu); by 
 the input's (prelu: the promoted dtype of x and weight).
 """
 
-from typing import Sequence, Tuple, Union
+from typing import Tuple
 
-from ._common import IntOrPair, as_array, dtype_code, launch, out_code, pair, wants_grad
+from ._common import ArrayLike, IntOrPair, as_array, dtype_code, launch, out_code, pair, wants_grad
 
 __all__ = ["im2col", "im2col_backward", "prelu", "prelu_backward"]
 
@@ -47,8 +47,8 @@ def _col2im_out_shape(shape, size, k):
         return (1,)
 
 
-def im2col(x, kernel_size: IntOrPair, dilation: IntOrPair = 1, padding: IntOrPair = 0,
-           stride: IntOrPair = 1, out_dtype=None):
+def im2col(x: ArrayLike, kernel_size: IntOrPair, dilation: IntOrPair = 1, padding: IntOrPair = 0,
+           stride: IntOrPair = 1, out_dtype=None) -> ArrayLike:
     """aclnnIm2col: every kH x kW window of ``x`` as a column (``torch.nn.functional.unfold``).
 
     x: [N, C, H, W] or [C, H, W]; float32, float16 or bfloat16.
@@ -66,9 +66,9 @@ def im2col(x, kernel_size: IntOrPair, dilation: IntOrPair = 1, padding: IntOrPai
     return launch("Im2col", [x], [k, d, p, s], [(out_shape, code)])[0]
 
 
-def im2col_backward(grad_output, input_size: IntOrPair, kernel_size: IntOrPair,
+def im2col_backward(grad_output: ArrayLike, input_size: IntOrPair, kernel_size: IntOrPair,
                     dilation: IntOrPair = 1, padding: IntOrPair = 0, stride: IntOrPair = 1,
-                    out_dtype=None):
+                    out_dtype=None) -> ArrayLike:
     """aclnnIm2colBackward (col2im, ``torch.nn.functional.fold``): sums columns back into an image.
 
     grad_output: [N, C*kH*kW, L] or [C*kH*kW, L]; input_size: the image's (H, W).
@@ -84,7 +84,7 @@ def im2col_backward(grad_output, input_size: IntOrPair, kernel_size: IntOrPair,
     return launch("Im2colBackward", [g], [size, k, d, p, s], [(out_shape, code)])[0]
 
 
-def prelu(x, weight, out_dtype=None):
+def prelu(x: ArrayLike, weight: ArrayLike, out_dtype=None) -> ArrayLike:
     """aclnnPrelu: ``x > 0 ? x : weight[c] * x`` with c the channel (dim 1; dim 0 for 1-D x).
 
     weight has 1 element (shared) or C elements.  dtypes: float32, float16, bfloat16; mixed
@@ -100,7 +100,8 @@ def prelu(x, weight, out_dtype=None):
     return launch("Prelu", [x, weight], [], [(tuple(x.shape), code)])[0]
 
 
-def prelu_backward(grad_output, x, weight) -> Tuple:
+def prelu_backward(grad_output: ArrayLike, x: ArrayLike,
+                   weight: ArrayLike) -> Tuple[ArrayLike, ArrayLike]:
     """aclnnPreluBackward -> ``(grad_input, grad_weight)``.
 
     grad_output broadcasts to x's shape; all three share one dtype (float32, float16, bfloat16).

@@ -11,8 +11,10 @@ into the indices ``torch.nn.functional.max_pool2d(..., return_indices=True)`` re
 ``pyaclnn.mask_from_indices`` goes the other way (see :mod:`pyaclnn.mask`).
 """
 
+from typing import Optional, Tuple
+
 from .. import mask as _mask
-from ._common import as_array, dtype_code, ints, launch, wants_grad
+from ._common import ArrayLike, IntOrPair, as_array, dtype_code, ints, launch, wants_grad
 
 __all__ = ["max_pool2d_with_mask", "max_pool2d_with_mask_backward"]
 
@@ -54,7 +56,9 @@ def _shapes(x_shape, kernel, stride, padding, ceil_mode):
         return (1,), (1,)
 
 
-def max_pool2d_with_mask(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
+def max_pool2d_with_mask(x: ArrayLike, kernel_size: IntOrPair, stride: Optional[IntOrPair] = None,
+                         padding: IntOrPair = 0, dilation: IntOrPair = 1,
+                         ceil_mode: bool = False) -> Tuple[ArrayLike, ArrayLike]:
     """aclnnMaxPool2dWithMask: max pooling that also returns CANN's argmax mask.
 
     x:           [N, C, H, W] or [C, H, W]; float32, float16 or bfloat16.
@@ -77,8 +81,10 @@ def max_pool2d_with_mask(x, kernel_size, stride=None, padding=0, dilation=1, cei
     return out, mask
 
 
-def max_pool2d_with_mask_backward(grad_output, x, mask, kernel_size, stride=None, padding=0,
-                                  dilation=1, ceil_mode=False):
+def max_pool2d_with_mask_backward(grad_output: ArrayLike, x: ArrayLike, mask: ArrayLike,
+                                  kernel_size: IntOrPair, stride: Optional[IntOrPair] = None,
+                                  padding: IntOrPair = 0, dilation: IntOrPair = 1,
+                                  ceil_mode: bool = False) -> ArrayLike:
     """aclnnMaxPool2dWithMaskBackward: routes each output gradient to its argmax in the mask.
 
     grad_output: the gradient of ``out`` (its shape and x's dtype); x: the forward's input;

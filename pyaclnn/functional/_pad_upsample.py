@@ -11,9 +11,9 @@ grad gives a result whose backward runs the backward operator.  Bad arguments ra
 library's own errors (``pyaclnn.ParamInvalidError`` and friends, with CANN's message).
 """
 
-from typing import Optional, Sequence
+from typing import Optional, Sequence, Union
 
-from ._common import as_array, dtype_code, ints, launch, wants_grad
+from ._common import ArrayLike, as_array, dtype_code, ints, launch, wants_grad
 
 __all__ = [
     "replication_pad2d",
@@ -38,7 +38,7 @@ def _scales(scales):
     return 0.0 if scales is None else float(scales)
 
 
-def replication_pad2d(x, padding: Sequence[int]):
+def replication_pad2d(x: ArrayLike, padding: Sequence[int]) -> ArrayLike:
     """aclnnReplicationPad2d: pads the last two dims of ``x`` by repeating its edge values.
 
     x:       [C, H, W] or [N, C, H, W]; float32, float16, bfloat16, float64, complex64,
@@ -57,7 +57,8 @@ def replication_pad2d(x, padding: Sequence[int]):
     return launch("ReplicationPad2d", [x], [padding], [(out_shape, dtype_code(x))])[0]
 
 
-def replication_pad2d_backward(grad_output, x, padding: Sequence[int]):
+def replication_pad2d_backward(grad_output: ArrayLike, x: ArrayLike,
+                               padding: Sequence[int]) -> ArrayLike:
     """aclnnReplicationPad2dBackward: the gradient of :func:`replication_pad2d` with respect to x.
 
     grad_output: the gradient of the padded result (its shape); x: the forward's input (only
@@ -72,7 +73,8 @@ def replication_pad2d_backward(grad_output, x, padding: Sequence[int]):
                   [(tuple(x.shape), dtype_code(x))])[0]
 
 
-def upsample_nearest_exact1d(x, output_size, scales: Optional[float] = None):
+def upsample_nearest_exact1d(x: ArrayLike, output_size: Union[int, Sequence[int]],
+                             scales: Optional[float] = None) -> ArrayLike:
     """aclnnUpsampleNearestExact1d: resizes the last dim of [N, C, L] ``x`` to ``output_size``.
 
     Output element i reads input ``min(floor((i + 0.5) * scale), L - 1)`` with
@@ -95,8 +97,10 @@ def upsample_nearest_exact1d(x, output_size, scales: Optional[float] = None):
                   [(out_shape, dtype_code(x))])[0]
 
 
-def upsample_nearest_exact1d_backward(grad_output, output_size, input_size: Sequence[int],
-                                      scales: Optional[float] = None):
+def upsample_nearest_exact1d_backward(grad_output: ArrayLike,
+                                      output_size: Union[int, Sequence[int]],
+                                      input_size: Sequence[int],
+                                      scales: Optional[float] = None) -> ArrayLike:
     """aclnnUpsampleNearestExact1dBackward: the gradient of :func:`upsample_nearest_exact1d`.
 
     grad_output: [N, C, L_out]; output_size: the forward's L_out (int or 1-element sequence);
