@@ -1,17 +1,11 @@
 """Helpers shared by the operator tests (tests/test_op_*.py): NumPy <-> torch conversion with
-bfloat16, bitwise comparison, strided layouts of a shape, im2col window counts, and the
-subprocess runner of the thread-count invariance tests.  Nothing here computes a reference:
-every test keeps its own independent reference next to its cases.
+bfloat16, bitwise comparison, strided layouts of a shape, window counts of im2col and pooling,
+and the validation helpers.  Nothing here computes an expected value: the references are in
+tests/reference.py, the runs under each SIMD tier in tests/tiers.py.
 """
-import os
-import subprocess
-import sys
-
 import ml_dtypes
 import numpy as np
 import torch
-
-from support import ROOT
 
 BF16 = ml_dtypes.bfloat16
 
@@ -90,26 +84,6 @@ def pooled_size(size, k, s, p=0, ceil_mode=False):
     if ceil_mode and (o - 1) * s >= size + p:
         o -= 1
     return o
-
-
-def script_outputs(script, envs, timeout=120):
-    """Runs `script` with `python -c` once per extra-environment dict; returns the stripped
-    stdouts (each run must exit 0)."""
-    outputs = []
-    for extra in envs:
-        env = dict(os.environ, **extra)
-        res = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True,
-                             timeout=timeout, cwd=ROOT)
-        assert res.returncode == 0, res.stderr
-        outputs.append(res.stdout.strip())
-    return outputs
-
-
-def assert_thread_count_invariant(script, threads=("1", "2", "3")):
-    """The script (which prints a digest of its results) prints the same for every
-    ACLNN_NUM_THREADS in `threads`."""
-    outputs = script_outputs(script, [{"ACLNN_NUM_THREADS": t} for t in threads])
-    assert len(set(outputs)) == 1, outputs
 
 
 def empty_tensor(shape, dtype=np.float32, fmt=None):

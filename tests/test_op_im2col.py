@@ -1,4 +1,4 @@
-"""aclnnIm2col against a NumPy gather reference and torch.nn.functional.unfold.
+"""aclnnIm2col against the NumPy gather (reference.im2col) and torch.nn.functional.unfold.
 
 im2col is a pure gather: results must be bit-identical to the reference for every dtype; a cast
 to a different out dtype rounds once (through fp32).
@@ -12,8 +12,9 @@ import torch.nn.functional as F
 
 import pyaclnn
 from pyaclnn.functional import im2col
-from op_helpers import (BF16, assert_bits, assert_rejected, from_torch, layouts, script_outputs, to_torch,
-                        windows)
+import reference as ref
+import tiers
+from op_helpers import BF16, assert_bits, assert_rejected, from_torch, layouts, to_torch
 
 torch.set_num_threads(1)
 
@@ -21,26 +22,8 @@ DTYPES = [np.float32, np.float16, BF16]
 
 
 # ---------------------------------------------------------------------------------------------
-# references and helpers
+# helpers
 # ---------------------------------------------------------------------------------------------
-def ref_im2col(x, k, d, p, s):
-    """Independent gather in x's own dtype: slices of the zero-padded image."""
-    batched = x.ndim == 4
-    xb = x if batched else x[None]
-    n, c, h, w = xb.shape
-    oh, ow = windows(h, k[0], d[0], p[0], s[0]), windows(w, k[1], d[1], p[1], s[1])
-    xp = np.zeros((n, c, h + 2 * p[0], w + 2 * p[1]), dtype=x.dtype)
-    xp[:, :, p[0]:p[0] + h, p[1]:p[1] + w] = xb
-    out = np.empty((n, c, k[0], k[1], oh * ow), dtype=x.dtype)
-    for ki in range(k[0]):
-        for kj in range(k[1]):
-            r0, c0 = ki * d[0], kj * d[1]
-            patch = xp[:, :, r0:r0 + s[0] * (oh - 1) + 1:s[0], c0:c0 + s[1] * (ow - 1) + 1:s[1]]
-            out[:, :, ki, kj, :] = patch.reshape(n, c, oh * ow)
-    out = out.reshape(n, c * k[0] * k[1], oh * ow)
-    return out if batched else out[0]
-
-
 def random_image(shape, dtype, seed=0):
     rng = np.random.default_rng(seed)
     return rng.standard_normal(shape).astype(np.float32).astype(dtype)
@@ -68,7 +51,7 @@ CASES = [
 def test_values_match_reference_and_torch(shape, k, d, p, s, dtype):
     x = random_image(shape, dtype, seed=len(shape) + k[0])
     got = im2col(x, k, d, p, s)
-    assert_bits(got, ref_im2col(x, k, d, p, s))
+    assert_bits(got, ref.im2col(x, k, d, p, s))
     t = F.unfold(to_torch(x)[None] if x.ndim == 3 else to_torch(x), k, d, p, s)
     want = from_torch(t[0] if x.ndim == 3 else t, dtype)
     assert_bits(got, want)
@@ -80,7 +63,7 @@ def test_huge_strides_one_window_per_axis(s):
     """A stride of up to INT64_MAX is valid; with one window along that axis it never moves."""
     x = random_image((2, 3, 5, 9), np.float32, seed=7)
     got = im2col(x, (2, 3), (1, 2), (1, 0), s)
-    assert_bits(got, ref_im2col(x, (2, 3), (1, 2), (1, 0), s))
+    assert_bits(got, ref.im2col(x, (2, 3), (1, 2), (1, 0), s))
 
 
 @pytest.mark.parametrize("src,dst", [(np.float32, np.float16), (np.float32, BF16),
@@ -89,7 +72,7 @@ def test_huge_strides_one_window_per_axis(s):
 def test_result_is_cast_to_out_dtype(src, dst):
     x = random_image((2, 3, 6, 7), src, seed=3) * 3
     got = im2col(x, (3, 2), (1, 2), (1, 1), (2, 1), out_dtype=dst)
-    want = ref_im2col(x, (3, 2), (1, 2), (1, 1), (2, 1)).astype(np.float32).astype(dst)
+    want = ref.im2col(x, (3, 2), (1, 2), (1, 1), (2, 1)).astype(np.float32).astype(dst)
     assert_bits(got, want)
 
 
@@ -97,7 +80,7 @@ def test_special_values_are_copied_bit_exactly():
     x = np.array([np.nan, -0.0, np.inf, -np.inf, 1e-40, -3.5, 0.0, 65504.0, 7.0],
                  dtype=np.float32).reshape(1, 1, 3, 3)
     got = im2col(x, 2, 1, 1, 1)
-    assert_bits(got, ref_im2col(x, (2, 2), (1, 1), (1, 1), (1, 1)))
+    assert_bits(got, ref.im2col(x, (2, 2), (1, 1), (1, 1), (1, 1)))
 
 
 def test_ops_md_examples():
@@ -128,7 +111,7 @@ def run_im2col(x_tensor, out_tensor, k, d, p, s):
 def test_strided_and_offset_views(dtype):
     shape, k, d, p, s = (2, 3, 5, 6), (2, 3), (2, 1), (1, 1), (1, 2)
     x = random_image(shape, dtype, seed=7)
-    want = ref_im2col(x, k, d, p, s)
+    want = ref.im2col(x, k, d, p, s)
     for x_layout, out_layout in zip(layouts(shape), layouts(want.shape)):
         with pyaclnn.Tensor.strided(x, *x_layout) as xt, \
                 pyaclnn.Tensor.strided(np.full(want.shape, np.nan, dtype), *out_layout) as ot:
@@ -142,7 +125,7 @@ def test_strided_and_offset_views(dtype):
 def test_repeatable_executor_with_new_addresses():
     k, d, p, s = (3, 3), (1, 1), (1, 1), (2, 2)
     x1, x2 = random_image((1, 2, 6, 6), np.float32, 1), random_image((1, 2, 6, 6), np.float32, 2)
-    want_shape = ref_im2col(x1, k, d, p, s).shape
+    want_shape = ref.im2col(x1, k, d, p, s).shape
     with pyaclnn.Tensor.from_numpy(x1) as xt, pyaclnn.Tensor.empty(want_shape, np.float32, fill=np.nan) as ot, \
             pyaclnn.Tensor.from_numpy(x2) as x2t, pyaclnn.Tensor.empty(want_shape, np.float32, fill=np.nan) as o2t:
         ws, ex = pyaclnn.aclnnIm2colGetWorkspaceSize(xt, list(k), list(d), list(p), list(s), ot)
@@ -151,12 +134,12 @@ def test_repeatable_executor_with_new_addresses():
             buf = pyaclnn.DeviceBuffer(ws) if ws else None
             pyaclnn.aclnnIm2col(buf, ws, ex)
             pyaclnn.synchronize()
-            assert_bits(ot.numpy(), ref_im2col(x1, k, d, p, s))
+            assert_bits(ot.numpy(), ref.im2col(x1, k, d, p, s))
             ex.set_input_addr(0, xt, x2t.buffer)
             ex.set_output_addr(0, ot, o2t.buffer)
             pyaclnn.aclnnIm2col(buf, ws, ex)
             pyaclnn.synchronize()
-            assert_bits(o2t.numpy(), ref_im2col(x2, k, d, p, s))
+            assert_bits(o2t.numpy(), ref.im2col(x2, k, d, p, s))
         finally:
             ex.close()
 
@@ -253,10 +236,8 @@ _PATHS_SCRIPT = textwrap.dedent("""
 
 def test_vector_streaming_and_portable_paths_agree_with_torch():
     """The AVX-512 rows (one or two loads per chunk, strides up to 8), streamed or not, split over
-    1-3 threads, and the portable loop (ACLNN_NO_SIMD=1, and strides above 8): the same bits,
-    which are torch's unfold of the same bit patterns (carried exactly as float64 integers)."""
-    envs = [{"ACLNN_NUM_THREADS": t, "ACLNN_STREAMING_STORES": s}
-            for t, s in (("1", "1"), ("1", "0"), ("2", "1"), ("3", "0"))]
-    envs.append({"ACLNN_NUM_THREADS": "2", "ACLNN_NO_SIMD": "1"})
-    outputs = script_outputs(_PATHS_SCRIPT, envs, timeout=300)
-    assert len(set(outputs)) == 1, outputs
+    1-3 threads, the AVX2 tier and the portable loop (also taken for strides above 8): the same
+    bits, which are torch's unfold of the same bit patterns (carried exactly as float64 integers)."""
+    runs = [tiers.Run(threads=t, streaming=s) for t, s in ((1, 1), (1, 0), (2, 1), (3, 0))]
+    runs += [tiers.Run("avx2", threads=2), tiers.Run("portable", threads=2)]
+    tiers.assert_same_output(_PATHS_SCRIPT, runs)

@@ -1,9 +1,10 @@
 """aclnnIm2colBackward (col2im / fold) against a NumPy reference and torch.nn.functional.fold.
 
 The library sums every output element's contributions in fp32 in kernel order (ki, then kj) and
-rounds once.  The NumPy reference below adds the same contributions in the same order in fp32, so
-the comparison is bit-exact for every dtype; against PyTorch (fp32) it is bit-exact too, and for
-fp16/bf16 PyTorch rounds after every add, so the check there is a tolerance.
+rounds once.  The NumPy reference (reference.col2im) adds the same contributions in the same
+order in fp32, so the comparison is bit-exact for every dtype; against PyTorch (fp32) it is
+bit-exact too, and for fp16/bf16 PyTorch rounds after every add, so the check there is a
+tolerance.
 """
 import textwrap
 
@@ -14,30 +15,13 @@ import torch.nn.functional as F
 
 import pyaclnn
 from pyaclnn.functional import im2col_backward
-from op_helpers import (BF16, assert_bits, assert_rejected, assert_thread_count_invariant, layouts,
-                        to_torch, windows)
+import reference as ref
+import tiers
+from op_helpers import BF16, assert_bits, assert_rejected, layouts, to_torch, windows
 
 torch.set_num_threads(1)
 
 DTYPES = [np.float32, np.float16, BF16]
-
-
-def ref_col2im(cols, size, k, d, p, s, out_dtype=None):
-    """fp32 sum of the contributions in (ki, kj) order, rounded once to out_dtype."""
-    batched = cols.ndim == 3
-    cb = (cols if batched else cols[None]).astype(np.float32)
-    n, ckk, _ = cb.shape
-    c = ckk // (k[0] * k[1])
-    h, w = size
-    oh, ow = windows(h, k[0], d[0], p[0], s[0]), windows(w, k[1], d[1], p[1], s[1])
-    cb = cb.reshape(n, c, k[0], k[1], oh, ow)
-    acc = np.zeros((n, c, h + 2 * p[0], w + 2 * p[1]), dtype=np.float32)
-    for ki in range(k[0]):
-        for kj in range(k[1]):
-            r0, c0 = ki * d[0], kj * d[1]
-            acc[:, :, r0:r0 + s[0] * (oh - 1) + 1:s[0], c0:c0 + s[1] * (ow - 1) + 1:s[1]] += cb[:, :, ki, kj]
-    out = acc[:, :, p[0]:p[0] + h, p[1]:p[1] + w].astype(out_dtype or cols.dtype)
-    return out if batched else out[0]
 
 
 def random_cols(size, k, d, p, s, c, n=None, dtype=np.float32, seed=0):
@@ -68,7 +52,7 @@ CASES = [
 def test_values(size, k, d, p, s, c, n, dtype):
     cols = random_cols(size, k, d, p, s, c, n, dtype, seed=c + k[0])
     got = im2col_backward(cols, size, k, d, p, s)
-    assert_bits(got, ref_col2im(cols, size, k, d, p, s))
+    assert_bits(got, ref.col2im(cols, size, k, d, p, s))
     t = to_torch(cols)
     want = F.fold(t if n is not None else t[None], size, k, d, p, s)
     want = (want if n is not None else want[0]).float().numpy()
@@ -88,7 +72,7 @@ def test_huge_strides_one_window_per_axis(s, dtype):
     size, k, d, p = (5, 9), (2, 3), (1, 2), (1, 0)
     cols = random_cols(size, k, d, p, s, 3, 2, dtype, seed=9)
     got = im2col_backward(cols, size, k, d, p, s)
-    assert_bits(got, ref_col2im(cols, size, k, d, p, s))
+    assert_bits(got, ref.col2im(cols, size, k, d, p, s))
 
 
 @pytest.mark.parametrize("src,dst", [(np.float16, np.float32), (np.float32, BF16),
@@ -97,14 +81,14 @@ def test_out_dtype_cast(src, dst):
     size, k, d, p, s = (6, 7), (3, 2), (1, 2), (1, 1), (1, 1)
     cols = random_cols(size, k, d, p, s, 2, 2, src, seed=4)
     got = im2col_backward(cols, size, k, d, p, s, out_dtype=dst)
-    assert_bits(got, ref_col2im(cols, size, k, d, p, s, out_dtype=dst))
+    assert_bits(got, ref.col2im(cols, size, k, d, p, s, out_dtype=dst))
 
 
 def test_fp16_sums_in_fp32_and_rounds_once():
     # 9 contributions of 1 + 2^-11 each: fp16-by-fp16 accumulation would lose the small parts.
     cols = np.full((9, 9), 1 + 2.0 ** -11, dtype=np.float32).astype(np.float16)
     got = im2col_backward(cols, (3, 3), 3, 1, 1, 1)
-    assert_bits(got, ref_col2im(cols, (3, 3), (3, 3), (1, 1), (1, 1), (1, 1)))
+    assert_bits(got, ref.col2im(cols, (3, 3), (3, 3), (1, 1), (1, 1), (1, 1)))
 
 
 def test_ops_md_examples():
@@ -127,7 +111,7 @@ def test_ops_md_examples():
 def test_strided_and_offset_views():
     size, k, d, p, s = (5, 6), (2, 3), (2, 1), (1, 1), (1, 2)
     cols = random_cols(size, k, d, p, s, 3, 2, np.float32, seed=9)
-    want = ref_col2im(cols, size, k, d, p, s)
+    want = ref.col2im(cols, size, k, d, p, s)
     slack = dict(offset_view=(7, 11), swapped=(3, 3))
     for g_layout, out_layout in zip(layouts(cols.shape, **slack), layouts(want.shape, **slack)):
         with pyaclnn.Tensor.strided(cols, *g_layout) as gt, \
@@ -154,12 +138,12 @@ def test_repeatable_executor_with_new_addresses():
             for run in range(2):
                 pyaclnn.aclnnIm2colBackward(buf, ws, ex)
                 pyaclnn.synchronize()
-            assert_bits(o1.numpy(), ref_col2im(c1, size, k, d, p, s))
+            assert_bits(o1.numpy(), ref.col2im(c1, size, k, d, p, s))
             ex.set_input_addr(0, g1, g2.buffer)
             ex.set_output_addr(0, o1, o2.buffer)
             pyaclnn.aclnnIm2colBackward(buf, ws, ex)
             pyaclnn.synchronize()
-            assert_bits(o2.numpy(), ref_col2im(c2, size, k, d, p, s))
+            assert_bits(o2.numpy(), ref.col2im(c2, size, k, d, p, s))
         finally:
             ex.close()
 
@@ -186,8 +170,8 @@ THREAD_SCRIPT = textwrap.dedent("""
 """)
 
 
-def test_bit_identical_for_any_thread_count():
-    assert_thread_count_invariant(THREAD_SCRIPT)
+def test_bit_identical_for_any_thread_count_and_tier():
+    tiers.assert_same_output(THREAD_SCRIPT, tiers.sweep())
 
 
 # ---------------------------------------------------------------------------------------------

@@ -4,23 +4,22 @@ On AVX-512 CPUs, bf16 and fp32 col2im with kernel 3x3, stride 2, padding 1, dila
 image twice the window grid (H = 2*OH, W = 2*OW) and OW <= 16 go through dedicated kernels (bf16:
 two output rows per 32-word load, rounded with AVX512-BF16 when the CPU has it and with the
 integer rounding for pairs holding a subnormal sum).  Their results must equal PyTorch (fp32) and
-the fp32 sum in (ki, kj) order from +0.0, rounded once (bf16), bit for bit - including -0.0
-inputs, subnormals, infinities and NaNs - at 1, 2 and 3 threads and with ACLNN_NO_SIMD=1 (the
-portable path).  Each configuration runs in its own process (the pool size and the SIMD switch are
-read when the library starts).
+the fp32 sum in (ki, kj) order from +0.0, rounded once (bf16, reference.col2im), bit for bit -
+including -0.0 inputs, subnormals, infinities and NaNs - at 1, 2 and 3 threads and on the AVX2
+and portable tiers.  Each configuration runs in its own process (the pool size and the SIMD
+switch are read when the library starts).
 """
-import os
-import subprocess
-import sys
 import textwrap
-from pathlib import Path
 
 import ml_dtypes
 import numpy as np
 import pytest
 import torch
 
-ROOT = Path(__file__).resolve().parent.parent
+import reference as ref
+import support
+import tiers
+from op_helpers import bits, windows
 
 # (N, C, H, W): OH even and odd, OW even and odd, OW = 16 (the widest) and OW = 1; the last two
 # fall outside the geometry (W = 34 -> OW = 17; odd H) and take the generic kernels.
@@ -33,8 +32,8 @@ CASES = [
     (1, 3, 27, 28),
 ]
 VALUE_SETS = ["normal", "special", "negzero", "subnormal"]
-# (threads, ACLNN_NO_SIMD); "avx2": ACLNN_NO_AVX512=1 instead (the AVX2 tier on any CPU)
-CONFIGS = [("1", "0"), ("2", "0"), ("3", "0"), ("1", "1"), ("2", "avx2")]
+RUNS = [tiers.Run(threads=1), tiers.Run(threads=2), tiers.Run(threads=3), tiers.Run("portable", threads=1),
+        tiers.Run("avx2", threads=2)]
 
 SCRIPT = textwrap.dedent("""
     import sys, numpy as np, ml_dtypes
@@ -53,27 +52,8 @@ SCRIPT = textwrap.dedent("""
 """)
 
 
-def windows(size):
-    return (size + 2 - 3) // 2 + 1
-
-
-def numpy_col2im(cols, H, W):
-    """fp32 sum in (ki, kj) order starting from +0.0, one kernel offset at a time."""
-    n, rows, _ = cols.shape
-    c = rows // 9
-    OH, OW = windows(H), windows(W)
-    src = cols.astype(np.float32).reshape(n, c, 3, 3, OH, OW)
-    out = np.zeros((n, c, H, W), np.float32)
-    for ki in range(3):
-        ih = np.arange(OH) * 2 - 1 + ki
-        oh_ok = (ih >= 0) & (ih < H)
-        for kj in range(3):
-            iw = np.arange(OW) * 2 - 1 + kj
-            ow_ok = (iw >= 0) & (iw < W)
-            contrib = src[:, :, ki, kj][:, :, oh_ok][:, :, :, ow_ok]
-            with np.errstate(over="ignore", invalid="ignore"):
-                out[:, :, ih[oh_ok][:, None], iw[ow_ok][None, :]] += contrib
-    return out
+def k3s2_windows(size):
+    return windows(size, 3, 1, 1, 2)
 
 
 def make_values(kind, shape, rng, dtype):
@@ -98,39 +78,30 @@ def make_values(kind, shape, rng, dtype):
     return data.astype(dtype)
 
 
-def bits(a):
-    return a.view(np.uint32) if a.dtype == np.float32 else a.view(np.uint16)
-
-
 def test_k3s2_kernels_match_reference(tmp_path):
     rng = np.random.default_rng(11)
     inputs, wants = {}, {}
     for idx, (N, C, H, W) in enumerate(CASES):
-        L = windows(H) * windows(W)
+        L = k3s2_windows(H) * k3s2_windows(W)
         for kind in VALUE_SETS:
             for dname, dtype in (("fp32", np.float32), ("bf16", ml_dtypes.bfloat16)):
                 name = f"{dname}_{H}_{W}_{kind}_{idx}"
                 cols = make_values(kind, (N, C * 9, L), rng, dtype)
-                want = numpy_col2im(cols, H, W)
+                want = ref.col2im(cols, (H, W), 3, 1, 1, 2)
                 if dname == "fp32":
-                    ref = torch.ops.aten.col2im(torch.from_numpy(cols), [H, W], [3, 3], [1, 1],
-                                                [1, 1], [2, 2]).numpy()
-                    same = np.isnan(want) & np.isnan(ref) | (bits(want) == bits(ref))
+                    torch_out = torch.ops.aten.col2im(torch.from_numpy(cols), [H, W], [3, 3], [1, 1],
+                                                      [1, 1], [2, 2]).numpy()
+                    same = np.isnan(want) & np.isnan(torch_out) | (bits(want) == bits(torch_out))
                     assert same.all(), f"NumPy reference disagrees with torch on {name}"
-                else:
-                    want = want.astype(ml_dtypes.bfloat16)
                 inputs[name] = cols.view(np.uint16) if dname == "bf16" else cols
                 wants[name] = want
     src = tmp_path / "cols.npz"
     np.savez(src, **inputs)
-    for threads, no_simd in CONFIGS:
-        dst = tmp_path / f"out_{threads}_{no_simd}.npz"
-        env = dict(os.environ, ACLNN_NUM_THREADS=threads)
-        env.update({"ACLNN_NO_AVX512": "1"} if no_simd == "avx2" else {"ACLNN_NO_SIMD": no_simd})
-        res = subprocess.run([sys.executable, "-c", SCRIPT, str(src), str(dst)], env=env,
-                             capture_output=True, text=True, timeout=300, cwd=ROOT)
-        assert res.returncode == 0, res.stderr
-        got_all = np.load(dst)
+    first = None
+    for run in tiers.every_tier(RUNS):
+        dst = tmp_path / "out.npz"
+        tiers.run_script(SCRIPT, run, args=(src, dst))
+        got_all = dict(np.load(dst))
         for name, want in wants.items():
             got = got_all[name]
             if name.startswith("bf16"):
@@ -138,15 +109,14 @@ def test_k3s2_kernels_match_reference(tmp_path):
             assert got.shape == want.shape, name
             nan_want = np.isnan(want.astype(np.float32))
             nan_got = np.isnan(got.astype(np.float32))
-            assert np.array_equal(nan_want, nan_got), f"{name}: NaN positions, config {threads}/{no_simd}"
+            assert np.array_equal(nan_want, nan_got), f"{name}: NaN positions, {run}"
             ok = bits(got)[~nan_want] == bits(want)[~nan_want]
-            assert ok.all(), (f"{name}: {np.count_nonzero(~ok)} values differ, threads {threads}, "
-                              f"ACLNN_NO_SIMD={no_simd}")
-            if no_simd == "0" and threads == "1":
-                continue
-            # the NaN bits too must not depend on the thread count or the path
-            first = np.load(tmp_path / "out_1_0.npz")[name]
-            assert np.array_equal(bits(first), bits(got_all[name])), name
+            assert ok.all(), f"{name}: {np.count_nonzero(~ok)} values differ, {run}"
+            if first is not None:
+                # the NaN bits too must not depend on the thread count or the path
+                assert np.array_equal(bits(first[name]), bits(got_all[name])), f"{name}, {run}"
+        if first is None:
+            first = got_all
 
 
 # ---- no read past the tensor's end --------------------------------------------------------------
@@ -222,8 +192,6 @@ int main(int argc, char **argv)
 
 @pytest.mark.parametrize("dtype", ["bf16", "fp32"])
 def test_k3s2_reads_and_writes_stay_inside_the_tensors(tmp_path, dtype):
-    sys.path.insert(0, str(ROOT / "tests"))
-    import support
     source = tmp_path / "im2col_backward_guard.c"
     source.write_text(GUARD_PROGRAM)
     exe = support.compile_program(source, out_dir=tmp_path)
@@ -231,7 +199,7 @@ def test_k3s2_reads_and_writes_stay_inside_the_tensors(tmp_path, dtype):
     rng = np.random.default_rng(5)
     for H, W in [(14, 10), (28, 28), (2, 32), (30, 2), (6, 6), (4, 18)]:
         for planes in (1, 3):
-            cols = rng.standard_normal((1, planes * 9, windows(H) * windows(W)))
+            cols = rng.standard_normal((1, planes * 9, k3s2_windows(H) * k3s2_windows(W)))
             cols = cols.astype(np.float32).astype(np_dtype)
             src, dst = tmp_path / "cols.bin", tmp_path / "out.bin"
             src.write_bytes(cols.tobytes())
@@ -241,5 +209,5 @@ def test_k3s2_reads_and_writes_stay_inside_the_tensors(tmp_path, dtype):
                                                 "1" if dtype == "bf16" else "0"))
                 assert res.returncode == 0, f"{H}x{W} {planes} planes: exit {res.returncode}"
                 got = np.frombuffer(dst.read_bytes(), dtype=np_dtype).reshape(1, planes, H, W)
-                want = numpy_col2im(cols, H, W).astype(np_dtype)
+                want = ref.col2im(cols, (H, W), 3, 1, 1, 2)
                 assert np.array_equal(bits(got), bits(want)), f"{H}x{W} {planes} planes"

@@ -1,5 +1,6 @@
-"""pyaclnn.mask helpers (mask_from_indices / indices_from_mask) against masks built by hand from
-PyTorch's indices. (The two C++ examples are compared with torch in tests/test_compat.py.)"""
+"""pyaclnn.mask helpers (mask_from_indices / indices_from_mask) against masks built from PyTorch's
+indices the way CANN's own test harness builds them (reference.max_pool_mask). (The two C++
+examples are compared with torch in tests/test_compat.py.)"""
 import numpy as np
 import pytest
 import torch
@@ -8,19 +9,9 @@ import torch.nn.functional as F
 import pyaclnn
 from pyaclnn.functional import max_pool2d_with_mask
 from pyaclnn.mask import indices_from_mask, mask_from_indices, mask_shape
+import reference as ref
 
 torch.set_num_threads(1)
-
-
-def by_hand(indices, k):
-    """The container built the way CANN's own test harness builds it: int32 stream + zeros."""
-    ho, wo = indices.shape[-2:]
-    width = (-(-(ho * wo) // 16) + 1) * 32
-    shape = indices.shape[:-2] + (k[0] * k[1], width)
-    raw = np.zeros(int(np.prod(shape)), np.uint8)
-    stream = np.frombuffer(indices.astype("<i4").tobytes(), np.uint8)
-    raw[:stream.size] = stream
-    return raw.view(np.int8).reshape(shape)
 
 
 @pytest.mark.parametrize("shape,k,s,p", [((2, 3, 9, 7), (3, 3), (2, 2), (1, 1)),
@@ -32,7 +23,7 @@ def test_round_trip_with_torch_indices(shape, k, s, p):
     index = index.numpy()
     mask = mask_from_indices(index, k, input_shape=shape)
     assert mask.dtype == np.int8 and mask.shape == mask_shape(index.shape, k)
-    np.testing.assert_array_equal(mask, by_hand(index, k))
+    np.testing.assert_array_equal(mask, ref.max_pool_mask(index, k))
     np.testing.assert_array_equal(indices_from_mask(mask, index.shape), index)
     # and the library's own mask is the same bytes
     out, lib_mask = max_pool2d_with_mask(x.numpy(), k, s, p)

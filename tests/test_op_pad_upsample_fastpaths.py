@@ -1,7 +1,8 @@
 """The vector (AVX-512) and streaming paths of ReplicationPad2d[Backward] and
 UpsampleNearestExact1d[Backward] against PyTorch, under every combination that picks a different
 code path: 1, 2 or 3 threads (ranges that split an output line between threads), streaming
-stores forced on or off (ACLNN_STREAMING_STORES), and the portable loops (ACLNN_NO_SIMD=1).
+stores forced on or off (ACLNN_STREAMING_STORES), and the other SIMD tiers (AVX2, portable
+loops; tests/tiers.py).
 
 Shapes are chosen to reach the paths: rows of a multiple of 16 floats (whole aligned vectors,
 streamed straight from registers) and odd widths whose rows and thread ranges start mid-line.
@@ -10,7 +11,7 @@ same digest of all results (fp16/bf16 sums, which round once unlike torch, inclu
 """
 import textwrap
 
-from op_helpers import script_outputs
+import tiers
 
 SCRIPT = textwrap.dedent("""
     import hashlib, numpy as np, ml_dtypes, torch
@@ -64,8 +65,6 @@ SCRIPT = textwrap.dedent("""
 
 
 def test_vector_and_streaming_paths_match_torch_and_each_other():
-    envs = [{"ACLNN_NUM_THREADS": t, "ACLNN_STREAMING_STORES": s}
-            for t, s in (("1", "1"), ("2", "0"), ("2", "1"), ("3", "0"), ("3", "1"))]
-    envs.append({"ACLNN_NUM_THREADS": "2", "ACLNN_NO_SIMD": "1"})
-    outputs = script_outputs(SCRIPT, envs, timeout=300)
-    assert len(set(outputs)) == 1, outputs
+    runs = [tiers.Run(threads=t, streaming=s) for t, s in ((1, 1), (2, 0), (2, 1), (3, 0), (3, 1))]
+    runs += [tiers.Run("avx2", threads=2), tiers.Run("portable", threads=2)]
+    tiers.assert_same_output(SCRIPT, runs)

@@ -1,5 +1,6 @@
 """aclnnReplicationPad2d and aclnnReplicationPad2dBackward against PyTorch CPU
-(torch.ops.aten.replication_pad2d{,_backward}) and a NumPy reference written here.
+(torch.ops.aten.replication_pad2d{,_backward}) and the NumPy references
+(reference.replication_pad2d[_backward]).
 
 The forward is a copy: bit-exact for every dtype.  The backward sums, per gradInput element, the
 gradOutput values of its replicated strip in (row, column) order starting from +0 -- ATen's order
@@ -17,7 +18,9 @@ import torch
 import pyaclnn
 from pyaclnn.functional import replication_pad2d, replication_pad2d_backward
 from pyaclnn.testing import assert_bitwise_equal, layouts
-from op_helpers import assert_thread_count_invariant, empty_tensor
+import reference as ref
+import tiers
+from op_helpers import empty_tensor
 
 torch.set_num_threads(1)
 
@@ -57,34 +60,6 @@ def random_values(shape, dtype, rng):
     return rng.standard_normal(shape).astype(np.float32).astype(dtype)
 
 
-def clamped_indices(size, before, after):
-    return np.clip(np.arange(-before, size + after), 0, size - 1)
-
-
-def ref_pad(x, pad):
-    left, right, top, bottom = pad
-    rows = clamped_indices(x.shape[-2], top, bottom)
-    cols = clamped_indices(x.shape[-1], left, right)
-    return x[..., rows, :][..., :, cols]
-
-
-def ref_pad_backward(g, x_shape, pad, acc_dtype):
-    """Scatter-add in gradOutput row-major order, in acc_dtype, from +0 (no rounding at the end)."""
-    left, right, top, bottom = pad
-    H, W = x_shape[-2], x_shape[-1]
-    rows = clamped_indices(H, top, bottom)
-    cols = clamped_indices(W, left, right)
-    planes = int(np.prod(x_shape[:-2]))
-    g = g.astype(acc_dtype).reshape(planes, g.shape[-2], g.shape[-1])
-    out = np.zeros((planes, H, W), dtype=acc_dtype)
-    rr, cc = np.meshgrid(rows, cols, indexing="ij")
-    flat_targets = (rr * W + cc).reshape(-1)
-    for p in range(planes):
-        plane = out[p].reshape(-1)
-        np.add.at(plane, flat_targets, g[p].reshape(-1))
-    return out.reshape(x_shape)
-
-
 def widened(dtype):
     dtype = np.dtype(dtype)
     if dtype in (np.dtype(np.float16), np.dtype(BF16)):
@@ -94,10 +69,6 @@ def widened(dtype):
     return dtype
 
 
-def padded_shape(shape, pad):
-    return tuple(shape[:-2]) + (shape[-2] + pad[2] + pad[3], shape[-1] + pad[0] + pad[1])
-
-
 # ---- forward ---------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("shape,pad", SHAPES, ids=SHAPE_IDS)
@@ -105,7 +76,7 @@ def padded_shape(shape, pad):
 def test_forward_matches_reference(acl, rng, shape, pad, dtype):
     x = random_values(shape, dtype, rng)
     out = replication_pad2d(x, pad)
-    assert_bitwise_equal(out, ref_pad(x, pad))
+    assert_bitwise_equal(out, ref.replication_pad2d(x, pad))
     if np.dtype(dtype) in TORCH_DTYPE and np.dtype(dtype) != np.dtype(BF16):
         want = torch.ops.aten.replication_pad2d(torch.from_numpy(x), list(pad)).numpy()
         assert_bitwise_equal(out, want)
@@ -134,7 +105,7 @@ def test_forward_spec_examples(acl):
 def test_forward_strided_and_offset_views(acl, rng, which):
     x = random_values((2, 3, 6, 5), np.float32, rng)
     pad = (2, 1, 3, 2)
-    want = ref_pad(x, pad)
+    want = ref.replication_pad2d(x, pad)
     for strides, offset, storage in layouts(x.shape if which == "self" else want.shape):
         if which == "self":
             xt = pyaclnn.Tensor.strided(x, strides, offset, storage)
@@ -180,7 +151,7 @@ def test_forward_empty_rules(acl, shape, out_shape):
 @pytest.mark.parametrize("dtype", BWD_DTYPES, ids=lambda d: np.dtype(d).name)
 def test_backward_matches_reference(acl, rng, shape, pad, dtype):
     x = random_values(shape, dtype, rng)
-    g = random_values(padded_shape(shape, pad), dtype, rng)
+    g = random_values(ref.padded_shape(shape, pad), dtype, rng)
     if np.dtype(dtype) == np.dtype(BF16) and (pad[2] or pad[3]) and max(pad) > 7:
         # CANN's bf16 kernel limit: H padded and a pad > 7 -> INVALID
         with pytest.raises(pyaclnn.AclnnError) as err:
@@ -189,7 +160,7 @@ def test_backward_matches_reference(acl, rng, shape, pad, dtype):
         return
     gi = replication_pad2d_backward(g, x, pad)
     acc = widened(dtype)
-    want = ref_pad_backward(g, shape, pad, acc).astype(dtype)   # summed wide, rounded once
+    want = ref.replication_pad2d_backward(g, shape, pad, acc).astype(dtype)   # summed wide, rounded once
     assert_bitwise_equal(gi, want)
     t = torch.from_numpy(g.astype(acc)) if acc != np.dtype(dtype) else torch.from_numpy(g)
     t_x = torch.zeros(shape, dtype=t.dtype)
@@ -207,7 +178,7 @@ def test_backward_matches_reference(acl, rng, shape, pad, dtype):
         ulp = {np.dtype(np.float16): 2.0 ** -10, np.dtype(BF16): 2.0 ** -7,
                np.dtype(np.complex64): 2.0 ** -23}[np.dtype(dtype)]
         contributions = (max(pad[0], pad[1]) + 1) * (max(pad[2], pad[3]) + 1)
-        magnitude = ref_pad_backward(np.abs(g.astype(acc)), shape, pad, np.float64)
+        magnitude = ref.replication_pad2d_backward(np.abs(g.astype(acc)), shape, pad, np.float64)
         bound = ulp * contributions * (magnitude + 1e-30)
         assert np.all(np.abs(gi.astype(native.dtype) - native) <= bound)
 
@@ -223,7 +194,7 @@ def test_backward_spec_examples(acl):
     # stricter rule (docs/compatibility.md); the same numbers with H=3 against the reference:
     g = np.arange(1, 37, dtype=np.float32).reshape(1, 6, 6)
     gi = replication_pad2d_backward(g, np.zeros((1, 3, 3), np.float32), [2, 1, 1, 2])
-    assert_bitwise_equal(gi, ref_pad_backward(g, (1, 3, 3), (2, 1, 1, 2), np.float32))
+    assert_bitwise_equal(gi, ref.replication_pad2d_backward(g, (1, 3, 3), (2, 1, 1, 2), np.float32))
     with pytest.raises(pyaclnn.AclnnError) as err:
         replication_pad2d_backward(np.arange(1, 31, dtype=np.float32).reshape(1, 5, 6),
                                    np.zeros((1, 2, 3), np.float32), [2, 1, 1, 2])
@@ -244,8 +215,8 @@ def test_backward_fp16_sums_in_fp32(acl):
 def test_backward_strided_and_offset_views(acl, rng, which):
     shape, pad = (2, 3, 6, 5), (2, 1, 3, 2)
     x = random_values(shape, np.float32, rng)
-    g = random_values(padded_shape(shape, pad), np.float32, rng)
-    want = ref_pad_backward(g, shape, pad, np.float32)
+    g = random_values(ref.padded_shape(shape, pad), np.float32, rng)
+    want = ref.replication_pad2d_backward(g, shape, pad, np.float32)
     target_shape = {"gradOutput": g.shape, "self": shape, "gradInput": shape}[which]
     for strides, offset, storage in layouts(target_shape):
         def make(name, values):
@@ -277,7 +248,7 @@ def test_backward_empty_rules(acl):
 
 def test_repeatable_executors_with_new_addresses(acl, rng):
     shape, pad = (2, 2, 5, 7), [1, 2, 2, 1]
-    data = [(random_values(padded_shape(shape, pad), np.float32, rng),
+    data = [(random_values(ref.padded_shape(shape, pad), np.float32, rng),
              random_values(shape, np.float32, rng)) for _ in range(2)]
     tensors = [[pyaclnn.Tensor.from_numpy(g), pyaclnn.Tensor.from_numpy(x),
                 pyaclnn.Tensor.empty(shape, np.float32, fill=np.nan)] for g, x in data]
@@ -297,11 +268,11 @@ def test_repeatable_executors_with_new_addresses(acl, rng):
         pyaclnn.synchronize()
         results.append(second[2].numpy())
         for (g, _), gi in zip(data, results):
-            assert_bitwise_equal(gi, ref_pad_backward(g, shape, pad, np.float32))
+            assert_bitwise_equal(gi, ref.replication_pad2d_backward(g, shape, pad, np.float32))
         ex.close()
         # forward: input 0 self, output 0 out (fresh tensors: the ones above were rebound)
         xs = [pyaclnn.Tensor.from_numpy(x) for _, x in data]
-        outs = [pyaclnn.Tensor.empty(padded_shape(shape, pad), np.float32, fill=np.nan) for _ in data]
+        outs = [pyaclnn.Tensor.empty(ref.padded_shape(shape, pad), np.float32, fill=np.nan) for _ in data]
         tensors.extend([xs, outs])
         ws, ex = pyaclnn.aclnnReplicationPad2dGetWorkspaceSize(xs[0], pad, outs[0])
         ex.set_repeatable()
@@ -314,7 +285,7 @@ def test_repeatable_executors_with_new_addresses(acl, rng):
         pyaclnn.synchronize()
         results.append(outs[1].numpy())
         for (_, x), out in zip(data, results):
-            assert_bitwise_equal(out, ref_pad(x, pad))
+            assert_bitwise_equal(out, ref.replication_pad2d(x, pad))
         ex.close()
     finally:
         for group in tensors:
@@ -336,8 +307,8 @@ THREAD_SCRIPT = textwrap.dedent("""
 """)
 
 
-def test_backward_bits_do_not_depend_on_thread_count():
-    assert_thread_count_invariant(THREAD_SCRIPT, threads=("1", "2"))
+def test_backward_bits_do_not_depend_on_thread_count_or_tier():
+    tiers.assert_same_output(THREAD_SCRIPT, tiers.sweep(threads=(1, 2)))
 
 
 # ---- validation ------------------------------------------------------------------------------
@@ -411,7 +382,7 @@ def test_backward_validation(acl, case):
 def test_backward_bf16_pads_allowed_without_h_padding(acl, rng):
     g = random_values((1, 2, 4, 40), BF16, rng)
     gi = replication_pad2d_backward(g, np.zeros((1, 2, 4, 20), BF16), [12, 8, 0, 0])
-    assert_bitwise_equal(gi, ref_pad_backward(g, (1, 2, 4, 20), (12, 8, 0, 0), np.float32).astype(BF16))
+    assert_bitwise_equal(gi, ref.replication_pad2d_backward(g, (1, 2, 4, 20), (12, 8, 0, 0), np.float32).astype(BF16))
 
 
 def test_backward_dtype_and_null_checks(acl):
@@ -433,4 +404,4 @@ def test_forward_large_output_streamed(acl, rng):
     x = random_values((4, 64, 128, 128), np.float32, rng)
     out = replication_pad2d(x, (1, 1, 1, 1))
     assert out.nbytes >= 16 << 20
-    assert_bitwise_equal(out, ref_pad(x, (1, 1, 1, 1)))
+    assert_bitwise_equal(out, ref.replication_pad2d(x, (1, 1, 1, 1)))

@@ -1,5 +1,6 @@
 """aclnnUpsampleNearestExact1d and aclnnUpsampleNearestExact1dBackward against PyTorch CPU
-(torch.ops.aten._upsample_nearest_exact1d{,_backward}) and a NumPy reference written here.
+(torch.ops.aten._upsample_nearest_exact1d{,_backward}) and the NumPy references
+(reference.upsample_nearest_exact1d[_backward]).
 
 The source index is min(floor(float32((d + 0.5) * scale)), L - 1) with a float32 scale
 (scales > 0: float(1/scales); otherwise float(L)/float(Lout)).  The forward is a gather (bit-exact);
@@ -16,7 +17,9 @@ import torch
 import pyaclnn
 from pyaclnn.functional import upsample_nearest_exact1d, upsample_nearest_exact1d_backward
 from pyaclnn.testing import assert_bitwise_equal, layouts
-from op_helpers import assert_thread_count_invariant, empty_tensor
+import reference as ref
+import tiers
+from op_helpers import empty_tensor, from_torch, to_torch
 
 torch.set_num_threads(1)
 
@@ -49,43 +52,10 @@ CASES = [
 CASE_IDS = ["%dx%dx%d-%d-s%g" % c for c in CASES]
 
 
-def ref_src(L, Lout, scales):
-    scale = np.float32(1.0 / scales) if scales > 0 else np.float32(L) / np.float32(Lout)
-    position = ((np.arange(Lout, dtype=np.float64) + 0.5) * np.float64(scale)).astype(np.float32)
-    return np.minimum(np.floor(position).astype(np.int64), L - 1)
-
-
-def ref_forward(x, Lout, scales):
-    return x[..., ref_src(x.shape[-1], Lout, scales)]
-
-
-def ref_backward(g, L, scales):
-    """fp32 (or wider) scatter in increasing d order from +0, not rounded."""
-    src = ref_src(L, g.shape[-1], scales)
-    acc = np.float32 if g.dtype != np.float64 else np.float64
-    g = g.astype(acc).reshape(-1, g.shape[-1])
-    out = np.zeros((g.shape[0], L), acc)
-    for r in range(g.shape[0]):
-        np.add.at(out[r], src, g[r])
-    return out
-
-
 def random_values(shape, dtype, rng):
     if np.dtype(dtype) == np.dtype(np.uint8):
         return rng.integers(0, 256, size=shape).astype(np.uint8)
     return rng.standard_normal(shape).astype(np.float32).astype(dtype)
-
-
-def torch_tensor(a):
-    if a.dtype == np.dtype(BF16):
-        return torch.from_numpy(a.astype(np.float32)).bfloat16()
-    return torch.from_numpy(a)
-
-
-def to_numpy(t, dtype):
-    if t.dtype == torch.bfloat16:
-        return t.float().numpy().astype(BF16)
-    return t.numpy().astype(dtype)
 
 
 def torch_scales(scales):
@@ -100,9 +70,9 @@ def test_forward_matches_reference(acl, rng, case, dtype):
     N, C, L, Lout, scales = case
     x = random_values((N, C, L), dtype, rng)
     out = upsample_nearest_exact1d(x, [Lout], scales)
-    assert_bitwise_equal(out, ref_forward(x, Lout, scales))
-    want = torch.ops.aten._upsample_nearest_exact1d(torch_tensor(x), [Lout], torch_scales(scales))
-    assert_bitwise_equal(out, to_numpy(want, dtype))
+    assert_bitwise_equal(out, ref.upsample_nearest_exact1d(x, Lout, scales))
+    want = torch.ops.aten._upsample_nearest_exact1d(to_torch(x), [Lout], torch_scales(scales))
+    assert_bitwise_equal(out, from_torch(want, dtype))
 
 
 def test_forward_spec_examples(acl):
@@ -124,7 +94,7 @@ def test_forward_spec_examples(acl):
     assert upsample_nearest_exact1d(x, [2], -3.0).reshape(-1).tolist() == [2, 4]
     # UINT8 [1, 8, 16] -> 8 (downscale) succeeds
     u = np.arange(128, dtype=np.uint8).reshape(1, 8, 16)
-    assert_bitwise_equal(upsample_nearest_exact1d(u, [8]), ref_forward(u, 8, 0.0))
+    assert_bitwise_equal(upsample_nearest_exact1d(u, [8]), ref.upsample_nearest_exact1d(u, 8, 0.0))
 
 
 def test_forward_index_boundaries_at_non_integer_ratios(acl):
@@ -139,7 +109,7 @@ def test_forward_index_boundaries_at_non_integer_ratios(acl):
 @pytest.mark.parametrize("which", ["self", "out"])
 def test_forward_strided_and_offset_views(acl, rng, which):
     x = random_values((2, 3, 10), np.float32, rng)
-    want = ref_forward(x, 23, 0.0)
+    want = ref.upsample_nearest_exact1d(x, 23, 0.0)
     for strides, offset, storage in layouts(x.shape if which == "self" else want.shape):
         if which == "self":
             xt = pyaclnn.Tensor.strided(x, strides, offset, storage)
@@ -160,10 +130,10 @@ def test_backward_matches_reference(acl, rng, case, dtype):
     N, C, L, Lout, scales = case
     g = random_values((N, C, Lout), dtype, rng)
     gi = upsample_nearest_exact1d_backward(g, [Lout], [N, C, L], scales)
-    assert_bitwise_equal(gi, ref_backward(g, L, scales).reshape(N, C, L).astype(dtype))
-    want = torch.ops.aten._upsample_nearest_exact1d_backward(torch_tensor(g), [Lout], [N, C, L],
+    assert_bitwise_equal(gi, ref.upsample_nearest_exact1d_backward(g, L, scales).reshape(N, C, L).astype(dtype))
+    want = torch.ops.aten._upsample_nearest_exact1d_backward(to_torch(g), [Lout], [N, C, L],
                                                              torch_scales(scales))
-    assert_bitwise_equal(gi, to_numpy(want, dtype))
+    assert_bitwise_equal(gi, from_torch(want, dtype))
 
 
 def test_backward_spec_examples(acl):
@@ -181,7 +151,7 @@ def test_backward_spec_examples(acl):
 @pytest.mark.parametrize("which", ["gradOutput", "out"])
 def test_backward_strided_and_offset_views(acl, rng, which):
     g = random_values((2, 3, 29), np.float32, rng)
-    want = ref_backward(g, 10, 0.0).reshape(2, 3, 10)
+    want = ref.upsample_nearest_exact1d_backward(g, 10, 0.0).reshape(2, 3, 10)
     for strides, offset, storage in layouts(g.shape if which == "gradOutput" else want.shape):
         if which == "gradOutput":
             gt = pyaclnn.Tensor.strided(g, strides, offset, storage)
@@ -212,7 +182,7 @@ def test_repeatable_executors_with_new_addresses(acl, rng):
         pyaclnn.synchronize()
         results.append(outs[1].numpy())
         for g, gi in zip(data, results):
-            assert_bitwise_equal(gi, ref_backward(g, 13, 0.0).reshape(shapes[1]))
+            assert_bitwise_equal(gi, ref.upsample_nearest_exact1d_backward(g, 13, 0.0).reshape(shapes[1]))
         ex.close()
         # the forward, rebinding both tensors too
         xs = [pyaclnn.Tensor.from_numpy(random_values((1, 2, 7), np.float32, rng)) for _ in range(2)]
@@ -230,7 +200,7 @@ def test_repeatable_executors_with_new_addresses(acl, rng):
         pyaclnn.synchronize()
         results.append(ys[1].numpy())
         for x, y in zip(x_values, results):
-            assert_bitwise_equal(y, ref_forward(x, 16, 0.0))
+            assert_bitwise_equal(y, ref.upsample_nearest_exact1d(x, 16, 0.0))
         ex.close()
     finally:
         for t in gts + outs:
@@ -250,8 +220,8 @@ THREAD_SCRIPT = textwrap.dedent("""
 """)
 
 
-def test_backward_bits_do_not_depend_on_thread_count():
-    assert_thread_count_invariant(THREAD_SCRIPT, threads=("1", "2"))
+def test_backward_bits_do_not_depend_on_thread_count_or_tier():
+    tiers.assert_same_output(THREAD_SCRIPT, tiers.sweep(threads=(1, 2)))
 
 
 # ---- validation ------------------------------------------------------------------------------
@@ -341,10 +311,10 @@ def test_backward_null_checks(acl):
 def test_backward_ratio_limit_is_inclusive(acl, rng):
     g = random_values((1, 2, 150), np.float32, rng)
     gi = upsample_nearest_exact1d_backward(g, [150], [1, 2, 3])
-    assert_bitwise_equal(gi, ref_backward(g, 3, 0.0).reshape(1, 2, 3))
+    assert_bitwise_equal(gi, ref.upsample_nearest_exact1d_backward(g, 3, 0.0).reshape(1, 2, 3))
     g = random_values((1, 1, 200), np.float32, rng)
     gi = upsample_nearest_exact1d_backward(g, [200], [1, 1, 4], 50.0)
-    assert_bitwise_equal(gi, ref_backward(g, 4, 50.0).reshape(1, 1, 4))
+    assert_bitwise_equal(gi, ref.upsample_nearest_exact1d_backward(g, 4, 50.0).reshape(1, 1, 4))
 
 
 def test_forward_large_output_streamed(acl, rng):
@@ -352,4 +322,4 @@ def test_forward_large_output_streamed(acl, rng):
     x = random_values((2, 700, 1000), np.float32, rng)
     out = upsample_nearest_exact1d(x, [2999])
     assert out.nbytes >= 16 << 20
-    assert_bitwise_equal(out, ref_forward(x, 2999, 0.0))
+    assert_bitwise_equal(out, ref.upsample_nearest_exact1d(x, 2999, 0.0))

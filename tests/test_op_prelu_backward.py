@@ -1,5 +1,5 @@
-"""aclnnPreluBackward against a NumPy reference and torch.ops.aten._prelu_kernel_backward plus the
-channel reduction PyTorch's autograd performs.
+"""aclnnPreluBackward against the NumPy reference (reference.prelu_backward) and
+torch.ops.aten._prelu_kernel_backward plus the channel reduction PyTorch's autograd performs.
 
 gradInput = x > 0 ? g : w[c] * g is a single multiply: bit-exact for every dtype.
 gradWeight = sum of (x > 0 ? 0 : x * g) per channel: the library sums in fp32 over fixed blocks and
@@ -13,37 +13,15 @@ import torch
 
 import pyaclnn
 from pyaclnn.functional import prelu_backward
-from op_helpers import (BF16, assert_bits, assert_rejected, assert_thread_count_invariant, from_torch,
-                        layouts, to_torch)
+import reference as ref
+import tiers
+from op_helpers import BF16, assert_bits, assert_rejected, from_torch, layouts, to_torch
 
 torch.set_num_threads(1)
 
 DTYPES = [np.float32, np.float16, BF16]
 IDS = ["fp32", "fp16", "bf16"]
 EPS = {np.dtype(np.float32): 2.0 ** -24, np.dtype(np.float16): 2.0 ** -11, np.dtype(BF16): 2.0 ** -8}
-
-
-def channel_view(x_shape, w):
-    flat = w.reshape(-1)
-    if flat.size == 1 or len(x_shape) <= 1:
-        return flat.reshape(())
-    return flat.reshape((1, flat.size) + (1,) * (len(x_shape) - 2))
-
-
-def ref_backward(g, x, w):
-    """(gradInput, float64 gradWeight, float64 sum of |update| per weight value)."""
-    gb = np.broadcast_to(g, x.shape).astype(np.float32)
-    xf = x.astype(np.float32)
-    wf = channel_view(x.shape, w.astype(np.float32))
-    gi = np.where(xf > 0, gb, (wf * gb).astype(np.float32)).astype(x.dtype)
-    upd = np.where(xf > 0, 0.0, xf.astype(np.float64) * gb.astype(np.float64))
-    if w.size == 1 or x.ndim <= 1:
-        axes = tuple(range(x.ndim))
-    else:
-        axes = (0,) + tuple(range(2, x.ndim))
-    gw = upd.sum(axis=axes).reshape(-1)
-    mag = np.abs(upd).sum(axis=axes).reshape(-1)
-    return gi, gw, mag
 
 
 def assert_grad_weight(got, gw, mag, dtype, n):
@@ -97,7 +75,7 @@ def test_values(x_shape, w_shape, g_shape, dtype):
     g = random_signed(g_shape or x_shape, dtype, seed=7, specials=False)
     w = random_signed(w_shape, dtype, seed=11, specials=False)
     gi, gw = prelu_backward(g, x, w)
-    ref_gi, ref_gw, mag = ref_backward(g, x, w)
+    ref_gi, ref_gw, mag = ref.prelu_backward(g, x, w)
     assert_bits(gi, ref_gi)
     want_gw_shape = w.shape if w.size == 1 else (w.size,)
     assert gw.shape == want_gw_shape and gw.dtype == np.dtype(dtype)
@@ -105,7 +83,7 @@ def test_values(x_shape, w_shape, g_shape, dtype):
 
     # PyTorch: the aten kernel with a broadcast weight, then autograd's reduction.
     xt = to_torch(x)
-    wt = to_torch(channel_view(x_shape, w))
+    wt = to_torch(ref.channel_view(x_shape, w))
     gt = to_torch(np.broadcast_to(g, x_shape).copy())
     t_gi, t_gw_full = torch.ops.aten._prelu_kernel_backward(gt, xt, wt)
     assert_bits(gi, from_torch(t_gi).reshape(x_shape), nan_sign_free=True)
@@ -135,7 +113,7 @@ def test_strided_views_for_every_argument():
     x = random_signed(x_shape, np.float32, 3)
     g = random_signed(x_shape, np.float32, 4, specials=False)
     w = random_signed((4,), np.float32, 5, specials=False)
-    ref_gi, ref_gw, mag = ref_backward(g, x, w)
+    ref_gi, ref_gw, mag = ref.prelu_backward(g, x, w)
     views = list(layouts(x_shape, offset_view=(3, 5), every_other=(1, 1)))
     for (xl, gl, il) in zip(views, views, views):
         with pyaclnn.Tensor.strided(x, *xl) as xt, pyaclnn.Tensor.strided(g, *gl) as gt, \
@@ -176,7 +154,7 @@ def test_repeatable_executor_with_new_addresses():
             pyaclnn.synchronize()
             results.append((second[3].numpy(), second[4].numpy()))
             for (x, g, w), (gi, gw) in zip(data, results):
-                ref_gi, ref_gw, mag = ref_backward(g, x, w)
+                ref_gi, ref_gw, mag = ref.prelu_backward(g, x, w)
                 assert_bits(gi, ref_gi)
                 assert_grad_weight(gw, ref_gw, mag, np.float16, x.size)
         finally:
@@ -222,8 +200,8 @@ THREAD_SCRIPT = textwrap.dedent("""
 """)
 
 
-def test_bit_identical_for_any_thread_count():
-    assert_thread_count_invariant(THREAD_SCRIPT)
+def test_bit_identical_for_any_thread_count_and_tier():
+    tiers.assert_same_output(THREAD_SCRIPT, tiers.sweep())
 
 
 # ---------------------------------------------------------------------------------------------
@@ -278,13 +256,24 @@ def test_invalid_arguments(kwargs, code, needle):
     assert_rejected(code, needle, _attempt, **kwargs)
 
 
-def test_ut_cases_accepted():
-    _attempt(shapes={"self": (0, 2, 3, 2), "gradInput": (0, 2, 3, 2), "gradOutput": (1, 2, 3, 2),
-                     "weight": (2,), "gradWeight": (2,)})
-    _attempt(shapes={"weight": (1, 1), "gradWeight": (1, 1)})
-    _attempt(shapes={"self": (2, 4, 3), "gradInput": (2, 4, 3), "gradOutput": (2, 4, 3),
-                     "weight": (2, 2), "gradWeight": (4,)})
-    s8 = tuple(range(1, 9))
-    _attempt(shapes={"self": s8, "gradInput": s8, "gradOutput": s8, "weight": (2,), "gradWeight": (2,)})
-    _attempt(shapes={"self": (7,), "gradInput": (7,), "gradOutput": (7,), "weight": (1,),
-                     "gradWeight": (1,)})
+# (self, gradOutput, weight, gradWeight) shapes of CANN's unit tests
+UT_CASES = [
+    ((0, 2, 3, 2), (1, 2, 3, 2), (2,), (2,)),
+    ((2, 3, 4), (2, 3, 4), (1, 1), (1, 1)),
+    ((2, 4, 3), (2, 4, 3), (2, 2), (4,)),
+    (tuple(range(1, 9)), tuple(range(1, 9)), (2,), (2,)),
+    ((7,), (7,), (1,), (1,)),
+]
+
+
+def test_ut_cases_accepted_and_computed():
+    """The cases of CANN's unit tests run and give the reference values."""
+    for seed, (x_shape, g_shape, w_shape, gw_shape) in enumerate(UT_CASES):
+        x = random_signed(x_shape, np.float32, seed)
+        g = random_signed(g_shape, np.float32, seed + 10, specials=False)
+        w = random_signed(w_shape, np.float32, seed + 20, specials=False)
+        gi, gw = prelu_backward(g, x, w)
+        ref_gi, ref_gw, mag = ref.prelu_backward(g, x, w)
+        assert_bits(gi, ref_gi, str(x_shape))
+        assert gw.shape == gw_shape, x_shape
+        assert_grad_weight(gw, ref_gw, mag, np.float32, x.size)

@@ -14,7 +14,7 @@ digest (bf16/fp16 results included).
 """
 import textwrap
 
-from op_helpers import script_outputs
+import tiers
 
 SCRIPT = textwrap.dedent("""
     import hashlib, numpy as np, ml_dtypes, torch, pyaclnn
@@ -61,9 +61,7 @@ SCRIPT = textwrap.dedent("""
 
 
 def test_flat_streamed_rows_match_torch_under_every_split():
-    envs = [{"ACLNN_NUM_THREADS": t, "ACLNN_STREAMING_STORES": s}
-            for t, s in (("1", "0"), ("1", "1"), ("2", "0"), ("2", "1"), ("3", "1"))]
-    envs.append({"ACLNN_NUM_THREADS": "2", "ACLNN_NO_SIMD": "1"})
-    envs.append({"ACLNN_NUM_THREADS": "2"})  # the default streaming decision
-    outputs = script_outputs(SCRIPT, envs, timeout=300)
-    assert len(set(outputs)) == 1, outputs
+    runs = [tiers.Run(threads=t, streaming=s) for t, s in ((1, 0), (1, 1), (2, 0), (2, 1), (3, 1))]
+    runs += [tiers.Run("avx2", threads=2), tiers.Run("portable", threads=2)]
+    runs.append(tiers.Run(threads=2))  # the default streaming decision
+    tiers.assert_same_output(SCRIPT, runs)

@@ -1,0 +1,268 @@
+"""The expected values of the operator tests, each reference written once, with NumPy alone.
+
+Nothing here calls pyaclnn: a reference that shared the library's code would share its bugs.
+Each function states the arithmetic it performs; the tests compare the library with it bit for
+bit (and, in their own files, with PyTorch where PyTorch rounds the same way).
+
+    im2col / col2im                  the window gather, and the sum of the columns back into
+                                     the image in (ki, kj) order in fp32, rounded once
+    max_pool_argmax, max_pool_mask   PyTorch's selection rule; the INT8 mask container
+    max_pool_backward                the fp32 sum of the gradients in output order, rounded once
+    prelu, prelu_backward            one multiply; the per-channel sum in float64
+    replication_pad2d[_backward]     the clamped gather; its sum in gradOutput order
+    upsample_nearest_exact1d[...]    the float32 source index; its sum in increasing d order
+
+The three backward sums (max-pool, pad, upsample) are one scatter: `scatter_sum`.
+"""
+import numpy as np
+
+from op_helpers import pooled_size, windows
+
+
+def pair(v):
+    """An attribute given as one value or two, as a pair."""
+    return (v, v) if np.ndim(v) == 0 else tuple(v)
+
+
+def scatter_sum(values, targets, size, acc_dtype=np.float32):
+    """out[p, t] = the sum, from +0 in acc_dtype, of values[p, j] over the j with targets[p, j]
+    == t, added in increasing j; not rounded.  values is (planes, m); targets is (planes, m) or
+    (m,) for every plane alike."""
+    values = np.asarray(values)
+    planes = values.shape[0]
+    targets = np.broadcast_to(targets, values.shape)
+    out = np.zeros(planes * size, dtype=acc_dtype)
+    flat = (np.arange(planes)[:, None] * size + targets).reshape(-1)
+    np.add.at(out, flat, values.astype(acc_dtype).reshape(-1))
+    return out.reshape(planes, size)
+
+
+# ---------------------------------------------------------------------------------------------
+# Im2col and Im2colBackward (col2im)
+# ---------------------------------------------------------------------------------------------
+def im2col(x, k, d, p, s):
+    """The gather in x's own dtype: slices of the zero-padded image, (ki, kj) rows per channel.
+    x is (C, H, W) or (N, C, H, W); k, d, p, s are pairs."""
+    batched = x.ndim == 4
+    xb = x if batched else x[None]
+    n, c, h, w = xb.shape
+    oh, ow = windows(h, k[0], d[0], p[0], s[0]), windows(w, k[1], d[1], p[1], s[1])
+    xp = np.zeros((n, c, h + 2 * p[0], w + 2 * p[1]), dtype=x.dtype)
+    xp[:, :, p[0]:p[0] + h, p[1]:p[1] + w] = xb
+    out = np.empty((n, c, k[0], k[1], oh * ow), dtype=x.dtype)
+    for ki in range(k[0]):
+        for kj in range(k[1]):
+            r0, c0 = ki * d[0], kj * d[1]
+            patch = xp[:, :, r0:r0 + s[0] * (oh - 1) + 1:s[0], c0:c0 + s[1] * (ow - 1) + 1:s[1]]
+            out[:, :, ki, kj, :] = patch.reshape(n, c, oh * ow)
+    out = out.reshape(n, c * k[0] * k[1], oh * ow)
+    return out if batched else out[0]
+
+
+def col2im(cols, size, k, d, p, s, out_dtype=None):
+    """Every image cell's contributions summed in fp32 from +0.0 in kernel order (ki, then kj),
+    rounded once to out_dtype (default: cols' dtype).  cols is (C*kH*kW, L) or (N, C*kH*kW, L);
+    size is (H, W); k, d, p, s are pairs or single values."""
+    k, d, p, s = pair(k), pair(d), pair(p), pair(s)
+    batched = cols.ndim == 3
+    cb = (cols if batched else cols[None]).astype(np.float32)
+    n, ckk, _ = cb.shape
+    c = ckk // (k[0] * k[1])
+    h, w = size
+    oh, ow = windows(h, k[0], d[0], p[0], s[0]), windows(w, k[1], d[1], p[1], s[1])
+    cb = cb.reshape(n, c, k[0], k[1], oh, ow)
+    acc = np.zeros((n, c, h + 2 * p[0], w + 2 * p[1]), dtype=np.float32)
+    with np.errstate(over="ignore", invalid="ignore"):      # inf and NaN inputs are test cases
+        for ki in range(k[0]):
+            for kj in range(k[1]):
+                r0, c0 = ki * d[0], kj * d[1]
+                acc[:, :, r0:r0 + s[0] * (oh - 1) + 1:s[0], c0:c0 + s[1] * (ow - 1) + 1:s[1]] += cb[:, :, ki, kj]
+    out = acc[:, :, p[0]:p[0] + h, p[1]:p[1] + w].astype(out_dtype or cols.dtype)
+    return out if batched else out[0]
+
+
+# ---------------------------------------------------------------------------------------------
+# MaxPool2dWithMask and its backward
+# ---------------------------------------------------------------------------------------------
+def pooled_shape(shape, k, s, p, ceil_mode):
+    """The forward's output shape for an input of `shape` (k, s, p pairs)."""
+    return tuple(shape[:-2]) + (pooled_size(shape[-2], k[0], s[0], p[0], ceil_mode),
+                                pooled_size(shape[-1], k[1], s[1], p[1], ceil_mode))
+
+
+def mask_shape(out_shape, k):
+    """The INT8 mask container: (..., kH*kW, (ceil(Ho*Wo / 16) + 1) * 32)."""
+    k = pair(k)
+    ho, wo = out_shape[-2:]
+    return tuple(out_shape[:-2]) + (k[0] * k[1], (-(-(ho * wo) // 16) + 1) * 32)
+
+
+def max_pool_argmax(x, k, s, p, ceil_mode):
+    """PyTorch's selection rule (start at -inf with the first in-range cell, take a value when it
+    is greater or NaN), vectorised over (n, c, oh, ow), looping over the window cells; returns
+    the plane-local flat index of each output."""
+    xb = (x if x.ndim == 4 else x[None]).astype(np.float32)
+    n, c, h, w = xb.shape
+    ho, wo = pooled_size(h, k[0], s[0], p[0], ceil_mode), pooled_size(w, k[1], s[1], p[1], ceil_mode)
+    best = np.full((n, c, ho, wo), -np.inf, dtype=np.float32)
+    index = np.full((n, c, ho, wo), -1, dtype=np.int64)
+    oh, ow = np.arange(ho), np.arange(wo)
+    for a in range(k[0]):
+        ih = oh * s[0] - p[0] + a
+        for b in range(k[1]):
+            iw = ow * s[1] - p[1] + b
+            valid = ((ih >= 0) & (ih < h))[:, None] & ((iw >= 0) & (iw < w))[None, :]
+            v = xb[:, :, np.clip(ih, 0, h - 1)][:, :, :, np.clip(iw, 0, w - 1)]
+            flat = ih[:, None] * w + iw[None, :]
+            index = np.where(valid & (index < 0), flat, index)
+            take = valid & ((v > best) | np.isnan(v))
+            best = np.where(take, v, best)
+            index = np.where(take, flat, index)
+    return index if x.ndim == 4 else index[0]
+
+
+def max_pool_values(x, index):
+    """The input values (raw, bit-exact) at the plane-local indices."""
+    xb = x.reshape(-1, x.shape[-2] * x.shape[-1])
+    ib = index.reshape(xb.shape[0], -1)
+    return np.take_along_axis(xb, ib, axis=1).reshape(index.shape)
+
+
+def max_pool_mask(index, k):
+    """The mask container as CANN's own test harness builds it: the indices as a little-endian
+    int32 stream from byte 0, zeros after."""
+    mask = np.zeros(mask_shape(index.shape, k), dtype=np.int8)
+    stream = np.frombuffer(np.asarray(index).astype("<i4").tobytes(), dtype=np.int8)
+    mask.reshape(-1)[:stream.size] = stream
+    return mask
+
+
+def mask_indices(mask, count):
+    """The first `count` indices of a mask's int32 stream (the inverse of max_pool_mask)."""
+    return mask.view(np.uint8).reshape(-1)[:4 * count].view("<i4").astype(np.int64)
+
+
+def legacy_mask(out_shape, k):
+    """The 1x1 kernel's legacy mask (spec/ops.md 11.3): per (n, C/16 group), `groups` blocks of
+    32 bytes of 0xFF and one of zeros."""
+    mask = np.zeros(mask_shape(out_shape, k), dtype=np.uint8)
+    batch = out_shape[0] if len(out_shape) == 4 else 1
+    channels = out_shape[-3]
+    groups = -(-(out_shape[-2] * out_shape[-1]) // 16)
+    flat = mask.reshape(-1)
+    for n in range(batch):
+        for c1 in range(-(-channels // 16)):
+            start = (n * (-(-channels // 16)) + c1) * (groups + 1) * 32
+            flat[start:start + groups * 32] = 0xFF
+    return mask.view(np.int8)
+
+
+def max_pool_backward(grad, index, in_shape, dtype):
+    """gradInput: per plane, the fp32 sum in output order of the gradients whose index names a
+    cell, rounded once to dtype."""
+    planes = int(np.prod(in_shape[:-2]))
+    acc = scatter_sum(grad.reshape(planes, -1), index.reshape(planes, -1), in_shape[-2] * in_shape[-1])
+    return acc.reshape(in_shape).astype(dtype)
+
+
+# ---------------------------------------------------------------------------------------------
+# Prelu and PreluBackward
+# ---------------------------------------------------------------------------------------------
+def promote(a, b):
+    """The dtype Prelu computes in: the common dtype, fp32 when they differ."""
+    a, b = np.dtype(a), np.dtype(b)
+    return a if a == b else np.dtype(np.float32)
+
+
+def channel_view(x_shape, w):
+    """w viewed so that it broadcasts along axis 1 (a 0-d array for one value or rank <= 1)."""
+    flat = w.reshape(-1)
+    if flat.size == 1 or len(x_shape) <= 1:
+        return flat.reshape(())
+    return flat.reshape((1, flat.size) + (1,) * (len(x_shape) - 2))
+
+
+def prelu(x, w, out_dtype=None):
+    """x > 0 ? x : w[c] * x: one fp32 multiply, rounded to the promoted dtype, then to out_dtype."""
+    compute = promote(x.dtype, w.dtype)
+    xf = x.astype(np.float32)
+    wf = np.asarray(channel_view(x.shape, w.astype(np.float32)), dtype=np.float32)
+    with np.errstate(invalid="ignore"):                     # w * inf with w = 0: NaN, as in C
+        y = np.where(xf > 0, xf, wf * xf).astype(np.float32)
+    y = y.astype(compute)
+    return y.astype(out_dtype or compute)
+
+
+def prelu_backward(g, x, w):
+    """(gradInput, gradWeight in float64, the float64 sum of |update| per weight value):
+    gradInput = x > 0 ? g : w[c] * g (one fp32 multiply); gradWeight = the per-channel sum of
+    (x > 0 ? 0 : x * g), the library's fp32 sum being checked against it with a bound."""
+    gb = np.broadcast_to(g, x.shape).astype(np.float32)
+    xf = x.astype(np.float32)
+    wf = channel_view(x.shape, w.astype(np.float32))
+    gi = np.where(xf > 0, gb, (wf * gb).astype(np.float32)).astype(x.dtype)
+    upd = np.where(xf > 0, 0.0, xf.astype(np.float64) * gb.astype(np.float64))
+    if w.size == 1 or x.ndim <= 1:
+        axes = tuple(range(x.ndim))
+    else:
+        axes = (0,) + tuple(range(2, x.ndim))
+    gw = upd.sum(axis=axes).reshape(-1)
+    mag = np.abs(upd).sum(axis=axes).reshape(-1)
+    return gi, gw, mag
+
+
+# ---------------------------------------------------------------------------------------------
+# ReplicationPad2d and its backward
+# ---------------------------------------------------------------------------------------------
+def clamped_indices(size, before, after):
+    """The source index of every padded position along one axis."""
+    return np.clip(np.arange(-before, size + after), 0, size - 1)
+
+
+def padded_shape(shape, pad):
+    """The forward's output shape; pad is [left, right, top, bottom]."""
+    return tuple(shape[:-2]) + (shape[-2] + pad[2] + pad[3], shape[-1] + pad[0] + pad[1])
+
+
+def replication_pad2d(x, pad):
+    """The clamped gather (a copy: any dtype)."""
+    left, right, top, bottom = pad
+    rows = clamped_indices(x.shape[-2], top, bottom)
+    cols = clamped_indices(x.shape[-1], left, right)
+    return x[..., rows, :][..., :, cols]
+
+
+def replication_pad2d_backward(g, x_shape, pad, acc_dtype):
+    """gradInput: every gradOutput value added to its source cell in gradOutput row-major order,
+    in acc_dtype from +0; not rounded."""
+    left, right, top, bottom = pad
+    h, w = x_shape[-2], x_shape[-1]
+    rows = clamped_indices(h, top, bottom)
+    cols = clamped_indices(w, left, right)
+    targets = (rows[:, None] * w + cols[None, :]).reshape(-1)
+    planes = int(np.prod(x_shape[:-2]))
+    return scatter_sum(g.reshape(planes, -1), targets, h * w, acc_dtype).reshape(x_shape)
+
+
+# ---------------------------------------------------------------------------------------------
+# UpsampleNearestExact1d and its backward
+# ---------------------------------------------------------------------------------------------
+def nearest_exact_source(L, Lout, scales):
+    """min(floor(float32((d + 0.5) * scale)), L - 1) with a float32 scale: float(1 / scales)
+    when scales > 0, else float(L) / float(Lout)."""
+    scale = np.float32(1.0 / scales) if scales > 0 else np.float32(L) / np.float32(Lout)
+    position = ((np.arange(Lout, dtype=np.float64) + 0.5) * np.float64(scale)).astype(np.float32)
+    return np.minimum(np.floor(position).astype(np.int64), L - 1)
+
+
+def upsample_nearest_exact1d(x, Lout, scales):
+    """The gather along the last axis (a copy: any dtype)."""
+    return x[..., nearest_exact_source(x.shape[-1], Lout, scales)]
+
+
+def upsample_nearest_exact1d_backward(g, L, scales):
+    """gradInput as (rows, L): every gradient added to its source cell in increasing d order from
+    +0, in fp32 (float64 for float64); not rounded."""
+    src = nearest_exact_source(L, g.shape[-1], scales)
+    acc = np.float32 if g.dtype != np.float64 else np.float64
+    return scatter_sum(g.reshape(-1, g.shape[-1]), src, L, acc)

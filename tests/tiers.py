@@ -1,0 +1,87 @@
+"""The library's SIMD tiers, and running a check under one of them.
+
+The library chooses its kernels once per process, from the CPU and two environment variables;
+its pool size (ACLNN_NUM_THREADS) and its store policy (ACLNN_STREAMING_STORES) are fixed when it
+starts too.  So a kernel test that covers the tiers runs a Python script in a fresh process per
+configuration (`Run`), and every such test goes through each tier in TIERS: `outputs` refuses a
+list of runs that leaves one out.
+"""
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+
+from support import ROOT
+
+# tier -> the environment that selects it (and the variables involved, which a run's process
+# does not inherit from the test's)
+TIERS = {
+    "best": {},                            # what the CPU has: AVX-512 where present, else AVX2
+    "avx2": {"ACLNN_NO_AVX512": "1"},      # the AVX2 + F16C kernels, even on an AVX-512 CPU
+    "portable": {"ACLNN_NO_SIMD": "1"},    # the plain C loops
+}
+TIER_VARIABLES = {name for env in TIERS.values() for name in env}
+
+
+@dataclass(frozen=True)
+class Run:
+    """One process configuration: a tier, the pool size, the store policy (None: the library's
+    own choice) and any other environment settings as (name, value) pairs."""
+    tier: str = "best"
+    threads: int = None
+    streaming: int = None
+    extra: tuple = ()
+
+    def env(self):
+        env = dict(TIERS[self.tier])
+        if self.threads is not None:
+            env["ACLNN_NUM_THREADS"] = str(self.threads)
+        if self.streaming is not None:
+            env["ACLNN_STREAMING_STORES"] = str(self.streaming)
+        env.update(self.extra)
+        return env
+
+    def __str__(self):
+        parts = [self.tier]
+        if self.threads is not None:
+            parts.append("%d threads" % self.threads)
+        if self.streaming is not None:
+            parts.append("streaming %s" % ("on" if self.streaming else "off"))
+        parts += ["%s=%s" % kv for kv in self.extra]
+        return ", ".join(parts)
+
+
+def sweep(threads=(1, 2, 3), tier_threads=2):
+    """The runs of a thread-count and tier invariance test: the best tier at each of `threads`,
+    then every other tier at `tier_threads`."""
+    return ([Run(threads=t) for t in threads] +
+            [Run(tier, threads=tier_threads) for tier in TIERS if tier != "best"])
+
+
+def run_script(script, run, args=(), timeout=300):
+    """Runs `python -c script args...` under `run` (from the checkout's root); returns its
+    stripped stdout.  The process must exit 0."""
+    env = {name: value for name, value in os.environ.items() if name not in TIER_VARIABLES}
+    env.update(run.env())
+    res = subprocess.run([sys.executable, "-c", script, *map(str, args)], env=env, capture_output=True,
+                         text=True, timeout=timeout, cwd=ROOT)
+    assert res.returncode == 0, "%s:\n%s" % (run, res.stderr)
+    return res.stdout.strip()
+
+
+def every_tier(runs):
+    """The runs, after checking that they cover every tier in TIERS."""
+    missing = set(TIERS) - {run.tier for run in runs}
+    assert not missing, "the runs leave out the tiers %s" % sorted(missing)
+    return runs
+
+
+def outputs(script, runs, timeout=300):
+    """The stdout of `script` under each run (which together must cover every tier)."""
+    return [run_script(script, run, timeout=timeout) for run in every_tier(runs)]
+
+
+def assert_same_output(script, runs, timeout=300):
+    """The script (which prints a digest of its results) prints the same under every run."""
+    outs = outputs(script, runs, timeout)
+    assert len(set(outs)) == 1, ["%s: %s" % pair for pair in zip(map(str, runs), outs)]
