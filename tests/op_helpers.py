@@ -92,6 +92,22 @@ def empty_tensor(shape, dtype=np.float32, fmt=None):
     return pyaclnn.Tensor.empty(shape, dtype, format=fmt)
 
 
+def empty_with_room(shape, dtype=np.float32, room=8):
+    """A zero-element tensor whose storage still holds `room` elements of fill (NaN; the byte 0x5A
+    for integer types), so that a write by an operator with nothing to do shows."""
+    import pyaclnn
+    return pyaclnn.Tensor.strided(np.empty(shape, dtype), storage_numel=room)
+
+
+def assert_still_filled(tensor):
+    """Every storage element of a tensor from empty_with_room still holds its fill."""
+    storage = tensor.storage_numpy()
+    if storage.dtype.kind == "f" or storage.dtype == BF16:
+        assert np.isnan(storage.astype(np.float32)).all(), storage
+    else:
+        assert (storage.view(np.uint8) == 0x5A).all(), storage
+
+
 def assert_rejected(code, needle, call, *args, **kwargs):
     """call(*args, **kwargs) raises pyaclnn.AclnnError with status `code` and a message that
     names `needle`."""

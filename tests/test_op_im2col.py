@@ -14,7 +14,8 @@ import pyaclnn
 from pyaclnn.functional import im2col
 import reference as ref
 import tiers
-from op_helpers import BF16, assert_bits, assert_rejected, from_torch, layouts, to_torch
+from op_helpers import (BF16, assert_bits, assert_rejected, assert_still_filled, empty_with_room, from_torch,
+                        layouts, to_torch)
 
 torch.set_num_threads(1)
 
@@ -146,11 +147,12 @@ def test_repeatable_executor_with_new_addresses():
 
 def test_empty_batch_succeeds_and_writes_nothing():
     with pyaclnn.Tensor.empty((0, 2, 4, 4), np.float32) as xt, \
-            pyaclnn.Tensor.empty((0, 8, 9), np.float32) as ot:
+            empty_with_room((0, 8, 9)) as ot:
         ws, ex = pyaclnn.aclnnIm2colGetWorkspaceSize(xt, [2, 2], [1, 1], [0, 0], [1, 1], ot)
         assert ws == 0
         pyaclnn.aclnnIm2col(None, 0, ex)
         pyaclnn.synchronize()
+        assert_still_filled(ot)
 
 
 # ---------------------------------------------------------------------------------------------

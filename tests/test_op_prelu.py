@@ -11,7 +11,8 @@ import torch.nn.functional as F
 import pyaclnn
 from pyaclnn.functional import prelu
 import reference as ref
-from op_helpers import BF16, assert_bits, assert_rejected, from_torch, layouts, to_torch
+from op_helpers import (BF16, assert_bits, assert_rejected, assert_still_filled, empty_with_room, from_torch,
+                        layouts, to_torch)
 
 torch.set_num_threads(1)
 
@@ -142,11 +143,12 @@ def test_repeatable_executor_with_new_addresses():
 @pytest.mark.parametrize("x_shape,w_shape", [((1, 16, 0, 4), (16,)), ((0,), (1,)), ((2, 0, 3), (0,))])
 def test_empty_tensors_succeed_and_write_nothing(x_shape, w_shape):
     with pyaclnn.Tensor.empty(x_shape, np.float32) as xt, pyaclnn.Tensor.empty(w_shape, np.float32) as wt, \
-            pyaclnn.Tensor.empty(x_shape, np.float32) as ot:
+            empty_with_room(x_shape) as ot:
         ws, ex = pyaclnn.aclnnPreluGetWorkspaceSize(xt, wt, ot)
         assert ws == 0
         pyaclnn.aclnnPrelu(None, 0, ex)
         pyaclnn.synchronize()
+        assert_still_filled(ot)
 
 
 # ---------------------------------------------------------------------------------------------

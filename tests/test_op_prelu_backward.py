@@ -15,7 +15,8 @@ import pyaclnn
 from pyaclnn.functional import prelu_backward
 import reference as ref
 import tiers
-from op_helpers import BF16, assert_bits, assert_rejected, from_torch, layouts, to_torch
+from op_helpers import (BF16, assert_bits, assert_rejected, assert_still_filled, empty_with_room, from_torch,
+                        layouts, to_torch)
 
 torch.set_num_threads(1)
 
@@ -177,10 +178,11 @@ def test_empty_inputs_zero_grad_weight(x_shape, g_shape, w_shape, gw_shape):
     with pyaclnn.Tensor.empty(g_shape, np.float32, fill=1.0) as gt, \
             pyaclnn.Tensor.empty(x_shape, np.float32) as xt, \
             pyaclnn.Tensor.empty(w_shape, np.float32, fill=1.0) as wt, \
-            pyaclnn.Tensor.empty(x_shape, np.float32) as git, \
+            empty_with_room(x_shape) as git, \
             pyaclnn.Tensor.empty(gw_shape, np.float32, fill=np.nan) as gwt:
         pyaclnn.run_op("PreluBackward", gt, xt, wt, git, gwt)
         np.testing.assert_array_equal(gwt.numpy(), np.zeros(gw_shape, np.float32))
+        assert_still_filled(git)
 
 
 THREAD_SCRIPT = textwrap.dedent("""
