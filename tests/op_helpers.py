@@ -1,6 +1,6 @@
 """Helpers shared by the operator tests (tests/test_op_*.py): NumPy <-> torch conversion with
 bfloat16, bitwise comparison, strided layouts of a shape, window counts of im2col and pooling,
-and the validation helpers.  Nothing here computes an expected value: the references are in
+a repeatable executor's runs with its tensors moved, and the validation helpers.  Nothing here computes an expected value: the references are in
 tests/reference.py, the runs under each SIMD tier in tests/tiers.py.
 """
 import ml_dtypes
@@ -90,6 +90,37 @@ def empty_tensor(shape, dtype=np.float32, fmt=None):
     """An uninitialised device tensor (for validation cases that never run)."""
     import pyaclnn
     return pyaclnn.Tensor.empty(shape, dtype, format=fmt)
+
+
+def run_rebound(name, args, inputs=(), outputs=(), first_runs=1):
+    """Runs aclnn<name> on one repeatable executor made from its GetWorkspaceSize `args`:
+    `first_runs` times, then once more after set_input_addr / set_output_addr pointed each
+    (index, tensor, new_tensor) of `inputs` / `outputs` at new_tensor's storage.  Returns the
+    values of the outputs after each run: the tensors' after the first runs, the new tensors'
+    after the last."""
+    import pyaclnn
+    size, executor = getattr(pyaclnn, "aclnn%sGetWorkspaceSize" % name)(*args)
+    phase2 = getattr(pyaclnn, "aclnn" + name)
+    results = []
+    with executor:
+        executor.set_repeatable()
+        workspace = pyaclnn.DeviceBuffer(size) if size else None
+        try:
+            for _ in range(first_runs):
+                phase2(workspace, size, executor)
+                pyaclnn.synchronize()
+                results.append([tensor.numpy() for _, tensor, _ in outputs])
+            for index, tensor, new in inputs:
+                executor.set_input_addr(index, tensor, new.buffer)
+            for index, tensor, new in outputs:
+                executor.set_output_addr(index, tensor, new.buffer)
+            phase2(workspace, size, executor)
+            pyaclnn.synchronize()
+            results.append([new.numpy() for _, _, new in outputs])
+        finally:
+            if workspace is not None:
+                workspace.close()
+    return results
 
 
 def empty_with_room(shape, dtype=np.float32, room=8):

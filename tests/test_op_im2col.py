@@ -15,7 +15,7 @@ from pyaclnn.functional import im2col
 import reference as ref
 import tiers
 from op_helpers import (BF16, assert_bits, assert_rejected, assert_still_filled, empty_with_room, from_torch,
-                        layouts, to_torch)
+                        layouts, run_rebound, to_torch)
 
 torch.set_num_threads(1)
 
@@ -129,20 +129,10 @@ def test_repeatable_executor_with_new_addresses():
     want_shape = ref.im2col(x1, k, d, p, s).shape
     with pyaclnn.Tensor.from_numpy(x1) as xt, pyaclnn.Tensor.empty(want_shape, np.float32, fill=np.nan) as ot, \
             pyaclnn.Tensor.from_numpy(x2) as x2t, pyaclnn.Tensor.empty(want_shape, np.float32, fill=np.nan) as o2t:
-        ws, ex = pyaclnn.aclnnIm2colGetWorkspaceSize(xt, list(k), list(d), list(p), list(s), ot)
-        ex.set_repeatable()
-        try:
-            buf = pyaclnn.DeviceBuffer(ws) if ws else None
-            pyaclnn.aclnnIm2col(buf, ws, ex)
-            pyaclnn.synchronize()
-            assert_bits(ot.numpy(), ref.im2col(x1, k, d, p, s))
-            ex.set_input_addr(0, xt, x2t.buffer)
-            ex.set_output_addr(0, ot, o2t.buffer)
-            pyaclnn.aclnnIm2col(buf, ws, ex)
-            pyaclnn.synchronize()
-            assert_bits(o2t.numpy(), ref.im2col(x2, k, d, p, s))
-        finally:
-            ex.close()
+        (first,), (second,) = run_rebound("Im2col", (xt, list(k), list(d), list(p), list(s), ot),
+                                          inputs=[(0, xt, x2t)], outputs=[(0, ot, o2t)])
+        assert_bits(first, ref.im2col(x1, k, d, p, s))
+        assert_bits(second, ref.im2col(x2, k, d, p, s))
 
 
 def test_empty_batch_succeeds_and_writes_nothing():

@@ -18,7 +18,7 @@ from pyaclnn.functional import im2col_backward
 import reference as ref
 import tiers
 from op_helpers import (BF16, assert_bits, assert_rejected, assert_still_filled, empty_with_room, layouts,
-                        to_torch, windows)
+                        run_rebound, to_torch, windows)
 
 torch.set_num_threads(1)
 
@@ -131,22 +131,10 @@ def test_repeatable_executor_with_new_addresses():
     with pyaclnn.Tensor.from_numpy(c1) as g1, pyaclnn.Tensor.from_numpy(c2) as g2, \
             pyaclnn.Tensor.empty(shape, np.float16, fill=np.nan) as o1, \
             pyaclnn.Tensor.empty(shape, np.float16, fill=np.nan) as o2:
-        ws, ex = pyaclnn.aclnnIm2colBackwardGetWorkspaceSize(g1, list(size), list(k), list(d),
-                                                             list(p), list(s), o1)
-        ex.set_repeatable()
-        try:
-            buf = pyaclnn.DeviceBuffer(ws) if ws else None
-            for run in range(2):
-                pyaclnn.aclnnIm2colBackward(buf, ws, ex)
-                pyaclnn.synchronize()
-            assert_bits(o1.numpy(), ref.col2im(c1, size, k, d, p, s))
-            ex.set_input_addr(0, g1, g2.buffer)
-            ex.set_output_addr(0, o1, o2.buffer)
-            pyaclnn.aclnnIm2colBackward(buf, ws, ex)
-            pyaclnn.synchronize()
-            assert_bits(o2.numpy(), ref.col2im(c2, size, k, d, p, s))
-        finally:
-            ex.close()
+        runs = run_rebound("Im2colBackward", (g1, list(size), list(k), list(d), list(p), list(s), o1),
+                           inputs=[(0, g1, g2)], outputs=[(0, o1, o2)], first_runs=2)
+        for (got,), cols in zip(runs, (c1, c1, c2)):
+            assert_bits(got, ref.col2im(cols, size, k, d, p, s))
 
 
 def test_empty_batch_succeeds_and_leaves_out_untouched():

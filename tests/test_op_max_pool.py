@@ -23,7 +23,7 @@ import pyaclnn
 from pyaclnn.functional import max_pool2d_with_mask, max_pool2d_with_mask_backward
 import reference as ref
 import tiers
-from op_helpers import BF16, assert_bits, assert_still_filled, empty_with_room, from_torch, to_torch
+from op_helpers import BF16, assert_bits, assert_still_filled, empty_with_room, from_torch, run_rebound, to_torch
 
 torch.set_num_threads(1)
 
@@ -291,26 +291,13 @@ def test_repeatable_executors_with_new_addresses():
             pyaclnn.Tensor.empty(mshape, np.int8, fill=np.int8(GARBAGE)) as mask, \
             pyaclnn.Tensor.from_numpy(x2) as x2t, pyaclnn.Tensor.empty(oshape, np.float32, fill=np.nan) as out2, \
             pyaclnn.Tensor.empty(mshape, np.int8, fill=np.int8(GARBAGE)) as mask2:
-        ws, ex = pyaclnn.aclnnMaxPool2dWithMaskGetWorkspaceSize(xt, k, s, p, [1, 1], False, out, mask)
-        with ex:
-            ex.set_repeatable()
-            buf = pyaclnn.DeviceBuffer(ws) if ws else None
-            for _ in range(2):
-                pyaclnn.aclnnMaxPool2dWithMask(buf, ws, ex)
-                pyaclnn.synchronize()
-                want, t_index = torch_forward(x1, k, s, p, False)
-                assert_bits(out.numpy(), want)
-                assert_bits(mask.numpy(), ref.max_pool_mask(t_index, k))
-            ex.set_input_addr(0, xt, x2t.buffer)
-            ex.set_output_addr(0, out, out2.buffer)
-            ex.set_output_addr(1, mask, mask2.buffer)
-            pyaclnn.aclnnMaxPool2dWithMask(buf, ws, ex)
-            pyaclnn.synchronize()
-            want2, t_index2 = torch_forward(x2, k, s, p, False)
-            assert_bits(out2.numpy(), want2)
-            assert_bits(mask2.numpy(), ref.max_pool_mask(t_index2, k))
-            if buf is not None:
-                buf.close()
+        runs = run_rebound("MaxPool2dWithMask", (xt, k, s, p, [1, 1], False, out, mask), inputs=[(0, xt, x2t)],
+                           outputs=[(0, out, out2), (1, mask, mask2)], first_runs=2)
+        want, t_index = torch_forward(x1, k, s, p, False)
+        want2, t_index2 = torch_forward(x2, k, s, p, False)
+        for (got, got_mask), (w, index) in zip(runs, ((want, t_index), (want, t_index), (want2, t_index2))):
+            assert_bits(got, w)
+            assert_bits(got_mask, ref.max_pool_mask(index, k))
 
         # After the rebinding above, `xt` and `mask` describe x2 and its mask.
         grad1, grad2 = (random_input(oshape, np.float32, "randn", 22), random_input(oshape, np.float32, "randn", 23))
@@ -318,21 +305,10 @@ def test_repeatable_executors_with_new_addresses():
                 pyaclnn.Tensor.from_numpy(ref.max_pool_mask(t_index, k)) as mask1, \
                 pyaclnn.Tensor.empty(shape, np.float32, fill=np.nan) as gi, \
                 pyaclnn.Tensor.empty(shape, np.float32, fill=np.nan) as gi2:
-            ws, ex = pyaclnn.aclnnMaxPool2dWithMaskBackwardGetWorkspaceSize(go, xt, mask, k, s, p, [1, 1], False, gi)
-            with ex:
-                ex.set_repeatable()
-                buf = pyaclnn.DeviceBuffer(ws) if ws else None
-                pyaclnn.aclnnMaxPool2dWithMaskBackward(buf, ws, ex)
-                pyaclnn.synchronize()
-                assert_bits(gi.numpy(), ref.max_pool_backward(grad1, t_index2, shape, np.float32))
-                ex.set_input_addr(0, go, go2.buffer)
-                ex.set_input_addr(2, mask, mask1.buffer)
-                ex.set_output_addr(0, gi, gi2.buffer)
-                pyaclnn.aclnnMaxPool2dWithMaskBackward(buf, ws, ex)
-                pyaclnn.synchronize()
-                assert_bits(gi2.numpy(), ref.max_pool_backward(grad2, t_index, shape, np.float32))
-                if buf is not None:
-                    buf.close()
+            (first,), (second,) = run_rebound("MaxPool2dWithMaskBackward", (go, xt, mask, k, s, p, [1, 1], False, gi),
+                                              inputs=[(0, go, go2), (2, mask, mask1)], outputs=[(0, gi, gi2)])
+            assert_bits(first, ref.max_pool_backward(grad1, t_index2, shape, np.float32))
+            assert_bits(second, ref.max_pool_backward(grad2, t_index, shape, np.float32))
 
 
 def test_empty_batch_writes_nothing():

@@ -20,7 +20,7 @@ from pyaclnn.functional import replication_pad2d, replication_pad2d_backward
 from pyaclnn.testing import assert_bitwise_equal, layouts
 import reference as ref
 import tiers
-from op_helpers import assert_still_filled, empty_tensor, empty_with_room
+from op_helpers import assert_still_filled, empty_tensor, empty_with_room, run_rebound
 
 torch.set_num_threads(1)
 
@@ -106,21 +106,14 @@ def test_forward_strided_and_offset_views(acl, rng, which):
     x = random_values((2, 3, 6, 5), np.float32, rng)
     pad = (2, 1, 3, 2)
     want = ref.replication_pad2d(x, pad)
-    for strides, offset, storage in layouts(x.shape if which == "self" else want.shape):
-        if which == "self":
-            xt = pyaclnn.Tensor.strided(x, strides, offset, storage)
-            out = pyaclnn.Tensor.empty(want.shape, np.float32, fill=np.nan)
-        else:
-            xt = pyaclnn.Tensor.from_numpy(x)
-            out = pyaclnn.Tensor.strided(np.full(want.shape, np.nan, np.float32), strides, offset,
-                                         storage)
-        with xt, out:
+    for layout in layouts(x.shape if which == "self" else want.shape):
+        x_view, out_view = (layout, ()) if which == "self" else ((), layout)     # () = contiguous
+        with pyaclnn.Tensor.strided(x, *x_view) as xt, \
+                pyaclnn.Tensor.strided(np.full(want.shape, np.nan, np.float32), *out_view) as out:
             pyaclnn.run_op("ReplicationPad2d", xt, list(pad), out)
             assert_bitwise_equal(out.numpy(), want)
-            if which == "out":
-                # storage outside the view is untouched (still NaN)
-                storage_values = out.storage_numpy()
-                assert np.isnan(storage_values).sum() == storage - want.size
+            # storage outside the view is untouched (still NaN)
+            assert np.isnan(out.storage_numpy()).sum() == out.storage_numel - want.size
 
 
 def test_forward_empty_batch_writes_nothing(acl):
@@ -257,38 +250,19 @@ def test_repeatable_executors_with_new_addresses(acl, rng):
     first, second = tensors
     try:
         # backward: inputs 0 gradOutput, 1 self; output 0 gradInput
-        ws, ex = pyaclnn.aclnnReplicationPad2dBackwardGetWorkspaceSize(first[0], first[1], pad, first[2])
-        ex.set_repeatable()
-        buf = pyaclnn.DeviceBuffer(ws) if ws else None
-        pyaclnn.aclnnReplicationPad2dBackward(buf, ws, ex)
-        pyaclnn.synchronize()
-        results = [first[2].numpy()]
-        ex.set_input_addr(0, first[0], second[0].buffer)
-        ex.set_input_addr(1, first[1], second[1].buffer)
-        ex.set_output_addr(0, first[2], second[2].buffer)
-        pyaclnn.aclnnReplicationPad2dBackward(buf, ws, ex)
-        pyaclnn.synchronize()
-        results.append(second[2].numpy())
-        for (g, _), gi in zip(data, results):
+        results = run_rebound("ReplicationPad2dBackward", (first[0], first[1], pad, first[2]),
+                              inputs=[(0, first[0], second[0]), (1, first[1], second[1])],
+                              outputs=[(0, first[2], second[2])])
+        for (g, _), (gi,) in zip(data, results):
             assert_bitwise_equal(gi, ref.replication_pad2d_backward(g, shape, pad, np.float32))
-        ex.close()
         # forward: input 0 self, output 0 out (fresh tensors: the ones above were rebound)
         xs = [pyaclnn.Tensor.from_numpy(x) for _, x in data]
         outs = [pyaclnn.Tensor.empty(ref.padded_shape(shape, pad), np.float32, fill=np.nan) for _ in data]
         tensors.extend([xs, outs])
-        ws, ex = pyaclnn.aclnnReplicationPad2dGetWorkspaceSize(xs[0], pad, outs[0])
-        ex.set_repeatable()
-        pyaclnn.aclnnReplicationPad2d(None, ws, ex)
-        pyaclnn.synchronize()
-        results = [outs[0].numpy()]
-        ex.set_input_addr(0, xs[0], xs[1].buffer)
-        ex.set_output_addr(0, outs[0], outs[1].buffer)
-        pyaclnn.aclnnReplicationPad2d(None, ws, ex)
-        pyaclnn.synchronize()
-        results.append(outs[1].numpy())
-        for (_, x), out in zip(data, results):
+        results = run_rebound("ReplicationPad2d", (xs[0], pad, outs[0]), inputs=[(0, xs[0], xs[1])],
+                              outputs=[(0, outs[0], outs[1])])
+        for (_, x), (out,) in zip(data, results):
             assert_bitwise_equal(out, ref.replication_pad2d(x, pad))
-        ex.close()
     finally:
         for group in tensors:
             for t in group:

@@ -19,7 +19,7 @@ from pyaclnn.functional import upsample_nearest_exact1d, upsample_nearest_exact1
 from pyaclnn.testing import assert_bitwise_equal, layouts
 import reference as ref
 import tiers
-from op_helpers import empty_tensor, from_torch, to_torch
+from op_helpers import empty_tensor, from_torch, run_rebound, to_torch
 
 torch.set_num_threads(1)
 
@@ -110,14 +110,10 @@ def test_forward_index_boundaries_at_non_integer_ratios(acl):
 def test_forward_strided_and_offset_views(acl, rng, which):
     x = random_values((2, 3, 10), np.float32, rng)
     want = ref.upsample_nearest_exact1d(x, 23, 0.0)
-    for strides, offset, storage in layouts(x.shape if which == "self" else want.shape):
-        if which == "self":
-            xt = pyaclnn.Tensor.strided(x, strides, offset, storage)
-            out = pyaclnn.Tensor.empty(want.shape, np.float32, fill=np.nan)
-        else:
-            xt = pyaclnn.Tensor.from_numpy(x)
-            out = pyaclnn.Tensor.strided(np.full(want.shape, np.nan, np.float32), strides, offset, storage)
-        with xt, out:
+    for layout in layouts(x.shape if which == "self" else want.shape):
+        x_view, out_view = (layout, ()) if which == "self" else ((), layout)     # () = contiguous
+        with pyaclnn.Tensor.strided(x, *x_view) as xt, \
+                pyaclnn.Tensor.strided(np.full(want.shape, np.nan, np.float32), *out_view) as out:
             pyaclnn.run_op("UpsampleNearestExact1d", xt, [23], 0.0, out)
             assert_bitwise_equal(out.numpy(), want)
 
@@ -152,14 +148,10 @@ def test_backward_spec_examples(acl):
 def test_backward_strided_and_offset_views(acl, rng, which):
     g = random_values((2, 3, 29), np.float32, rng)
     want = ref.upsample_nearest_exact1d_backward(g, 10, 0.0).reshape(2, 3, 10)
-    for strides, offset, storage in layouts(g.shape if which == "gradOutput" else want.shape):
-        if which == "gradOutput":
-            gt = pyaclnn.Tensor.strided(g, strides, offset, storage)
-            out = pyaclnn.Tensor.empty(want.shape, np.float32, fill=np.nan)
-        else:
-            gt = pyaclnn.Tensor.from_numpy(g)
-            out = pyaclnn.Tensor.strided(np.full(want.shape, np.nan, np.float32), strides, offset, storage)
-        with gt, out:
+    for layout in layouts(g.shape if which == "gradOutput" else want.shape):
+        g_view, out_view = (layout, ()) if which == "gradOutput" else ((), layout)     # () = contiguous
+        with pyaclnn.Tensor.strided(g, *g_view) as gt, \
+                pyaclnn.Tensor.strided(np.full(want.shape, np.nan, np.float32), *out_view) as out:
             pyaclnn.run_op("UpsampleNearestExact1dBackward", gt, [29], [2, 3, 10], 0.0, out)
             assert_bitwise_equal(out.numpy(), want)
 
@@ -170,38 +162,19 @@ def test_repeatable_executors_with_new_addresses(acl, rng):
     gts = [pyaclnn.Tensor.from_numpy(g) for g in data]
     outs = [pyaclnn.Tensor.empty(shapes[1], np.float32, fill=np.nan) for _ in data]
     try:
-        ws, ex = pyaclnn.aclnnUpsampleNearestExact1dBackwardGetWorkspaceSize(
-            gts[0], [40], list(shapes[1]), 0.0, outs[0])
-        ex.set_repeatable()
-        pyaclnn.aclnnUpsampleNearestExact1dBackward(None, ws, ex)
-        pyaclnn.synchronize()
-        results = [outs[0].numpy()]
-        ex.set_input_addr(0, gts[0], gts[1].buffer)
-        ex.set_output_addr(0, outs[0], outs[1].buffer)
-        pyaclnn.aclnnUpsampleNearestExact1dBackward(None, ws, ex)
-        pyaclnn.synchronize()
-        results.append(outs[1].numpy())
-        for g, gi in zip(data, results):
+        results = run_rebound("UpsampleNearestExact1dBackward", (gts[0], [40], list(shapes[1]), 0.0, outs[0]),
+                              inputs=[(0, gts[0], gts[1])], outputs=[(0, outs[0], outs[1])])
+        for g, (gi,) in zip(data, results):
             assert_bitwise_equal(gi, ref.upsample_nearest_exact1d_backward(g, 13, 0.0).reshape(shapes[1]))
-        ex.close()
         # the forward, rebinding both tensors too
         xs = [pyaclnn.Tensor.from_numpy(random_values((1, 2, 7), np.float32, rng)) for _ in range(2)]
         ys = [pyaclnn.Tensor.empty((1, 2, 16), np.float32, fill=np.nan) for _ in range(2)]
         gts.extend(xs + ys)
         x_values = [x.numpy() for x in xs]
-        ws, ex = pyaclnn.aclnnUpsampleNearestExact1dGetWorkspaceSize(xs[0], [16], 0.0, ys[0])
-        ex.set_repeatable()
-        pyaclnn.aclnnUpsampleNearestExact1d(None, ws, ex)
-        pyaclnn.synchronize()
-        results = [ys[0].numpy()]
-        ex.set_input_addr(0, xs[0], xs[1].buffer)
-        ex.set_output_addr(0, ys[0], ys[1].buffer)
-        pyaclnn.aclnnUpsampleNearestExact1d(None, ws, ex)
-        pyaclnn.synchronize()
-        results.append(ys[1].numpy())
-        for x, y in zip(x_values, results):
+        results = run_rebound("UpsampleNearestExact1d", (xs[0], [16], 0.0, ys[0]), inputs=[(0, xs[0], xs[1])],
+                              outputs=[(0, ys[0], ys[1])])
+        for x, (y,) in zip(x_values, results):
             assert_bitwise_equal(y, ref.upsample_nearest_exact1d(x, 16, 0.0))
-        ex.close()
     finally:
         for t in gts + outs:
             t.close()

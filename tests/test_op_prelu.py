@@ -12,7 +12,7 @@ import pyaclnn
 from pyaclnn.functional import prelu
 import reference as ref
 from op_helpers import (BF16, assert_bits, assert_rejected, assert_still_filled, empty_with_room, from_torch,
-                        layouts, to_torch)
+                        layouts, run_rebound, to_torch)
 
 torch.set_num_threads(1)
 
@@ -123,21 +123,10 @@ def test_repeatable_executor_with_new_addresses():
             pyaclnn.Tensor.from_numpy(x2) as x2t, pyaclnn.Tensor.from_numpy(w2) as w2t, \
             pyaclnn.Tensor.empty(x1.shape, BF16, fill=np.nan) as ot, \
             pyaclnn.Tensor.empty(x1.shape, BF16, fill=np.nan) as o2t:
-        ws, ex = pyaclnn.aclnnPreluGetWorkspaceSize(xt, wt, ot)
-        ex.set_repeatable()
-        try:
-            buf = pyaclnn.DeviceBuffer(ws) if ws else None
-            pyaclnn.aclnnPrelu(buf, ws, ex)
-            pyaclnn.synchronize()
-            assert_bits(ot.numpy(), ref.prelu(x1, w1))
-            ex.set_input_addr(0, xt, x2t.buffer)
-            ex.set_input_addr(1, wt, w2t.buffer)
-            ex.set_output_addr(0, ot, o2t.buffer)
-            pyaclnn.aclnnPrelu(buf, ws, ex)
-            pyaclnn.synchronize()
-            assert_bits(o2t.numpy(), ref.prelu(x2, w2))
-        finally:
-            ex.close()
+        (first,), (second,) = run_rebound("Prelu", (xt, wt, ot), inputs=[(0, xt, x2t), (1, wt, w2t)],
+                                          outputs=[(0, ot, o2t)])
+        assert_bits(first, ref.prelu(x1, w1))
+        assert_bits(second, ref.prelu(x2, w2))
 
 
 @pytest.mark.parametrize("x_shape,w_shape", [((1, 16, 0, 4), (16,)), ((0,), (1,)), ((2, 0, 3), (0,))])

@@ -16,7 +16,7 @@ from pyaclnn.functional import prelu_backward
 import reference as ref
 import tiers
 from op_helpers import (BF16, assert_bits, assert_rejected, assert_still_filled, empty_with_room, from_torch,
-                        layouts, to_torch)
+                        layouts, run_rebound, to_torch)
 
 torch.set_num_threads(1)
 
@@ -140,28 +140,12 @@ def test_repeatable_executor_with_new_addresses():
                             pyaclnn.Tensor.empty(shape, np.float16, fill=np.nan),
                             pyaclnn.Tensor.empty((3,), np.float16, fill=np.nan)])
         first, second = tensors
-        ws, ex = pyaclnn.aclnnPreluBackwardGetWorkspaceSize(*first)
-        ex.set_repeatable()
-        try:
-            buf = pyaclnn.DeviceBuffer(ws) if ws else None
-            pyaclnn.aclnnPreluBackward(buf, ws, ex)
-            pyaclnn.synchronize()
-            results = [(first[3].numpy(), first[4].numpy())]
-            for i in range(3):
-                ex.set_input_addr(i, first[i], second[i].buffer)
-            for i in range(2):
-                ex.set_output_addr(i, first[3 + i], second[3 + i].buffer)
-            pyaclnn.aclnnPreluBackward(buf, ws, ex)
-            pyaclnn.synchronize()
-            results.append((second[3].numpy(), second[4].numpy()))
-            for (x, g, w), (gi, gw) in zip(data, results):
-                ref_gi, ref_gw, mag = ref.prelu_backward(g, x, w)
-                assert_bits(gi, ref_gi)
-                assert_grad_weight(gw, ref_gw, mag, np.float16, x.size)
-        finally:
-            ex.close()
-            if buf is not None:
-                buf.close()
+        results = run_rebound("PreluBackward", first, inputs=[(i, first[i], second[i]) for i in range(3)],
+                              outputs=[(i, first[3 + i], second[3 + i]) for i in range(2)])
+        for (x, g, w), (gi, gw) in zip(data, results):
+            ref_gi, ref_gw, mag = ref.prelu_backward(g, x, w)
+            assert_bits(gi, ref_gi)
+            assert_grad_weight(gw, ref_gw, mag, np.float16, x.size)
     finally:
         for group in tensors:
             for t in group:
