@@ -3,8 +3,9 @@
 The library chooses its kernels once per process, from the CPU and two environment variables;
 its pool size (ACLNN_NUM_THREADS) and its store policy (ACLNN_STREAMING_STORES) are fixed when it
 starts too.  So a kernel test that covers the tiers runs a Python script in a fresh process per
-configuration (`Run`), and every such test goes through each tier in TIERS: `outputs` refuses a
-list of runs that leaves one out.
+configuration (`Run`), and every such test goes through each tier in TIERS: `every_tier` (which
+`outputs` and `assert_same_output` apply) refuses a list of runs that leaves one out.  The
+operator C programs run on each tier too (tests/test_c_programs.py).
 """
 import os
 import subprocess
