@@ -123,7 +123,7 @@ def test_k3s2_kernels_match_reference(tmp_path):
 # The bf16 kernel reads two window rows as dwords; with an odd number of windows per row the last
 # window of the tensor ends inside a dword.  gradOutput is placed so that it ends exactly at a
 # page followed by an inaccessible one (and gradInput likewise): a read or write past either end
-# crashes the program.
+# crashes the program.  It runs at 1 and 2 threads and on the other tiers (GUARD_RUNS).
 GUARD_PROGRAM = r"""
 #include <stdint.h>
 #include <stdio.h>
@@ -190,6 +190,10 @@ int main(int argc, char **argv)
 """
 
 
+GUARD_RUNS = [tiers.Run(threads=1), tiers.Run(threads=2), tiers.Run("avx2", threads=2),
+              tiers.Run("portable", threads=2)]
+
+
 @pytest.mark.parametrize("dtype", ["bf16", "fp32"])
 def test_k3s2_reads_and_writes_stay_inside_the_tensors(tmp_path, dtype):
     source = tmp_path / "im2col_backward_guard.c"
@@ -203,11 +207,11 @@ def test_k3s2_reads_and_writes_stay_inside_the_tensors(tmp_path, dtype):
             cols = cols.astype(np.float32).astype(np_dtype)
             src, dst = tmp_path / "cols.bin", tmp_path / "out.bin"
             src.write_bytes(cols.tobytes())
-            for threads in ("1", "2"):
-                res = support.run_program(exe, env={"ACLNN_NUM_THREADS": threads},
+            want = ref.col2im(cols, (H, W), 3, 1, 1, 2)
+            for run in tiers.every_tier(GUARD_RUNS):
+                res = support.run_program(exe, env=run.env(),
                                           args=(str(src), str(dst), str(H), str(W), str(planes),
                                                 "1" if dtype == "bf16" else "0"))
-                assert res.returncode == 0, f"{H}x{W} {planes} planes: exit {res.returncode}"
+                assert res.returncode == 0, f"{H}x{W} {planes} planes, {run}: exit {res.returncode}"
                 got = np.frombuffer(dst.read_bytes(), dtype=np_dtype).reshape(1, planes, H, W)
-                want = ref.col2im(cols, (H, W), 3, 1, 1, 2)
-                assert np.array_equal(bits(got), bits(want)), f"{H}x{W} {planes} planes"
+                assert np.array_equal(bits(got), bits(want)), f"{H}x{W} {planes} planes, {run}"
