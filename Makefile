@@ -1,6 +1,6 @@
 # libaclnn + pyaclnn: the entry points a person types.
 #
-#   make            build build/lib64/libaclnn.so and its CANN-named aliases
+#   make            build build/lib64/libaclnn.so and CANN's library names (docs/libraries.md)
 #   make test       set up .venv (first time) and run every C and Python test
 #   make demo       build, install into a temporary prefix, run the examples
 #   make install PREFIX=DIR   lay out a CANN-like tree under DIR
@@ -19,7 +19,11 @@ VPY     := $(VENV)/bin/python
 
 LIBDIR  := $(BUILD)/lib64
 LIB     := $(LIBDIR)/libaclnn.so
-ALIASES := libascendcl.so libacl_rt.so libnnopbase.so libopapi.so libopapi_nn.so libopapi_math.so libopapi_cv.so
+# CANN's library names: each a small filter library with its own SONAME that exports the names
+# CANN puts in it and hands them to libaclnn.so at run time (docs/libraries.md, tools/cann_filter.sh).
+CANN_LIBS := libascendcl.so libacl_rt.so libnnopbase.so libopapi.so libopapi_nn.so libopapi_math.so \
+             libopapi_cv.so libacl_op_compiler.so
+FILTERS := $(addprefix $(LIBDIR)/,$(CANN_LIBS))
 
 SRCS    := $(sort $(wildcard libaclnn/src/*/*.c))
 OBJS    := $(patsubst libaclnn/src/%.c,$(BUILD)/obj/%.o,$(SRCS))
@@ -33,7 +37,7 @@ LDFLAGS_LIB := -shared -pthread -Wl,-soname,libaclnn.so -Wl,--no-undefined -lm $
 .PHONY: tools-check all lib test ctest pytest demo install sanitize bench bench-driver venv clean \
         cdef dist sdist wheel
 all: lib
-lib: $(LIB)
+lib: $(LIB) $(FILTERS)
 
 # `make V=1` shows the full compiler command lines.
 Q := $(if $(V),,@)
@@ -47,7 +51,18 @@ $(LIB): $(OBJS)
 	@mkdir -p $(LIBDIR)
 	@$(if $(V),,echo "  LD      $@")
 	$(Q)$(CC) $(OBJS) -o $@ $(LDFLAGS_LIB)
-	@cd $(LIBDIR) && for a in $(ALIASES); do ln -sf libaclnn.so $$a; done
+
+# A filter is rebuilt when libaclnn.so's exports change; it is linked without EXTRA_* (no
+# sanitizer runtime: its code never runs).  The rm replaces what older builds made: a symlink to
+# libaclnn.so, which the link would write through.
+$(BUILD)/filters/%.c: $(LIB) tools/cann_filter.sh
+	@mkdir -p $(dir $@)
+	$(Q)sh tools/cann_filter.sh $*.so $(LIB) > $@.tmp && mv $@.tmp $@
+$(FILTERS): $(LIBDIR)/%.so: $(BUILD)/filters/%.c
+	@$(if $(V),,echo "  LD      $@")
+	$(Q)rm -f $@
+	$(Q)$(CC) -std=c11 -O2 -fPIC -shared $< -o $@ -Wl,-soname,$*.so -Wl,--filter=libaclnn.so \
+	    -Wl,-rpath,'$$ORIGIN' -Wl,--enable-new-dtags -Wl,--no-undefined
 
 # ---- Python environment: everything the tests need, installed on first use -------------------
 $(VENV)/.ready: pyproject.toml
@@ -82,17 +97,17 @@ sdist wheel: $(VENV)/.ready
 # ---- Tests ---------------------------------------------------------------------------------
 # pytest drives everything: tests/test_c_programs.py builds and runs every tests/c/*.c(pp)
 # program against the built library, the other test files exercise pyaclnn.
-test: $(LIB) $(VENV)/.pyaclnn tools-check
+test: lib $(VENV)/.pyaclnn tools-check
 	$(VPY) -m pytest -q tests
 
 # System tools the tests use (valgrind for the leak checks); installed from Debian if missing.
 tools-check:
 	@command -v valgrind >/dev/null 2>&1 && command -v clang >/dev/null 2>&1 && command -v cmake >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind clang cmake; }
 
-demo: $(LIB) $(VENV)/.pyaclnn
+demo: lib $(VENV)/.pyaclnn
 	$(VPY) examples/run_demo.py
 
-install: $(LIB)
+install: lib
 	$(PYTHON) tools/install_tree.py --prefix "$(PREFIX)" --lib "$(LIB)"
 
 sanitize:

@@ -10,8 +10,9 @@ import pytest
 import support
 
 ROOT = support.ROOT
-ALIASES = ["libascendcl.so", "libacl_rt.so", "libnnopbase.so", "libopapi.so",
-           "libopapi_nn.so", "libopapi_math.so", "libopapi_cv.so"]
+# CANN's library names: filter libraries with their own SONAMEs (docs/libraries.md)
+CANN_LIBS = ["libascendcl.so", "libacl_rt.so", "libnnopbase.so", "libopapi.so",
+             "libopapi_nn.so", "libopapi_math.so", "libopapi_cv.so", "libacl_op_compiler.so"]
 
 
 @pytest.fixture(scope="module")
@@ -29,9 +30,35 @@ def test_tree_layout(prefix):
                    "aclnnop/aclnn_max_pool2d_with_indices_backward.h"]:
         assert (prefix / "include" / header).is_file(), header
     assert (prefix / "lib64" / "libaclnn.so").is_file()
-    for alias in ALIASES:
-        link = prefix / "lib64" / alias
-        assert link.is_symlink() and os.readlink(link) == "libaclnn.so", alias
+    assert not (prefix / "lib64" / "libaclnn.so").is_symlink()
+    for name in CANN_LIBS:
+        lib = prefix / "lib64" / name
+        assert lib.is_file() and not lib.is_symlink(), name
+        dynamic = _dynamic(lib)
+        assert f"Library soname: [{name}]" in dynamic, name
+        assert "Filter library: [libaclnn.so]" in dynamic, name
+        assert "Library runpath: [$ORIGIN]" in dynamic, name
+
+
+def _dynamic(lib):
+    return subprocess.run(["readelf", "-d", str(lib)], capture_output=True, text=True, check=True).stdout
+
+
+def test_install_replaces_old_symlinks(tmp_path):
+    """An older install made the CANN names symlinks to libaclnn.so: installing over it replaces
+    them with the filter libraries and leaves libaclnn.so intact."""
+    lib64 = tmp_path / "lib64"
+    lib64.mkdir()
+    (lib64 / "libaclnn.so").write_bytes(b"old")
+    for name in CANN_LIBS[:7]:
+        os.symlink("libaclnn.so", lib64 / name)
+    subprocess.run(["make", "-s", "install", f"PREFIX={tmp_path}"], cwd=ROOT, check=True,
+                   capture_output=True)
+    built = ROOT / "build" / "lib64"  # what `make install` (BUILD=build) copies
+    assert (lib64 / "libaclnn.so").read_bytes() == (built / "libaclnn.so").read_bytes()
+    for name in CANN_LIBS:
+        assert not (lib64 / name).is_symlink(), name
+        assert (lib64 / name).read_bytes() == (built / name).read_bytes(), name
 
 
 def test_set_env_exports(prefix):
@@ -58,9 +85,7 @@ def test_library_exports_only_cann_names():
 
 
 def test_soname():
-    lib = support.lib_dir() / "libaclnn.so"
-    out = subprocess.run(["readelf", "-d", str(lib)], capture_output=True, text=True, check=True).stdout
-    assert "Library soname: [libaclnn.so]" in out
+    assert "Library soname: [libaclnn.so]" in _dynamic(support.lib_dir() / "libaclnn.so")
 
 
 OFFICIAL_STYLE = r'''
@@ -146,6 +171,9 @@ def test_official_style_program_builds_with_cann_flags(prefix, tmp_path):
     exe = tmp_path / "official"
     subprocess.run(["g++", "-std=c++11", str(source), "-o", str(exe), f"-I{prefix}/include",
                     f"-L{prefix}/lib64", "-lascendcl", "-lnnopbase", "-lopapi"], check=True)
+    needed = re.findall(r"\(NEEDED\)\s+Shared library: \[(.*)\]", _dynamic(exe))
+    assert needed[:3] == ["libascendcl.so", "libnnopbase.so", "libopapi.so"], needed
+    assert "libaclnn.so" not in needed
     env = dict(os.environ, LD_LIBRARY_PATH=f"{prefix}/lib64")
     out = subprocess.run([str(exe)], capture_output=True, text=True, env=env, check=True).stdout
     values = [float(m) for m in re.findall(r"result\[\d+\] is: (\S+)", out)]

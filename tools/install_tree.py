@@ -3,18 +3,20 @@
 
 DIR/include/{acl,aclnn,aclnnop}   the public headers, with aclnnop/level2/ copies of every op
                                   header (older programs include aclnnop/level2/...)
-DIR/lib64/libaclnn.so             the library, plus the CANN library names as symlinks to it
+DIR/lib64/libaclnn.so             the library, plus CANN's library names (libascendcl.so, ...):
+                                  the filter libraries `make` builds next to it, copied as real
+                                  files, each with its own SONAME (docs/libraries.md)
 DIR/set_env.sh                    exports ASCEND_HOME_PATH & co. and prepends DIR/lib64 to
                                   LD_LIBRARY_PATH, like CANN's own set_env.sh
 """
 import argparse
-import os
 import shutil
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-ALIASES = ["libascendcl.so", "libacl_rt.so", "libnnopbase.so", "libopapi.so",
-           "libopapi_nn.so", "libopapi_math.so", "libopapi_cv.so"]
+# the Makefile's CANN_LIBS
+CANN_LIBS = ["libascendcl.so", "libacl_rt.so", "libnnopbase.so", "libopapi.so",
+             "libopapi_nn.so", "libopapi_math.so", "libopapi_cv.so", "libacl_op_compiler.so"]
 
 SET_ENV = """\
 # Source this file to use libaclnn like a CANN toolkit: . {prefix}/set_env.sh
@@ -39,15 +41,24 @@ def install_headers(prefix: Path):
         shutil.copy2(header, level2 / header.name)
 
 
+def _copy(src: Path, dst: Path):
+    # unlink first: an older install made the CANN names symlinks to libaclnn.so, and copying onto
+    # one would overwrite libaclnn.so
+    if dst.is_symlink() or dst.exists():
+        dst.unlink()
+    shutil.copy2(src, dst)
+
+
 def install_library(prefix: Path, lib: Path):
+    """libaclnn.so and, from the same directory, the filter libraries with CANN's names."""
     lib_dir = prefix / "lib64"
     lib_dir.mkdir(parents=True, exist_ok=True)
-    shutil.copy2(lib, lib_dir / "libaclnn.so")
-    for alias in ALIASES:
-        link = lib_dir / alias
-        if link.is_symlink() or link.exists():
-            link.unlink()
-        os.symlink("libaclnn.so", link)
+    missing = [name for name in CANN_LIBS if not (lib.parent / name).is_file()]
+    if missing:
+        raise SystemExit(f"install_tree: {', '.join(missing)} not found next to {lib}; run `make lib`")
+    _copy(lib, lib_dir / "libaclnn.so")
+    for name in CANN_LIBS:
+        _copy(lib.parent / name, lib_dir / name)
 
 
 def main():
