@@ -25,7 +25,8 @@ CANN_LIBS := libascendcl.so libacl_rt.so libnnopbase.so libopapi.so libopapi_nn.
              libopapi_cv.so libacl_op_compiler.so
 FILTERS := $(addprefix $(LIBDIR)/,$(CANN_LIBS))
 
-SRCS    := $(sort $(wildcard libaclnn/src/*/*.c))
+# Every .c under libaclnn/src, however deep (src/kernels/<family>/*.c).
+SRCS    := $(sort $(shell find libaclnn/src -name '*.c'))
 OBJS    := $(patsubst libaclnn/src/%.c,$(BUILD)/obj/%.o,$(SRCS))
 HDRS    := $(shell find libaclnn/include libaclnn/src -name '*.h')
 

@@ -1,7 +1,7 @@
 /*
  * test_core_copy.c - nn_parallel_for and the strided <-> contiguous copies.
  *
- * Compiles core/parallel.c and core/copy.c into this program (their nn_* symbols are hidden in
+ * Compiles base/parallel.c and base/copy.c into this program (their nn_* symbols are hidden in
  * the shared object) and checks them against plain loops written here:
  *   - nn_parallel_for covers [0, n) exactly once with disjoint ranges of at least `grain`
  *     (except the last), for many n / grain pairs, also when two threads use the pool at once
@@ -11,8 +11,8 @@
  *     few views large enough to take the parallel path; the destination storage of a
  *     from_contiguous copy is pre-filled so that stray writes are caught.
  */
-#include "../../libaclnn/src/core/parallel.c" /* first: it defines _GNU_SOURCE */
-#include "../../libaclnn/src/core/copy.c"
+#include "../../libaclnn/src/base/parallel.c" /* first: it defines _GNU_SOURCE */
+#include "../../libaclnn/src/base/copy.c"
 
 #include <stdio.h>
 #include <stdlib.h>

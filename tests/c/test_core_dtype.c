@@ -1,7 +1,7 @@
 /*
  * test_core_dtype.c - fp16 / bf16 <-> fp32 conversions, exhaustively.
  *
- * Compiles the library's core/dtype.c into this program (the nn_* functions are hidden in the
+ * Compiles the library's base/dtype.c into this program (the nn_* functions are hidden in the
  * shared object) and checks, against a reference written here:
  *   - all 65536 fp16 and all 65536 bf16 bit patterns -> fp32 (exact values, NaN quiet, Inf kept)
  *   - fp32 -> fp16 / bf16 for every half value, every midpoint between neighbours and the fp32
@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../libaclnn/src/core/dtype.c"
+#include "../../libaclnn/src/base/dtype.c"
 
 #include "test_util.h"
 

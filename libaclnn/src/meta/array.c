@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/nn_core.h"
+#include "base/nn_base.h"
+#include "meta/nn_meta.h"
 
 /* ---- arrays ---------------------------------------------------------------------------------- */
 

@@ -2,7 +2,7 @@
  * nn_meta.h - the layout of the aclnn meta objects (aclTensor, aclIntArray, ...).
  *
  * The public headers only declare these types as opaque; the definitions live here so that the
- * core and the operators can read them directly.  Every object starts with a magic word that is
+ * executor and the operators can read them directly.  Every object starts with a magic word that is
  * set while the object is alive and cleared on destroy, so a stale or foreign pointer is caught
  * by the checks instead of being trusted.
  */
@@ -13,13 +13,11 @@
 #include <stdint.h>
 
 #include "aclnn/acl_meta.h"
+#include "base/nn_base.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* Most dimensions a tensor may have (the same limit as CANN's shape type). */
-#define NN_MAX_DIMS 25
 
 #define NN_MAGIC_TENSOR       0x54534e52u /* "TSNR" */
 #define NN_MAGIC_INT_ARRAY    0x49415252u

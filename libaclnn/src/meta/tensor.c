@@ -15,7 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/nn_core.h"
+#include "base/nn_base.h"
+#include "meta/nn_meta.h"
 
 /* ---- validation ------------------------------------------------------------------------------ */
 
@@ -376,15 +377,5 @@ bool nn_tensor_is_empty(const aclTensor *t)
 
 bool nn_tensor_is_contiguous(const aclTensor *t)
 {
-    int64_t expected = 1;
-    for (uint64_t i = t->ndim; i-- > 0;) {
-        if (t->dims[i] == 0)
-            return true;
-        if (t->dims[i] == 1)
-            continue;
-        if (t->strides[i] != expected)
-            return false;
-        expected *= t->dims[i];
-    }
-    return true;
+    return nn_view_is_contiguous(t->ndim, t->dims, t->strides);
 }

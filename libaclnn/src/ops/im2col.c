@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "aclnnop/aclnn_im2col.h"
-#include "core/nn_core.h"
-#include "core/nn_simd.h"
+#include "exec/nn_exec.h"
+#include "base/nn_simd.h"
 #include "ops/im2col_common.h"
 
 #define OP "aclnnIm2col"
@@ -141,7 +141,7 @@ static inline const void *element_at(const void *row, int64_t at, int64_t esz)
 }
 
 /* A plane's block is written in whole 64-byte lines, non-temporal, through a line stage
- * (core/nn_simd.h) when the output is large: flushed once this many bytes are complete. */
+ * (base/nn_simd.h) when the output is large: flushed once this many bytes are complete. */
 enum { I2C_FLUSH_BYTES = 256 };
 
 /* Plane `plane`'s kH*kW*L block of out, which starts `at` bytes into the output range being

@@ -27,8 +27,8 @@
 #include <string.h>
 
 #include "aclnnop/aclnn_im2col_backward.h"
-#include "core/nn_core.h"
-#include "core/nn_simd.h"
+#include "exec/nn_exec.h"
+#include "base/nn_simd.h"
 #include "ops/im2col_common.h"
 
 #define OP "aclnnIm2colBackward"
@@ -347,8 +347,8 @@ NN_IP_HOT static void col2im_plane(const col2im_ctx *ctx, const void *cols, floa
  * sW == 2 accumulators are interleaved with two permutes (fp32) or rounded first and merged
  * with one word permute (fp16/bf16).  No accumulator buffer, no memset, no interleave pass, no
  * separate conversion pass: each output element is written once.  fp16/bf16 outputs are
- * rounded once with the core's rules (vcvtps2ph RNE; the integer RNE of nn_half_f32_to_bf16).
- * Launches that move enough bytes for the core to want streaming (nn_use_streaming_stores,
+ * rounded once with base's rules (vcvtps2ph RNE; the integer RNE of nn_half_f32_to_bf16).
+ * Launches that move enough bytes for base to want streaming (nn_use_streaming_stores,
  * asked with columns + image) build each plane in a small buffer and copy it out with
  * non-temporal stores.
  */

@@ -11,7 +11,7 @@
 
 #include <stdint.h>
 
-#include "core/nn_core.h"
+#include "exec/nn_exec.h"
 #include "ops/im2col_prelu_common.h"
 
 /* The geometry both kernels walk: image planes of H x W, OH x OW window positions, the kernel

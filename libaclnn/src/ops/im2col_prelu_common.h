@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "core/nn_core.h"
+#include "exec/nn_exec.h"
 
 /* Hot loops are compiled twice, for AVX2 and for the baseline ISA, and picked at load time
  * (the library itself is built without -march).  no-trapping-math lets GCC compute a product

@@ -19,7 +19,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "core/nn_core.h"
+#include "exec/nn_exec.h"
 #include "ops/max_pool_common.h"
 
 #if defined(__has_include)

@@ -27,8 +27,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "core/nn_core.h"
-#include "core/nn_simd.h"
+#include "exec/nn_exec.h"
+#include "base/nn_simd.h"
 #include "ops/max_pool_common.h"
 
 #if defined(__has_include)
@@ -200,7 +200,7 @@ typedef int32_t __attribute__((aligned(1), may_alias)) unaligned_i32;
 
 
 /* Finished cells on their way to gradInput (both fast paths) go through a line stage
- * (core/nn_simd.h): kept in L1 in the output dtype and written out whenever a few cache lines
+ * (base/nn_simd.h): kept in L1 in the output dtype and written out whenever a few cache lines
  * are ready - in whole lines of gradInput, and often, so that the writes spread over the
  * computation instead of stalling it in bursts (10-15 % faster than flushing 8 KiB at a time). */
 enum { STAGE_FLUSH_BYTES = 256 };

@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "core/nn_core.h"
+#include "exec/nn_exec.h"
 
 /* Status a bad mask index reports at synchronize: what an NPU raises for an out-of-bounds access
  * in an AI-core kernel. */

@@ -9,7 +9,7 @@
  */
 #include "aclnnop/aclnn_pad2d_backward.h"
 
-#include "core/nn_core.h"
+#include "exec/nn_exec.h"
 
 static aclnnStatus not_implemented(const char *op_name)
 {

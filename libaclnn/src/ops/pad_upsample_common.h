@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/nn_core.h"
+#include "exec/nn_exec.h"
 
 /* Hot loops are compiled twice, for AVX2 and for the baseline x86-64, and the loader picks one
  * (GCC function multi-versioning).  Both give identical results: the loops only do IEEE adds
@@ -33,7 +33,7 @@
 
 /* AVX-512 kernels (explicit intrinsics) run only when nn_cpu_avx512() says so: not without
  * AVX-512 (valgrind's emulated CPU has none) nor with ACLNN_NO_SIMD=1. */
-#include "core/nn_simd.h"
+#include "base/nn_simd.h"
 
 /* ---------------------------------------------------------------------------------------- */
 /* dtype / format helpers                                                                    */

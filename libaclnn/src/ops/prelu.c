@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "aclnnop/aclnn_prelu.h"
-#include "core/nn_core.h"
-#include "core/nn_simd.h"
+#include "exec/nn_exec.h"
+#include "base/nn_simd.h"
 #include "ops/im2col_prelu_common.h"
 #include "ops/prelu_simd.h"
 

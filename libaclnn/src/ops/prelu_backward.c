@@ -26,7 +26,7 @@
 #include <string.h>
 
 #include "aclnnop/aclnn_prelu_backward.h"
-#include "core/nn_core.h"
+#include "exec/nn_exec.h"
 #include "ops/im2col_prelu_common.h"
 #include "ops/prelu_simd.h"
 

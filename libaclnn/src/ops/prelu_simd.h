@@ -4,7 +4,7 @@
  *
  * Each loop reads fp32/fp16/bf16 directly, widens 8 elements in registers, does the branchless
  * select in fp32 and narrows once on the store (fp16 with vcvtps2ph round-to-nearest-even, bf16
- * with the core's integer RNE), so there is no staging buffer and one pass over memory.  The
+ * with base's integer RNE), so there is no staging buffer and one pass over memory.  The
  * arithmetic is the scalar code's, element by element: results are bit-identical to the
  * portable paths (which stay as the fallback on CPUs without AVX2/F16C).
  *
@@ -20,7 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "core/nn_half_impl.h"
+#include "base/nn_half_impl.h"
 
 #if NN_HALF_X86
 #define NN_PRELU_SIMD 1

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "aclnnop/aclnn_replication_pad2d.h"
-#include "core/nn_core.h"
+#include "exec/nn_exec.h"
 #include "ops/pad_upsample_common.h"
 
 #define OP "aclnnReplicationPad2d"

@@ -22,8 +22,8 @@
 #include <string.h>
 
 #include "aclnnop/aclnn_pad2d_backward.h"
-#include "core/nn_core.h"
-#include "core/nn_half_impl.h"
+#include "exec/nn_exec.h"
+#include "base/nn_half_impl.h"
 #include "ops/pad_upsample_common.h"
 
 #define OP "aclnnReplicationPad2dBackward"
@@ -426,7 +426,7 @@ static inline float strip_sum(const uint16_t *rows, int64_t nrows, int64_t row_l
 }
 
 /* One fp32 sum rounded to fp16/bf16, inlined: the two edge elements of every row would
- * otherwise cost two calls through the core's exported converters (the same routine). */
+ * otherwise cost two calls through base's exported converters (the same routine). */
 static inline uint16_t narrow_one(float sum, bool bf16)
 {
     return bf16 ? nn_half_f32_to_bf16(sum) : nn_half_f32_to_f16(sum);

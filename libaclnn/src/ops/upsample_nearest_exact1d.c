@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "aclnnop/aclnn_upsample_nearest_exact1d.h"
-#include "core/nn_core.h"
+#include "exec/nn_exec.h"
 #include "ops/pad_upsample_common.h"
 
 #define OP "aclnnUpsampleNearestExact1d"

@@ -19,7 +19,7 @@
  * gradients, the same adds in the same order), on up to 8 rows from separate stretches at once
  * (more memory streams in flight per core).  Threads claim shrinking chunks of rows from a
  * shared counter (a late pool worker still takes its share, and the threads finish close
- * together), and gradInput is streamed out when the whole launch's traffic passes core's
+ * together), and gradInput is streamed out when the whole launch's traffic passes base's
  * streaming threshold, as whole aligned lines even when rows are not multiples of 16 floats.
  */
 #include <stdint.h>
@@ -27,7 +27,7 @@
 #include <string.h>
 
 #include "aclnnop/aclnn_upsample_nearest_exact1d_backward.h"
-#include "core/nn_core.h"
+#include "exec/nn_exec.h"
 #include "ops/pad_upsample_common.h"
 
 #define OP "aclnnUpsampleNearestExact1dBackward"
@@ -296,7 +296,7 @@ static int lockstep_stretches(int64_t Lin, bool staged)
  * that are worked on in lockstep (row j of every stretch, then row j + 1, ...).  Rows go
  * straight to gradInput (`direct`: non-temporal stores from the registers, every row aligned;
  * else ordinary stores), or, with `stages` (lockstep_stretches(Lin, true) buffers of Lin + 16
- * floats), through one streaming line stage per stretch (core/nn_simd.h): a stretch goes out as
+ * floats), through one streaming line stage per stretch (base/nn_simd.h): a stretch goes out as
  * one flat stream of whole lines, with partial lines only at its two ends. */
 NN_AVX512 static void rows_f32_runs_lockstep(const nn_ne_map *map, const float *go_base,
                                                 float *gi_base, int64_t begin, int64_t end,
@@ -477,7 +477,7 @@ static aclnnStatus upsample_bwd_kernel(const nn_launch *launch)
                    : (map.max_count <= 1 ? MODE_PICK : MODE_PER_INPUT);
     ctx.grad_out = launch->operands[0].data;
     ctx.grad_in = launch->operands[1].data;
-    /* Streamed when the whole launch (gradOutput read + gradInput written) passes core's
+    /* Streamed when the whole launch (gradOutput read + gradInput written) passes base's
      * threshold, not only gradInput: a 3x upsampling's 16 MB gradInput sits just under it,
      * yet the 49 MB of gradOutput read after it evicts it from the caches anyway, so
      * ordinary stores would only add a read of every gradInput line (a fifth more traffic). */

@@ -19,7 +19,7 @@
 #include <time.h>
 
 #include "acl/acl.h"
-#include "core/nn_core.h"
+#include "base/nn_base.h"
 #include "runtime/nn_runtime.h"
 
 #ifdef __cplusplus

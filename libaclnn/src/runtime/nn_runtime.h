@@ -1,5 +1,5 @@
 /*
- * nn_runtime.h - what the runtime (src/runtime) offers the core: streams that run queued tasks
+ * nn_runtime.h - what the runtime (src/runtime) offers the executor (src/exec): streams that run queued tasks
  * in order on a worker thread, and the registry of "device" allocations.
  */
 #ifndef NN_RUNTIME_H

@@ -2,7 +2,7 @@
  * types.c - aclDataTypeSize and the public fp16 <-> float helpers.
  *
  * The public conversions keep CANN's documented quirks (they differ from the IEEE conversions
- * the kernels use, nn_f16_to_f32/nn_f32_to_f16 in core):
+ * the kernels use, nn_f16_to_f32/nn_f32_to_f16 in base):
  *   aclFloat16ToFloat treats exponent 31 as an ordinary exponent (0x7C00 -> 65536.0f);
  *   aclFloatToFloat16 rounds to nearest even and saturates (NaN/Inf/overflow -> +/-65504).
  */

@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "nn_core.h"
+#include "nn_base.h"
 
 /* One message is cut at this length; the whole history at NN_ERR_CAPACITY. */
 #define NN_ERR_MESSAGE_MAX 1024

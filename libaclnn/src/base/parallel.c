@@ -25,7 +25,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
-#include "nn_core.h"
+#include "nn_base.h"
 
 #define NN_MAX_THREADS 256
 
@@ -239,7 +239,7 @@ void nn_parallel_for(int64_t n, int64_t grain, nn_range_fn fn, void *ctx)
     pthread_mutex_unlock(&pool_owner);
 }
 
-/* ---- guided claims (nn_core.h) ------------------------------------------------------------ */
+/* ---- guided claims (nn_base.h) ------------------------------------------------------------ */
 
 void nn_guided_claims_init(nn_guided_claims *c, int64_t total, int64_t unit)
 {

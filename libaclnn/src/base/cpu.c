@@ -4,7 +4,7 @@
 #include <cpuid.h>
 #endif
 
-#include "core/nn_simd.h"
+#include "nn_simd.h"
 
 bool nn_cpu_avx512(void)
 {

@@ -6,7 +6,7 @@
  * Every function looks the executor up in the registry before touching it, so a consumed,
  * destroyed or foreign pointer gives a status and a message instead of a crash.
  */
-#include "nn_executor_impl.h"
+#include "exec/nn_executor_impl.h"
 
 NN_EXPORT aclnnStatus aclSetAclOpExecutorRepeatable(aclOpExecutor *executor)
 {

@@ -1,14 +1,14 @@
 /*
- * nn_executor_impl.h - the executor object and its registry, shared by core/executor.c (the
- * framework ops use) and core/executor_api.c (the public aclSet*TensorAddr & co.).
- * Not for operators: they only use the nn_executor_* functions of nn_core.h.
+ * nn_executor_impl.h - the executor object and its registry, shared by exec/executor.c (the
+ * framework ops use) and exec/executor_api.c (the public aclSet*TensorAddr & co.).
+ * Not for operators: they only use the nn_executor_* functions of nn_exec.h.
  */
 #ifndef NN_EXECUTOR_IMPL_H
 #define NN_EXECUTOR_IMPL_H
 
 #include <pthread.h>
 
-#include "nn_core.h"
+#include "exec/nn_exec.h"
 
 #define NN_OP_NAME_MAX 64
 

@@ -30,7 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "nn_core.h"
+#include "nn_base.h"
 
 extern char *program_invocation_short_name;
 

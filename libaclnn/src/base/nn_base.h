@@ -1,18 +1,22 @@
 /*
- * nn_core.h - the shared machinery every operator is built on.
+ * nn_base.h - the bottom layer: what every other layer may use, knowing no operator, no
+ * tensor object and no stream.
  *
- * Nothing here knows an operator.  An operator file (src/ops/<op>.c) uses this header to
- *   - report errors in CANN's format            (nn_error)
- *   - log and trace                              (nn_log)
- *   - convert fp16/bf16 <-> fp32                 (nn_f16_*, nn_bf16_*)
- *   - split independent work over threads        (nn_parallel_for)
- *   - build an executor in phase 1 and launch it  (nn_executor_*, nn_launch)
+ *   - errors in CANN's format and the recent message  (status.c: nn_error)
+ *   - logging and the launch trace's level            (log.c: nn_log)
+ *   - dtypes, formats, fp16/bf16 <-> fp32            (dtype.c, nn_half_impl.h)
+ *   - splitting independent work over threads        (parallel.c: nn_parallel_for)
+ *   - strided <-> contiguous and streaming copies    (copy.c)
+ *   - shape helpers                                  (shape.c: nn_numel, nn_shape_str)
+ *   - CPU features and SIMD lane helpers             (cpu.c, nn_simd.h)
  *
+ * Needs only the public headers (libaclnn/include).  Its .c files include their headers by
+ * relative name, so a test program can compile one directly (tests/c/test_core_*).
  * All symbols here are internal (the library is built with -fvisibility=hidden); only the
  * CANN names declared in include/ are exported.
  */
-#ifndef NN_CORE_H
-#define NN_CORE_H
+#ifndef NN_BASE_H
+#define NN_BASE_H
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -22,9 +26,6 @@
 #include "acl/acl.h"
 #include "aclnn/aclnn_base.h"
 #include "aclnn/opdev/op_errno.h"
-
-/* Relative so that a test program can compile a core .c file directly (tests/c/test_core_*). */
-#include "../meta/nn_meta.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -216,74 +217,11 @@ void nn_copy_row_nt(void *dst, const void *src, size_t bytes);
 void nn_streaming_fence(void);
 
 /* ------------------------------------------------------------------------------------------ */
-/* Executors                                                                                   */
+/* Shapes (shape.c)                                                                            */
 /* ------------------------------------------------------------------------------------------ */
 
-#define NN_MAX_OPERANDS 8
-
-/* One tensor argument as frozen at phase 1.  At phase 2 the kernel sees `data` pointing at a
- * contiguous row-major buffer of `numel` elements of `dtype` with shape `dims` (strides are
- * those of a contiguous tensor): either the caller's memory (tensor already contiguous; the
- * view offset is applied) or a staging area in the workspace (the core copies strided inputs in
- * before the kernel and strided outputs out after it). */
-typedef struct nn_operand {
-    const aclTensor *handle;  /* caller's descriptor at phase 1; NULL for an absent optional */
-    bool is_output;
-    aclDataType dtype;
-    aclFormat format;
-    uint64_t ndim;
-    int64_t dims[NN_MAX_DIMS];
-    int64_t strides[NN_MAX_DIMS]; /* the caller's view strides, in elements */
-    int64_t offset;               /* the caller's view offset, in elements */
-    void *base;                   /* the caller's tensorData (rebound by aclSet*TensorAddr) */
-    int64_t numel;
-    bool contiguous;              /* view strides are row-major contiguous */
-    uint64_t staging_offset;      /* workspace offset of the contiguous copy, if !contiguous */
-    void *data;                   /* set at launch: the contiguous buffer the kernel uses */
-} nn_operand;
-
-/* What a kernel receives at phase 2 (on the stream's worker thread). */
-typedef struct nn_launch {
-    const char *op_name;
-    const void *plan;          /* the op's frozen parameters (copied at phase 1) */
-    nn_operand *operands;      /* inputs first, then outputs, in the order they were added */
-    int num_operands;
-    void *scratch;             /* op scratch area inside the workspace (NULL if none asked) */
-    uint64_t scratch_size;
-} nn_launch;
-
-/* A kernel returns ACLNN_SUCCESS or a status after nn_error(); the stream keeps the first error
- * and reports it (code and message) at the next synchronize. */
-typedef aclnnStatus (*nn_kernel_fn)(const nn_launch *launch);
-
-/* Phase 1 helpers.  An op validates, then:
- *     aclOpExecutor *ex = nn_executor_create("aclnnFoo", foo_kernel, &plan, sizeof plan);
- *     nn_executor_add_input(ex, self);  nn_executor_add_output(ex, out);
- *     nn_executor_add_scratch(ex, bytes);      (optional fp32 accumulation area)
- *     return nn_executor_finish(ex, workspaceSize, executor);
- * `kernel == NULL` makes an executor whose phase 2 does nothing (empty tensors).
- * nn_executor_create returns NULL only on allocation failure (after nn_error). */
-aclOpExecutor *nn_executor_create(const char *op_name, nn_kernel_fn kernel, const void *plan,
-                                  size_t plan_size);
-/* Adds a tensor argument; `t` may be NULL for an absent optional one.  Returns its index in
- * launch->operands (inputs are kept in front of outputs, so add all inputs first for the
- * returned output indices to stay valid); -1 if ex is NULL or full (finish then fails). */
-int nn_executor_add_input(aclOpExecutor *ex, const aclTensor *t);
-int nn_executor_add_output(aclOpExecutor *ex, const aclTensor *t);
-/* Reserves `bytes` (64-byte aligned) of op scratch in the workspace. */
-void nn_executor_add_scratch(aclOpExecutor *ex, uint64_t bytes);
-/* Lays out the workspace (staging for non-contiguous operands, then scratch), registers the
- * executor, writes *workspaceSize and *executor.  Frees ex and returns an error on failure. */
-aclnnStatus nn_executor_finish(aclOpExecutor *ex, uint64_t *workspaceSize, aclOpExecutor **executor);
-/* Frees an executor that was never finished (phase 1 failed after create). */
-void nn_executor_discard(aclOpExecutor *ex);
-
-/* Phase 2, shared by every op: checks (NULL executor -> 161001, unknown/consumed executor or
- * workspaceSize smaller than planned -> 161002, workspace NULL with size > 0 -> 161001, unknown
- * stream), snapshots the operand addresses, and queues [stage inputs, kernel, copy outputs back]
- * on the stream.  A non-repeatable executor is consumed (freed once its task has run). */
-aclnnStatus nn_launch_executor(const char *op_name, void *workspace, uint64_t workspaceSize,
-                               aclOpExecutor *executor, aclrtStream stream);
+/* Most dimensions a tensor may have (the same limit as CANN's shape type). */
+#define NN_MAX_DIMS 25
 
 /* Shape helpers for checks and messages.  nn_numel is 1 for ndim 0, and -1 when a dim is
  * negative or the product overflows int64 (tensors are validated at creation, so an operand
@@ -291,9 +229,12 @@ aclnnStatus nn_launch_executor(const char *op_name, void *workspace, uint64_t wo
 int64_t nn_numel(uint64_t ndim, const int64_t *dims);
 /* Formats "[2, 3, 4]" into buf (truncated to buf_size). Returns buf. */
 const char *nn_shape_str(char *buf, size_t buf_size, uint64_t ndim, const int64_t *dims);
+/* Row-major contiguity as opbase tests it: size-1 dims are skipped, a view with a 0 dim (no
+ * elements) is contiguous whatever its strides. */
+bool nn_view_is_contiguous(uint64_t ndim, const int64_t *dims, const int64_t *strides);
 
 #ifdef __cplusplus
 }
 #endif
 
-#endif /* NN_CORE_H */
+#endif /* NN_BASE_H */

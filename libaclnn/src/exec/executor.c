@@ -23,39 +23,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "nn_executor_impl.h"
+#include "exec/nn_executor_impl.h"
 #include "runtime/nn_runtime.h"
 
 pthread_mutex_t nn_executor_lock = PTHREAD_MUTEX_INITIALIZER;
 static aclOpExecutor *registry_head = NULL;
-
-/* ---- shape helpers ------------------------------------------------------------------------- */
-
-int64_t nn_numel(uint64_t ndim, const int64_t *dims)
-{
-    int64_t count = 1;
-    for (uint64_t i = 0; i < ndim; i++) {
-        if (dims[i] < 0 || __builtin_mul_overflow(count, dims[i], &count))
-            return -1; /* invalid shape: callers validated it, this is a backstop */
-    }
-    return count;
-}
-
-const char *nn_shape_str(char *buf, size_t buf_size, uint64_t ndim, const int64_t *dims)
-{
-    if (buf == NULL || buf_size == 0)
-        return buf;
-    size_t used = 0;
-    int n = snprintf(buf, buf_size, "[");
-    used = n > 0 ? (size_t)n : 0;
-    for (uint64_t i = 0; i < ndim && used < buf_size; i++) {
-        n = snprintf(buf + used, buf_size - used, i ? ", %lld" : "%lld", (long long)dims[i]);
-        used += n > 0 ? (size_t)n : 0;
-    }
-    if (used < buf_size)
-        snprintf(buf + used, buf_size - used, "]");
-    return buf;
-}
 
 /* ---- registry ------------------------------------------------------------------------------ */
 
@@ -133,22 +105,6 @@ aclOpExecutor *nn_executor_create(const char *op_name, nn_kernel_fn kernel, cons
     return ex;
 }
 
-/* Row-major contiguity as opbase tests it: size-1 dims are skipped. */
-static bool view_is_contiguous(uint64_t ndim, const int64_t *dims, const int64_t *strides)
-{
-    int64_t expected = 1;
-    for (uint64_t i = ndim; i-- > 0;) {
-        if (dims[i] == 1)
-            continue;
-        if (dims[i] == 0)
-            return true;
-        if (strides[i] != expected)
-            return false;
-        expected *= dims[i];
-    }
-    return true;
-}
-
 static void freeze_operand(nn_operand *op, const aclTensor *t, bool is_output)
 {
     memset(op, 0, sizeof *op);
@@ -165,7 +121,7 @@ static void freeze_operand(nn_operand *op, const aclTensor *t, bool is_output)
     op->offset = t->offset;
     op->base = t->data;
     op->numel = nn_numel(t->ndim, t->dims);
-    op->contiguous = op->numel <= 1 || view_is_contiguous(t->ndim, t->dims, t->strides);
+    op->contiguous = op->numel <= 1 || nn_view_is_contiguous(t->ndim, t->dims, t->strides);
 }
 
 static int add_operand(aclOpExecutor *ex, const aclTensor *t, bool is_output)

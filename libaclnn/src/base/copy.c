@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nn_core.h"
+#include "nn_base.h"
 
 /* Parallelise only copies of at least this many bytes, in pieces of at least this many. */
 #define NN_COPY_PARALLEL_BYTES (1 << 20)

@@ -5,7 +5,7 @@
  *
  * The library is built for baseline x86-64; a fast path is a set of functions compiled with
  * NN_AVX512 and called only when nn_cpu_avx512() is true, with the portable loops as the
- * fallback.  The helpers round exactly as core's scalar conversions (nn_half_impl.h), so a
+ * fallback.  The helpers round exactly as the scalar conversions (nn_half_impl.h), so a
  * fast path gives the same bits as the portable one.
  */
 #ifndef NN_SIMD_H
@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "core/nn_core.h"
+#include "nn_base.h"
 
 /* True when the CPU has AVX-512 F, BW, VL and DQ and neither ACLNN_NO_SIMD (which keeps every
  * operator on its portable loops, for comparisons) nor ACLNN_NO_AVX512 (the AVX2 tier, ditto)
@@ -94,7 +94,7 @@ NN_AVX512BF16 static inline __m512i nn512_round_bf16_pair_normal(__m512 a, __m51
     return bits;
 }
 
-/* fp32 -> fp16 on 16 lanes, to nearest even (the F16C conversion core's rows use). */
+/* fp32 -> fp16 on 16 lanes, to nearest even (the F16C conversion dtype.c's rows use). */
 NN_AVX512 static inline __m256i nn512_round_f16(__m512 v)
 {
     return _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);

@@ -10,7 +10,7 @@
 #include <cpuid.h>
 #endif
 
-#include "nn_core.h"
+#include "nn_base.h"
 #include "nn_half_impl.h"
 
 /* ---- dtypes -------------------------------------------------------------------------------- */
