@@ -43,10 +43,19 @@ lib: $(LIB) $(FILTERS)
 # `make V=1` shows the full compiler command lines.
 Q := $(if $(V),,@)
 
+# Kernel files by instruction set (libaclnn/src/kernels/<family>/): <name>_avx2.c and
+# <name>_avx512.c are compiled for that set and called only when the CPU table (base/cpu.c)
+# allows it; every other file is compiled for baseline x86-64.  No -mfma: the AVX2 paths must
+# not let the compiler contract a*b+c (-std=c11 keeps -ffp-contract=off for AVX-512 as well).
+X86_64      := $(filter x86_64%,$(shell $(CC) -dumpmachine))
+ISA_AVX2    := $(if $(X86_64),-mavx2 -mf16c)
+ISA_AVX512  := $(if $(X86_64),-mavx2 -mf16c -mavx512f -mavx512bw -mavx512vl -mavx512dq)
+isa_flags    = $(if $(filter %_avx512.c,$(1)),$(ISA_AVX512),$(if $(filter %_avx2.c,$(1)),$(ISA_AVX2)))
+
 $(BUILD)/obj/%.o: libaclnn/src/%.c $(HDRS)
 	@mkdir -p $(dir $@)
 	@$(if $(V),,echo "  CC      $<")
-	$(Q)$(CC) $(CFLAGS_LIB) -c $< -o $@
+	$(Q)$(CC) $(CFLAGS_LIB) $(call isa_flags,$<) -c $< -o $@
 
 $(LIB): $(OBJS)
 	@mkdir -p $(LIBDIR)
@@ -119,12 +128,11 @@ sanitize:
 bench: $(LIB) $(VENV)/.pyaclnn
 	$(VPY) bench/run.py --out docs/performance.md
 
-# A kernel driver (bench/drivers/): one operator's kernel timed alone, in cache, after checking
-# its numbers.  It includes the operator's source, so it links with every other object.
-DRIVER_OBJS := $(filter-out $(BUILD)/obj/ops/max_pool2d_with_mask_backward.o,$(OBJS))
+# A kernel driver (bench/drivers/): one kernel timed alone, in cache, after checking its numbers.
+# It calls the kernel through its header (src/kernels/) and links with the library's objects.
 $(BUILD)/bench/max_pool_bw_slots: bench/drivers/max_pool_bw_slots.c $(OBJS) $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(filter-out -fPIC,$(CFLAGS_LIB)) bench/drivers/max_pool_bw_slots.c $(DRIVER_OBJS) -o $@ -pthread -lm
+	$(CC) $(filter-out -fPIC,$(CFLAGS_LIB)) bench/drivers/max_pool_bw_slots.c $(OBJS) -o $@ -pthread -lm
 bench-driver: $(BUILD)/bench/max_pool_bw_slots
 	$< 4 bf16 && $< 4 f32 && ACLNN_DRIVER_STREAM=1 $< 4 bf16
 
@@ -151,9 +159,9 @@ FUZZ_OBJS    := $(patsubst libaclnn/src/%.c,$(FUZZ_DIR)/obj/%.o,$(SRCS))
 # built with $(CC), uninstrumented, so the fuzzer still links; the build says which.
 $(FUZZ_DIR)/obj/%.o: libaclnn/src/%.c $(HDRS)
 	@mkdir -p $(dir $@)
-	@$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@ 2>$@.log || { \
+	@$(FUZZ_CC) $(FUZZ_CFLAGS) $(call isa_flags,$<) -fsanitize=fuzzer-no-link -c $< -o $@ 2>$@.log || { \
 	  echo "  note: $(FUZZ_CC) cannot compile $< (see $@.log); using $(CC) without sanitizers"; \
-	  $(CC) -std=c11 -O1 -g -pthread -D_GNU_SOURCE -Ilibaclnn/include -Ilibaclnn/src -c $< -o $@; }
+	  $(CC) -std=c11 -O1 -g -pthread -D_GNU_SOURCE -Ilibaclnn/include -Ilibaclnn/src $(call isa_flags,$<) -c $< -o $@; }
 
 $(FUZZ_DIR)/fuzz_ops: fuzz/fuzz_ops.c $(FUZZ_OBJS)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer fuzz/fuzz_ops.c $(FUZZ_OBJS) -o $@ -lm

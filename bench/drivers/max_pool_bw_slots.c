@@ -1,18 +1,19 @@
 /*
- * Kernel driver for MaxPool2dWithMaskBackward's 3x3 stride-2 path (slots_3x3s2_plane): one
+ * Kernel driver for MaxPool2dWithMaskBackward's 3x3 stride-2 path (nn_mp_bw_slots_3x3s2_plane,
+ * kernels/max_pool/max_pool_bw_avx512.c): one
  * geometry, a few planes kept in cache, the plane function called over and over with no
  * executor, thread pool or call overhead around it.  What it is for: measuring the kernel's
  * compute alone (docs/kernels_max_pool.md, "Current numbers"), and timing variants of it -
- * edit the operator's source, `make bench-driver`, compare.
+ * edit the kernel's source, `make bench-driver`, compare.
  *
- * It includes the operator's source file, so it sees its static functions; it links with the
- * library's other objects.  Before timing, it checks its planes against a plain scatter in
+ * It calls the kernel through its header (kernels/max_pool/max_pool_bw.h) and links with the
+ * library's objects.  Before timing, it checks its planes against a plain scatter in
  * fp32 rounded once (what the operator promises), so a variant that gives wrong numbers says so.
  *
  *   build/bench/max_pool_bw_slots [planes [bf16|f32|f16 [reps]]]     (ACLNN_DRIVER_STREAM=1:
  *   streaming stores, as for outputs of 16 MiB and more)
  */
-#include "ops/max_pool2d_with_mask_backward.c"
+#include "kernels/max_pool/max_pool_bw.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,7 +88,8 @@ int main(int argc, char **argv)
     plan.dtype = dtype;
     const char *stream = getenv("ACLNN_DRIVER_STREAM");
     plan.stream_stores = stream && stream[0] == '1';
-    plan_scratch(&plan);
+    plan.slots_3x3s2 = nn_mp_bw_slots_3x3s2_fits(&plan) && nn_cpu_avx512();
+    nn_mp_bw_layout_scratch(&plan);
     if (!plan.slots_3x3s2) {
         printf("max_pool_bw_slots: no AVX-512 here, the slots path is not used\n");
         return 0;
@@ -106,7 +108,7 @@ int main(int argc, char **argv)
         const double start = seconds();
         for (int64_t call = 0; call < calls; ++call)
             for (int64_t p = 0; p < planes; ++p)
-                if (!slots_3x3s2_plane(&plan, gi + p * H * W * elem, grad + p * HO * WO * elem,
+                if (!nn_mp_bw_slots_3x3s2_plane(&plan, gi + p * H * W * elem, grad + p * HO * WO * elem,
                                        (const unsigned char *)(index + p * HO * WO), scratch + plan.band_offset)) {
                     printf("max_pool_bw_slots: the plane reported an index outside its window\n");
                     return 1;

@@ -1,8 +1,8 @@
 /*
  * test_core_copy.c - nn_parallel_for and the strided <-> contiguous copies.
  *
- * Compiles base/parallel.c and base/copy.c into this program (their nn_* symbols are hidden in
- * the shared object) and checks them against plain loops written here:
+ * Compiles base/parallel.c, base/copy.c and base/cpu.c into this program (their nn_* symbols are
+ * hidden in the shared object) and checks them against plain loops written here:
  *   - nn_parallel_for covers [0, n) exactly once with disjoint ranges of at least `grain`
  *     (except the last), for many n / grain pairs, also when two threads use the pool at once
  *     and when a range calls nn_parallel_for again (nested: runs inline)
@@ -13,6 +13,7 @@
  */
 #include "../../libaclnn/src/base/parallel.c" /* first: it defines _GNU_SOURCE */
 #include "../../libaclnn/src/base/copy.c"
+#include "../../libaclnn/src/base/cpu.c" /* the CPU table copy.c chooses by */
 
 #include <stdio.h>
 #include <stdlib.h>

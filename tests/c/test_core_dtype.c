@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "../../libaclnn/src/base/dtype.c"
+#include "../../libaclnn/src/base/cpu.c" /* the CPU table dtype.c chooses by */
 
 #include "test_util.h"
 

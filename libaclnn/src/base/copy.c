@@ -352,21 +352,16 @@ static void copy_row_nt_sse2(unsigned char *d, const unsigned char *s, size_t n)
 
 typedef void (*copy_row_nt_fn)(unsigned char *d, const unsigned char *s, size_t n);
 
-/* Picked once from what the CPU supports (and the OS enables: __builtin_cpu_supports checks
- * the XSAVE state for AVX/AVX-512). */
+/* Picked once from the CPU table (cpu.c): the widest stores the CPU has and the environment
+ * allows (SSE2, x86-64's baseline, under ACLNN_NO_SIMD=1). */
 static copy_row_nt_fn pick_copy_row_nt(void)
 {
     static _Atomic(copy_row_nt_fn) chosen; /* starts NULL (static); clang 14 rejects "= NULL" here */
     copy_row_nt_fn fn = atomic_load_explicit(&chosen, memory_order_relaxed);
     if (fn)
         return fn;
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f"))
-        fn = copy_row_nt_avx512;
-    else if (__builtin_cpu_supports("avx"))
-        fn = copy_row_nt_avx;
-    else
-        fn = copy_row_nt_sse2;
+    const nn_cpu_features *cpu = nn_cpu_features_get();
+    fn = cpu->avx512 ? copy_row_nt_avx512 : cpu->avx ? copy_row_nt_avx : copy_row_nt_sse2;
     atomic_store_explicit(&chosen, fn, memory_order_relaxed);
     return fn;
 }

@@ -1,62 +1,80 @@
-/* The CPU check behind the operators' AVX-512 fast paths (nn_simd.h). */
+/*
+ * cpu.c - the one table of CPU features every kernel choice reads (nn_cpu_features).
+ *
+ * Decided once per process, from CPUID (and the OS's saved vector state, which
+ * __builtin_cpu_supports checks for AVX and AVX-512) and two environment switches that hold for
+ * every kernel alike:
+ *   ACLNN_NO_SIMD=1     no vector tier at all: the portable loops everywhere (comparisons,
+ *                       debugging); streaming copies fall back to SSE2, x86-64's baseline
+ *   ACLNN_NO_AVX512=1   no AVX-512 tier: the AVX2 tier where there is one (ditto)
+ * Valgrind's CPU has no AVX-512, so the tests under valgrind run the AVX2 tier.
+ */
+#include <pthread.h>
 #include <stdlib.h>
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <cpuid.h>
 #endif
 
-#include "nn_simd.h"
+#include "nn_base.h"
 
-bool nn_cpu_avx512(void)
+static nn_cpu_features table;
+static pthread_once_t table_once = PTHREAD_ONCE_INIT;
+
+static bool env_is_one(const char *name)
 {
-#if NN_HAVE_AVX512_CODE
-    static int cached = -1; /* decided once: the answer never changes within a process */
-    int ok = __atomic_load_n(&cached, __ATOMIC_RELAXED);
-    if (ok < 0) {
-        const char *no_simd = getenv("ACLNN_NO_SIMD"), *no_avx512 = getenv("ACLNN_NO_AVX512");
-        __builtin_cpu_init();
-        ok = !(no_simd != NULL && no_simd[0] == '1') && !(no_avx512 != NULL && no_avx512[0] == '1') &&
-             __builtin_cpu_supports("avx512f") &&
-             __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
-             __builtin_cpu_supports("avx512dq");
-        __atomic_store_n(&cached, ok, __ATOMIC_RELAXED);
-    }
-    return ok != 0;
-#else
-    return false;
-#endif
+    const char *value = getenv(name);
+    return value != NULL && value[0] == '1';
 }
 
-bool nn_cpu_avx512bf16(void)
+#if defined(__x86_64__) && defined(__GNUC__)
+/* CPUID bits read directly where clang 14's __builtin_cpu_supports lacks the name ("f16c",
+ * "avx512bf16"); only asked once AVX2 / AVX-512 are known usable, which already implies that the
+ * OS saves the YMM / ZMM state. */
+static bool cpuid_has_f16c(void)
 {
-#if NN_HAVE_AVX512_CODE
-    static int cached = -1;
-    int ok = __atomic_load_n(&cached, __ATOMIC_RELAXED);
-    if (ok < 0) {
-        ok = nn_cpu_avx512() && __builtin_cpu_supports("avx512bf16");
-        __atomic_store_n(&cached, ok, __ATOMIC_RELAXED);
-    }
-    return ok != 0;
-#else
-    return false;
-#endif
+    unsigned eax, ebx, ecx = 0, edx;
+    return __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & (1u << 29)) != 0;
 }
 
-bool nn_cpu_avx2(void)
+static bool cpuid_has_avx512bf16(void)
 {
-#if NN_HAVE_AVX512_CODE
-    static int cached = -1;
-    int ok = __atomic_load_n(&cached, __ATOMIC_RELAXED);
-    if (ok < 0) {
-        const char *no_simd = getenv("ACLNN_NO_SIMD");
-        __builtin_cpu_init();
-        /* F16C from CPUID leaf 1 (ECX bit 29): clang 14 rejects __builtin_cpu_supports("f16c") */
-        unsigned eax, ebx, ecx = 0, edx;
-        const bool f16c = __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & (1u << 29)) != 0;
-        ok = !(no_simd != NULL && no_simd[0] == '1') && __builtin_cpu_supports("avx2") && f16c;
-        __atomic_store_n(&cached, ok, __ATOMIC_RELAXED);
-    }
-    return ok != 0;
+    unsigned eax = 0, ebx, ecx, edx;
+    return __get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx) && (eax & (1u << 5)) != 0;
+}
+
+static void detect(void)
+{
+    __builtin_cpu_init();
+    if (env_is_one("ACLNN_NO_SIMD"))
+        return; /* every tier off */
+    table.avx = __builtin_cpu_supports("avx");
+    table.avx2 = table.avx && __builtin_cpu_supports("avx2") && cpuid_has_f16c();
+    if (env_is_one("ACLNN_NO_AVX512"))
+        return;
+    table.avx512 = table.avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                   __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
+    table.avx512bf16 = table.avx512 && cpuid_has_avx512bf16();
+}
 #else
-    return false;
+static void detect(void)
+{
+    (void)env_is_one;
+}
 #endif
+
+const nn_cpu_features *nn_cpu_features_get(void)
+{
+    pthread_once(&table_once, detect);
+    return &table;
+}
+
+bool nn_cpu_avx(void) { return nn_cpu_features_get()->avx; }
+bool nn_cpu_avx2(void) { return nn_cpu_features_get()->avx2; }
+bool nn_cpu_avx512(void) { return nn_cpu_features_get()->avx512; }
+bool nn_cpu_avx512bf16(void) { return nn_cpu_features_get()->avx512bf16; }
+
+const char *nn_cpu_tier_name(void)
+{
+    const nn_cpu_features *cpu = nn_cpu_features_get();
+    return cpu->avx512 ? "avx512" : cpu->avx2 ? "avx2" : "portable";
 }

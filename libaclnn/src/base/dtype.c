@@ -6,9 +6,6 @@
  * gives bit-identical results, so the choice never changes a number.
  */
 #include <stdlib.h>
-#if defined(__x86_64__) || defined(__i386__)
-#include <cpuid.h>
-#endif
 
 #include "nn_base.h"
 #include "nn_half_impl.h"
@@ -162,34 +159,21 @@ static void avx2_bf16_to_f32(const uint16_t *s, float *d, size_t n) { nn_half_bf
 static void avx2_f32_to_bf16(const float *s, uint16_t *d, size_t n) { nn_half_f32_to_bf16_row_avx2(s, d, n); }
 static void avx512_f32_to_bf16(const float *s, uint16_t *d, size_t n) { nn_half_f32_to_bf16_row_avx512(s, d, n); }
 
-/* CPUID.1:ECX.F16C, read directly: clang 14's __builtin_cpu_supports does not know "f16c".
- * Only asked once AVX2 is known usable, which already implies the OS saves the YMM state. */
-static bool cpu_has_f16c(void)
-{
-    unsigned eax, ebx, ecx, edx;
-    return __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C) != 0;
-}
 #endif
 
-/* ACLNN_NO_SIMD=1 forces the portable rows (for comparisons and debugging). */
+/* Chosen from the CPU table (cpu.c), so ACLNN_NO_SIMD=1 gives the portable rows and
+ * ACLNN_NO_AVX512=1 the AVX2 ones; every variant gives the same bits. */
 __attribute__((constructor)) static void pick_conversion_rows(void)
 {
 #if NN_HALF_X86
-    const char *no_simd = getenv("ACLNN_NO_SIMD");
-    if (no_simd != NULL && no_simd[0] == '1')
-        return;
-    __builtin_cpu_init();
-    bool avx2 = __builtin_cpu_supports("avx2");
-    if (avx2 && cpu_has_f16c()) {
+    const nn_cpu_features *cpu = nn_cpu_features_get();
+    if (cpu->avx2) {
         f16_to_f32_row = f16c_f16_to_f32;
         f32_to_f16_row = f16c_f32_to_f16;
-    }
-    if (avx2) {
         bf16_to_f32_row = avx2_bf16_to_f32;
         f32_to_bf16_row = avx2_f32_to_bf16;
     }
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-        __builtin_cpu_supports("avx512bf16"))
+    if (cpu->avx512bf16)
         f32_to_bf16_row = avx512_f32_to_bf16;
 #endif
 }

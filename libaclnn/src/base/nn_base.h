@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "acl/acl.h"
 #include "aclnn/aclnn_base.h"
@@ -120,6 +121,53 @@ void nn_f16_to_f32_n(const uint16_t *src, float *dst, size_t n);
 void nn_f32_to_f16_n(const float *src, uint16_t *dst, size_t n);
 void nn_bf16_to_f32_n(const uint16_t *src, float *dst, size_t n);
 void nn_f32_to_bf16_n(const float *src, uint16_t *dst, size_t n);
+/* A FLOAT / FLOAT16 / BFLOAT16 row to fp32 and back (round to nearest even); fp32 is copied
+ * (nothing to do when src and dst are the same buffer). */
+static inline void nn_to_f32_n(aclDataType dtype, const void *src, float *dst, size_t n)
+{
+    if (dtype == ACL_FLOAT16) {
+        nn_f16_to_f32_n((const uint16_t *)src, dst, n);
+    } else if (dtype == ACL_BF16) {
+        nn_bf16_to_f32_n((const uint16_t *)src, dst, n);
+    } else if ((const void *)dst != src) {
+        memcpy(dst, src, n * sizeof(float));
+    }
+}
+
+static inline void nn_from_f32_n(aclDataType dtype, const float *src, void *dst, size_t n)
+{
+    if (dtype == ACL_FLOAT16) {
+        nn_f32_to_f16_n(src, (uint16_t *)dst, n);
+    } else if (dtype == ACL_BF16) {
+        nn_f32_to_bf16_n(src, (uint16_t *)dst, n);
+    } else if ((const void *)dst != (const void *)src) {
+        memcpy(dst, src, n * sizeof(float));
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* CPU features (cpu.c): the one table every kernel choice reads                               */
+/* ------------------------------------------------------------------------------------------ */
+
+/* What this CPU can run and the environment allows, decided once per process:
+ * ACLNN_NO_SIMD=1 turns every field off (portable loops everywhere), ACLNN_NO_AVX512=1 the
+ * AVX-512 ones (the AVX2 tier).  A kernel file compiled for an instruction set is called only
+ * when its field is true. */
+typedef struct nn_cpu_features {
+    bool avx;        /* AVX: 256-bit (streaming) stores */
+    bool avx2;       /* AVX2 and F16C: the second tier of fast paths */
+    bool avx512;     /* AVX-512 F, BW, VL and DQ (implies avx2) */
+    bool avx512bf16; /* avx512 and AVX512-BF16 (vcvtne2ps2bf16) */
+} nn_cpu_features;
+
+const nn_cpu_features *nn_cpu_features_get(void);
+/* Shorthands for the fields. */
+bool nn_cpu_avx(void);
+bool nn_cpu_avx2(void);
+bool nn_cpu_avx512(void);
+bool nn_cpu_avx512bf16(void);
+/* "avx512", "avx2" or "portable": the best tier the table allows (for the launch trace). */
+const char *nn_cpu_tier_name(void);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Threads                                                                                     */

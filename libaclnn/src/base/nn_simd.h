@@ -1,12 +1,14 @@
 /*
- * nn_simd.h - what the operators' AVX-512 fast paths share: one CPU check, the lane
- * helpers that move fp16/bf16 to and from fp32, and the line stage that writes an output in
- * whole cache lines.
+ * nn_simd.h - what the vector kernels share: the lane helpers that move fp16/bf16 to and from
+ * fp32 in AVX-512 registers, the target attributes of the tiers, and the line stage that writes
+ * an output in whole cache lines.
  *
- * The library is built for baseline x86-64; a fast path is a set of functions compiled with
- * NN_AVX512 and called only when nn_cpu_avx512() is true, with the portable loops as the
- * fallback.  The helpers round exactly as the scalar conversions (nn_half_impl.h), so a
- * fast path gives the same bits as the portable one.
+ * The library is built for baseline x86-64.  A vector kernel is compiled for its instruction set
+ * (a kernels/<family>/<family>_avx2.c or _avx512.c file, built with that set's -m flags, or a
+ * function marked NN_AVX2 / NN_AVX512) and called only when the CPU table (nn_cpu_features,
+ * cpu.c) says so, with the portable loops as the fallback.  NN_HAVE_X86_SIMD says whether this
+ * compiler targets x86-64 at all, so that any of that code can be built.  The helpers round
+ * exactly as the scalar conversions (nn_half_impl.h), so a fast path gives the portable bits.
  */
 #ifndef NN_SIMD_H
 #define NN_SIMD_H
@@ -16,18 +18,6 @@
 #include <string.h>
 
 #include "nn_base.h"
-
-/* True when the CPU has AVX-512 F, BW, VL and DQ and neither ACLNN_NO_SIMD (which keeps every
- * operator on its portable loops, for comparisons) nor ACLNN_NO_AVX512 (the AVX2 tier, ditto)
- * is "1".  Valgrind's CPU has no AVX-512. */
-bool nn_cpu_avx512(void);
-
-/* True when nn_cpu_avx512() is and the CPU also has AVX512-BF16 (vcvtne2ps2bf16). */
-bool nn_cpu_avx512bf16(void);
-
-/* True when the CPU has AVX2 and F16C and ACLNN_NO_SIMD is not "1": the second tier of fast
- * paths, for CPUs without AVX-512 (AMD before Zen 4, Intel client cores). */
-bool nn_cpu_avx2(void);
 
 /* Bits [lo, hi) of a `width`-bit lane mask (width <= 32), clipped to [0, width): the lanes of a
  * vector whose positions fall inside a range. */
@@ -40,8 +30,19 @@ static inline uint32_t nn_lane_range(int64_t lo, int64_t hi, int64_t width)
     return (uint32_t)(ones << lo);
 }
 
+/* A portable loop compiled twice, for AVX2 and for baseline x86-64, with the loader picking one
+ * (GCC's target_clones): both clones run the same IEEE adds and copies in the same order, so the
+ * vector width never changes a result.  Off under clang and AddressSanitizer (their ifunc
+ * resolvers run before the sanitizer runtime is ready). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#define NN_CLONES_AVX2 __attribute__((target_clones("avx2", "default")))
+#else
+#define NN_CLONES_AVX2
+#endif
+
 #if defined(__x86_64__) && defined(__GNUC__)
-#define NN_HAVE_AVX512_CODE 1
+/* x86-64 vector code (AVX2 and AVX-512 tiers) can be compiled here. */
+#define NN_HAVE_X86_SIMD 1
 #include <immintrin.h>
 
 #define NN_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq")))
@@ -182,7 +183,7 @@ static inline void nn_line_stage_flush(nn_line_stage *st, int64_t done, bool las
 }
 
 #else
-#define NN_HAVE_AVX512_CODE 0
+#define NN_HAVE_X86_SIMD 0
 #endif
 
 #endif /* NN_SIMD_H */

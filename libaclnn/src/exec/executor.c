@@ -257,6 +257,7 @@ typedef struct {
     nn_kernel_fn kernel;
     char *workspace;
     uint64_t workspace_size;
+    const char *path;         /* the kernel path that ran (nn_launch_set_path), or NULL */
 } launch_task;
 
 static double now_us(void)
@@ -267,7 +268,9 @@ static double now_us(void)
 }
 
 /* One INFO line per launch, in the spirit of ONEDNN_VERBOSE:
- *   aclnnFoo: exec in0=FLOAT[2, 3] out0=FLOAT[2, 3]:strides[1, 2] ws=96 threads=2 time=12.3us */
+ *   aclnnFoo: exec in0=FLOAT[2, 3] out0=FLOAT[2, 3]:strides[1, 2] kernel=foo_avx512 ws=96
+ *             threads=2 time=12.3us
+ * where kernel= names the path the kernel chose (nn_launch_set_path), when it named one. */
 static void trace_launch(const launch_task *task, aclnnStatus status, double micros)
 {
     char line[1800];
@@ -292,6 +295,10 @@ static void trace_launch(const launch_task *task, aclnnStatus status, double mic
                              (long long)op->offset);
             }
         }
+        used += n > 0 ? (size_t)n : 0;
+    }
+    if (task->path != NULL && used < sizeof line) {
+        n = snprintf(line + used, sizeof line - used, " kernel=%s", task->path);
         used += n > 0 ? (size_t)n : 0;
     }
     if (used < sizeof line)
@@ -425,6 +432,8 @@ aclnnStatus nn_launch_executor(const char *op_name, void *workspace, uint64_t wo
     task->launch.num_operands = executor->num_operands;
     task->launch.scratch = executor->scratch_bytes ? (char *)workspace + executor->scratch_offset : NULL;
     task->launch.scratch_size = executor->scratch_bytes;
+    task->path = NULL;
+    task->launch.path = &task->path;
     executor->refs++; /* the task's reference */
     if (!executor->repeatable)
         nn_executor_unregister_locked(executor); /* consumed: the task now owns it */

@@ -50,7 +50,16 @@ typedef struct nn_launch {
     int num_operands;
     void *scratch;             /* op scratch area inside the workspace (NULL if none asked) */
     uint64_t scratch_size;
+    const char **path;         /* where nn_launch_set_path records the kernel path that ran */
 } nn_launch;
+
+/* Names the kernel path a kernel chose (a string literal such as "col2im_avx512_rows"); the
+ * launch trace (ASCEND_GLOBAL_LOG_LEVEL=1) prints it as kernel=<path>, as ONEDNN_VERBOSE names
+ * its implementation. */
+static inline void nn_launch_set_path(const nn_launch *launch, const char *path)
+{
+    if (launch->path != NULL) *launch->path = path;
+}
 
 /* A kernel returns ACLNN_SUCCESS or a status after nn_error(); the stream keeps the first error
  * and reports it (code and message) at the next synchronize. */

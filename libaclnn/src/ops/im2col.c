@@ -45,7 +45,7 @@ typedef struct im2col_ctx {
         const int64_t W = p->W, OW = p->OW;                                                      \
         const int64_t col_off = kj * p->dW - p->pW;                                              \
         int64_t ow_lo, ow_hi;                                                                    \
-        nn_ip_valid_range(W, OW, p->sW, col_off, &ow_lo, &ow_hi);                                \
+        nn_i2c_valid_range(W, OW, p->sW, col_off, &ow_lo, &ow_hi);                                \
         for (int64_t oh = 0; oh < p->OH; oh++) {                                                 \
             T *restrict dst = row + oh * OW;                                                     \
             const int64_t ih = oh * p->sH - p->pH + ki * p->dH;                                  \
@@ -107,7 +107,7 @@ struct i2c_fast {
 /* The chunk table, or false (no AVX-512, a dtype cast, a wide stride, no memory). */
 static bool build_fast(const im2col_plan *p, i2c_fast *f)
 {
-#if NN_HAVE_AVX512_CODE
+#if NN_HAVE_X86_SIMD
     if (!nn_cpu_avx512() || p->in_dtype != p->out_dtype || p->sW > I2C_MAX_STRIDE) return false;
     const int64_t V = 64 / (int64_t)nn_dtype_size(p->in_dtype);
     f->lanes = (2 * V - 1) / p->sW + 1 < V ? (2 * V - 1) / p->sW + 1 : V;
@@ -133,7 +133,7 @@ static bool build_fast(const im2col_plan *p, i2c_fast *f)
 #endif
 }
 
-#if NN_HAVE_AVX512_CODE
+#if NN_HAVE_X86_SIMD
 /* Element `at` (may be before the row) of a row of esz-byte elements, for a masked load. */
 static inline const void *element_at(const void *row, int64_t at, int64_t esz)
 {
@@ -242,7 +242,7 @@ static void im2col_planes(void *vctx, int64_t begin, int64_t end)
     const int64_t L = p->OH * p->OW;
     const int64_t rows = p->kH * p->kW;
     const bool cast = p->in_dtype != p->out_dtype;
-#if NN_HAVE_AVX512_CODE
+#if NN_HAVE_X86_SIMD
     if (ctx->fast != NULL) {
         const bool ok = in_esz == 4 ? fast_planes_u32(ctx, begin, end, ctx->stream_out)
                                     : fast_planes_u16(ctx, begin, end, ctx->stream_out);
@@ -292,6 +292,7 @@ static aclnnStatus im2col_kernel(const nn_launch *l)
     const int64_t grain = per_plane >= 16384 ? 1 : 16384 / (per_plane > 0 ? per_plane : 1);
     i2c_fast fast;
     const bool use_fast = build_fast(p, &fast);
+    nn_launch_set_path(l, use_fast ? "im2col_avx512_rows" : "im2col_portable");
     const uint64_t out_bytes = (uint64_t)(p->planes * per_plane) * nn_dtype_size(p->out_dtype);
     im2col_ctx ctx = {p, use_fast ? &fast : NULL, use_fast && nn_use_streaming_stores(out_bytes),
                       (const unsigned char *)l->operands[0].data, (unsigned char *)l->operands[1].data, 0};

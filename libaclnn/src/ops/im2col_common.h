@@ -12,16 +12,8 @@
 #include <stdint.h>
 
 #include "exec/nn_exec.h"
+#include "kernels/col2im/col2im.h" /* nn_i2c_plan, the geometry both kernels walk */
 #include "ops/im2col_prelu_common.h"
-
-/* The geometry both kernels walk: image planes of H x W, OH x OW window positions, the kernel
- * size, dilation, padding and stride per axis. */
-typedef struct nn_i2c_plan {
-    int64_t planes;            /* N*C (C for an unbatched image) */
-    int64_t H, W, OH, OW;
-    int64_t kH, kW, dH, dW, pH, pW, sH, sW;
-    aclDataType in_dtype, out_dtype;
-} nn_i2c_plan;
 
 /* First every argument for NULL (the tensor `in`, then the arrays, then `out`), then every one
  * for liveness in the same order: CANN's null check comes before anything else. */

@@ -63,28 +63,9 @@ static inline aclnnStatus nn_ip_check_float_dtype(const char *op, const char *na
     return ACLNN_SUCCESS;
 }
 
-/* Row conversions between a FLOAT/FLOAT16/BFLOAT16 buffer and fp32 (round to nearest even). */
-static inline void nn_ip_to_f32(aclDataType dtype, const void *src, float *dst, size_t n)
-{
-    if (dtype == ACL_FLOAT16) {
-        nn_f16_to_f32_n((const uint16_t *)src, dst, n);
-    } else if (dtype == ACL_BF16) {
-        nn_bf16_to_f32_n((const uint16_t *)src, dst, n);
-    } else if ((const void *)dst != src) {
-        memcpy(dst, src, n * sizeof(float));
-    }
-}
-
-static inline void nn_ip_from_f32(aclDataType dtype, const float *src, void *dst, size_t n)
-{
-    if (dtype == ACL_FLOAT16) {
-        nn_f32_to_f16_n(src, (uint16_t *)dst, n);
-    } else if (dtype == ACL_BF16) {
-        nn_f32_to_bf16_n(src, (uint16_t *)dst, n);
-    } else if ((const void *)dst != (const void *)src) {
-        memcpy(dst, src, n * sizeof(float));
-    }
-}
+/* Row conversions between a FLOAT/FLOAT16/BFLOAT16 buffer and fp32 (base's). */
+#define nn_ip_to_f32 nn_to_f32_n
+#define nn_ip_from_f32 nn_from_f32_n
 
 /* Overflow-safe int64 arithmetic for shape formulas built from user attributes. */
 static inline bool nn_ip_mul(int64_t a, int64_t b, int64_t *r) { return !__builtin_mul_overflow(a, b, r); }
@@ -105,21 +86,6 @@ static inline bool nn_ip_window_count(int64_t in, int64_t k, int64_t dil, int64_
     }
     *count = nn_floor_div(num, stride) + 1;
     return true;
-}
-
-/* For one kernel column offset `koff` (= kj*dil - pad), the window positions o in [lo, hi)
- * whose source index o*stride + koff falls inside [0, in). */
-static inline void nn_ip_valid_range(int64_t in, int64_t out_len, int64_t stride, int64_t koff,
-                                     int64_t *lo, int64_t *hi)
-{
-    /* o*stride + koff >= 0  <=>  o >= ceil(-koff / stride) */
-    int64_t first = -nn_floor_div(koff, stride);
-    /* o*stride + koff <= in - 1  <=>  o <= floor((in - 1 - koff) / stride) */
-    int64_t last = nn_floor_div(in - 1 - koff, stride);
-    if (first < 0) first = 0;
-    if (last > out_len - 1) last = out_len - 1;
-    *lo = first;
-    *hi = last + 1 > first ? last + 1 : first;
 }
 
 #endif /* NN_IM2COL_PRELU_COMMON_H */

@@ -223,6 +223,7 @@ static aclnnStatus forward_kernel(const nn_launch *l)
     const fw_plan *p = (const fw_plan *)l->plan;
     fw_ctx c = {p, (const unsigned char *)l->operands[0].data, (unsigned char *)l->operands[1].data,
                 (unsigned char *)l->operands[2].data, (float *)l->scratch};
+    nn_launch_set_path(l, "max_pool_portable");
     nn_parallel_for(p->chunks, 1, forward_chunks, &c);
     if (p->index_kind == MP_INDEX_MASK_LEGACY) write_legacy_mask(p, c.indices);
     return ACLNN_SUCCESS;

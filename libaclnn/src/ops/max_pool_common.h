@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "exec/nn_exec.h"
+#include "kernels/max_pool/max_pool_bw.h" /* mp_geometry */
 
 /* Status a bad mask index reports at synchronize: what an NPU raises for an out-of-bounds access
  * in an AI-core kernel. */
@@ -23,22 +24,11 @@
 #define ACL_ERROR_RT_AICORE_EXCEPTION 507015
 #endif
 
-/* The geometry of one pooling call, frozen at phase 1. */
-typedef struct mp_geometry {
-    int64_t batch, channels, height, width;     /* input, logical N, C, H, W (N = 1 for 3-D) */
-    int64_t out_height, out_width;              /* pooled Ho, Wo */
-    int64_t kernel_h, kernel_w, stride_h, stride_w, pad_h, pad_w;
-    bool ceil_mode;
-    bool is_3d;
-} mp_geometry;
-
 /* Normalised attributes (spec/ops.md section 5.2). */
 typedef struct mp_attrs {
     int64_t kernel_h, kernel_w, stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w;
 } mp_attrs;
 
-static inline bool mp_is_1x1(const mp_geometry *g) { return g->kernel_h == 1 && g->kernel_w == 1; }
-static inline int64_t mp_planes(const mp_geometry *g) { return g->batch * g->channels; }
 
 static inline bool mp_dtype_supported(aclDataType d)
 {

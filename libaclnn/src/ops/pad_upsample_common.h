@@ -22,17 +22,11 @@
 
 #include "exec/nn_exec.h"
 
-/* Hot loops are compiled twice, for AVX2 and for the baseline x86-64, and the loader picks one
- * (GCC function multi-versioning).  Both give identical results: the loops only do IEEE adds
- * and copies in a fixed order, which the vector width does not change. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
-#define NN_PU_HOT __attribute__((target_clones("avx2", "default")))
-#else
-#define NN_PU_HOT
-#endif
+/* Hot loops: compiled for AVX2 and baseline x86-64, the loader picks one (base/nn_simd.h). */
+#define NN_PU_HOT NN_CLONES_AVX2
 
 /* AVX-512 kernels (explicit intrinsics) run only when nn_cpu_avx512() says so: not without
- * AVX-512 (valgrind's emulated CPU has none) nor with ACLNN_NO_SIMD=1. */
+ * AVX-512 (valgrind's emulated CPU has none) nor with ACLNN_NO_SIMD=1 / ACLNN_NO_AVX512=1. */
 #include "base/nn_simd.h"
 
 /* ---------------------------------------------------------------------------------------- */

@@ -324,6 +324,7 @@ static aclnnStatus prelu_kernel(const nn_launch *l)
 #if NN_PRELU_SIMD
     ctx.avx512 = simd && p->self_dtype != ACL_FLOAT && nn_cpu_avx512();
 #endif
+    nn_launch_set_path(l, ctx.avx512 ? "prelu_avx512" : simd ? "prelu_avx2" : "prelu_portable");
     nn_parallel_for(p->numel, 32768, prelu_range, &ctx);
     if (weight != &single) free(weight);
     return ACLNN_SUCCESS;

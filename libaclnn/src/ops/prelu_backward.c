@@ -355,6 +355,7 @@ static aclnnStatus prelu_bw_kernel(const nn_launch *l)
                                                            nn_dtype_size(p->dtype));
     prelu_bw_ctx ctx = {p, grad, l->operands[1].data, weight, l->operands[3].data,
                         (float *)(scratch + p->partial_offset), simd, streaming, {0, 0, 0}};
+    nn_launch_set_path(l, simd ? "prelu_bw_avx2" : "prelu_bw_portable");
     nn_claims_init(&ctx.claims, p->num_blocks, 8, 1); /* claims of ~1/8 of a thread's share */
     nn_parallel_for(p->num_blocks, 1, blocks_range, &ctx);
     combine_partials(p, ctx.partials, grad_weight);

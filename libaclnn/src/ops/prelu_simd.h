@@ -20,22 +20,17 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "base/nn_base.h"
 #include "base/nn_half_impl.h"
 
 #if NN_HALF_X86
 #define NN_PRELU_SIMD 1
 
-/* True when the CPU runs the loops below (checked once per call; cheap). */
+/* True when the CPU runs the loops below: the CPU table's AVX2 tier (AVX2 + F16C, not under
+ * ACLNN_NO_SIMD=1). */
 static inline bool nn_prelu_simd_ok(void)
 {
-    static int cached = -1;
-    int ok = __atomic_load_n(&cached, __ATOMIC_RELAXED);
-    if (ok < 0) {
-        __builtin_cpu_init();
-        ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
-        __atomic_store_n(&cached, ok, __ATOMIC_RELAXED);
-    }
-    return ok != 0;
+    return nn_cpu_avx2();
 }
 
 #define PS_TARGET __attribute__((target("avx2,f16c"), always_inline)) static inline

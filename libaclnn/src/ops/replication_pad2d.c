@@ -180,6 +180,7 @@ static aclnnStatus pad_kernel(const nn_launch *launch)
                    nn_use_streaming_stores_past_cache((uint64_t)(rows * p->Wo) * p->elem_size)};
     /* bytes moved per output row: the row written plus (about) the source row read */
     const double row_bytes = (double)(p->Wo + p->W) * (double)p->elem_size;
+    nn_launch_set_path(launch, "pad_portable");
     nn_parallel_for(rows, nn_pu_grain(rows, row_bytes), pad_rows, &ctx);
     return ACLNN_SUCCESS;
 }

@@ -115,7 +115,7 @@ static void upsample_write_row(const upsample_ctx *ctx, const unsigned char *in,
     }
 }
 
-#if NN_HAVE_AVX512_CODE
+#if NN_HAVE_X86_SIMD
 /* The input is prefetched this many bytes ahead of the loads. */
 #define PREFETCH_BYTES 2048
 
@@ -221,7 +221,7 @@ static void upsample_rows(void *vctx, int64_t begin, int64_t end)
     const upsample_plan *p = ctx->plan;
     const size_t in_bytes = (size_t)p->in_len * p->elem_size;
     const size_t out_bytes = (size_t)p->out_len * p->elem_size;
-#if NN_HAVE_AVX512_CODE
+#if NN_HAVE_X86_SIMD
     if (upsample_rows_b32_avx512(ctx, begin, end)) {
         return;
     }
@@ -256,6 +256,9 @@ static aclnnStatus upsample_kernel(const nn_launch *launch)
                         (const unsigned char *)launch->operands[0].data,
                         (unsigned char *)launch->operands[1].data,
                         nn_use_streaming_stores((uint64_t)(p->rows * p->out_len) * p->elem_size)};
+    nn_launch_set_path(launch, p->elem_size == 4 && ctx.use_runs && nn_cpu_avx512() ? "upsample_avx512_runs"
+                               : ctx.use_runs                                      ? "upsample_runs"
+                                                                                   : "upsample_per_output");
     const double row_bytes = (double)(p->in_len + p->out_len) * (double)p->elem_size;
     nn_parallel_for(p->rows, nn_pu_grain(p->rows, row_bytes), upsample_rows, &ctx);
     nn_ne_map_free(&map);

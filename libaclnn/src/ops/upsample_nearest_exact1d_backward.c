@@ -152,7 +152,7 @@ static inline float widen_bf16(uint16_t b)
 DEFINE_GRAD_ROW(run_sums_f32, row_f32, float, WIDEN_F32)
 DEFINE_GRAD_ROW(run_sums_bf16, row_bf16, uint16_t, widen_bf16)
 
-#if NN_HAVE_AVX512_CODE
+#if NN_HAVE_X86_SIMD
 /* gradOutput is prefetched this many bytes ahead of the loads (one core alone does not keep
  * enough misses in flight to stream at full speed otherwise). */
 #define PREFETCH_BYTES 4096
@@ -354,7 +354,7 @@ static void upsample_bwd_rows_f32(upsample_bwd_ctx *ctx, int64_t begin, int64_t 
     const upsample_bwd_plan *p = ctx->plan;
     const int64_t Lin = p->in_len, Lout = p->out_len;
     const size_t row_bytes = (size_t)Lin * sizeof(float);
-#if NN_HAVE_AVX512_CODE
+#if NN_HAVE_X86_SIMD
     if (ctx->mode == MODE_RUNS && nn_cpu_avx512()) {
         const bool direct_stream = ctx->stream && ctx->map->num_runs == 1 && (Lin & 15) == 0 &&
                                    ((uintptr_t)ctx->grad_in & 63) == 0;
@@ -414,7 +414,7 @@ static size_t row_buffer_bytes(const upsample_bwd_ctx *ctx)
     if (p->dtype == ACL_FLOAT) {
         if (!ctx->stream) return 0;
         size_t stages = 1; /* the portable path's row buffer */
-#if NN_HAVE_AVX512_CODE
+#if NN_HAVE_X86_SIMD
         stages = (size_t)lockstep_stretches(p->in_len, true); /* one per line stage */
 #endif
         return stages * (size_t)(p->in_len + 16) * sizeof(float);
@@ -483,6 +483,11 @@ static aclnnStatus upsample_bwd_kernel(const nn_launch *launch)
      * ordinary stores would only add a read of every gradInput line (a fifth more traffic). */
     const uint64_t esz = nn_dtype_size(p->dtype);
     ctx.stream = nn_use_streaming_stores((uint64_t)(p->rows * (p->in_len + p->out_len)) * esz);
+    const bool avx512_runs = ctx.mode == MODE_RUNS && p->dtype == ACL_FLOAT && nn_cpu_avx512();
+    nn_launch_set_path(launch, avx512_runs               ? "upsample_bw_avx512_runs"
+                               : ctx.mode == MODE_RUNS   ? "upsample_bw_runs"
+                               : ctx.mode == MODE_PICK   ? "upsample_bw_pick"
+                                                         : "upsample_bw_per_input");
     const double row_bytes = (double)(p->in_len + p->out_len) * (double)nn_dtype_size(p->dtype);
     const int64_t grain = nn_pu_grain(p->rows, row_bytes);
     /* chunks of whole 16-row units where the grain allows (each then starts on a 64-byte line

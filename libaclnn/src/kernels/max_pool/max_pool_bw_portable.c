@@ -1,0 +1,262 @@
+/*
+ * max_pool_bw_portable.c - the MaxPool2dWithMask backward for any CPU, and the plane loop every
+ * path runs in (max_pool_bw.h).
+ *
+ * One input plane at a time, in an fp32 tile that stays in cache: the tile is cleared, each
+ * output's gradient is added to its argmax cell in output order (oh, then ow), and the finished
+ * tile is written to gradInput exactly once (rounded once for fp16/bf16, with streaming stores
+ * for large tensors).  So every gradInput element is the fp32 sum of its contributions in a
+ * fixed order - increasing output position - whatever the thread count: bit-identical results,
+ * and for fp32 bit-identical to PyTorch, which adds in the same order.  Every index is
+ * bounds-checked; a bad one is skipped (nothing is written outside the plane) and noted, and the
+ * launch fails.
+ *
+ * A 1x1 kernel (padding is then 0) maps output (oh, ow) to input (oh*sH, ow*sW): the mask is not
+ * read at all, as on the device, whose 1x1 mask is a legacy bit pattern.
+ */
+#include <emmintrin.h>
+#include <limits.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "kernels/max_pool/max_pool_bw.h"
+
+/* ------------------------------------------------------------------------------------------ */
+/* Stores                                                                                      */
+/* ------------------------------------------------------------------------------------------ */
+
+/* The tile is written out in blocks of this many elements: the block is still in L1 when it is
+ * cleared right after, and each block costs one nn_copy_row_nt call and one prefetch update. */
+enum { STORE_BLOCK = 1024 };
+
+/* Streams that the next plane will read; the store loops touch them ahead of time so that the
+ * reads overlap the writes instead of alternating with them. */
+typedef struct prefetch_plan {
+    const char *a, *b;      /* next plane's gradOutput and indices */
+    int64_t a_bytes, b_bytes;
+    int64_t a_done, b_done; /* bytes already prefetched */
+} prefetch_plan;
+
+/* Keeps the prefetched share of each stream level with the written share of the tile
+ * (`done` of `total` elements), one cache line at a time.  Called once per block, so the two
+ * divisions are negligible. */
+static inline void prefetch_step(prefetch_plan *pf, int64_t done, int64_t total)
+{
+    if (!pf) return;
+    const int64_t want_a = pf->a_bytes * done / total, want_b = pf->b_bytes * done / total;
+    for (; pf->a_done < want_a; pf->a_done += 64) _mm_prefetch(pf->a + pf->a_done, _MM_HINT_T0);
+    for (; pf->b_done < want_b; pf->b_done += 64) _mm_prefetch(pf->b + pf->b_done, _MM_HINT_T0);
+}
+
+/* Writes the fp32 tile to dst (streamed when `stream`) and clears the tile for the next plane. */
+static void store_f32(float *dst, float *tile, int64_t n, bool stream, prefetch_plan *pf)
+{
+    if (!stream) {
+        memcpy(dst, tile, (size_t)n * sizeof(float));
+        memset(tile, 0, (size_t)n * sizeof(float));
+        return;
+    }
+    for (int64_t i = 0; i < n; i += STORE_BLOCK) {
+        const int64_t m = n - i < STORE_BLOCK ? n - i : STORE_BLOCK;
+        prefetch_step(pf, i + m, n);
+        nn_copy_row_nt(dst + i, tile + i, (size_t)m * sizeof(float));
+        memset(tile + i, 0, (size_t)m * sizeof(float));
+    }
+}
+
+/* Rounds the fp32 tile once to fp16/bf16 into an L1 buffer, writes that (streamed when
+ * `stream`), and clears the tile for the next plane. */
+static void store_narrow(uint16_t *dst, float *tile, int64_t n, aclDataType dtype, bool stream, prefetch_plan *pf)
+{
+    uint16_t narrow[STORE_BLOCK] __attribute__((aligned(64)));
+    for (int64_t i = 0; i < n; i += STORE_BLOCK) {
+        const int64_t m = n - i < STORE_BLOCK ? n - i : STORE_BLOCK;
+        prefetch_step(pf, i + m, n);
+        if (dtype == ACL_FLOAT16)
+            nn_f32_to_f16_n(tile + i, narrow, (size_t)m);
+        else
+            nn_f32_to_bf16_n(tile + i, narrow, (size_t)m);
+        memset(tile + i, 0, (size_t)m * sizeof(float));
+        if (stream)
+            nn_copy_row_nt(dst + i, narrow, (size_t)m * sizeof(uint16_t));
+        else
+            memcpy(dst + i, narrow, (size_t)m * sizeof(uint16_t));
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Kernels                                                                                     */
+/* ------------------------------------------------------------------------------------------ */
+
+static void note_bad_index(bw_ctx *c, int64_t position)
+{
+    int64_t seen = atomic_load(&c->first_bad);
+    while (position < seen && !atomic_compare_exchange_weak(&c->first_bad, &seen, position)) {
+    }
+}
+
+/* Adds one plane's gradients into the cleared tile in output order. Returns the plane-local
+ * position of the first bad index, or -1. */
+static int64_t scatter_plane_int32(float *restrict tile, const float *restrict grad, const unsigned char *mask,
+                                   int64_t count, int64_t plane_size)
+{
+    int64_t first_bad = -1;
+    for (int64_t o = 0; o < count; ++o) {
+        int32_t index;
+        memcpy(&index, mask + o * 4, 4); /* little-endian int32; unaligned-safe */
+        if ((uint64_t)(int64_t)index >= (uint64_t)plane_size) {
+            if (first_bad < 0) first_bad = o;
+            continue;
+        }
+        tile[index] += grad[o];
+    }
+    return first_bad;
+}
+
+static int64_t scatter_plane_int64(float *restrict tile, const float *restrict grad, const int64_t *indices,
+                                   int64_t count, int64_t plane_size)
+{
+    int64_t first_bad = -1;
+    for (int64_t o = 0; o < count; ++o) {
+        const int64_t index = indices[o];
+        if ((uint64_t)index >= (uint64_t)plane_size) {
+            if (first_bad < 0) first_bad = o;
+            continue;
+        }
+        tile[index] += grad[o];
+    }
+    return first_bad;
+}
+
+
+/* ------------------------------------------------------------------------------------------ */
+/* Paths and scratch                                                                           */
+/* ------------------------------------------------------------------------------------------ */
+
+bool nn_mp_bw_tiled_2x2_fits(const bw_plan *plan)
+{
+    const mp_geometry *g = &plan->g;
+    const int64_t HW = g->height * g->width, W = g->width;
+    return !plan->indices_int64 && g->kernel_h == 2 && g->kernel_w == 2 && g->stride_h == 2 &&
+           g->stride_w == 2 && g->pad_h == 0 && g->pad_w == 0 && HW + 2 * W <= INT32_MAX;
+}
+
+bool nn_mp_bw_slots_3x3s2_fits(const bw_plan *plan)
+{
+    const mp_geometry *g = &plan->g;
+    const int64_t HW = g->height * g->width, W = g->width;
+    return !plan->indices_int64 && g->kernel_h == 3 && g->kernel_w == 3 && g->stride_h == 2 &&
+           g->stride_w == 2 && g->pad_h <= 1 && g->pad_w <= 1 && HW + W <= INT32_MAX;
+}
+
+void nn_mp_bw_layout_scratch(bw_plan *plan)
+{
+    const mp_geometry *g = &plan->g;
+    const int64_t HW = g->height * g->width, P = g->out_height * g->out_width, W = g->width;
+    int64_t at = (HW + 15) / 16 * 16;
+    plan->widened_offset = at;
+    if (plan->dtype != ACL_FLOAT) at += (P + 15) / 16 * 16;
+    plan->band_offset = at;
+    if (plan->tiled_2x2 || plan->tiled_2x2_avx2) {
+        const int64_t flush = plan->tiled_2x2 ? STAGE_FLUSH_BYTES : AVX2_STAGE_FLUSH_BYTES;
+        /* the line stage: a flush's worth, a row pair, carried-over and front room (the last
+         * step of a row stores inside it: masked, or through a small array on AVX2) */
+        at += stage_region_floats(W, flush);
+    } else if (plan->slots_3x3s2) {
+        /* the pending row's two halves (one more block of slots for the last one's loads), the
+         * blocks' masks (a slot_block per 16 slots fits in 16 floats' room), then the staging
+         * buffer: a flush's worth, two more rows, a cache line of carried-over cells and a cache
+         * line of room in front (the first block's column -1 is masked off) */
+        plan->slot_stride = ((W + g->pad_w + 1) / 2 + 15) / 16 * 16 + 16;
+        at += 3 * plan->slot_stride + stage_region_floats(W, STAGE_FLUSH_BYTES);
+    }
+    plan->scratch_floats = at;
+}
+
+const char *nn_mp_bw_path(const bw_plan *plan)
+{
+    if (plan->mask_ignored) return "max_pool_bw_1x1_copy";
+    if (plan->slots_3x3s2) return "max_pool_bw_avx512_slots_3x3s2";
+    if (plan->tiled_2x2) return "max_pool_bw_avx512_tiled_2x2";
+    if (plan->tiled_2x2_avx2) return "max_pool_bw_avx2_tiled_2x2";
+    return "max_pool_bw_scatter";
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* The plane loop                                                                              */
+/* ------------------------------------------------------------------------------------------ */
+
+/* One thread's work: the scratch of its first chunk index, and planes claimed in chunks
+ * (nn_claims) until none is left, so a thread that starts late on a busy host still takes its
+ * share.  Each plane is computed the same way whoever claims it. */
+void nn_mp_bw_chunks(void *vctx, int64_t chunk_begin, int64_t chunk_end)
+{
+    bw_ctx *c = (bw_ctx *)vctx;
+    const bw_plan *p = c->plan;
+    const mp_geometry *g = &p->g;
+    const int64_t HW = g->height * g->width, P = g->out_height * g->out_width;
+    const int64_t elem = (int64_t)nn_dtype_size(p->dtype);
+    const int64_t index_bytes = p->indices_int64 ? 8 : 4;
+    (void)chunk_end;
+    float *tile = c->scratch + chunk_begin * p->scratch_floats;
+    float *widened = tile + p->widened_offset, *band = tile + p->band_offset;
+    memset(tile, 0, (size_t)HW * sizeof(float)); /* kept clear by the store loops after this */
+    int64_t first, last;
+    while (nn_claim_next(&c->claims, &first, &last)) {
+        for (int64_t plane = first; plane < last; ++plane) {
+            const unsigned char *go = c->grad_out + plane * P * elem;
+            const unsigned char *mask = c->indices + plane * P * index_bytes;
+            unsigned char *gi = c->grad_in + plane * HW * elem;
+            /* the fast paths read fp16/bf16 gradients as they are; when an index lies outside its
+             * window they give up and the plane is redone by the scatter */
+            if ((p->slots_3x3s2 && nn_mp_bw_slots_3x3s2_plane(p, gi, go, mask, band)) ||
+                (p->tiled_2x2 && nn_mp_bw_tiled_2x2_plane_avx512(p, gi, go, mask, band)) ||
+                (p->tiled_2x2_avx2 && nn_mp_bw_tiled_2x2_plane_avx2(p, gi, go, mask, band)))
+                continue;
+            if ((p->slots_3x3s2 || p->tiled_2x2 || p->tiled_2x2_avx2) && p->stream_stores) nn_streaming_fence();
+            const float *grad = (const float *)go;
+            if (p->dtype == ACL_FLOAT16) {
+                nn_f16_to_f32_n((const uint16_t *)go, widened, (size_t)P);
+                grad = widened;
+            } else if (p->dtype == ACL_BF16) {
+                nn_bf16_to_f32_n((const uint16_t *)go, widened, (size_t)P);
+                grad = widened;
+            }
+            const int64_t bad = p->indices_int64
+                                    ? scatter_plane_int64(tile, grad, (const int64_t *)mask, P, HW)
+                                    : scatter_plane_int32(tile, grad, mask, P, HW);
+            if (bad >= 0) note_bad_index(c, plane * P + bad);
+            prefetch_plan pf = {(const char *)(go + P * elem), (const char *)(mask + P * index_bytes),
+                                plane + 1 < last ? P * elem : 0, plane + 1 < last ? P * index_bytes : 0, 0, 0};
+            if (p->dtype == ACL_FLOAT)
+                store_f32((float *)gi, tile, HW, p->stream_stores, p->stream_stores ? &pf : NULL);
+            else
+                store_narrow((uint16_t *)gi, tile, HW, p->dtype, p->stream_stores, p->stream_stores ? &pf : NULL);
+        }
+    }
+    if (p->stream_stores) nn_streaming_fence();
+}
+
+/* 1x1 kernel: gradInput[oh*sH, ow*sW] = gradOutput[oh, ow], zero elsewhere (bit copies). */
+void nn_mp_bw_1x1_planes(void *vctx, int64_t plane_begin, int64_t plane_end)
+{
+    bw_ctx *c = (bw_ctx *)vctx;
+    const mp_geometry *g = &c->plan->g;
+    const int64_t elem = (int64_t)nn_dtype_size(c->plan->dtype);
+    const int64_t H = g->height, W = g->width, Wo = g->out_width;
+    for (int64_t plane = plane_begin; plane < plane_end; ++plane) {
+        const unsigned char *go = c->grad_out + plane * g->out_height * Wo * elem;
+        unsigned char *gi = c->grad_in + plane * H * W * elem;
+        memset(gi, 0, (size_t)(H * W * elem));
+        for (int64_t oh = 0; oh < g->out_height; ++oh) {
+            unsigned char *row = gi + oh * g->stride_h * W * elem;
+            const unsigned char *src = go + oh * Wo * elem;
+            if (g->stride_w == 1) {
+                memcpy(row, src, (size_t)(Wo * elem));
+                continue;
+            }
+            for (int64_t ow = 0; ow < Wo; ++ow) memcpy(row + ow * g->stride_w * elem, src + ow * elem, (size_t)elem);
+        }
+    }
+}

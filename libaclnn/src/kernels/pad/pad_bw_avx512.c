@@ -1,0 +1,186 @@
+/*
+ * pad_bw_avx512.c - the ReplicationPad2d backward's AVX-512 rows (pad_bw.h): fp32 16 columns
+ * and fp16/bf16 32 columns per vector, written straight to gradInput (non-temporal stores for
+ * large outputs), with the same adds in the same order as the portable row code.  Compiled with
+ * the AVX-512 flags (Makefile); run only when the operator set ctx.avx512 from the CPU table.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/nn_simd.h"
+#include "kernels/pad/pad_bw.h"
+
+#if NN_HAVE_X86_SIMD
+/* gradOutput rows prefetched this far ahead of the rows being summed (a few KiB: one core
+ * alone does not keep enough misses in flight to stream at full speed otherwise). */
+#define PREFETCH_ROWS 8
+
+/* fp32, AVX-512: gradInput rows [b->h0, b->h1) of one plane written straight to gradInput,
+ * 16 columns per vector: the interior lanes are (0 + row r0) + row r0+1 + ... of the shifted
+ * gradOutput rows (the same adds, in the same order, as grad_row_f32), lane 0 and lane W-1
+ * are replaced by the two strip sums.  With `stream` every vector is a non-temporal store
+ * (the caller guarantees 64-byte aligned rows of a multiple of 16 floats), so the whole
+ * gradInput plane goes out as one contiguous stream without a read for ownership. */
+NN_AVX512 static void grad_rows_f32_avx512(const pad_bwd_plan *p, const float *plane_go,
+                                              float *plane_gi, int64_t h0, int64_t h1,
+                                              bool stream)
+{
+    const int64_t W = p->W, Wo = p->Wo, left = p->left;
+    const int64_t last_lo = W - 1 + left;
+    const __mmask16 tail = (W & 15) != 0 ? (__mmask16)((1u << (W & 15)) - 1u) : (__mmask16)0xffff;
+    const int64_t last_vec = (W - 1) & ~(int64_t)15;
+    const __mmask16 last_lane = (__mmask16)(1u << ((W - 1) & 15));
+    for (int64_t h = h0; h < h1; h++) {
+        int64_t r0, r1;
+        source_rows(p, h, &r0, &r1);
+        const int64_t nrows = r1 - r0 + 1;
+        const float *rows = plane_go + r0 * Wo;
+        /* (may point past the tensor: a prefetch never faults; integer arithmetic keeps the
+         * pointer arithmetic itself in bounds) */
+        const uintptr_t ahead = (uintptr_t)plane_go + (uintptr_t)((r1 + PREFETCH_ROWS) * Wo) * sizeof(float);
+        for (uintptr_t byte = 0; byte < (uintptr_t)Wo * sizeof(float) + 64; byte += 64) {
+            _mm_prefetch((const char *)(ahead + byte), _MM_HINT_T0);
+        }
+        float first = 0.0f, last = 0.0f;
+        for (int64_t r = 0; r < nrows; r++) {
+            const float *row = rows + r * Wo;
+            for (int64_t j = 0; j <= left; j++) {
+                first += row[j];
+            }
+        }
+        for (int64_t r = 0; r < nrows; r++) {
+            const float *row = rows + r * Wo;
+            for (int64_t j = last_lo; j < Wo; j++) {
+                last += row[j];
+            }
+        }
+        float *dst = plane_gi + h * W;
+        const float *src = rows + left;
+        for (int64_t k = 0; k < W; k += 16) {
+            const __mmask16 mask = k + 16 <= W ? (__mmask16)0xffff : tail;
+            __m512 acc = _mm512_add_ps(_mm512_setzero_ps(), _mm512_maskz_loadu_ps(mask, src + k));
+            for (int64_t r = 1; r < nrows; r++) {
+                acc = _mm512_add_ps(acc, _mm512_maskz_loadu_ps(mask, src + r * Wo + k));
+            }
+            if (k == 0) {
+                acc = _mm512_mask_mov_ps(acc, (__mmask16)1, _mm512_set1_ps(first));
+            }
+            if (k == last_vec) {
+                acc = _mm512_mask_mov_ps(acc, last_lane, _mm512_set1_ps(last));
+            }
+            if (stream) {
+                _mm512_stream_ps(dst + k, acc);
+            } else {
+                _mm512_mask_storeu_ps(dst + k, mask, acc);
+            }
+        }
+    }
+}
+
+/* The AVX-512 fp32 rows (the caller checked nn_pad_bw_avx512_fits). */
+bool nn_pad_bw_f32_avx512(const pad_bwd_ctx *ctx, int64_t begin, int64_t end)
+{
+    const pad_bwd_plan *p = ctx->plan;
+    for (int64_t item = begin; item < end; item++) {
+        const row_block b = block_of(p, item);
+        grad_rows_f32_avx512(p, (const float *)ctx->grad_out + b.plane * p->Ho * p->Wo,
+                             (float *)ctx->grad_in + b.plane * p->H * p->W, b.h0, b.h1, ctx->stream);
+    }
+    if (ctx->stream) {
+        nn_streaming_fence();
+    }
+    return true;
+}
+
+/* fp16/bf16, AVX-512BW: gradInput rows [h0, h1) of one plane written straight to gradInput.
+ * Rows with one source row (all but the top/bottom edge rows) are the bit-level shortcut of
+ * single_source_half on 32 lanes at a time, with lanes 0 and W-1 replaced by the rounded strip
+ * sums; with `stream` (rows of a multiple of 32 elements, 64-byte aligned) every vector is a
+ * non-temporal store.  The few rows with several source rows go through nn_pad_bw_half_row into `spare`
+ * (W elements) and are copied. */
+NN_AVX512 static void grad_rows_half_avx512(
+    const pad_bwd_plan *p, const half_row_ctx *hc, const uint16_t *plane_go, uint16_t *plane_gi,
+    int64_t h0, int64_t h1, bool stream, uint16_t *spare)
+{
+    const int64_t W = p->W, Wo = p->Wo, left = p->left;
+    const int64_t last_lo = W - 1 + left;
+    const __mmask32 tail = (W & 31) != 0 ? (__mmask32)((1u << (W & 31)) - 1u) : (__mmask32)0xffffffffu;
+    const int64_t last_vec = (W - 1) & ~(int64_t)31;
+    const __mmask32 last_lane = (__mmask32)(1u << ((W - 1) & 31));
+    const __m512i magnitude = _mm512_set1_epi16(0x7fff), inf = _mm512_set1_epi16((short)hc->inf_bits);
+    const __m512i quiet = _mm512_set1_epi16((short)hc->quiet_bit);
+    const __m512i neg_zero = _mm512_set1_epi16((short)0x8000), zero = _mm512_setzero_si512();
+    for (int64_t h = h0; h < h1; h++) {
+        int64_t r0, r1;
+        source_rows(p, h, &r0, &r1);
+        const uint16_t *rows = plane_go + r0 * Wo;
+        uint16_t *dst = plane_gi + h * W;
+        const uintptr_t ahead = (uintptr_t)plane_go + (uintptr_t)((r1 + 2 * PREFETCH_ROWS) * Wo) * sizeof(uint16_t);
+        for (uintptr_t byte = 0; byte < (uintptr_t)Wo * sizeof(uint16_t) + 64; byte += 64) {
+            _mm_prefetch((const char *)(ahead + byte), _MM_HINT_T0);
+        }
+        if (r1 != r0) {
+            nn_pad_bw_half_row(p, hc, rows, r1 - r0 + 1, spare);
+            memcpy(dst, spare, (size_t)W * sizeof(uint16_t));
+            continue;
+        }
+        const __m512i first = _mm512_set1_epi16(
+            (short)narrow_one(strip_sum(rows, 1, Wo, 0, left + 1, hc->bf16), hc->bf16));
+        const __m512i last = _mm512_set1_epi16(
+            (short)narrow_one(strip_sum(rows, 1, Wo, last_lo, Wo, hc->bf16), hc->bf16));
+        const uint16_t *src = rows + left;
+        for (int64_t k = 0; k < W; k += 32) {
+            const __mmask32 mask = k + 32 <= W ? (__mmask32)0xffffffffu : tail;
+            const __m512i x = _mm512_maskz_loadu_epi16(mask, src + k);
+            const __mmask32 nan = _mm512_cmpgt_epu16_mask(_mm512_and_si512(x, magnitude), inf);
+            __m512i v = _mm512_mask_mov_epi16(x, nan, _mm512_or_si512(x, quiet));
+            v = _mm512_mask_mov_epi16(v, _mm512_cmpeq_epi16_mask(x, neg_zero), zero);
+            if (k == 0) {
+                v = _mm512_mask_mov_epi16(v, (__mmask32)1, first);
+            }
+            if (k == last_vec) {
+                v = _mm512_mask_mov_epi16(v, last_lane, last);
+            }
+            if (stream) {
+                _mm512_stream_si512((void *)(dst + k), v);
+            } else {
+                _mm512_mask_storeu_epi16(dst + k, mask, v);
+            }
+        }
+    }
+}
+
+/* The AVX-512 fp16/bf16 rows (the caller checked nn_pad_bw_avx512_fits). */
+bool nn_pad_bw_half_avx512(const pad_bwd_ctx *ctx, int64_t begin, int64_t end)
+{
+    const pad_bwd_plan *p = ctx->plan;
+    uint16_t *spare = (uint16_t *)malloc((size_t)p->W * sizeof(uint16_t));
+    if (spare == NULL) {
+        return false; /* the portable path needs no buffer of that size */
+    }
+    const half_row_ctx hc = nn_pad_bw_half_row_ctx(p);
+    for (int64_t item = begin; item < end; item++) {
+        const row_block b = block_of(p, item);
+        grad_rows_half_avx512(p, &hc, (const uint16_t *)ctx->grad_out + b.plane * p->Ho * p->Wo,
+                              (uint16_t *)ctx->grad_in + b.plane * p->H * p->W, b.h0, b.h1,
+                              ctx->stream, spare);
+    }
+    if (ctx->stream) {
+        nn_streaming_fence();
+    }
+    free(spare);
+    return true;
+}
+#else /* not x86-64: never chosen, defined for the link */
+bool nn_pad_bw_f32_avx512(const pad_bwd_ctx *ctx, int64_t begin, int64_t end)
+{
+    (void)ctx, (void)begin, (void)end;
+    return false;
+}
+bool nn_pad_bw_half_avx512(const pad_bwd_ctx *ctx, int64_t begin, int64_t end)
+{
+    (void)ctx, (void)begin, (void)end;
+    return false;
+}
+#endif /* NN_HAVE_X86_SIMD */

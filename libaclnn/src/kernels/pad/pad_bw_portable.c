@@ -1,0 +1,313 @@
+/*
+ * pad_bw_portable.c - the ReplicationPad2d backward for any CPU and every dtype (pad_bw.h).
+ *
+ * Written as a gather, not as zero-fill + scatter: every gradInput row is computed once from
+ * the gradOutput rows that map onto it (one row inside, top+1 / bottom+1 rows at the edges).
+ * Inside a row the interior is a plain copy and the first / last element sum their
+ * replicated strips.  Per element the contributions are added in (row, column) order starting
+ * from +0, which is exactly ATen's order for fp32/fp64, so those results are bit-identical to
+ * PyTorch; the order never depends on the thread split.
+ *
+ * Precision: fp16/bf16 are accumulated in fp32 and rounded once; complex64 in double.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/nn_simd.h"
+#include "kernels/pad/pad_bw.h"
+
+/* ---------------------------------------------------------------------------------------- */
+/* One gradInput row from `nrows` consecutive gradOutput rows (`rows` points at the first),  */
+/* in the accumulation type T (float or double).  `comps` scalars per element (2 for         */
+/* complex; complex addition is per component).                                              */
+/* ---------------------------------------------------------------------------------------- */
+
+#define DEFINE_GRAD_ROW(NAME, T)                                                                  \
+    NN_CLONES_AVX2 static void NAME(const pad_bwd_plan *p, int comps, const T *restrict rows, int64_t nrows,     \
+                     T *restrict gi)                                                             \
+    {                                                                                            \
+        const int64_t row_len = p->Wo * comps, W = p->W, left = p->left;                         \
+        const int64_t first_hi = W == 1 ? p->Wo : left + 1; /* end of the left strip */          \
+        for (int comp = 0; comp < comps; comp++) {                                               \
+            T first = 0;                                                                         \
+            for (int64_t r = 0; r < nrows; r++) {                                                \
+                const T *restrict row = rows + r * row_len + comp;                               \
+                for (int64_t j = 0; j < first_hi; j++) {                                         \
+                    first += row[j * comps];                                                     \
+                }                                                                                \
+            }                                                                                    \
+            gi[comp] = first;                                                                    \
+        }                                                                                        \
+        if (W == 1) {                                                                            \
+            return;                                                                              \
+        }                                                                                        \
+        const int64_t last_lo = W - 1 + left; /* first column of the right strip */              \
+        for (int comp = 0; comp < comps; comp++) {                                               \
+            T last = 0;                                                                          \
+            for (int64_t r = 0; r < nrows; r++) {                                                \
+                const T *restrict row = rows + r * row_len + comp;                               \
+                for (int64_t j = last_lo; j < p->Wo; j++) {                                      \
+                    last += row[j * comps];                                                      \
+                }                                                                                \
+            }                                                                                    \
+            gi[(W - 1) * comps + comp] = last;                                                   \
+        }                                                                                        \
+        /* interior: scalars [comps, (W-1)*comps) of gi <- columns left+1 .. of each row */      \
+        const int64_t n = (W - 2) * comps;                                                       \
+        T *restrict dst = gi + comps;                                                            \
+        const T *restrict src = rows + (left + 1) * comps;                                       \
+        for (int64_t k = 0; k < n; k++) {                                                        \
+            dst[k] = (T)0 + src[k]; /* +0 start, as ATen's zero-filled grad_input */             \
+        }                                                                                        \
+        for (int64_t r = 1; r < nrows; r++) {                                                    \
+            src = rows + r * row_len + (left + 1) * comps;                                       \
+            for (int64_t k = 0; k < n; k++) {                                                    \
+                dst[k] += src[k];                                                                \
+            }                                                                                    \
+        }                                                                                        \
+    }
+
+DEFINE_GRAD_ROW(grad_row_f32, float)
+DEFINE_GRAD_ROW(grad_row_f64, double)
+
+static void load_f64_from_f32(const float *src, double *dst, size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        dst[k] = (double)src[k];
+    }
+}
+
+static void store_f32_from_f64(const double *src, float *dst, size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        dst[k] = (float)src[k];
+    }
+}
+
+/* Where a range writes its gradInput blocks.  Streaming (large outputs): each block of
+ * block_rows rows (a few KiB, consecutive in gradInput) is computed into `buffer`, which stays
+ * in L1, and copied out with non-temporal stores, so no gradInput line is read for ownership.
+ * Otherwise (or if the buffer could not be allocated) blocks are written in place. */
+typedef struct block_sink {
+    unsigned char *buffer;  /* NULL: write in place */
+    size_t row_bytes;       /* one gradInput row in storage bytes */
+} block_sink;
+
+static block_sink sink_open(const pad_bwd_ctx *ctx, size_t row_bytes)
+{
+    block_sink sink = {NULL, row_bytes};
+    if (ctx->stream) {
+        sink.buffer = (unsigned char *)malloc((size_t)ctx->plan->block_rows * row_bytes);
+    }
+    return sink;
+}
+
+/* Where block b's rows are to be computed: the buffer, or gradInput itself. */
+static void *sink_rows(const block_sink *sink, const pad_bwd_ctx *ctx, const row_block *b)
+{
+    if (sink->buffer != NULL) {
+        return sink->buffer;
+    }
+    return (unsigned char *)ctx->grad_in + (size_t)(b->plane * ctx->plan->H + b->h0) * sink->row_bytes;
+}
+
+/* Block b is complete in the buffer: stream it to gradInput. */
+static void sink_flush(const block_sink *sink, const pad_bwd_ctx *ctx, const row_block *b)
+{
+    if (sink->buffer != NULL) {
+        unsigned char *dst = (unsigned char *)ctx->grad_in +
+                             (size_t)(b->plane * ctx->plan->H + b->h0) * sink->row_bytes;
+        nn_copy_row_nt(dst, sink->buffer, (size_t)(b->h1 - b->h0) * sink->row_bytes);
+    }
+}
+
+/* End of a range: order the streamed stores, release the buffer. */
+static void sink_close(block_sink *sink)
+{
+    if (sink->buffer != NULL) {
+        nn_streaming_fence();
+        free(sink->buffer);
+        sink->buffer = NULL;
+    }
+}
+
+/* Native types: storage == accumulation type, rows are used in place. */
+static void pad_bwd_native(const pad_bwd_ctx *ctx, int64_t begin, int64_t end)
+{
+    const pad_bwd_plan *p = ctx->plan;
+    if (ctx->avx512 && p->kind == KIND_F32 && nn_pad_bw_f32_avx512(ctx, begin, end)) {
+        return;
+    }
+    const int comps = p->kind == KIND_C128 ? 2 : 1;
+    const int64_t plane_in = p->Ho * p->Wo * comps, row_in = p->Wo * comps, row_out = p->W * comps;
+    const size_t scalar = p->kind == KIND_F32 ? sizeof(float) : sizeof(double);
+    block_sink sink = sink_open(ctx, (size_t)row_out * scalar);
+    for (int64_t item = begin; item < end; item++) {
+        const row_block b = block_of(p, item);
+        void *block = sink_rows(&sink, ctx, &b);
+        for (int64_t h = b.h0; h < b.h1; h++) {
+            int64_t r0, r1;
+            source_rows(p, h, &r0, &r1);
+            const int64_t first = b.plane * plane_in + r0 * row_in;
+            const int64_t out = (h - b.h0) * row_out;
+            if (p->kind == KIND_F32) {
+                grad_row_f32(p, 1, (const float *)ctx->grad_out + first, r1 - r0 + 1,
+                             (float *)block + out);
+            } else {
+                grad_row_f64(p, comps, (const double *)ctx->grad_out + first, r1 - r0 + 1,
+                             (double *)block + out);
+            }
+        }
+        sink_flush(&sink, ctx, &b);
+    }
+    sink_close(&sink);
+}
+
+/* complex64 (double accumulation): a block's source rows are widened into a buffer in one
+ * pass, summed with the native double row code, and the result rounded once. */
+static void pad_bwd_c64(pad_bwd_ctx *ctx, int64_t begin, int64_t end)
+{
+    const pad_bwd_plan *p = ctx->plan;
+    const int64_t plane_in = p->Ho * p->Wo * 2, row_in = p->Wo * 2, row_out = p->W * 2;
+    const int64_t max_src_rows = p->H == 1 ? p->Ho : p->block_rows + p->top + p->bottom;
+    const int64_t in_cap = max_src_rows * row_in;
+    double *rows = (double *)malloc((size_t)(in_cap + p->block_rows * row_out) * sizeof(double));
+    if (rows == NULL) {
+        __atomic_store_n(&ctx->failed, 1, __ATOMIC_RELAXED);
+        return;
+    }
+    double *gi = rows + in_cap;
+    block_sink sink = sink_open(ctx, (size_t)row_out * sizeof(float));
+    for (int64_t item = begin; item < end; item++) {
+        const row_block b = block_of(p, item);
+        const int64_t in_at = b.plane * plane_in + b.src0 * row_in;
+        load_f64_from_f32((const float *)ctx->grad_out + in_at, rows,
+                          (size_t)((b.src1 - b.src0 + 1) * row_in));
+        for (int64_t h = b.h0; h < b.h1; h++) {
+            int64_t r0, r1;
+            source_rows(p, h, &r0, &r1);
+            grad_row_f64(p, 2, rows + (r0 - b.src0) * row_in, r1 - r0 + 1,
+                         gi + (h - b.h0) * row_out);
+        }
+        store_f32_from_f64(gi, (float *)sink_rows(&sink, ctx, &b), (size_t)((b.h1 - b.h0) * row_out));
+        sink_flush(&sink, ctx, &b);
+    }
+    sink_close(&sink);
+    free(rows);
+}
+
+/* fp16/bf16 interior element with a single contribution: round(0 + widen(x)) in fp32 is x
+ * itself, except that -0 becomes +0 and a signalling NaN comes back quiet.  Doing exactly that
+ * on the 16-bit patterns skips both conversions for the bulk of the tensor. */
+NN_CLONES_AVX2 static void single_source_half(const uint16_t *restrict src, uint16_t *restrict dst,
+                                         int64_t n, uint16_t inf_bits, uint16_t quiet_bit)
+{
+    for (int64_t k = 0; k < n; k++) {
+        const uint16_t x = src[k];
+        const uint16_t is_nan = (uint16_t)((x & 0x7fff) > inf_bits);
+        const uint16_t fixed = is_nan ? (uint16_t)(x | quiet_bit) : x;
+        dst[k] = x == 0x8000 ? 0 : fixed;
+    }
+}
+
+NN_CLONES_AVX2 static void add_rows_f32(float *restrict acc, const float *restrict row, int64_t n)
+{
+    for (int64_t k = 0; k < n; k++) {
+        acc[k] += row[k];
+    }
+}
+
+#define HALF_BLOCK 512
+
+half_row_ctx nn_pad_bw_half_row_ctx(const pad_bwd_plan *p)
+{
+    const bool bf16 = p->kind == KIND_BF16;
+    half_row_ctx hc = {bf16, bf16 ? nn_bf16_to_f32_n : nn_f16_to_f32_n,
+                       bf16 ? nn_f32_to_bf16_n : nn_f32_to_f16_n, bf16 ? 0x7f80 : 0x7c00,
+                       bf16 ? 0x0040 : 0x0200};
+    return hc;
+}
+
+/* One fp16/bf16 gradInput row from `nrows` gradOutput rows: every sum in fp32, rounded once.
+ * Edge columns are summed element by element; interior elements of rows with one source row
+ * take the bit-level shortcut above; rows with several source rows (top/bottom edges) are
+ * widened in blocks and summed. */
+void nn_pad_bw_half_row(const pad_bwd_plan *p, const half_row_ctx *hc, const uint16_t *rows, int64_t nrows,
+                        uint16_t *gi)
+{
+    const int64_t W = p->W, Wo = p->Wo, left = p->left;
+    const int64_t first_hi = W == 1 ? Wo : left + 1, last_lo = W - 1 + left;
+    float acc[HALF_BLOCK], tmp[HALF_BLOCK];
+    gi[0] = narrow_one(strip_sum(rows, nrows, Wo, 0, first_hi, hc->bf16), hc->bf16);
+    if (W == 1) {
+        return;
+    }
+    gi[W - 1] = narrow_one(strip_sum(rows, nrows, Wo, last_lo, Wo, hc->bf16), hc->bf16);
+    const int64_t n = W - 2;
+    if (nrows == 1) {
+        single_source_half(rows + left + 1, gi + 1, n, hc->inf_bits, hc->quiet_bit);
+        return;
+    }
+    for (int64_t k0 = 0; k0 < n; k0 += HALF_BLOCK) {
+        const int64_t m = n - k0 < HALF_BLOCK ? n - k0 : HALF_BLOCK;
+        hc->widen_n(rows + left + 1 + k0, acc, (size_t)m);
+        for (int64_t k = 0; k < m; k++) {
+            acc[k] = 0.0f + acc[k];
+        }
+        for (int64_t r = 1; r < nrows; r++) {
+            hc->widen_n(rows + r * Wo + left + 1 + k0, tmp, (size_t)m);
+            add_rows_f32(acc, tmp, m);
+        }
+        hc->narrow_n(acc, gi + 1 + k0, (size_t)m);
+    }
+}
+
+
+bool nn_pad_bw_avx512_fits(const pad_bwd_ctx *ctx)
+{
+    const pad_bwd_plan *p = ctx->plan;
+    if (p->W < 2) return false;
+    if (p->kind == KIND_F32)
+        return !ctx->stream || ((p->W & 15) == 0 && ((uintptr_t)ctx->grad_in & 63) == 0);
+    if (p->kind == KIND_F16 || p->kind == KIND_BF16)
+        return !ctx->stream || ((p->W & 31) == 0 && ((uintptr_t)ctx->grad_in & 63) == 0);
+    return false;
+}
+
+/* fp16/bf16 rows (see nn_pad_bw_half_row). */
+static void pad_bwd_half(pad_bwd_ctx *ctx, int64_t begin, int64_t end)
+{
+    if (ctx->avx512 && nn_pad_bw_half_avx512(ctx, begin, end)) {
+        return;
+    }
+    const pad_bwd_plan *p = ctx->plan;
+    const half_row_ctx hc = nn_pad_bw_half_row_ctx(p);
+    const uint16_t *grad_out = (const uint16_t *)ctx->grad_out;
+    block_sink sink = sink_open(ctx, (size_t)p->W * sizeof(uint16_t));
+    for (int64_t item = begin; item < end; item++) {
+        const row_block b = block_of(p, item);
+        uint16_t *block = (uint16_t *)sink_rows(&sink, ctx, &b);
+        for (int64_t h = b.h0; h < b.h1; h++) {
+            int64_t r0, r1;
+            source_rows(p, h, &r0, &r1);
+            nn_pad_bw_half_row(p, &hc, grad_out + (b.plane * p->Ho + r0) * p->Wo, r1 - r0 + 1,
+                     block + (h - b.h0) * p->W);
+        }
+        sink_flush(&sink, ctx, &b);
+    }
+    sink_close(&sink);
+}
+
+void nn_pad_bw_items(void *vctx, int64_t begin, int64_t end)
+{
+    pad_bwd_ctx *ctx = (pad_bwd_ctx *)vctx;
+    const int kind = ctx->plan->kind;
+    if (kind == KIND_F32 || kind == KIND_F64 || kind == KIND_C128) {
+        pad_bwd_native(ctx, begin, end);
+    } else if (kind == KIND_C64) {
+        pad_bwd_c64(ctx, begin, end);
+    } else {
+        pad_bwd_half(ctx, begin, end);
+    }
+}
