@@ -49,16 +49,6 @@ extern "C" {
 int nn_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int nn_verror(int code, const char *fmt, va_list args);
 
-/* ACLNN_ERR_PARAM_NULLPTR with CANN's text for a NULL argument of operator `op`: a tensor
- * ("Expected a proper Tensor but got null for argument <name>."), an int array, or an output
- * pointer of phase 1 (workspaceSize, executor: "<name> must not be null."). */
-int nn_null_tensor(const char *op, const char *name);
-int nn_null_array(const char *op, const char *name);
-int nn_null_out_param(const char *op, const char *name);
-/* Both output pointers of phase 1, workspaceSize first: CANN dereferences them without a check,
- * and a NULL would crash it (design.md decision 7). */
-int nn_check_result_ptrs(const char *op, const uint64_t *workspaceSize, aclOpExecutor *const *executor);
-
 /* Takes (returns and clears) this thread's recent-error text; NULL when there is none.  The
  * pointer stays valid until the next nn_error_take on this thread. */
 const char *nn_error_take(void);

@@ -118,30 +118,6 @@ int nn_error(int code, const char *fmt, ...)
     return code;
 }
 
-int nn_null_tensor(const char *op, const char *name)
-{
-    return nn_error(ACLNN_ERR_PARAM_NULLPTR, "%s: Expected a proper Tensor but got null for argument %s.",
-                    op, name);
-}
-
-int nn_null_array(const char *op, const char *name)
-{
-    return nn_error(ACLNN_ERR_PARAM_NULLPTR,
-                    "%s: Expected a proper IntArray but got null for argument %s.", op, name);
-}
-
-int nn_null_out_param(const char *op, const char *name)
-{
-    return nn_error(ACLNN_ERR_PARAM_NULLPTR, "%s: %s must not be null.", op, name);
-}
-
-int nn_check_result_ptrs(const char *op, const uint64_t *workspaceSize, aclOpExecutor *const *executor)
-{
-    if (workspaceSize == NULL) return nn_null_out_param(op, "workspaceSize");
-    if (executor == NULL) return nn_null_out_param(op, "executor");
-    return ACLNN_SUCCESS;
-}
-
 const char *nn_error_take(void)
 {
     nn_error_state *st = &tl_errors;

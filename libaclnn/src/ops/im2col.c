@@ -275,8 +275,8 @@ static void im2col_planes(void *vctx, int64_t begin, int64_t end)
                     continue;
                 }
                 im2col_row(p, in_esz, src, gathered, ki, kj);
-                nn_ip_to_f32(p->in_dtype, gathered, widened, (size_t)L);
-                nn_ip_from_f32(p->out_dtype, widened, dst, (size_t)L);
+                nn_to_f32_n(p->in_dtype, gathered, widened, (size_t)L);
+                nn_from_f32_n(p->out_dtype, widened, dst, (size_t)L);
             }
         }
     }
@@ -398,23 +398,23 @@ aclnnStatus aclnnIm2colGetWorkspaceSize(const aclTensor *self, const aclIntArray
                                         const aclIntArray *stride, const aclTensor *out,
                                         uint64_t *workspaceSize, aclOpExecutor **executor)
 {
-    const aclIntArray *arrays[4] = {kernelSize, dilation, padding, stride};
-    aclnnStatus st = nn_i2c_check_handles(OP, "self", self, 4, arrays, ARRAY_NAMES, out);
-    if (st != ACLNN_SUCCESS) return st;
-    if ((st = nn_ip_check_float_dtype(OP, "self", self)) != ACLNN_SUCCESS) return st;
-    if ((st = check_self_dims(self)) != ACLNN_SUCCESS) return st;
-    if ((st = check_arrays(kernelSize, dilation, padding, stride)) != ACLNN_SUCCESS) return st;
+    const nn_arg args[] = {NN_TENSOR_ARG("self", self),         NN_ARRAY_ARG("kernelSize", kernelSize),
+                           NN_ARRAY_ARG("dilation", dilation), NN_ARRAY_ARG("padding", padding),
+                           NN_ARRAY_ARG("stride", stride),     NN_TENSOR_ARG("out", out)};
     im2col_plan plan;
     memset(&plan, 0, sizeof plan);
-    if ((st = check_out(self, kernelSize, dilation, padding, stride, out, &plan)) != ACLNN_SUCCESS) {
-        return st;
-    }
+    aclnnStatus st = nn_check_live(OP, args, NN_ARG_COUNT(args));
+    if (st == ACLNN_SUCCESS) st = nn_check_dtype_supported(OP, "self", self, nn_float_dtypes, NN_FLOAT_DTYPE_COUNT);
+    if (st == ACLNN_SUCCESS) st = check_self_dims(self);
+    if (st == ACLNN_SUCCESS) st = check_arrays(kernelSize, dilation, padding, stride);
+    if (st == ACLNN_SUCCESS) st = check_out(self, kernelSize, dilation, padding, stride, out, &plan);
     /* CANN casts to any out dtype; we accept the three float types only (decision 7). */
-    if (!nn_ip_is_float_dtype(out->dtype)) {
-        return nn_error(ACLNN_ERR_PARAM_INVALID, OP ": out dtype must be in " NN_IP_FLOAT_DTYPE_LIST
-                        ", got %s.", nn_dtype_name(out->dtype));
+    if (st == ACLNN_SUCCESS && !nn_dtype_in(out->dtype, nn_float_dtypes, NN_FLOAT_DTYPE_COUNT)) {
+        st = nn_error(ACLNN_ERR_PARAM_INVALID, OP ": out dtype must be in [FLOAT, FLOAT16, BFLOAT16], got %s.",
+                      nn_dtype_name(out->dtype));
     }
-    if ((st = nn_check_result_ptrs(OP, workspaceSize, executor)) != ACLNN_SUCCESS) return st;
+    if (st == ACLNN_SUCCESS) st = nn_check_result_ptrs(OP, workspaceSize, executor);
+    if (st != ACLNN_SUCCESS) return st;
     return nn_i2c_make_executor(OP, im2col_kernel, &plan, self, out, workspaceSize, executor);
 }
 

@@ -196,19 +196,20 @@ aclnnStatus aclnnIm2colBackwardGetWorkspaceSize(const aclTensor *gradOutput,
                                                 const aclIntArray *stride, aclTensor *out,
                                                 uint64_t *workspaceSize, aclOpExecutor **executor)
 {
-    aclnnStatus st = nn_check_result_ptrs(OP, workspaceSize, executor);
-    if (st != ACLNN_SUCCESS) return st;
-    const aclIntArray *arrays[5] = {inputSize, kernelSize, dilation, padding, stride};
-    st = nn_i2c_check_handles(OP, "gradOutput", gradOutput, 5, arrays, ARRAY_NAMES, out);
-    if (st != ACLNN_SUCCESS) return st;
-    if ((st = nn_ip_check_float_dtype(OP, "gradOutput", gradOutput)) != ACLNN_SUCCESS) return st;
-    if ((st = nn_ip_check_float_dtype(OP, "out", out)) != ACLNN_SUCCESS) return st;
-    if ((st = check_ranks(gradOutput, out)) != ACLNN_SUCCESS) return st;
+    const nn_arg args[] = {NN_TENSOR_ARG("gradOutput", gradOutput), NN_ARRAY_ARG("inputSize", inputSize),
+                           NN_ARRAY_ARG("kernelSize", kernelSize), NN_ARRAY_ARG("dilation", dilation),
+                           NN_ARRAY_ARG("padding", padding),       NN_ARRAY_ARG("stride", stride),
+                           NN_TENSOR_ARG("out", out)};
     col2im_plan plan;
     memset(&plan, 0, sizeof plan);
-    st = check_arrays(gradOutput, inputSize, kernelSize, dilation, padding, stride, &plan);
+    aclnnStatus st = nn_check_result_ptrs(OP, workspaceSize, executor);
+    if (st == ACLNN_SUCCESS) st = nn_check_live(OP, args, NN_ARG_COUNT(args));
+    if (st == ACLNN_SUCCESS) st = nn_check_dtype_supported(OP, "gradOutput", gradOutput, nn_float_dtypes, NN_FLOAT_DTYPE_COUNT);
+    if (st == ACLNN_SUCCESS) st = nn_check_dtype_supported(OP, "out", out, nn_float_dtypes, NN_FLOAT_DTYPE_COUNT);
+    if (st == ACLNN_SUCCESS) st = check_ranks(gradOutput, out);
+    if (st == ACLNN_SUCCESS) st = check_arrays(gradOutput, inputSize, kernelSize, dilation, padding, stride, &plan);
+    if (st == ACLNN_SUCCESS) st = check_out_shape(gradOutput, inputSize, kernelSize, out);
     if (st != ACLNN_SUCCESS) return st;
-    if ((st = check_out_shape(gradOutput, inputSize, kernelSize, out)) != ACLNN_SUCCESS) return st;
     return nn_i2c_make_executor(OP, col2im_kernel, &plan, gradOutput, out, workspaceSize, executor);
 }
 

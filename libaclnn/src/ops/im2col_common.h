@@ -1,8 +1,8 @@
 /*
  * im2col_common.h - what aclnnIm2col (im2col.c) and aclnnIm2colBackward (im2col_backward.c)
- * share: the kernel plan, the handle and attribute-array checks, out's shape check and the
- * executor set-up of phase 1.  Each op keeps its own messages where CANN's differ; the checks
- * here run in the order the caller passes its arguments.
+ * share: the attribute-array checks, out's shape check and the end of phase 1 (the kernel
+ * geometry is kernels/col2im/col2im.h's nn_i2c_plan).  Each op keeps its own messages where
+ * CANN's differ; the checks here run in the order the caller passes its arguments.
  *
  * Everything is `static inline`: no symbol leaves the translation unit that includes it.
  */
@@ -14,27 +14,6 @@
 #include "exec/nn_exec.h"
 #include "kernels/col2im/col2im.h" /* nn_i2c_plan, the geometry both kernels walk */
 #include "ops/im2col_prelu_common.h"
-
-/* First every argument for NULL (the tensor `in`, then the arrays, then `out`), then every one
- * for liveness in the same order: CANN's null check comes before anything else. */
-static inline aclnnStatus nn_i2c_check_handles(const char *op, const char *in_name,
-                                               const aclTensor *in, int num_arrays,
-                                               const aclIntArray *const *arrays,
-                                               const char *const *array_names,
-                                               const aclTensor *out)
-{
-    if (in == NULL) return nn_null_tensor(op, in_name);
-    for (int i = 0; i < num_arrays; i++) {
-        if (arrays[i] == NULL) return nn_null_array(op, array_names[i]);
-    }
-    if (out == NULL) return nn_null_tensor(op, "out");
-    aclnnStatus st;
-    if ((st = nn_ip_check_tensor(op, in_name, in)) != ACLNN_SUCCESS) return st;
-    for (int i = 0; i < num_arrays; i++) {
-        if ((st = nn_ip_check_array(op, array_names[i], arrays[i])) != ACLNN_SUCCESS) return st;
-    }
-    return nn_ip_check_tensor(op, "out", out);
-}
 
 /* Every attribute array holds one value per spatial axis (H, W). */
 static inline aclnnStatus nn_i2c_check_array_sizes(const char *op, int num_arrays,
@@ -103,13 +82,10 @@ static inline aclnnStatus nn_i2c_make_executor(const char *op, nn_kernel_fn kern
     plan->in_dtype = in->dtype;
     plan->out_dtype = out->dtype;
     const bool empty = nn_tensor_is_empty(in);
-    aclOpExecutor *ex = nn_executor_create(op, empty ? NULL : kernel, plan, sizeof *plan);
-    if (ex == NULL) return ACLNN_ERR_INNER_CREATE_EXECUTOR;
-    if (!empty) {
-        nn_executor_add_input(ex, in);
-        nn_executor_add_output(ex, out);
-    }
-    return nn_executor_finish(ex, workspaceSize, executor);
+    return nn_finish_phase1(op,
+                            &(nn_phase1_end){.kernel = empty ? NULL : kernel, .plan = plan, .plan_size = sizeof *plan,
+                                             .inputs = {empty ? NULL : in}, .outputs = {empty ? NULL : out}},
+                            workspaceSize, executor);
 }
 
 #endif /* NN_IM2COL_COMMON_H */

@@ -233,35 +233,24 @@ static aclnnStatus forward_kernel(const nn_launch *l)
 /* Phase 1                                                                                     */
 /* ------------------------------------------------------------------------------------------ */
 
+/* Every handle for NULL, in the order of CANN's full check. */
 static aclnnStatus check_nulls(const char *op, const aclTensor *self, const aclIntArray *kernel,
                                const aclIntArray *stride, const aclIntArray *padding, const aclIntArray *dilation,
                                const aclTensor *out, const aclTensor *indices)
 {
-    if (!self) return nn_null_tensor(op, "self");
-    const aclnnStatus st = mp_check_null_attrs(op, kernel, stride, padding, dilation);
-    if (st != ACLNN_SUCCESS) return st;
-    if (!out) return nn_null_tensor(op, "out");
-    if (!indices) return nn_null_tensor(op, "indices");
-    return ACLNN_SUCCESS;
+    const nn_arg args[] = {NN_TENSOR_ARG("self", self),       NN_ARRAY_ARG("kernelSize", kernel),
+                           NN_ARRAY_ARG("stride", stride),     NN_ARRAY_ARG("padding", padding),
+                           NN_ARRAY_ARG("dilation", dilation), NN_TENSOR_ARG("out", out),
+                           NN_TENSOR_ARG("indices", indices)};
+    return nn_check_not_null(op, args, NN_ARG_COUNT(args));
 }
 
 static aclnnStatus check_dtypes(const char *op, const aclTensor *self, const aclTensor *out,
                                 const aclTensor *indices, bool is_mask)
 {
-    if (!mp_dtype_supported(self->dtype))
-        return nn_error(ACLNN_ERR_PARAM_INVALID,
-                        "%s: self dtype must be one of [FLOAT, FLOAT16, BFLOAT16], got %s.", op,
-                        nn_dtype_name(self->dtype));
-    if (out->dtype != self->dtype)
-        return nn_error(ACLNN_ERR_PARAM_INVALID, "%s: out dtype must equal self dtype %s, got %s.", op,
-                        nn_dtype_name(self->dtype), nn_dtype_name(out->dtype));
-    if (is_mask && indices->dtype != ACL_INT8)
-        return nn_error(ACLNN_ERR_PARAM_INVALID, "%s: indices dtype must be INT8, got %s.", op,
-                        nn_dtype_name(indices->dtype));
-    if (!is_mask && indices->dtype != ACL_INT32 && indices->dtype != ACL_INT64)
-        return nn_error(ACLNN_ERR_PARAM_INVALID, "%s: indices dtype must be one of [INT64, INT32], got %s.", op,
-                        nn_dtype_name(indices->dtype));
-    return ACLNN_SUCCESS;
+    static const aclDataType index_dtypes[2] = {ACL_INT64, ACL_INT32};
+    const nn_arg like_self[] = {NN_TENSOR_ARG("out", out)};
+    return mp_check_dtypes(op, self, like_self, NN_ARG_COUNT(like_self), indices, is_mask, index_dtypes);
 }
 
 static aclnnStatus check_format(const char *op, const aclTensor *self, const aclTensor *out)
@@ -337,13 +326,28 @@ static aclnnStatus build_executor(const char *op, const aclTensor *self, const a
     plan->scratch_floats = (plan->dtype == ACL_FLOAT ? 0 : HW) + P + plan->g.out_width;
     plan->scratch_floats = (plan->scratch_floats + 15) / 16 * 16; /* keep every chunk 64-byte aligned */
 
-    aclOpExecutor *ex = nn_executor_create(op, empty ? NULL : forward_kernel, plan, sizeof *plan);
-    if (!ex) return ACLNN_ERR_INNER_CREATE_EXECUTOR;
-    nn_executor_add_input(ex, self);
-    nn_executor_add_output(ex, out);
-    nn_executor_add_output(ex, indices);
-    if (!empty) nn_executor_add_scratch(ex, (uint64_t)(plan->chunks * plan->scratch_floats) * sizeof(float));
-    return nn_executor_finish(ex, workspaceSize, executor);
+    const uint64_t scratch = empty ? 0 : (uint64_t)(plan->chunks * plan->scratch_floats) * sizeof(float);
+    return nn_finish_phase1(op,
+                            &(nn_phase1_end){.kernel = empty ? NULL : forward_kernel, .plan = plan,
+                                             .plan_size = sizeof *plan, .inputs = {self},
+                                             .outputs = {out, indices}, .scratch_bytes = scratch},
+                            workspaceSize, executor);
+}
+
+/* Phase 1 of both variants after their early checks: every NULL, the rest of the checks, the
+ * plan and the executor. */
+static aclnnStatus checks_and_executor(const char *op, const aclTensor *self, const aclIntArray *kernelSize,
+                                       const aclIntArray *stride, const aclIntArray *padding,
+                                       const aclIntArray *dilation, bool ceilMode, const aclTensor *out,
+                                       const aclTensor *indices, bool is_mask, uint64_t *workspaceSize,
+                                       aclOpExecutor **executor)
+{
+    aclnnStatus st = check_nulls(op, self, kernelSize, stride, padding, dilation, out, indices);
+    fw_plan plan;
+    if (st == ACLNN_SUCCESS)
+        st = check_and_plan(op, self, kernelSize, stride, padding, dilation, ceilMode, out, indices, is_mask, &plan);
+    if (st != ACLNN_SUCCESS) return st;
+    return build_executor(op, self, out, indices, &plan, workspaceSize, executor);
 }
 
 MP_EXPORT aclnnStatus aclnnMaxPool2dWithMaskGetWorkspaceSize(const aclTensor *self, const aclIntArray *kernelSize,
@@ -360,12 +364,8 @@ MP_EXPORT aclnnStatus aclnnMaxPool2dWithMaskGetWorkspaceSize(const aclTensor *se
     if (kernelSize->size != 1 && kernelSize->size != 2)
         return nn_error(ACLNN_ERR_PARAM_INVALID, "%s: kernelSize must have 1 or 2 elements, got %llu.", op,
                         (unsigned long long)kernelSize->size);
-    aclnnStatus st = check_nulls(op, self, kernelSize, stride, padding, dilation, out, indices);
-    if (st != ACLNN_SUCCESS) return st;
-    fw_plan plan;
-    st = check_and_plan(op, self, kernelSize, stride, padding, dilation, ceilMode, out, indices, true, &plan);
-    if (st != ACLNN_SUCCESS) return st;
-    return build_executor(op, self, out, indices, &plan, workspaceSize, executor);
+    return checks_and_executor(op, self, kernelSize, stride, padding, dilation, ceilMode, out, indices, true,
+                               workspaceSize, executor);
 }
 
 MP_EXPORT aclnnStatus aclnnMaxPool2dWithMask(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
@@ -384,14 +384,9 @@ MP_EXPORT aclnnStatus aclnnMaxPool2dWithIndicesGetWorkspaceSize(const aclTensor 
                                                                 aclTensor *out, aclTensor *indices,
                                                                 uint64_t *workspaceSize, aclOpExecutor **executor)
 {
-    const char *op = OP_INDICES;
     /* A2/A3 path: no early checks, straight to the full NULL check. */
-    aclnnStatus st = check_nulls(op, self, kernelSize, stride, padding, dilation, out, indices);
-    if (st != ACLNN_SUCCESS) return st;
-    fw_plan plan;
-    st = check_and_plan(op, self, kernelSize, stride, padding, dilation, ceilMode, out, indices, false, &plan);
-    if (st != ACLNN_SUCCESS) return st;
-    return build_executor(op, self, out, indices, &plan, workspaceSize, executor);
+    return checks_and_executor(OP_INDICES, self, kernelSize, stride, padding, dilation, ceilMode, out, indices,
+                               false, workspaceSize, executor);
 }
 
 MP_EXPORT aclnnStatus aclnnMaxPool2dWithIndices(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,

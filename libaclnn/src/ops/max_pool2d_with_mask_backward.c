@@ -91,38 +91,24 @@ static aclnnStatus backward_kernel(const nn_launch *l)
 /* Phase 1                                                                                     */
 /* ------------------------------------------------------------------------------------------ */
 
+/* Every handle for NULL, in the order of CANN's full check. */
 static aclnnStatus check_nulls(const char *op, const aclTensor *grad_output, const aclTensor *self,
                                const aclTensor *indices, const aclIntArray *kernel, const aclIntArray *stride,
                                const aclIntArray *padding, const aclIntArray *dilation, const aclTensor *grad_input)
 {
-    if (!grad_output) return nn_null_tensor(op, "gradOutput");
-    if (!self) return nn_null_tensor(op, "self");
-    if (!indices) return nn_null_tensor(op, "indices");
-    const aclnnStatus st = mp_check_null_attrs(op, kernel, stride, padding, dilation);
-    if (st != ACLNN_SUCCESS) return st;
-    if (!grad_input) return nn_null_tensor(op, "gradInput");
-    return ACLNN_SUCCESS;
+    const nn_arg args[] = {NN_TENSOR_ARG("gradOutput", grad_output), NN_TENSOR_ARG("self", self),
+                           NN_TENSOR_ARG("indices", indices),        NN_ARRAY_ARG("kernelSize", kernel),
+                           NN_ARRAY_ARG("stride", stride),           NN_ARRAY_ARG("padding", padding),
+                           NN_ARRAY_ARG("dilation", dilation),       NN_TENSOR_ARG("gradInput", grad_input)};
+    return nn_check_not_null(op, args, NN_ARG_COUNT(args));
 }
 
 static aclnnStatus check_dtypes(const char *op, const aclTensor *grad_output, const aclTensor *self,
                                 const aclTensor *indices, const aclTensor *grad_input, bool is_mask)
 {
-    if (!mp_dtype_supported(self->dtype))
-        return nn_error(ACLNN_ERR_PARAM_INVALID, "%s: self dtype must be one of [FLOAT, FLOAT16, BFLOAT16], got %s.",
-                        op, nn_dtype_name(self->dtype));
-    if (grad_output->dtype != self->dtype)
-        return nn_error(ACLNN_ERR_PARAM_INVALID, "%s: gradOutput dtype must equal self dtype %s, got %s.", op,
-                        nn_dtype_name(self->dtype), nn_dtype_name(grad_output->dtype));
-    if (grad_input->dtype != self->dtype)
-        return nn_error(ACLNN_ERR_PARAM_INVALID, "%s: gradInput dtype must equal self dtype %s, got %s.", op,
-                        nn_dtype_name(self->dtype), nn_dtype_name(grad_input->dtype));
-    if (is_mask && indices->dtype != ACL_INT8)
-        return nn_error(ACLNN_ERR_PARAM_INVALID, "%s: indices dtype must be INT8, got %s.", op,
-                        nn_dtype_name(indices->dtype));
-    if (!is_mask && indices->dtype != ACL_INT32 && indices->dtype != ACL_INT64)
-        return nn_error(ACLNN_ERR_PARAM_INVALID, "%s: indices dtype must be one of [INT32, INT64], got %s.", op,
-                        nn_dtype_name(indices->dtype));
-    return ACLNN_SUCCESS;
+    static const aclDataType index_dtypes[2] = {ACL_INT32, ACL_INT64};
+    const nn_arg like_self[] = {NN_TENSOR_ARG("gradOutput", grad_output), NN_TENSOR_ARG("gradInput", grad_input)};
+    return mp_check_dtypes(op, self, like_self, NN_ARG_COUNT(like_self), indices, is_mask, index_dtypes);
 }
 
 static aclnnStatus check_rank(const char *op, const char *name, const aclTensor *t)
@@ -229,15 +215,31 @@ static aclnnStatus build_executor(const char *op, const aclTensor *grad_output, 
     plan_scratch(plan);
     plan->stream_stores = nn_use_streaming_stores((uint64_t)(planes * HW) * nn_dtype_size(plan->dtype));
 
-    aclOpExecutor *ex = nn_executor_create(op, empty ? NULL : backward_kernel, plan, sizeof *plan);
-    if (!ex) return ACLNN_ERR_INNER_CREATE_EXECUTOR;
-    nn_executor_add_input(ex, grad_output);
-    nn_executor_add_input(ex, self);
-    nn_executor_add_input(ex, indices);
-    nn_executor_add_output(ex, grad_input);
-    if (!empty && !plan->mask_ignored)
-        nn_executor_add_scratch(ex, (uint64_t)(plan->chunks * plan->scratch_floats) * sizeof(float));
-    return nn_executor_finish(ex, workspaceSize, executor);
+    const uint64_t scratch = empty || plan->mask_ignored
+                                 ? 0
+                                 : (uint64_t)(plan->chunks * plan->scratch_floats) * sizeof(float);
+    return nn_finish_phase1(op,
+                            &(nn_phase1_end){.kernel = empty ? NULL : backward_kernel, .plan = plan,
+                                             .plan_size = sizeof *plan, .inputs = {grad_output, self, indices},
+                                             .outputs = {grad_input}, .scratch_bytes = scratch},
+                            workspaceSize, executor);
+}
+
+/* Phase 1 of both variants after their early checks: every NULL, the rest of the checks, the
+ * plan and the executor. */
+static aclnnStatus checks_and_executor(const char *op, const aclTensor *gradOutput, const aclTensor *self,
+                                       const aclTensor *indices, const aclIntArray *kernelSize,
+                                       const aclIntArray *stride, const aclIntArray *padding,
+                                       const aclIntArray *dilation, bool ceilMode, const aclTensor *gradInput,
+                                       bool is_mask, uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+    aclnnStatus st = check_nulls(op, gradOutput, self, indices, kernelSize, stride, padding, dilation, gradInput);
+    bw_plan plan;
+    if (st == ACLNN_SUCCESS)
+        st = check_and_plan(op, gradOutput, self, indices, kernelSize, stride, padding, dilation, ceilMode,
+                            gradInput, is_mask, &plan);
+    if (st != ACLNN_SUCCESS) return st;
+    return build_executor(op, gradOutput, self, indices, gradInput, &plan, workspaceSize, executor);
 }
 
 MP_EXPORT aclnnStatus aclnnMaxPool2dWithMaskBackwardGetWorkspaceSize(
@@ -256,13 +258,8 @@ MP_EXPORT aclnnStatus aclnnMaxPool2dWithMaskBackwardGetWorkspaceSize(
                         "%s: kernelSize must have 1 or 2 elements, got %llu (reported as ACLNN_ERR_PARAM_NULLPTR, "
                         "as CANN does).",
                         op, (unsigned long long)kernelSize->size);
-    aclnnStatus st = check_nulls(op, gradOutput, self, indices, kernelSize, stride, padding, dilation, gradInput);
-    if (st != ACLNN_SUCCESS) return st;
-    bw_plan plan;
-    st = check_and_plan(op, gradOutput, self, indices, kernelSize, stride, padding, dilation, ceilMode, gradInput,
-                        true, &plan);
-    if (st != ACLNN_SUCCESS) return st;
-    return build_executor(op, gradOutput, self, indices, gradInput, &plan, workspaceSize, executor);
+    return checks_and_executor(op, gradOutput, self, indices, kernelSize, stride, padding, dilation, ceilMode,
+                               gradInput, true, workspaceSize, executor);
 }
 
 MP_EXPORT aclnnStatus aclnnMaxPool2dWithMaskBackward(void *workspace, uint64_t workspaceSize,
@@ -278,14 +275,9 @@ MP_EXPORT aclnnStatus aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(
     const aclIntArray *stride, const aclIntArray *padding, const aclIntArray *dilation, bool ceilMode,
     aclTensor *gradInput, uint64_t *workspaceSize, aclOpExecutor **executor)
 {
-    const char *op = OP_INDICES;
-    aclnnStatus st = check_nulls(op, gradOutput, self, indices, kernelSize, stride, padding, dilation, gradInput);
-    if (st != ACLNN_SUCCESS) return st;
-    bw_plan plan;
-    st = check_and_plan(op, gradOutput, self, indices, kernelSize, stride, padding, dilation, ceilMode, gradInput,
-                        false, &plan);
-    if (st != ACLNN_SUCCESS) return st;
-    return build_executor(op, gradOutput, self, indices, gradInput, &plan, workspaceSize, executor);
+    /* A2/A3 path: no early checks, straight to the full NULL check. */
+    return checks_and_executor(OP_INDICES, gradOutput, self, indices, kernelSize, stride, padding, dilation,
+                               ceilMode, gradInput, false, workspaceSize, executor);
 }
 
 MP_EXPORT aclnnStatus aclnnMaxPool2dWithIndicesBackward(void *workspace, uint64_t workspaceSize,

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "exec/nn_exec.h"
+#include "ops/checks.h"
 #include "kernels/max_pool/max_pool_bw.h" /* mp_geometry */
 
 /* Status a bad mask index reports at synchronize: what an NPU raises for an out-of-bounds access
@@ -30,9 +31,21 @@ typedef struct mp_attrs {
 } mp_attrs;
 
 
-static inline bool mp_dtype_supported(aclDataType d)
+/* The dtype checks both ops run in CANN's order: self FLOAT/FLOAT16/BFLOAT16, each of
+ * `like_self` self's dtype, indices INT8 for the mask or one of `index_dtypes` (two, in the
+ * op's own order) for the indices variant. */
+static inline aclnnStatus mp_check_dtypes(const char *op, const aclTensor *self, const nn_arg *like_self,
+                                          size_t count, const aclTensor *indices, bool is_mask,
+                                          const aclDataType index_dtypes[2])
 {
-    return d == ACL_FLOAT || d == ACL_FLOAT16 || d == ACL_BF16;
+    static const aclDataType mask_dtype[1] = {ACL_INT8};
+    aclnnStatus st = nn_check_dtype_one_of(op, "self", self, nn_float_dtypes, NN_FLOAT_DTYPE_COUNT);
+    for (size_t i = 0; st == ACLNN_SUCCESS && i < count; i++)
+        st = nn_check_same_dtype(op, like_self[i].name, (const aclTensor *)like_self[i].handle, "self", self);
+    if (st == ACLNN_SUCCESS)
+        st = is_mask ? nn_check_dtype_one_of(op, "indices", indices, mask_dtype, 1)
+                     : nn_check_dtype_one_of(op, "indices", indices, index_dtypes, 2);
+    return st;
 }
 
 /* PyTorch's pooling_output_shape with dilation 1 and symmetric padding, including the ceil-mode
@@ -77,17 +90,6 @@ static inline mp_attrs mp_read_attrs(const aclIntArray *kernel, const aclIntArra
     a.dilation_h = dilation->values[0];
     a.dilation_w = dilation->size == 1 ? a.dilation_h : dilation->values[1];
     return a;
-}
-
-/* The four attribute arrays' NULL checks, in the order both ops' prototypes list them. */
-static inline aclnnStatus mp_check_null_attrs(const char *op, const aclIntArray *kernel, const aclIntArray *stride,
-                                              const aclIntArray *padding, const aclIntArray *dilation)
-{
-    if (!kernel) return nn_null_array(op, "kernelSize");
-    if (!stride) return nn_null_array(op, "stride");
-    if (!padding) return nn_null_array(op, "padding");
-    if (!dilation) return nn_null_array(op, "dilation");
-    return ACLNN_SUCCESS;
 }
 
 /* The attribute checks both ops run in the same order (CANN's CheckShape, first half):

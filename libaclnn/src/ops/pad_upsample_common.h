@@ -2,7 +2,6 @@
  * pad_upsample_common.h - helpers shared by the ReplicationPad2d and UpsampleNearestExact1d
  * operator files (internal; every function is static inline).
  *
- *  - dtype-list checks with CANN-style messages,
  *  - the nearest-exact index map: PyTorch/CANN compute the source index of output position d
  *    as min(floor(fl32((d + 0.5) * scale)), L - 1) with a float32 scale.  That map is monotone,
  *    so every input index i owns a contiguous range of outputs [lo(i), lo(i) + count(i)).  We
@@ -21,6 +20,7 @@
 #include <string.h>
 
 #include "exec/nn_exec.h"
+#include "ops/checks.h"
 
 /* Hot loops: compiled for AVX2 and baseline x86-64, the loader picks one (base/nn_simd.h). */
 #define NN_PU_HOT NN_CLONES_AVX2
@@ -28,36 +28,6 @@
 /* AVX-512 kernels (explicit intrinsics) run only when nn_cpu_avx512() says so: not without
  * AVX-512 (valgrind's emulated CPU has none) nor with ACLNN_NO_SIMD=1 / ACLNN_NO_AVX512=1. */
 #include "base/nn_simd.h"
-
-/* ---------------------------------------------------------------------------------------- */
-/* dtype / format helpers                                                                    */
-/* ---------------------------------------------------------------------------------------- */
-
-static inline bool nn_pu_dtype_in(aclDataType dtype, const aclDataType *list, size_t count)
-{
-    for (size_t i = 0; i < count; i++) {
-        if (list[i] == dtype) {
-            return true;
-        }
-    }
-    return false;
-}
-
-/* "FLOAT, FLOAT16, ..." into buf, for "should be in dtype support list [...]" messages. */
-static inline const char *nn_pu_dtype_list_str(char *buf, size_t size, const aclDataType *list,
-                                               size_t count)
-{
-    size_t used = 0;
-    buf[0] = '\0';
-    for (size_t i = 0; i < count && used < size; i++) {
-        int n = snprintf(buf + used, size - used, "%s%s", i ? ", " : "", nn_dtype_name(list[i]));
-        if (n < 0) {
-            break;
-        }
-        used += (size_t)n;
-    }
-    return buf;
-}
 
 /* ---------------------------------------------------------------------------------------- */
 /* nearest-exact index map                                                                   */

@@ -294,14 +294,14 @@ static void prelu_range(void *vctx, int64_t begin, int64_t end)
     uint16_t narrow[PRELU_CHUNK];
     for (int64_t i = begin; i < end; i += PRELU_CHUNK) {
         const int64_t n = end - i < PRELU_CHUNK ? end - i : PRELU_CHUNK;
-        nn_ip_to_f32(p->self_dtype, (const unsigned char *)ctx->self + (size_t)i * in_esz, xs,
+        nn_to_f32_n(p->self_dtype, (const unsigned char *)ctx->self + (size_t)i * in_esz, xs,
                      (size_t)n);
         prelu_f32_span(p, ctx->weight, i, xs, ys, n);
         if (round_to_compute) {
-            nn_ip_from_f32(p->compute_dtype, ys, narrow, (size_t)n);
-            nn_ip_to_f32(p->compute_dtype, narrow, ys, (size_t)n);
+            nn_from_f32_n(p->compute_dtype, ys, narrow, (size_t)n);
+            nn_to_f32_n(p->compute_dtype, narrow, ys, (size_t)n);
         }
-        nn_ip_from_f32(p->out_dtype, ys, (unsigned char *)ctx->out + (size_t)i * out_esz, (size_t)n);
+        nn_from_f32_n(p->out_dtype, ys, (unsigned char *)ctx->out + (size_t)i * out_esz, (size_t)n);
     }
 }
 
@@ -314,7 +314,7 @@ static aclnnStatus prelu_kernel(const nn_launch *l)
         return nn_error(ACLNN_ERR_INNER, OP ": could not allocate %lld fp32 weight values.",
                         (long long)p->channels);
     }
-    nn_ip_to_f32(p->weight_dtype, l->operands[1].data, weight, (size_t)p->channels);
+    nn_to_f32_n(p->weight_dtype, l->operands[1].data, weight, (size_t)p->channels);
     /* The fused loops need one dtype throughout (a cast to another out dtype keeps staging). */
     const bool simd = nn_prelu_simd_ok() && p->self_dtype == p->out_dtype &&
                       p->compute_dtype == p->self_dtype;
@@ -385,26 +385,19 @@ static aclnnStatus check_shapes(const aclTensor *self, const aclTensor *weight, 
 aclnnStatus aclnnPreluGetWorkspaceSize(const aclTensor *self, const aclTensor *weight, aclTensor *out,
                                        uint64_t *workspaceSize, aclOpExecutor **executor)
 {
-    if (workspaceSize == NULL) {
-        return nn_null_out_param(OP, "workspaceSize");
+    const nn_arg args[] = {NN_TENSOR_ARG("self", self), NN_TENSOR_ARG("weight", weight), NN_TENSOR_ARG("out", out)};
+    aclnnStatus st = workspaceSize == NULL ? nn_null_out_param(OP, "workspaceSize") : ACLNN_SUCCESS;
+    if (st == ACLNN_SUCCESS) st = nn_check_live(OP, args, NN_ARG_COUNT(args));
+    for (size_t i = 0; st == ACLNN_SUCCESS && i < NN_ARG_COUNT(args); i++) {
+        st = nn_check_dtype_supported(OP, args[i].name, (const aclTensor *)args[i].handle, nn_float_dtypes,
+                                      NN_FLOAT_DTYPE_COUNT);
     }
-    if (self == NULL) return nn_null_tensor(OP, "self");
-    if (weight == NULL) return nn_null_tensor(OP, "weight");
-    if (out == NULL) return nn_null_tensor(OP, "out");
-    aclnnStatus st;
-    if ((st = nn_ip_check_tensor(OP, "self", self)) != ACLNN_SUCCESS) return st;
-    if ((st = nn_ip_check_tensor(OP, "weight", weight)) != ACLNN_SUCCESS) return st;
-    if ((st = nn_ip_check_tensor(OP, "out", out)) != ACLNN_SUCCESS) return st;
-    if ((st = nn_ip_check_float_dtype(OP, "self", self)) != ACLNN_SUCCESS) return st;
-    if ((st = nn_ip_check_float_dtype(OP, "weight", weight)) != ACLNN_SUCCESS) return st;
-    if ((st = nn_ip_check_float_dtype(OP, "out", out)) != ACLNN_SUCCESS) return st;
     /* Promotion within the three float dtypes is always defined and castable to any of them,
      * so CANN's two promotion checks cannot fail here. */
-    if ((st = check_shapes(self, weight, out)) != ACLNN_SUCCESS) return st;
+    if (st == ACLNN_SUCCESS) st = check_shapes(self, weight, out);
     /* CANN never checks executor and would crash writing it (decision 7). */
-    if (executor == NULL) {
-        return nn_null_out_param(OP, "executor");
-    }
+    if (st == ACLNN_SUCCESS && executor == NULL) st = nn_null_out_param(OP, "executor");
+    if (st != ACLNN_SUCCESS) return st;
 
     prelu_plan plan;
     memset(&plan, 0, sizeof plan);
@@ -421,14 +414,14 @@ aclnnStatus aclnnPreluGetWorkspaceSize(const aclTensor *self, const aclTensor *w
     plan.compute_dtype = promote(self->dtype, weight->dtype);
 
     const bool empty = nn_tensor_is_empty(self) || nn_tensor_is_empty(weight);
-    aclOpExecutor *ex = nn_executor_create(OP, empty ? NULL : prelu_kernel, &plan, sizeof plan);
-    if (ex == NULL) return ACLNN_ERR_INNER_CREATE_EXECUTOR;
-    if (!empty) {
-        nn_executor_add_input(ex, self);
-        nn_executor_add_input(ex, weight);
-        nn_executor_add_output(ex, out);
+    if (empty) {
+        return nn_finish_phase1(OP, &(nn_phase1_end){.plan = &plan, .plan_size = sizeof plan}, workspaceSize,
+                                executor);
     }
-    return nn_executor_finish(ex, workspaceSize, executor);
+    return nn_finish_phase1(OP,
+                            &(nn_phase1_end){.kernel = prelu_kernel, .plan = &plan, .plan_size = sizeof plan,
+                                             .inputs = {self, weight}, .outputs = {out}},
+                            workspaceSize, executor);
 }
 
 aclnnStatus aclnnPrelu(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,

@@ -139,8 +139,8 @@ static void stage_in(const prelu_bw_ctx *ctx, run_io *io, int64_t first, int64_t
         io->gi = (float *)ctx->grad_input + first;
         return;
     }
-    nn_ip_to_f32(p->dtype, (const uint16_t *)ctx->self + first, io->xs, (size_t)n);
-    nn_ip_to_f32(p->dtype, (const uint16_t *)ctx->grad + first, io->gs, (size_t)n);
+    nn_to_f32_n(p->dtype, (const uint16_t *)ctx->self + first, io->xs, (size_t)n);
+    nn_to_f32_n(p->dtype, (const uint16_t *)ctx->grad + first, io->gs, (size_t)n);
     io->x = io->xs;
     io->g = io->gs;
     io->gi = io->gis;
@@ -149,7 +149,7 @@ static void stage_in(const prelu_bw_ctx *ctx, run_io *io, int64_t first, int64_t
 static void stage_out(const prelu_bw_ctx *ctx, const run_io *io, int64_t first, int64_t n)
 {
     if (ctx->plan->dtype != ACL_FLOAT) {
-        nn_ip_from_f32(ctx->plan->dtype, io->gis, (uint16_t *)ctx->grad_input + first, (size_t)n);
+        nn_from_f32_n(ctx->plan->dtype, io->gis, (uint16_t *)ctx->grad_input + first, (size_t)n);
     }
 }
 
@@ -347,7 +347,7 @@ static aclnnStatus prelu_bw_kernel(const nn_launch *l)
                         (long long)p->channels);
     }
     float *grad_weight = weight + p->channels;
-    nn_ip_to_f32(p->dtype, l->operands[2].data, weight, (size_t)p->channels);
+    nn_to_f32_n(p->dtype, l->operands[2].data, weight, (size_t)p->channels);
 
     /* Fused loops (every layout); streaming only for a large gradInput. */
     const bool simd = nn_prelu_simd_ok();
@@ -359,7 +359,7 @@ static aclnnStatus prelu_bw_kernel(const nn_launch *l)
     nn_claims_init(&ctx.claims, p->num_blocks, 8, 1); /* claims of ~1/8 of a thread's share */
     nn_parallel_for(p->num_blocks, 1, blocks_range, &ctx);
     combine_partials(p, ctx.partials, grad_weight);
-    nn_ip_from_f32(p->dtype, grad_weight, l->operands[4].data, (size_t)p->channels);
+    nn_from_f32_n(p->dtype, grad_weight, l->operands[4].data, (size_t)p->channels);
     free(weight);
     return ACLNN_SUCCESS;
 }
@@ -372,7 +372,7 @@ static aclnnStatus check_dtypes(const aclTensor *gradOutput, const aclTensor *se
                                 const aclTensor *weight, const aclTensor *gradInput,
                                 const aclTensor *gradWeight)
 {
-    aclnnStatus st = nn_ip_check_float_dtype(OP, "self", self);
+    aclnnStatus st = nn_check_dtype_supported(OP, "self", self, nn_float_dtypes, NN_FLOAT_DTYPE_COUNT);
     if (st != ACLNN_SUCCESS) return st;
     const aclTensor *others[4] = {gradOutput, weight, gradInput, gradWeight};
     const char *names[4] = {"gradOutput", "weight", "gradInput", "gradWeight"};
@@ -514,28 +514,15 @@ aclnnStatus aclnnPreluBackwardGetWorkspaceSize(const aclTensor *gradOutput, cons
                                                aclTensor *gradWeight, uint64_t *workspaceSize,
                                                aclOpExecutor **executor)
 {
-    if (gradOutput == NULL) return nn_null_tensor(OP, "gradOutput");
-    if (self == NULL) return nn_null_tensor(OP, "self");
-    if (weight == NULL) return nn_null_tensor(OP, "weight");
-    if (gradInput == NULL) return nn_null_tensor(OP, "gradInput");
-    if (gradWeight == NULL) return nn_null_tensor(OP, "gradWeight");
-    const aclTensor *all[5] = {gradOutput, self, weight, gradInput, gradWeight};
-    const char *names[5] = {"gradOutput", "self", "weight", "gradInput", "gradWeight"};
-    aclnnStatus st;
-    for (int i = 0; i < 5; i++) {
-        if ((st = nn_ip_check_tensor(OP, names[i], all[i])) != ACLNN_SUCCESS) return st;
-    }
-    if ((st = check_dtypes(gradOutput, self, weight, gradInput, gradWeight)) != ACLNN_SUCCESS) {
-        return st;
-    }
-    if ((st = check_shapes(gradOutput, self, weight, gradInput, gradWeight)) != ACLNN_SUCCESS) {
-        return st;
-    }
+    const nn_arg args[] = {NN_TENSOR_ARG("gradOutput", gradOutput), NN_TENSOR_ARG("self", self),
+                           NN_TENSOR_ARG("weight", weight),         NN_TENSOR_ARG("gradInput", gradInput),
+                           NN_TENSOR_ARG("gradWeight", gradWeight)};
+    aclnnStatus st = nn_check_live(OP, args, NN_ARG_COUNT(args));
+    if (st == ACLNN_SUCCESS) st = check_dtypes(gradOutput, self, weight, gradInput, gradWeight);
+    if (st == ACLNN_SUCCESS) st = check_shapes(gradOutput, self, weight, gradInput, gradWeight);
     /* CANN dereferences both without a check (decision 7). */
-    aclnnStatus result_ptrs = nn_check_result_ptrs(OP, workspaceSize, executor);
-    if (result_ptrs != ACLNN_SUCCESS) {
-        return result_ptrs;
-    }
+    if (st == ACLNN_SUCCESS) st = nn_check_result_ptrs(OP, workspaceSize, executor);
+    if (st != ACLNN_SUCCESS) return st;
 
     prelu_bw_plan plan;
     memset(&plan, 0, sizeof plan);
@@ -548,11 +535,10 @@ aclnnStatus aclnnPreluBackwardGetWorkspaceSize(const aclTensor *gradOutput, cons
         /* CANN leaves gradWeight untouched here; we write the zeros PyTorch gives (see
          * docs/compatibility.md). */
         const bool write = plan.grad_weight_numel > 0;
-        aclOpExecutor *ex = nn_executor_create(OP, write ? zero_grad_weight_kernel : NULL, &plan,
-                                               sizeof plan);
-        if (ex == NULL) return ACLNN_ERR_INNER_CREATE_EXECUTOR;
-        if (write) nn_executor_add_output(ex, gradWeight);
-        return nn_executor_finish(ex, workspaceSize, executor);
+        return nn_finish_phase1(OP,
+                                &(nn_phase1_end){.kernel = write ? zero_grad_weight_kernel : NULL, .plan = &plan,
+                                                 .plan_size = sizeof plan, .outputs = {write ? gradWeight : NULL}},
+                                workspaceSize, executor);
     }
 
     if (nn_tensor_numel(weight) == 1) {
@@ -571,15 +557,12 @@ aclnnStatus aclnnPreluBackwardGetWorkspaceSize(const aclTensor *gradOutput, cons
     plan.expand_offset = 0;
     plan.partial_offset = (expand_bytes + 63) & ~(uint64_t)63;
 
-    aclOpExecutor *ex = nn_executor_create(OP, prelu_bw_kernel, &plan, sizeof plan);
-    if (ex == NULL) return ACLNN_ERR_INNER_CREATE_EXECUTOR;
-    nn_executor_add_input(ex, gradOutput);
-    nn_executor_add_input(ex, self);
-    nn_executor_add_input(ex, weight);
-    nn_executor_add_output(ex, gradInput);
-    nn_executor_add_output(ex, gradWeight);
-    nn_executor_add_scratch(ex, plan.partial_offset + (uint64_t)plan.num_partials * sizeof(float));
-    return nn_executor_finish(ex, workspaceSize, executor);
+    return nn_finish_phase1(OP,
+                            &(nn_phase1_end){.kernel = prelu_bw_kernel, .plan = &plan, .plan_size = sizeof plan,
+                                             .inputs = {gradOutput, self, weight}, .outputs = {gradInput, gradWeight},
+                                             .scratch_bytes = plan.partial_offset +
+                                                              (uint64_t)plan.num_partials * sizeof(float)},
+                            workspaceSize, executor);
 }
 
 aclnnStatus aclnnPreluBackward(void *workspace, uint64_t workspace_size, aclOpExecutor *executor,

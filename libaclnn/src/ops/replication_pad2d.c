@@ -191,48 +191,10 @@ static aclnnStatus pad_kernel(const nn_launch *launch)
 
 static aclnnStatus check_dtypes(const aclTensor *self, const aclTensor *out)
 {
-    char list[160];
-    if (!nn_pu_dtype_in(self->dtype, pad_dtypes, NUM_PAD_DTYPES)) {
-        return nn_error(ACLNN_ERR_PARAM_INVALID,
-                        OP ": Tensor self not implemented for %s, should be in dtype support list [%s].",
-                        nn_dtype_name(self->dtype),
-                        nn_pu_dtype_list_str(list, sizeof list, pad_dtypes, NUM_PAD_DTYPES));
-    }
-    if (!nn_pu_dtype_in(out->dtype, pad_dtypes, NUM_PAD_DTYPES)) {
-        return nn_error(ACLNN_ERR_PARAM_INVALID,
-                        OP ": Tensor out not implemented for %s, should be in dtype support list [%s].",
-                        nn_dtype_name(out->dtype),
-                        nn_pu_dtype_list_str(list, sizeof list, pad_dtypes, NUM_PAD_DTYPES));
-    }
-    if (out->dtype != self->dtype) {
-        return nn_error(ACLNN_ERR_PARAM_INVALID,
-                        OP ": out dtype must equal self dtype %s, got %s.",
-                        nn_dtype_name(self->dtype), nn_dtype_name(out->dtype));
-    }
-    return ACLNN_SUCCESS;
-}
-
-/* Stricter than CANN: pads must be >= 0 and smaller than the dim they pad (a zero dim is left
- * to the empty-tensor rule, which rejects it with CANN's message). */
-static aclnnStatus check_padding_values(const aclTensor *self, const int64_t *pad)
-{
-    const int64_t H = self->dims[self->ndim - 2], W = self->dims[self->ndim - 1];
-    if (pad[0] < 0 || pad[1] < 0 || pad[2] < 0 || pad[3] < 0) {
-        return nn_error(ACLNN_ERR_PARAM_INVALID,
-                        OP ": padding values must be >= 0, got [%lld, %lld, %lld, %lld].",
-                        (long long)pad[0], (long long)pad[1], (long long)pad[2], (long long)pad[3]);
-    }
-    if (W > 0 && (pad[0] >= W || pad[1] >= W)) {
-        return nn_error(ACLNN_ERR_PARAM_INVALID,
-                        OP ": padding left/right must be less than the width of self (%lld), "
-                        "got [%lld, %lld].", (long long)W, (long long)pad[0], (long long)pad[1]);
-    }
-    if (H > 0 && (pad[2] >= H || pad[3] >= H)) {
-        return nn_error(ACLNN_ERR_PARAM_INVALID,
-                        OP ": padding top/bottom must be less than the height of self (%lld), "
-                        "got [%lld, %lld].", (long long)H, (long long)pad[2], (long long)pad[3]);
-    }
-    return ACLNN_SUCCESS;
+    aclnnStatus st = nn_check_dtype_supported(OP, "self", self, pad_dtypes, NUM_PAD_DTYPES);
+    if (st == ACLNN_SUCCESS) st = nn_check_dtype_supported(OP, "out", out, pad_dtypes, NUM_PAD_DTYPES);
+    if (st == ACLNN_SUCCESS) st = nn_check_same_dtype(OP, "out", out, "self", self);
+    return st;
 }
 
 static aclnnStatus check_shapes(const aclTensor *self, const aclIntArray *padding,
@@ -253,7 +215,7 @@ static aclnnStatus check_shapes(const aclTensor *self, const aclIntArray *paddin
         return nn_error(ACLNN_ERR_PARAM_INVALID, OP ": padding length should be 4, but got %llu.",
                         (unsigned long long)padding->size);
     }
-    aclnnStatus status = check_padding_values(self, padding->values);
+    aclnnStatus status = nn_check_pad_values(OP, self, padding->values);
     if (status != ACLNN_SUCCESS) {
         return status;
     }
@@ -280,25 +242,11 @@ aclnnStatus aclnnReplicationPad2dGetWorkspaceSize(const aclTensor *self, const a
                                                   aclTensor *out, uint64_t *workspaceSize,
                                                   aclOpExecutor **executor)
 {
-    aclnnStatus result_ptrs = nn_check_result_ptrs(OP, workspaceSize, executor);
-    if (result_ptrs != ACLNN_SUCCESS) {
-        return result_ptrs;
-    }
-    if (self == NULL) {
-        return nn_null_tensor(OP, "self");
-    }
-    if (padding == NULL) {
-        return nn_null_array(OP, "padding");
-    }
-    if (out == NULL) {
-        return nn_null_tensor(OP, "out");
-    }
-    if (self->format != out->format) {
-        return nn_error(ACLNN_ERR_PARAM_INVALID,
-                        OP ": Format of input and output should be equal, self [%s], out [%s].",
-                        nn_format_name(self->format), nn_format_name(out->format));
-    }
-    aclnnStatus status = check_dtypes(self, out);
+    const nn_arg args[] = {NN_TENSOR_ARG("self", self), NN_ARRAY_ARG("padding", padding), NN_TENSOR_ARG("out", out)};
+    const nn_arg tensors[] = {args[0], args[2]};
+    aclnnStatus status = nn_check_handles(OP, workspaceSize, executor, args, NN_ARG_COUNT(args));
+    if (status == ACLNN_SUCCESS) status = nn_check_same_format(OP, tensors, NN_ARG_COUNT(tensors));
+    if (status == ACLNN_SUCCESS) status = check_dtypes(self, out);
     if (status == ACLNN_SUCCESS) {
         status = check_shapes(self, padding, out);
     }
@@ -316,11 +264,7 @@ aclnnStatus aclnnReplicationPad2dGetWorkspaceSize(const aclTensor *self, const a
                             "non-zero dimensions for input, got self %s.",
                             nn_shape_str(shape, sizeof shape, nd, self->dims));
         }
-        aclOpExecutor *ex = nn_executor_create(OP, NULL, NULL, 0);
-        if (ex == NULL) {
-            return ACLNN_ERR_INNER_CREATE_EXECUTOR;
-        }
-        return nn_executor_finish(ex, workspaceSize, executor);
+        return nn_finish_phase1(OP, &(nn_phase1_end){0}, workspaceSize, executor);
     }
 
     pad_plan plan;
@@ -334,13 +278,10 @@ aclnnStatus aclnnReplicationPad2dGetWorkspaceSize(const aclTensor *self, const a
     plan.top = padding->values[2];
     plan.elem_size = nn_dtype_size(self->dtype);
 
-    aclOpExecutor *ex = nn_executor_create(OP, pad_kernel, &plan, sizeof plan);
-    if (ex == NULL) {
-        return ACLNN_ERR_INNER_CREATE_EXECUTOR;
-    }
-    nn_executor_add_input(ex, self);
-    nn_executor_add_output(ex, out);
-    return nn_executor_finish(ex, workspaceSize, executor);
+    return nn_finish_phase1(OP,
+                            &(nn_phase1_end){.kernel = pad_kernel, .plan = &plan, .plan_size = sizeof plan,
+                                             .inputs = {self}, .outputs = {out}},
+                            workspaceSize, executor);
 }
 
 aclnnStatus aclnnReplicationPad2d(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,

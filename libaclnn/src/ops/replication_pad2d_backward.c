@@ -57,62 +57,30 @@ static aclnnStatus pad_bwd_kernel(const nn_launch *launch)
 /* Phase 1                                                                                   */
 /* ---------------------------------------------------------------------------------------- */
 
-static aclnnStatus check_dtype_in_list(const aclTensor *t, const char *name)
-{
-    if (nn_pu_dtype_in(t->dtype, pad_bwd_dtypes, NUM_PAD_BWD_DTYPES)) {
-        return ACLNN_SUCCESS;
-    }
-    char list[128];
-    return nn_error(ACLNN_ERR_PARAM_INVALID,
-                    OP ": Tensor %s not implemented for %s, should be in dtype support list [%s].",
-                    name, nn_dtype_name(t->dtype),
-                    nn_pu_dtype_list_str(list, sizeof list, pad_bwd_dtypes, NUM_PAD_BWD_DTYPES));
-}
-
 static aclnnStatus check_dtypes(const aclTensor *grad_out, const aclTensor *self,
                                 const aclTensor *grad_in)
 {
-    aclnnStatus status = check_dtype_in_list(grad_out, "gradOutput");
-    if (status == ACLNN_SUCCESS) {
-        status = check_dtype_in_list(self, "self");
-    }
-    if (status == ACLNN_SUCCESS) {
-        status = check_dtype_in_list(grad_in, "gradInput");
-    }
-    if (status != ACLNN_SUCCESS) {
-        return status;
-    }
-    if (grad_out->dtype != self->dtype) {
-        return nn_error(ACLNN_ERR_PARAM_INVALID,
-                        OP ": gradOutput dtype must equal self dtype %s, got %s.",
-                        nn_dtype_name(self->dtype), nn_dtype_name(grad_out->dtype));
-    }
-    if (grad_in->dtype != self->dtype) {
-        return nn_error(ACLNN_ERR_PARAM_INVALID,
-                        OP ": gradInput dtype must equal self dtype %s, got %s.",
-                        nn_dtype_name(self->dtype), nn_dtype_name(grad_in->dtype));
-    }
-    return ACLNN_SUCCESS;
+    aclnnStatus st = nn_check_dtype_supported(OP, "gradOutput", grad_out, pad_bwd_dtypes, NUM_PAD_BWD_DTYPES);
+    if (st == ACLNN_SUCCESS) st = nn_check_dtype_supported(OP, "self", self, pad_bwd_dtypes, NUM_PAD_BWD_DTYPES);
+    if (st == ACLNN_SUCCESS) st = nn_check_dtype_supported(OP, "gradInput", grad_in, pad_bwd_dtypes, NUM_PAD_BWD_DTYPES);
+    if (st == ACLNN_SUCCESS) st = nn_check_same_dtype(OP, "gradOutput", grad_out, "self", self);
+    if (st == ACLNN_SUCCESS) st = nn_check_same_dtype(OP, "gradInput", grad_in, "self", self);
+    return st;
 }
 
 static aclnnStatus check_formats(const aclTensor *grad_out, const aclTensor *self,
                                  const aclTensor *grad_in)
 {
-    const aclTensor *tensors[3] = {grad_out, self, grad_in};
-    static const char *const names[3] = {"gradOutput", "self", "gradInput"};
-    for (int i = 0; i < 3; i++) {
-        if (nn_format_is_private(tensors[i]->format)) {
+    const nn_arg tensors[] = {NN_TENSOR_ARG("gradOutput", grad_out), NN_TENSOR_ARG("self", self),
+                              NN_TENSOR_ARG("gradInput", grad_in)};
+    for (size_t i = 0; i < NN_ARG_COUNT(tensors); i++) {
+        const aclTensor *t = (const aclTensor *)tensors[i].handle;
+        if (nn_format_is_private(t->format)) {
             return nn_error(ACLNN_ERR_PARAM_INVALID, OP ": Format only support ND, %s has %s.",
-                            names[i], nn_format_name(tensors[i]->format));
+                            tensors[i].name, nn_format_name(t->format));
         }
     }
-    if (grad_out->format != self->format || grad_out->format != grad_in->format) {
-        return nn_error(ACLNN_ERR_PARAM_INVALID,
-                        OP ": Format of input and output should be equal, gradOutput [%s], self [%s], "
-                        "gradInput [%s].", nn_format_name(grad_out->format),
-                        nn_format_name(self->format), nn_format_name(grad_in->format));
-    }
-    return ACLNN_SUCCESS;
+    return nn_check_same_format(OP, tensors, NN_ARG_COUNT(tensors));
 }
 
 /* CANN's AI-core restriction for BF16: pads >= 0, and either no H padding or every pad <= 7. */
@@ -163,20 +131,9 @@ static aclnnStatus check_shapes(const aclTensor *grad_out, const aclTensor *self
     /* Stricter than CANN (decision 7): no negative pads, no pad >= the dim it pads. */
     const uint64_t nd = self->ndim;
     const int64_t H = self->dims[nd - 2], W = self->dims[nd - 1];
-    if (pad[0] < 0 || pad[1] < 0 || pad[2] < 0 || pad[3] < 0) {
-        return nn_error(ACLNN_ERR_PARAM_INVALID,
-                        OP ": padding values must be >= 0, got [%lld, %lld, %lld, %lld].",
-                        (long long)pad[0], (long long)pad[1], (long long)pad[2], (long long)pad[3]);
-    }
-    if (W > 0 && (pad[0] >= W || pad[1] >= W)) {
-        return nn_error(ACLNN_ERR_PARAM_INVALID,
-                        OP ": padding left/right must be less than the width of self (%lld), "
-                        "got [%lld, %lld].", (long long)W, (long long)pad[0], (long long)pad[1]);
-    }
-    if (H > 0 && (pad[2] >= H || pad[3] >= H)) {
-        return nn_error(ACLNN_ERR_PARAM_INVALID,
-                        OP ": padding top/bottom must be less than the height of self (%lld), "
-                        "got [%lld, %lld].", (long long)H, (long long)pad[2], (long long)pad[3]);
+    aclnnStatus st = nn_check_pad_values(OP, self, pad);
+    if (st != ACLNN_SUCCESS) {
+        return st;
     }
     /* CANN checks the last two dims; we also require the leading dims to match self's. */
     int64_t expected[4];
@@ -212,29 +169,12 @@ aclnnStatus aclnnReplicationPad2dBackwardGetWorkspaceSize(const aclTensor *gradO
                                                           uint64_t *workspaceSize,
                                                           aclOpExecutor **executor)
 {
-    aclnnStatus result_ptrs = nn_check_result_ptrs(OP, workspaceSize, executor);
-    if (result_ptrs != ACLNN_SUCCESS) {
-        return result_ptrs;
-    }
-    if (gradOutput == NULL) {
-        return nn_null_tensor(OP, "gradOutput");
-    }
-    if (self == NULL) {
-        return nn_null_tensor(OP, "self");
-    }
-    if (padding == NULL) {
-        return nn_null_array(OP, "padding");
-    }
-    if (gradInput == NULL) {
-        return nn_null_tensor(OP, "gradInput");
-    }
-    aclnnStatus status = check_dtypes(gradOutput, self, gradInput);
-    if (status == ACLNN_SUCCESS) {
-        status = check_formats(gradOutput, self, gradInput);
-    }
-    if (status == ACLNN_SUCCESS) {
-        status = check_shapes(gradOutput, self, padding, gradInput);
-    }
+    const nn_arg args[] = {NN_TENSOR_ARG("gradOutput", gradOutput), NN_TENSOR_ARG("self", self),
+                           NN_ARRAY_ARG("padding", padding), NN_TENSOR_ARG("gradInput", gradInput)};
+    aclnnStatus status = nn_check_handles(OP, workspaceSize, executor, args, NN_ARG_COUNT(args));
+    if (status == ACLNN_SUCCESS) status = check_dtypes(gradOutput, self, gradInput);
+    if (status == ACLNN_SUCCESS) status = check_formats(gradOutput, self, gradInput);
+    if (status == ACLNN_SUCCESS) status = check_shapes(gradOutput, self, padding, gradInput);
     if (status != ACLNN_SUCCESS) {
         return status;
     }
@@ -248,11 +188,7 @@ aclnnStatus aclnnReplicationPad2dBackwardGetWorkspaceSize(const aclTensor *gradO
                             OP ": Input should not be empty: self %s (only a 4-D self with N == 0 "
                             "may be empty).", nn_shape_str(shape, sizeof shape, nd, self->dims));
         }
-        aclOpExecutor *ex = nn_executor_create(OP, NULL, NULL, 0);
-        if (ex == NULL) {
-            return ACLNN_ERR_INNER_CREATE_EXECUTOR;
-        }
-        return nn_executor_finish(ex, workspaceSize, executor);
+        return nn_finish_phase1(OP, &(nn_phase1_end){0}, workspaceSize, executor);
     }
 
     pad_bwd_plan plan;
@@ -269,14 +205,10 @@ aclnnStatus aclnnReplicationPad2dBackwardGetWorkspaceSize(const aclTensor *gradO
     plan.block_rows = 2048 / (plan.Wo > 0 ? plan.Wo : 1);
     plan.block_rows = plan.block_rows < 1 ? 1 : (plan.block_rows > plan.H ? plan.H : plan.block_rows);
 
-    aclOpExecutor *ex = nn_executor_create(OP, pad_bwd_kernel, &plan, sizeof plan);
-    if (ex == NULL) {
-        return ACLNN_ERR_INNER_CREATE_EXECUTOR;
-    }
-    nn_executor_add_input(ex, gradOutput);
-    nn_executor_add_input(ex, self);
-    nn_executor_add_output(ex, gradInput);
-    return nn_executor_finish(ex, workspaceSize, executor);
+    return nn_finish_phase1(OP,
+                            &(nn_phase1_end){.kernel = pad_bwd_kernel, .plan = &plan, .plan_size = sizeof plan,
+                                             .inputs = {gradOutput, self}, .outputs = {gradInput}},
+                            workspaceSize, executor);
 }
 
 aclnnStatus aclnnReplicationPad2dBackward(void *workspace, uint64_t workspaceSize,

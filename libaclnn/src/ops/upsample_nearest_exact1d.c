@@ -272,16 +272,11 @@ static aclnnStatus upsample_kernel(const nn_launch *launch)
 static aclnnStatus check_params(const aclTensor *self, const aclIntArray *outputSize,
                                 const aclTensor *out)
 {
-    char list[96], shape[128], want[128];
-    if (!nn_pu_dtype_in(self->dtype, upsample_dtypes, NUM_UPSAMPLE_DTYPES)) {
-        return nn_error(ACLNN_ERR_PARAM_INVALID,
-                        OP ": Tensor self not implemented for %s, should be in dtype support list [%s].",
-                        nn_dtype_name(self->dtype),
-                        nn_pu_dtype_list_str(list, sizeof list, upsample_dtypes, NUM_UPSAMPLE_DTYPES));
-    }
-    if (out->dtype != self->dtype) {
-        return nn_error(ACLNN_ERR_PARAM_INVALID, OP ": out dtype must equal self dtype %s, got %s.",
-                        nn_dtype_name(self->dtype), nn_dtype_name(out->dtype));
+    char shape[128], want[128];
+    aclnnStatus st = nn_check_dtype_supported(OP, "self", self, upsample_dtypes, NUM_UPSAMPLE_DTYPES);
+    if (st == ACLNN_SUCCESS) st = nn_check_same_dtype(OP, "out", out, "self", self);
+    if (st != ACLNN_SUCCESS) {
+        return st;
     }
     /* CANN checks the sizes before the rank; we do the same whenever the values exist. */
     if (self->ndim >= 3 && outputSize->size >= 1) {
@@ -327,20 +322,10 @@ aclnnStatus aclnnUpsampleNearestExact1dGetWorkspaceSize(const aclTensor *self,
                                                         aclTensor *out, uint64_t *workspaceSize,
                                                         aclOpExecutor **executor)
 {
-    aclnnStatus result_ptrs = nn_check_result_ptrs(OP, workspaceSize, executor);
-    if (result_ptrs != ACLNN_SUCCESS) {
-        return result_ptrs;
-    }
-    if (self == NULL) {
-        return nn_null_tensor(OP, "self");
-    }
-    if (out == NULL) {
-        return nn_null_tensor(OP, "out");
-    }
-    if (outputSize == NULL) {
-        return nn_null_array(OP, "outputSize");
-    }
-    aclnnStatus status = check_params(self, outputSize, out);
+    const nn_arg args[] = {NN_TENSOR_ARG("self", self), NN_TENSOR_ARG("out", out),
+                           NN_ARRAY_ARG("outputSize", outputSize)};
+    aclnnStatus status = nn_check_handles(OP, workspaceSize, executor, args, NN_ARG_COUNT(args));
+    if (status == ACLNN_SUCCESS) status = check_params(self, outputSize, out);
     if (status != ACLNN_SUCCESS) {
         return status;
     }
@@ -353,13 +338,10 @@ aclnnStatus aclnnUpsampleNearestExact1dGetWorkspaceSize(const aclTensor *self,
     plan.scales = scales;
     plan.elem_size = nn_dtype_size(self->dtype);
 
-    aclOpExecutor *ex = nn_executor_create(OP, upsample_kernel, &plan, sizeof plan);
-    if (ex == NULL) {
-        return ACLNN_ERR_INNER_CREATE_EXECUTOR;
-    }
-    nn_executor_add_input(ex, self);
-    nn_executor_add_output(ex, out);
-    return nn_executor_finish(ex, workspaceSize, executor);
+    return nn_finish_phase1(OP,
+                            &(nn_phase1_end){.kernel = upsample_kernel, .plan = &plan, .plan_size = sizeof plan,
+                                             .inputs = {self}, .outputs = {out}},
+                            workspaceSize, executor);
 }
 
 aclnnStatus aclnnUpsampleNearestExact1d(void *workspace, uint64_t workspaceSize,

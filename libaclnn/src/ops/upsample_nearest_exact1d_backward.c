@@ -511,20 +511,9 @@ static aclnnStatus upsample_bwd_kernel(const nn_launch *launch)
 
 static aclnnStatus check_dtypes(const aclTensor *grad_out, const aclTensor *out)
 {
-    if (!nn_pu_dtype_in(grad_out->dtype, upsample_bwd_dtypes, NUM_UPSAMPLE_BWD_DTYPES)) {
-        char list[96];
-        return nn_error(ACLNN_ERR_PARAM_INVALID,
-                        OP ": Tensor gradOutput not implemented for %s, should be in dtype support "
-                        "list [%s].", nn_dtype_name(grad_out->dtype),
-                        nn_pu_dtype_list_str(list, sizeof list, upsample_bwd_dtypes,
-                                             NUM_UPSAMPLE_BWD_DTYPES));
-    }
-    if (out->dtype != grad_out->dtype) {
-        return nn_error(ACLNN_ERR_PARAM_INVALID,
-                        OP ": out dtype must equal gradOutput dtype %s, got %s.",
-                        nn_dtype_name(grad_out->dtype), nn_dtype_name(out->dtype));
-    }
-    return ACLNN_SUCCESS;
+    aclnnStatus st = nn_check_dtype_supported(OP, "gradOutput", grad_out, upsample_bwd_dtypes, NUM_UPSAMPLE_BWD_DTYPES);
+    if (st == ACLNN_SUCCESS) st = nn_check_same_dtype(OP, "out", out, "gradOutput", grad_out);
+    return st;
 }
 
 static aclnnStatus check_shapes(const aclTensor *grad_out, const aclIntArray *outputSize,
@@ -633,29 +622,13 @@ aclnnStatus aclnnUpsampleNearestExact1dBackwardGetWorkspaceSize(const aclTensor 
                                                                 uint64_t *workspaceSize,
                                                                 aclOpExecutor **executor)
 {
-    aclnnStatus result_ptrs = nn_check_result_ptrs(OP, workspaceSize, executor);
-    if (result_ptrs != ACLNN_SUCCESS) {
-        return result_ptrs;
-    }
-    if (gradOutput == NULL) {
-        return nn_null_tensor(OP, "gradOutput");
-    }
-    if (inputSize == NULL) {
-        return nn_null_array(OP, "inputSize");
-    }
-    if (out == NULL) {
-        return nn_null_tensor(OP, "out");
-    }
-    if (outputSize == NULL) { /* CANN does not check this one (its device code would crash) */
-        return nn_null_array(OP, "outputSize");
-    }
-    aclnnStatus status = check_dtypes(gradOutput, out);
-    if (status == ACLNN_SUCCESS) {
-        status = check_shapes(gradOutput, outputSize, inputSize, out);
-    }
-    if (status == ACLNN_SUCCESS) {
-        status = check_sizes(gradOutput, outputSize, inputSize, scales, out);
-    }
+    /* CANN does not check outputSize for NULL (its device code would crash); we do, last. */
+    const nn_arg args[] = {NN_TENSOR_ARG("gradOutput", gradOutput), NN_ARRAY_ARG("inputSize", inputSize),
+                           NN_TENSOR_ARG("out", out), NN_ARRAY_ARG("outputSize", outputSize)};
+    aclnnStatus status = nn_check_handles(OP, workspaceSize, executor, args, NN_ARG_COUNT(args));
+    if (status == ACLNN_SUCCESS) status = check_dtypes(gradOutput, out);
+    if (status == ACLNN_SUCCESS) status = check_shapes(gradOutput, outputSize, inputSize, out);
+    if (status == ACLNN_SUCCESS) status = check_sizes(gradOutput, outputSize, inputSize, scales, out);
     if (status != ACLNN_SUCCESS) {
         return status;
     }
@@ -670,13 +643,10 @@ aclnnStatus aclnnUpsampleNearestExact1dBackwardGetWorkspaceSize(const aclTensor 
     plan.dtype = gradOutput->dtype;
     plan_runs(&plan);
 
-    aclOpExecutor *ex = nn_executor_create(OP, upsample_bwd_kernel, &plan, sizeof plan);
-    if (ex == NULL) {
-        return ACLNN_ERR_INNER_CREATE_EXECUTOR;
-    }
-    nn_executor_add_input(ex, gradOutput);
-    nn_executor_add_output(ex, out);
-    return nn_executor_finish(ex, workspaceSize, executor);
+    return nn_finish_phase1(OP,
+                            &(nn_phase1_end){.kernel = upsample_bwd_kernel, .plan = &plan, .plan_size = sizeof plan,
+                                             .inputs = {gradOutput}, .outputs = {out}},
+                            workspaceSize, executor);
 }
 
 aclnnStatus aclnnUpsampleNearestExact1dBackward(void *workspace, uint64_t workspaceSize,

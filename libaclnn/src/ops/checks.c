@@ -1,0 +1,161 @@
+/* checks.c - the operators' shared argument checks and end of phase 1 (checks.h). */
+#include <stdio.h>
+
+#include "ops/checks.h"
+
+const aclDataType nn_float_dtypes[3] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
+
+aclnnStatus nn_null_tensor(const char *op, const char *name)
+{
+    return nn_error(ACLNN_ERR_PARAM_NULLPTR, "%s: Expected a proper Tensor but got null for argument %s.",
+                    op, name);
+}
+
+aclnnStatus nn_null_array(const char *op, const char *name)
+{
+    return nn_error(ACLNN_ERR_PARAM_NULLPTR,
+                    "%s: Expected a proper IntArray but got null for argument %s.", op, name);
+}
+
+aclnnStatus nn_null_out_param(const char *op, const char *name)
+{
+    return nn_error(ACLNN_ERR_PARAM_NULLPTR, "%s: %s must not be null.", op, name);
+}
+
+aclnnStatus nn_check_result_ptrs(const char *op, const uint64_t *workspaceSize, aclOpExecutor *const *executor)
+{
+    if (workspaceSize == NULL) return nn_null_out_param(op, "workspaceSize");
+    if (executor == NULL) return nn_null_out_param(op, "executor");
+    return ACLNN_SUCCESS;
+}
+
+aclnnStatus nn_check_not_null(const char *op, const nn_arg *args, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        if (args[i].handle == NULL)
+            return args[i].is_array ? nn_null_array(op, args[i].name) : nn_null_tensor(op, args[i].name);
+    }
+    return ACLNN_SUCCESS;
+}
+
+aclnnStatus nn_check_handles(const char *op, const uint64_t *workspaceSize, aclOpExecutor *const *executor,
+                             const nn_arg *args, size_t count)
+{
+    aclnnStatus st = nn_check_result_ptrs(op, workspaceSize, executor);
+    return st != ACLNN_SUCCESS ? st : nn_check_not_null(op, args, count);
+}
+
+aclnnStatus nn_check_live(const char *op, const nn_arg *args, size_t count)
+{
+    aclnnStatus st = nn_check_not_null(op, args, count);
+    if (st != ACLNN_SUCCESS) return st;
+    for (size_t i = 0; i < count; i++) {
+        const bool alive = args[i].is_array ? nn_int_array_alive((const aclIntArray *)args[i].handle)
+                                            : nn_tensor_alive((const aclTensor *)args[i].handle);
+        if (!alive) {
+            return nn_error(ACLNN_ERR_PARAM_INVALID, "%s: %s must be a live %s, got a destroyed or foreign handle.",
+                            op, args[i].name, args[i].is_array ? "aclIntArray" : "aclTensor");
+        }
+    }
+    return ACLNN_SUCCESS;
+}
+
+bool nn_dtype_in(aclDataType dtype, const aclDataType *list, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        if (list[i] == dtype) return true;
+    }
+    return false;
+}
+
+/* "A, B, C" into buf. */
+static const char *dtype_list_str(char *buf, size_t size, const aclDataType *list, size_t count)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < count && used < size; i++) {
+        int n = snprintf(buf + used, size - used, "%s%s", i ? ", " : "", nn_dtype_name(list[i]));
+        if (n < 0) break;
+        used += (size_t)n;
+    }
+    return buf;
+}
+
+aclnnStatus nn_check_dtype_supported(const char *op, const char *name, const aclTensor *t,
+                                     const aclDataType *list, size_t count)
+{
+    if (nn_dtype_in(t->dtype, list, count)) return ACLNN_SUCCESS;
+    char names[192];
+    return nn_error(ACLNN_ERR_PARAM_INVALID, "%s: Tensor %s not implemented for %s, should be in dtype support list [%s].",
+                    op, name, nn_dtype_name(t->dtype), dtype_list_str(names, sizeof names, list, count));
+}
+
+aclnnStatus nn_check_dtype_one_of(const char *op, const char *name, const aclTensor *t,
+                                  const aclDataType *list, size_t count)
+{
+    if (nn_dtype_in(t->dtype, list, count)) return ACLNN_SUCCESS;
+    char names[192];
+    if (count == 1)
+        return nn_error(ACLNN_ERR_PARAM_INVALID, "%s: %s dtype must be %s, got %s.", op, name,
+                        nn_dtype_name(list[0]), nn_dtype_name(t->dtype));
+    return nn_error(ACLNN_ERR_PARAM_INVALID, "%s: %s dtype must be one of [%s], got %s.", op, name,
+                    dtype_list_str(names, sizeof names, list, count), nn_dtype_name(t->dtype));
+}
+
+aclnnStatus nn_check_same_dtype(const char *op, const char *name, const aclTensor *t, const char *ref_name,
+                                const aclTensor *ref)
+{
+    if (t->dtype == ref->dtype) return ACLNN_SUCCESS;
+    return nn_error(ACLNN_ERR_PARAM_INVALID, "%s: %s dtype must equal %s dtype %s, got %s.", op, name, ref_name,
+                    nn_dtype_name(ref->dtype), nn_dtype_name(t->dtype));
+}
+
+aclnnStatus nn_check_same_format(const char *op, const nn_arg *args, size_t count)
+{
+    bool same = true;
+    for (size_t i = 1; i < count; i++) {
+        same = same && ((const aclTensor *)args[i].handle)->format == ((const aclTensor *)args[0].handle)->format;
+    }
+    if (same) return ACLNN_SUCCESS;
+    char list[256];
+    size_t used = 0;
+    list[0] = '\0';
+    for (size_t i = 0; i < count && used < sizeof list; i++) {
+        int n = snprintf(list + used, sizeof list - used, "%s%s [%s]", i ? ", " : "", args[i].name,
+                         nn_format_name(((const aclTensor *)args[i].handle)->format));
+        if (n < 0) break;
+        used += (size_t)n;
+    }
+    return nn_error(ACLNN_ERR_PARAM_INVALID, "%s: Format of input and output should be equal, %s.", op, list);
+}
+
+aclnnStatus nn_check_pad_values(const char *op, const aclTensor *self, const int64_t pad[4])
+{
+    const int64_t H = self->dims[self->ndim - 2], W = self->dims[self->ndim - 1];
+    if (pad[0] < 0 || pad[1] < 0 || pad[2] < 0 || pad[3] < 0) {
+        return nn_error(ACLNN_ERR_PARAM_INVALID, "%s: padding values must be >= 0, got [%lld, %lld, %lld, %lld].", op,
+                        (long long)pad[0], (long long)pad[1], (long long)pad[2], (long long)pad[3]);
+    }
+    if (W > 0 && (pad[0] >= W || pad[1] >= W)) {
+        return nn_error(ACLNN_ERR_PARAM_INVALID,
+                        "%s: padding left/right must be less than the width of self (%lld), got [%lld, %lld].", op,
+                        (long long)W, (long long)pad[0], (long long)pad[1]);
+    }
+    if (H > 0 && (pad[2] >= H || pad[3] >= H)) {
+        return nn_error(ACLNN_ERR_PARAM_INVALID,
+                        "%s: padding top/bottom must be less than the height of self (%lld), got [%lld, %lld].", op,
+                        (long long)H, (long long)pad[2], (long long)pad[3]);
+    }
+    return ACLNN_SUCCESS;
+}
+
+aclnnStatus nn_finish_phase1(const char *op, const nn_phase1_end *end, uint64_t *workspaceSize,
+                             aclOpExecutor **executor)
+{
+    aclOpExecutor *ex = nn_executor_create(op, end->kernel, end->plan, end->plan_size);
+    if (ex == NULL) return ACLNN_ERR_INNER_CREATE_EXECUTOR;
+    for (int i = 0; i < NN_MAX_OPERANDS && end->inputs[i] != NULL; i++) nn_executor_add_input(ex, end->inputs[i]);
+    for (int i = 0; i < NN_MAX_OPERANDS && end->outputs[i] != NULL; i++) nn_executor_add_output(ex, end->outputs[i]);
+    if (end->scratch_bytes > 0) nn_executor_add_scratch(ex, end->scratch_bytes);
+    return nn_executor_finish(ex, workspaceSize, executor);
+}
