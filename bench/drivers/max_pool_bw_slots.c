@@ -1,10 +1,9 @@
 /*
  * Kernel driver for MaxPool2dWithMaskBackward's 3x3 stride-2 path (nn_mp_bw_slots_3x3s2_plane,
- * kernels/max_pool/max_pool_bw_avx512.c): one
- * geometry, a few planes kept in cache, the plane function called over and over with no
- * executor, thread pool or call overhead around it.  What it is for: measuring the kernel's
- * compute alone (docs/kernels_max_pool.md, "Current numbers"), and timing variants of it -
- * edit the kernel's source, `make bench-driver`, compare.
+ * kernels/max_pool/max_pool_bw_avx512.c): one geometry, a few planes kept in cache, the plane
+ * function called over and over with no executor, thread pool or call overhead around it.  What
+ * it is for: measuring the kernel's compute alone (docs/kernels_max_pool.md), and timing
+ * variants of it - edit the kernel's source, `make bench-driver`, compare.
  *
  * It calls the kernel through its header (kernels/max_pool/max_pool_bw.h) and links with the
  * library's objects.  Before timing, it checks its planes against a plain scatter in

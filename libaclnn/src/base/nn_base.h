@@ -244,7 +244,7 @@ bool nn_use_streaming_stores(uint64_t output_bytes);
  * output is also at least twice the last-level cache.  Below that, ordinary stores leave part
  * of the output in that cache for its reader and cost less than streaming it: on an AMD EPYC
  * Zen 4 with a 32 MiB L3 the 17-35 MB pad outputs took 1.5x as long streamed
- * (docs/performance_notes_pad_upsample.md). */
+ * (docs/kernels_pad_upsample.md). */
 bool nn_use_streaming_stores_past_cache(uint64_t output_bytes);
 /* memcpy(dst, src, bytes) with non-temporal stores for the part of dst aligned to the vector
  * width (AVX-512, AVX or SSE2, chosen at run time); the unaligned head and tail and copies under

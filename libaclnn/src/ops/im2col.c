@@ -408,7 +408,7 @@ aclnnStatus aclnnIm2colGetWorkspaceSize(const aclTensor *self, const aclIntArray
     if (st == ACLNN_SUCCESS) st = check_self_dims(self);
     if (st == ACLNN_SUCCESS) st = check_arrays(kernelSize, dilation, padding, stride);
     if (st == ACLNN_SUCCESS) st = check_out(self, kernelSize, dilation, padding, stride, out, &plan);
-    /* CANN casts to any out dtype; we accept the three float types only (decision 7). */
+    /* CANN casts to any out dtype; we accept the three float types only (docs/compatibility.md). */
     if (st == ACLNN_SUCCESS && !nn_dtype_in(out->dtype, nn_float_dtypes, NN_FLOAT_DTYPE_COUNT)) {
         st = nn_error(ACLNN_ERR_PARAM_INVALID, OP ": out dtype must be in [FLOAT, FLOAT16, BFLOAT16], got %s.",
                       nn_dtype_name(out->dtype));

@@ -51,7 +51,7 @@ static aclnnStatus col2im_kernel(const nn_launch *l)
      * the upsample backward does): the columns passing through the cache evict the image before
      * anyone could read it back.  In the bench's conditions (torch's call in between) this took
      * the k3s2p1 fp32 case from 2.15-2.41 to 1.79-1.85 ms at 1 thread and 1.26-1.29 to
-     * 0.88-1.09 ms at 2 (docs/performance_notes_im2col_prelu.md). */
+     * 0.88-1.09 ms at 2 (docs/kernels_im2col_prelu.md). */
     const int64_t col_elems = p->kH * p->kW * p->OH * p->OW, image_elems = p->H * p->W; /* per plane */
     const uint64_t moved = (uint64_t)(p->planes * col_elems) * nn_dtype_size(p->in_dtype) +
                            (uint64_t)(p->planes * image_elems) * nn_dtype_size(p->out_dtype);
@@ -121,7 +121,8 @@ static aclnnStatus check_array_values(const aclIntArray *inputSize, const aclInt
         return nn_error(ACLNN_ERR_PARAM_INVALID, OP ": Padding must not be negative, but got "
                         "padding=(%lld,%lld).", (long long)pad->values[0], (long long)pad->values[1]);
     }
-    /* CANN's doc requires a positive inputSize but its code does not check (decision 7). */
+    /* CANN's doc requires a positive inputSize but its code does not check
+     * (docs/compatibility.md). */
     if (inputSize->values[0] <= 0 || inputSize->values[1] <= 0) {
         return nn_error(ACLNN_ERR_PARAM_INVALID, OP ": inputSize must be greater than zero, but got "
                         "inputSize=(%lld,%lld).", (long long)inputSize->values[0],
@@ -159,7 +160,8 @@ static aclnnStatus check_arrays(const aclTensor *gradOutput, const aclIntArray *
                         "must keep the window count within int64.");
     }
     /* CANN computes L with truncating unsigned arithmetic and lets OH < 1 through when
-     * gradOutput is empty; we require at least one window per axis, like ATen (decision 7). */
+     * gradOutput is empty; we require at least one window per axis, like ATen
+     * (docs/compatibility.md). */
     if (OH < 1 || OW < 1) {
         return nn_error(ACLNN_ERR_PARAM_INVALID, OP ": The shape (%lld, %lld) of the array "
                         "calculated by inputSize, kernelSize, dilation, padding and stride must be "

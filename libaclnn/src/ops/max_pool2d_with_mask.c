@@ -1,6 +1,6 @@
 /*
  * aclnnMaxPool2dWithMask: 2-D max pooling that also writes CANN's INT8 "mask" of argmax
- * positions (spec/ops.md sections 5 and 11, design decision 8).
+ * positions (its layout: ops/max_pool_common.h; docs/compatibility.md).
  *
  *   out[n,c,oh,ow] = max over the window rows oh*sH-pH .. +kH-1, cols ow*sW-pW .. +kW-1
  *                    (cells outside the input are skipped, i.e. behave as -inf)
@@ -206,7 +206,7 @@ static void forward_chunks(void *vctx, int64_t chunk_begin, int64_t chunk_end)
     }
 }
 
-/* Legacy 1x1 pattern (spec/ops.md 11.3): uint16 M[N][C1][1][G+1][16]; the kernel writes 0xFFFF to
+/* Legacy 1x1 pattern: uint16 M[N][C1][1][G+1][16]; the kernel writes 0xFFFF to
  * the first 16*G words of every (n, c1) slab; everything else is zero. */
 static void write_legacy_mask(const fw_plan *p, unsigned char *mask)
 {

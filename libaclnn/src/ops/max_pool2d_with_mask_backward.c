@@ -1,6 +1,6 @@
 /*
  * aclnnMaxPool2dWithMaskBackward: the gradient of aclnnMaxPool2dWithMask given its mask
- * (spec/ops.md sections 6 and 11).
+ * (docs/compatibility.md, MaxPool2dWithMask).
  *
  *   gradInput[n,c,ih,iw] = sum of gradOutput[n,c,oh,ow] over the outputs whose recorded argmax
  *                          (int32 ih*W+iw read from the head of the INT8 mask) is (ih, iw)
@@ -162,7 +162,7 @@ static aclnnStatus check_and_plan(const char *op, const aclTensor *grad_output, 
 
     /* CANN computes the expected indices shape but discards the result; it then reads N*C*Ho*Wo
      * indices.  We accept any 3-D/4-D shape as CANN does, but refuse a container too small for
-     * what the kernel reads (decision 7).  A 1x1 kernel reads nothing. */
+     * what the kernel reads (docs/compatibility.md).  A 1x1 kernel reads nothing. */
     const int64_t count = mp_planes(&g) * g.out_height * g.out_width;
     const bool mask_ignored = is_mask && mp_is_1x1(&g);
     if (!mask_ignored) {

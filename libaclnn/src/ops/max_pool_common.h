@@ -3,7 +3,7 @@
  * normalisation, the pooled-size rule, the mask container size, the format/dtype tests and the
  * argument checks both ops run in the same order as CANN's op_api.
  *
- * The mask (spec/ops.md section 11, design decision 8): an INT8 container
+ * The mask (docs/compatibility.md, MaxPool2dWithMask): an INT8 container
  * [N, C, kH*kW, 32*(ceil(Ho*Wo/16)+1)] whose first 4*N*C*Ho*Wo bytes are little-endian int32
  * argmax values ih*W+iw in N, C, Ho, Wo order; the rest is zero.  A 1x1 kernel uses the legacy
  * bit-mask pattern instead and the backward does not read it.
@@ -25,7 +25,7 @@
 #define ACL_ERROR_RT_AICORE_EXCEPTION 507015
 #endif
 
-/* Normalised attributes (spec/ops.md section 5.2). */
+/* Normalised attributes (as CANN's op_api normalises them). */
 typedef struct mp_attrs {
     int64_t kernel_h, kernel_w, stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w;
 } mp_attrs;

@@ -395,7 +395,7 @@ aclnnStatus aclnnPreluGetWorkspaceSize(const aclTensor *self, const aclTensor *w
     /* Promotion within the three float dtypes is always defined and castable to any of them,
      * so CANN's two promotion checks cannot fail here. */
     if (st == ACLNN_SUCCESS) st = check_shapes(self, weight, out);
-    /* CANN never checks executor and would crash writing it (decision 7). */
+    /* CANN never checks executor and would crash writing it (docs/compatibility.md). */
     if (st == ACLNN_SUCCESS && executor == NULL) st = nn_null_out_param(OP, "executor");
     if (st != ACLNN_SUCCESS) return st;
 

@@ -520,7 +520,7 @@ aclnnStatus aclnnPreluBackwardGetWorkspaceSize(const aclTensor *gradOutput, cons
     aclnnStatus st = nn_check_live(OP, args, NN_ARG_COUNT(args));
     if (st == ACLNN_SUCCESS) st = check_dtypes(gradOutput, self, weight, gradInput, gradWeight);
     if (st == ACLNN_SUCCESS) st = check_shapes(gradOutput, self, weight, gradInput, gradWeight);
-    /* CANN dereferences both without a check (decision 7). */
+    /* CANN dereferences both without a check (docs/compatibility.md). */
     if (st == ACLNN_SUCCESS) st = nn_check_result_ptrs(OP, workspaceSize, executor);
     if (st != ACLNN_SUCCESS) return st;
 

@@ -8,8 +8,8 @@
  * A pure copy, so the kernel only moves bytes: each output row is the clamped source row with
  * its first/last element repeated left/right times.  Work is split over output rows.
  *
- * Checks follow CANN's op_api order and codes (spec ops.md §1.5).  Stricter than CANN
- * (design.md decision 7): negative pads and pads >= the padded dim are rejected.
+ * Checks follow CANN's op_api order and codes.  Stricter than CANN (docs/compatibility.md):
+ * negative pads and pads >= the padded dim are rejected.
  */
 #include <stdint.h>
 #include <string.h>

@@ -128,7 +128,7 @@ static aclnnStatus check_shapes(const aclTensor *grad_out, const aclTensor *self
                         "to 7, got padding [%lld, %lld, %lld, %lld].", (long long)pad[0],
                         (long long)pad[1], (long long)pad[2], (long long)pad[3]);
     }
-    /* Stricter than CANN (decision 7): no negative pads, no pad >= the dim it pads. */
+    /* Stricter than CANN (docs/compatibility.md): no negative pads, no pad >= the dim it pads. */
     const uint64_t nd = self->ndim;
     const int64_t H = self->dims[nd - 2], W = self->dims[nd - 1];
     aclnnStatus st = nn_check_pad_values(OP, self, pad);

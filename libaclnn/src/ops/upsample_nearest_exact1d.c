@@ -11,7 +11,7 @@
  * per-output source table.  With AVX-512, 4-byte runs of count 1-4 are lane permutations of
  * 16 inputs per step (upsample_rows_b32_avx512).
  *
- * Checks follow CANN's op_api (spec ops.md §3.5).  Stricter than CANN (design.md decision 7):
+ * Checks follow CANN's op_api.  Stricter than CANN (docs/compatibility.md):
  * out must be [N, C, outputSize[0]] and self/out must use the ND or NCL format.
  */
 #include <stdint.h>

@@ -5,7 +5,7 @@
  *   out[n, c, i] = sum of gradOutput[n, c, d] over every d whose forward source index is i
  *
  * with the forward's index map (scale = scales > 0 ? fl32(1/scales) : fl32(Lin)/fl32(Lout)),
- * i.e. PyTorch's scatter form (spec ops.md §4.2; an Lout larger than Lin*scales clamps the extra
+ * i.e. PyTorch's scatter form (an Lout larger than Lin*scales clamps the extra
  * gradients into the last cell, as PyTorch does).
  *
  * Written as a gather: the map is monotone, so input i owns the contiguous outputs
@@ -574,7 +574,7 @@ static aclnnStatus check_sizes(const aclTensor *grad_out, const aclIntArray *out
                         "%lld, C: %lld, L: %lld), inputSize L %lld.", (long long)N, (long long)C,
                         (long long)Lout, (long long)Lin);
     }
-    /* Stricter than CANN (decision 7): everything the kernel relies on must agree. */
+    /* Stricter than CANN (docs/compatibility.md): everything the kernel relies on must agree. */
     if (grad_out->format != ACL_FORMAT_ND && grad_out->format != ACL_FORMAT_NCL) {
         return nn_error(ACLNN_ERR_PARAM_INVALID, OP ": gradOutput format must be ND or NCL, got %s.",
                         nn_format_name(grad_out->format));

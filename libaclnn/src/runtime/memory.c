@@ -166,7 +166,7 @@ static bool have_device(void)
 #define HUGE_PAGE_BYTES ((size_t)2 << 20)
 
 /* Whether aclrtMalloc's policy asks for huge pages: every page-type value but the two
- * NORMAL_ONLY ones (an unknown value counts as huge, as in CANN, spec abi.md); the
+ * NORMAL_ONLY ones (an unknown value counts as huge, as in CANN); the
  * ACL_MEM_TYPE_* bits above the low byte do not matter on the host. */
 static bool policy_wants_huge_pages(aclrtMemMallocPolicy policy)
 {

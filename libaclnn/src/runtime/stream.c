@@ -53,7 +53,7 @@
 
 /* Meanwhile the worker naps this long at a time, and stops deferring after this many naps
  * with nothing to do (see worker_wait_locked).  Naps of 5 ms measured 10-30 us slower on a
- * 0.6-1 ms call than no naps at all (session 12); 50 ms ones did not. */
+ * 0.6-1 ms call than no naps at all; 50 ms ones did not. */
 #define DEFER_WAKE_NAP_MS 50
 #define DEFER_WAKE_IDLE_NAPS 2
 

@@ -34,7 +34,7 @@ typedef struct nn_col2im_avx512_plan fast_plan;
  * by the time the current one is done.  One plane ahead left too little lead time after another
  * op had emptied the caches: 3 planes made the k3s2p1 28x28 calls 5-26 % faster at 1 thread
  * and 1-20 % at 2; 2 and 4 planes about as much, 6 a little less
- * (docs/performance_notes_im2col_prelu.md, session 11, has the table). */
+ * (docs/kernels_im2col_prelu.md has the table). */
 enum { PREFETCH_PLANES_AHEAD = 3 };
 
 /* Bytes of each of `steps` prefetch slices covering a plane of plane_bytes (whole lines). */

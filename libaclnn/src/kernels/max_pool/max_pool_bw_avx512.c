@@ -167,7 +167,7 @@ bool nn_mp_bw_tiled_2x2_plane_avx512(const bw_plan *p, unsigned char *gi, const 
  *
  * Per 16 outputs this is 12 compares, 9 masked adds, 2 interleaving permutes per finished row
  * and a 5-instruction validity check: 2-3 cycles per output with the data in L2, where the
- * scatter takes 6-10 (docs/performance_notes_max_pool.md).
+ * scatter takes 6-10 (docs/kernels_max_pool.md).
  *
  * Every index is checked: each output must name a cell of its window inside the plane.  If one
  * does not (a mask not written by the forward with these arguments), the plane is redone by the
@@ -497,7 +497,7 @@ SLOT_ROWS_KERNEL(slot_rows_bf16_pairs_edge, ACL_BF16, true, true)
  *
  * The ResNet stem's backward (112x112, k3s2p1) spends ~20 % of the slot kernel copying the line
  * stage out, and its rows of 57 slots end in a block with 9 live lanes of 16 that takes the masked
- * path (docs/performance_notes_max_pool.md, sessions 8 and 13).  With pH = pW = 1 this variant
+ * path (docs/kernels_max_pool.md).  With pH = pW = 1 this variant
  * pairs each private cell (column 2j, output j's dx = 1) with the shared cell to its right
  * (column 2j + 1: output j's dx = 2, then output j + 1's dx = 0 - the scatter's order, so the same
  * bits).  Slots are then outputs: a row of W = 32n + 16 cells is n full 16-output blocks and one
