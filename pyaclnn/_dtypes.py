@@ -27,7 +27,7 @@ try:
 except ImportError:  # bf16 is then unavailable, everything else works
     ml_dtypes = None
 
-# aclDataType values (spec/abi.md 2.2); checked against the cdef by the tests.
+# aclDataType values (CANN's acl_base.h); checked against the cdef by the tests.
 _ACL = {
     "float32": 0, "float16": 1, "int8": 2, "int32": 3, "uint8": 4, "int16": 6, "uint16": 7,
     "uint32": 8, "int64": 9, "uint64": 10, "float64": 11, "bool": 12, "complex64": 16,
