@@ -4,7 +4,7 @@
  * The fuzz input is decoded into one random call: which operator, the tensors (rank, shape with
  * 0/1/huge/negative dims, dtype, format, strides that may be permuted, padded, negative, zero,
  * overlapping or out of storage, offset, storage shape, device allocation that may be short or
- * NULL), the int arrays (length and values), scalars, NULL arguments, the executor mode
+ * NULL), the int arrays (length and values), scalars, NULL or destroyed arguments, the executor mode
  * (normal, repeatable and run twice, consumed and reused, destroyed unused) and the workspace
  * passed to phase 2 (exact, larger, smaller, NULL).
  *
@@ -94,6 +94,7 @@ typedef struct {
     unsigned char *snapshot;      /* inputs: copy before the call; outputs: unused */
     aclTensor *t;
     bool is_output;
+    bool stale;                   /* destroyed before the call: t is a dangling pointer */
 } fz_tensor;
 
 typedef struct {
@@ -101,6 +102,7 @@ typedef struct {
     uint64_t size;
     int64_t values[8];
     aclIntArray *a;
+    bool stale;                   /* destroyed before the call: a is a dangling pointer */
 } fz_array;
 
 static size_t elem_size(aclDataType dtype)
@@ -299,7 +301,7 @@ static void realize(reader *r, fz_tensor *ft, int chaos, uint32_t *seed)
 
 static void release_tensor(fz_tensor *ft)
 {
-    if (ft->t != NULL && aclDestroyTensor(ft->t) != ACL_SUCCESS)
+    if (ft->t != NULL && !ft->stale && aclDestroyTensor(ft->t) != ACL_SUCCESS)
         FAIL("aclDestroyTensor failed");
     if (ft->dev != NULL && aclrtFree(ft->dev) != ACL_SUCCESS)
         FAIL("aclrtFree failed");
@@ -307,6 +309,7 @@ static void release_tensor(fz_tensor *ft)
     ft->t = NULL;
     ft->dev = NULL;
     ft->snapshot = NULL;
+    ft->stale = false;
 }
 
 static void gen_array(reader *r, fz_array *fa, const int64_t *values, uint64_t size, int chaos)
@@ -1040,12 +1043,34 @@ static void dump_call(const call *c)
     }
 }
 
+/* Destroys one present tensor or array argument before the call, leaving its dangling pointer in
+ * place: phase 1 must refuse it without reading it (ASan would see the read).  False when the
+ * call has no such argument. */
+static bool destroy_one_argument(reader *r, call *c)
+{
+    int pick = u8(r) % (c->nt + c->na);
+    for (int tries = 0; tries < c->nt + c->na; tries++, pick = (pick + 1) % (c->nt + c->na)) {
+        if (pick < c->nt && c->t[pick].t != NULL) {
+            aclDestroyTensor(c->t[pick].t);
+            c->t[pick].stale = true;
+            return true;
+        }
+        if (pick >= c->nt && c->a[pick - c->nt].a != NULL) {
+            aclDestroyIntArray(c->a[pick - c->nt].a);
+            c->a[pick - c->nt].stale = true;
+            return true;
+        }
+    }
+    return false;
+}
+
 static void run_call(reader *r, call *c, uint32_t seed)
 {
     decode(r, c);
     for (int i = 0; i < c->nt; i++)
         realize(r, &c->t[i], c->chaos, &seed);
     plant_mask(r, c, &seed);
+    const bool stale = c->chaos && coin(r, 24) && destroy_one_argument(r, c);
     c->null_ws_ptr = c->chaos && coin(r, 32);
     c->null_exec_ptr = c->chaos && coin(r, 32);
     c->exec_mode = u8(r) % 6;
@@ -1062,6 +1087,8 @@ static void run_call(reader *r, call *c, uint32_t seed)
     expect_message(OP_NAMES[c->op], status);
     g_calls[c->op]++;
     g_phase1_ok[c->op] += status == 0;
+    if (stale && status != ACLNN_ERR_PARAM_INVALID && status != ACLNN_ERR_PARAM_NULLPTR)
+        FAIL("%sGetWorkspaceSize returned %d for a destroyed argument", OP_NAMES[c->op], status);
     if (status != 0) {
         if (ex != sentinel)
             FAIL("%sGetWorkspaceSize failed (%d) but wrote *executor", OP_NAMES[c->op], status);
@@ -1074,8 +1101,10 @@ static void run_call(reader *r, call *c, uint32_t seed)
         check_storage(&c->t[i], "phase 1");
     /* Arrays may be destroyed right after phase 1 (the executor holds copies). */
     for (int i = 0; i < c->na; i++) {
-        aclDestroyIntArray(c->a[i].a);
+        if (!c->a[i].stale)
+            aclDestroyIntArray(c->a[i].a);
         c->a[i].a = NULL;
+        c->a[i].stale = false;
     }
     void *ws_buf = NULL;
     if (status == 0) {

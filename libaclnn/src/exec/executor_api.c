@@ -55,6 +55,9 @@ static aclnnStatus set_tensor_addr(const char *fn, bind_kind kind, aclOpExecutor
         return nn_error(ACLNN_ERR_INNER_NULLPTR, "%s: executor must not be null.", fn);
     if (tensor == NULL)
         return nn_error(ACLNN_ERR_INNER_NULLPTR, "%s: tensor must not be null.", fn);
+    aclnnStatus live = nn_handle_check(fn, "tensor", tensor, NN_HANDLE_TENSOR);
+    if (live != ACLNN_SUCCESS)
+        return live;
 
     pthread_mutex_lock(&nn_executor_lock);
     aclnnStatus status = ACLNN_SUCCESS;
@@ -131,7 +134,7 @@ static aclnnStatus set_dynamic_addr(const char *fn, aclOpExecutor *executor, siz
         return nn_error(ACLNN_ERR_INNER_NULLPTR, "%s: executor must not be null.", fn);
     if (tensors == NULL)
         return nn_error(ACLNN_ERR_INNER_NULLPTR, "%s: tensors must not be null.", fn);
-    if (tensors->magic == NN_MAGIC_TENSOR_LIST && relativeIndex < tensors->size &&
+    if (nn_handle_kind_of(tensors) == NN_HANDLE_TENSOR_LIST && relativeIndex < tensors->size &&
         nn_tensor_alive(tensors->items[relativeIndex]))
         tensors->items[relativeIndex]->data = addr;
     pthread_mutex_lock(&nn_executor_lock);

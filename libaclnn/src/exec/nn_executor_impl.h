@@ -11,6 +11,9 @@
 #include "exec/nn_exec.h"
 
 #define NN_OP_NAME_MAX 64
+/* An executor starts with this word while it is alive (the registry decides liveness; the word
+ * only helps a debugger). */
+#define NN_MAGIC_EXECUTOR 0x45584543u
 
 struct aclOpExecutor {
     uint32_t magic;               /* NN_MAGIC_EXECUTOR while alive */

@@ -34,7 +34,7 @@ static bool copy_values(const char *fn, const void *values, uint64_t size, size_
     return true;
 }
 
-#define NN_DEFINE_ARRAY(Type, Elem, Magic, CreateFn, DestroyFn, SizeFn)                             \
+#define NN_DEFINE_ARRAY(Type, Elem, Kind, CreateFn, DestroyFn, SizeFn)                              \
     NN_EXPORT Type *CreateFn(const Elem *value, uint64_t size)                                      \
     {                                                                                              \
         void *values;                                                                              \
@@ -46,20 +46,22 @@ static bool copy_values(const char *fn, const void *values, uint64_t size, size_
             nn_error(ACLNN_ERR_INNER_NULLPTR, "%s: out of memory.", #CreateFn);                    \
             return NULL;                                                                           \
         }                                                                                          \
-        array->magic = Magic;                                                                      \
         array->size = values ? size : 0;                                                           \
         array->values = values;                                                                    \
+        if (nn_handle_register(array, Kind, #CreateFn) == NULL) {                                  \
+            free(values); /* the registry freed the array itself */                                \
+            return NULL;                                                                           \
+        }                                                                                          \
         return array;                                                                              \
     }                                                                                              \
     NN_EXPORT aclnnStatus DestroyFn(const Type *array)                                             \
     {                                                                                              \
         if (array == NULL)                                                                         \
             return ACLNN_SUCCESS;                                                                  \
-        if (array->magic != Magic)                                                                 \
-            return nn_error(ACLNN_ERR_PARAM_INVALID, "%s: array %p is not a live %s.", #DestroyFn, \
-                            (const void *)array, #Type);                                           \
+        aclnnStatus st = nn_handle_release(#DestroyFn, "array", array, Kind);                      \
+        if (st != ACLNN_SUCCESS)                                                                   \
+            return st;                                                                             \
         Type *owned = (Type *)(uintptr_t)array;                                                    \
-        owned->magic = 0;                                                                          \
         free(owned->values);                                                                       \
         free(owned);                                                                               \
         return ACLNN_SUCCESS;                                                                      \
@@ -69,18 +71,17 @@ static bool copy_values(const char *fn, const void *values, uint64_t size, size_
         if (array == NULL || size == NULL)                                                         \
             return nn_error(ACLNN_ERR_PARAM_NULLPTR, "%s: %s must not be null.", #SizeFn,          \
                             array == NULL ? "array" : "size");                                     \
-        if (array->magic != Magic)                                                                 \
-            return nn_error(ACLNN_ERR_PARAM_INVALID, "%s: array %p is not a live %s.", #SizeFn,    \
-                            (const void *)array, #Type);                                           \
-        *size = array->size;                                                                       \
-        return ACLNN_SUCCESS;                                                                      \
+        aclnnStatus st = nn_handle_check(#SizeFn, "array", array, Kind);                             \
+        if (st == ACLNN_SUCCESS)                                                                   \
+            *size = array->size;                                                                   \
+        return st;                                                                                 \
     }
 
-NN_DEFINE_ARRAY(aclIntArray, int64_t, NN_MAGIC_INT_ARRAY, aclCreateIntArray, aclDestroyIntArray,
+NN_DEFINE_ARRAY(aclIntArray, int64_t, NN_HANDLE_INT_ARRAY, aclCreateIntArray, aclDestroyIntArray,
                 aclGetIntArraySize)
-NN_DEFINE_ARRAY(aclFloatArray, float, NN_MAGIC_FLOAT_ARRAY, aclCreateFloatArray, aclDestroyFloatArray,
+NN_DEFINE_ARRAY(aclFloatArray, float, NN_HANDLE_FLOAT_ARRAY, aclCreateFloatArray, aclDestroyFloatArray,
                 aclGetFloatArraySize)
-NN_DEFINE_ARRAY(aclBoolArray, bool, NN_MAGIC_BOOL_ARRAY, aclCreateBoolArray, aclDestroyBoolArray,
+NN_DEFINE_ARRAY(aclBoolArray, bool, NN_HANDLE_BOOL_ARRAY, aclCreateBoolArray, aclDestroyBoolArray,
                 aclGetBoolArraySize)
 
 /* ---- scalars --------------------------------------------------------------------------------- */
@@ -122,23 +123,19 @@ NN_EXPORT aclScalar *aclCreateScalar(void *value, aclDataType dataType)
         nn_error(ACLNN_ERR_INNER_NULLPTR, "aclCreateScalar: out of memory.");
         return NULL;
     }
-    scalar->magic = NN_MAGIC_SCALAR;
     scalar->dtype = dataType;
     memcpy(scalar->bytes, value, size);
-    return scalar;
+    return nn_handle_register(scalar, NN_HANDLE_SCALAR, "aclCreateScalar");
 }
 
 NN_EXPORT aclnnStatus aclDestroyScalar(const aclScalar *scalar)
 {
     if (scalar == NULL)
         return ACLNN_SUCCESS;
-    if (scalar->magic != NN_MAGIC_SCALAR)
-        return nn_error(ACLNN_ERR_PARAM_INVALID, "aclDestroyScalar: scalar %p is not a live aclScalar.",
-                        (const void *)scalar);
-    aclScalar *owned = (aclScalar *)(uintptr_t)scalar;
-    owned->magic = 0;
-    free(owned);
-    return ACLNN_SUCCESS;
+    aclnnStatus st = nn_handle_release("aclDestroyScalar", "scalar", scalar, NN_HANDLE_SCALAR);
+    if (st == ACLNN_SUCCESS)
+        free((aclScalar *)(uintptr_t)scalar);
+    return st;
 }
 
 /* ---- lists ----------------------------------------------------------------------------------- */
@@ -172,9 +169,12 @@ NN_EXPORT aclTensorList *aclCreateTensorList(const aclTensor *const *value, uint
         nn_error(ACLNN_ERR_INNER_NULLPTR, "aclCreateTensorList: out of memory.");
         return NULL;
     }
-    list->magic = NN_MAGIC_TENSOR_LIST;
     list->size = count;
     list->items = (aclTensor **)items;
+    if (nn_handle_register(list, NN_HANDLE_TENSOR_LIST, "aclCreateTensorList") == NULL) {
+        free(items);
+        return NULL;
+    }
     return list;
 }
 
@@ -182,16 +182,17 @@ NN_EXPORT aclnnStatus aclDestroyTensorList(const aclTensorList *array)
 {
     if (array == NULL)
         return ACLNN_SUCCESS;
-    if (array->magic != NN_MAGIC_TENSOR_LIST)
-        return nn_error(ACLNN_ERR_PARAM_INVALID,
-                        "aclDestroyTensorList: list %p is not a live aclTensorList.", (const void *)array);
+    aclnnStatus st = nn_handle_release("aclDestroyTensorList", "list", array, NN_HANDLE_TENSOR_LIST);
+    if (st != ACLNN_SUCCESS)
+        return st;
     aclTensorList *owned = (aclTensorList *)(uintptr_t)array;
-    owned->magic = 0;
+    /* The list owns its tensors; one the caller destroyed already is reported, not freed again. */
     for (uint64_t i = 0; i < owned->size; i++)
-        aclDestroyTensor(owned->items[i]); /* the list owns its tensors */
+        if (aclDestroyTensor(owned->items[i]) != ACLNN_SUCCESS)
+            st = ACLNN_ERR_PARAM_INVALID;
     free(owned->items);
     free(owned);
-    return ACLNN_SUCCESS;
+    return st;
 }
 
 NN_EXPORT aclnnStatus aclGetTensorListSize(const aclTensorList *tensorList, uint64_t *size)
@@ -199,12 +200,11 @@ NN_EXPORT aclnnStatus aclGetTensorListSize(const aclTensorList *tensorList, uint
     if (tensorList == NULL || size == NULL)
         return nn_error(ACLNN_ERR_PARAM_NULLPTR, "aclGetTensorListSize: %s must not be null.",
                         tensorList == NULL ? "tensorList" : "size");
-    if (tensorList->magic != NN_MAGIC_TENSOR_LIST)
-        return nn_error(ACLNN_ERR_PARAM_INVALID,
-                        "aclGetTensorListSize: tensorList %p is not a live aclTensorList.",
-                        (const void *)tensorList);
-    *size = tensorList->size;
-    return ACLNN_SUCCESS;
+    aclnnStatus st = nn_handle_check("aclGetTensorListSize", "tensorList", tensorList,
+                                   NN_HANDLE_TENSOR_LIST);
+    if (st == ACLNN_SUCCESS)
+        *size = tensorList->size;
+    return st;
 }
 
 NN_EXPORT aclScalarList *aclCreateScalarList(const aclScalar *const *value, uint64_t size)
@@ -218,9 +218,12 @@ NN_EXPORT aclScalarList *aclCreateScalarList(const aclScalar *const *value, uint
         nn_error(ACLNN_ERR_INNER_NULLPTR, "aclCreateScalarList: out of memory.");
         return NULL;
     }
-    list->magic = NN_MAGIC_SCALAR_LIST;
     list->size = count;
     list->items = (aclScalar **)items;
+    if (nn_handle_register(list, NN_HANDLE_SCALAR_LIST, "aclCreateScalarList") == NULL) {
+        free(items);
+        return NULL;
+    }
     return list;
 }
 
@@ -228,16 +231,17 @@ NN_EXPORT aclnnStatus aclDestroyScalarList(const aclScalarList *array)
 {
     if (array == NULL)
         return ACLNN_SUCCESS;
-    if (array->magic != NN_MAGIC_SCALAR_LIST)
-        return nn_error(ACLNN_ERR_PARAM_INVALID,
-                        "aclDestroyScalarList: list %p is not a live aclScalarList.", (const void *)array);
+    aclnnStatus st = nn_handle_release("aclDestroyScalarList", "list", array, NN_HANDLE_SCALAR_LIST);
+    if (st != ACLNN_SUCCESS)
+        return st;
     aclScalarList *owned = (aclScalarList *)(uintptr_t)array;
-    owned->magic = 0;
+    /* The list owns its scalars; one the caller destroyed already is reported, not freed again. */
     for (uint64_t i = 0; i < owned->size; i++)
-        aclDestroyScalar(owned->items[i]); /* the list owns its scalars */
+        if (aclDestroyScalar(owned->items[i]) != ACLNN_SUCCESS)
+            st = ACLNN_ERR_PARAM_INVALID;
     free(owned->items);
     free(owned);
-    return ACLNN_SUCCESS;
+    return st;
 }
 
 NN_EXPORT aclnnStatus aclGetScalarListSize(const aclScalarList *scalarList, uint64_t *size)
@@ -245,10 +249,9 @@ NN_EXPORT aclnnStatus aclGetScalarListSize(const aclScalarList *scalarList, uint
     if (scalarList == NULL || size == NULL)
         return nn_error(ACLNN_ERR_PARAM_NULLPTR, "aclGetScalarListSize: %s must not be null.",
                         scalarList == NULL ? "scalarList" : "size");
-    if (scalarList->magic != NN_MAGIC_SCALAR_LIST)
-        return nn_error(ACLNN_ERR_PARAM_INVALID,
-                        "aclGetScalarListSize: scalarList %p is not a live aclScalarList.",
-                        (const void *)scalarList);
-    *size = scalarList->size;
-    return ACLNN_SUCCESS;
+    aclnnStatus st = nn_handle_check("aclGetScalarListSize", "scalarList", scalarList,
+                                   NN_HANDLE_SCALAR_LIST);
+    if (st == ACLNN_SUCCESS)
+        *size = scalarList->size;
+    return st;
 }

@@ -2,9 +2,10 @@
  * nn_meta.h - the layout of the aclnn meta objects (aclTensor, aclIntArray, ...).
  *
  * The public headers only declare these types as opaque; the definitions live here so that the
- * executor and the operators can read them directly.  Every object starts with a magic word that is
- * set while the object is alive and cleared on destroy, so a stale or foreign pointer is caught
- * by the checks instead of being trusted.
+ * executor and the operators can read them directly.  Every object is recorded in the registry
+ * of live handles (handles.c) from its creation to its destruction, and every entry point looks
+ * a handle up there before reading a field, so a stale, foreign or wrong-kind pointer is a
+ * status and a message instead of a crash.
  */
 #ifndef NN_META_H
 #define NN_META_H
@@ -19,17 +20,7 @@
 extern "C" {
 #endif
 
-#define NN_MAGIC_TENSOR       0x54534e52u /* "TSNR" */
-#define NN_MAGIC_INT_ARRAY    0x49415252u
-#define NN_MAGIC_FLOAT_ARRAY  0x46415252u
-#define NN_MAGIC_BOOL_ARRAY   0x42415252u
-#define NN_MAGIC_SCALAR       0x5343414cu
-#define NN_MAGIC_TENSOR_LIST  0x544c5354u
-#define NN_MAGIC_SCALAR_LIST  0x534c5354u
-#define NN_MAGIC_EXECUTOR     0x45584543u
-
 struct aclTensor {
-    uint32_t magic;
     aclDataType dtype;
     aclFormat format;
     uint64_t ndim;                        /* view rank; 0 = scalar tensor */
@@ -41,22 +32,62 @@ struct aclTensor {
     void *data;                           /* tensorData: the storage base address */
 };
 
-struct aclIntArray   { uint32_t magic; uint64_t size; int64_t *values; };
-struct aclFloatArray { uint32_t magic; uint64_t size; float *values; };
-struct aclBoolArray  { uint32_t magic; uint64_t size; bool *values; };
+struct aclIntArray   { uint64_t size; int64_t *values; };
+struct aclFloatArray { uint64_t size; float *values; };
+struct aclBoolArray  { uint64_t size; bool *values; };
 
 struct aclScalar {
-    uint32_t magic;
     aclDataType dtype;
     unsigned char bytes[16];              /* the value, as copied at creation */
 };
 
-struct aclTensorList { uint32_t magic; uint64_t size; aclTensor **items; };
-struct aclScalarList { uint32_t magic; uint64_t size; aclScalar **items; };
+struct aclTensorList { uint64_t size; aclTensor **items; };
+struct aclScalarList { uint64_t size; aclScalar **items; };
 
-/* Liveness checks (NULL-safe: NULL is not alive). */
-static inline bool nn_tensor_alive(const aclTensor *t) { return t && t->magic == NN_MAGIC_TENSOR; }
-static inline bool nn_int_array_alive(const aclIntArray *a) { return a && a->magic == NN_MAGIC_INT_ARRAY; }
+/* ---- the registry of live handles (handles.c) ------------------------------------------------
+ * Every meta object is added when it is created and removed when it is destroyed; entry points
+ * look a handle up here before reading any of its fields. */
+typedef enum nn_handle_kind {
+    NN_HANDLE_NONE = 0, /* not a live handle */
+    NN_HANDLE_TENSOR,
+    NN_HANDLE_INT_ARRAY,
+    NN_HANDLE_FLOAT_ARRAY,
+    NN_HANDLE_BOOL_ARRAY,
+    NN_HANDLE_SCALAR,
+    NN_HANDLE_TENSOR_LIST,
+    NN_HANDLE_SCALAR_LIST,
+} nn_handle_kind;
+
+/* Records a new handle; false (out of memory) leaves it unrecorded. */
+bool nn_handle_add(const void *handle, nn_handle_kind kind);
+/* Forgets `handle` if it is live with `kind`; returns the kind it had (NN_HANDLE_NONE when it
+ * was not live): only a result equal to `kind` means the caller may free it. */
+nn_handle_kind nn_handle_remove(const void *handle, nn_handle_kind kind);
+/* The kind of a live handle, NN_HANDLE_NONE for NULL, destroyed or foreign pointers. */
+nn_handle_kind nn_handle_kind_of(const void *handle);
+/* "aclTensor", ... for messages. */
+const char *nn_handle_kind_name(nn_handle_kind kind);
+/* NULL when `handle` is a live handle of `expected` kind; otherwise what it is, for a message:
+ * "a destroyed or foreign handle", "an aclIntArray", ... */
+const char *nn_handle_problem(const void *handle, nn_handle_kind expected);
+/* ACLNN_SUCCESS when `handle` is live with `kind`; else ACLNN_ERR_PARAM_INVALID and the message
+ * "<fn>: <name> must be a live <kind>, got <what it is> (<ptr>)."  NULL is the caller's case. */
+aclnnStatus nn_handle_check(const char *fn, const char *name, const void *handle,
+                          nn_handle_kind kind);
+/* Records a freshly created object and returns it; on failure frees it, reports "<fn>: out of
+ * memory." and returns NULL.  NULL in, NULL out. */
+void *nn_handle_register(void *object, nn_handle_kind kind, const char *fn);
+/* For a destroy: forgets a live handle of `kind` (the caller then frees it) or reports
+ * "<fn>: <name> <ptr> is not a live <kind> (it is ...)." with ACLNN_ERR_PARAM_INVALID. */
+aclnnStatus nn_handle_release(const char *fn, const char *name, const void *handle,
+                              nn_handle_kind kind);
+
+/* Liveness checks (NULL is not alive). */
+static inline bool nn_tensor_alive(const aclTensor *t) { return nn_handle_kind_of(t) == NN_HANDLE_TENSOR; }
+static inline bool nn_int_array_alive(const aclIntArray *a)
+{
+    return nn_handle_kind_of(a) == NN_HANDLE_INT_ARRAY;
+}
 
 /* Element count of a tensor's view (1 for a 0-d tensor). */
 int64_t nn_tensor_numel(const aclTensor *t);

@@ -196,8 +196,7 @@ NN_EXPORT aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsN
     }
     apply_desc(t, &d);
     t->data = tensorData;
-    t->magic = NN_MAGIC_TENSOR;
-    return t;
+    return nn_handle_register(t, NN_HANDLE_TENSOR, "aclCreateTensor");
 }
 
 NN_EXPORT aclnnStatus aclInitTensor(aclTensor *tensor, const int64_t *viewDims, uint64_t viewDimsNum,
@@ -207,9 +206,9 @@ NN_EXPORT aclnnStatus aclInitTensor(aclTensor *tensor, const int64_t *viewDims, 
 {
     if (tensor == NULL)
         return nn_error(ACLNN_ERR_PARAM_NULLPTR, "aclInitTensor: tensor must not be null.");
-    if (!nn_tensor_alive(tensor))
-        return nn_error(ACLNN_ERR_PARAM_INVALID, "aclInitTensor: tensor %p is not a live aclTensor.",
-                        (void *)tensor);
+    aclnnStatus st = nn_handle_check("aclInitTensor", "tensor", tensor, NN_HANDLE_TENSOR);
+    if (st != ACLNN_SUCCESS)
+        return st;
     tensor_desc d;
     if (!build_desc("aclInitTensor", &d, tensor, viewDims, viewDimsNum, dataType, stride, offset, format,
                     storageDims, storageDimsNum))
@@ -224,14 +223,10 @@ NN_EXPORT aclnnStatus aclDestroyTensor(const aclTensor *tensor)
 {
     if (tensor == NULL)
         return ACLNN_SUCCESS;
-    if (!nn_tensor_alive(tensor))
-        return nn_error(ACLNN_ERR_PARAM_INVALID,
-                        "aclDestroyTensor: tensor %p is not a live aclTensor (destroyed twice?).",
-                        (const void *)tensor);
-    aclTensor *t = (aclTensor *)(uintptr_t)tensor;
-    t->magic = 0;
-    free(t);
-    return ACLNN_SUCCESS;
+    aclnnStatus st = nn_handle_release("aclDestroyTensor", "tensor", tensor, NN_HANDLE_TENSOR);
+    if (st == ACLNN_SUCCESS)
+        free((aclTensor *)(uintptr_t)tensor);
+    return st;
 }
 
 /* ---- getters ----------------------------------------------------------------------------------- */
@@ -264,16 +259,22 @@ NN_EXPORT void aclnnCpuFreeArray(int64_t *array)
         free(array);
 }
 
+typedef enum { VIEW_SHAPE, STORAGE_SHAPE, VIEW_STRIDES } shape_field;
+
+/* The getters of shape arrays: the tensor is looked up before any field is read. */
 static aclnnStatus copy_out_array(const char *fn, const aclTensor *tensor, int64_t **values,
-                                  uint64_t *count, const int64_t *source, uint64_t n)
+                                  uint64_t *count, shape_field field)
 {
     if (tensor == NULL || values == NULL || count == NULL)
         return nn_error(ACLNN_ERR_PARAM_NULLPTR, "%s: %s must not be null.", fn,
                         tensor == NULL ? "tensor" : values == NULL ? "the array out-pointer"
                                                                    : "the count out-pointer");
-    if (!nn_tensor_alive(tensor))
-        return nn_error(ACLNN_ERR_PARAM_INVALID, "%s: tensor %p is not a live aclTensor.", fn,
-                        (const void *)tensor);
+    aclnnStatus st = nn_handle_check(fn, "tensor", tensor, NN_HANDLE_TENSOR);
+    if (st != ACLNN_SUCCESS)
+        return st;
+    const int64_t *source = field == VIEW_SHAPE ? tensor->dims
+                            : field == STORAGE_SHAPE ? tensor->storage_dims : tensor->strides;
+    const uint64_t n = field == STORAGE_SHAPE ? tensor->storage_ndim : tensor->ndim;
     int64_t *array = alloc_array(n);
     if (array == NULL)
         return nn_error(ACLNN_ERR_INNER_NULLPTR, "%s: out of memory.", fn);
@@ -286,22 +287,19 @@ static aclnnStatus copy_out_array(const char *fn, const aclTensor *tensor, int64
 
 NN_EXPORT aclnnStatus aclGetViewShape(const aclTensor *tensor, int64_t **viewDims, uint64_t *viewDimsNum)
 {
-    return copy_out_array("aclGetViewShape", tensor, viewDims, viewDimsNum,
-                          tensor ? tensor->dims : NULL, tensor ? tensor->ndim : 0);
+    return copy_out_array("aclGetViewShape", tensor, viewDims, viewDimsNum, VIEW_SHAPE);
 }
 
 NN_EXPORT aclnnStatus aclGetStorageShape(const aclTensor *tensor, int64_t **storageDims,
                                          uint64_t *storageDimsNum)
 {
-    return copy_out_array("aclGetStorageShape", tensor, storageDims, storageDimsNum,
-                          tensor ? tensor->storage_dims : NULL, tensor ? tensor->storage_ndim : 0);
+    return copy_out_array("aclGetStorageShape", tensor, storageDims, storageDimsNum, STORAGE_SHAPE);
 }
 
 NN_EXPORT aclnnStatus aclGetViewStrides(const aclTensor *tensor, int64_t **stridesValue,
                                         uint64_t *stridesNum)
 {
-    return copy_out_array("aclGetViewStrides", tensor, stridesValue, stridesNum,
-                          tensor ? tensor->strides : NULL, tensor ? tensor->ndim : 0);
+    return copy_out_array("aclGetViewStrides", tensor, stridesValue, stridesNum, VIEW_STRIDES);
 }
 
 /* Shared NULL / liveness check of the scalar getters. */
@@ -311,10 +309,7 @@ static aclnnStatus check_getter(const char *fn, const aclTensor *tensor, const v
         return nn_error(ACLNN_ERR_PARAM_NULLPTR, "%s: tensor must not be null.", fn);
     if (out == NULL)
         return nn_error(ACLNN_ERR_PARAM_NULLPTR, "%s: the out-pointer must not be null.", fn);
-    if (!nn_tensor_alive(tensor))
-        return nn_error(ACLNN_ERR_PARAM_INVALID, "%s: tensor %p is not a live aclTensor.", fn,
-                        (const void *)tensor);
-    return ACLNN_SUCCESS;
+    return nn_handle_check(fn, "tensor", tensor, NN_HANDLE_TENSOR);
 }
 
 NN_EXPORT aclnnStatus aclGetViewOffset(const aclTensor *tensor, int64_t *offset)
@@ -345,11 +340,10 @@ NN_EXPORT aclnnStatus aclSetRawTensorAddr(aclTensor *tensor, void *addr)
 {
     if (tensor == NULL)
         return nn_error(ACLNN_ERR_PARAM_NULLPTR, "aclSetRawTensorAddr: tensor must not be null.");
-    if (!nn_tensor_alive(tensor))
-        return nn_error(ACLNN_ERR_PARAM_INVALID, "aclSetRawTensorAddr: tensor %p is not a live aclTensor.",
-                        (void *)tensor);
-    tensor->data = addr;
-    return ACLNN_SUCCESS;
+    aclnnStatus st = nn_handle_check("aclSetRawTensorAddr", "tensor", tensor, NN_HANDLE_TENSOR);
+    if (st == ACLNN_SUCCESS)
+        tensor->data = addr;
+    return st;
 }
 
 NN_EXPORT aclnnStatus aclGetRawTensorAddr(const aclTensor *tensor, void **addr)

@@ -29,11 +29,18 @@ aclnnStatus nn_check_result_ptrs(const char *op, const uint64_t *workspaceSize, 
     return ACLNN_SUCCESS;
 }
 
-aclnnStatus nn_check_not_null(const char *op, const nn_arg *args, size_t count)
+aclnnStatus nn_check_args(const char *op, const nn_arg *args, size_t count)
 {
     for (size_t i = 0; i < count; i++) {
         if (args[i].handle == NULL)
             return args[i].is_array ? nn_null_array(op, args[i].name) : nn_null_tensor(op, args[i].name);
+    }
+    /* CANN reads a destroyed or foreign handle as if it were live (undefined: a crash or
+     * garbage); each one is looked up in the registry of live handles before anything reads it. */
+    for (size_t i = 0; i < count; i++) {
+        aclnnStatus st = nn_handle_check(op, args[i].name, args[i].handle,
+                                         args[i].is_array ? NN_HANDLE_INT_ARRAY : NN_HANDLE_TENSOR);
+        if (st != ACLNN_SUCCESS) return st;
     }
     return ACLNN_SUCCESS;
 }
@@ -42,22 +49,7 @@ aclnnStatus nn_check_handles(const char *op, const uint64_t *workspaceSize, aclO
                              const nn_arg *args, size_t count)
 {
     aclnnStatus st = nn_check_result_ptrs(op, workspaceSize, executor);
-    return st != ACLNN_SUCCESS ? st : nn_check_not_null(op, args, count);
-}
-
-aclnnStatus nn_check_live(const char *op, const nn_arg *args, size_t count)
-{
-    aclnnStatus st = nn_check_not_null(op, args, count);
-    if (st != ACLNN_SUCCESS) return st;
-    for (size_t i = 0; i < count; i++) {
-        const bool alive = args[i].is_array ? nn_int_array_alive((const aclIntArray *)args[i].handle)
-                                            : nn_tensor_alive((const aclTensor *)args[i].handle);
-        if (!alive) {
-            return nn_error(ACLNN_ERR_PARAM_INVALID, "%s: %s must be a live %s, got a destroyed or foreign handle.",
-                            op, args[i].name, args[i].is_array ? "aclIntArray" : "aclTensor");
-        }
-    }
-    return ACLNN_SUCCESS;
+    return st != ACLNN_SUCCESS ? st : nn_check_args(op, args, count);
 }
 
 bool nn_dtype_in(aclDataType dtype, const aclDataType *list, size_t count)

@@ -5,8 +5,7 @@
  * An operator lists its arguments once, in the order CANN checks them, and runs the steps it
  * needs in that order:
  *
- *     if ((st = nn_check_not_null(OP, args, n)) != ACLNN_SUCCESS) return st;     NULL handles
- *     if ((st = nn_check_live(OP, args, n)) != ACLNN_SUCCESS) return st;         destroyed ones
+ *     if ((st = nn_check_args(OP, args, n)) != ACLNN_SUCCESS) return st;   NULL, then not live
  *     ... dtype / format / shape checks (nn_check_dtype_*, nn_check_same_*) ...
  *     if ((st = nn_check_result_ptrs(OP, workspaceSize, executor)) ...           phase 1's outputs
  *     return nn_finish_phase1(OP, &(nn_phase1_end){.kernel = foo_kernel, .plan = &plan,
@@ -37,15 +36,14 @@ typedef struct nn_arg {
 #define NN_ARRAY_ARG(name, a) ((nn_arg){(name), (const void *)(a), true})
 #define NN_ARG_COUNT(args) (sizeof(args) / sizeof((args)[0]))
 
-/* The first NULL argument in `args` order: ACLNN_ERR_PARAM_NULLPTR with CANN's text ("Expected a
- * proper Tensor (IntArray) but got null for argument <name>."). */
-aclnnStatus nn_check_not_null(const char *op, const nn_arg *args, size_t count);
-/* The first argument that is not a live object (destroyed, or not an aclTensor / aclIntArray at
- * all), which would crash CANN: ACLNN_ERR_PARAM_INVALID.  NULL arguments are reported as by
- * nn_check_not_null. */
-aclnnStatus nn_check_live(const char *op, const nn_arg *args, size_t count);
+/* The handle arguments, in `args` order: the first NULL one gives ACLNN_ERR_PARAM_NULLPTR with
+ * CANN's text ("Expected a proper Tensor (IntArray) but got null for argument <name>."); then the
+ * first that is not a live handle of its kind (destroyed, foreign, or another kind of handle,
+ * which would crash CANN) gives ACLNN_ERR_PARAM_INVALID ("<op>: <name> must be a live aclTensor,
+ * got a destroyed or foreign handle (0x...).").  No field of any argument is read before. */
+aclnnStatus nn_check_args(const char *op, const nn_arg *args, size_t count);
 
-/* Phase 1's two output pointers (nn_check_result_ptrs), then nn_check_not_null: the order of
+/* Phase 1's two output pointers (nn_check_result_ptrs), then nn_check_args: the order of
  * the operators whose CANN code checks its outputs first. */
 aclnnStatus nn_check_handles(const char *op, const uint64_t *workspaceSize, aclOpExecutor *const *executor,
                              const nn_arg *args, size_t count);

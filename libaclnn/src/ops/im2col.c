@@ -403,7 +403,7 @@ aclnnStatus aclnnIm2colGetWorkspaceSize(const aclTensor *self, const aclIntArray
                            NN_ARRAY_ARG("stride", stride),     NN_TENSOR_ARG("out", out)};
     im2col_plan plan;
     memset(&plan, 0, sizeof plan);
-    aclnnStatus st = nn_check_live(OP, args, NN_ARG_COUNT(args));
+    aclnnStatus st = nn_check_args(OP, args, NN_ARG_COUNT(args));
     if (st == ACLNN_SUCCESS) st = nn_check_dtype_supported(OP, "self", self, nn_float_dtypes, NN_FLOAT_DTYPE_COUNT);
     if (st == ACLNN_SUCCESS) st = check_self_dims(self);
     if (st == ACLNN_SUCCESS) st = check_arrays(kernelSize, dilation, padding, stride);

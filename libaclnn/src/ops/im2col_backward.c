@@ -205,7 +205,7 @@ aclnnStatus aclnnIm2colBackwardGetWorkspaceSize(const aclTensor *gradOutput,
     col2im_plan plan;
     memset(&plan, 0, sizeof plan);
     aclnnStatus st = nn_check_result_ptrs(OP, workspaceSize, executor);
-    if (st == ACLNN_SUCCESS) st = nn_check_live(OP, args, NN_ARG_COUNT(args));
+    if (st == ACLNN_SUCCESS) st = nn_check_args(OP, args, NN_ARG_COUNT(args));
     if (st == ACLNN_SUCCESS) st = nn_check_dtype_supported(OP, "gradOutput", gradOutput, nn_float_dtypes, NN_FLOAT_DTYPE_COUNT);
     if (st == ACLNN_SUCCESS) st = nn_check_dtype_supported(OP, "out", out, nn_float_dtypes, NN_FLOAT_DTYPE_COUNT);
     if (st == ACLNN_SUCCESS) st = check_ranks(gradOutput, out);

@@ -242,7 +242,7 @@ static aclnnStatus check_nulls(const char *op, const aclTensor *self, const aclI
                            NN_ARRAY_ARG("stride", stride),     NN_ARRAY_ARG("padding", padding),
                            NN_ARRAY_ARG("dilation", dilation), NN_TENSOR_ARG("out", out),
                            NN_TENSOR_ARG("indices", indices)};
-    return nn_check_not_null(op, args, NN_ARG_COUNT(args));
+    return nn_check_args(op, args, NN_ARG_COUNT(args));
 }
 
 static aclnnStatus check_dtypes(const char *op, const aclTensor *self, const aclTensor *out,
@@ -358,9 +358,10 @@ MP_EXPORT aclnnStatus aclnnMaxPool2dWithMaskGetWorkspaceSize(const aclTensor *se
 {
     const char *op = OP_MASK;
     /* CANN's early checks: kernelSize, self, out, then the kernelSize length. */
-    if (!kernelSize) return nn_null_array(op, "kernelSize");
-    if (!self) return nn_null_tensor(op, "self");
-    if (!out) return nn_null_tensor(op, "out");
+    const nn_arg early[] = {NN_ARRAY_ARG("kernelSize", kernelSize), NN_TENSOR_ARG("self", self),
+                            NN_TENSOR_ARG("out", out)};
+    aclnnStatus st = nn_check_args(op, early, NN_ARG_COUNT(early));
+    if (st != ACLNN_SUCCESS) return st;
     if (kernelSize->size != 1 && kernelSize->size != 2)
         return nn_error(ACLNN_ERR_PARAM_INVALID, "%s: kernelSize must have 1 or 2 elements, got %llu.", op,
                         (unsigned long long)kernelSize->size);

@@ -100,7 +100,7 @@ static aclnnStatus check_nulls(const char *op, const aclTensor *grad_output, con
                            NN_TENSOR_ARG("indices", indices),        NN_ARRAY_ARG("kernelSize", kernel),
                            NN_ARRAY_ARG("stride", stride),           NN_ARRAY_ARG("padding", padding),
                            NN_ARRAY_ARG("dilation", dilation),       NN_TENSOR_ARG("gradInput", grad_input)};
-    return nn_check_not_null(op, args, NN_ARG_COUNT(args));
+    return nn_check_args(op, args, NN_ARG_COUNT(args));
 }
 
 static aclnnStatus check_dtypes(const char *op, const aclTensor *grad_output, const aclTensor *self,
@@ -250,9 +250,10 @@ MP_EXPORT aclnnStatus aclnnMaxPool2dWithMaskBackwardGetWorkspaceSize(
     const char *op = OP_MASK;
     /* CANN's early checks: kernelSize, self, gradOutput, then the kernelSize length - which CANN
      * reports as NULLPTR (documented quirk, kept). */
-    if (!kernelSize) return nn_null_array(op, "kernelSize");
-    if (!self) return nn_null_tensor(op, "self");
-    if (!gradOutput) return nn_null_tensor(op, "gradOutput");
+    const nn_arg early[] = {NN_ARRAY_ARG("kernelSize", kernelSize), NN_TENSOR_ARG("self", self),
+                            NN_TENSOR_ARG("gradOutput", gradOutput)};
+    aclnnStatus st = nn_check_args(op, early, NN_ARG_COUNT(early));
+    if (st != ACLNN_SUCCESS) return st;
     if (kernelSize->size != 1 && kernelSize->size != 2)
         return nn_error(ACLNN_ERR_PARAM_NULLPTR,
                         "%s: kernelSize must have 1 or 2 elements, got %llu (reported as ACLNN_ERR_PARAM_NULLPTR, "

@@ -387,7 +387,7 @@ aclnnStatus aclnnPreluGetWorkspaceSize(const aclTensor *self, const aclTensor *w
 {
     const nn_arg args[] = {NN_TENSOR_ARG("self", self), NN_TENSOR_ARG("weight", weight), NN_TENSOR_ARG("out", out)};
     aclnnStatus st = workspaceSize == NULL ? nn_null_out_param(OP, "workspaceSize") : ACLNN_SUCCESS;
-    if (st == ACLNN_SUCCESS) st = nn_check_live(OP, args, NN_ARG_COUNT(args));
+    if (st == ACLNN_SUCCESS) st = nn_check_args(OP, args, NN_ARG_COUNT(args));
     for (size_t i = 0; st == ACLNN_SUCCESS && i < NN_ARG_COUNT(args); i++) {
         st = nn_check_dtype_supported(OP, args[i].name, (const aclTensor *)args[i].handle, nn_float_dtypes,
                                       NN_FLOAT_DTYPE_COUNT);

@@ -517,7 +517,7 @@ aclnnStatus aclnnPreluBackwardGetWorkspaceSize(const aclTensor *gradOutput, cons
     const nn_arg args[] = {NN_TENSOR_ARG("gradOutput", gradOutput), NN_TENSOR_ARG("self", self),
                            NN_TENSOR_ARG("weight", weight),         NN_TENSOR_ARG("gradInput", gradInput),
                            NN_TENSOR_ARG("gradWeight", gradWeight)};
-    aclnnStatus st = nn_check_live(OP, args, NN_ARG_COUNT(args));
+    aclnnStatus st = nn_check_args(OP, args, NN_ARG_COUNT(args));
     if (st == ACLNN_SUCCESS) st = check_dtypes(gradOutput, self, weight, gradInput, gradWeight);
     if (st == ACLNN_SUCCESS) st = check_shapes(gradOutput, self, weight, gradInput, gradWeight);
     /* CANN dereferences both without a check (docs/compatibility.md). */
