@@ -249,7 +249,7 @@ bool nn_use_streaming_stores(uint64_t output_bytes)
 /* The last-level cache of CPU 0 in bytes, as Linux's sysfs reports it (the cache one core
  * shares, e.g. one CCD's L3 on an AMD EPYC, where cpuid-based counts can report the socket's
  * total); 0 when unknown.  Read once. */
-static uint64_t last_level_cache_bytes(void)
+uint64_t nn_last_level_cache_bytes(void)
 {
     static _Atomic int64_t cached = -1;
     int64_t bytes = atomic_load_explicit(&cached, memory_order_relaxed);
@@ -279,7 +279,7 @@ bool nn_use_streaming_stores_past_cache(uint64_t output_bytes)
 {
     /* ACLNN_STREAMING_STORES still decides alone when set */
     return nn_use_streaming_stores(output_bytes) &&
-           (streaming_override() >= 0 || output_bytes >= 2 * last_level_cache_bytes());
+           (streaming_override() >= 0 || output_bytes >= 2 * nn_last_level_cache_bytes());
 }
 
 #if NN_HAVE_X86_STREAM

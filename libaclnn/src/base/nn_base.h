@@ -246,6 +246,8 @@ bool nn_use_streaming_stores(uint64_t output_bytes);
  * Zen 4 with a 32 MiB L3 the 17-35 MB pad outputs took 1.5x as long streamed
  * (docs/kernels_pad_upsample.md). */
 bool nn_use_streaming_stores_past_cache(uint64_t output_bytes);
+/* The last-level cache one core shares (CPU 0's, from sysfs), in bytes; 0 when unknown. */
+uint64_t nn_last_level_cache_bytes(void);
 /* memcpy(dst, src, bytes) with non-temporal stores for the part of dst aligned to the vector
  * width (AVX-512, AVX or SSE2, chosen at run time); the unaligned head and tail and copies under
  * 256 bytes use ordinary stores.  dst and src must not overlap; src may be unaligned. */

@@ -1,0 +1,52 @@
+/*
+ * pad_fw.h - the ReplicationPad2d forward's line kernel (pad_fw_avx512.c): the output written
+ * as one flat stream of aligned 64-byte lines, each assembled in a register and stored
+ * non-temporally, so no output line is read for ownership and loads and stores stay interleaved.
+ *
+ * The operator (ops/replication_pad2d.c) builds the line table below (per row phase: which
+ * lines of a row need masks) and runs the kernel only when the CPU table allows AVX-512.
+ */
+#ifndef NN_KERNELS_PAD_FW_H
+#define NN_KERNELS_PAD_FW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* One 64-byte output line of a row that is not a plain copy of 64 source bytes: bit b of each
+ * mask is byte b of the line. */
+typedef struct pad_fw_edge {
+    int64_t off;          /* the line's first byte, relative to the row's first byte (may be < 0) */
+    uint64_t from_src;    /* bytes copied from the source row */
+    uint64_t fill_first;  /* bytes of the left edge (copies of the row's first element) */
+    uint64_t fill_last;   /* bytes of the right edge (copies of its last element) */
+    uint64_t in_row;      /* bytes of this row (the rest belong to the rows before / after) */
+} pad_fw_edge;
+
+#define PAD_FW_MAX_PHASES 64 /* 64 / gcd(row bytes, 64) */
+#define PAD_FW_MAX_EDGES 6
+
+/* The lines of a row whose first byte lies at one offset within a 64-byte line: `head` edge
+ * lines, then `full` whole lines copied from the source (the first at row byte `full_off`),
+ * then `tail` edge lines (edge[head .. head+tail)). */
+typedef struct pad_fw_phase {
+    int32_t head, full, tail;
+    int64_t full_off;
+    pad_fw_edge edge[PAD_FW_MAX_EDGES];
+} pad_fw_phase;
+
+typedef struct pad_fw_lines {
+    const unsigned char *in;
+    unsigned char *out;
+    int64_t H, W, Ho, Wo, top, left;
+    size_t es;            /* element size: 1, 2, 4 or 8 */
+    int64_t period;       /* rows after which the row offsets within lines repeat */
+    pad_fw_phase phase[PAD_FW_MAX_PHASES]; /* phase[row % period] */
+} pad_fw_lines;
+
+/* Output rows [begin, end), non-temporal stores for every line whose bytes all belong to these
+ * rows, masked ordinary stores for the (at most two) lines shared with other ranges; ends with
+ * a store fence. */
+void nn_pad_fw_rows_nt_avx512(const pad_fw_lines *t, int64_t begin, int64_t end);
+
+#endif /* NN_KERNELS_PAD_FW_H */
