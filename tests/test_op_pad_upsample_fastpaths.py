@@ -44,6 +44,25 @@ SCRIPT = textwrap.dedent("""
                 check(grad, want, ("backward", shape, pad, name))
             digest.update(grad.tobytes())
 
+    # the forward alone: wide pads (edges over several 64-byte lines, and more than the line
+    # kernel's table holds), and the other element sizes (1, 2, 8, 16 bytes) over more than one
+    # thread range
+    for shape, pad, name in (((2, 5, 30, 70), [20, 17, 2, 1], "float32"),
+                             ((2, 5, 30, 70), [20, 17, 2, 1], "float16"),
+                             ((2, 3, 20, 100), [90, 85, 1, 2], "float32"),
+                             ((4, 8, 130, 257), [3, 2, 1, 4], "int8"),
+                             ((4, 8, 130, 257), [3, 2, 1, 4], "int16"),
+                             ((4, 8, 130, 257), [3, 2, 1, 4], "int64"),
+                             ((4, 8, 130, 257), [3, 2, 1, 4], "complex64"),
+                             ((4, 8, 130, 257), [3, 2, 1, 4], "complex128")):
+        x = (rng.standard_normal(shape) * 50).astype(name)
+        if name.startswith("complex"):
+            x = x + 1j * x[..., ::-1]
+        ours = replication_pad2d(x, pad)
+        want = torch.ops.aten.replication_pad2d(torch.from_numpy(x), pad).numpy()
+        check(ours, want, ("forward", shape, pad, name))
+        digest.update(ours.tobytes())
+
     for rows, L, Lout in (((4, 33), 4096, 8192), ((4, 33), 1000, 2999), ((3, 5), 300, 899),
                           ((2, 9), 64, 1000), ((3, 7), 120, 480), ((2, 5), 333, 1000)):
         x = rng.standard_normal(rows + (L,)).astype(np.float32)
