@@ -235,16 +235,18 @@ static void pad_rows_lines(void *vlines, int64_t begin, int64_t end)
 }
 
 /* Whether the AVX-512 line kernel (non-temporal stores) should write this output rather than
- * ordinary stores.  Measured on a Zen 4 with a 32 MiB L3 (N8 C64 128x128 pad 1, repeated calls;
- * in+out 34 MB fp16/bf16, 68 MB fp32):
- *   - 1 range: one core cannot keep enough read-for-ownership misses in flight; the line
- *     kernel is ~20-25 % faster once input + output reach 3/4 of the L3 (fp16 1 thread
- *     0.71 vs 0.84 ms, fp32 1.59 vs 2.18 ms); at half the L3 the two are even.
- *   - 2 ranges: two cores reach DRAM speed with ordinary stores, which keep part of a working
- *     set near the L3's size cached for the next call (fp16 2 threads 0.56 vs 0.69 ms); past
- *     1.5x the L3 the line kernel wins again (fp32 2 threads 1.43 vs 1.76 ms).
- * ACLNN_STREAMING_STORES=1/0 forces it on / off (on: whenever it applies). */
-static bool pad_lines_pay_off(const pad_plan *p, int64_t ranges)
+ * ordinary stores: once input + output reach 3/4 of the last-level cache.  Measured on a Zen 4
+ * with a 32 MiB L3, N8 C64 128x128 pad 1 (in + out 34 MB fp16/bf16, 68 MB fp32):
+ *   - one core cannot keep enough read-for-ownership misses in flight: 1 thread, repeated
+ *     calls, the line kernel took fp32 1.59 vs 2.18 ms, fp16 0.71 vs 0.84 ms (at half the L3,
+ *     17 MB, the two were even);
+ *   - 2 threads: fp32 1.43 vs 1.76 ms.  fp16 alone in a loop was faster with ordinary stores
+ *     (0.56 vs 0.69 ms: they keep part of a working set near the L3's size cached for the next
+ *     identical call), but not once anything else runs between the calls: in bench/run.py,
+ *     which alternates with PyTorch's own tensors, the line kernel took 0.86 vs 1.07 ms (fp16)
+ *     and 0.91 vs 1.21 ms (bf16).
+ * ACLNN_STREAMING_STORES=1/0 forces it on (whenever it applies) / off. */
+static bool pad_lines_pay_off(const pad_plan *p)
 {
     if (nn_use_streaming_stores(0))
         return true; /* forced on */
@@ -255,7 +257,7 @@ static bool pad_lines_pay_off(const pad_plan *p, int64_t ranges)
     const uint64_t llc = nn_last_level_cache_bytes();
     if (llc == 0)
         return nn_use_streaming_stores(rows * (uint64_t)p->Wo * p->elem_size);
-    return ranges <= 1 ? bytes * 4 >= llc * 3 : bytes * 2 >= llc * 3;
+    return bytes * 4 >= llc * 3;
 }
 
 static aclnnStatus pad_kernel(const nn_launch *launch)
@@ -267,10 +269,7 @@ static aclnnStatus pad_kernel(const nn_launch *launch)
     /* bytes moved per output row: the row written plus (about) the source row read */
     const double row_bytes = (double)(p->Wo + p->W) * (double)p->elem_size;
     const int64_t grain = nn_pu_grain(rows, row_bytes);
-    /* the ranges nn_parallel_for will run */
-    int64_t ranges = rows / grain;
-    ranges = ranges < nn_num_threads() ? ranges : nn_num_threads();
-    if (nn_cpu_avx512() && pad_lines_pay_off(p, ranges)) {
+    if (nn_cpu_avx512() && pad_lines_pay_off(p)) {
         pad_fw_lines *lines = (pad_fw_lines *)malloc(sizeof *lines);
         if (lines != NULL && pad_lines_init(lines, p, in, out)) {
             nn_launch_set_path(launch, "pad_lines_nt_avx512");
