@@ -208,10 +208,14 @@ static bool pad_lines_init(pad_fw_lines *t, const pad_plan *p, const unsigned ch
         const int64_t start = (int64_t)(((uintptr_t)out + (uintptr_t)(q * R)) & 63);
         int n = 0;
         ph->full_off = L;
-        for (int64_t off = -start; off < R; off += 64) {
-            if (off >= L && off + 64 <= L + I) {
-                if (ph->full++ == 0)
-                    ph->full_off = off;
+        /* lines k (at row byte k*64 - start) inside the interior: k in [k0, k1] */
+        const int64_t k0 = (L + start + 63) / 64, k1 = (L + I - 64 + start) / 64;
+        for (int64_t k = 0, off = -start; off < R; k++, off += 64) {
+            if (k == k0 && k0 <= k1 && L + I - 64 + start >= 0) {
+                ph->full = (int32_t)(k1 - k0 + 1);
+                ph->full_off = off;
+                k = k1;
+                off += (k1 - k0) * 64;
                 continue;
             }
             if (n == PAD_FW_MAX_EDGES)
