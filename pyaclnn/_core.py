@@ -56,6 +56,20 @@ def call_aclnn(name, *args):
     _errors.check_aclnn(function(name)(*args), name)
 
 
+def set_soc_version(name):
+    """Select the emulated product (SoC) for the whole process: a family name ("Ascend310P",
+    "Ascend910", "Ascend910B", "Ascend910_93", "Ascend950") or a card's name ("Ascend910B2",
+    "Ascend310P3", ...); None restores the process default (ACLNN_SOC_VERSION, else an A2 card).
+    libaclnn only (``aclnnCpuSetSocVersion``); an unknown name raises AclnnError (161002)."""
+    call_aclnn("aclnnCpuSetSocVersion", ffi.NULL if name is None else str(name).encode("utf-8"))
+
+
+def soc_name():
+    """aclrtGetSocName() as a str, or None when the library reports none."""
+    text = lib.aclrtGetSocName()
+    return None if text == ffi.NULL else ffi.string(text).decode("utf-8", "replace")
+
+
 _state = threading.local()
 _process_lock = threading.Lock()
 _process_initialized = False

@@ -182,6 +182,14 @@ ACL_FUNC_VISIBILITY aclnnStatus AclSetDynamicTensorAddr(aclOpExecutor *executor,
  * NULL is a no-op. */
 ACL_FUNC_VISIBILITY void aclnnCpuFreeArray(int64_t *array);
 
+/* Selects the emulated product (SoC) for the whole process, as ACLNN_SOC_VERSION does at start:
+ * a family name (Ascend310P, Ascend910, Ascend910B, Ascend910_93, Ascend950) or a card's name
+ * (Ascend910B2, Ascend310P3, Ascend950PR_9599, ...).  Operators follow the new product from their
+ * next phase 1; executors already built keep the behaviour they were planned with.  NULL or ""
+ * restores the process default.  An unknown name returns ACLNN_ERR_PARAM_INVALID and changes
+ * nothing. */
+ACL_FUNC_VISIBILITY aclnnStatus aclnnCpuSetSocVersion(const char *socName);
+
 #ifdef __cplusplus
 }
 #endif

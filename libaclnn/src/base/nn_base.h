@@ -257,6 +257,34 @@ void nn_copy_row_nt(void *dst, const void *src, size_t bytes);
 void nn_streaming_fence(void);
 
 /* ------------------------------------------------------------------------------------------ */
+/* The emulated product (soc.c)                                                                */
+/* ------------------------------------------------------------------------------------------ */
+
+/* SoC families, in CANN's op::SocVersion order (ASCEND950 = ASCEND910_95 sits after 910_93). */
+typedef enum nn_soc {
+    NN_SOC_INVALID = -1, /* ACLNN_SOC_VERSION names no SoC we know */
+    NN_SOC_ASCEND910 = 0, /* Atlas training series */
+    NN_SOC_ASCEND910B,    /* Atlas A2 training/inference (the default) */
+    NN_SOC_ASCEND910_93,  /* Atlas A3 training/inference */
+    NN_SOC_ASCEND950,     /* Ascend 950PR/950DT */
+    NN_SOC_ASCEND310P,    /* Atlas inference series */
+    NN_SOC_COUNT
+} nn_soc;
+
+#define NN_SOC_KNOWN_NAMES                                                                        \
+    "known: Ascend310P, Ascend910, Ascend910B, Ascend910_93, Ascend950 (alias Ascend910_95), or a " \
+    "card's name such as Ascend310P3, Ascend910A, Ascend910B2, Ascend910_9391, Ascend950PR_9599"
+
+/* The family the operators follow now (read once per phase 1; ACLNN_SOC_VERSION on first use). */
+nn_soc nn_soc_current(void);
+/* What aclrtGetSocName reports; NULL when ACLNN_SOC_VERSION is unknown. */
+const char *nn_soc_reported_name(void);
+/* "Ascend910", "Ascend310P", ...: CANN's ToString(SocVersion), used in its messages. */
+const char *nn_soc_family_name(nn_soc soc);
+/* ACLNN_SUCCESS, or ACLNN_ERR_PARAM_INVALID with a message when ACLNN_SOC_VERSION is unknown. */
+int nn_soc_check(const char *fn);
+
+/* ------------------------------------------------------------------------------------------ */
 /* Shapes (shape.c)                                                                            */
 /* ------------------------------------------------------------------------------------------ */
 

@@ -6,7 +6,8 @@
  * every view that could make a kernel read or write outside that storage, using opbase's rule:
  *     offset + sum(max(0, stride_i * (dim_i - 1))) + 1 <= prod(storageDims)
  *     offset + sum(min(0, stride_i * (dim_i - 1)))     >= 0
- * (not applied to an empty view, which touches nothing).
+ * (not applied to an empty view, which touches nothing, nor to a view with a negative dim, which
+ * CANN accepts too and every operator rejects).
  *
  * The shape getters return arrays the caller frees with C++ `delete[]`, as CANN's docs show;
  * this C library therefore allocates them with the C++ runtime's operator new[] when the
@@ -42,13 +43,17 @@ static void contiguous_strides(uint64_t ndim, const int64_t *dims, int64_t *stri
     }
 }
 
-/* Element count with overflow detection; false if a dim is negative or the product (or its
- * byte size) overflows. */
+/* Element count with overflow detection; false if a dim is negative (unless allow_negative:
+ * then *numel is -1) or the product (or its byte size) overflows. */
 static bool checked_numel(const char *fn, const char *what, uint64_t ndim, const int64_t *dims,
-                          size_t elem_size, int64_t *numel)
+                          size_t elem_size, bool allow_negative, int64_t *numel)
 {
     int64_t count = 1;
     for (uint64_t i = 0; i < ndim; i++) {
+        if (dims[i] < 0 && allow_negative) {
+            *numel = -1;
+            return true;
+        }
         if (dims[i] < 0) {
             nn_error(ACLNN_ERR_PARAM_INVALID, "%s: %s[%llu] must be non-negative, got %lld.", fn, what,
                      (unsigned long long)i, (long long)dims[i]);
@@ -82,11 +87,13 @@ static bool validate_desc(const char *fn, const tensor_desc *d)
         return false;
     }
     int64_t view_numel, storage_numel;
-    if (!checked_numel(fn, "viewDims", d->ndim, d->dims, elem_size, &view_numel) ||
-        !checked_numel(fn, "storageDims", d->storage_ndim, d->storage_dims, elem_size, &storage_numel))
+    if (!checked_numel(fn, "viewDims", d->ndim, d->dims, elem_size, true, &view_numel) ||
+        !checked_numel(fn, "storageDims", d->storage_ndim, d->storage_dims, elem_size, false, &storage_numel))
         return false;
-    if (view_numel == 0)
-        return true; /* an empty view touches no memory */
+    /* An empty view touches no memory.  A negative view dim is accepted as CANN accepts it (the
+     * tensor describes no memory either): every operator rejects it in its checks (ops/checks.c). */
+    if (view_numel <= 0)
+        return true;
 
     int64_t lo = d->offset, hi = d->offset;
     bool overflow = false;

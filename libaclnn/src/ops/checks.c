@@ -31,6 +31,9 @@ aclnnStatus nn_check_result_ptrs(const char *op, const uint64_t *workspaceSize, 
 
 aclnnStatus nn_check_args(const char *op, const nn_arg *args, size_t count)
 {
+    /* An unknown ACLNN_SOC_VERSION leaves no product to follow. */
+    aclnnStatus soc = nn_soc_check(op);
+    if (soc != ACLNN_SUCCESS) return soc;
     for (size_t i = 0; i < count; i++) {
         if (args[i].handle == NULL)
             return args[i].is_array ? nn_null_array(op, args[i].name) : nn_null_tensor(op, args[i].name);
@@ -41,6 +44,19 @@ aclnnStatus nn_check_args(const char *op, const nn_arg *args, size_t count)
         aclnnStatus st = nn_handle_check(op, args[i].name, args[i].handle,
                                          args[i].is_array ? NN_HANDLE_INT_ARRAY : NN_HANDLE_TENSOR);
         if (st != ACLNN_SUCCESS) return st;
+    }
+    /* aclCreateTensor accepts a negative view dim, as CANN does; each CANN operator's shape
+     * checks then reject it (Im2col: "GetDim(i) <= 0").  Every operator rejects it here, before
+     * any size arithmetic sees it. */
+    for (size_t i = 0; i < count; i++) {
+        const aclTensor *t = args[i].handle;
+        for (uint64_t d = 0; !args[i].is_array && d < t->ndim; d++) {
+            if (t->dims[d] >= 0) continue;
+            char shape[300];
+            return nn_error(ACLNN_ERR_PARAM_INVALID, "%s: %s has a negative dimension: shape %s (dim %llu is %lld).",
+                            op, args[i].name, nn_shape_str(shape, sizeof shape, t->ndim, t->dims),
+                            (unsigned long long)d, (long long)t->dims[d]);
+        }
     }
     return ACLNN_SUCCESS;
 }

@@ -14,6 +14,7 @@
 
 #include "aclnnop/aclnn_im2col.h"
 #include "exec/nn_exec.h"
+#include "ops/products.h"
 #include "base/nn_simd.h"
 #include "ops/im2col_common.h"
 
@@ -67,16 +68,21 @@ typedef struct im2col_ctx {
         }                                                                                        \
     }
 
+DEFINE_IM2COL_ROW(im2col_row_u8, uint8_t)
 DEFINE_IM2COL_ROW(im2col_row_u16, uint16_t)
 DEFINE_IM2COL_ROW(im2col_row_u32, uint32_t)
+DEFINE_IM2COL_ROW(im2col_row_u64, uint64_t)
 
+/* Any element size of the products' lists (1, 2, 4 or 8 bytes: Ascend950 gathers its integer,
+ * bool, double and complex dtypes too); zero bits are every dtype's padding value. */
 static void im2col_row(const im2col_plan *p, size_t esz, const void *plane, void *row,
                        int64_t ki, int64_t kj)
 {
-    if (esz == 2) {
-        im2col_row_u16(p, (const uint16_t *)plane, (uint16_t *)row, ki, kj);
-    } else {
-        im2col_row_u32(p, (const uint32_t *)plane, (uint32_t *)row, ki, kj);
+    switch (esz) {
+    case 1: im2col_row_u8(p, (const uint8_t *)plane, (uint8_t *)row, ki, kj); break;
+    case 2: im2col_row_u16(p, (const uint16_t *)plane, (uint16_t *)row, ki, kj); break;
+    case 4: im2col_row_u32(p, (const uint32_t *)plane, (uint32_t *)row, ki, kj); break;
+    default: im2col_row_u64(p, (const uint64_t *)plane, (uint64_t *)row, ki, kj); break;
     }
 }
 
@@ -108,7 +114,9 @@ struct i2c_fast {
 static bool build_fast(const im2col_plan *p, i2c_fast *f)
 {
 #if NN_HAVE_X86_SIMD
-    if (!nn_cpu_avx512() || p->in_dtype != p->out_dtype || p->sW > I2C_MAX_STRIDE) return false;
+    const size_t esz = nn_dtype_size(p->in_dtype);
+    if (!nn_cpu_avx512() || p->in_dtype != p->out_dtype || p->sW > I2C_MAX_STRIDE || (esz != 2 && esz != 4))
+        return false;
     const int64_t V = 64 / (int64_t)nn_dtype_size(p->in_dtype);
     f->lanes = (2 * V - 1) / p->sW + 1 < V ? (2 * V - 1) / p->sW + 1 : V;
     f->chunks = nn_ceil_div(p->OW, f->lanes);
@@ -404,12 +412,18 @@ aclnnStatus aclnnIm2colGetWorkspaceSize(const aclTensor *self, const aclIntArray
     im2col_plan plan;
     memset(&plan, 0, sizeof plan);
     aclnnStatus st = nn_check_args(OP, args, NN_ARG_COUNT(args));
-    if (st == ACLNN_SUCCESS) st = nn_check_dtype_supported(OP, "self", self, nn_float_dtypes, NN_FLOAT_DTYPE_COUNT);
+    if (st == ACLNN_SUCCESS) st = nn_check_product_dtype(OP, nn_product_row(NN_PR_IM2COL), "self", self);
     if (st == ACLNN_SUCCESS) st = check_self_dims(self);
     if (st == ACLNN_SUCCESS) st = check_arrays(kernelSize, dilation, padding, stride);
     if (st == ACLNN_SUCCESS) st = check_out(self, kernelSize, dilation, padding, stride, out, &plan);
-    /* CANN casts to any out dtype; we accept the three float types only (docs/compatibility.md). */
-    if (st == ACLNN_SUCCESS && !nn_dtype_in(out->dtype, nn_float_dtypes, NN_FLOAT_DTYPE_COUNT)) {
+    /* CANN casts to any out dtype; we accept the three float types only for a float self, and
+     * self's own dtype for the others Ascend950 takes (docs/compatibility.md). */
+    const bool float_self = st != ACLNN_SUCCESS || nn_dtype_in(self->dtype, nn_float_dtypes, NN_FLOAT_DTYPE_COUNT);
+    if (st == ACLNN_SUCCESS && !float_self && out->dtype != self->dtype) {
+        st = nn_error(ACLNN_ERR_PARAM_INVALID, OP ": out dtype must be self's dtype %s (no cast from a "
+                      "non-float dtype), got %s.", nn_dtype_name(self->dtype), nn_dtype_name(out->dtype));
+    }
+    if (st == ACLNN_SUCCESS && float_self && !nn_dtype_in(out->dtype, nn_float_dtypes, NN_FLOAT_DTYPE_COUNT)) {
         st = nn_error(ACLNN_ERR_PARAM_INVALID, OP ": out dtype must be in [FLOAT, FLOAT16, BFLOAT16], got %s.",
                       nn_dtype_name(out->dtype));
     }

@@ -18,6 +18,7 @@
 
 #include "aclnnop/aclnn_im2col_backward.h"
 #include "exec/nn_exec.h"
+#include "ops/products.h"
 #include "kernels/col2im/col2im.h"
 #include "ops/im2col_common.h"
 
@@ -206,8 +207,9 @@ aclnnStatus aclnnIm2colBackwardGetWorkspaceSize(const aclTensor *gradOutput,
     memset(&plan, 0, sizeof plan);
     aclnnStatus st = nn_check_result_ptrs(OP, workspaceSize, executor);
     if (st == ACLNN_SUCCESS) st = nn_check_args(OP, args, NN_ARG_COUNT(args));
-    if (st == ACLNN_SUCCESS) st = nn_check_dtype_supported(OP, "gradOutput", gradOutput, nn_float_dtypes, NN_FLOAT_DTYPE_COUNT);
-    if (st == ACLNN_SUCCESS) st = nn_check_dtype_supported(OP, "out", out, nn_float_dtypes, NN_FLOAT_DTYPE_COUNT);
+    const nn_product *pr = st == ACLNN_SUCCESS ? nn_product_row(NN_PR_IM2COL_BACKWARD) : NULL;
+    if (st == ACLNN_SUCCESS) st = nn_check_product_dtype(OP, pr, "gradOutput", gradOutput);
+    if (st == ACLNN_SUCCESS) st = nn_check_product_dtype(OP, pr, "out", out);
     if (st == ACLNN_SUCCESS) st = check_ranks(gradOutput, out);
     if (st == ACLNN_SUCCESS) st = check_arrays(gradOutput, inputSize, kernelSize, dilation, padding, stride, &plan);
     if (st == ACLNN_SUCCESS) st = check_out_shape(gradOutput, inputSize, kernelSize, out);

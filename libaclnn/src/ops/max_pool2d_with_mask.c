@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "exec/nn_exec.h"
+#include "ops/products.h"
 #include "ops/max_pool_common.h"
 
 #if defined(__has_include)
@@ -248,9 +249,9 @@ static aclnnStatus check_nulls(const char *op, const aclTensor *self, const aclI
 static aclnnStatus check_dtypes(const char *op, const aclTensor *self, const aclTensor *out,
                                 const aclTensor *indices, bool is_mask)
 {
-    static const aclDataType index_dtypes[2] = {ACL_INT64, ACL_INT32};
     const nn_arg like_self[] = {NN_TENSOR_ARG("out", out)};
-    return mp_check_dtypes(op, self, like_self, NN_ARG_COUNT(like_self), indices, is_mask, index_dtypes);
+    const nn_product *pr = nn_product_row(is_mask ? NN_PR_MAX_POOL2D_WITH_MASK : NN_PR_MAX_POOL2D_WITH_INDICES);
+    return mp_check_dtypes(op, pr, self, like_self, NN_ARG_COUNT(like_self), indices, is_mask);
 }
 
 static aclnnStatus check_format(const char *op, const aclTensor *self, const aclTensor *out)
@@ -365,6 +366,8 @@ MP_EXPORT aclnnStatus aclnnMaxPool2dWithMaskGetWorkspaceSize(const aclTensor *se
     if (kernelSize->size != 1 && kernelSize->size != 2)
         return nn_error(ACLNN_ERR_PARAM_INVALID, "%s: kernelSize must have 1 or 2 elements, got %llu.", op,
                         (unsigned long long)kernelSize->size);
+    /* Ascend950 has no mask path: rejected here, after the early checks. */
+    if ((st = nn_check_product_api(op, nn_product_row(NN_PR_MAX_POOL2D_WITH_MASK))) != ACLNN_SUCCESS) return st;
     return checks_and_executor(op, self, kernelSize, stride, padding, dilation, ceilMode, out, indices, true,
                                workspaceSize, executor);
 }

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "exec/nn_exec.h"
+#include "ops/products.h"
 #include "kernels/max_pool/max_pool_bw.h"
 #include "ops/max_pool_common.h"
 
@@ -106,9 +107,10 @@ static aclnnStatus check_nulls(const char *op, const aclTensor *grad_output, con
 static aclnnStatus check_dtypes(const char *op, const aclTensor *grad_output, const aclTensor *self,
                                 const aclTensor *indices, const aclTensor *grad_input, bool is_mask)
 {
-    static const aclDataType index_dtypes[2] = {ACL_INT32, ACL_INT64};
     const nn_arg like_self[] = {NN_TENSOR_ARG("gradOutput", grad_output), NN_TENSOR_ARG("gradInput", grad_input)};
-    return mp_check_dtypes(op, self, like_self, NN_ARG_COUNT(like_self), indices, is_mask, index_dtypes);
+    const nn_product *pr =
+        nn_product_row(is_mask ? NN_PR_MAX_POOL2D_WITH_MASK_BACKWARD : NN_PR_MAX_POOL2D_WITH_INDICES_BACKWARD);
+    return mp_check_dtypes(op, pr, self, like_self, NN_ARG_COUNT(like_self), indices, is_mask);
 }
 
 static aclnnStatus check_rank(const char *op, const char *name, const aclTensor *t)
@@ -252,7 +254,10 @@ MP_EXPORT aclnnStatus aclnnMaxPool2dWithMaskBackwardGetWorkspaceSize(
      * reports as NULLPTR (documented quirk, kept). */
     const nn_arg early[] = {NN_ARRAY_ARG("kernelSize", kernelSize), NN_TENSOR_ARG("self", self),
                             NN_TENSOR_ARG("gradOutput", gradOutput)};
-    aclnnStatus st = nn_check_args(op, early, NN_ARG_COUNT(early));
+    /* Ascend950 rejects the API before anything else. */
+    aclnnStatus st = nn_soc_check(op);
+    if (st == ACLNN_SUCCESS) st = nn_check_product_api(op, nn_product_row(NN_PR_MAX_POOL2D_WITH_MASK_BACKWARD));
+    if (st == ACLNN_SUCCESS) st = nn_check_args(op, early, NN_ARG_COUNT(early));
     if (st != ACLNN_SUCCESS) return st;
     if (kernelSize->size != 1 && kernelSize->size != 2)
         return nn_error(ACLNN_ERR_PARAM_NULLPTR,

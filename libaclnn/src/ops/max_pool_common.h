@@ -17,6 +17,7 @@
 
 #include "exec/nn_exec.h"
 #include "ops/checks.h"
+#include "ops/products.h"
 #include "kernels/max_pool/max_pool_bw.h" /* mp_geometry */
 
 /* Status a bad mask index reports at synchronize: what an NPU raises for an out-of-bounds access
@@ -31,20 +32,21 @@ typedef struct mp_attrs {
 } mp_attrs;
 
 
-/* The dtype checks both ops run in CANN's order: self FLOAT/FLOAT16/BFLOAT16, each of
- * `like_self` self's dtype, indices INT8 for the mask or one of `index_dtypes` (two, in the
- * op's own order) for the indices variant. */
-static inline aclnnStatus mp_check_dtypes(const char *op, const aclTensor *self, const nn_arg *like_self,
-                                          size_t count, const aclTensor *indices, bool is_mask,
-                                          const aclDataType index_dtypes[2])
+/* The dtype checks both ops run in CANN's order: self in the product's list (pr, ops/products.c;
+ * an empty list gets CANN's message), each of `like_self` self's dtype, indices INT8 for the mask
+ * or one of the product's index dtypes for the indices variant. */
+static inline aclnnStatus mp_check_dtypes(const char *op, const nn_product *pr, const aclTensor *self,
+                                          const nn_arg *like_self, size_t count, const aclTensor *indices,
+                                          bool is_mask)
 {
     static const aclDataType mask_dtype[1] = {ACL_INT8};
-    aclnnStatus st = nn_check_dtype_one_of(op, "self", self, nn_float_dtypes, NN_FLOAT_DTYPE_COUNT);
+    aclnnStatus st = pr->dtypes.count == 0 ? nn_check_product_dtype(op, pr, "self", self)
+                                           : nn_check_dtype_one_of(op, "self", self, pr->dtypes.list, pr->dtypes.count);
     for (size_t i = 0; st == ACLNN_SUCCESS && i < count; i++)
         st = nn_check_same_dtype(op, like_self[i].name, (const aclTensor *)like_self[i].handle, "self", self);
     if (st == ACLNN_SUCCESS)
         st = is_mask ? nn_check_dtype_one_of(op, "indices", indices, mask_dtype, 1)
-                     : nn_check_dtype_one_of(op, "indices", indices, index_dtypes, 2);
+                     : nn_check_dtype_one_of(op, "indices", indices, pr->index_dtypes.list, pr->index_dtypes.count);
     return st;
 }
 

@@ -34,12 +34,13 @@
 /* ---------------------------------------------------------------------------------------- */
 
 /* Input units per output unit, as a float32, exactly as CANN's op_api and ATen derive it:
- * a positive `scales` (output/input) is inverted in double and rounded to float once; any
- * other value (0, negative, NaN) means "not given": float(in) / float(out). */
-static inline float nn_nearest_exact_scale(int64_t in_len, int64_t out_len, double scales)
+ * a positive `scales` (output/input) is inverted in double and rounded to float once (Ascend950,
+ * float_reciprocal: rounded to float first, then inverted in float); any other value (0,
+ * negative, NaN) means "not given": float(in) / float(out). */
+static inline float nn_nearest_exact_scale(int64_t in_len, int64_t out_len, double scales, bool float_reciprocal)
 {
     if (scales > 0) {
-        return (float)(1.0 / scales);
+        return float_reciprocal ? 1.0f / (float)scales : (float)(1.0 / scales);
     }
     return (float)in_len / (float)out_len;
 }
@@ -88,7 +89,8 @@ static inline void nn_ne_map_free(nn_ne_map *map)
 }
 
 /* Builds the map in_len -> out_len (both > 0).  Returns false on allocation failure. */
-static inline bool nn_ne_map_build(nn_ne_map *map, int64_t in_len, int64_t out_len, double scales)
+static inline bool nn_ne_map_build(nn_ne_map *map, int64_t in_len, int64_t out_len, double scales,
+                                   bool float_reciprocal)
 {
     memset(map, 0, sizeof *map);
     map->in_len = in_len;
@@ -100,7 +102,7 @@ static inline bool nn_ne_map_build(nn_ne_map *map, int64_t in_len, int64_t out_l
         nn_ne_map_free(map);
         return false;
     }
-    const float scale = nn_nearest_exact_scale(in_len, out_len, scales);
+    const float scale = nn_nearest_exact_scale(in_len, out_len, scales, float_reciprocal);
     for (int64_t d = 0; d < out_len; d++) {
         map->src[d] = nn_nearest_exact_src(d, scale, in_len);
         map->lo[map->src[d] + 1]++; /* counts, turned into starts below */

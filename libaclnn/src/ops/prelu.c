@@ -13,6 +13,7 @@
 
 #include "aclnnop/aclnn_prelu.h"
 #include "exec/nn_exec.h"
+#include "ops/products.h"
 #include "base/nn_simd.h"
 #include "ops/im2col_prelu_common.h"
 #include "ops/prelu_simd.h"
@@ -388,10 +389,9 @@ aclnnStatus aclnnPreluGetWorkspaceSize(const aclTensor *self, const aclTensor *w
     const nn_arg args[] = {NN_TENSOR_ARG("self", self), NN_TENSOR_ARG("weight", weight), NN_TENSOR_ARG("out", out)};
     aclnnStatus st = workspaceSize == NULL ? nn_null_out_param(OP, "workspaceSize") : ACLNN_SUCCESS;
     if (st == ACLNN_SUCCESS) st = nn_check_args(OP, args, NN_ARG_COUNT(args));
-    for (size_t i = 0; st == ACLNN_SUCCESS && i < NN_ARG_COUNT(args); i++) {
-        st = nn_check_dtype_supported(OP, args[i].name, (const aclTensor *)args[i].handle, nn_float_dtypes,
-                                      NN_FLOAT_DTYPE_COUNT);
-    }
+    const nn_product *pr = st == ACLNN_SUCCESS ? nn_product_row(NN_PR_PRELU) : NULL;
+    for (size_t i = 0; st == ACLNN_SUCCESS && i < NN_ARG_COUNT(args); i++)
+        st = nn_check_product_dtype(OP, pr, args[i].name, (const aclTensor *)args[i].handle);
     /* Promotion within the three float dtypes is always defined and castable to any of them,
      * so CANN's two promotion checks cannot fail here. */
     if (st == ACLNN_SUCCESS) st = check_shapes(self, weight, out);

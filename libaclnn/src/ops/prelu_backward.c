@@ -27,6 +27,7 @@
 
 #include "aclnnop/aclnn_prelu_backward.h"
 #include "exec/nn_exec.h"
+#include "ops/products.h"
 #include "ops/im2col_prelu_common.h"
 #include "ops/prelu_simd.h"
 
@@ -372,7 +373,7 @@ static aclnnStatus check_dtypes(const aclTensor *gradOutput, const aclTensor *se
                                 const aclTensor *weight, const aclTensor *gradInput,
                                 const aclTensor *gradWeight)
 {
-    aclnnStatus st = nn_check_dtype_supported(OP, "self", self, nn_float_dtypes, NN_FLOAT_DTYPE_COUNT);
+    aclnnStatus st = nn_check_product_dtype(OP, nn_product_row(NN_PR_PRELU_BACKWARD), "self", self);
     if (st != ACLNN_SUCCESS) return st;
     const aclTensor *others[4] = {gradOutput, weight, gradInput, gradWeight};
     const char *names[4] = {"gradOutput", "weight", "gradInput", "gradWeight"};

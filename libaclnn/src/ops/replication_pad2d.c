@@ -19,14 +19,10 @@
 #include "exec/nn_exec.h"
 #include "kernels/pad/pad_fw.h"
 #include "ops/pad_upsample_common.h"
+#include "ops/products.h"
 
 #define OP "aclnnReplicationPad2d"
 
-static const aclDataType pad_dtypes[] = {
-    ACL_FLOAT, ACL_INT32, ACL_INT64,     ACL_FLOAT16,    ACL_INT16, ACL_DOUBLE,
-    ACL_INT8,  ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16,
-};
-#define NUM_PAD_DTYPES (sizeof pad_dtypes / sizeof pad_dtypes[0])
 
 typedef struct pad_plan {
     int64_t planes;          /* N*C (C for a 3-D self) */
@@ -295,8 +291,10 @@ static aclnnStatus pad_kernel(const nn_launch *launch)
 
 static aclnnStatus check_dtypes(const aclTensor *self, const aclTensor *out)
 {
-    aclnnStatus st = nn_check_dtype_supported(OP, "self", self, pad_dtypes, NUM_PAD_DTYPES);
-    if (st == ACLNN_SUCCESS) st = nn_check_dtype_supported(OP, "out", out, pad_dtypes, NUM_PAD_DTYPES);
+    /* the product's list (ops/products.c): Ascend950 adds eight dtypes, all copied by size */
+    const nn_product *pr = nn_product_row(NN_PR_REPLICATION_PAD2D);
+    aclnnStatus st = nn_check_product_dtype(OP, pr, "self", self);
+    if (st == ACLNN_SUCCESS) st = nn_check_product_dtype(OP, pr, "out", out);
     if (st == ACLNN_SUCCESS) st = nn_check_same_dtype(OP, "out", out, "self", self);
     return st;
 }

@@ -18,15 +18,12 @@
 
 #include "aclnnop/aclnn_pad2d_backward.h"
 #include "exec/nn_exec.h"
+#include "ops/products.h"
 #include "kernels/pad/pad_bw.h"
 #include "ops/pad_upsample_common.h"
 
 #define OP "aclnnReplicationPad2dBackward"
 
-static const aclDataType pad_bwd_dtypes[] = {
-    ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128,
-};
-#define NUM_PAD_BWD_DTYPES (sizeof pad_bwd_dtypes / sizeof pad_bwd_dtypes[0])
 
 /* ---------------------------------------------------------------------------------------- */
 /* Phase 2                                                                                   */
@@ -60,9 +57,10 @@ static aclnnStatus pad_bwd_kernel(const nn_launch *launch)
 static aclnnStatus check_dtypes(const aclTensor *grad_out, const aclTensor *self,
                                 const aclTensor *grad_in)
 {
-    aclnnStatus st = nn_check_dtype_supported(OP, "gradOutput", grad_out, pad_bwd_dtypes, NUM_PAD_BWD_DTYPES);
-    if (st == ACLNN_SUCCESS) st = nn_check_dtype_supported(OP, "self", self, pad_bwd_dtypes, NUM_PAD_BWD_DTYPES);
-    if (st == ACLNN_SUCCESS) st = nn_check_dtype_supported(OP, "gradInput", grad_in, pad_bwd_dtypes, NUM_PAD_BWD_DTYPES);
+    const nn_product *pr = nn_product_row(NN_PR_REPLICATION_PAD2D_BACKWARD);
+    aclnnStatus st = nn_check_product_dtype(OP, pr, "gradOutput", grad_out);
+    if (st == ACLNN_SUCCESS) st = nn_check_product_dtype(OP, pr, "self", self);
+    if (st == ACLNN_SUCCESS) st = nn_check_product_dtype(OP, pr, "gradInput", grad_in);
     if (st == ACLNN_SUCCESS) st = nn_check_same_dtype(OP, "gradOutput", grad_out, "self", self);
     if (st == ACLNN_SUCCESS) st = nn_check_same_dtype(OP, "gradInput", grad_in, "self", self);
     return st;

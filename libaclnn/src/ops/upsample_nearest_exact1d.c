@@ -3,6 +3,7 @@
  * [N, C, L] tensor to outputSize[0] with "nearest-exact" sampling.
  *
  *   scale  = scales > 0 ? fl32(1 / scales) : fl32(L) / fl32(Lout)
+ *            (Ascend950: 1.0f / fl32(scales), the reciprocal taken in float; ops/products.c)
  *   out[n, c, d] = self[n, c, min(floor(fl32((d + 0.5) * scale)), L - 1)]
  *
  * A pure gather (bit-exact).  The index map is the same for every (n, c) row, so the kernel
@@ -20,17 +21,17 @@
 
 #include "aclnnop/aclnn_upsample_nearest_exact1d.h"
 #include "exec/nn_exec.h"
+#include "ops/products.h"
 #include "ops/pad_upsample_common.h"
 
 #define OP "aclnnUpsampleNearestExact1d"
 
-static const aclDataType upsample_dtypes[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_UINT8};
-#define NUM_UPSAMPLE_DTYPES (sizeof upsample_dtypes / sizeof upsample_dtypes[0])
 
 typedef struct upsample_plan {
     int64_t rows;            /* N*C */
     int64_t in_len, out_len;
     double scales;
+    bool float_reciprocal;   /* Ascend950: 1.0f / (float)scales (ops/products.c) */
     size_t elem_size;
 } upsample_plan;
 
@@ -248,7 +249,7 @@ static aclnnStatus upsample_kernel(const nn_launch *launch)
 {
     const upsample_plan *p = (const upsample_plan *)launch->plan;
     nn_ne_map map;
-    if (!nn_ne_map_build(&map, p->in_len, p->out_len, p->scales)) {
+    if (!nn_ne_map_build(&map, p->in_len, p->out_len, p->scales, p->float_reciprocal)) {
         return nn_error(ACLNN_ERR_INNER_NULLPTR, OP ": out of memory for the index map (L %lld -> %lld).",
                         (long long)p->in_len, (long long)p->out_len);
     }
@@ -273,7 +274,7 @@ static aclnnStatus check_params(const aclTensor *self, const aclIntArray *output
                                 const aclTensor *out)
 {
     char shape[128], want[128];
-    aclnnStatus st = nn_check_dtype_supported(OP, "self", self, upsample_dtypes, NUM_UPSAMPLE_DTYPES);
+    aclnnStatus st = nn_check_product_dtype(OP, nn_product_row(NN_PR_UPSAMPLE_NEAREST_EXACT1D), "self", self);
     if (st == ACLNN_SUCCESS) st = nn_check_same_dtype(OP, "out", out, "self", self);
     if (st != ACLNN_SUCCESS) {
         return st;
@@ -336,6 +337,7 @@ aclnnStatus aclnnUpsampleNearestExact1dGetWorkspaceSize(const aclTensor *self,
     plan.in_len = self->dims[2];
     plan.out_len = outputSize->values[0];
     plan.scales = scales;
+    plan.float_reciprocal = nn_product_row(NN_PR_UPSAMPLE_NEAREST_EXACT1D)->float_reciprocal;
     plan.elem_size = nn_dtype_size(self->dtype);
 
     return nn_finish_phase1(OP,

@@ -28,12 +28,11 @@
 
 #include "aclnnop/aclnn_upsample_nearest_exact1d_backward.h"
 #include "exec/nn_exec.h"
+#include "ops/products.h"
 #include "ops/pad_upsample_common.h"
 
 #define OP "aclnnUpsampleNearestExact1dBackward"
 
-static const aclDataType upsample_bwd_dtypes[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
-#define NUM_UPSAMPLE_BWD_DTYPES (sizeof upsample_bwd_dtypes / sizeof upsample_bwd_dtypes[0])
 
 /* Smallest accepted Lin/Lout (or 1/scales): gradOutput may be at most 50x longer. */
 #define MIN_SUPPORT_SCALE 0.02
@@ -464,7 +463,7 @@ static aclnnStatus upsample_bwd_kernel(const nn_launch *launch)
         map.max_count = p->max_count;
         map.num_runs = p->num_runs;
         map.runs = (nn_ne_run *)p->runs;
-    } else if (!nn_ne_map_build(&map, p->in_len, p->out_len, p->scales)) {
+    } else if (!nn_ne_map_build(&map, p->in_len, p->out_len, p->scales, false)) {
         return nn_error(ACLNN_ERR_INNER_NULLPTR, OP ": out of memory for the index map (L %lld -> %lld).",
                         (long long)p->in_len, (long long)p->out_len);
     }
@@ -511,7 +510,8 @@ static aclnnStatus upsample_bwd_kernel(const nn_launch *launch)
 
 static aclnnStatus check_dtypes(const aclTensor *grad_out, const aclTensor *out)
 {
-    aclnnStatus st = nn_check_dtype_supported(OP, "gradOutput", grad_out, upsample_bwd_dtypes, NUM_UPSAMPLE_BWD_DTYPES);
+    aclnnStatus st = nn_check_product_dtype(OP, nn_product_row(NN_PR_UPSAMPLE_NEAREST_EXACT1D_BACKWARD), "gradOutput",
+                                            grad_out);
     if (st == ACLNN_SUCCESS) st = nn_check_same_dtype(OP, "out", out, "gradOutput", grad_out);
     return st;
 }
@@ -604,7 +604,7 @@ static void plan_runs(upsample_bwd_plan *plan)
 {
     nn_ne_map map;
     plan->num_runs = 0;
-    if (!nn_ne_map_build(&map, plan->in_len, plan->out_len, plan->scales)) {
+    if (!nn_ne_map_build(&map, plan->in_len, plan->out_len, plan->scales, false)) {
         return;
     }
     if (nn_ne_map_runs_are_long(&map) && map.num_runs <= PLAN_MAX_RUNS) {

@@ -22,9 +22,6 @@
 #define ACL_PATCH_VERSION 0
 #endif
 
-/* The name aclrtGetSocName reports: the Ascend 910B family (A2) whose behaviour we follow
- * (mask layout, fp16 conversions), with a suffix saying honestly that it is the CPU. */
-#define NN_SOC_NAME "Ascend910B_CPU"
 
 /* ------------------------------------------------------------------------------------------ */
 /* Shared helpers                                                                              */
@@ -205,6 +202,11 @@ static aclError read_config(const char *path, char **out)
 
 ACL_FUNC_VISIBILITY aclError aclInit(const char *configPath)
 {
+    if (nn_soc_current() == NN_SOC_INVALID) {
+        const char *env = getenv("ACLNN_SOC_VERSION");
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "aclInit: ACLNN_SOC_VERSION=\"%.64s\" is not a SoC libaclnn "
+                           "emulates (%s).", env ? env : "", NN_SOC_KNOWN_NAMES);
+    }
     char *config = NULL;
     aclError ret = read_config(configPath, &config);
     if (ret != ACL_SUCCESS)
@@ -324,7 +326,10 @@ ACL_FUNC_VISIBILITY aclError aclrtGetRunMode(aclrtRunMode *runMode)
 
 ACL_FUNC_VISIBILITY const char *aclrtGetSocName(void)
 {
-    return NN_SOC_NAME;
+    /* The emulated product (base/soc.c): "Ascend910B_CPU" by default, the card name or
+     * "<family>_CPU" chosen with ACLNN_SOC_VERSION / aclnnCpuSetSocVersion; NULL when the
+     * variable names no SoC we know. */
+    return nn_soc_reported_name();
 }
 
 /* ------------------------------------------------------------------------------------------ */

@@ -1,0 +1,195 @@
+/*
+ * soc.c - the emulated product (SoC): which family the operators follow and the name
+ * aclrtGetSocName reports (docs/compatibility.md, "Products").
+ *
+ * The process starts with ACLNN_SOC_VERSION (default: an Atlas A2 card, reported as
+ * "Ascend910B_CPU"); aclnnCpuSetSocVersion switches it later.  A name is a family name
+ * (Ascend310P, Ascend910, Ascend910B, Ascend910_93, Ascend950 and its alias Ascend910_95), one of
+ * those with the "_CPU" suffix we report, or a long name a real card reports (Ascend910B2,
+ * Ascend310P3, Ascend910A, Ascend910_9391, any Ascend950...).  As in CANN's unit-test harness
+ * the family name wins: "Ascend910B" is the A2 family, not the old training chip of that long
+ * name (select that one with Ascend910 or Ascend910A).
+ *
+ * An unknown ACLNN_SOC_VERSION leaves the process without a SoC: aclrtGetSocName returns NULL,
+ * aclInit and every operator's phase 1 fail with a message naming the variable.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nn_base.h"
+
+static const char *const family_names[NN_SOC_COUNT] = {
+    [NN_SOC_ASCEND910] = "Ascend910",       [NN_SOC_ASCEND910B] = "Ascend910B",
+    [NN_SOC_ASCEND910_93] = "Ascend910_93", [NN_SOC_ASCEND950] = "Ascend950",
+    [NN_SOC_ASCEND310P] = "Ascend310P",
+};
+
+/* What a family name selects reports: the family with the honest "_CPU" suffix. */
+static const char *const family_reported[NN_SOC_COUNT] = {
+    [NN_SOC_ASCEND910] = "Ascend910_CPU",       [NN_SOC_ASCEND910B] = "Ascend910B_CPU",
+    [NN_SOC_ASCEND910_93] = "Ascend910_93_CPU", [NN_SOC_ASCEND950] = "Ascend950_CPU",
+    [NN_SOC_ASCEND310P] = "Ascend310P_CPU",
+};
+
+typedef struct soc_name {
+    const char *name;
+    nn_soc soc;
+} soc_name;
+
+/* Long names real cards report (aclrtGetSocName), by family; Ascend950* is matched by prefix. */
+static const soc_name long_names[] = {
+    {"Ascend310P1", NN_SOC_ASCEND310P},      {"Ascend310P3", NN_SOC_ASCEND310P},
+    {"Ascend310P5", NN_SOC_ASCEND310P},      {"Ascend310P7", NN_SOC_ASCEND310P},
+    {"Ascend910A", NN_SOC_ASCEND910},        {"Ascend910ProA", NN_SOC_ASCEND910},
+    {"Ascend910PremiumA", NN_SOC_ASCEND910}, {"Ascend910ProB", NN_SOC_ASCEND910},
+    {"Ascend910B1", NN_SOC_ASCEND910B},      {"Ascend910B2", NN_SOC_ASCEND910B},
+    {"Ascend910B3", NN_SOC_ASCEND910B},      {"Ascend910B4", NN_SOC_ASCEND910B},
+    {"Ascend910B4-1", NN_SOC_ASCEND910B},    {"Ascend910B2C", NN_SOC_ASCEND910B},
+    {"Ascend910_9391", NN_SOC_ASCEND910_93}, {"Ascend910_9381", NN_SOC_ASCEND910_93},
+    {"Ascend910_9372", NN_SOC_ASCEND910_93}, {"Ascend910_9392", NN_SOC_ASCEND910_93},
+    {"Ascend910_9382", NN_SOC_ASCEND910_93}, {"Ascend910_9362", NN_SOC_ASCEND910_93},
+};
+
+#define NN_SOC_NAME_MAX 64
+
+/* The current selection: family (or NN_SOC_INVALID) and reported name.  The name always points
+ * at a string that lives until unload (a table entry or an interned copy), so a reader never
+ * sees freed memory however the selection changes under it. */
+static int g_soc = -2; /* -2: not read from the environment yet */
+static const char *g_name;
+static char g_bad_env[NN_SOC_NAME_MAX + 1];
+
+/* Interned copies of long Ascend950* names (each distinct name once, kept until unload). */
+typedef struct interned {
+    struct interned *next;
+    char name[];
+} interned;
+static interned *g_interned;
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static const char *intern(const char *name)
+{
+    for (interned *i = g_interned; i != NULL; i = i->next)
+        if (strcmp(i->name, name) == 0) return i->name;
+    size_t len = strlen(name);
+    interned *i = malloc(sizeof *i + len + 1);
+    if (i == NULL) return NULL;
+    memcpy(i->name, name, len + 1);
+    i->next = g_interned;
+    g_interned = i;
+    return i->name;
+}
+
+__attribute__((destructor)) static void soc_unload(void)
+{
+    while (g_interned != NULL) {
+        interned *next = g_interned->next;
+        free(g_interned);
+        g_interned = next;
+    }
+}
+
+/* Family of `name` and the name to report, or NN_SOC_INVALID. Called with g_lock held. */
+static nn_soc parse(const char *name, const char **reported)
+{
+    if (strcmp(name, "Ascend910_95") == 0) name = "Ascend950";
+    for (int f = 0; f < NN_SOC_COUNT; f++) {
+        if (strcmp(name, family_names[f]) == 0 || strcmp(name, family_reported[f]) == 0) {
+            *reported = family_reported[f];
+            return (nn_soc)f;
+        }
+    }
+    for (size_t i = 0; i < sizeof long_names / sizeof long_names[0]; i++) {
+        if (strcmp(name, long_names[i].name) == 0) {
+            *reported = long_names[i].name;
+            return long_names[i].soc;
+        }
+    }
+    if (strncmp(name, "Ascend950", 9) == 0 && strlen(name) <= NN_SOC_NAME_MAX) {
+        *reported = intern(name);
+        return *reported != NULL ? NN_SOC_ASCEND950 : NN_SOC_INVALID;
+    }
+    return NN_SOC_INVALID;
+}
+
+static void load_env_locked(void)
+{
+    if (__atomic_load_n(&g_soc, __ATOMIC_ACQUIRE) != -2) return;
+    const char *env = getenv("ACLNN_SOC_VERSION");
+    const char *reported = family_reported[NN_SOC_ASCEND910B];
+    nn_soc soc = NN_SOC_ASCEND910B;
+    if (env != NULL && env[0] != '\0') {
+        soc = parse(env, &reported);
+        if (soc == NN_SOC_INVALID) {
+            snprintf(g_bad_env, sizeof g_bad_env, "%s", env);
+            reported = NULL;
+            nn_log(NN_LOG_ERROR, "ACLNN_SOC_VERSION=\"%s\" is not a SoC libaclnn emulates (%s).", g_bad_env,
+                   NN_SOC_KNOWN_NAMES);
+        }
+    }
+    __atomic_store_n(&g_name, reported, __ATOMIC_RELEASE);
+    __atomic_store_n(&g_soc, (int)soc, __ATOMIC_RELEASE);
+}
+
+nn_soc nn_soc_current(void)
+{
+    int soc = __atomic_load_n(&g_soc, __ATOMIC_ACQUIRE);
+    if (soc == -2) {
+        pthread_mutex_lock(&g_lock);
+        load_env_locked();
+        pthread_mutex_unlock(&g_lock);
+        soc = __atomic_load_n(&g_soc, __ATOMIC_ACQUIRE);
+    }
+    return (nn_soc)soc;
+}
+
+const char *nn_soc_reported_name(void)
+{
+    (void)nn_soc_current();
+    return __atomic_load_n(&g_name, __ATOMIC_ACQUIRE);
+}
+
+const char *nn_soc_family_name(nn_soc soc)
+{
+    return soc >= 0 && soc < NN_SOC_COUNT ? family_names[soc] : "(unknown SoC)";
+}
+
+int nn_soc_check(const char *fn)
+{
+    if (nn_soc_current() != NN_SOC_INVALID) return ACLNN_SUCCESS;
+    return nn_error(ACLNN_ERR_PARAM_INVALID, "%s: ACLNN_SOC_VERSION=\"%s\" is not a SoC libaclnn emulates (%s).", fn,
+                    g_bad_env, NN_SOC_KNOWN_NAMES);
+}
+
+NN_EXPORT aclnnStatus aclnnCpuSetSocVersion(const char *socName)
+{
+    pthread_mutex_lock(&g_lock);
+    load_env_locked();
+    const char *reported = family_reported[NN_SOC_ASCEND910B];
+    nn_soc soc = NN_SOC_ASCEND910B;
+    if (socName == NULL || socName[0] == '\0') {
+        /* back to the process default */
+        __atomic_store_n(&g_soc, -2, __ATOMIC_RELEASE);
+        load_env_locked();
+        soc = (nn_soc)__atomic_load_n(&g_soc, __ATOMIC_ACQUIRE);
+        pthread_mutex_unlock(&g_lock);
+        return soc == NN_SOC_INVALID ? (aclnnStatus)nn_soc_check("aclnnCpuSetSocVersion") : ACLNN_SUCCESS;
+    }
+    soc = parse(socName, &reported);
+    if (soc != NN_SOC_INVALID) {
+        __atomic_store_n(&g_name, reported, __ATOMIC_RELEASE);
+        __atomic_store_n(&g_soc, (int)soc, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&g_lock);
+    if (soc == NN_SOC_INVALID) {
+        char shown[NN_SOC_NAME_MAX + 1];
+        snprintf(shown, sizeof shown, "%s", socName);
+        return nn_error(ACLNN_ERR_PARAM_INVALID,
+                        "aclnnCpuSetSocVersion: \"%s\" is not a SoC libaclnn emulates (%s); the SoC is unchanged.",
+                        shown, NN_SOC_KNOWN_NAMES);
+    }
+    nn_log(NN_LOG_INFO, "aclnnCpuSetSocVersion: now emulating %s (family %s).", reported, family_names[soc]);
+    return ACLNN_SUCCESS;
+}

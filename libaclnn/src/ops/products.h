@@ -1,0 +1,66 @@
+/*
+ * products.h - what differs per product (SoC) for each operator, in one table per operator
+ * (products.c, docs/compatibility.md "Products").  An operator asks for its row once per phase 1:
+ *
+ *     const nn_product *pr = nn_product_row(NN_PR_IM2COL);
+ *     st = nn_check_product_dtype(OP, pr, "self", self);
+ *
+ * and freezes what the row says about the computation in its plan.
+ */
+#ifndef NN_OPS_PRODUCTS_H
+#define NN_OPS_PRODUCTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "ops/checks.h"
+
+typedef enum nn_product_op {
+    NN_PR_REPLICATION_PAD2D,
+    NN_PR_REPLICATION_PAD2D_BACKWARD,
+    NN_PR_UPSAMPLE_NEAREST_EXACT1D,
+    NN_PR_UPSAMPLE_NEAREST_EXACT1D_BACKWARD,
+    NN_PR_MAX_POOL2D_WITH_MASK,
+    NN_PR_MAX_POOL2D_WITH_MASK_BACKWARD,
+    NN_PR_MAX_POOL2D_WITH_INDICES,
+    NN_PR_MAX_POOL2D_WITH_INDICES_BACKWARD,
+    NN_PR_IM2COL,
+    NN_PR_IM2COL_BACKWARD,
+    NN_PR_PRELU,
+    NN_PR_PRELU_BACKWARD,
+    NN_PR_OP_COUNT
+} nn_product_op;
+
+typedef struct nn_dtype_list {
+    const aclDataType *list;
+    size_t count;
+} nn_dtype_list;
+
+/* One operator on one product. */
+typedef struct nn_product {
+    /* Not NULL: the product rejects the API with ACLNN_ERR_PARAM_INVALID and this text (after
+     * the checks CANN runs before, which the operator keeps). */
+    const char *rejected;
+    /* The main tensors' dtypes (self, out, gradOutput...).  An empty list rejects every dtype:
+     * with "support for <SoC> is not implemented" when empty_not_implemented, else with the
+     * dtype-list message and an empty list, as CANN does. */
+    nn_dtype_list dtypes;
+    bool empty_not_implemented;
+    /* The indices' dtypes (the max-pool WithIndices pair), in CANN's order. */
+    nn_dtype_list index_dtypes;
+    /* The computation (frozen in the plan at phase 1): */
+    bool fp32_as_fp16;       /* max-pool mask path: FLOAT is computed as FLOAT16 (Ascend910) */
+    bool float_reciprocal;   /* upsample: the scale's reciprocal in float (Ascend950) */
+} nn_product;
+
+/* The row of `op` for the current product (the SoC is valid: nn_check_args ran). */
+const nn_product *nn_product_row(nn_product_op op);
+
+/* CANN's dtype check of `t` against the row's main list: ACLNN_ERR_PARAM_INVALID with
+ * "Tensor <name> not implemented for <DTYPE>, should be in dtype support list [..]." or, for an
+ * empty list marked so, "support for <SoC> is not implemented". */
+aclnnStatus nn_check_product_dtype(const char *op, const nn_product *pr, const char *name, const aclTensor *t);
+/* The row's "rejected" text as an error, or ACLNN_SUCCESS. */
+aclnnStatus nn_check_product_api(const char *op, const nn_product *pr);
+
+#endif /* NN_OPS_PRODUCTS_H */

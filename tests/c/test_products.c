@@ -1,0 +1,113 @@
+/*
+ * test_products.c - the emulated product (SoC): aclnnCpuSetSocVersion and aclrtGetSocName, a
+ * few per-product operator rules (docs/compatibility.md, "Products"), and negative view dims,
+ * which aclCreateTensor accepts and every operator rejects with ACLNN_ERR_PARAM_INVALID.
+ * Run without ACLNN_SOC_VERSION.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "acl/acl.h"
+#include "aclnn/acl_meta.h"
+#include "aclnnop/aclnn_im2col.h"
+#include "aclnnop/aclnn_max_pool2d_with_indices_backward.h"
+#include "aclnnop/aclnn_prelu.h"
+#include "aclnnop/aclnn_replication_pad2d.h"
+
+#include "test_util.h"
+
+static int same(const char *a, const char *b)
+{
+    return a != NULL && b != NULL && strcmp(a, b) == 0;
+}
+
+static void test_names(void)
+{
+    CHECK(same(aclrtGetSocName(), "Ascend910B_CPU"), "default %s", aclrtGetSocName());
+    const char *cases[][2] = {
+        {"Ascend910B2", "Ascend910B2"},        {"Ascend310P3", "Ascend310P3"},
+        {"Ascend910", "Ascend910_CPU"},        {"Ascend910A", "Ascend910A"},
+        {"Ascend910_95", "Ascend950_CPU"},     {"Ascend950PR_9599", "Ascend950PR_9599"},
+        {"Ascend910_9391", "Ascend910_9391"},  {"Ascend910B", "Ascend910B_CPU"},
+        {"Ascend310P", "Ascend310P_CPU"},      {"Ascend910_93", "Ascend910_93_CPU"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        EXPECT_OK(aclnnCpuSetSocVersion(cases[i][0]));
+        CHECK(same(aclrtGetSocName(), cases[i][1]), "%s reports %s", cases[i][0], aclrtGetSocName());
+    }
+    EXPECT(aclnnCpuSetSocVersion("Ascend910X"), ACLNN_ERR_PARAM_INVALID, "Ascend910X");
+    CHECK(same(aclrtGetSocName(), "Ascend910_93_CPU"), "unchanged after an unknown name: %s", aclrtGetSocName());
+    EXPECT(aclnnCpuSetSocVersion("ascend910b"), ACLNN_ERR_PARAM_INVALID, "ascend910b");
+    EXPECT_OK(aclnnCpuSetSocVersion(NULL));
+    CHECK(same(aclrtGetSocName(), "Ascend910B_CPU"), "NULL restores the default: %s", aclrtGetSocName());
+}
+
+static float g_data[4096];
+
+static aclTensor *tensor(const int64_t *dims, uint64_t n, aclDataType dt)
+{
+    int64_t storage = 64;
+    return aclCreateTensor(dims, n, dt, NULL, 0, ACL_FORMAT_ND, &storage, 1, g_data);
+}
+
+/* Im2col with self [0,-2,2,3]: created, then rejected with 161002 (CANN: 161002 from the
+ * operator's "GetDim(i) <= 0" check). */
+static void test_negative_dims(void)
+{
+    const int64_t neg[4] = {0, -2, 2, 3}, out_dims[3] = {0, 8, 4};
+    aclTensor *self = tensor(neg, 4, ACL_FLOAT), *out = tensor(out_dims, 3, ACL_FLOAT);
+    CHECK(self != NULL, "aclCreateTensor accepts a negative view dim");
+    int64_t two[2] = {2, 2}, one[2] = {1, 1}, zero[2] = {0, 0};
+    aclIntArray *k = aclCreateIntArray(two, 2), *d = aclCreateIntArray(one, 2), *p = aclCreateIntArray(zero, 2),
+                *s = aclCreateIntArray(one, 2);
+    uint64_t ws = 0;
+    aclOpExecutor *ex = NULL;
+    EXPECT(aclnnIm2colGetWorkspaceSize(self, k, d, p, s, out, &ws, &ex), ACLNN_ERR_PARAM_INVALID, "self");
+    /* Prelu: self and weight negative */
+    const int64_t w1[1] = {1}, neg2[2] = {3, -1};
+    aclTensor *w = tensor(w1, 1, ACL_FLOAT), *x = tensor(neg2, 2, ACL_FLOAT), *y = tensor(neg2, 2, ACL_FLOAT);
+    EXPECT(aclnnPreluGetWorkspaceSize(x, w, y, &ws, &ex), ACLNN_ERR_PARAM_INVALID, "negative");
+    const int64_t pads[4] = {1, 1, 1, 1};
+    aclIntArray *pad = aclCreateIntArray(pads, 4);
+    const int64_t huge[4] = {-1, (int64_t)1 << 40, (int64_t)1 << 40, 3};
+    aclTensor *big = tensor(huge, 4, ACL_FLOAT);
+    CHECK(big != NULL, "a negative dim with huge others is accepted too");
+    EXPECT(aclnnReplicationPad2dGetWorkspaceSize(big, pad, big, &ws, &ex), ACLNN_ERR_PARAM_INVALID, "negative");
+    aclDestroyTensor(self); aclDestroyTensor(out); aclDestroyTensor(w); aclDestroyTensor(x);
+    aclDestroyTensor(y); aclDestroyTensor(big);
+    aclDestroyIntArray(k); aclDestroyIntArray(d); aclDestroyIntArray(p); aclDestroyIntArray(s);
+    aclDestroyIntArray(pad);
+}
+
+/* MaxPool2dWithIndicesBackward takes FLOAT only on A2/A3, FLOAT16 too on Ascend950. */
+static void test_max_pool_indices_backward_dtypes(void)
+{
+    const int64_t in[4] = {1, 1, 4, 4}, o[4] = {1, 1, 2, 2};
+    aclTensor *grad = tensor(o, 4, ACL_FLOAT16), *self = tensor(in, 4, ACL_FLOAT16), *gi = tensor(in, 4, ACL_FLOAT16);
+    aclTensor *idx = tensor(o, 4, ACL_INT32);
+    int64_t two[2] = {2, 2}, zero[2] = {0, 0}, one[2] = {1, 1};
+    aclIntArray *k = aclCreateIntArray(two, 2), *s = aclCreateIntArray(two, 2), *p = aclCreateIntArray(zero, 2),
+                *d = aclCreateIntArray(one, 2);
+    uint64_t ws = 0;
+    aclOpExecutor *ex = NULL;
+    EXPECT(aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(grad, self, idx, k, s, p, d, false, gi, &ws, &ex),
+           ACLNN_ERR_PARAM_INVALID, "FLOAT16");
+    EXPECT_OK(aclnnCpuSetSocVersion("Ascend950"));
+    EXPECT_OK(aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(grad, self, idx, k, s, p, d, false, gi, &ws, &ex));
+    aclDestroyAclOpExecutor(ex);
+    EXPECT_OK(aclnnCpuSetSocVersion("Ascend910"));
+    EXPECT(aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(grad, self, idx, k, s, p, d, false, gi, &ws, &ex),
+           ACLNN_ERR_PARAM_INVALID, "support list []");
+    EXPECT_OK(aclnnCpuSetSocVersion(NULL));
+    aclDestroyTensor(grad); aclDestroyTensor(self); aclDestroyTensor(gi); aclDestroyTensor(idx);
+    aclDestroyIntArray(k); aclDestroyIntArray(s); aclDestroyIntArray(p); aclDestroyIntArray(d);
+}
+
+int main(void)
+{
+    test_names();
+    test_negative_dims();
+    test_max_pool_indices_backward_dtypes();
+    return tu_finish("test_products");
+}
