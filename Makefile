@@ -28,7 +28,7 @@ FILTERS := $(addprefix $(LIBDIR)/,$(CANN_LIBS))
 # Every .c under libaclnn/src, however deep (src/kernels/<family>/*.c).
 SRCS    := $(sort $(shell find libaclnn/src -name '*.c'))
 OBJS    := $(patsubst libaclnn/src/%.c,$(BUILD)/obj/%.o,$(SRCS))
-HDRS    := $(shell find libaclnn/include libaclnn/src -name '*.h')
+HDRS    := $(shell find libaclnn/include libaclnn/src -name '*.h' -o -name '*.inc')
 
 WARN    := -Wall -Wextra -Werror=implicit-function-declaration -Wno-unused-parameter
 CFLAGS_LIB := -std=c11 -O3 -fPIC -fvisibility=hidden -pthread -D_GNU_SOURCE -DFUNC_VISIBILITY \

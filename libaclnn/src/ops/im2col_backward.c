@@ -9,6 +9,7 @@
  * the CPU table:
  *   AVX-512 and sW <= 2      col2im_avx512 (k3s2p1 small images: straight-line row kernels)
  *   AVX2 + F16C and sW <= 2  col2im_avx2   (only without AVX-512)
+ *   otherwise, AVX2 + F16C   col2im_phase_avx2 (the portable loops built for AVX2)
  *   otherwise                col2im_portable (also with ACLNN_NO_SIMD=1)
  * All add each output element's contributions in (ki, kj) order from +0.0 in fp32 and round
  * once, so they give the same bits.  The launch trace names the path that ran.
@@ -70,9 +71,9 @@ static aclnnStatus col2im_kernel(const nn_launch *l)
         nn_launch_set_path(l, nn_col2im_avx2_path(avx2));
         ok = nn_col2im_run(&job, nn_col2im_planes_avx2);
     } else {
-        job.tables = tables;
-        nn_launch_set_path(l, "col2im_portable");
-        ok = nn_col2im_run(&job, nn_col2im_planes_portable);
+        job.tables = tables; /* the phase-plane loops, built for AVX2 when the CPU has it */
+        nn_launch_set_path(l, cpu->avx2 ? "col2im_phase_avx2" : "col2im_portable");
+        ok = nn_col2im_run(&job, cpu->avx2 ? nn_col2im_planes_phase_avx2 : nn_col2im_planes_portable);
     }
     nn_col2im_avx512_plan_destroy(avx512);
     nn_col2im_avx2_plan_destroy(avx2);

@@ -36,9 +36,11 @@ static aclnnStatus pad_bwd_kernel(const nn_launch *launch)
     pad_bwd_ctx ctx = {p, launch->operands[0].data, launch->operands[2].data,
                        nn_use_streaming_stores((uint64_t)launch->operands[2].numel *
                                                nn_dtype_size(launch->operands[2].dtype)),
-                       false, 0};
-    ctx.avx512 = nn_cpu_avx512() && nn_pad_bw_avx512_fits(&ctx);
-    nn_launch_set_path(launch, ctx.avx512 ? "pad_bw_avx512" : "pad_bw_portable");
+                       false, 0, &nn_pad_bw_loops_portable};
+    const nn_cpu_features *cpu = nn_cpu_features_get();
+    ctx.avx512 = cpu->avx512 && nn_pad_bw_avx512_fits(&ctx);
+    ctx.loops = cpu->avx2 ? &nn_pad_bw_loops_avx2 : &nn_pad_bw_loops_portable;
+    nn_launch_set_path(launch, ctx.avx512 ? "pad_bw_avx512" : cpu->avx2 ? "pad_bw_avx2" : "pad_bw_portable");
     const int64_t blocks_per_plane = (p->H + p->block_rows - 1) / p->block_rows;
     const int64_t items = p->planes * blocks_per_plane;
     const double elem = (double)nn_dtype_size(launch->operands[0].dtype);

@@ -5,7 +5,8 @@
  *   out[plane, ih, iw] = sum over (ki, kj) with ih = oh*sH - pH + ki*dH, iw = ow*sW - pW + kj*dW
  *                        of cols[plane, (ki*kW + kj), oh*OW + ow]
  *
- *   col2im_portable.c  any CPU: phase-plane accumulation in fp32 (and the shared helpers)
+ *   col2im_portable.c  any CPU: phase-plane accumulation in fp32 (and the shared helpers); the
+ *                      loops are in col2im_phase.inc, which col2im_avx2.c compiles again for AVX2
  *   col2im_avx2.c      AVX2 + F16C, sW <= 2: each output row built in 8-lane registers from a
  *                      zero-margined fp32 copy of the plane; k3s2p1 without the copy
  *   col2im_avx512.c    AVX-512, sW <= 2: each output row built in 16-lane registers from masked
@@ -73,6 +74,9 @@ typedef struct nn_col2im_tables nn_col2im_tables;
 nn_col2im_tables *nn_col2im_tables_create(const nn_i2c_plan *p);
 void nn_col2im_tables_destroy(nn_col2im_tables *t);
 void nn_col2im_planes_portable(void *job, int64_t begin, int64_t end);
+/* The same loops (col2im_phase.inc) compiled with the AVX2 flags, in col2im_avx2.c: the same
+ * bits; only when nn_cpu_avx2().  Takes the portable tables. */
+void nn_col2im_planes_phase_avx2(void *job, int64_t begin, int64_t end);
 
 /* Used by the vector paths' table builders: the gradOutput rows each output row ih reads,
  * entries row_first[ih] .. row_first[ih+1]-1 of row_offset, ki ascending, each the offset of

@@ -19,6 +19,11 @@
 #include "base/nn_simd.h"
 #include "kernels/col2im/col2im.h"
 
+/* The portable phase-plane loops built for AVX2 (nn_col2im_planes_phase_avx2): geometries this
+ * file's kernel does not take, on CPUs with AVX2. */
+#define COL2IM_PHASE_PLANES nn_col2im_planes_phase_avx2
+#include "kernels/col2im/col2im_phase.inc"
+
 #if NN_HAVE_X86_SIMD
 typedef nn_i2c_plan col2im_plan;
 typedef struct nn_col2im_avx2_plan avx2_plan;

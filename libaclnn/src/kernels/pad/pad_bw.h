@@ -2,13 +2,15 @@
  * pad_bw.h - the ReplicationPad2d backward kernels (a gather: every gradInput row summed once
  * from the gradOutput rows that replicate it), one file per instruction set:
  *
- *   pad_bw_portable.c  any CPU, every dtype: the row code and the work loop
+ *   pad_bw_portable.c  any CPU, every dtype: the row code and the work loop; the plain row
+ *                      loops are in pad_bw_rows.inc, built here and again in
+ *   pad_bw_avx2.c      with the AVX2 flags (nn_pad_bw_loops_avx2)
  *   pad_bw_avx512.c    AVX-512: fp32 and fp16/bf16 rows 16 / 32 columns per vector, written
  *                      straight to gradInput
  *
  * Per element the contributions are added in (row, column) order from +0 on both, so they give
- * the same bits.  The operator (ops/replication_pad2d_backward.c) sets ctx.avx512 from the CPU
- * table; the AVX-512 rows run only then.
+ * the same bits.  The operator (ops/replication_pad2d_backward.c) sets ctx.avx512 and ctx.loops
+ * from the CPU table; the AVX-512 rows run only then.
  */
 #ifndef NN_KERNELS_PAD_BW_H
 #define NN_KERNELS_PAD_BW_H
@@ -60,6 +62,19 @@ static inline row_block block_of(const pad_bwd_plan *p, int64_t item)
     return b;
 }
 
+/* The plain row loops (pad_bw_rows.inc) of one build: nn_pad_bw_loops_portable
+ * (pad_bw_portable.c, baseline x86-64) or nn_pad_bw_loops_avx2 (pad_bw_avx2.c, only when
+ * nn_cpu_avx2()). */
+typedef struct nn_pad_bw_loops {
+    void (*grad_row_f32)(const pad_bwd_plan *p, int comps, const float *rows, int64_t nrows, float *gi);
+    void (*grad_row_f64)(const pad_bwd_plan *p, int comps, const double *rows, int64_t nrows, double *gi);
+    void (*single_source_half)(const uint16_t *src, uint16_t *dst, int64_t n, uint16_t inf_bits,
+                               uint16_t quiet_bit);
+    void (*add_rows_f32)(float *acc, const float *row, int64_t n);
+} nn_pad_bw_loops;
+extern const nn_pad_bw_loops nn_pad_bw_loops_portable;
+extern const nn_pad_bw_loops nn_pad_bw_loops_avx2;
+
 typedef struct pad_bwd_ctx {
     const pad_bwd_plan *plan;
     const void *grad_out;
@@ -67,6 +82,7 @@ typedef struct pad_bwd_ctx {
     bool stream;           /* large gradInput: blocks are built in a buffer and streamed out */
     bool avx512;           /* the AVX-512 rows (nn_pad_bw_avx512_fits and the CPU table) */
     int failed;            /* a range could not get its widening buffer */
+    const nn_pad_bw_loops *loops; /* the plain row loops' build */
 } pad_bwd_ctx;
 
 /* The work loop the thread pool runs: items [begin, end) of ctx (row blocks). */
@@ -143,9 +159,10 @@ typedef struct half_row_ctx {
     void (*widen_n)(const uint16_t *, float *, size_t);
     void (*narrow_n)(const float *, uint16_t *, size_t);
     uint16_t inf_bits, quiet_bit;
+    const nn_pad_bw_loops *loops;
 } half_row_ctx;
 
-half_row_ctx nn_pad_bw_half_row_ctx(const pad_bwd_plan *p);
+half_row_ctx nn_pad_bw_half_row_ctx(const pad_bwd_ctx *ctx);
 /* One fp16/bf16 gradInput row from `nrows` gradOutput rows: every sum in fp32, rounded once. */
 void nn_pad_bw_half_row(const pad_bwd_plan *p, const half_row_ctx *hc, const uint16_t *rows, int64_t nrows,
                         uint16_t *gi);

@@ -159,7 +159,7 @@ bool nn_pad_bw_half_avx512(const pad_bwd_ctx *ctx, int64_t begin, int64_t end)
     if (spare == NULL) {
         return false; /* the portable path needs no buffer of that size */
     }
-    const half_row_ctx hc = nn_pad_bw_half_row_ctx(p);
+    const half_row_ctx hc = nn_pad_bw_half_row_ctx(ctx);
     for (int64_t item = begin; item < end; item++) {
         const row_block b = block_of(p, item);
         grad_rows_half_avx512(p, &hc, (const uint16_t *)ctx->grad_out + b.plane * p->Ho * p->Wo,

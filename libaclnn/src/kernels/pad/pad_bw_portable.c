@@ -17,59 +17,8 @@
 #include "base/nn_simd.h"
 #include "kernels/pad/pad_bw.h"
 
-/* ---------------------------------------------------------------------------------------- */
-/* One gradInput row from `nrows` consecutive gradOutput rows (`rows` points at the first),  */
-/* in the accumulation type T (float or double).  `comps` scalars per element (2 for         */
-/* complex; complex addition is per component).                                              */
-/* ---------------------------------------------------------------------------------------- */
-
-#define DEFINE_GRAD_ROW(NAME, T)                                                                  \
-    NN_CLONES_AVX2 static void NAME(const pad_bwd_plan *p, int comps, const T *restrict rows, int64_t nrows,     \
-                     T *restrict gi)                                                             \
-    {                                                                                            \
-        const int64_t row_len = p->Wo * comps, W = p->W, left = p->left;                         \
-        const int64_t first_hi = W == 1 ? p->Wo : left + 1; /* end of the left strip */          \
-        for (int comp = 0; comp < comps; comp++) {                                               \
-            T first = 0;                                                                         \
-            for (int64_t r = 0; r < nrows; r++) {                                                \
-                const T *restrict row = rows + r * row_len + comp;                               \
-                for (int64_t j = 0; j < first_hi; j++) {                                         \
-                    first += row[j * comps];                                                     \
-                }                                                                                \
-            }                                                                                    \
-            gi[comp] = first;                                                                    \
-        }                                                                                        \
-        if (W == 1) {                                                                            \
-            return;                                                                              \
-        }                                                                                        \
-        const int64_t last_lo = W - 1 + left; /* first column of the right strip */              \
-        for (int comp = 0; comp < comps; comp++) {                                               \
-            T last = 0;                                                                          \
-            for (int64_t r = 0; r < nrows; r++) {                                                \
-                const T *restrict row = rows + r * row_len + comp;                               \
-                for (int64_t j = last_lo; j < p->Wo; j++) {                                      \
-                    last += row[j * comps];                                                      \
-                }                                                                                \
-            }                                                                                    \
-            gi[(W - 1) * comps + comp] = last;                                                   \
-        }                                                                                        \
-        /* interior: scalars [comps, (W-1)*comps) of gi <- columns left+1 .. of each row */      \
-        const int64_t n = (W - 2) * comps;                                                       \
-        T *restrict dst = gi + comps;                                                            \
-        const T *restrict src = rows + (left + 1) * comps;                                       \
-        for (int64_t k = 0; k < n; k++) {                                                        \
-            dst[k] = (T)0 + src[k]; /* +0 start, as ATen's zero-filled grad_input */             \
-        }                                                                                        \
-        for (int64_t r = 1; r < nrows; r++) {                                                    \
-            src = rows + r * row_len + (left + 1) * comps;                                       \
-            for (int64_t k = 0; k < n; k++) {                                                    \
-                dst[k] += src[k];                                                                \
-            }                                                                                    \
-        }                                                                                        \
-    }
-
-DEFINE_GRAD_ROW(grad_row_f32, float)
-DEFINE_GRAD_ROW(grad_row_f64, double)
+#define PAD_BW_LOOPS nn_pad_bw_loops_portable
+#include "kernels/pad/pad_bw_rows.inc"
 
 static void load_f64_from_f32(const float *src, double *dst, size_t n)
 {
@@ -152,10 +101,10 @@ static void pad_bwd_native(const pad_bwd_ctx *ctx, int64_t begin, int64_t end)
             const int64_t first = b.plane * plane_in + r0 * row_in;
             const int64_t out = (h - b.h0) * row_out;
             if (p->kind == KIND_F32) {
-                grad_row_f32(p, 1, (const float *)ctx->grad_out + first, r1 - r0 + 1,
+                ctx->loops->grad_row_f32(p, 1, (const float *)ctx->grad_out + first, r1 - r0 + 1,
                              (float *)block + out);
             } else {
-                grad_row_f64(p, comps, (const double *)ctx->grad_out + first, r1 - r0 + 1,
+                ctx->loops->grad_row_f64(p, comps, (const double *)ctx->grad_out + first, r1 - r0 + 1,
                              (double *)block + out);
             }
         }
@@ -187,7 +136,7 @@ static void pad_bwd_c64(pad_bwd_ctx *ctx, int64_t begin, int64_t end)
         for (int64_t h = b.h0; h < b.h1; h++) {
             int64_t r0, r1;
             source_rows(p, h, &r0, &r1);
-            grad_row_f64(p, 2, rows + (r0 - b.src0) * row_in, r1 - r0 + 1,
+            ctx->loops->grad_row_f64(p, 2, rows + (r0 - b.src0) * row_in, r1 - r0 + 1,
                          gi + (h - b.h0) * row_out);
         }
         store_f32_from_f64(gi, (float *)sink_rows(&sink, ctx, &b), (size_t)((b.h1 - b.h0) * row_out));
@@ -197,35 +146,14 @@ static void pad_bwd_c64(pad_bwd_ctx *ctx, int64_t begin, int64_t end)
     free(rows);
 }
 
-/* fp16/bf16 interior element with a single contribution: round(0 + widen(x)) in fp32 is x
- * itself, except that -0 becomes +0 and a signalling NaN comes back quiet.  Doing exactly that
- * on the 16-bit patterns skips both conversions for the bulk of the tensor. */
-NN_CLONES_AVX2 static void single_source_half(const uint16_t *restrict src, uint16_t *restrict dst,
-                                         int64_t n, uint16_t inf_bits, uint16_t quiet_bit)
-{
-    for (int64_t k = 0; k < n; k++) {
-        const uint16_t x = src[k];
-        const uint16_t is_nan = (uint16_t)((x & 0x7fff) > inf_bits);
-        const uint16_t fixed = is_nan ? (uint16_t)(x | quiet_bit) : x;
-        dst[k] = x == 0x8000 ? 0 : fixed;
-    }
-}
-
-NN_CLONES_AVX2 static void add_rows_f32(float *restrict acc, const float *restrict row, int64_t n)
-{
-    for (int64_t k = 0; k < n; k++) {
-        acc[k] += row[k];
-    }
-}
-
 #define HALF_BLOCK 512
 
-half_row_ctx nn_pad_bw_half_row_ctx(const pad_bwd_plan *p)
+half_row_ctx nn_pad_bw_half_row_ctx(const pad_bwd_ctx *ctx)
 {
-    const bool bf16 = p->kind == KIND_BF16;
+    const bool bf16 = ctx->plan->kind == KIND_BF16;
     half_row_ctx hc = {bf16, bf16 ? nn_bf16_to_f32_n : nn_f16_to_f32_n,
                        bf16 ? nn_f32_to_bf16_n : nn_f32_to_f16_n, bf16 ? 0x7f80 : 0x7c00,
-                       bf16 ? 0x0040 : 0x0200};
+                       bf16 ? 0x0040 : 0x0200, ctx->loops};
     return hc;
 }
 
@@ -246,7 +174,7 @@ void nn_pad_bw_half_row(const pad_bwd_plan *p, const half_row_ctx *hc, const uin
     gi[W - 1] = narrow_one(strip_sum(rows, nrows, Wo, last_lo, Wo, hc->bf16), hc->bf16);
     const int64_t n = W - 2;
     if (nrows == 1) {
-        single_source_half(rows + left + 1, gi + 1, n, hc->inf_bits, hc->quiet_bit);
+        hc->loops->single_source_half(rows + left + 1, gi + 1, n, hc->inf_bits, hc->quiet_bit);
         return;
     }
     for (int64_t k0 = 0; k0 < n; k0 += HALF_BLOCK) {
@@ -257,7 +185,7 @@ void nn_pad_bw_half_row(const pad_bwd_plan *p, const half_row_ctx *hc, const uin
         }
         for (int64_t r = 1; r < nrows; r++) {
             hc->widen_n(rows + r * Wo + left + 1 + k0, tmp, (size_t)m);
-            add_rows_f32(acc, tmp, m);
+            hc->loops->add_rows_f32(acc, tmp, m);
         }
         hc->narrow_n(acc, gi + 1 + k0, (size_t)m);
     }
@@ -282,7 +210,7 @@ static void pad_bwd_half(pad_bwd_ctx *ctx, int64_t begin, int64_t end)
         return;
     }
     const pad_bwd_plan *p = ctx->plan;
-    const half_row_ctx hc = nn_pad_bw_half_row_ctx(p);
+    const half_row_ctx hc = nn_pad_bw_half_row_ctx(ctx);
     const uint16_t *grad_out = (const uint16_t *)ctx->grad_out;
     block_sink sink = sink_open(ctx, (size_t)p->W * sizeof(uint16_t));
     for (int64_t item = begin; item < end; item++) {
