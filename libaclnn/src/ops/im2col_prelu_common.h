@@ -13,12 +13,6 @@
 #include "exec/nn_exec.h"
 #include "ops/checks.h"
 
-/* Hot loops are compiled twice, for AVX2 and for the baseline ISA, and picked at load time
- * (the library itself is built without -march).  no-trapping-math lets GCC compute a product
- * that a select may discard (if-conversion), which is what makes `x > 0 ? x : w * x` a
- * branchless vector blend; it changes no result (no reassociation, no contraction). */
-#define NN_IP_HOT __attribute__((target_clones("avx2", "default"), optimize("no-trapping-math")))
-
 /* Overflow-safe int64 arithmetic for shape formulas built from user attributes. */
 static inline bool nn_ip_mul(int64_t a, int64_t b, int64_t *r) { return !__builtin_mul_overflow(a, b, r); }
 static inline bool nn_ip_add(int64_t a, int64_t b, int64_t *r) { return !__builtin_add_overflow(a, b, r); }

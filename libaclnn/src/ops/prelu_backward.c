@@ -21,291 +21,27 @@
  *   row mode (per-channel weight, inner < PLANE_MIN): a block is R rows (n) x a group of
  *     channels; one partial per (block row group, channel).  With inner == 1 (channel-last)
  *     the per-channel sums are a vector add across channels.
+ *
+ * The kernels (the blocks, on staged or fused AVX2 loops) are in kernels/prelu/; phase 2 picks
+ * one from the CPU table and names it in the launch trace.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "aclnnop/aclnn_prelu_backward.h"
 #include "exec/nn_exec.h"
+#include "kernels/prelu/prelu.h"
 #include "ops/products.h"
 #include "ops/im2col_prelu_common.h"
-#include "ops/prelu_simd.h"
 
 #define OP "aclnnPreluBackward"
 #define PRELU_MAX_DIMS 8
-#define BLOCK_ELEMS 16384     /* plane-mode block length */
-#define PLANE_MIN 2048        /* inner length from which plane mode is used */
-#define ROW_BLOCK_ELEMS 65536 /* target elements per row-mode block */
-#define ROW_TILE_ELEMS 4096   /* target elements per row of a row-mode tile */
-#define LANES 16
-#define CHUNK 1024            /* fp32 staging for fp16/bf16 */
-
-typedef struct prelu_bw_plan {
-    int64_t numel;
-    int64_t outer, channels, inner;  /* channels == 1 for a single weight (then inner = numel) */
-    bool plane_mode;
-    int64_t chunks_per_plane;        /* plane mode */
-    int64_t rows_per_block, channels_per_tile, row_groups, channel_groups;  /* row mode */
-    int64_t num_blocks, num_partials;
-    bool broadcast;                  /* gradOutput must be expanded to self's shape first */
-    uint64_t ndim;
-    int64_t self_dims[NN_MAX_DIMS];
-    int64_t grad_strides[NN_MAX_DIMS];  /* broadcast strides of gradOutput over self's dims */
-    uint64_t expand_offset;          /* scratch offsets (bytes) */
-    uint64_t partial_offset;
-    aclDataType dtype;
-    bool empty;                      /* nothing to compute: only zero gradWeight */
-    int64_t grad_weight_numel;
-} prelu_bw_plan;
-
-typedef struct prelu_bw_ctx {
-    const prelu_bw_plan *plan;
-    const void *grad, *self;
-    const float *weight;             /* channels values, fp32 */
-    void *grad_input;
-    float *partials;
-    bool simd;                       /* fused AVX2 loops for channel-last rows */
-    bool streaming;                  /* non-temporal gradInput stores in those loops */
-    nn_claims claims;                /* blocks, claimed in chunks by the threads */
-} prelu_bw_ctx;
-
-/* ---- fp32 fused inner loops ---------------------------------------------------------------- */
-
-static inline float fold_lanes(const float *lanes)
-{
-    float s8[8], s4[4];
-    for (int k = 0; k < 8; k++) s8[k] = lanes[k] + lanes[k + 8];
-    for (int k = 0; k < 4; k++) s4[k] = s8[k] + s8[k + 4];
-    return (s4[0] + s4[2]) + (s4[1] + s4[3]);
-}
-
-/* The products are computed unconditionally and then selected: GCC does not speculate a
- * conditional floating-point multiply (-ftrapping-math), so the select form below is what makes
- * these loops branchless and vectorised. */
-
-/* gradInput for a run sharing one weight value; returns the run's fixed-order update sum. */
-NN_IP_HOT static float run_scalar_w(const float *restrict x, const float *restrict g,
-                                    float *restrict gi, float w, int64_t n)
-{
-    float lanes[LANES] = {0};
-    int64_t i = 0;
-    for (; i + LANES <= n; i += LANES) {
-        for (int k = 0; k < LANES; k++) {
-            const float xv = x[i + k], gv = g[i + k];
-            const float scaled = w * gv, update = xv * gv;
-            const bool pos = xv > 0.0f;
-            gi[i + k] = pos ? gv : scaled;
-            lanes[k] += pos ? 0.0f : update;
-        }
-    }
-    for (int k = 0; i < n; i++, k++) {
-        const float xv = x[i], gv = g[i];
-        const float scaled = w * gv, update = xv * gv;
-        const bool pos = xv > 0.0f;
-        gi[i] = pos ? gv : scaled;
-        lanes[k] += pos ? 0.0f : update;
-    }
-    return fold_lanes(lanes);
-}
-
-/* Channel-last run: weight and per-channel sums advance with the element. */
-NN_IP_HOT static void run_vector_w(const float *restrict x, const float *restrict g,
-                                   float *restrict gi, const float *restrict w,
-                                   float *restrict sums, int64_t n)
-{
-    for (int64_t i = 0; i < n; i++) {
-        const float xv = x[i], gv = g[i];
-        const float scaled = w[i] * gv, update = xv * gv;
-        const bool pos = xv > 0.0f;
-        gi[i] = pos ? gv : scaled;
-        sums[i] += pos ? 0.0f : update;
-    }
-}
-
-/* ---- dtype staging: a run of n elements at flat index `first` -------------------------------- */
-
-typedef struct run_io {
-    const float *x, *g;
-    float *gi;
-    float xs[CHUNK], gs[CHUNK], gis[CHUNK];
-} run_io;
-
-/* Points io at fp32 data for [first, first + n) (n <= CHUNK unless the dtype is FLOAT). */
-static void stage_in(const prelu_bw_ctx *ctx, run_io *io, int64_t first, int64_t n)
-{
-    const prelu_bw_plan *p = ctx->plan;
-    if (p->dtype == ACL_FLOAT) {
-        io->x = (const float *)ctx->self + first;
-        io->g = (const float *)ctx->grad + first;
-        io->gi = (float *)ctx->grad_input + first;
-        return;
-    }
-    nn_to_f32_n(p->dtype, (const uint16_t *)ctx->self + first, io->xs, (size_t)n);
-    nn_to_f32_n(p->dtype, (const uint16_t *)ctx->grad + first, io->gs, (size_t)n);
-    io->x = io->xs;
-    io->g = io->gs;
-    io->gi = io->gis;
-}
-
-static void stage_out(const prelu_bw_ctx *ctx, const run_io *io, int64_t first, int64_t n)
-{
-    if (ctx->plan->dtype != ACL_FLOAT) {
-        nn_from_f32_n(ctx->plan->dtype, io->gis, (uint16_t *)ctx->grad_input + first, (size_t)n);
-    }
-}
-
-/* Processes [first, first + n) sharing weight w; returns the fixed-order update sum.  Long runs
- * of fp16/bf16 are staged in CHUNK pieces whose sums are added in order. */
-static float span_scalar_w(const prelu_bw_ctx *ctx, run_io *io, int64_t first, int64_t n, float w)
-{
-    const int64_t piece = ctx->plan->dtype == ACL_FLOAT ? n : CHUNK;
-    float total = 0.0f;
-    for (int64_t done = 0; done < n; done += piece) {
-        const int64_t len = n - done < piece ? n - done : piece;
-        stage_in(ctx, io, first + done, len);
-        total += run_scalar_w(io->x, io->g, io->gi, w, len);
-        stage_out(ctx, io, first + done, len);
-    }
-    return total;
-}
-
-static void span_vector_w(const prelu_bw_ctx *ctx, run_io *io, int64_t first, int64_t n,
-                          const float *w, float *sums)
-{
-    const int64_t piece = ctx->plan->dtype == ACL_FLOAT ? n : CHUNK;
-    for (int64_t done = 0; done < n; done += piece) {
-        const int64_t len = n - done < piece ? n - done : piece;
-        stage_in(ctx, io, first + done, len);
-        run_vector_w(io->x, io->g, io->gi, w + done, sums + done, len);
-        stage_out(ctx, io, first + done, len);
-    }
-}
-
-/* ---- fused channel-last rows (prelu_simd.h) ------------------------------------------------ */
-
-#if NN_PRELU_SIMD
-PS_DEFINE_BACKWARD(f32, float)
-PS_DEFINE_BACKWARD(f16, uint16_t)
-PS_DEFINE_BACKWARD(bf16, uint16_t)
-PS_DEFINE_BACKWARD_SW(f32, float)
-PS_DEFINE_BACKWARD_SW(f16, uint16_t)
-PS_DEFINE_BACKWARD_SW(bf16, uint16_t)
-
-/* span_scalar_w without staging: the same pieces (whole run for fp32, CHUNK for fp16/bf16),
- * each folded and added in order, so the sum is bit-identical. */
-static float simd_span_scalar_w(const prelu_bw_ctx *ctx, int64_t first, int64_t n, float w)
-{
-    const aclDataType dtype = ctx->plan->dtype;
-    const int64_t piece = dtype == ACL_FLOAT ? n : CHUNK;
-    float total = 0.0f;
-    for (int64_t done = 0; done < n; done += piece) {
-        const int64_t len = n - done < piece ? n - done : piece, at = first + done;
-        if (dtype == ACL_FLOAT) {
-            total += ps_bwd_sw_f32((const float *)ctx->self + at, (const float *)ctx->grad + at,
-                                   (float *)ctx->grad_input + at, w, len, ctx->streaming);
-        } else if (dtype == ACL_FLOAT16) {
-            total += ps_bwd_sw_f16((const uint16_t *)ctx->self + at,
-                                   (const uint16_t *)ctx->grad + at,
-                                   (uint16_t *)ctx->grad_input + at, w, len, ctx->streaming);
-        } else {
-            total += ps_bwd_sw_bf16((const uint16_t *)ctx->self + at,
-                                    (const uint16_t *)ctx->grad + at,
-                                    (uint16_t *)ctx->grad_input + at, w, len, ctx->streaming);
-        }
-    }
-    return total;
-}
-
-/* span_vector_w without staging: same per-element arithmetic and per-row sum order. */
-static void simd_span_vector_w(const prelu_bw_ctx *ctx, int64_t first, int64_t n,
-                               const float *w, float *sums)
-{
-    const aclDataType dtype = ctx->plan->dtype;
-    if (dtype == ACL_FLOAT) {
-        ps_bwd_vw_f32((const float *)ctx->self + first, (const float *)ctx->grad + first,
-                      (float *)ctx->grad_input + first, w, sums, n, ctx->streaming);
-    } else if (dtype == ACL_FLOAT16) {
-        ps_bwd_vw_f16((const uint16_t *)ctx->self + first, (const uint16_t *)ctx->grad + first,
-                      (uint16_t *)ctx->grad_input + first, w, sums, n, ctx->streaming);
-    } else {
-        ps_bwd_vw_bf16((const uint16_t *)ctx->self + first, (const uint16_t *)ctx->grad + first,
-                       (uint16_t *)ctx->grad_input + first, w, sums, n, ctx->streaming);
-    }
-}
-#endif
-
-/* A run sharing one weight value, on the fused loops when available. */
-static float scalar_w_span(const prelu_bw_ctx *ctx, run_io *io, int64_t first, int64_t n, float w)
-{
-#if NN_PRELU_SIMD
-    if (ctx->simd) return simd_span_scalar_w(ctx, first, n, w);
-#endif
-    return span_scalar_w(ctx, io, first, n, w);
-}
-
-/* ---- blocks ------------------------------------------------------------------------------- */
-
-static void plane_block(const prelu_bw_ctx *ctx, run_io *io, int64_t b)
-{
-    const prelu_bw_plan *p = ctx->plan;
-    const int64_t plane = b / p->chunks_per_plane, j = b % p->chunks_per_plane;
-    const int64_t start = j * BLOCK_ELEMS;
-    const int64_t len = p->inner - start < BLOCK_ELEMS ? p->inner - start : BLOCK_ELEMS;
-    const float w = ctx->weight[plane % p->channels];
-    ctx->partials[b] = scalar_w_span(ctx, io, plane * p->inner + start, len, w);
-}
-
-static void row_block(const prelu_bw_ctx *ctx, run_io *io, int64_t b)
-{
-    const prelu_bw_plan *p = ctx->plan;
-    const int64_t group = b / p->channel_groups, tile = b % p->channel_groups;
-    const int64_t n0 = group * p->rows_per_block;
-    const int64_t n1 = n0 + p->rows_per_block < p->outer ? n0 + p->rows_per_block : p->outer;
-    const int64_t c0 = tile * p->channels_per_tile;
-    const int64_t c1 = c0 + p->channels_per_tile < p->channels ? c0 + p->channels_per_tile
-                                                               : p->channels;
-    float *sums = ctx->partials + group * p->channels;   /* this block's own slots */
-    for (int64_t c = c0; c < c1; c++) sums[c] = 0.0f;
-    for (int64_t n = n0; n < n1; n++) {
-        const int64_t row_first = (n * p->channels + c0) * p->inner;
-        if (p->inner == 1) {
-#if NN_PRELU_SIMD
-            if (ctx->simd) {
-                simd_span_vector_w(ctx, row_first, c1 - c0, ctx->weight + c0, sums + c0);
-                continue;
-            }
-#endif
-            span_vector_w(ctx, io, row_first, c1 - c0, ctx->weight + c0, sums + c0);
-            continue;
-        }
-        for (int64_t c = c0; c < c1; c++) {
-            sums[c] += scalar_w_span(ctx, io, row_first + (c - c0) * p->inner, p->inner,
-                                     ctx->weight[c]);
-        }
-    }
-}
-
-/* The range handed to this call is ignored: every caller claims chunks of blocks from a shared
- * counter until none are left, so a pool worker that wakes late still takes its share instead
- * of leaving a fixed half to the caller.  A block's partial does not depend on who computes it. */
-static void blocks_range(void *vctx, int64_t begin, int64_t end)
-{
-    prelu_bw_ctx *ctx = (prelu_bw_ctx *)vctx;
-    (void)begin;
-    (void)end;
-    run_io io;
-    int64_t first, last;
-    while (nn_claim_next(&ctx->claims, &first, &last)) {
-        for (int64_t b = first; b < last; b++) {
-            if (ctx->plan->plane_mode) {
-                plane_block(ctx, &io, b);
-            } else {
-                row_block(ctx, &io, b);
-            }
-        }
-    }
-    if (ctx->streaming) nn_streaming_fence();
-}
+#define BLOCK_ELEMS NN_PRELU_BW_BLOCK_ELEMS
+#define PLANE_MIN NN_PRELU_BW_PLANE_MIN
+#define ROW_BLOCK_ELEMS NN_PRELU_BW_ROW_BLOCK_ELEMS
+#define ROW_TILE_ELEMS NN_PRELU_BW_ROW_TILE_ELEMS
+typedef nn_prelu_bw_plan prelu_bw_plan;
+typedef nn_prelu_bw_ctx prelu_bw_ctx;
 
 /* Adds the partials in block order into one fp32 sum per weight value. */
 static void combine_partials(const prelu_bw_plan *p, const float *partials, float *grad_weight)
@@ -350,15 +86,15 @@ static aclnnStatus prelu_bw_kernel(const nn_launch *l)
     float *grad_weight = weight + p->channels;
     nn_to_f32_n(p->dtype, l->operands[2].data, weight, (size_t)p->channels);
 
-    /* Fused loops (every layout); streaming only for a large gradInput. */
-    const bool simd = nn_prelu_simd_ok();
-    const bool streaming = simd && nn_use_streaming_stores((uint64_t)p->numel *
-                                                           nn_dtype_size(p->dtype));
+    /* The path (kernels/prelu/): fused AVX2 loops for every layout when the CPU table has AVX2;
+     * streaming only for a large gradInput. */
+    const bool avx2 = nn_cpu_features_get()->avx2;
+    const bool streaming = avx2 && nn_use_streaming_stores((uint64_t)p->numel * nn_dtype_size(p->dtype));
     prelu_bw_ctx ctx = {p, grad, l->operands[1].data, weight, l->operands[3].data,
-                        (float *)(scratch + p->partial_offset), simd, streaming, {0, 0, 0}};
-    nn_launch_set_path(l, simd ? "prelu_bw_avx2" : "prelu_bw_portable");
+                        (float *)(scratch + p->partial_offset), streaming, {0, 0, 0}};
+    nn_launch_set_path(l, avx2 ? "prelu_bw_avx2" : "prelu_bw_portable");
     nn_claims_init(&ctx.claims, p->num_blocks, 8, 1); /* claims of ~1/8 of a thread's share */
-    nn_parallel_for(p->num_blocks, 1, blocks_range, &ctx);
+    nn_parallel_for(p->num_blocks, 1, avx2 ? nn_prelu_bw_blocks_avx2 : nn_prelu_bw_blocks_portable, &ctx);
     combine_partials(p, ctx.partials, grad_weight);
     nn_from_f32_n(p->dtype, grad_weight, l->operands[4].data, (size_t)p->channels);
     free(weight);

@@ -1,0 +1,130 @@
+/*
+ * prelu_bw_portable.c - the PreluBackward kernel for any CPU (prelu.h): one fused, branchless
+ * pass per run - gradInput = self > 0 ? g : w*g, the weight gradient's update self*g summed on
+ * the fly - in fp32, fp16/bf16 staged through fp32 in NN_PRELU_BW_CHUNK pieces.  A run sharing
+ * one weight value is summed in 16 interleaved fp32 lanes folded in a fixed tree; a channel-last
+ * run adds into per-channel sums element by element.  prelu_bw_avx2.c does the same adds on
+ * fused AVX2 loops.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kernels/prelu/prelu.h"
+#include "kernels/prelu/prelu_hot.h"
+
+#define LANES 16
+
+/* ---- fp32 fused inner loops (staged: fp16/bf16 widened first) ---------------------------------------------------------------- */
+
+static inline float fold_lanes(const float *lanes)
+{
+    float s8[8], s4[4];
+    for (int k = 0; k < 8; k++) s8[k] = lanes[k] + lanes[k + 8];
+    for (int k = 0; k < 4; k++) s4[k] = s8[k] + s8[k + 4];
+    return (s4[0] + s4[2]) + (s4[1] + s4[3]);
+}
+
+/* The products are computed unconditionally and then selected: GCC does not speculate a
+ * conditional floating-point multiply (-ftrapping-math), so the select form below is what makes
+ * these loops branchless and vectorised. */
+
+/* gradInput for a run sharing one weight value; returns the run's fixed-order update sum. */
+NN_PRELU_HOT __attribute__((noinline)) static float run_scalar_w(const float *restrict x, const float *restrict g,
+                                    float *restrict gi, float w, int64_t n)
+{
+    float lanes[LANES] = {0};
+    int64_t i = 0;
+    for (; i + LANES <= n; i += LANES) {
+        for (int k = 0; k < LANES; k++) {
+            const float xv = x[i + k], gv = g[i + k];
+            const float scaled = w * gv, update = xv * gv;
+            const bool pos = xv > 0.0f;
+            gi[i + k] = pos ? gv : scaled;
+            lanes[k] += pos ? 0.0f : update;
+        }
+    }
+    for (int k = 0; i < n; i++, k++) {
+        const float xv = x[i], gv = g[i];
+        const float scaled = w * gv, update = xv * gv;
+        const bool pos = xv > 0.0f;
+        gi[i] = pos ? gv : scaled;
+        lanes[k] += pos ? 0.0f : update;
+    }
+    return fold_lanes(lanes);
+}
+
+/* Channel-last run: weight and per-channel sums advance with the element. */
+NN_PRELU_HOT __attribute__((noinline)) static void run_vector_w(const float *restrict x, const float *restrict g,
+                                   float *restrict gi, const float *restrict w,
+                                   float *restrict sums, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++) {
+        const float xv = x[i], gv = g[i];
+        const float scaled = w[i] * gv, update = xv * gv;
+        const bool pos = xv > 0.0f;
+        gi[i] = pos ? gv : scaled;
+        sums[i] += pos ? 0.0f : update;
+    }
+}
+
+/* ---- dtype staging: a run of n elements at flat index `first` -------------------------------- */
+
+typedef struct run_io {
+    const float *x, *g;
+    float *gi;
+    float xs[NN_PRELU_BW_CHUNK], gs[NN_PRELU_BW_CHUNK], gis[NN_PRELU_BW_CHUNK];
+} run_io;
+
+/* Points io at fp32 data for [first, first + n) (n <= NN_PRELU_BW_CHUNK unless the dtype is FLOAT). */
+static void stage_in(const nn_prelu_bw_ctx *ctx, run_io *io, int64_t first, int64_t n)
+{
+    const nn_prelu_bw_plan *p = ctx->plan;
+    if (p->dtype == ACL_FLOAT) {
+        io->x = (const float *)ctx->self + first;
+        io->g = (const float *)ctx->grad + first;
+        io->gi = (float *)ctx->grad_input + first;
+        return;
+    }
+    nn_to_f32_n(p->dtype, (const uint16_t *)ctx->self + first, io->xs, (size_t)n);
+    nn_to_f32_n(p->dtype, (const uint16_t *)ctx->grad + first, io->gs, (size_t)n);
+    io->x = io->xs;
+    io->g = io->gs;
+    io->gi = io->gis;
+}
+
+static void stage_out(const nn_prelu_bw_ctx *ctx, const run_io *io, int64_t first, int64_t n)
+{
+    if (ctx->plan->dtype != ACL_FLOAT) {
+        nn_from_f32_n(ctx->plan->dtype, io->gis, (uint16_t *)ctx->grad_input + first, (size_t)n);
+    }
+}
+
+/* Processes [first, first + n) sharing weight w; returns the fixed-order update sum.  Long runs
+ * of fp16/bf16 are staged in NN_PRELU_BW_CHUNK pieces whose sums are added in order. */
+static float span_scalar_w(const nn_prelu_bw_ctx *ctx, run_io *io, int64_t first, int64_t n, float w)
+{
+    const int64_t piece = ctx->plan->dtype == ACL_FLOAT ? n : NN_PRELU_BW_CHUNK;
+    float total = 0.0f;
+    for (int64_t done = 0; done < n; done += piece) {
+        const int64_t len = n - done < piece ? n - done : piece;
+        stage_in(ctx, io, first + done, len);
+        total += run_scalar_w(io->x, io->g, io->gi, w, len);
+        stage_out(ctx, io, first + done, len);
+    }
+    return total;
+}
+
+static void span_vector_w(const nn_prelu_bw_ctx *ctx, run_io *io, int64_t first, int64_t n,
+                          const float *w, float *sums)
+{
+    const int64_t piece = ctx->plan->dtype == ACL_FLOAT ? n : NN_PRELU_BW_CHUNK;
+    for (int64_t done = 0; done < n; done += piece) {
+        const int64_t len = n - done < piece ? n - done : piece;
+        stage_in(ctx, io, first + done, len);
+        run_vector_w(io->x, io->g, io->gi, w + done, sums + done, len);
+        stage_out(ctx, io, first + done, len);
+    }
+}
+
+#define PRELU_BW_BLOCKS nn_prelu_bw_blocks_portable
+#include "kernels/prelu/prelu_bw_blocks.inc"
