@@ -1,0 +1,233 @@
+/*
+ * upsample.h - the UpsampleNearestExact1d kernels (forward and backward), one file per
+ * instruction set, and the nearest-exact index map they share:
+ *
+ *   upsample_fwd_portable.c  any CPU: rows gathered from the map (upsample_fwd_rows.inc)
+ *   upsample_fwd_avx2.c      the same loops built with the AVX2 flags
+ *   upsample_fwd_avx512.c    AVX-512: 4-byte runs of count 1-4 as lane permutations
+ *   upsample_bw_portable.c   any CPU: each gradInput row summed from the map (upsample_bw_rows.inc)
+ *   upsample_bw_avx2.c       the same loops built with the AVX2 flags
+ *   upsample_bw_avx512.c     AVX-512: fp32 runs of count 1-3 summed 16 inputs per vector, 8 rows
+ *                            in lockstep
+ *
+ * The forward is a gather (bit copies); the backward adds every gradient into +0.0 in increasing
+ * output order on every path, so all give the same bits.  The operators
+ * (ops/upsample_nearest_exact1d*.c) choose the build from the CPU table and name it in the
+ * launch trace; an _avx2 / _avx512 function runs only when nn_cpu_features says so.
+ *
+ * The nearest-exact index map: PyTorch/CANN compute the source index of output position d as
+ * min(floor(fl32((d + 0.5) * scale)), L - 1) with a float32 scale.  That map is monotone, so
+ * every input index i owns a contiguous range of outputs [lo(i), lo(i) + count(i)).  We turn it
+ * into "runs": maximal stretches of inputs with the same count, so that both the forward (repeat
+ * each input count times) and the backward (sum count consecutive gradients) run as simple,
+ * vectorisable loops over each run.
+ */
+#ifndef NN_KERNELS_UPSAMPLE_H
+#define NN_KERNELS_UPSAMPLE_H
+
+#include <math.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/nn_base.h"
+
+/* ---------------------------------------------------------------------------------------- */
+/* nearest-exact index map                                                                   */
+/* ---------------------------------------------------------------------------------------- */
+
+/* Input units per output unit, as a float32, exactly as CANN's op_api and ATen derive it:
+ * a positive `scales` (output/input) is inverted in double and rounded to float once (Ascend950,
+ * float_reciprocal: rounded to float first, then inverted in float); any other value (0,
+ * negative, NaN) means "not given": float(in) / float(out). */
+static inline float nn_nearest_exact_scale(int64_t in_len, int64_t out_len, double scales, bool float_reciprocal)
+{
+    if (scales > 0) {
+        return float_reciprocal ? 1.0f / (float)scales : (float)(1.0 / scales);
+    }
+    return (float)in_len / (float)out_len;
+}
+
+/* Source index of output position d.  (d + 0.5) * scale is exact in double (at most 49
+ * significant bits for d < 2^24), and is rounded to float before the floor, as the device
+ * (float add, float multiply) and ATen (double product passed to floorf) both do. */
+static inline int64_t nn_nearest_exact_src(int64_t d, float scale, int64_t in_len)
+{
+    float position = (float)(((double)d + 0.5) * (double)scale);
+    float src = floorf(position);
+    if (!((double)src < (double)(in_len - 1))) {
+        return in_len - 1; /* also catches an infinite scale */
+    }
+    return (int64_t)src;
+}
+
+/* A stretch of inputs [i0, i1) that each own `count` consecutive outputs, starting at d0:
+ * input i owns outputs [d0 + count*(i - i0), d0 + count*(i - i0 + 1)). */
+typedef struct nn_ne_run {
+    int64_t i0, i1, d0, count;
+} nn_ne_run;
+
+/* The whole map in_len -> out_len in three forms; kernels pick the one that suits it:
+ *  - runs: long stretches of equal count become vectorisable loops,
+ *  - lo:   lo[i] .. lo[i+1] are the outputs of input i (in_len + 1 entries),
+ *  - src:  src[d] is the input of output d (out_len entries). */
+typedef struct nn_ne_map {
+    int64_t in_len, out_len;
+    int64_t max_count;
+    int64_t num_runs;
+    nn_ne_run *runs;
+    int64_t *lo;
+    int64_t *src;
+} nn_ne_map;
+
+static inline void nn_ne_map_free(nn_ne_map *map)
+{
+    free(map->runs);
+    free(map->lo);
+    free(map->src);
+    map->runs = NULL;
+    map->lo = NULL;
+    map->src = NULL;
+    map->num_runs = 0;
+}
+
+/* Builds the map in_len -> out_len (both > 0).  Returns false on allocation failure. */
+static inline bool nn_ne_map_build(nn_ne_map *map, int64_t in_len, int64_t out_len, double scales,
+                                   bool float_reciprocal)
+{
+    memset(map, 0, sizeof *map);
+    map->in_len = in_len;
+    map->out_len = out_len;
+    map->runs = (nn_ne_run *)malloc((size_t)in_len * sizeof *map->runs);
+    map->lo = (int64_t *)calloc((size_t)in_len + 1, sizeof *map->lo);
+    map->src = (int64_t *)malloc((size_t)out_len * sizeof *map->src);
+    if (map->runs == NULL || map->lo == NULL || map->src == NULL) {
+        nn_ne_map_free(map);
+        return false;
+    }
+    const float scale = nn_nearest_exact_scale(in_len, out_len, scales, float_reciprocal);
+    for (int64_t d = 0; d < out_len; d++) {
+        map->src[d] = nn_nearest_exact_src(d, scale, in_len);
+        map->lo[map->src[d] + 1]++; /* counts, turned into starts below */
+    }
+    for (int64_t i = 0; i < in_len;) {
+        const int64_t count = map->lo[i + 1];
+        int64_t j = i + 1;
+        while (j < in_len && map->lo[j + 1] == count) {
+            j++;
+        }
+        nn_ne_run *run = &map->runs[map->num_runs++];
+        run->i0 = i;
+        run->i1 = j;
+        run->count = count;
+        if (count > map->max_count) {
+            map->max_count = count;
+        }
+        i = j;
+    }
+    for (int64_t i = 0; i < in_len; i++) {
+        map->lo[i + 1] += map->lo[i];
+    }
+    for (int64_t r = 0; r < map->num_runs; r++) {
+        map->runs[r].d0 = map->lo[map->runs[r].i0];
+    }
+    return true;
+}
+
+/* True when the run list is worth walking: runs average at least 8 inputs. */
+static inline bool nn_ne_map_runs_are_long(const nn_ne_map *map)
+{
+    return map->num_runs * 8 <= map->in_len;
+}
+
+/* ---- forward ------------------------------------------------------------------------------ */
+
+typedef struct nn_upsample_plan {
+    int64_t rows;            /* N*C */
+    int64_t in_len, out_len;
+    double scales;
+    bool float_reciprocal;   /* Ascend950: 1.0f / (float)scales (ops/products.c) */
+    size_t elem_size;
+} nn_upsample_plan;
+
+typedef struct nn_upsample_ctx {
+    const nn_upsample_plan *plan;
+    const nn_ne_map *map;
+    bool use_runs;
+    const unsigned char *in;
+    unsigned char *out;
+    bool stream;             /* large output: rows are streamed out of a buffer */
+    bool avx512;             /* 4-byte runs on upsample_fwd_avx512.c (only in the AVX2 build) */
+} nn_upsample_ctx;
+
+/* Range functions over rows [begin, end), ctx an nn_upsample_ctx. */
+void nn_upsample_rows_portable(void *ctx, int64_t begin, int64_t end);
+void nn_upsample_rows_avx2(void *ctx, int64_t begin, int64_t end);
+/* 4-byte elements over a long-run map, AVX-512; false when this path cannot run (then the AVX2
+ * build's loops do). */
+bool nn_upsample_rows_b32_avx512(const nn_upsample_ctx *ctx, int64_t begin, int64_t end);
+
+/* ---- backward ----------------------------------------------------------------------------- */
+
+/* Run lists up to this long are built in phase 1 and kept in the plan (1000 -> 2999 has 3). */
+#define NN_UPSAMPLE_BW_PLAN_MAX_RUNS 8
+
+typedef struct nn_upsample_bw_plan {
+    int64_t rows;            /* N*C */
+    int64_t in_len, out_len; /* Lin (gradInput), Lout (gradOutput) */
+    double scales;
+    aclDataType dtype;
+    /* The map's run list when it is short and long-running (MODE_RUNS), else num_runs = 0 and
+     * each launch builds the map: saves the launch ~30 us of index arithmetic before the
+     * threads start. */
+    int64_t num_runs, max_count;
+    nn_ne_run runs[NN_UPSAMPLE_BW_PLAN_MAX_RUNS];
+} nn_upsample_bw_plan;
+
+enum { NN_UPSAMPLE_BW_RUNS, NN_UPSAMPLE_BW_PER_INPUT, NN_UPSAMPLE_BW_PICK };
+
+typedef struct nn_upsample_bw_ctx {
+    const nn_upsample_bw_plan *plan;
+    const nn_ne_map *map;
+    int mode;                /* NN_UPSAMPLE_BW_* */
+    const void *grad_out;
+    void *grad_in;
+    bool stream;             /* large gradInput: rows are built in a buffer and streamed out */
+    bool avx512;             /* fp32 runs on upsample_bw_avx512.c (only in the AVX2 build) */
+    int failed;              /* a range could not get its conversion buffers */
+    nn_guided_claims claims; /* rows, claimed in shrinking chunks by the threads */
+} nn_upsample_bw_ctx;
+
+/* Range functions (the range is ignored: rows are claimed from ctx->claims). */
+void nn_upsample_bw_rows_portable(void *ctx, int64_t begin, int64_t end);
+void nn_upsample_bw_rows_avx2(void *ctx, int64_t begin, int64_t end);
+
+/* How many rows a thread works on at once, each from its own stretch of its claimed chunk.
+ * One sequential stream per core does not keep enough misses in flight (the hardware
+ * prefetcher follows each stream only so far ahead); 4-8 independent streams moved a core's
+ * read rate from ~11 to ~15 GB/s here (8 was a little ahead of 4). */
+#define NN_UPSAMPLE_BW_LOCKSTEP_ROWS 8
+/* Streamed rows with several runs go through one stage of Lin + 16 floats per stretch; the
+ * stages together stay within this (so long rows use fewer stretches, down to one). */
+#define NN_UPSAMPLE_BW_LOCKSTEP_STAGE_BYTES ((size_t)256 << 10)
+
+/* Stretches (rows worked on at once) for rows of Lin floats: with stages, as many as fit in
+ * NN_UPSAMPLE_BW_LOCKSTEP_STAGE_BYTES. */
+static inline int nn_upsample_bw_lockstep_stretches(int64_t Lin, bool staged)
+{
+    if (!staged) return NN_UPSAMPLE_BW_LOCKSTEP_ROWS;
+    const size_t fit = NN_UPSAMPLE_BW_LOCKSTEP_STAGE_BYTES / ((size_t)(Lin + 16) * sizeof(float));
+    return fit < 1 ? 1 : (fit > NN_UPSAMPLE_BW_LOCKSTEP_ROWS ? NN_UPSAMPLE_BW_LOCKSTEP_ROWS : (int)fit);
+}
+
+/* fp32 sums of `count` consecutive gradients per input over a run of n inputs (the AVX2 build's
+ * loop, handed to the AVX-512 rows for the counts they do not take). */
+typedef void (*nn_upsample_bw_sums_fn)(const float *s, float *o, int64_t n, int64_t count);
+/* fp32 rows [begin, end) in NN_UPSAMPLE_BW_RUNS mode, AVX-512; false when this path cannot run
+ * (then the AVX2 build's loops do).  `buffer`: the thread's row buffer (NULL if none). */
+bool nn_upsample_bw_rows_f32_avx512(const nn_upsample_bw_ctx *ctx, int64_t begin, int64_t end, float *buffer,
+                                    nn_upsample_bw_sums_fn sums);
+
+#endif /* NN_KERNELS_UPSAMPLE_H */
