@@ -1,0 +1,186 @@
+/*
+ * im2col_avx512.c - the im2col gather for AVX-512 CPUs (im2col.h), compiled with the AVX-512
+ * flags (Makefile); called only when nn_cpu_avx512(), for the same dtype in and out and sW <= 8.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "base/nn_simd.h"
+#include "kernels/im2col/im2col.h"
+
+#if NN_HAVE_X86_SIMD
+/* ---- AVX-512 rows (same dtype in and out) ---------------------------------------------------
+ *
+ * An output row (fixed ki, kj, oh) is OW values of input row ih taken every sW columns from
+ * column kj*dW - pW on.  It is made in chunks of `lanes` window positions: the chunk's source
+ * columns span at most two vectors (V = 16 four-byte or 32 two-byte elements) from its first
+ * column s0, so two masked loads from s0 (one when sW = 1) and one two-source permute (lane
+ * l <- element l*sW) build it.  The loads' masks cover only the columns inside [0, W): a padding column reads as
+ * 0, which is im2col's padding value, with no per-lane test.  Rows in the vertical padding are
+ * stored as zeros.  A pure copy of the bits, like the portable loop. */
+enum { I2C_MAX_STRIDE = 8 }; /* wider strides keep too few lanes per chunk; portable loop */
+
+typedef struct i2c_chunk {
+    int64_t src;              /* s0: the chunk's first source column (negative in the padding) */
+    uint32_t load_lo, load_hi; /* element masks of the loads at s0 and s0 + V */
+} i2c_chunk;
+
+struct nn_im2col_avx512_plan {
+    int64_t lanes, chunks;    /* window positions per chunk, chunks per output row */
+    bool two_loads;           /* a chunk's columns reach past the first vector (sW > 1) */
+    uint32_t last_store;      /* store mask of a row's last chunk */
+    uint16_t pick[32];        /* the permute's source element of lane l: l*sW (0 past `lanes`) */
+    i2c_chunk *table;         /* [kW][chunks]: the chunks of each kernel column */
+};
+
+typedef struct nn_im2col_avx512_plan i2c_fast;
+
+nn_im2col_avx512_plan *nn_im2col_avx512_plan_create(const nn_i2c_plan *p)
+{
+    const size_t esz = nn_dtype_size(p->in_dtype);
+    if (p->in_dtype != p->out_dtype || p->sW > I2C_MAX_STRIDE || (esz != 2 && esz != 4)) return NULL;
+    i2c_fast *f = calloc(1, sizeof *f);
+    if (f == NULL) return NULL;
+    const int64_t V = 64 / (int64_t)nn_dtype_size(p->in_dtype);
+    f->lanes = (2 * V - 1) / p->sW + 1 < V ? (2 * V - 1) / p->sW + 1 : V;
+    f->chunks = nn_ceil_div(p->OW, f->lanes);
+    f->two_loads = (f->lanes - 1) * p->sW >= V;
+    for (int64_t l = 0; l < 32; l++) f->pick[l] = (uint16_t)(l < f->lanes ? l * p->sW : 0);
+    f->last_store = nn_lane_range(0, p->OW - (f->chunks - 1) * f->lanes, 32);
+    f->table = malloc((size_t)(p->kW * f->chunks) * sizeof *f->table);
+    if (f->table == NULL) {
+        free(f);
+        return NULL;
+    }
+    for (int64_t kj = 0; kj < p->kW; kj++) {
+        for (int64_t c = 0; c < f->chunks; c++) {
+            i2c_chunk *ch = &f->table[kj * f->chunks + c];
+            ch->src = c * f->lanes * p->sW + kj * p->dW - p->pW;
+            ch->load_lo = nn_lane_range(-ch->src, p->W - ch->src, V);
+            ch->load_hi = nn_lane_range(-ch->src - V, p->W - ch->src - V, V);
+        }
+    }
+    return f;
+}
+
+void nn_im2col_avx512_plan_destroy(nn_im2col_avx512_plan *f)
+{
+    if (f == NULL) return;
+    free(f->table);
+    free(f);
+}
+
+/* Element `at` (may be before the row) of a row of esz-byte elements, for a masked load. */
+static inline const void *element_at(const void *row, int64_t at, int64_t esz)
+{
+    return (const void *)((uintptr_t)row + (uintptr_t)(at * esz));
+}
+
+/* A plane's block is written in whole 64-byte lines, non-temporal, through a line stage
+ * (base/nn_simd.h) when the output is large: flushed once this many bytes are complete. */
+enum { I2C_FLUSH_BYTES = 256 };
+
+/* Plane `plane`'s kH*kW*L block of out, which starts `at` bytes into the output range being
+ * written: stored at out + at directly, or through `stage` (whose dst is out).  `wide`: four-byte
+ * elements.  Inlined once per size. */
+NN_AVX512 static inline __attribute__((always_inline)) void
+fast_plane(const nn_i2c_plan *p, const i2c_fast *f, const void *plane, unsigned char *out, int64_t at,
+           nn_line_stage *stage, bool wide)
+{
+    const int64_t esz = wide ? 4 : 2, V = 64 / esz, row_bytes = p->OW * esz;
+    const __m512i pick16 = _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)f->pick));
+    const __m512i pick32 = _mm512_loadu_si512(f->pick);
+    const uint32_t full_store = nn_lane_range(0, f->lanes, 32);
+    const bool two_loads = f->two_loads;
+    for (int64_t ki = 0; ki < p->kH; ki++) {
+        for (int64_t kj = 0; kj < p->kW; kj++) {
+            const i2c_chunk *chunks = f->table + kj * f->chunks;
+            for (int64_t oh = 0; oh < p->OH; oh++, at += row_bytes) {
+                const int64_t ih = oh * p->sH - p->pH + ki * p->dH;
+                const bool inside = ih >= 0 && ih < p->H;
+                const unsigned char *row = (const unsigned char *)plane + (inside ? ih : 0) * p->W * esz;
+                unsigned char *dst = stage != NULL ? nn_line_stage_at(stage, at) : out + at;
+                for (int64_t c = 0; c < f->chunks; c++) {
+                    const i2c_chunk *ch = &chunks[c];
+                    const uint32_t store = c + 1 < f->chunks ? full_store : f->last_store;
+                    void *chunk_out = dst + c * f->lanes * esz;
+                    __m512i v = _mm512_setzero_si512();
+                    if (wide && inside) {
+                        const __m512i lo = _mm512_maskz_loadu_epi32((__mmask16)ch->load_lo, element_at(row, ch->src, 4));
+                        const __m512i hi =
+                            two_loads ? _mm512_maskz_loadu_epi32((__mmask16)ch->load_hi, element_at(row, ch->src + V, 4))
+                                      : lo;
+                        v = _mm512_permutex2var_epi32(lo, pick16, hi);
+                    } else if (inside) {
+                        const __m512i lo = _mm512_maskz_loadu_epi16(ch->load_lo, element_at(row, ch->src, 2));
+                        const __m512i hi =
+                            two_loads ? _mm512_maskz_loadu_epi16(ch->load_hi, element_at(row, ch->src + V, 2)) : lo;
+                        v = _mm512_permutex2var_epi16(lo, pick32, hi);
+                    }
+                    if (wide)
+                        _mm512_mask_storeu_epi32(chunk_out, (__mmask16)store, v);
+                    else
+                        _mm512_mask_storeu_epi16(chunk_out, store, v);
+                }
+                if (stage != NULL && at + row_bytes - stage->written >= I2C_FLUSH_BYTES)
+                    nn512_line_stage_flush(stage, at + row_bytes, false);
+            }
+        }
+    }
+}
+
+/* Planes [begin, end) (a contiguous stretch of out); streamed through a per-call stage when
+ * `stream`.  False when the stage could not be allocated.  Inlined once per element size. */
+NN_AVX512 static inline __attribute__((always_inline)) bool
+fast_planes(const nn_im2col_ctx *ctx, int64_t begin, int64_t end, bool stream, bool wide)
+{
+    const nn_i2c_plan *p = ctx->plan;
+    const int64_t esz = wide ? 4 : 2, in_plane = p->H * p->W * esz;
+    const int64_t block = p->kH * p->kW * p->OH * p->OW * esz;
+    unsigned char *out = ctx->out + begin * block;
+    nn_line_stage stage = {NULL, out, 0, true};
+    unsigned char *stage_region = NULL;
+    if (stream) {
+        /* a flush's worth, a row, the carried-over line and a line of slack, kept in one page */
+        const size_t stage_bytes = (size_t)(I2C_FLUSH_BYTES + p->OW * esz + 2 * 64);
+        stage_region = malloc(stage_bytes + NN_LINE_STAGE_SLACK);
+        if (stage_region == NULL) return false;
+        stage.buf = nn_line_stage_place(stage_region, stage_bytes);
+    }
+    for (int64_t plane = begin; plane < end; plane++)
+        fast_plane(p, ctx->avx512, ctx->in + plane * in_plane, out, (plane - begin) * block, stream ? &stage : NULL,
+                   wide);
+    if (stream) {
+        nn512_line_stage_flush(&stage, (end - begin) * block, true);
+        nn_streaming_fence();
+        free(stage_region);
+    }
+    return true;
+}
+
+NN_AVX512 static bool fast_planes_u32(const nn_im2col_ctx *ctx, int64_t begin, int64_t end, bool stream)
+{
+    return fast_planes(ctx, begin, end, stream, true);
+}
+
+NN_AVX512 static bool fast_planes_u16(const nn_im2col_ctx *ctx, int64_t begin, int64_t end, bool stream)
+{
+    return fast_planes(ctx, begin, end, stream, false);
+}
+
+void nn_im2col_planes_avx512(void *vctx, int64_t begin, int64_t end)
+{
+    nn_im2col_ctx *ctx = (nn_im2col_ctx *)vctx;
+    const bool ok = nn_dtype_size(ctx->plan->in_dtype) == 4 ? fast_planes_u32(ctx, begin, end, ctx->stream_out)
+                                                            : fast_planes_u16(ctx, begin, end, ctx->stream_out);
+    if (!ok) __atomic_store_n(&ctx->failed, 1, __ATOMIC_RELAXED);
+}
+#else
+nn_im2col_avx512_plan *nn_im2col_avx512_plan_create(const nn_i2c_plan *p)
+{
+    (void)p;
+    return NULL;
+}
+void nn_im2col_avx512_plan_destroy(nn_im2col_avx512_plan *f) { (void)f; }
+void nn_im2col_planes_avx512(void *vctx, int64_t begin, int64_t end) { nn_im2col_planes_portable(vctx, begin, end); }
+#endif
