@@ -24,14 +24,16 @@ F.upsample_nearest_exact1d_backward(rng.standard_normal((2, 3, 80)).astype(np.fl
 F.upsample_nearest_exact1d_backward(rng.standard_normal((2, 3, 57)).astype(np.float32), 57, (2, 3, 40))
 F.upsample_nearest_exact1d_backward(rng.standard_normal((2, 3, 40)).astype(np.float16), 40, (2, 3, 40))
 F.replication_pad2d_backward(rng.standard_normal((2, 3, 10, 11)).astype(np.float32), x, [1, 2, 1, 1])
+F.replication_pad2d(x, [1, 2, 1, 1])
 out, mask = F.max_pool2d_with_mask(x, 3, 2, 1)
 F.max_pool2d_with_mask_backward(out, x, mask, 3, 2, 1)
 """
 
-# operators whose kernels are in kernels/<family>/ (ReplicationPad2d's forward is not yet)
+# every operator whose kernels are in kernels/<family>/ (all but MaxPool2dWithMask's forward)
 OPERATORS = {"aclnnIm2col", "aclnnIm2colBackward", "aclnnPrelu", "aclnnPreluBackward",
              "aclnnUpsampleNearestExact1d", "aclnnUpsampleNearestExact1dBackward",
-             "aclnnReplicationPad2dBackward", "aclnnMaxPool2dWithMaskBackward"}
+             "aclnnReplicationPad2d", "aclnnReplicationPad2dBackward",
+             "aclnnMaxPool2dWithMaskBackward"}
 
 TRACE = (("ASCEND_GLOBAL_LOG_LEVEL", "1"), ("ASCEND_SLOG_PRINT_TO_STDOUT", "1"))
 

@@ -30,16 +30,6 @@ static inline uint32_t nn_lane_range(int64_t lo, int64_t hi, int64_t width)
     return (uint32_t)(ones << lo);
 }
 
-/* A portable loop compiled twice, for AVX2 and for baseline x86-64, with the loader picking one
- * (GCC's target_clones): both clones run the same IEEE adds and copies in the same order, so the
- * vector width never changes a result.  Off under clang and AddressSanitizer (their ifunc
- * resolvers run before the sanitizer runtime is ready). */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
-#define NN_CLONES_AVX2 __attribute__((target_clones("avx2", "default")))
-#else
-#define NN_CLONES_AVX2
-#endif
-
 #if defined(__x86_64__) && defined(__GNUC__)
 /* x86-64 vector code (AVX2 and AVX-512 tiers) can be compiled here. */
 #define NN_HAVE_X86_SIMD 1

@@ -17,10 +17,6 @@
 #include "ops/checks.h"
 #include "kernels/upsample/upsample.h"
 
-/* ReplicationPad2d's hot loops: compiled for AVX2 and baseline x86-64, the loader picks one
- * (base/nn_simd.h). */
-#define NN_PU_HOT NN_CLONES_AVX2
-
 /* AVX-512 kernels (explicit intrinsics) run only when nn_cpu_avx512() says so: not without
  * AVX-512 (valgrind's emulated CPU has none) nor with ACLNN_NO_SIMD=1 / ACLNN_NO_AVX512=1. */
 #include "base/nn_simd.h"

@@ -36,6 +36,7 @@ typedef struct pad_ctx {
     const unsigned char *in;
     unsigned char *out;
     bool stream;             /* large output: build rows in a buffer, stream them out */
+    nn_pad_fw_row_fn row;    /* the row loop of the CPU's tier (kernels/pad/pad_fw_rows.inc) */
 } pad_ctx;
 
 #define PAD_CHUNK_BYTES 16384
@@ -44,8 +45,6 @@ typedef struct pad_ctx {
  * did not keep enough misses in flight to stream at full speed otherwise).  Not when it is not:
  * there (on a Zen 4 with a large L3) the prefetches made the copy ~15 % slower. */
 #define PREFETCH_BYTES 8192
-
-typedef struct { uint64_t lo, hi; } pad_u128;
 
 /* Prefetches the `bytes` that follow PREFETCH_BYTES after `src` (the source rows of a later
  * output row; may lie past the tensor: a prefetch never faults). */
@@ -59,42 +58,6 @@ static inline void prefetch_source_row(const void *src, size_t bytes)
         __builtin_prefetch((const void *)(ahead + b), 0, 3);
     }
 }
-
-/* n bytes from src to dst in 32-byte pieces, the last one overlapping the one before when n is
- * not a multiple of 32: inlined into the row functions, so the AVX2 clone does one vector load
- * and store per piece instead of a memcpy call per row. */
-static inline void pad_copy_bytes(unsigned char *restrict dst, const unsigned char *restrict src, size_t n)
-{
-    if (n < 32) {
-        memcpy(dst, src, n);
-        return;
-    }
-    size_t at = 0;
-    for (; at + 32 <= n; at += 32) __builtin_memcpy(dst + at, src + at, 32);
-    if (at < n) __builtin_memcpy(dst + n - 32, src + n - 32, 32);
-}
-
-/* One output row: `left` copies of src[0], the W source elements, `right` copies of src[W-1]. */
-#define DEFINE_PAD_ROW(NAME, T)                                                                   \
-    NN_PU_HOT static void NAME(const T *restrict src, T *restrict dst, int64_t W, int64_t left,   \
-                     int64_t right)                                                              \
-    {                                                                                            \
-        const T first = src[0], last = src[W - 1];                                               \
-        for (int64_t j = 0; j < left; j++) {                                                     \
-            dst[j] = first;                                                                      \
-        }                                                                                        \
-        pad_copy_bytes((unsigned char *)(dst + left), (const unsigned char *)src, (size_t)W * sizeof(T)); \
-        T *restrict tail = dst + left + W;                                                       \
-        for (int64_t j = 0; j < right; j++) {                                                    \
-            tail[j] = last;                                                                      \
-        }                                                                                        \
-    }
-
-DEFINE_PAD_ROW(pad_row_1, uint8_t)
-DEFINE_PAD_ROW(pad_row_2, uint16_t)
-DEFINE_PAD_ROW(pad_row_4, uint32_t)
-DEFINE_PAD_ROW(pad_row_8, uint64_t)
-DEFINE_PAD_ROW(pad_row_16, pad_u128)
 
 /* Writes output rows [begin, end) at dst (which holds them consecutively). */
 static void pad_write_rows(const pad_ctx *ctx, int64_t begin, int64_t end, unsigned char *dst)
@@ -115,13 +78,7 @@ static void pad_write_rows(const pad_ctx *ctx, int64_t begin, int64_t end, unsig
             i = 0;
             plane++;
         }
-        switch (es) {
-        case 1: pad_row_1(src, dst, p->W, p->left, right); break;
-        case 2: pad_row_2((const uint16_t *)src, (uint16_t *)dst, p->W, p->left, right); break;
-        case 4: pad_row_4((const uint32_t *)src, (uint32_t *)dst, p->W, p->left, right); break;
-        case 8: pad_row_8((const uint64_t *)src, (uint64_t *)dst, p->W, p->left, right); break;
-        default: pad_row_16((const pad_u128 *)src, (pad_u128 *)dst, p->W, p->left, right); break;
-        }
+        ctx->row(es, src, dst, p->W, p->left, right);
     }
 }
 
@@ -279,8 +236,10 @@ static aclnnStatus pad_kernel(const nn_launch *launch)
         }
         free(lines);
     }
-    pad_ctx ctx = {p, in, out, nn_use_streaming_stores_past_cache((uint64_t)(rows * p->Wo) * p->elem_size)};
-    nn_launch_set_path(launch, "pad_portable");
+    const bool avx2 = nn_cpu_features_get()->avx2;
+    pad_ctx ctx = {p, in, out, nn_use_streaming_stores_past_cache((uint64_t)(rows * p->Wo) * p->elem_size),
+                   avx2 ? nn_pad_fw_row_avx2 : nn_pad_fw_row_portable};
+    nn_launch_set_path(launch, avx2 ? "pad_rows_avx2" : "pad_rows_portable");
     nn_parallel_for(rows, grain, pad_rows, &ctx);
     return ACLNN_SUCCESS;
 }

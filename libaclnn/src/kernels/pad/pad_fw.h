@@ -44,6 +44,17 @@ typedef struct pad_fw_lines {
     pad_fw_phase phase[PAD_FW_MAX_PHASES]; /* phase[row % period] */
 } pad_fw_lines;
 
+/* One output row: `left` copies of src's first element (of `es` bytes: 1, 2, 4, 8 or 16), the
+ * W source elements, `right` copies of its last.  The plain row loop of the other paths, built
+ * twice from pad_fw_rows.inc: nn_pad_fw_row_portable (pad_fw_portable.c, baseline x86-64) and
+ * nn_pad_fw_row_avx2 (pad_fw_avx2.c, only when the CPU table says avx2). */
+typedef void (*nn_pad_fw_row_fn)(size_t es, const unsigned char *src, unsigned char *dst, int64_t W,
+                                 int64_t left, int64_t right);
+void nn_pad_fw_row_portable(size_t es, const unsigned char *src, unsigned char *dst, int64_t W, int64_t left,
+                            int64_t right);
+void nn_pad_fw_row_avx2(size_t es, const unsigned char *src, unsigned char *dst, int64_t W, int64_t left,
+                        int64_t right);
+
 /* Output rows [begin, end), non-temporal stores for every line whose bytes all belong to these
  * rows, masked ordinary stores for the (at most two) lines shared with other ranges; ends with
  * a store fence. */
