@@ -33,6 +33,7 @@ from ._core import ffi, lib, function, ensure_init, drives_libaclnn
 from ._interop import (NUMPY, TORCH, contiguous_strides, is_torch_tensor, operand, result_kind,
                        torch_dtype)
 from ._dtypes import numpy_dtype
+from ._meta import BoolArray, FloatArray, IntArray, _created
 
 PHASE1_SUFFIX = "GetWorkspaceSize"
 CACHE_ENTRIES = 256            # executors kept per thread
@@ -120,32 +121,23 @@ def _create_tensor(shape, strides, offset, code, extent, address):
     storage = ffi.new("int64_t[]", [extent])
     if not isinstance(address, ffi.CData):
         address = ffi.cast("void *", address)
-    tensor = lib.aclCreateTensor(dims, ndim, code, steps, offset, lib.ACL_FORMAT_ND, storage, 1,
-                                 address)
-    if tensor == ffi.NULL:
-        raise ValueError("aclCreateTensor returned NULL: %s" % (_errors._message() or "no message"))
-    return tensor
+    return _created(lib.aclCreateTensor(dims, ndim, code, steps, offset, lib.ACL_FORMAT_ND, storage,
+                                         1, address), "aclCreateTensor")
+
+
+# aclIntArray & co come from the handle classes (their values are copied at creation, so they
+# are closed right after phase 1); numbers pass as they are.
+_ARRAY_CLASSES = {"aclIntArray": IntArray, "aclFloatArray": FloatArray, "aclBoolArray": BoolArray}
 
 
 def _create_attr(kind, value):
-    """(C argument, destroy function or None) for a non-tensor phase-1 argument."""
+    """(C argument, handle to close after phase 1 or None) for a non-tensor phase-1 argument."""
     if value is None:
         return ffi.NULL, None
-    if kind == "aclIntArray":
-        values = [int(v) for v in value]
-        array = lib.aclCreateIntArray(ffi.new("int64_t[]", values) if values else ffi.NULL,
-                                      len(values))
-        return array, lib.aclDestroyIntArray
-    if kind == "aclFloatArray":
-        values = [float(v) for v in value]
-        array = lib.aclCreateFloatArray(ffi.new("float[]", values) if values else ffi.NULL,
-                                        len(values))
-        return array, lib.aclDestroyFloatArray
-    if kind == "aclBoolArray":
-        values = [bool(v) for v in value]
-        array = lib.aclCreateBoolArray(ffi.new("bool[]", values) if values else ffi.NULL,
-                                       len(values))
-        return array, lib.aclDestroyBoolArray
+    array_class = _ARRAY_CLASSES.get(kind)
+    if array_class is not None:
+        array = array_class(value)
+        return array.ptr, array
     if kind in ("_Bool", "bool"):
         return bool(value), None
     if kind in ("double", "float"):
@@ -211,7 +203,7 @@ def _workspace(size):
 
 def _phase1(info, operands, attrs, out_specs, out_addresses, repeatable):
     """Creates the descriptors, runs phase 1; returns an _Executor (tensors owned by it)."""
-    inputs, outputs, destroy_after = [], [], []
+    inputs, outputs, close_after = [], [], []
     args = []
     operand_iter = iter(operands)
     out_iter = iter(zip(out_specs, out_addresses))
@@ -229,21 +221,15 @@ def _phase1(info, operands, attrs, out_specs, out_addresses, repeatable):
                     inputs.append(None if item is None else tensor)
                 else:
                     (shape, code), address = next(out_iter)
-                    count = 1
-                    for dim in shape:
-                        count *= dim
-                    strides = contiguous_strides(shape)
-                    tensor = _create_tensor(shape, strides, 0, code, count, address)
+                    tensor = _create_tensor(shape, contiguous_strides(shape), 0, code, prod(shape),
+                                            address)
                     outputs.append(tensor)
                 tensors_seen += 1
                 args.append(tensor)
             else:
-                value, destroy = _create_attr(kind, next(attr_iter))
-                if destroy is not None:
-                    if value == ffi.NULL:
-                        raise ValueError("%s: could not create the %s argument: %s"
-                                         % (info.name, kind, _errors._message()))
-                    destroy_after.append((destroy, value))
+                value, handle = _create_attr(kind, next(attr_iter))
+                if handle is not None:
+                    close_after.append(handle)
                 args.append(value)
         size = ffi.new("uint64_t *")
         out = ffi.new("aclOpExecutor **")
@@ -262,8 +248,8 @@ def _phase1(info, operands, attrs, out_specs, out_addresses, repeatable):
                     lib.aclDestroyTensor(tensor)
         raise
     finally:
-        for destroy, value in destroy_after:
-            destroy(value)
+        for handle in close_after:
+            handle.close()
 
 
 def _run(executor, consumed):

@@ -132,10 +132,7 @@ def _from_torch(tensor):
         tensor = tensor.detach()
     if tensor.is_conj() or tensor.is_neg():
         tensor = tensor.resolve_conj().resolve_neg()
-    try:
-        code = _torch_tables()[tensor.dtype]
-    except KeyError:
-        raise TypeError("pyaclnn: no aclDataType for torch dtype %s" % tensor.dtype) from None
+    code = dtype_code(tensor)
     shape = tuple(tensor.shape)
     strides = tuple(tensor.stride())
     return Operand(tensor.data_ptr(), 0, shape, strides, code, tensor)
