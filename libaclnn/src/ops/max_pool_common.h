@@ -18,7 +18,9 @@
 #include "exec/nn_exec.h"
 #include "ops/checks.h"
 #include "ops/products.h"
-#include "kernels/max_pool/max_pool_bw.h" /* mp_geometry */
+#include "kernels/max_pool/max_pool.h"
+#include "kernels/max_pool/max_pool_bw.h"
+#include "kernels/max_pool/max_pool_fw.h"
 
 /* Status a bad mask index reports at synchronize: what an NPU raises for an out-of-bounds access
  * in an AI-core kernel. */
@@ -227,12 +229,6 @@ static inline aclnnStatus mp_shape_error(const char *op, const char *name, const
     nn_shape_str(want, sizeof want, ndim, dims);
     nn_shape_str(got, sizeof got, t->ndim, t->dims);
     return nn_error(ACLNN_ERR_PARAM_INVALID, "%s: %s must have shape %s, got %s.", op, name, want, got);
-}
-
-/* Splits [0, planes) into `chunks` contiguous runs; run i is [first(i), first(i+1)). */
-static inline int64_t mp_chunk_first(int64_t planes, int64_t chunks, int64_t i)
-{
-    return (int64_t)(((__int128)planes * i) / chunks);
 }
 
 #endif /* NN_MAX_POOL_COMMON_H */

@@ -1,6 +1,6 @@
 /*
  * max_pool_bw.h - the MaxPool2dWithMask backward kernels (gradient scatter by argmax), one file
- * per instruction set, and the geometry they share with the forward:
+ * per instruction set (the geometry they share with the forward: max_pool.h):
  *
  *   max_pool_bw_portable.c  any CPU: the fp32 tile scatter (every index checked), the 1x1
  *                           kernel's copy, and the per-thread plane loop that runs a fast path
@@ -23,18 +23,7 @@
 
 #include "base/nn_base.h"
 #include "base/nn_simd.h"
-
-/* The geometry of one pooling call, frozen at phase 1. */
-typedef struct mp_geometry {
-    int64_t batch, channels, height, width;     /* input, logical N, C, H, W (N = 1 for 3-D) */
-    int64_t out_height, out_width;              /* pooled Ho, Wo */
-    int64_t kernel_h, kernel_w, stride_h, stride_w, pad_h, pad_w;
-    bool ceil_mode;
-    bool is_3d;
-} mp_geometry;
-
-static inline bool mp_is_1x1(const mp_geometry *g) { return g->kernel_h == 1 && g->kernel_w == 1; }
-static inline int64_t mp_planes(const mp_geometry *g) { return g->batch * g->channels; }
+#include "kernels/max_pool/max_pool.h"
 
 typedef struct bw_plan {
     mp_geometry g;

@@ -1,0 +1,29 @@
+/*
+ * max_pool.h - what the max-pool kernels (forward: max_pool_fw.h, backward: max_pool_bw.h) share:
+ * the geometry of one call, frozen at phase 1, and how planes are split among threads.
+ */
+#ifndef NN_KERNELS_MAX_POOL_H
+#define NN_KERNELS_MAX_POOL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* The geometry of one pooling call, frozen at phase 1. */
+typedef struct mp_geometry {
+    int64_t batch, channels, height, width;     /* input, logical N, C, H, W (N = 1 for 3-D) */
+    int64_t out_height, out_width;              /* pooled Ho, Wo */
+    int64_t kernel_h, kernel_w, stride_h, stride_w, pad_h, pad_w;
+    bool ceil_mode;
+    bool is_3d;
+} mp_geometry;
+
+static inline bool mp_is_1x1(const mp_geometry *g) { return g->kernel_h == 1 && g->kernel_w == 1; }
+static inline int64_t mp_planes(const mp_geometry *g) { return g->batch * g->channels; }
+
+/* Splits [0, planes) into `chunks` contiguous runs; run i is [first(i), first(i+1)). */
+static inline int64_t mp_chunk_first(int64_t planes, int64_t chunks, int64_t i)
+{
+    return (int64_t)(((__int128)planes * i) / chunks);
+}
+
+#endif /* NN_KERNELS_MAX_POOL_H */

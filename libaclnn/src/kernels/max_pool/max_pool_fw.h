@@ -1,0 +1,55 @@
+/*
+ * max_pool_fw.h - the MaxPool2dWithMask / MaxPool2dWithIndices forward kernel (portable C; the
+ * compiler vectorises its inner loop for the build's baseline):
+ *
+ *   max_pool_fw_portable.c  per plane: widen fp16/bf16 to fp32, pool a whole output row per
+ *                           window cell, gather the winners bit for bit, store the argmax in the
+ *                           form the plan asks (mask stream, int32, int64); the 1x1 legacy mask
+ *
+ * Selection follows PyTorch's CPU kernel: the first maximum in window order wins, a NaN always
+ * wins (so the last NaN of a window does), and a window with nothing above -inf keeps its first
+ * in-range cell.
+ */
+#ifndef NN_KERNELS_MAX_POOL_FW_H
+#define NN_KERNELS_MAX_POOL_FW_H
+
+#include <stdint.h>
+
+#include "base/nn_base.h"
+#include "kernels/max_pool/max_pool.h"
+
+/* How the argmax leaves the kernel. */
+enum mp_index_kind {
+    MP_INDEX_MASK_STREAM, /* int32 stream at the head of the INT8 container, tail zeroed */
+    MP_INDEX_MASK_LEGACY, /* 1x1 kernel: legacy bit-mask pattern */
+    MP_INDEX_INT32,       /* aclnnMaxPool2dWithIndices: one int32 per output */
+    MP_INDEX_INT64,       /* aclnnMaxPool2dWithIndices: one int64 per output */
+};
+
+/* The forward plan (ops/max_pool2d_with_mask.c fills it at phase 1). */
+typedef struct fw_plan {
+    mp_geometry g;
+    aclDataType dtype;
+    int index_kind;
+    int64_t index_bytes;   /* bytes of the indices tensor */
+    int64_t chunks;        /* plane runs; each owns one fp32 scratch plane (fp16/bf16 only) */
+    int64_t scratch_floats; /* per chunk */
+} fw_plan;
+
+/* One launch. */
+typedef struct fw_ctx {
+    const fw_plan *plan;
+    const unsigned char *self;
+    unsigned char *out;
+    unsigned char *indices;
+    float *scratch;
+} fw_ctx;
+
+/* The thread pool's range function: chunk i pools its run of planes with its own scratch
+ * (plan->scratch_floats floats: the widened plane, the argmax plane, a row of running maxima). */
+void nn_mp_fw_chunks(void *ctx, int64_t chunk_begin, int64_t chunk_end);
+
+/* The 1x1 kernel's legacy bit-mask pattern over the whole indices container. */
+void nn_mp_fw_legacy_mask(const fw_plan *plan, unsigned char *mask);
+
+#endif /* NN_KERNELS_MAX_POOL_FW_H */

@@ -1,0 +1,166 @@
+/*
+ * max_pool_fw_portable.c - the max-pool forward kernel (max_pool_fw.h): any CPU.
+ */
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "kernels/max_pool/max_pool_fw.h"
+
+/* One window cell (row `row`, column offset `col_off` = b - pW) applied to a run of outputs
+ * [lo, hi) of one output row: take the cell when it is greater than the running best or NaN.
+ * Branch-free so the compiler vectorises it over ow; `stride` is a compile-time constant at the
+ * call sites for the common strides. */
+static inline __attribute__((always_inline)) void apply_cell(const float *restrict row, int64_t col_off,
+                                                             int64_t stride, int32_t flat_row, int64_t lo,
+                                                             int64_t hi, float *restrict best,
+                                                             int32_t *restrict arg)
+{
+    /* 32-bit lane arithmetic: a plane holds fewer than 2^31 cells (checked at phase 1). */
+    const float *restrict cells = row + col_off;
+    const int32_t first = flat_row + (int32_t)col_off;
+    for (int32_t ow = (int32_t)lo; ow < (int32_t)hi; ++ow) {
+        const int32_t offset = ow * (int32_t)stride;
+        const float v = cells[offset];
+        const float b = best[ow];
+        const bool take = (v > b) | (v != v);
+        best[ow] = take ? v : b;
+        arg[ow] = take ? first + offset : arg[ow];
+    }
+}
+
+/* Pools one plane whose values (widened to fp32) are `vals`; writes each output's argmax into
+ * argmax_out[o] (int32, plane-local ih*W+iw).  The window cells are visited in PyTorch's order
+ * (kh outer, kw inner) for a whole output row at a time, which gives the same result as scanning
+ * each window on its own: the first maximum wins, a NaN always wins (so the last NaN does), and
+ * a window with nothing above -inf keeps its first in-range cell. */
+static void pool_plane(const float *restrict vals, const mp_geometry *g, float *restrict best,
+                       int32_t *restrict argmax_out)
+{
+    const int64_t H = g->height, W = g->width, Wo = g->out_width;
+    const int64_t sW = g->stride_w, pW = g->pad_w;
+    for (int64_t oh = 0; oh < g->out_height; ++oh) {
+        const int64_t ih0 = oh * g->stride_h - g->pad_h;
+        const int64_t h_lo = ih0 < 0 ? 0 : ih0;
+        const int64_t h_hi = ih0 + g->kernel_h < H ? ih0 + g->kernel_h : H;
+        int32_t *restrict arg = argmax_out + oh * Wo;
+        for (int64_t ow = 0; ow < Wo; ++ow) {
+            const int64_t iw0 = ow * sW - pW;
+            best[ow] = -INFINITY;
+            arg[ow] = (int32_t)(h_lo * W + (iw0 < 0 ? 0 : iw0));
+        }
+        for (int64_t ih = h_lo; ih < h_hi; ++ih) {
+            const float *row = vals + ih * W;
+            const int32_t flat_row = (int32_t)(ih * W);
+            for (int64_t b = 0; b < g->kernel_w; ++b) {
+                const int64_t col_off = b - pW;
+                /* outputs whose cell column ow*sW + col_off lies in [0, W) */
+                int64_t lo = col_off >= 0 ? 0 : nn_ceil_div(-col_off, sW);
+                int64_t hi = W - 1 - col_off < 0 ? 0 : (W - 1 - col_off) / sW + 1;
+                if (hi > Wo) hi = Wo;
+                if (lo >= hi) continue;
+                if (sW == 1)
+                    apply_cell(row, col_off, 1, flat_row, lo, hi, best, arg);
+                else if (sW == 2)
+                    apply_cell(row, col_off, 2, flat_row, lo, hi, best, arg);
+                else
+                    apply_cell(row, col_off, sW, flat_row, lo, hi, best, arg);
+            }
+        }
+    }
+}
+
+/* out[o] = raw input element at argmax[o] (bit-exact, any element size). */
+static void gather_values(const unsigned char *plane_in, unsigned char *plane_out, const int32_t *argmax,
+                          int64_t count, size_t elem)
+{
+    if (elem == 4) {
+        const uint32_t *src = (const uint32_t *)plane_in;
+        uint32_t *dst = (uint32_t *)plane_out;
+        for (int64_t o = 0; o < count; ++o) dst[o] = src[argmax[o]];
+    } else {
+        const uint16_t *src = (const uint16_t *)plane_in;
+        uint16_t *dst = (uint16_t *)plane_out;
+        for (int64_t o = 0; o < count; ++o) dst[o] = src[argmax[o]];
+    }
+}
+
+static void widen_plane(const unsigned char *plane_in, float *dst, int64_t count, aclDataType dtype)
+{
+    if (dtype == ACL_FLOAT16)
+        nn_f16_to_f32_n((const uint16_t *)plane_in, dst, (size_t)count);
+    else
+        nn_bf16_to_f32_n((const uint16_t *)plane_in, dst, (size_t)count);
+}
+
+/* Writes one plane's argmax into the indices tensor in the requested form. */
+static void store_indices(const fw_plan *p, unsigned char *indices, int64_t plane, const int32_t *argmax)
+{
+    const int64_t P = p->g.out_height * p->g.out_width;
+    switch (p->index_kind) {
+    case MP_INDEX_MASK_STREAM:
+        /* x86-64 is little-endian, so the host int32 bytes are the mask bytes. */
+        memcpy(indices + plane * P * 4, argmax, (size_t)P * 4);
+        break;
+    case MP_INDEX_INT32:
+        memcpy(indices + plane * P * 4, argmax, (size_t)P * 4);
+        break;
+    case MP_INDEX_INT64: {
+        int64_t *dst = (int64_t *)(indices + plane * P * 8);
+        for (int64_t o = 0; o < P; ++o) dst[o] = argmax[o];
+        break;
+    }
+    default: /* legacy mask: written once for the whole call */
+        break;
+    }
+}
+
+void nn_mp_fw_chunks(void *vctx, int64_t chunk_begin, int64_t chunk_end)
+{
+    const fw_ctx *c = (const fw_ctx *)vctx;
+    const fw_plan *p = c->plan;
+    const mp_geometry *g = &p->g;
+    const int64_t planes = mp_planes(g), HW = g->height * g->width, P = g->out_height * g->out_width;
+    const size_t elem = nn_dtype_size(p->dtype);
+    for (int64_t chunk = chunk_begin; chunk < chunk_end; ++chunk) {
+        /* This chunk's scratch: the fp32 copy of one input plane (fp16/bf16 only), then one
+         * plane of argmax. */
+        float *widened = c->scratch + chunk * p->scratch_floats;
+        int32_t *argmax = (int32_t *)(widened + (p->dtype == ACL_FLOAT ? 0 : HW));
+        float *best = (float *)(argmax + P);
+        const int64_t first = mp_chunk_first(planes, p->chunks, chunk);
+        const int64_t last = mp_chunk_first(planes, p->chunks, chunk + 1);
+        for (int64_t plane = first; plane < last; ++plane) {
+            const unsigned char *in = c->self + plane * HW * (int64_t)elem;
+            const float *vals = (const float *)in;
+            if (p->dtype != ACL_FLOAT) {
+                widen_plane(in, widened, HW, p->dtype);
+                vals = widened;
+            }
+            pool_plane(vals, g, best, argmax);
+            gather_values(in, c->out + plane * P * (int64_t)elem, argmax, P, elem);
+            store_indices(p, c->indices, plane, argmax);
+        }
+        if (p->index_kind == MP_INDEX_MASK_STREAM) {
+            /* This chunk's share of the container tail (everything after the int32 stream). */
+            const int64_t tail_start = planes * P * 4, tail = p->index_bytes - tail_start;
+            const int64_t a = (int64_t)(((__int128)tail * first) / planes);
+            const int64_t b = (int64_t)(((__int128)tail * last) / planes);
+            memset(c->indices + tail_start + a, 0, (size_t)(b - a));
+        }
+    }
+}
+
+/* Legacy 1x1 pattern: uint16 M[N][C1][1][G+1][16]; the kernel writes 0xFFFF to
+ * the first 16*G words of every (n, c1) slab; everything else is zero. */
+void nn_mp_fw_legacy_mask(const fw_plan *p, unsigned char *mask)
+{
+    const mp_geometry *g = &p->g;
+    const int64_t c1 = (g->channels + 15) / 16;
+    const int64_t groups = (g->out_height * g->out_width + 15) / 16;
+    const int64_t slab = (groups + 1) * 32;
+    memset(mask, 0, (size_t)p->index_bytes);
+    for (int64_t s = 0; s < g->batch * c1; ++s) memset(mask + s * slab, 0xFF, (size_t)(groups * 32));
+}
+
