@@ -72,6 +72,21 @@ class _OpInfo:
                 kinds.append(ctype.cname)
         self.kinds = tuple(kinds)
 
+    def arguments(self, n_inputs, inputs, outputs, attrs):
+        """Yields (role, kind, value) in the phase-1 parameter order: the first n_inputs
+        aclTensor parameters are role "in" and take `inputs`, the other aclTensor parameters
+        role "out" (`outputs`), every other parameter role "attr" (`attrs`)."""
+        inputs, outputs, attrs = iter(inputs), iter(outputs), iter(attrs)
+        tensors_seen = 0
+        for kind in self.kinds:
+            if kind != "aclTensor":
+                yield "attr", kind, next(attrs)
+            elif tensors_seen < n_inputs:
+                tensors_seen += 1
+                yield "in", kind, next(inputs)
+            else:
+                yield "out", kind, next(outputs)
+
 
 _OPS = {}
 
@@ -205,32 +220,24 @@ def _phase1(info, operands, attrs, out_specs, out_addresses, repeatable):
     """Creates the descriptors, runs phase 1; returns an _Executor (tensors owned by it)."""
     inputs, outputs, close_after = [], [], []
     args = []
-    operand_iter = iter(operands)
-    out_iter = iter(zip(out_specs, out_addresses))
-    attr_iter = iter(attrs)
-    n_inputs = len(operands)
-    tensors_seen = 0
     executor = None
     try:
-        for kind in info.kinds:
-            if kind == "aclTensor":
-                if tensors_seen < n_inputs:
-                    item = next(operand_iter)
-                    tensor = ffi.NULL if item is None else _create_tensor(
-                        item.shape, item.strides, item.offset, item.dtype, item.extent, item.address)
-                    inputs.append(None if item is None else tensor)
-                else:
-                    (shape, code), address = next(out_iter)
-                    tensor = _create_tensor(shape, contiguous_strides(shape), 0, code, prod(shape),
-                                            address)
-                    outputs.append(tensor)
-                tensors_seen += 1
-                args.append(tensor)
-            else:
-                value, handle = _create_attr(kind, next(attr_iter))
+        for role, kind, item in info.arguments(len(operands), operands, zip(out_specs, out_addresses), attrs):
+            if role == "attr":
+                value, handle = _create_attr(kind, item)
                 if handle is not None:
                     close_after.append(handle)
                 args.append(value)
+            elif role == "in":
+                tensor = ffi.NULL if item is None else _create_tensor(
+                    item.shape, item.strides, item.offset, item.dtype, item.extent, item.address)
+                inputs.append(None if item is None else tensor)
+                args.append(tensor)
+            else:
+                (shape, code), address = item
+                tensor = _create_tensor(shape, contiguous_strides(shape), 0, code, prod(shape), address)
+                outputs.append(tensor)
+                args.append(tensor)
         size = ffi.new("uint64_t *")
         out = ffi.new("aclOpExecutor **")
         _errors.check_aclnn(info.phase1(*args, size, out), info.name + PHASE1_SUFFIX)
@@ -420,15 +427,7 @@ def _launch_with_copies(info, inputs, attrs, outputs, kind):
             tensors.append(None if x is None else Tensor.from_numpy(to_numpy(x)))
         out_tensors = [Tensor.empty(shape, code) for shape, code in outputs]
         tensors.extend(out_tensors)
-        args, inputs_left, attrs_left = [], iter(tensors[:len(inputs)]), iter(attrs)
-        outputs_left = iter(out_tensors)
-        taken = 0
-        for kind_name in info.kinds:
-            if kind_name == "aclTensor":
-                args.append(next(inputs_left) if taken < len(inputs) else next(outputs_left))
-                taken += 1
-            else:
-                args.append(next(attrs_left))
+        args = [value for _, _, value in info.arguments(len(inputs), tensors[:len(inputs)], out_tensors, attrs)]
         run_op(info.name, *args)
         return [from_numpy(t.numpy(), kind) for t in out_tensors]
     finally:
