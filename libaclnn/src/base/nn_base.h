@@ -301,6 +301,22 @@ const char *nn_shape_str(char *buf, size_t buf_size, uint64_t ndim, const int64_
  * elements) is contiguous whatever its strides. */
 bool nn_view_is_contiguous(uint64_t ndim, const int64_t *dims, const int64_t *strides);
 
+/* ---- sorted arrays (sorted.c) -------------------------------------------------------------- */
+
+/* Arrays of records kept in increasing order of their first member, a uintptr_t key, and
+ * searched by bisection: the runtime's registries (allocations, registered host ranges, live
+ * handles), which are small and read far more often than changed.  The caller owns the array
+ * and its lock. */
+
+/* Index of the first record whose key is > key (count when none is). */
+size_t nn_sorted_upper_bound(const void *records, size_t count, size_t record_size, uintptr_t key);
+/* Inserts *record at index, growing the array by doubling (first to min_capacity records).
+ * Returns the array, moved when it grew, or NULL with nothing changed when the allocation fails. */
+void *nn_sorted_insert(void *records, size_t *count, size_t *capacity, size_t min_capacity,
+                       size_t record_size, size_t index, const void *record);
+/* Removes the record at index. */
+void nn_sorted_remove(void *records, size_t *count, size_t record_size, size_t index);
+
 #ifdef __cplusplus
 }
 #endif

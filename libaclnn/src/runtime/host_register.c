@@ -21,8 +21,8 @@
 #define HOST_PAGE_BYTES ((uintptr_t)4096)
 
 typedef struct mapped_range {
-    uintptr_t start;
-    uintptr_t end; /* one past the last byte */
+    uintptr_t start; /* first: the sort key (nn_sorted_*) */
+    uintptr_t end;   /* one past the last byte */
 } mapped_range;
 
 static pthread_mutex_t g_mapped_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -33,15 +33,7 @@ static size_t g_cap_mapped;
 /* Index of the first range whose start is > addr (under g_mapped_lock). */
 static size_t first_after(uintptr_t addr)
 {
-    size_t lo = 0, hi = g_num_mapped;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (g_mapped[mid].start <= addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return nn_sorted_upper_bound(g_mapped, g_num_mapped, sizeof *g_mapped, addr);
 }
 
 static bool overlaps_locked(uintptr_t start, uintptr_t end, size_t pos)
@@ -53,17 +45,10 @@ static bool overlaps_locked(uintptr_t start, uintptr_t end, size_t pos)
 
 static bool insert_locked(mapped_range range, size_t pos)
 {
-    if (g_num_mapped == g_cap_mapped) {
-        size_t capacity = g_cap_mapped ? g_cap_mapped * 2 : 16;
-        mapped_range *ranges = realloc(g_mapped, capacity * sizeof *ranges);
-        if (ranges == NULL)
-            return false;
-        g_mapped = ranges;
-        g_cap_mapped = capacity;
-    }
-    memmove(g_mapped + pos + 1, g_mapped + pos, (g_num_mapped - pos) * sizeof *g_mapped);
-    g_mapped[pos] = range;
-    g_num_mapped++;
+    mapped_range *ranges = nn_sorted_insert(g_mapped, &g_num_mapped, &g_cap_mapped, 16, sizeof *g_mapped, pos, &range);
+    if (ranges == NULL)
+        return false;
+    g_mapped = ranges;
     return true;
 }
 
@@ -111,10 +96,8 @@ ACL_FUNC_VISIBILITY aclError aclrtHostUnregister(void *ptr)
     pthread_mutex_lock(&g_mapped_lock);
     const size_t pos = first_after(start);
     const bool found = pos > 0 && g_mapped[pos - 1].start == start;
-    if (found) {
-        memmove(g_mapped + pos - 1, g_mapped + pos, (g_num_mapped - pos) * sizeof *g_mapped);
-        g_num_mapped--;
-    }
+    if (found)
+        nn_sorted_remove(g_mapped, &g_num_mapped, sizeof *g_mapped, pos - 1);
     pthread_mutex_unlock(&g_mapped_lock);
     if (!found)
         return nn_rt_error(ACL_ERROR_HOST_MEMORY_NOT_REGISTERED,

@@ -76,45 +76,30 @@ bool nn_rt_env_flag(const char *name)
 
 /* ---- nn_ptrset: a sorted array of live handles --------------------------------------------- */
 
-static size_t ptrset_lower_bound(const nn_ptrset *set, const void *item)
+/* Index just past item's place: item is in the set when the record before it is item. */
+static size_t ptrset_after(const nn_ptrset *set, const void *item)
 {
-    size_t lo = 0, hi = set->count;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if ((uintptr_t)set->items[mid] < (uintptr_t)item)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return nn_sorted_upper_bound(set->items, set->count, sizeof *set->items, (uintptr_t)item);
 }
 
 bool nn_ptrset_add(nn_ptrset *set, void *item)
 {
-    size_t pos = ptrset_lower_bound(set, item);
-    if (pos < set->count && set->items[pos] == item)
+    size_t pos = ptrset_after(set, item);
+    if (pos > 0 && set->items[pos - 1] == item)
         return true;
-    if (set->count == set->capacity) {
-        size_t capacity = set->capacity ? set->capacity * 2 : 16;
-        void **items = realloc(set->items, capacity * sizeof *items);
-        if (items == NULL)
-            return false;
-        set->items = items;
-        set->capacity = capacity;
-    }
-    memmove(set->items + pos + 1, set->items + pos, (set->count - pos) * sizeof *set->items);
-    set->items[pos] = item;
-    set->count++;
+    void **items = nn_sorted_insert(set->items, &set->count, &set->capacity, 16, sizeof *set->items, pos, &item);
+    if (items == NULL)
+        return false;
+    set->items = items;
     return true;
 }
 
 bool nn_ptrset_remove(nn_ptrset *set, const void *item)
 {
-    size_t pos = ptrset_lower_bound(set, item);
-    if (pos >= set->count || set->items[pos] != item)
+    size_t pos = ptrset_after(set, item);
+    if (pos == 0 || set->items[pos - 1] != item)
         return false;
-    memmove(set->items + pos, set->items + pos + 1, (set->count - pos - 1) * sizeof *set->items);
-    set->count--;
+    nn_sorted_remove(set->items, &set->count, sizeof *set->items, pos - 1);
     return true;
 }
 
@@ -122,8 +107,8 @@ bool nn_ptrset_has(const nn_ptrset *set, const void *item)
 {
     if (item == NULL)
         return false;
-    size_t pos = ptrset_lower_bound(set, item);
-    return pos < set->count && set->items[pos] == item;
+    size_t pos = ptrset_after(set, item);
+    return pos > 0 && set->items[pos - 1] == item;
 }
 
 void nn_ptrset_clear(nn_ptrset *set)

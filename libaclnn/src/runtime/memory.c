@@ -22,7 +22,7 @@
 typedef enum { MEM_DEVICE, MEM_HOST } mem_kind;
 
 typedef struct mem_block {
-    uintptr_t base;
+    uintptr_t base;   /* first: the registry's sort key (nn_sorted_*) */
     size_t size;      /* usable bytes (rounded as CANN rounds) */
     size_t requested; /* what the caller asked for */
     mem_kind kind;
@@ -40,15 +40,7 @@ static size_t g_cap_blocks;
 /* Index of the first block whose base is > addr. */
 static size_t upper_bound(uintptr_t addr)
 {
-    size_t lo = 0, hi = g_num_blocks;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (g_blocks[mid].base <= addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return nn_sorted_upper_bound(g_blocks, g_num_blocks, sizeof *g_blocks, addr);
 }
 
 /* The block containing addr (base <= addr < base + size), or NULL. */
@@ -63,26 +55,17 @@ static const mem_block *find_block(uintptr_t addr)
 
 static bool insert_block(mem_block block)
 {
-    if (g_num_blocks == g_cap_blocks) {
-        size_t capacity = g_cap_blocks ? g_cap_blocks * 2 : 64;
-        mem_block *blocks = realloc(g_blocks, capacity * sizeof *blocks);
-        if (blocks == NULL)
-            return false;
-        g_blocks = blocks;
-        g_cap_blocks = capacity;
-    }
-    size_t pos = upper_bound(block.base);
-    memmove(g_blocks + pos + 1, g_blocks + pos, (g_num_blocks - pos) * sizeof *g_blocks);
-    g_blocks[pos] = block;
-    g_num_blocks++;
+    mem_block *blocks = nn_sorted_insert(g_blocks, &g_num_blocks, &g_cap_blocks, 64, sizeof *g_blocks,
+                                         upper_bound(block.base), &block);
+    if (blocks == NULL)
+        return false;
+    g_blocks = blocks;
     return true;
 }
 
 static void remove_block_at(size_t index)
 {
-    memmove(g_blocks + index, g_blocks + index + 1,
-            (g_num_blocks - index - 1) * sizeof *g_blocks);
-    g_num_blocks--;
+    nn_sorted_remove(g_blocks, &g_num_blocks, sizeof *g_blocks, index);
 }
 
 bool nn_mem_find(const void *ptr, size_t len, void **alloc_base, size_t *alloc_size)
