@@ -54,13 +54,6 @@ RUNS = [(c, soc) for c in CASES if c["id"] not in PENDING_MAX_POOL for soc in so
 RUN_IDS = [c["id"] if soc == c["soc"] else "%s@%s" % (c["id"], soc) for c, soc in RUNS]
 
 
-@pytest.fixture
-def on_soc(acl):
-    """Selects a product for one case and restores the default afterwards."""
-    yield acl.set_soc_version
-    acl.set_soc_version(None)
-
-
 class Handles:
     """The C handles of one call, each destroyed once, in reverse order of creation."""
 
@@ -169,9 +162,9 @@ def build_args(handles, func, case):
     return out
 
 
-def replay(acl, on_soc, case, soc):
+def replay(acl, set_soc, case, soc):
     lib, ffi = acl.lib, acl.ffi
-    on_soc(soc)
+    set_soc(soc)
     func = getattr(lib, "aclnn%sGetWorkspaceSize" % case["operator"])
     handles = Handles(lib, ffi)
     try:
@@ -196,17 +189,17 @@ def where(case, soc):
         "" if soc == case["soc"] else " (the harness is on %s, %s)" % (case["soc"], case["soc_set_by"]))
 
 
-@pytest.mark.parametrize("case,soc", RUNS, ids=RUN_IDS)
-def test_cann_op_api_ut(acl, on_soc, case, soc):
-    status, message = replay(acl, on_soc, case, soc)
+@pytest.mark.parametrize("case,product", RUNS, ids=RUN_IDS)
+def test_cann_op_api_ut(acl, soc, case, product):
+    status, message = replay(acl, soc, case, product)
     expect = case["expect"]
     args = "; ".join(describe(a) for a in case["args"])
     if expect["not_equal"]:
         assert status != expect["code"], "%s\n  %s(%s)\n  CANN expects a status other than %s, got it" % (
-            where(case, soc), case["operator"], args, expect["status"])
+            where(case, product), case["operator"], args, expect["status"])
     else:
         assert status == expect["code"], "%s\n  %s(%s)\n  CANN expects %s (%d), libaclnn returns %d: %s" % (
-            where(case, soc), case["operator"], args, expect["status"], expect["code"], status, message)
+            where(case, product), case["operator"], args, expect["status"], expect["code"], status, message)
 
 
 def test_pending_max_pool_cases_exist():

@@ -17,13 +17,6 @@ SOCS = ["Ascend910", "Ascend910B", "Ascend910_93", "Ascend950", "Ascend310P"]
 F32, F16, BF16, U8 = np.float32, np.float16, ml_dtypes.bfloat16, np.uint8
 
 
-@pytest.fixture
-def soc():
-    """Selects a product for one test and restores the default afterwards."""
-    yield pyaclnn.set_soc_version
-    pyaclnn.set_soc_version(None)
-
-
 class Keep(list):
     def t(self, shape, dtype):
         x = pyaclnn.Tensor.empty(shape, dtype)
