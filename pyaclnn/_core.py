@@ -56,12 +56,19 @@ def call_aclnn(name, *args):
     _errors.check_aclnn(function(name)(*args), name)
 
 
+# Bumped by set_soc_version; part of pyaclnn's executor-cache key (_dispatch).
+soc_epoch = 0
+
+
 def set_soc_version(name):
     """Select the emulated product (SoC) for the whole process: a family name ("Ascend310P",
     "Ascend910", "Ascend910B", "Ascend910_93", "Ascend950") or a card's name ("Ascend910B2",
     "Ascend310P3", ...); None restores the process default (ACLNN_SOC_VERSION, else an A2 card).
     libaclnn only (``aclnnCpuSetSocVersion``); an unknown name raises AclnnError (161002)."""
+    global soc_epoch
     call_aclnn("aclnnCpuSetSocVersion", ffi.NULL if name is None else str(name).encode("utf-8"))
+    # An executor keeps the product it was planned on: cached ones must not serve the new one.
+    soc_epoch += 1
 
 
 def soc_name():

@@ -6,10 +6,11 @@ returns the results.  Which path it takes depends on the library pyaclnn drives:
 * **libaclnn** (device memory is host memory): the inputs are wrapped where they lie (numpy
   arrays, torch CPU tensors, DLPack objects, any strides), results are allocated once and never
   pre-filled, and the call goes through an executor cache: the first call with a given
-  signature (operator, input shapes/strides/dtypes, attributes, output shapes/dtypes) runs
-  phase 1 and keeps the executor with ``aclSetAclOpExecutorRepeatable``; later calls with the
-  same signature rebind the data addresses with ``aclSetInputTensorAddr`` /
-  ``aclSetOutputTensorAddr`` and go straight to phase 2 - the scheme torch_npu uses for aclnn.
+  signature (operator, input shapes/strides/dtypes, attributes, output shapes/dtypes, the
+  product chosen by ``set_soc_version``) runs phase 1 and keeps the executor with
+  ``aclSetAclOpExecutorRepeatable``; later calls with the same signature rebind the data
+  addresses with ``aclSetInputTensorAddr`` / ``aclSetOutputTensorAddr`` and go straight to
+  phase 2 - the scheme torch_npu uses for aclnn.
   The cache is per thread (an executor's addresses are state) and bounded (LRU).
 * **libaclnn with ACLNN_STRICT=1** (tensors must lie in device memory): the inputs' pages are
   registered with ``aclrtHostRegister`` for the call (and unregistered after), results come
@@ -29,6 +30,7 @@ import numpy as np
 
 from . import _errors
 from ._allocator import ResultCache
+from . import _core
 from ._core import ffi, lib, function, ensure_init, drives_libaclnn
 from ._interop import (NUMPY, TORCH, contiguous_strides, is_torch_tensor, operand, result_kind,
                        torch_dtype)
@@ -314,7 +316,8 @@ def launch(op, inputs, attrs, outputs):
 
     # The executor cache's key: everything phase 1 looks at, but no address.  Contiguous,
     # non-empty numpy arrays and CPU tensors (nearly every call) are described in a few steps.
-    key = [op]
+    # The product (SoC) selection counts too: an executor keeps the product it was planned on.
+    key = [op, _core.soc_epoch]
     pointers = []
     kind = NUMPY
     operands = None
@@ -332,7 +335,7 @@ def launch(op, inputs, attrs, outputs):
                 continue
         kind = result_kind(inputs)
         parts, pointers, operands = _general_description(inputs)
-        key = [op] + parts
+        key = [op, _core.soc_epoch] + parts
         break
     key.append(tuple(attrs))
     key.append(tuple(outputs))

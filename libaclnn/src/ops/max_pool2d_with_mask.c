@@ -6,6 +6,8 @@
  *                    (cells outside the input are skipped, i.e. behave as -inf)
  *   mask bytes [0, 4*N*C*Ho*Wo) = int32 little-endian argmax ih*W+iw in N, C, Ho, Wo order,
  *   the rest of the container zero.  A 1x1 kernel writes the legacy bit-mask pattern instead.
+ *   Ascend910/310P write the V1 bit mask for every other kernel, and Ascend910 computes FLOAT
+ *   as FLOAT16 (kernels/max_pool/mask_v1.h; the product's row, ops/products.c).
  *
  * Selection follows PyTorch's CPU kernel exactly: start from -inf with the first in-range cell,
  * take a value when it is strictly greater or NaN.  So ties keep the first maximum in window
@@ -22,6 +24,7 @@
 #include "exec/nn_exec.h"
 #include "ops/products.h"
 #include "ops/max_pool_common.h"
+#include "kernels/max_pool/mask_v1.h"
 
 #if defined(__has_include)
 #if __has_include("aclnnop/aclnn_max_pool2d_with_indices.h")
@@ -43,8 +46,8 @@ static aclnnStatus forward_kernel(const nn_launch *l)
     const fw_plan *p = (const fw_plan *)l->plan;
     fw_ctx c = {p, (const unsigned char *)l->operands[0].data, (unsigned char *)l->operands[1].data,
                 (unsigned char *)l->operands[2].data, (float *)l->scratch};
-    nn_launch_set_path(l, "max_pool_portable");
-    nn_parallel_for(p->chunks, 1, nn_mp_fw_chunks, &c);
+    nn_launch_set_path(l, p->v1_groups ? "max_pool_v1_mask" : "max_pool_portable");
+    nn_parallel_for(p->chunks, 1, p->v1_groups ? nn_mp_fw_v1_chunks : nn_mp_fw_chunks, &c);
     if (p->index_kind == MP_INDEX_MASK_LEGACY) nn_mp_fw_legacy_mask(p, c.indices);
     return ACLNN_SUCCESS;
 }
@@ -121,10 +124,17 @@ static aclnnStatus check_and_plan(const char *op, const aclTensor *self, const a
     memset(plan, 0, sizeof *plan);
     plan->g = g;
     plan->dtype = self->dtype;
-    plan->index_kind = !is_mask ? (indices->dtype == ACL_INT64 ? MP_INDEX_INT64 : MP_INDEX_INT32)
-                       : mp_is_1x1(&g) ? MP_INDEX_MASK_LEGACY
-                                       : MP_INDEX_MASK_STREAM;
     plan->index_bytes = nn_tensor_numel(indices) * (int64_t)nn_dtype_size(indices->dtype);
+    if (!is_mask) {
+        plan->index_kind = indices->dtype == ACL_INT64 ? MP_INDEX_INT64 : MP_INDEX_INT32;
+        return ACLNN_SUCCESS;
+    }
+    /* The product's mask layout and casts, frozen here (ops/products.c). */
+    const nn_product *pr = nn_product_row(NN_PR_MAX_POOL2D_WITH_MASK);
+    plan->index_kind = mp_is_1x1(&g) ? MP_INDEX_MASK_LEGACY
+                       : pr->mask_layout == NN_MASK_V1_BITS ? MP_INDEX_MASK_V1 : MP_INDEX_MASK_STREAM;
+    plan->fp16_compute = pr->fp32_as_fp16 && self->dtype == ACL_FLOAT;
+    plan->v1_groups = plan->index_kind == MP_INDEX_MASK_V1 || plan->fp16_compute;
     return ACLNN_SUCCESS;
 }
 
@@ -136,14 +146,17 @@ static aclnnStatus build_executor(const char *op, const aclTensor *self, const a
     if (result_ptrs != ACLNN_SUCCESS) return result_ptrs;
 
     const bool empty = nn_tensor_is_empty(self) || nn_tensor_is_empty(out);
-    const int64_t planes = mp_planes(&plan->g);
+    /* Units of work: planes, or 16-channel groups on the V1 path (one thread owns a group's
+     * mask words). */
+    const int64_t planes = plan->v1_groups ? mp_v1_groups(&plan->g) : mp_planes(&plan->g);
     int64_t threads = nn_num_threads();
     plan->chunks = empty ? 0 : (planes < threads ? planes : threads);
     if (plan->chunks < 1) plan->chunks = 1;
-    /* Per chunk: the fp32 copy of one input plane (fp16/bf16 only), one plane of argmax and one
-     * output row of running maxima. */
+    /* Per chunk: the fp32 copy of one input plane (fp16/bf16, or fp16_compute), one plane of
+     * argmax and one output row of running maxima. */
     const int64_t HW = plan->g.height * plan->g.width, P = plan->g.out_height * plan->g.out_width;
-    plan->scratch_floats = (plan->dtype == ACL_FLOAT ? 0 : HW) + P + plan->g.out_width;
+    const bool widened = plan->dtype != ACL_FLOAT || plan->fp16_compute;
+    plan->scratch_floats = (widened ? HW : 0) + P + plan->g.out_width;
     plan->scratch_floats = (plan->scratch_floats + 15) / 16 * 16; /* keep every chunk 64-byte aligned */
 
     const uint64_t scratch = empty ? 0 : (uint64_t)(plan->chunks * plan->scratch_floats) * sizeof(float);

@@ -12,6 +12,8 @@
  *   2x2, stride 2, no padding, AVX-512/AVX2  the direct write (max_pool_bw_avx512.c / _avx2.c)
  *   otherwise (and for any plane a fast path gives up on: an index outside its window)
  *                                            the fp32 tile scatter (max_pool_bw_portable.c)
+ * On Ascend910 (the product's row) the mask is the V1 bit mask instead, decoded by
+ * kernels/max_pool/mask_v1.c for every kernel but 1x1, and FLOAT is computed as FLOAT16.
  * Every path adds each gradInput element's contributions in increasing output position in fp32
  * and rounds once, so they give the same bits (and for fp32 PyTorch's).  Every index is
  * bounds-checked; a bad one is skipped and the launch fails, so the stream reports it at
@@ -29,6 +31,7 @@
 #include "ops/products.h"
 #include "kernels/max_pool/max_pool_bw.h"
 #include "ops/max_pool_common.h"
+#include "kernels/max_pool/mask_v1.h"
 
 #if defined(__has_include)
 #if __has_include("aclnnop/aclnn_max_pool2d_with_indices_backward.h")
@@ -62,6 +65,11 @@ static aclnnStatus backward_kernel(const nn_launch *l)
     nn_launch_set_path(l, nn_mp_bw_path(p));
     if (p->mask_ignored) {
         nn_parallel_for(mp_planes(g), 1, nn_mp_bw_1x1_planes, &c);
+        if (p->fp16_compute) nn_parallel_for(mp_planes(g), 1, nn_mp_bw_round_fp16_planes, &c);
+        return ACLNN_SUCCESS;
+    }
+    if (p->v1_mask) { /* bits naming padding cells are dropped: nothing to report */
+        nn_parallel_for(p->chunks, 1, nn_mp_bw_v1_chunks, &c);
         return ACLNN_SUCCESS;
     }
     nn_claims_init(&c.claims, mp_planes(g), 16, 1); /* ~1/16 of a thread's share */
@@ -141,6 +149,22 @@ static aclnnStatus check_formats(const char *op, const aclTensor *grad_output, c
     return ACLNN_SUCCESS;
 }
 
+/* The V1 mask's N*C1*kH*kW rows must fit in the container (CANN does not check its shape; the
+ * kernel reads these rows). */
+static aclnnStatus check_v1_mask_size(const char *op, const aclTensor *indices, const mp_geometry *g)
+{
+    const int64_t have = nn_tensor_numel(indices) * (int64_t)nn_dtype_size(indices->dtype);
+    const int64_t need = mp_v1_mask_bytes(g);
+    if (have >= need) return ACLNN_SUCCESS;
+    char got[160];
+    nn_shape_str(got, sizeof got, indices->ndim, indices->dims);
+    return nn_error(ACLNN_ERR_PARAM_INVALID,
+                    "%s: indices must hold at least %lld bytes (the V1 bit mask: N*ceil(C/16)*kH*kW = %lld rows "
+                    "of %lld bytes), got shape %s = %lld bytes.",
+                    op, (long long)need, (long long)(mp_v1_groups(g) * g->kernel_h * g->kernel_w),
+                    (long long)mp_v1_row_bytes(g), got, (long long)have);
+}
+
 static aclnnStatus check_and_plan(const char *op, const aclTensor *grad_output, const aclTensor *self,
                                   const aclTensor *indices, const aclIntArray *kernel, const aclIntArray *stride,
                                   const aclIntArray *padding, const aclIntArray *dilation, bool ceil_mode,
@@ -167,7 +191,12 @@ static aclnnStatus check_and_plan(const char *op, const aclTensor *grad_output, 
      * what the kernel reads (docs/compatibility.md).  A 1x1 kernel reads nothing. */
     const int64_t count = mp_planes(&g) * g.out_height * g.out_width;
     const bool mask_ignored = is_mask && mp_is_1x1(&g);
-    if (!mask_ignored) {
+    /* The product's mask layout and casts, frozen in the plan (ops/products.c). */
+    const nn_product *pr = nn_product_row(NN_PR_MAX_POOL2D_WITH_MASK_BACKWARD);
+    const bool v1_mask = is_mask && !mask_ignored && pr->mask_layout == NN_MASK_V1_BITS;
+    if (v1_mask) {
+        if ((st = check_v1_mask_size(op, indices, &g)) != ACLNN_SUCCESS) return st;
+    } else if (!mask_ignored) {
         const int64_t have = nn_tensor_numel(indices) * (int64_t)nn_dtype_size(indices->dtype);
         const int64_t need = count * (is_mask ? 4 : (int64_t)nn_dtype_size(indices->dtype));
         if (have < need) {
@@ -185,6 +214,8 @@ static aclnnStatus check_and_plan(const char *op, const aclTensor *grad_output, 
     plan->g = g;
     plan->dtype = self->dtype;
     plan->mask_ignored = mask_ignored;
+    plan->v1_mask = v1_mask;
+    plan->fp16_compute = is_mask && pr->fp32_as_fp16 && self->dtype == ACL_FLOAT;
     plan->indices_int64 = !is_mask && indices->dtype == ACL_INT64;
     return ACLNN_SUCCESS;
 }
@@ -193,6 +224,10 @@ static aclnnStatus check_and_plan(const char *op, const aclTensor *grad_output, 
  * scratch for it. */
 static void plan_scratch(bw_plan *plan)
 {
+    if (plan->v1_mask) { /* one path: the bit decode */
+        nn_mp_bw_v1_layout_scratch(plan);
+        return;
+    }
     const nn_cpu_features *cpu = nn_cpu_features_get();
     const bool tiled = nn_mp_bw_tiled_2x2_fits(plan);
     plan->tiled_2x2 = tiled && cpu->avx512;

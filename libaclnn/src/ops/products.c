@@ -54,19 +54,23 @@ static const nn_product upsample_bw[NN_SOC_COUNT] = {
 };
 
 /* MaxPool2dWithMask: FLOAT only on 310P, no BF16 on 910 (which computes FLOAT as FLOAT16);
- * Ascend950 rejects the API after the NULL and kernelSize-length checks. */
+ * Ascend950 rejects the API after the NULL and kernelSize-length checks.  910 and 310P run
+ * MaxPoolWithArgmaxV1 for every kernel size, so their mask is the V1 bit mask. */
 static const nn_product mp_mask[NN_SOC_COUNT] = {
-    [NN_SOC_ASCEND910] = {.dtypes = DTYPES(ACL_FLOAT16, ACL_FLOAT), .fp32_as_fp16 = true},
+    [NN_SOC_ASCEND910] = {.dtypes = DTYPES(ACL_FLOAT16, ACL_FLOAT), .fp32_as_fp16 = true,
+                          .mask_layout = NN_MASK_V1_BITS},
     [NN_SOC_ASCEND910B] = {.dtypes = DTYPES(ACL_FLOAT16, ACL_FLOAT, ACL_BF16)},
     [NN_SOC_ASCEND910_93] = {.dtypes = DTYPES(ACL_FLOAT16, ACL_FLOAT, ACL_BF16)},
     [NN_SOC_ASCEND950] = {.rejected = "On the 950 chip, aclnnMaxPool2dWithMask is deprecated, please use "
                                       "aclnnMaxPool2dWithIndices."},
-    [NN_SOC_ASCEND310P] = {.dtypes = DTYPES(ACL_FLOAT)},
+    [NN_SOC_ASCEND310P] = {.dtypes = DTYPES(ACL_FLOAT), .mask_layout = NN_MASK_V1_BITS},
 };
 
-/* MaxPool2dWithMaskBackward: an empty list on 310P; Ascend950 rejects it first of all. */
+/* MaxPool2dWithMaskBackward: an empty list on 310P; Ascend950 rejects it first of all.  910
+ * decodes the V1 bit mask (MaxPoolGradWithArgmaxV1). */
 static const nn_product mp_mask_bw[NN_SOC_COUNT] = {
-    [NN_SOC_ASCEND910] = {.dtypes = DTYPES(ACL_FLOAT16, ACL_FLOAT), .fp32_as_fp16 = true},
+    [NN_SOC_ASCEND910] = {.dtypes = DTYPES(ACL_FLOAT16, ACL_FLOAT), .fp32_as_fp16 = true,
+                          .mask_layout = NN_MASK_V1_BITS},
     [NN_SOC_ASCEND910B] = {.dtypes = DTYPES(ACL_FLOAT16, ACL_FLOAT, ACL_BF16)},
     [NN_SOC_ASCEND910_93] = {.dtypes = DTYPES(ACL_FLOAT16, ACL_FLOAT, ACL_BF16)},
     [NN_SOC_ASCEND950] = {.rejected = "Please use aclnnMaxPool2dWithIndicesBackward."},

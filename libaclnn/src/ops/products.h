@@ -31,6 +31,13 @@ typedef enum nn_product_op {
     NN_PR_OP_COUNT
 } nn_product_op;
 
+/* How aclnnMaxPool2dWithMask lays out its mask (docs/compatibility.md, "MaxPool2dWithMask mask
+ * layouts").  A 1x1 kernel writes the 0xFFFF pattern under either layout. */
+typedef enum nn_mask_layout {
+    NN_MASK_INT32_STREAM = 0, /* A2/A3: int32 argmax stream at the head of the container */
+    NN_MASK_V1_BITS,          /* Ascend910/310P: MaxPoolWithArgmaxV1's uint16 bit mask */
+} nn_mask_layout;
+
 typedef struct nn_dtype_list {
     const aclDataType *list;
     size_t count;
@@ -51,6 +58,7 @@ typedef struct nn_product {
     /* The computation (frozen in the plan at phase 1): */
     bool fp32_as_fp16;       /* max-pool mask path: FLOAT is computed as FLOAT16 (Ascend910) */
     bool float_reciprocal;   /* upsample: the scale's reciprocal in float (Ascend950) */
+    nn_mask_layout mask_layout; /* max-pool mask pair: the mask's layout */
 } nn_product;
 
 /* The row of `op` for the current product (the SoC is valid: nn_check_args ran). */

@@ -177,6 +177,7 @@ void nn_mp_bw_layout_scratch(bw_plan *plan)
 const char *nn_mp_bw_path(const bw_plan *plan)
 {
     if (plan->mask_ignored) return "max_pool_bw_portable_1x1_copy";
+    if (plan->v1_mask) return "max_pool_bw_v1_mask";
     if (plan->slots_3x3s2) return "max_pool_bw_avx512_slots_3x3s2";
     if (plan->tiled_2x2) return "max_pool_bw_avx512_tiled_2x2";
     if (plan->tiled_2x2_avx2) return "max_pool_bw_avx2_tiled_2x2";

@@ -13,6 +13,7 @@
 #ifndef NN_KERNELS_MAX_POOL_FW_H
 #define NN_KERNELS_MAX_POOL_FW_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "base/nn_base.h"
@@ -24,6 +25,7 @@ enum mp_index_kind {
     MP_INDEX_MASK_LEGACY, /* 1x1 kernel: legacy bit-mask pattern */
     MP_INDEX_INT32,       /* aclnnMaxPool2dWithIndices: one int32 per output */
     MP_INDEX_INT64,       /* aclnnMaxPool2dWithIndices: one int64 per output */
+    MP_INDEX_MASK_V1,     /* Ascend910/310P: the V1 uint16 bit mask (mask_v1.h) */
 };
 
 /* The forward plan (ops/max_pool2d_with_mask.c fills it at phase 1). */
@@ -34,6 +36,8 @@ typedef struct fw_plan {
     int64_t index_bytes;   /* bytes of the indices tensor */
     int64_t chunks;        /* plane runs; each owns one fp32 scratch plane (fp16/bf16 only) */
     int64_t scratch_floats; /* per chunk */
+    bool fp16_compute;     /* FLOAT computed as FLOAT16 (Ascend910 mask path; mask_v1.h) */
+    bool v1_groups;        /* run by nn_mp_fw_v1_chunks: chunks of 16-channel groups */
 } fw_plan;
 
 /* One launch. */
@@ -48,6 +52,10 @@ typedef struct fw_ctx {
 /* The thread pool's range function: chunk i pools its run of planes with its own scratch
  * (plan->scratch_floats floats: the widened plane, the argmax plane, a row of running maxima). */
 void nn_mp_fw_chunks(void *ctx, int64_t chunk_begin, int64_t chunk_end);
+
+/* Pools one plane of fp32 values: argmax_out[o] = plane-local ih*W+iw of output o's winner
+ * (`best`: a row of Wo floats of room).  The selection rule is the one above. */
+void nn_mp_fw_pool_plane(const float *vals, const mp_geometry *g, float *best, int32_t *argmax_out);
 
 /* The 1x1 kernel's legacy bit-mask pattern over the whole indices container. */
 void nn_mp_fw_legacy_mask(const fw_plan *plan, unsigned char *mask);

@@ -71,6 +71,11 @@ static void pool_plane(const float *restrict vals, const mp_geometry *g, float *
     }
 }
 
+void nn_mp_fw_pool_plane(const float *vals, const mp_geometry *g, float *best, int32_t *argmax_out)
+{
+    pool_plane(vals, g, best, argmax_out);
+}
+
 /* out[o] = raw input element at argmax[o] (bit-exact, any element size). */
 static void gather_values(const unsigned char *plane_in, unsigned char *plane_out, const int32_t *argmax,
                           int64_t count, size_t elem)
