@@ -230,3 +230,14 @@ def test_im2col_950_any_element_size(soc, dt):
         np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
     finally:
         keep.close()
+
+
+def test_cached_executor_follows_the_product(soc):
+    """pyaclnn caches executors by call signature; a new product must not reuse one planned on
+    another (Ascend910 pools FLOAT as FLOAT16: 2049 -> 2048)."""
+    from pyaclnn.functional import max_pool2d_with_mask
+    x = np.full((1, 1, 2, 2), 2049.0, np.float32)
+    for name, want in (("Ascend910B", 2049.0), ("Ascend910", 2048.0), ("Ascend910B", 2049.0)):
+        soc(name)
+        out, _ = max_pool2d_with_mask(x, 2)
+        assert out.reshape(-1)[0] == want, name

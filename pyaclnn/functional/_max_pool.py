@@ -6,7 +6,9 @@
 The mask is not PyTorch's int64 indices: it is CANN's INT8 container
 ``[N, C, kH*kW, 32*(ceil(Ho*Wo/16)+1)]`` whose first ``4*N*C*Ho*Wo`` bytes are the little-endian
 int32 argmax ``ih*W + iw`` of every output in N, C, Ho, Wo order (the rest is zero; a 1x1 kernel
-writes a different, legacy pattern).  ``pyaclnn.indices_from_mask(mask, out.shape)`` turns it
+writes a different, legacy pattern) on Atlas A2/A3.  On Ascend910 and Ascend310P
+(``pyaclnn.set_soc_version``) it is the V1 uint16 bit mask of window cells instead, and
+Ascend910 computes float32 as float16.  ``pyaclnn.indices_from_mask(mask, out.shape)`` turns it
 into the indices ``torch.nn.functional.max_pool2d(..., return_indices=True)`` returns, and
 ``pyaclnn.mask_from_indices`` goes the other way (see :mod:`pyaclnn.mask`).
 """
@@ -90,7 +92,8 @@ def max_pool2d_with_mask_backward(grad_output: ArrayLike, x: ArrayLike, mask: Ar
     grad_output: the gradient of ``out`` (its shape and x's dtype); x: the forward's input;
     mask: the forward's int8 mask; the attributes as in the forward.  Every index is checked
     against its window: a mask that does not come from this geometry raises an error at the
-    call's end instead of writing outside the result.  Gradients that meet in one input element
+    call's end instead of writing outside the result (Ascend910's V1 bit mask names window
+    cells: a bit on a padding cell is dropped).  Gradients that meet in one input element
     are summed in fp32 in a fixed order (bit-reproducible whatever the thread count).
     Returns grad_input, x's shape and dtype.
     """

@@ -1,7 +1,8 @@
 /*
  * test_products.c - the emulated product (SoC): aclnnCpuSetSocVersion and aclrtGetSocName, a
  * few per-product operator rules (docs/compatibility.md, "Products"), and negative view dims,
- * which aclCreateTensor accepts and every operator rejects with ACLNN_ERR_PARAM_INVALID.
+ * which aclCreateTensor accepts and every operator rejects with ACLNN_ERR_PARAM_INVALID, and the
+ * V1 max-pool bit mask of Ascend910/310P (with Ascend910's FLOAT computed as FLOAT16).
  * Run without ACLNN_SOC_VERSION.
  */
 #include <stdint.h>
@@ -11,6 +12,7 @@
 #include "acl/acl.h"
 #include "aclnn/acl_meta.h"
 #include "aclnnop/aclnn_im2col.h"
+#include "aclnnop/aclnn_max_pool2d_with_indices.h"
 #include "aclnnop/aclnn_max_pool2d_with_indices_backward.h"
 #include "aclnnop/aclnn_prelu.h"
 #include "aclnnop/aclnn_replication_pad2d.h"
@@ -104,10 +106,84 @@ static void test_max_pool_indices_backward_dtypes(void)
     aclDestroyIntArray(k); aclDestroyIntArray(s); aclDestroyIntArray(p); aclDestroyIntArray(d);
 }
 
+/* The V1 mask of a 2x2 stride-1 pool over [1, 2, 3, 3]: Ho = Wo = 2 (P = 4), one 16-channel
+ * group, rows of (ceil(4/16) + 1) * 16 = 32 uint16 words.  Channel 0 grows to the bottom right
+ * (every window's maximum at cell k = 3), channel 1 to the top left (k = 0, with a tie in the
+ * first window: the first cell wins).  2049 is not an fp16 value: Ascend910 pools 2048. */
+enum { V1_ROW_WORDS = 32, V1_MASK_BYTES = 2 * 4 * 64 };
+
+static void expect_v1_mask(const uint16_t *words, const char *soc)
+{
+    for (int r = 0; r < V1_MASK_BYTES / 2; r++) {
+        const int k = r / V1_ROW_WORDS, p = r % V1_ROW_WORDS;
+        const uint16_t want = p < 4 && k == 0 ? 0x0002 : p < 4 && k == 3 ? 0x0001 : 0;
+        CHECK(words[r] == want, "%s: mask row %d word %d = 0x%04x, want 0x%04x", soc, k, p, words[r], want);
+    }
+}
+
+static void run_v1_forward(const char *soc, float want_last)
+{
+    const float x[18] = {1, 2, 3, 4, 5, 6, 7, 8, 2049, 9, 9, 7, 6, 5, 4, 3, 2, 1};
+    const int64_t in[4] = {1, 2, 3, 3}, o[4] = {1, 2, 2, 2}, m[4] = {1, 2, 4, 64};
+    const float want[8] = {5, 6, 8, want_last, 9, 9, 6, 5};
+    tu_tensor self = tu_make_f32(x, 18, in, 4, NULL), out = tu_make_f32(NULL, 8, o, 4, NULL);
+    tu_tensor mask = tu_make_tensor(NULL, V1_MASK_BYTES, 1, m, 4, NULL, 0, ACL_INT8, ACL_FORMAT_ND);
+    int64_t two[2] = {2, 2}, one[2] = {1, 1}, zero[2] = {0, 0};
+    aclIntArray *k = aclCreateIntArray(two, 2), *s = aclCreateIntArray(one, 2), *p = aclCreateIntArray(zero, 2),
+                *d = aclCreateIntArray(one, 2);
+    uint64_t ws = 0;
+    aclOpExecutor *ex = NULL;
+    EXPECT_OK(aclnnMaxPool2dWithMaskGetWorkspaceSize(self.t, k, s, p, d, false, out.t, mask.t, &ws, &ex));
+    CHECK(tu_run(aclnnMaxPool2dWithMask, ws, ex) == 0, "%s: forward launch", soc);
+    float got[8];
+    uint16_t words[V1_MASK_BYTES / 2];
+    CHECK(tu_copy_back(&out, got) == 0 && tu_copy_back(&mask, words) == 0, "%s: copy back", soc);
+    for (int i = 0; i < 8; i++) CHECK(got[i] == want[i], "%s: out[%d] = %g, want %g", soc, i, got[i], want[i]);
+    expect_v1_mask(words, soc);
+
+    /* Ascend910's backward decodes the mask; FLOAT runs as FLOAT16, so 0.1 arrives as the fp16
+     * value 0.0999755859375 at every winner cell. */
+    if (strcmp(soc, "Ascend910") == 0) {
+        const float g[8] = {0.1f, 0.1f, 0.1f, 0.1f, 0.1f, 0.1f, 0.1f, 0.1f};
+        const int winners[8] = {4, 5, 7, 8, 9 + 0, 9 + 1, 9 + 3, 9 + 4};
+        tu_tensor grad = tu_make_f32(g, 8, o, 4, NULL), gi = tu_make_f32(NULL, 18, in, 4, NULL);
+        EXPECT_OK(aclnnMaxPool2dWithMaskBackwardGetWorkspaceSize(grad.t, self.t, mask.t, k, s, p, d, false, gi.t,
+                                                                 &ws, &ex));
+        CHECK(tu_run(aclnnMaxPool2dWithMaskBackward, ws, ex) == 0, "backward launch");
+        float back[18];
+        CHECK(tu_copy_back(&gi, back) == 0, "backward copy back");
+        for (int i = 0; i < 18; i++) {
+            int winner = 0;
+            for (int w = 0; w < 8; w++) winner |= winners[w] == i;
+            const float expect = winner ? 0.0999755859375f : 0.0f;
+            CHECK(back[i] == expect, "gradInput[%d] = %.10g, want %.10g", i, back[i], expect);
+        }
+        tu_free_tensor(&grad);
+        tu_free_tensor(&gi);
+    }
+    tu_free_tensor(&self); tu_free_tensor(&out); tu_free_tensor(&mask);
+    aclDestroyIntArray(k); aclDestroyIntArray(s); aclDestroyIntArray(p); aclDestroyIntArray(d);
+}
+
+static void test_max_pool_v1_mask(void)
+{
+    if (tu_open_device() != 0) {
+        CHECK(0, "runtime setup");
+        return;
+    }
+    EXPECT_OK(aclnnCpuSetSocVersion("Ascend910"));
+    run_v1_forward("Ascend910", 2048.0f);
+    EXPECT_OK(aclnnCpuSetSocVersion("Ascend310P"));
+    run_v1_forward("Ascend310P", 2049.0f);
+    EXPECT_OK(aclnnCpuSetSocVersion(NULL));
+    tu_close_device();
+}
+
 int main(void)
 {
     test_names();
     test_negative_dims();
     test_max_pool_indices_backward_dtypes();
+    test_max_pool_v1_mask();
     return tu_finish("test_products");
 }

@@ -6,7 +6,8 @@
  * The mask (docs/compatibility.md, MaxPool2dWithMask): an INT8 container
  * [N, C, kH*kW, 32*(ceil(Ho*Wo/16)+1)] whose first 4*N*C*Ho*Wo bytes are little-endian int32
  * argmax values ih*W+iw in N, C, Ho, Wo order; the rest is zero.  A 1x1 kernel uses the legacy
- * bit-mask pattern instead and the backward does not read it.
+ * bit-mask pattern instead and the backward does not read it.  Ascend910/310P write the V1 bit
+ * mask instead (kernels/max_pool/mask_v1.h), as the product's row says.
  */
 #ifndef NN_MAX_POOL_COMMON_H
 #define NN_MAX_POOL_COMMON_H

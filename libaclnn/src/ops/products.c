@@ -74,7 +74,7 @@ static const nn_product mp_mask_bw[NN_SOC_COUNT] = {
     [NN_SOC_ASCEND910B] = {.dtypes = DTYPES(ACL_FLOAT16, ACL_FLOAT, ACL_BF16)},
     [NN_SOC_ASCEND910_93] = {.dtypes = DTYPES(ACL_FLOAT16, ACL_FLOAT, ACL_BF16)},
     [NN_SOC_ASCEND950] = {.rejected = "Please use aclnnMaxPool2dWithIndicesBackward."},
-    [NN_SOC_ASCEND310P] = {.dtypes = NO_DTYPES},
+    [NN_SOC_ASCEND310P] = {.dtypes = NO_DTYPES, .mask_layout = NN_MASK_V1_BITS},
 };
 
 /* MaxPool2dWithIndices: not on 910/310P ("support for <SoC> is not implemented"). */

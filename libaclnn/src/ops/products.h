@@ -31,8 +31,8 @@ typedef enum nn_product_op {
     NN_PR_OP_COUNT
 } nn_product_op;
 
-/* How aclnnMaxPool2dWithMask lays out its mask (docs/compatibility.md, "MaxPool2dWithMask mask
- * layouts").  A 1x1 kernel writes the 0xFFFF pattern under either layout. */
+/* How aclnnMaxPool2dWithMask lays out its mask (docs/compatibility.md, "MaxPool2dWithMask on
+ * Ascend910 and Ascend310P").  A 1x1 kernel writes the 0xFFFF pattern under either layout. */
 typedef enum nn_mask_layout {
     NN_MASK_INT32_STREAM = 0, /* A2/A3: int32 argmax stream at the head of the container */
     NN_MASK_V1_BITS,          /* Ascend910/310P: MaxPoolWithArgmaxV1's uint16 bit mask */

@@ -1,7 +1,7 @@
 /*
  * mask_v1.h - the max-pool mask of MaxPoolWithArgmaxV1 / MaxPoolGradWithArgmaxV1, the kernels
- * CANN runs on Ascend910 and Ascend310P for every kernel size (docs/compatibility.md,
- * "MaxPool2dWithMask mask layouts"), and FLOAT computed as FLOAT16 (Ascend910).
+ * CANN runs on Ascend910 and Ascend310P for every kernel size, and FLOAT computed as FLOAT16
+ * (Ascend910): docs/compatibility.md, "MaxPool2dWithMask on Ascend910 and Ascend310P".
  *
  * The user's INT8 container [N, C, kH*kW, W8], W8 = (G+1)*32 bytes, G = ceil(P/16), P = Ho*Wo,
  * is read as rows of (G+1)*16 little-endian uint16 words:
