@@ -249,8 +249,14 @@ class Tensor(Handle):
 def _view_of(storage, shape, strides, offset):
     """A numpy view of a 1-D storage array through element strides and offset."""
     itemsize = storage.dtype.itemsize
-    return as_strided(storage[offset:], shape=shape, strides=tuple(s * itemsize for s in strides),
-                      writeable=True)
+    byte_strides = tuple(s * itemsize for s in strides)
+    try:
+        return as_strided(storage[offset:], shape=shape, strides=byte_strides, writeable=True)
+    except TypeError:
+        # as_strided rebuilds the array from its interface, which numpy cannot read for the
+        # float8 types ('<f1'): stride a same-width unsigned view and view it back
+        plain = storage[offset:].view(np.dtype("u%d" % itemsize))
+        return as_strided(plain, shape=shape, strides=byte_strides, writeable=True).view(storage.dtype)
 
 
 def _filled(np_dtype, count, fill):
