@@ -16,6 +16,7 @@
 #include "aclnnop/aclnn_max_pool2d_with_indices_backward.h"
 #include "aclnnop/aclnn_prelu.h"
 #include "aclnnop/aclnn_replication_pad2d.h"
+#include "aclnnop/aclnn_upsample_nearest_exact1d.h"
 
 #include "test_util.h"
 
@@ -179,11 +180,45 @@ static void test_max_pool_v1_mask(void)
     tu_close_device();
 }
 
+/* UpsampleNearestExact1d reads a self of any format but ND/NCL as NLC [N, L, C]: it runs on A2
+ * (dim 1 resized, C-element blocks moved) and fails with 561103 on Ascend950, whose l0 has no
+ * NLC path. */
+static void test_upsample_nlc(void)
+{
+    float in[2 * 3 * 2], out[2 * 5 * 2];
+    for (int i = 0; i < 12; i++) in[i] = (float)i;
+    const int64_t in_dims[3] = {2, 3, 2}, out_dims[3] = {2, 5, 2};
+    tu_tensor self = tu_make_tensor(in, 12, sizeof(float), in_dims, 3, NULL, 0, ACL_FLOAT, ACL_FORMAT_NHWC);
+    tu_tensor y = tu_make_tensor(NULL, 20, sizeof(float), out_dims, 3, NULL, 0, ACL_FLOAT, ACL_FORMAT_NHWC);
+    int64_t five = 5;
+    aclIntArray *size = aclCreateIntArray(&five, 1);
+    uint64_t ws = 0;
+    aclOpExecutor *ex = NULL;
+    EXPECT_OK(aclnnUpsampleNearestExact1dGetWorkspaceSize(self.t, size, 0.0, y.t, &ws, &ex));
+    CHECK(tu_run(aclnnUpsampleNearestExact1d, ws, ex) == 0 && tu_copy_back(&y, out) == 0, "NLC phase 2");
+    /* nearest-exact 3 -> 5: sources 0, 0, 1, 2, 2 (floor((d + 0.5) * 0.6)) */
+    const int src[5] = {0, 0, 1, 2, 2};
+    for (int n = 0; n < 2; n++)
+        for (int d = 0; d < 5; d++)
+            for (int c = 0; c < 2; c++)
+                CHECK(out[(n * 5 + d) * 2 + c] == in[(n * 3 + src[d]) * 2 + c], "NLC out[%d, %d, %d]", n, d, c);
+    EXPECT_OK(aclnnCpuSetSocVersion("Ascend950"));
+    EXPECT(aclnnUpsampleNearestExact1dGetWorkspaceSize(self.t, size, 0.0, y.t, &ws, &ex), ACLNN_ERR_INNER_NULLPTR,
+           "NLC");
+    EXPECT_OK(aclnnCpuSetSocVersion(NULL));
+    tu_free_tensor(&self);
+    tu_free_tensor(&y);
+    aclDestroyIntArray(size);
+}
+
 int main(void)
 {
     test_names();
     test_negative_dims();
     test_max_pool_indices_backward_dtypes();
     test_max_pool_v1_mask();
+    if (tu_open_device() != 0) return 1;
+    test_upsample_nlc();
+    tu_close_device();
     return tu_finish("test_products");
 }

@@ -37,13 +37,14 @@ static const nn_product pad_bw[NN_SOC_COUNT] = {
 };
 
 /* UpsampleNearestExact1d: UINT8 is not in the Ascend950 list; 950 takes the scale's reciprocal in
- * float.  (910 and 310P follow op_api's list; their kernels are OPEN.) */
+ * float and handles only NCL/ND (an NLC self gets a NULL from l0: 561103).  (910 and 310P follow
+ * op_api's list; their kernels are OPEN.) */
 #define UP_A2 DTYPES(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_UINT8)
 static const nn_product upsample[NN_SOC_COUNT] = {
     [NN_SOC_ASCEND910] = {.dtypes = UP_A2},
     [NN_SOC_ASCEND910B] = {.dtypes = UP_A2},
     [NN_SOC_ASCEND910_93] = {.dtypes = UP_A2},
-    [NN_SOC_ASCEND950] = {.dtypes = FLOATS, .float_reciprocal = true},
+    [NN_SOC_ASCEND950] = {.dtypes = FLOATS, .float_reciprocal = true, .nlc_inner_nullptr = true},
     [NN_SOC_ASCEND310P] = {.dtypes = UP_A2},
 };
 

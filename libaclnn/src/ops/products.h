@@ -59,6 +59,9 @@ typedef struct nn_product {
     bool fp32_as_fp16;       /* max-pool mask path: FLOAT is computed as FLOAT16 (Ascend910) */
     bool float_reciprocal;   /* upsample: the scale's reciprocal in float (Ascend950) */
     nn_mask_layout mask_layout; /* max-pool mask pair: the mask's layout */
+    /* upsample: an NLC self fails with ACLNN_ERR_INNER_NULLPTR (Ascend950's l0 builds nothing
+     * for it); elsewhere NLC runs as [N, L, C]. */
+    bool nlc_inner_nullptr;
 } nn_product;
 
 /* The row of `op` for the current product (the SoC is valid: nn_check_args ran). */

@@ -13,8 +13,12 @@
  * 16 inputs per step (kernels/upsample/upsample_fwd_avx512.c).  The path comes from the CPU
  * table and is named in the launch trace.
  *
- * Checks follow CANN's op_api.  Stricter than CANN (docs/compatibility.md):
- * out must be [N, C, outputSize[0]] and self/out must use the ND or NCL format.
+ * CANN transposes an ND or NCL self and hands a self of any other format to the kernel as NLC
+ * ([N, L, C], dim 1 resized).  So does this file for the other row-major formats (NCHW, NHWC,
+ * ...): each index moves a block of C elements.  Ascend950 has no NLC path (ops/products.c).
+ *
+ * Checks follow CANN's op_api.  Stricter than CANN (docs/compatibility.md): out must be
+ * [N, C, outputSize[0]] ([N, outputSize[0], C] for NLC), and NPU-private formats are rejected.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -61,10 +65,49 @@ static aclnnStatus upsample_kernel(const nn_launch *launch)
 /* Phase 1                                                                                   */
 /* ---------------------------------------------------------------------------------------- */
 
+/* CANN's test: everything but ND and NCL takes the NLC path (UNDEFINED counts as ND, as it
+ * does everywhere in this library). */
+static bool is_nlc(aclFormat format)
+{
+    return format != ACL_FORMAT_ND && format != ACL_FORMAT_NCL && format != ACL_FORMAT_UNDEFINED;
+}
+
+/* After CANN's own checks: the NLC row of the product table, then (stricter than CANN) the
+ * formats the CPU kernel can read and out's shape. */
+static aclnnStatus check_layout(const aclTensor *self, const aclIntArray *outputSize, const aclTensor *out)
+{
+    char shape[128], want[128];
+    const bool nlc = is_nlc(self->format);
+    if (nlc && nn_product_row(NN_PR_UPSAMPLE_NEAREST_EXACT1D)->nlc_inner_nullptr) {
+        return nn_error(ACLNN_ERR_INNER_NULLPTR, OP ": self format %s is read as NLC, which %s does not "
+                        "support (only ND and NCL; CANN's l0 operator returns nullptr).",
+                        nn_format_name(self->format), nn_soc_family_name(nn_soc_current()));
+    }
+    if (nn_format_is_private(self->format)) {
+        return nn_error(ACLNN_ERR_PARAM_INVALID, OP ": self format must be row-major (ND, NCL, or NLC "
+                        "through another plain format), got %s.", nn_format_name(self->format));
+    }
+    if (nn_format_is_private(out->format)) {
+        return nn_error(ACLNN_ERR_PARAM_INVALID, OP ": out format must be row-major, got %s.",
+                        nn_format_name(out->format));
+    }
+    int64_t expected[3] = {self->dims[0], self->dims[1], outputSize->values[0]};
+    if (nlc) {
+        expected[1] = outputSize->values[0];
+        expected[2] = self->dims[2];
+    }
+    if (out->ndim != 3 || memcmp(out->dims, expected, sizeof expected) != 0) {
+        return nn_error(ACLNN_ERR_PARAM_INVALID, OP ": out shape should be %s, got %s.",
+                        nn_shape_str(want, sizeof want, 3, expected),
+                        nn_shape_str(shape, sizeof shape, out->ndim, out->dims));
+    }
+    return ACLNN_SUCCESS;
+}
+
 static aclnnStatus check_params(const aclTensor *self, const aclIntArray *outputSize,
                                 const aclTensor *out)
 {
-    char shape[128], want[128];
+    char shape[128];
     aclnnStatus st = nn_check_product_dtype(OP, nn_product_row(NN_PR_UPSAMPLE_NEAREST_EXACT1D), "self", self);
     if (st == ACLNN_SUCCESS) st = nn_check_same_dtype(OP, "out", out, "self", self);
     if (st != ACLNN_SUCCESS) {
@@ -91,22 +134,7 @@ static aclnnStatus check_params(const aclTensor *self, const aclIntArray *output
                         OP ": It is expected outputSize equals to 1, but got size %llu.",
                         (unsigned long long)outputSize->size);
     }
-    /* Stricter than CANN: formats the CPU kernel can read as N, C, L. */
-    if (self->format != ACL_FORMAT_ND && self->format != ACL_FORMAT_NCL) {
-        return nn_error(ACLNN_ERR_PARAM_INVALID, OP ": self format must be ND or NCL, got %s.",
-                        nn_format_name(self->format));
-    }
-    if (out->format != ACL_FORMAT_ND && out->format != ACL_FORMAT_NCL) {
-        return nn_error(ACLNN_ERR_PARAM_INVALID, OP ": out format must be ND or NCL, got %s.",
-                        nn_format_name(out->format));
-    }
-    const int64_t expected[3] = {self->dims[0], self->dims[1], outputSize->values[0]};
-    if (out->ndim != 3 || memcmp(out->dims, expected, sizeof expected) != 0) {
-        return nn_error(ACLNN_ERR_PARAM_INVALID, OP ": out shape should be %s, got %s.",
-                        nn_shape_str(want, sizeof want, 3, expected),
-                        nn_shape_str(shape, sizeof shape, out->ndim, out->dims));
-    }
-    return ACLNN_SUCCESS;
+    return check_layout(self, outputSize, out);
 }
 
 aclnnStatus aclnnUpsampleNearestExact1dGetWorkspaceSize(const aclTensor *self,
@@ -124,12 +152,13 @@ aclnnStatus aclnnUpsampleNearestExact1dGetWorkspaceSize(const aclTensor *self,
     /* Every size is > 0 here, so CANN's "empty self -> success" branch cannot be reached. */
     upsample_plan plan;
     memset(&plan, 0, sizeof plan);
-    plan.rows = self->dims[0] * self->dims[1];
-    plan.in_len = self->dims[2];
+    const bool nlc = is_nlc(self->format); /* [N, L, C]: rows of L blocks of C */
+    plan.rows = nlc ? self->dims[0] : self->dims[0] * self->dims[1];
+    plan.in_len = nlc ? self->dims[1] : self->dims[2];
     plan.out_len = outputSize->values[0];
     plan.scales = scales;
     plan.float_reciprocal = nn_product_row(NN_PR_UPSAMPLE_NEAREST_EXACT1D)->float_reciprocal;
-    plan.elem_size = nn_dtype_size(self->dtype);
+    plan.elem_size = nn_dtype_size(self->dtype) * (nlc ? (size_t)self->dims[2] : 1);
 
     return nn_finish_phase1(OP,
                             &(nn_phase1_end){.kernel = upsample_kernel, .plan = &plan, .plan_size = sizeof plan,

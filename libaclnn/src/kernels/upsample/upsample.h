@@ -145,11 +145,11 @@ static inline bool nn_ne_map_runs_are_long(const nn_ne_map *map)
 /* ---- forward ------------------------------------------------------------------------------ */
 
 typedef struct nn_upsample_plan {
-    int64_t rows;            /* N*C */
+    int64_t rows;            /* N*C (an NLC self: N) */
     int64_t in_len, out_len;
     double scales;
     bool float_reciprocal;   /* Ascend950: 1.0f / (float)scales (ops/products.c) */
-    size_t elem_size;
+    size_t elem_size;        /* bytes moved per index: the dtype's size (an NLC self: C of them) */
 } nn_upsample_plan;
 
 typedef struct nn_upsample_ctx {
