@@ -32,5 +32,14 @@ def test_forward_and_backward_match_torch(shape, kernel, stride, padding, ceil_m
         np.testing.assert_array_equal(out_t.numpy(), ref_out.numpy())
         np.testing.assert_array_equal(idx_t.numpy(), ref_idx.numpy())
         with Tensor.from_numpy(grad) as grad_t, Tensor.empty(shape, np.float32, fill=np.nan) as grad_in_t:
-            pyaclnn.run_op("MaxPool2dWithIndicesBackward", grad_t, x_t, idx_t, *attrs, ceil_mode, grad_in_t)
+            if index_dtype == np.int64:
+                # A2/A3's backward takes INT32 (or INT8) indices only (CANN's op_api list).
+                with pytest.raises(pyaclnn.AclnnError) as err:
+                    pyaclnn.run_op("MaxPool2dWithIndicesBackward", grad_t, x_t, idx_t, *attrs, ceil_mode, grad_in_t)
+                assert err.value.code == 161002 and "INT32, INT8" in err.value.message
+                pyaclnn.set_soc_version("Ascend950")  # INT64 natively
+            try:
+                pyaclnn.run_op("MaxPool2dWithIndicesBackward", grad_t, x_t, idx_t, *attrs, ceil_mode, grad_in_t)
+            finally:
+                pyaclnn.set_soc_version(None)
             np.testing.assert_array_equal(grad_in_t.numpy(), ref_grad.numpy())

@@ -241,3 +241,34 @@ def test_cached_executor_follows_the_product(soc):
         soc(name)
         out, _ = max_pool2d_with_mask(x, 2)
         assert out.reshape(-1)[0] == want, name
+
+
+# op -> {soc: accepted index dtypes} for the WithIndices pair (self FLOAT, valid shapes); the other
+# probed dtypes are rejected with 161002 and a list in CANN's order.
+INDEX_EXPECTED = {
+    "MaxPool2dWithIndices": ({s: [np.int64, np.int32] for s in ("Ascend910B", "Ascend910_93", "Ascend950")},
+                             "[INT64, INT32]"),
+    "MaxPool2dWithIndicesBackward": ({"Ascend910B": [np.int32, np.int8], "Ascend910_93": [np.int32, np.int8],
+                                      "Ascend950": [np.int32, np.int64]}, None),
+}
+INDEX_LISTS = {"Ascend910B": "[INT32, INT8]", "Ascend910_93": "[INT32, INT8]", "Ascend950": "[INT32, INT64]"}
+
+
+@pytest.mark.parametrize("name", ["Ascend910B", "Ascend910_93", "Ascend950"])
+@pytest.mark.parametrize("op", sorted(INDEX_EXPECTED))
+def test_index_dtype_rows(soc, op, name):
+    soc(name)
+    accepted, listed = INDEX_EXPECTED[op]
+    pool = lambda k: (k.a([2, 2]), k.a([2, 2]), k.a([0, 0]), k.a([1, 1]), False)  # noqa: E731
+    for it in (np.int8, np.uint8, np.int16, np.int32, np.int64, np.float32):
+        if op == "MaxPool2dWithIndices":
+            err = phase1(op, lambda k: (k.t((1, 2, 4, 4), F32),) + pool(k) + (k.t((1, 2, 2, 2), F32),
+                                                                            k.t((1, 2, 2, 2), it)))
+        else:
+            err = phase1(op, lambda k: (k.t((1, 2, 2, 2), F32), k.t((1, 2, 4, 4), F32), k.t((1, 2, 2, 2), it))
+                         + pool(k) + (k.t((1, 2, 4, 4), F32),))
+        if it in accepted[name]:
+            assert err is None, (op, name, np.dtype(it).name, err and err.message)
+        else:
+            assert err is not None and err.code == INVALID, (op, name, np.dtype(it).name)
+            assert (listed or INDEX_LISTS[name]) in err.message, err.message

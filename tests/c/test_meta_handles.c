@@ -124,7 +124,7 @@ static const op_spec OPS[] = {
      {IMG("self"), PAIR("kernelSize", 2), PAIR("stride", 2), PAIR("padding", 0), PAIR("dilation", 1),
       POOLED("out"), TEN("indices", ACL_INT64, 4, 1, 2, 2, 2)}},
     {"aclnnMaxPool2dWithIndicesBackward", indices_bw, 8,
-     {POOLED("gradOutput"), IMG("self"), TEN("indices", ACL_INT64, 4, 1, 2, 2, 2), PAIR("kernelSize", 2),
+     {POOLED("gradOutput"), IMG("self"), TEN("indices", ACL_INT32, 4, 1, 2, 2, 2), PAIR("kernelSize", 2),
       PAIR("stride", 2), PAIR("padding", 0), PAIR("dilation", 1), IMG("gradInput")}},
     {"aclnnIm2col", i2c_fw, 6,
      {IMG("self"), PAIR("kernelSize", 2), PAIR("dilation", 1), PAIR("padding", 0), PAIR("stride", 1),

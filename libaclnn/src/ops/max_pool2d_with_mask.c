@@ -15,7 +15,9 @@
  * bit for bit from the input; fp16/bf16 are compared after an exact widening to fp32.
  *
  * The file also defines aclnnMaxPool2dWithIndices (same header): PyTorch-style INT32/INT64
- * indices with the shape of `out`, as CANN's A2/A3 path provides it.
+ * indices with the shape of `out`.  Its product row (ops/products.c) says what Ascend950's V3
+ * kernel adds: dilation > 0, an NHWC self read as [N,] H, W, C, no INT_MAX check; such calls run
+ * the general kernel (kernels/max_pool/max_pool_fw_general.c), with the same selection rule.
  */
 #include <math.h>
 #include <stdint.h>
@@ -46,6 +48,11 @@ static aclnnStatus forward_kernel(const nn_launch *l)
     const fw_plan *p = (const fw_plan *)l->plan;
     fw_ctx c = {p, (const unsigned char *)l->operands[0].data, (unsigned char *)l->operands[1].data,
                 (unsigned char *)l->operands[2].data, (float *)l->scratch};
+    if (!mp_is_plain(&p->g)) { /* dilation, NHWC or a plane past 2^31 cells (WithIndices, Ascend950) */
+        nn_launch_set_path(l, "max_pool_portable_general");
+        nn_parallel_for(nn_mp_fw_general_units(&p->g), 1, nn_mp_fw_general, &c);
+        return ACLNN_SUCCESS;
+    }
     nn_launch_set_path(l, p->v1_groups ? "max_pool_v1_mask" : "max_pool_portable");
     nn_parallel_for(p->chunks, 1, p->v1_groups ? nn_mp_fw_v1_chunks : nn_mp_fw_chunks, &c);
     if (p->index_kind == MP_INDEX_MASK_LEGACY) nn_mp_fw_legacy_mask(p, c.indices);
@@ -100,11 +107,18 @@ static aclnnStatus check_and_plan(const char *op, const aclTensor *self, const a
     aclnnStatus st = check_dtypes(op, self, out, indices, is_mask);
     if (st != ACLNN_SUCCESS) return st;
     if ((st = check_format(op, self, out)) != ACLNN_SUCCESS) return st;
+    /* What the product's WithIndices kernel takes beyond the A2 one (Ascend950: dilation, NHWC,
+     * planes past INT_MAX); the mask path has none of it. */
+    const nn_product none = {0};
+    const nn_product *pr = is_mask ? &none : nn_product_row(NN_PR_MAX_POOL2D_WITH_INDICES);
     mp_attrs attrs = {0};
-    if ((st = mp_check_attrs(op, kernel, stride, padding, dilation, &attrs)) != ACLNN_SUCCESS) return st;
+    if ((st = mp_check_attrs_dilated(op, kernel, stride, padding, dilation, pr->any_dilation, &attrs)) !=
+        ACLNN_SUCCESS)
+        return st;
     mp_geometry g = {0};
-    if ((st = mp_check_pooled_geometry(op, self, &attrs, ceil_mode, &g)) != ACLNN_SUCCESS) return st;
-    if ((st = mp_check_out_size(op, &g)) != ACLNN_SUCCESS) return st;
+    const bool nhwc = pr->nhwc && self->format == ACL_FORMAT_NHWC;
+    if ((st = mp_check_pooled_geometry_as(op, self, &attrs, ceil_mode, nhwc, &g)) != ACLNN_SUCCESS) return st;
+    if ((st = mp_check_out_size_as(op, &g, pr->large_planes)) != ACLNN_SUCCESS) return st;
 
     int64_t dims[4];
     uint64_t rank = mp_pooled_shape(&g, dims);
@@ -148,6 +162,7 @@ static aclnnStatus build_executor(const char *op, const aclTensor *self, const a
     const bool empty = nn_tensor_is_empty(self) || nn_tensor_is_empty(out);
     /* Units of work: planes, or 16-channel groups on the V1 path (one thread owns a group's
      * mask words). */
+    const bool general = !mp_is_plain(&plan->g); /* reads the input in place: no scratch */
     const int64_t planes = plan->v1_groups ? mp_v1_groups(&plan->g) : mp_planes(&plan->g);
     int64_t threads = nn_num_threads();
     plan->chunks = empty ? 0 : (planes < threads ? planes : threads);
@@ -159,7 +174,8 @@ static aclnnStatus build_executor(const char *op, const aclTensor *self, const a
     plan->scratch_floats = (widened ? HW : 0) + P + plan->g.out_width;
     plan->scratch_floats = (plan->scratch_floats + 15) / 16 * 16; /* keep every chunk 64-byte aligned */
 
-    const uint64_t scratch = empty ? 0 : (uint64_t)(plan->chunks * plan->scratch_floats) * sizeof(float);
+    const uint64_t scratch =
+        empty || general ? 0 : (uint64_t)(plan->chunks * plan->scratch_floats) * sizeof(float);
     return nn_finish_phase1(op,
                             &(nn_phase1_end){.kernel = empty ? NULL : forward_kernel, .plan = plan,
                                              .plan_size = sizeof *plan, .inputs = {self},
@@ -211,7 +227,8 @@ MP_EXPORT aclnnStatus aclnnMaxPool2dWithMask(void *workspace, uint64_t workspace
 }
 
 /* The WithIndices variant (declared in the same CANN header): the same checks and kernels,
- * with PyTorch-style indices (INT32 or INT64, out's shape) instead of the mask. */
+ * with PyTorch-style indices (INT32 or INT64, out's shape) instead of the mask, and what the
+ * product row adds (dilation, NHWC on Ascend950). */
 MP_EXPORT aclnnStatus aclnnMaxPool2dWithIndicesGetWorkspaceSize(const aclTensor *self,
                                                                 const aclIntArray *kernelSize,
                                                                 const aclIntArray *stride,
@@ -220,7 +237,7 @@ MP_EXPORT aclnnStatus aclnnMaxPool2dWithIndicesGetWorkspaceSize(const aclTensor 
                                                                 aclTensor *out, aclTensor *indices,
                                                                 uint64_t *workspaceSize, aclOpExecutor **executor)
 {
-    /* A2/A3 path: no early checks, straight to the full NULL check. */
+    /* No early checks on any product: straight to the full NULL check. */
     return checks_and_executor(OP_INDICES, self, kernelSize, stride, padding, dilation, ceilMode, out, indices,
                                false, workspaceSize, executor);
 }

@@ -19,8 +19,11 @@
  * bounds-checked; a bad one is skipped and the launch fails, so the stream reports it at
  * synchronize.  The launch trace names the path.
  *
- * The same header declares aclnnMaxPool2dWithIndicesBackward (PyTorch-style int32 indices with
- * gradOutput's shape), defined here too.
+ * The same header declares aclnnMaxPool2dWithIndicesBackward (PyTorch-style indices with
+ * gradOutput's shape), defined here too.  Its product row says the indices dtypes (A2/A3: INT32,
+ * or INT8, which has no device kernel and fails at launch; Ascend950: INT32/INT64), and what
+ * Ascend950 adds: dilation > 0 (the scatter does not depend on it; the fast paths are not used)
+ * and NHWC (the NHWC scatter).
  */
 #include <limits.h>
 #include <stdatomic.h>
@@ -62,6 +65,10 @@ static aclnnStatus backward_kernel(const nn_launch *l)
     c.grad_in = (unsigned char *)l->operands[OPD_GRAD_INPUT].data;
     c.scratch = (float *)l->scratch;
     atomic_init(&c.first_bad, INT64_MAX);
+    if (p->no_binary)
+        return nn_error(ACLNN_ERR_INNER, "%s: Cannot find binary for op MaxPool3DGradWithArgmax: its argmax input "
+                        "takes int32 only, got INT8 indices (accepted by the argument checks, as CANN's op_api does; "
+                        "the device kernel exists for int32). gradInput was not written.", l->op_name);
     nn_launch_set_path(l, nn_mp_bw_path(p));
     if (p->mask_ignored) {
         nn_parallel_for(mp_planes(g), 1, nn_mp_bw_1x1_planes, &c);
@@ -78,15 +85,15 @@ static aclnnStatus backward_kernel(const nn_launch *l)
     if (bad == INT64_MAX) return ACLNN_SUCCESS;
 
     const int64_t P = g->out_height * g->out_width;
+    const int64_t plane = bad / P, at = bad % P, offset = mp_out_offset(g, plane, at);
     int64_t value;
     if (p->indices_int64) {
-        memcpy(&value, c.indices + bad * 8, 8);
+        memcpy(&value, c.indices + offset * 8, 8);
     } else {
         int32_t v32;
-        memcpy(&v32, c.indices + bad * 4, 4);
+        memcpy(&v32, c.indices + offset * 4, 4);
         value = v32;
     }
-    const int64_t plane = bad / P, at = bad % P;
     return nn_error(ACL_ERROR_RT_AICORE_EXCEPTION,
                     "%s: indices holds argmax %lld for output (n=%lld, c=%lld, oh=%lld, ow=%lld), outside the "
                     "input plane [0, %lld) (H=%lld, W=%lld); the mask does not come from aclnnMaxPool2dWithMask "
@@ -129,7 +136,7 @@ static aclnnStatus check_rank(const char *op, const char *name, const aclTensor 
 }
 
 static aclnnStatus check_formats(const char *op, const aclTensor *grad_output, const aclTensor *self,
-                                 const aclTensor *indices, const aclTensor *grad_input)
+                                 const aclTensor *indices, const aclTensor *grad_input, bool nhwc)
 {
     if (self->format != grad_output->format || self->format != grad_input->format)
         return nn_error(ACLNN_ERR_PARAM_INVALID,
@@ -141,8 +148,8 @@ static aclnnStatus check_formats(const char *op, const aclTensor *grad_output, c
     const char *names[4] = {"self", "gradInput", "gradOutput", "indices"};
     for (int i = 0; i < 4; ++i)
         if (nn_format_is_private(all[i]->format))
-            return nn_error(ACLNN_ERR_PARAM_INVALID, "%s: %s format must be ND or NCHW, got %s.", op, names[i],
-                            nn_format_name(all[i]->format));
+            return nn_error(ACLNN_ERR_PARAM_INVALID, "%s: %s format must be %s, got %s.", op, names[i],
+                            nhwc ? "ND, NCHW or NHWC" : "ND or NCHW", nn_format_name(all[i]->format));
     aclnnStatus st;
     for (int i = 0; i < 4; ++i)
         if ((st = check_rank(op, names[i], all[i])) != ACLNN_SUCCESS) return st;
@@ -172,16 +179,23 @@ static aclnnStatus check_and_plan(const char *op, const aclTensor *grad_output, 
 {
     aclnnStatus st = check_dtypes(op, grad_output, self, indices, grad_input, is_mask);
     if (st != ACLNN_SUCCESS) return st;
-    if ((st = check_formats(op, grad_output, self, indices, grad_input)) != ACLNN_SUCCESS) return st;
+    /* What the product's WithIndices grad kernel takes beyond the A2 one (Ascend950: dilation,
+     * NHWC, planes past INT_MAX); the mask path has none of it. */
+    const nn_product none = {0};
+    const nn_product *pr = is_mask ? &none : nn_product_row(NN_PR_MAX_POOL2D_WITH_INDICES_BACKWARD);
+    if ((st = check_formats(op, grad_output, self, indices, grad_input, pr->nhwc)) != ACLNN_SUCCESS) return st;
     mp_attrs attrs = {0};
-    if ((st = mp_check_attrs(op, kernel, stride, padding, dilation, &attrs)) != ACLNN_SUCCESS) return st;
+    if ((st = mp_check_attrs_dilated(op, kernel, stride, padding, dilation, pr->any_dilation, &attrs)) !=
+        ACLNN_SUCCESS)
+        return st;
     if (!mp_shape_equals(grad_input, self->ndim, self->dims))
         return mp_shape_error(op, "gradInput", grad_input, self->ndim, self->dims);
     mp_geometry g = {0};
-    if ((st = mp_check_pooled_geometry(op, self, &attrs, ceil_mode, &g)) != ACLNN_SUCCESS) return st;
-    /* (CANN's "pad <= effective kernel / 2" check sits here; with dilation 1 it equals the
-     * pad <= k/2 check above, so it can never fire.) */
-    if ((st = mp_check_out_size(op, &g)) != ACLNN_SUCCESS) return st;
+    const bool nhwc = pr->nhwc && self->format == ACL_FORMAT_NHWC;
+    if ((st = mp_check_pooled_geometry_as(op, self, &attrs, ceil_mode, nhwc, &g)) != ACLNN_SUCCESS) return st;
+    /* (CANN's "pad <= effective kernel / 2" check sits here; the effective kernel (k-1)*d+1 is at
+     * least k, so after the pad <= k/2 check above it can never fire.) */
+    if ((st = mp_check_out_size_as(op, &g, pr->large_planes)) != ACLNN_SUCCESS) return st;
     int64_t dims[4];
     const uint64_t rank = mp_pooled_shape(&g, dims);
     if (!mp_shape_equals(grad_output, rank, dims)) return mp_shape_error(op, "gradOutput", grad_output, rank, dims);
@@ -217,6 +231,8 @@ static aclnnStatus check_and_plan(const char *op, const aclTensor *grad_output, 
     plan->v1_mask = v1_mask;
     plan->fp16_compute = is_mask && pr->fp32_as_fp16 && self->dtype == ACL_FLOAT;
     plan->indices_int64 = !is_mask && indices->dtype == ACL_INT64;
+    plan->no_binary = !is_mask && pr->kernel_index_dtypes.count > 0 &&
+                      !nn_dtype_in(indices->dtype, pr->kernel_index_dtypes.list, pr->kernel_index_dtypes.count);
     return ACLNN_SUCCESS;
 }
 
@@ -310,13 +326,13 @@ MP_EXPORT aclnnStatus aclnnMaxPool2dWithMaskBackward(void *workspace, uint64_t w
 }
 
 /* The WithIndices variant (declared in the same CANN header): the same checks and kernels,
- * with PyTorch-style indices (INT32 or INT64, out's shape) instead of the mask. */
+ * with PyTorch-style indices (gradOutput's shape, the product's dtypes) instead of the mask. */
 MP_EXPORT aclnnStatus aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(
     const aclTensor *gradOutput, const aclTensor *self, const aclTensor *indices, const aclIntArray *kernelSize,
     const aclIntArray *stride, const aclIntArray *padding, const aclIntArray *dilation, bool ceilMode,
     aclTensor *gradInput, uint64_t *workspaceSize, aclOpExecutor **executor)
 {
-    /* A2/A3 path: no early checks, straight to the full NULL check. */
+    /* No early checks on any product: straight to the full NULL check. */
     return checks_and_executor(OP_INDICES, gradOutput, self, indices, kernelSize, stride, padding, dilation,
                                ceilMode, gradInput, false, workspaceSize, executor);
 }

@@ -53,15 +53,17 @@ static inline aclnnStatus mp_check_dtypes(const char *op, const nn_product *pr, 
     return st;
 }
 
-/* PyTorch's pooling_output_shape with dilation 1 and symmetric padding, including the ceil-mode
- * rule "the last window must start inside the input or the left padding".  Returns false when the
- * arithmetic would overflow int64 (absurd attribute values). */
-static inline bool mp_pooled_size(int64_t in, int64_t k, int64_t pad, int64_t stride, bool ceil_mode,
-                                  int64_t *out)
+/* PyTorch's pooling_output_shape with symmetric padding and dilation d (effective kernel
+ * d*(k-1)+1), including the ceil-mode rule "the last window must start inside the input or the
+ * left padding".  Returns false when the arithmetic would overflow int64 (absurd attribute
+ * values). */
+static inline bool mp_pooled_size_dilated(int64_t in, int64_t k, int64_t d, int64_t pad, int64_t stride,
+                                          bool ceil_mode, int64_t *out)
 {
-    int64_t both_pads, span, num;
+    int64_t both_pads, span, reach, num;
     if (__builtin_mul_overflow(pad, 2, &both_pads) || __builtin_add_overflow(in, both_pads, &span) ||
-        __builtin_sub_overflow(span, k, &num))
+        __builtin_mul_overflow(d, k - 1, &reach) || __builtin_sub_overflow(span, reach, &num) ||
+        __builtin_sub_overflow(num, 1, &num))
         return false;
     if (ceil_mode && __builtin_add_overflow(num, stride - 1, &num)) return false;
     int64_t o = nn_floor_div(num, stride) + 1;
@@ -71,6 +73,13 @@ static inline bool mp_pooled_size(int64_t in, int64_t k, int64_t pad, int64_t st
     }
     *out = o;
     return true;
+}
+
+/* The same with dilation 1. */
+static inline bool mp_pooled_size(int64_t in, int64_t k, int64_t pad, int64_t stride, bool ceil_mode,
+                                  int64_t *out)
+{
+    return mp_pooled_size_dilated(in, k, 1, pad, stride, ceil_mode, out);
 }
 
 /* Bytes of the last mask dimension: uint16 blocks of 16 re-typed as int8, plus one spare block. */
@@ -98,9 +107,11 @@ static inline mp_attrs mp_read_attrs(const aclIntArray *kernel, const aclIntArra
 }
 
 /* The attribute checks both ops run in the same order (CANN's CheckShape, first half):
- * array sizes, kernel > 0, stride > 0, 0 <= pad <= k/2, dilation == 1. */
-static inline aclnnStatus mp_check_attrs(const char *op, const aclIntArray *kernel, const aclIntArray *stride,
-                                         const aclIntArray *padding, const aclIntArray *dilation, mp_attrs *attrs)
+ * array sizes, kernel > 0, stride > 0, 0 <= pad <= k/2, dilation == 1 (or, where the product
+ * row says any_dilation, dilation > 0 with CANN's own message). */
+static inline aclnnStatus mp_check_attrs_dilated(const char *op, const aclIntArray *kernel, const aclIntArray *stride,
+                                                 const aclIntArray *padding, const aclIntArray *dilation,
+                                                 bool any_dilation, mp_attrs *attrs)
 {
     if (kernel->size != 1 && kernel->size != 2)
         return nn_error(ACLNN_ERR_PARAM_INVALID, "%s: kernelSize must have 1 or 2 elements, got %llu.", op,
@@ -125,30 +136,50 @@ static inline aclnnStatus mp_check_attrs(const char *op, const aclIntArray *kern
         return nn_error(ACLNN_ERR_PARAM_INVALID,
                         "%s: padding must be >= 0 and <= half of kernelSize, got kH=%lld, kW=%lld, padH=%lld, padW=%lld.",
                         op, (long long)a.kernel_h, (long long)a.kernel_w, (long long)a.pad_h, (long long)a.pad_w);
-    if (a.dilation_h != 1 || a.dilation_w != 1)
+    if (any_dilation && (a.dilation_h <= 0 || a.dilation_w <= 0))
+        return nn_error(ACLNN_ERR_PARAM_INVALID,
+                        "%s: dilation should be greater than 0, got dilationH=%lld, dilationW=%lld.", op,
+                        (long long)a.dilation_h, (long long)a.dilation_w);
+    if (!any_dilation && (a.dilation_h != 1 || a.dilation_w != 1))
         return nn_error(ACLNN_ERR_PARAM_INVALID, "%s: dilation only supports 1, got dilationH=%lld, dilationW=%lld.",
                         op, (long long)a.dilation_h, (long long)a.dilation_w);
     *attrs = a;
     return ACLNN_SUCCESS;
 }
 
-/* Logical N, C, H, W of a 3-D [C, H, W] or 4-D [N, C, H, W] tensor (rank already checked). */
-static inline void mp_logical_dims(const aclTensor *t, int64_t *n, int64_t *c, int64_t *h, int64_t *w)
+static inline aclnnStatus mp_check_attrs(const char *op, const aclIntArray *kernel, const aclIntArray *stride,
+                                         const aclIntArray *padding, const aclIntArray *dilation, mp_attrs *attrs)
 {
-    bool is_3d = t->ndim == 3;
-    *n = is_3d ? 1 : t->dims[0];
-    *c = t->dims[is_3d ? 0 : 1];
-    *h = t->dims[is_3d ? 1 : 2];
-    *w = t->dims[is_3d ? 2 : 3];
+    return mp_check_attrs_dilated(op, kernel, stride, padding, dilation, false, attrs);
 }
 
-/* C, H, W != 0, then the pooled sizes (> 0). Fills g from self and the attributes. */
-static inline aclnnStatus mp_check_pooled_geometry(const char *op, const aclTensor *self, const mp_attrs *a,
-                                                   bool ceil_mode, mp_geometry *g)
+/* Logical N, C, H, W of a 3-D [C, H, W] or 4-D [N, C, H, W] tensor (rank already checked); with
+ * channels_last, of a 3-D [H, W, C] or 4-D [N, H, W, C] one (CANN's NHWC reading of the view). */
+static inline void mp_logical_dims_as(const aclTensor *t, bool channels_last, int64_t *n, int64_t *c, int64_t *h,
+                                      int64_t *w)
+{
+    bool is_3d = t->ndim == 3;
+    int64_t first = is_3d ? 0 : 1; /* the first non-batch dimension */
+    *n = is_3d ? 1 : t->dims[0];
+    *c = t->dims[channels_last ? first + 2 : first];
+    *h = t->dims[channels_last ? first : first + 1];
+    *w = t->dims[channels_last ? first + 1 : first + 2];
+}
+
+static inline void mp_logical_dims(const aclTensor *t, int64_t *n, int64_t *c, int64_t *h, int64_t *w)
+{
+    mp_logical_dims_as(t, false, n, c, h, w);
+}
+
+/* C, H, W != 0, then the pooled sizes (> 0). Fills g from self (read as NHWC when
+ * channels_last) and the attributes. */
+static inline aclnnStatus mp_check_pooled_geometry_as(const char *op, const aclTensor *self, const mp_attrs *a,
+                                                      bool ceil_mode, bool channels_last, mp_geometry *g)
 {
     memset(g, 0, sizeof *g);
     g->is_3d = self->ndim == 3;
-    mp_logical_dims(self, &g->batch, &g->channels, &g->height, &g->width);
+    g->channels_last = channels_last;
+    mp_logical_dims_as(self, channels_last, &g->batch, &g->channels, &g->height, &g->width);
     if (g->channels == 0 || g->height == 0 || g->width == 0)
         return nn_error(ACLNN_ERR_PARAM_INVALID,
                         "%s: self must have non-zero C, H and W (only the batch dimension may be 0), got C=%lld, "
@@ -157,14 +188,26 @@ static inline aclnnStatus mp_check_pooled_geometry(const char *op, const aclTens
     g->kernel_h = a->kernel_h; g->kernel_w = a->kernel_w;
     g->stride_h = a->stride_h; g->stride_w = a->stride_w;
     g->pad_h = a->pad_h; g->pad_w = a->pad_w;
+    g->dilation_h = a->dilation_h; g->dilation_w = a->dilation_w;
     g->ceil_mode = ceil_mode;
     return ACLNN_SUCCESS;
 }
 
-static inline aclnnStatus mp_check_out_size(const char *op, mp_geometry *g)
+static inline aclnnStatus mp_check_pooled_geometry(const char *op, const aclTensor *self, const mp_attrs *a,
+                                                   bool ceil_mode, mp_geometry *g)
 {
-    bool ok = mp_pooled_size(g->height, g->kernel_h, g->pad_h, g->stride_h, g->ceil_mode, &g->out_height) &&
-              mp_pooled_size(g->width, g->kernel_w, g->pad_w, g->stride_w, g->ceil_mode, &g->out_width);
+    return mp_check_pooled_geometry_as(op, self, a, ceil_mode, false, g);
+}
+
+/* The pooled sizes (with g's dilation) and the size limits.  allow_large_planes (the product
+ * row's large_planes): no INT_MAX check on the plane; g->large_planes then says whether the plane
+ * needs 64-bit index arithmetic. */
+static inline aclnnStatus mp_check_out_size_as(const char *op, mp_geometry *g, bool allow_large_planes)
+{
+    bool ok = mp_pooled_size_dilated(g->height, g->kernel_h, g->dilation_h, g->pad_h, g->stride_h, g->ceil_mode,
+                                     &g->out_height) &&
+              mp_pooled_size_dilated(g->width, g->kernel_w, g->dilation_w, g->pad_w, g->stride_w, g->ceil_mode,
+                                     &g->out_width);
     if (!ok)
         return nn_error(ACLNN_ERR_PARAM_INVALID, "%s: kernelSize/stride/padding values are too large to compute the "
                         "output size for input %lldx%lldx%lld.", op,
@@ -175,10 +218,13 @@ static inline aclnnStatus mp_check_out_size(const char *op, mp_geometry *g)
                         "%lldx%lldx%lld.",
                         op, (long long)g->channels, (long long)g->height, (long long)g->width, (long long)g->channels,
                         (long long)g->out_height, (long long)g->out_width);
-    /* The mask stores int32 argmax values, so a plane must have fewer than 2^31 cells. */
+    /* The mask and the A2/A3 kernels store int32 argmax values, so a plane must have fewer than
+     * 2^31 cells (CANN: "product of depth, height and width can't be greater than INT_MAX"). */
     int64_t plane, out_plane;
-    if (__builtin_mul_overflow(g->height, g->width, &plane) || plane > INT32_MAX ||
-        __builtin_mul_overflow(g->out_height, g->out_width, &out_plane) || out_plane > INT32_MAX)
+    bool planes_overflow = __builtin_mul_overflow(g->height, g->width, &plane) ||
+                           __builtin_mul_overflow(g->out_height, g->out_width, &out_plane);
+    g->large_planes = !planes_overflow && (plane > INT32_MAX || out_plane > INT32_MAX);
+    if (planes_overflow || (g->large_planes && !allow_large_planes))
         return nn_error(ACLNN_ERR_PARAM_INVALID, "%s: self plane H*W = %lldx%lld is too large: the mask holds int32 "
                         "indices, so H*W must be below 2^31.", op, (long long)g->height, (long long)g->width);
     /* Keep every later product (mask bytes, plane sizes) far from int64 overflow. */
@@ -193,14 +239,20 @@ static inline aclnnStatus mp_check_out_size(const char *op, mp_geometry *g)
     return ACLNN_SUCCESS;
 }
 
-/* Fills dims with the pooled shape in self's rank. Returns the rank. */
+static inline aclnnStatus mp_check_out_size(const char *op, mp_geometry *g)
+{
+    return mp_check_out_size_as(op, g, false);
+}
+
+/* Fills dims with the pooled shape in self's rank (and layout). Returns the rank. */
 static inline uint64_t mp_pooled_shape(const mp_geometry *g, int64_t *dims)
 {
     uint64_t r = 0;
     if (!g->is_3d) dims[r++] = g->batch;
-    dims[r++] = g->channels;
+    if (!g->channels_last) dims[r++] = g->channels;
     dims[r++] = g->out_height;
     dims[r++] = g->out_width;
+    if (g->channels_last) dims[r++] = g->channels;
     return r;
 }
 

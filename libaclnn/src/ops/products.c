@@ -78,23 +78,32 @@ static const nn_product mp_mask_bw[NN_SOC_COUNT] = {
     [NN_SOC_ASCEND310P] = {.dtypes = NO_DTYPES, .mask_layout = NN_MASK_V1_BITS},
 };
 
-/* MaxPool2dWithIndices: not on 910/310P ("support for <SoC> is not implemented"). */
+/* MaxPool2dWithIndices: not on 910/310P ("support for <SoC> is not implemented").  Ascend950
+ * runs MaxPoolWithArgmaxV3: any dilation > 0, NHWC, INT64 written natively, no INT_MAX check. */
 #define MP_IDX DTYPES(ACL_INT64, ACL_INT32)
+#define MP_A2 {.dtypes = DTYPES(ACL_FLOAT16, ACL_FLOAT, ACL_BF16), .index_dtypes = MP_IDX}
 static const nn_product mp_indices[NN_SOC_COUNT] = {
     [NN_SOC_ASCEND910] = {.dtypes = NO_DTYPES, .empty_not_implemented = true},
-    [NN_SOC_ASCEND910B] = {.dtypes = DTYPES(ACL_FLOAT16, ACL_FLOAT, ACL_BF16), .index_dtypes = MP_IDX},
-    [NN_SOC_ASCEND910_93] = {.dtypes = DTYPES(ACL_FLOAT16, ACL_FLOAT, ACL_BF16), .index_dtypes = MP_IDX},
-    [NN_SOC_ASCEND950] = {.dtypes = DTYPES(ACL_FLOAT16, ACL_FLOAT, ACL_BF16), .index_dtypes = MP_IDX},
+    [NN_SOC_ASCEND910B] = MP_A2,
+    [NN_SOC_ASCEND910_93] = MP_A2,
+    [NN_SOC_ASCEND950] = {.dtypes = DTYPES(ACL_FLOAT16, ACL_FLOAT, ACL_BF16), .index_dtypes = MP_IDX,
+                          .any_dilation = true, .nhwc = true, .large_planes = true},
     [NN_SOC_ASCEND310P] = {.dtypes = NO_DTYPES, .empty_not_implemented = true},
 };
 
-/* MaxPool2dWithIndicesBackward: FLOAT only on the A2/A3 non-mask path; empty on 910/310P. */
-#define MP_BW_IDX DTYPES(ACL_INT32, ACL_INT64)
+/* MaxPool2dWithIndicesBackward: FLOAT only on the A2/A3 non-mask path, whose op_api list is
+ * INT32/INT8 while MaxPool3DGradWithArgmax has int32 binaries only; empty on 910/310P; Ascend950
+ * (MaxPoolGradWithArgmaxV3) takes the three float types, INT32/INT64, any dilation and NHWC. */
+#define MP_BW_A2                                                                                        \
+    {.dtypes = DTYPES(ACL_FLOAT), .index_dtypes = DTYPES(ACL_INT32, ACL_INT8),                          \
+     .kernel_index_dtypes = DTYPES(ACL_INT32)}
 static const nn_product mp_indices_bw[NN_SOC_COUNT] = {
     [NN_SOC_ASCEND910] = {.dtypes = NO_DTYPES},
-    [NN_SOC_ASCEND910B] = {.dtypes = DTYPES(ACL_FLOAT), .index_dtypes = MP_BW_IDX},
-    [NN_SOC_ASCEND910_93] = {.dtypes = DTYPES(ACL_FLOAT), .index_dtypes = MP_BW_IDX},
-    [NN_SOC_ASCEND950] = {.dtypes = DTYPES(ACL_FLOAT16, ACL_FLOAT, ACL_BF16), .index_dtypes = MP_BW_IDX},
+    [NN_SOC_ASCEND910B] = MP_BW_A2,
+    [NN_SOC_ASCEND910_93] = MP_BW_A2,
+    [NN_SOC_ASCEND950] = {.dtypes = DTYPES(ACL_FLOAT16, ACL_FLOAT, ACL_BF16),
+                          .index_dtypes = DTYPES(ACL_INT32, ACL_INT64), .any_dilation = true, .nhwc = true,
+                          .large_planes = true},
     [NN_SOC_ASCEND310P] = {.dtypes = NO_DTYPES},
 };
 

@@ -62,6 +62,13 @@ typedef struct nn_product {
     /* upsample: an NLC self fails with ACLNN_ERR_INNER_NULLPTR (Ascend950's l0 builds nothing
      * for it); elsewhere NLC runs as [N, L, C]. */
     bool nlc_inner_nullptr;
+    /* max-pool WithIndices[Backward] (Ascend950's MaxPoolWithArgmaxV3 / its grad): */
+    bool any_dilation;       /* dilation may be any value > 0, else it must be 1 */
+    bool nhwc;               /* an NHWC self is pooled as [N,] H, W, C; private formats say "ND, NCHW or NHWC" */
+    bool large_planes;       /* no INT_MAX check on H*W */
+    /* The indices dtypes the device kernel has binaries for (empty: every accepted one).  An
+     * accepted dtype outside it passes phase 1 and fails at launch (ACLNN_ERR_INNER). */
+    nn_dtype_list kernel_index_dtypes;
 } nn_product;
 
 /* The row of `op` for the current product (the SoC is valid: nn_check_args ran). */

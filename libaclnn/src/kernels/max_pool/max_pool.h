@@ -15,10 +15,29 @@ typedef struct mp_geometry {
     int64_t kernel_h, kernel_w, stride_h, stride_w, pad_h, pad_w;
     bool ceil_mode;
     bool is_3d;
+    /* aclnnMaxPool2dWithIndices[Backward] on Ascend950 only (1, false, false elsewhere): */
+    int64_t dilation_h, dilation_w;
+    bool channels_last; /* NHWC storage: element (n, c, h, w) at ((n*H + h)*W + w)*C + c */
+    bool large_planes;  /* H*W or Ho*Wo exceeds INT32_MAX (Ascend950 has no INT_MAX check) */
 } mp_geometry;
 
 static inline bool mp_is_1x1(const mp_geometry *g) { return g->kernel_h == 1 && g->kernel_w == 1; }
 static inline int64_t mp_planes(const mp_geometry *g) { return g->batch * g->channels; }
+
+/* Whether the geometry is the one the tuned kernels assume: dilation 1, NCHW planes, 32-bit
+ * plane-local indices.  Anything else runs the general kernels (dilation, NHWC). */
+static inline bool mp_is_plain(const mp_geometry *g)
+{
+    return g->dilation_h == 1 && g->dilation_w == 1 && !g->channels_last && !g->large_planes;
+}
+
+/* Element offset of output position o (= oh*Wo + ow) of plane (n*C + c), in either layout. */
+static inline int64_t mp_out_offset(const mp_geometry *g, int64_t plane, int64_t o)
+{
+    const int64_t P = g->out_height * g->out_width;
+    if (!g->channels_last) return plane * P + o;
+    return ((plane / g->channels) * P + o) * g->channels + plane % g->channels;
+}
 
 /* Splits [0, planes) into `chunks` contiguous runs; run i is [first(i), first(i+1)). */
 static inline int64_t mp_chunk_first(int64_t planes, int64_t chunks, int64_t i)

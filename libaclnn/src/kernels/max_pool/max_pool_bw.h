@@ -2,7 +2,8 @@
  * max_pool_bw.h - the MaxPool2dWithMask backward kernels (gradient scatter by argmax), one file
  * per instruction set (the geometry they share with the forward: max_pool.h):
  *
- *   max_pool_bw_portable.c  any CPU: the fp32 tile scatter (every index checked), the 1x1
+ *   max_pool_bw_portable.c  any CPU: the fp32 tile scatter (every index checked; NCHW planes,
+ *                           or NHWC planes read and written with a channel stride), the 1x1
  *                           kernel's copy, and the per-thread plane loop that runs a fast path
  *                           first and redoes a plane by the scatter when it gives up
  *   max_pool_bw_avx2.c      AVX2 + F16C: the 2x2 stride-2 direct write
@@ -30,6 +31,8 @@ typedef struct bw_plan {
     aclDataType dtype;
     bool mask_ignored;      /* 1x1 kernel */
     bool indices_int64;     /* aclnnMaxPool2dWithIndicesBackward with INT64 indices */
+    bool no_binary;         /* indices dtype op_api accepts but the device kernel has no binary for
+                             * (INT8 on A2/A3): the launch fails, nothing is written */
     bool stream_stores;
     bool tiled_2x2;         /* 2x2 kernel, stride 2, no padding, int32 indices, AVX-512: nn_mp_bw_tiled_2x2_plane_avx512 */
     bool tiled_2x2_avx2;    /* the same on AVX2 (no AVX-512): nn_mp_bw_tiled_2x2_plane_avx2 */
@@ -54,7 +57,8 @@ typedef struct bw_ctx {
     nn_claims claims;          /* planes, claimed in chunks by the threads */
 } bw_ctx;
 
-/* Whether the geometry fits the fast paths (the CPU table decides whether they run). */
+/* Whether the geometry fits the fast paths (the CPU table decides whether they run); never for
+ * dilation > 1, NHWC or planes past 2^31 cells (mp_is_plain). */
 bool nn_mp_bw_tiled_2x2_fits(const bw_plan *plan);
 bool nn_mp_bw_slots_3x3s2_fits(const bw_plan *plan);
 /* Lays out one chunk's scratch for the chosen path (offsets in floats, multiples of 16). */

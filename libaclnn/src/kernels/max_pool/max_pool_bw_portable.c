@@ -129,6 +129,57 @@ static int64_t scatter_plane_int64(float *restrict tile, const float *restrict g
     return first_bad;
 }
 
+static inline float load_grad(const unsigned char *base, int64_t at, aclDataType dtype)
+{
+    if (dtype == ACL_FLOAT) {
+        float v;
+        memcpy(&v, base + at * 4, 4);
+        return v;
+    }
+    uint16_t h;
+    memcpy(&h, base + at * 2, 2);
+    return dtype == ACL_FLOAT16 ? nn_f16_to_f32(h) : nn_bf16_to_f32(h);
+}
+
+/* One NHWC plane (n, ch): the same scatter and single rounding as an NCHW plane, reading
+ * gradOutput and indices and writing gradInput with the channel stride C.  Indices are flat
+ * h*W + w in the plane, as the forward writes them. */
+static void scatter_plane_nhwc(bw_ctx *c, int64_t plane, float *tile)
+{
+    const bw_plan *p = c->plan;
+    const mp_geometry *g = &p->g;
+    const int64_t C = g->channels, HW = g->height * g->width, P = g->out_height * g->out_width;
+    const int64_t n = plane / C, ch = plane % C;
+    const int64_t out_base = n * P * C + ch, in_base = n * HW * C + ch;
+    int64_t first_bad = -1;
+    for (int64_t o = 0; o < P; ++o) {
+        const int64_t at = out_base + o * C;
+        int64_t index;
+        if (p->indices_int64) {
+            memcpy(&index, c->indices + at * 8, 8);
+        } else {
+            int32_t v32;
+            memcpy(&v32, c->indices + at * 4, 4);
+            index = v32;
+        }
+        if ((uint64_t)index >= (uint64_t)HW) {
+            if (first_bad < 0) first_bad = o;
+            continue;
+        }
+        tile[index] += load_grad(c->grad_out, at, p->dtype);
+    }
+    if (first_bad >= 0) note_bad_index(c, plane * P + first_bad);
+    for (int64_t i = 0; i < HW; ++i) {
+        unsigned char *dst = c->grad_in + (in_base + i * C) * (int64_t)nn_dtype_size(p->dtype);
+        if (p->dtype == ACL_FLOAT) {
+            memcpy(dst, &tile[i], 4);
+        } else {
+            const uint16_t h = p->dtype == ACL_FLOAT16 ? nn_f32_to_f16(tile[i]) : nn_f32_to_bf16(tile[i]);
+            memcpy(dst, &h, 2);
+        }
+        tile[i] = 0.0f;
+    }
+}
 
 /* ------------------------------------------------------------------------------------------ */
 /* Paths and scratch                                                                           */
@@ -138,7 +189,7 @@ bool nn_mp_bw_tiled_2x2_fits(const bw_plan *plan)
 {
     const mp_geometry *g = &plan->g;
     const int64_t HW = g->height * g->width, W = g->width;
-    return !plan->indices_int64 && g->kernel_h == 2 && g->kernel_w == 2 && g->stride_h == 2 &&
+    return mp_is_plain(g) && !plan->indices_int64 && g->kernel_h == 2 && g->kernel_w == 2 && g->stride_h == 2 &&
            g->stride_w == 2 && g->pad_h == 0 && g->pad_w == 0 && HW + 2 * W <= INT32_MAX;
 }
 
@@ -146,7 +197,7 @@ bool nn_mp_bw_slots_3x3s2_fits(const bw_plan *plan)
 {
     const mp_geometry *g = &plan->g;
     const int64_t HW = g->height * g->width, W = g->width;
-    return !plan->indices_int64 && g->kernel_h == 3 && g->kernel_w == 3 && g->stride_h == 2 &&
+    return mp_is_plain(g) && !plan->indices_int64 && g->kernel_h == 3 && g->kernel_w == 3 && g->stride_h == 2 &&
            g->stride_w == 2 && g->pad_h <= 1 && g->pad_w <= 1 && HW + W <= INT32_MAX;
 }
 
@@ -178,6 +229,7 @@ const char *nn_mp_bw_path(const bw_plan *plan)
 {
     if (plan->mask_ignored) return "max_pool_bw_portable_1x1_copy";
     if (plan->v1_mask) return "max_pool_bw_v1_mask";
+    if (plan->g.channels_last) return "max_pool_bw_portable_scatter_nhwc";
     if (plan->slots_3x3s2) return "max_pool_bw_avx512_slots_3x3s2";
     if (plan->tiled_2x2) return "max_pool_bw_avx512_tiled_2x2";
     if (plan->tiled_2x2_avx2) return "max_pool_bw_avx2_tiled_2x2";
@@ -206,6 +258,10 @@ void nn_mp_bw_chunks(void *vctx, int64_t chunk_begin, int64_t chunk_end)
     int64_t first, last;
     while (nn_claim_next(&c->claims, &first, &last)) {
         for (int64_t plane = first; plane < last; ++plane) {
+            if (g->channels_last) {
+                scatter_plane_nhwc(c, plane, tile);
+                continue;
+            }
             const unsigned char *go = c->grad_out + plane * P * elem;
             const unsigned char *mask = c->indices + plane * P * index_bytes;
             unsigned char *gi = c->grad_in + plane * HW * elem;

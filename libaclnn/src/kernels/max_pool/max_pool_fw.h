@@ -5,6 +5,8 @@
  *   max_pool_fw_portable.c  per plane: widen fp16/bf16 to fp32, pool a whole output row per
  *                           window cell, gather the winners bit for bit, store the argmax in the
  *                           form the plan asks (mask stream, int32, int64); the 1x1 legacy mask
+ *   max_pool_fw_general.c   one output at a time, for what the above does not take (mp_is_plain
+ *                           false: dilation > 1, NHWC, planes of 2^31 cells or more)
  *
  * Selection follows PyTorch's CPU kernel: the first maximum in window order wins, a NaN always
  * wins (so the last NaN of a window does), and a window with nothing above -inf keeps its first
@@ -56,6 +58,10 @@ void nn_mp_fw_chunks(void *ctx, int64_t chunk_begin, int64_t chunk_end);
 /* Pools one plane of fp32 values: argmax_out[o] = plane-local ih*W+iw of output o's winner
  * (`best`: a row of Wo floats of room).  The selection rule is the one above. */
 void nn_mp_fw_pool_plane(const float *vals, const mp_geometry *g, float *best, int32_t *argmax_out);
+/* The general kernel (max_pool_fw_general.c, int32/int64 indices only): the thread pool's range
+ * function over nn_mp_fw_general_units(g) units (NCHW: planes; NHWC: output rows (n, oh)). */
+int64_t nn_mp_fw_general_units(const mp_geometry *g);
+void nn_mp_fw_general(void *ctx, int64_t unit_begin, int64_t unit_end);
 
 /* The 1x1 kernel's legacy bit-mask pattern over the whole indices container. */
 void nn_mp_fw_legacy_mask(const fw_plan *plan, unsigned char *mask);
