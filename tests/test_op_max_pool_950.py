@@ -164,6 +164,33 @@ def test_950_rejections(soc):
     assert err.value.code == INVALID and "[1, 3, 3, 2]" in err.value.message
 
 
+def test_950_forward_shape_inference_formats(soc):
+    """MaxPoolWithArgmaxV3's shape inference takes a 4-D x in ND, NCHW or NHWC only: another
+    public format fails after the checks (561103, CANN's NULL-result code); 3-D input and empty
+    tensors never get there; A2/A3 reads it as NCHW."""
+    x = np.arange(2 * 6 * 6, dtype=np.float32).reshape(1, 2, 6, 6)
+    ref, ref_idx = torch_pool(x, (2, 2), (2, 2), (0, 0), (1, 1), False)
+    for name, fails in (("Ascend950", True), ("Ascend910B", False)):
+        soc(name)
+        with Tensor.from_numpy(x, format="HWCN") as x_t, Tensor.empty((1, 2, 3, 3), np.float32, "HWCN") as o_t, \
+                Tensor.empty((1, 2, 3, 3), np.int32) as i_t:
+            if fails:
+                with pytest.raises(pyaclnn.AclnnError) as err:
+                    pyaclnn.run_op("MaxPool2dWithIndices", x_t, [2, 2], [2, 2], [0, 0], [1, 1], False, o_t, i_t)
+                assert err.value.code == 561103 and "ND, NCHW or NHWC" in err.value.message
+            else:
+                pyaclnn.run_op("MaxPool2dWithIndices", x_t, [2, 2], [2, 2], [0, 0], [1, 1], False, o_t, i_t)
+                np.testing.assert_array_equal(o_t.numpy(), ref.numpy())
+    soc("Ascend950")
+    with Tensor.from_numpy(x[0], format="HWCN") as x_t, Tensor.empty((2, 3, 3), np.float32, "HWCN") as o_t, \
+            Tensor.empty((2, 3, 3), np.int64) as i_t:
+        pyaclnn.run_op("MaxPool2dWithIndices", x_t, [2, 2], [2, 2], [0, 0], [1, 1], False, o_t, i_t)
+        np.testing.assert_array_equal(i_t.numpy(), ref_idx.numpy()[0])
+    with Tensor.empty((0, 2, 6, 6), np.float32, "HWCN") as x_t, Tensor.empty((0, 2, 3, 3), np.float32, "HWCN") as o_t, \
+            Tensor.empty((0, 2, 3, 3), np.int32) as i_t:
+        pyaclnn.run_op("MaxPool2dWithIndices", x_t, [2, 2], [2, 2], [0, 0], [1, 1], False, o_t, i_t)
+
+
 @pytest.mark.parametrize("name", ["Ascend910B", "Ascend910_93"])
 def test_a2_keeps_its_checks(soc, name):
     """A2/A3: dilation must be 1, the backward's indices are INT32 or INT8 (op_api's list) and the
@@ -271,3 +298,33 @@ def test_950_dilation_and_nhwc_take_the_general_paths():
                      ("aclnnMaxPool2dWithIndicesBackward", "max_pool_bw_portable_scatter"),
                      ("aclnnMaxPool2dWithIndices", "max_pool_portable_general"),
                      ("aclnnMaxPool2dWithIndicesBackward", "max_pool_bw_portable_scatter_nhwc")], out
+
+
+def test_functional_passes_dilation_through(soc):
+    """pyaclnn.functional.max_pool2d_with_indices[_backward]: dilation reaches the operator."""
+    import pyaclnn.functional as F
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal((2, 3, 12, 10)).astype(np.float32)
+    ref, ref_idx = torch_pool(x, (3, 2), (2, 1), (1, 1), (2, 3), True)
+    grad = rng.standard_normal(tuple(ref.shape)).astype(np.float32)
+    want = torch.ops.aten.max_pool2d_with_indices_backward(torch.from_numpy(grad), torch.from_numpy(x), [3, 2],
+                                                           [2, 1], [1, 1], [2, 3], True, ref_idx)
+    with pytest.raises(pyaclnn.AclnnError) as err:  # A2: dilation must be 1
+        F.max_pool2d_with_indices(x, (3, 2), (2, 1), (1, 1), (2, 3), True)
+    assert err.value.code == INVALID
+    soc("Ascend950")
+    for index_dtype in (np.int32, np.int64):
+        out, idx = F.max_pool2d_with_indices(x, (3, 2), (2, 1), (1, 1), (2, 3), True, indices_dtype=index_dtype)
+        assert idx.dtype == index_dtype
+        np.testing.assert_array_equal(out, ref.numpy())
+        np.testing.assert_array_equal(idx, ref_idx.numpy())
+        got = F.max_pool2d_with_indices_backward(grad, x, idx, (3, 2), (2, 1), (1, 1), (2, 3), True)
+        np.testing.assert_array_equal(got, want.numpy())
+    soc(None)  # A2 round trip: int32 indices by default, dilation 1
+    ref1, ref1_idx = torch_pool(x, (2, 2), (2, 2), (0, 0), (1, 1), False)
+    out, idx = F.max_pool2d_with_indices(x, 2)
+    np.testing.assert_array_equal(idx, ref1_idx.numpy().astype(np.int32))
+    got = F.max_pool2d_with_indices_backward(np.ones_like(out), x, idx, 2)
+    want1 = torch.ops.aten.max_pool2d_with_indices_backward(torch.ones_like(ref1), torch.from_numpy(x), [2, 2],
+                                                            [2, 2], [0, 0], [1, 1], False, ref1_idx)
+    np.testing.assert_array_equal(got, want1.numpy())

@@ -211,6 +211,58 @@ static void test_upsample_nlc(void)
     aclDestroyIntArray(size);
 }
 
+/* Ascend950 through the C API: a 2x2 window with dilation 2 over an NHWC [1, 5, 5, 2] input whose
+ * value grows with h, w (and c), so every window's maximum is its bottom-right cell
+ * (oh+2, ow+2); the backward of ones puts a 1 on each of those nine cells.  A2 rejects the
+ * dilation. */
+static void test_max_pool_indices_950_dilation_nhwc(void)
+{
+    enum { H = 5, W = 5, C = 2, HO = 3, WO = 3 };
+    float x[H * W * C], ones[HO * WO * C], out[HO * WO * C], gi[H * W * C];
+    int64_t idx[HO * WO * C];
+    for (int h = 0; h < H; h++)
+        for (int w = 0; w < W; w++)
+            for (int c = 0; c < C; c++) x[(h * W + w) * C + c] = (float)(c * 100 + h * W + w);
+    for (int i = 0; i < HO * WO * C; i++) ones[i] = 1.0f;
+    const int64_t in_shape[4] = {1, H, W, C}, out_shape[4] = {1, HO, WO, C};
+    tu_tensor tx = tu_make_tensor(x, H * W * C, 4, in_shape, 4, NULL, 0, ACL_FLOAT, ACL_FORMAT_NHWC);
+    tu_tensor tout = tu_make_tensor(NULL, HO * WO * C, 4, out_shape, 4, NULL, 0, ACL_FLOAT, ACL_FORMAT_NHWC);
+    tu_tensor tidx = tu_make_tensor(NULL, HO * WO * C, 8, out_shape, 4, NULL, 0, ACL_INT64, ACL_FORMAT_NHWC);
+    tu_tensor tg = tu_make_tensor(ones, HO * WO * C, 4, out_shape, 4, NULL, 0, ACL_FLOAT, ACL_FORMAT_NHWC);
+    tu_tensor tgi = tu_make_tensor(NULL, H * W * C, 4, in_shape, 4, NULL, 0, ACL_FLOAT, ACL_FORMAT_NHWC);
+    int64_t two[2] = {2, 2}, one[2] = {1, 1}, zero[2] = {0, 0};
+    aclIntArray *k = aclCreateIntArray(two, 2), *s = aclCreateIntArray(one, 2), *p = aclCreateIntArray(zero, 2),
+                *d = aclCreateIntArray(two, 2);
+    uint64_t ws = 0;
+    aclOpExecutor *ex = NULL;
+    EXPECT(aclnnMaxPool2dWithIndicesGetWorkspaceSize(tx.t, k, s, p, d, false, tout.t, tidx.t, &ws, &ex),
+           ACLNN_ERR_PARAM_INVALID, "dilation");
+    EXPECT_OK(aclnnCpuSetSocVersion("Ascend950"));
+    EXPECT_OK(aclnnMaxPool2dWithIndicesGetWorkspaceSize(tx.t, k, s, p, d, false, tout.t, tidx.t, &ws, &ex));
+    EXPECT_OK(tu_run(aclnnMaxPool2dWithIndices, ws, ex));
+    EXPECT_OK(aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(tg.t, tx.t, tidx.t, k, s, p, d, false, tgi.t, &ws,
+                                                                 &ex));
+    EXPECT_OK(tu_run(aclnnMaxPool2dWithIndicesBackward, ws, ex));
+    CHECK(tu_copy_back(&tout, out) == 0 && tu_copy_back(&tidx, idx) == 0 && tu_copy_back(&tgi, gi) == 0,
+          "copy back");
+    for (int oh = 0; oh < HO; oh++)
+        for (int ow = 0; ow < WO; ow++)
+            for (int c = 0; c < C; c++) {
+                const int at = (oh * WO + ow) * C + c, cell = (oh + 2) * W + ow + 2;
+                CHECK(out[at] == (float)(c * 100 + cell) && idx[at] == cell, "out[%d,%d,%d] = %g, index %lld", oh,
+                      ow, c, out[at], (long long)idx[at]);
+            }
+    for (int h = 0; h < H; h++)
+        for (int w = 0; w < W; w++)
+            for (int c = 0; c < C; c++) {
+                const float want = h >= 2 && w >= 2 ? 1.0f : 0.0f;
+                CHECK(gi[(h * W + w) * C + c] == want, "gradInput[%d,%d,%d] = %g", h, w, c, gi[(h * W + w) * C + c]);
+            }
+    EXPECT_OK(aclnnCpuSetSocVersion(NULL));
+    tu_free_tensor(&tx); tu_free_tensor(&tout); tu_free_tensor(&tidx); tu_free_tensor(&tg); tu_free_tensor(&tgi);
+    aclDestroyIntArray(k); aclDestroyIntArray(s); aclDestroyIntArray(p); aclDestroyIntArray(d);
+}
+
 int main(void)
 {
     test_names();
@@ -219,6 +271,7 @@ int main(void)
     test_max_pool_v1_mask();
     if (tu_open_device() != 0) return 1;
     test_upsample_nlc();
+    test_max_pool_indices_950_dilation_nhwc();
     tu_close_device();
     return tu_finish("test_products");
 }

@@ -107,10 +107,9 @@ static aclnnStatus check_and_plan(const char *op, const aclTensor *self, const a
     aclnnStatus st = check_dtypes(op, self, out, indices, is_mask);
     if (st != ACLNN_SUCCESS) return st;
     if ((st = check_format(op, self, out)) != ACLNN_SUCCESS) return st;
-    /* What the product's WithIndices kernel takes beyond the A2 one (Ascend950: dilation, NHWC,
-     * planes past INT_MAX); the mask path has none of it. */
-    const nn_product none = {0};
-    const nn_product *pr = is_mask ? &none : nn_product_row(NN_PR_MAX_POOL2D_WITH_INDICES);
+    /* The product's row: what its WithIndices kernel takes beyond the A2 one (Ascend950:
+     * dilation, NHWC, planes past INT_MAX; no mask row has any of it), the mask's layout and casts. */
+    const nn_product *pr = nn_product_row(is_mask ? NN_PR_MAX_POOL2D_WITH_MASK : NN_PR_MAX_POOL2D_WITH_INDICES);
     mp_attrs attrs = {0};
     if ((st = mp_check_attrs_dilated(op, kernel, stride, padding, dilation, pr->any_dilation, &attrs)) !=
         ACLNN_SUCCESS)
@@ -135,6 +134,16 @@ static aclnnStatus check_and_plan(const char *op, const aclTensor *self, const a
         return mp_shape_error(op, "indices", indices, rank, dims);
     }
 
+    /* Ascend950: after the checks and the empty-tensor exit, op_api runs MaxPoolWithArgmaxV3's
+     * shape inference, which takes a 4-D x in ND, NCHW or NHWC only (a 3-D one is re-formatted
+     * to NCHW first); its failure leaves op_api a NULL result. */
+    const bool v3_format = self->format == ACL_FORMAT_ND || self->format == ACL_FORMAT_NCHW ||
+                           self->format == ACL_FORMAT_NHWC;
+    if (pr->nhwc && self->ndim == 4 && !v3_format && !nn_tensor_is_empty(self) && !nn_tensor_is_empty(out))
+        return nn_error(ACLNN_ERR_INNER_NULLPTR,
+                        "%s: MaxPoolWithArgmaxV3's shape inference failed: x format must be ND, NCHW or NHWC, "
+                        "got %s.", op, nn_format_name(self->format));
+
     memset(plan, 0, sizeof *plan);
     plan->g = g;
     plan->dtype = self->dtype;
@@ -144,7 +153,6 @@ static aclnnStatus check_and_plan(const char *op, const aclTensor *self, const a
         return ACLNN_SUCCESS;
     }
     /* The product's mask layout and casts, frozen here (ops/products.c). */
-    const nn_product *pr = nn_product_row(NN_PR_MAX_POOL2D_WITH_MASK);
     plan->index_kind = mp_is_1x1(&g) ? MP_INDEX_MASK_LEGACY
                        : pr->mask_layout == NN_MASK_V1_BITS ? MP_INDEX_MASK_V1 : MP_INDEX_MASK_STREAM;
     plan->fp16_compute = pr->fp32_as_fp16 && self->dtype == ACL_FLOAT;

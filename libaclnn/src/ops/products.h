@@ -64,7 +64,10 @@ typedef struct nn_product {
     bool nlc_inner_nullptr;
     /* max-pool WithIndices[Backward] (Ascend950's MaxPoolWithArgmaxV3 / its grad): */
     bool any_dilation;       /* dilation may be any value > 0, else it must be 1 */
-    bool nhwc;               /* an NHWC self is pooled as [N,] H, W, C; private formats say "ND, NCHW or NHWC" */
+    bool nhwc;               /* the V3 kernels' formats: an NHWC self is pooled as [N,] H, W, C; the
+                              * backward's private-format message says "ND, NCHW or NHWC"; the
+                              * forward's shape inference fails (561103) for a 4-D self in another
+                              * public format */
     bool large_planes;       /* no INT_MAX check on H*W */
     /* The indices dtypes the device kernel has binaries for (empty: every accepted one).  An
      * accepted dtype outside it passes phase 1 and fails at launch (ACLNN_ERR_INNER). */
