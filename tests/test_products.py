@@ -119,6 +119,7 @@ MESSAGES = {("MaxPool2dWithIndices", "Ascend910"): "support for Ascend910 is not
             ("MaxPool2dWithMask", "Ascend950"): "please use aclnnMaxPool2dWithIndices",
             ("MaxPool2dWithMaskBackward", "Ascend950"): "Please use aclnnMaxPool2dWithIndicesBackward",
             ("MaxPool2dWithIndicesBackward", "Ascend910"): "support list []",
+            ("MaxPool2dWithIndicesBackward", "Ascend310P"): "support list []",
             ("MaxPool2dWithMaskBackward", "Ascend310P"): "support list []"}
 
 
