@@ -179,10 +179,10 @@ static aclnnStatus check_and_plan(const char *op, const aclTensor *grad_output, 
 {
     aclnnStatus st = check_dtypes(op, grad_output, self, indices, grad_input, is_mask);
     if (st != ACLNN_SUCCESS) return st;
-    /* What the product's WithIndices grad kernel takes beyond the A2 one (Ascend950: dilation,
-     * NHWC, planes past INT_MAX); the mask path has none of it. */
-    const nn_product none = {0};
-    const nn_product *pr = is_mask ? &none : nn_product_row(NN_PR_MAX_POOL2D_WITH_INDICES_BACKWARD);
+    /* The product's row: what its WithIndices grad kernel takes beyond the A2 one (Ascend950:
+     * dilation, NHWC, planes past INT_MAX; no mask row has any of it), the mask's layout and casts. */
+    const nn_product *pr =
+        nn_product_row(is_mask ? NN_PR_MAX_POOL2D_WITH_MASK_BACKWARD : NN_PR_MAX_POOL2D_WITH_INDICES_BACKWARD);
     if ((st = check_formats(op, grad_output, self, indices, grad_input, pr->nhwc)) != ACLNN_SUCCESS) return st;
     mp_attrs attrs = {0};
     if ((st = mp_check_attrs_dilated(op, kernel, stride, padding, dilation, pr->any_dilation, &attrs)) !=
@@ -205,8 +205,7 @@ static aclnnStatus check_and_plan(const char *op, const aclTensor *grad_output, 
      * what the kernel reads (docs/compatibility.md).  A 1x1 kernel reads nothing. */
     const int64_t count = mp_planes(&g) * g.out_height * g.out_width;
     const bool mask_ignored = is_mask && mp_is_1x1(&g);
-    /* The product's mask layout and casts, frozen in the plan (ops/products.c). */
-    const nn_product *pr = nn_product_row(NN_PR_MAX_POOL2D_WITH_MASK_BACKWARD);
+    /* The product's mask layout and casts are frozen in the plan (ops/products.c). */
     const bool v1_mask = is_mask && !mask_ignored && pr->mask_layout == NN_MASK_V1_BITS;
     if (v1_mask) {
         if ((st = check_v1_mask_size(op, indices, &g)) != ACLNN_SUCCESS) return st;
