@@ -395,7 +395,7 @@ static unsigned char *read_view(const fz_tensor *ft)
     return flat;
 }
 
-/* aclrtMalloc rounds a size up to a multiple of 32 and adds 32 bytes (abi.md 3.6); the library
+/* aclrtMalloc rounds a size up to a multiple of 32 and adds 32 bytes (docs/runtime.md, memory); the library
  * counts that padding as part of the allocation, so a view may legally reach into it. */
 static size_t usable_bytes(const fz_tensor *ft) { return (ft->bytes + 31) / 32 * 32 + 32; }
 

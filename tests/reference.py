@@ -143,7 +143,7 @@ def mask_indices(mask, count):
 
 
 def legacy_mask(out_shape, k):
-    """The 1x1 kernel's legacy mask (spec/ops.md 11.3): per (n, C/16 group), `groups` blocks of
+    """The 1x1 kernel's legacy mask (docs/compatibility.md, MaxPool2dWithMask): per (n, C/16 group), `groups` blocks of
     32 bytes of 0xFF and one of zeros."""
     mask = np.zeros(mask_shape(out_shape, k), dtype=np.uint8)
     batch = out_shape[0] if len(out_shape) == 4 else 1

@@ -154,7 +154,7 @@ SPEC_X_4x3 = np.array([0.0850, -0.5147, -0.0212, -0.5654, -0.3222, 0.5847,
 
 
 def test_spec_examples_forward():
-    """spec/ops.md 5.9."""
+    """A worked example: a 4x3 plane, 2x2 windows with stride 2 (the winners read off by hand)."""
     out, mask = max_pool2d_with_mask(SPEC_X_4x3, [2, 2], [2, 2], [0, 0], [1, 1], False)
     np.testing.assert_array_equal(out.reshape(-1), np.float32([0.0850, 1.7510]))
     assert mask.shape == (1, 1, 4, 64)
@@ -191,7 +191,7 @@ def test_spec_examples_forward():
 
 
 def test_spec_examples_backward():
-    """spec/ops.md 6.7."""
+    """A worked example of the backward: the gradient lands on the forward's winners."""
     x3 = np.stack([np.arange(1, 10), np.arange(9, 0, -1)]).reshape(2, 3, 3).astype(np.float32)
     out, mask = max_pool2d_with_mask(x3, 2, 1, 0)
     grad = np.float32([[[1, 2], [3, 4]], [[5, 6], [7, 8]]])

@@ -1,4 +1,4 @@
-"""Every validation rule of aclnnMaxPool2dWithMask[Backward] (spec/ops.md 5.6 and 6.5): the status
+"""Every validation rule of aclnnMaxPool2dWithMask[Backward] (docs/compatibility.md, MaxPool2dWithMask): the status
 code CANN returns and a message that names the parameter.  Order matters: where two rules are
 broken at once, the one CANN checks first must win."""
 import numpy as np

@@ -1,8 +1,8 @@
-"""The generated cffi declarations against the library and against the spec (spec/abi.md).
+"""The generated cffi declarations against the library and against CANN's ABI values.
 
 Every function the headers declare must be exported by the library, and the enum and constant
 values in the declarations must be the numbers the CANN ABI fixes.  The expected numbers are typed
-here from spec/abi.md sections 2.2-2.6, independently of the headers.
+here from CANN's headers (acl_base.h, aclnn_base.h, acl_rt.h), independently of our own headers.
 """
 
 import os
@@ -112,7 +112,7 @@ RUNTIME_ENUMS = {
     "ACL_CONTINUE_ON_FAILURE": 0, "ACL_STOP_ON_FAILURE": 1,
 }
 
-# The ten operators (spec/abi.md 1.4) and the extra ops their headers declare.
+# The ten operators and the extra ops their headers declare.
 OPERATORS = [
     "aclnnReplicationPad2d", "aclnnReplicationPad2dBackward", "aclnnReflectionPad2dBackward",
     "aclnnUpsampleNearestExact1d", "aclnnUpsampleNearestExact1dBackward",

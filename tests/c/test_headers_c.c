@@ -1,9 +1,9 @@
 /*
  * test_headers_c.c - the public headers compile as C11 and hold CANN's exact values.
  *
- * Every enum value, status code and flag macro listed in the ABI reference (abi.md section 2) is
- * compared with the value the reference gives; every function of abi.md sections 1.4 and 3 is
- * assigned to a pointer of the exact prototype the reference gives (a mismatch fails to
+ * Every enum value, status code and flag macro of CANN's headers is compared with the value
+ * CANN gives it; every runtime and operator function is assigned to a pointer of CANN's exact
+ * prototype (a mismatch fails to
  * compile under -Werror) and linked (a missing definition fails to link).
  * Build: cc -std=c11 -Wall -Wextra -Werror -Ilibaclnn/include test_headers_c.c -laclnn
  */

@@ -2,8 +2,8 @@
  * test_headers_cpp.cpp - the public headers compile as C++11 and support the idioms of CANN's
  * official C++ samples.
  *
- * Checks at compile time: every value of abi.md section 2 (static_assert), the exact prototype
- * of every function of abi.md sections 1.4 and 3 (pointer initialisation), aclDataType::X in
+ * Checks at compile time: every enum value and status code of CANN's headers (static_assert), the exact prototype
+ * of every runtime and operator function (pointer initialisation), aclDataType::X in
  * constexpr, the std::unique_ptr deleters the samples use.  At run time: the deleters run on
  * nullptr (no library call) and every function has an address.
  * Build: g++ -std=c++11 -Wall -Wextra -Werror -Ilibaclnn/include test_headers_cpp.cpp -laclnn

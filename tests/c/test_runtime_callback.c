@@ -1,5 +1,5 @@
 /*
- * test_runtime_callback.c - host callbacks (spec/abi.md §3.7): aclrtLaunchCallback needs a
+ * test_runtime_callback.c - host callbacks (docs/runtime.md): aclrtLaunchCallback needs a
  * subscribed thread (107015 otherwise); the subscribed thread runs callbacks in
  * aclrtProcessReport; ACL_CALLBACK_BLOCK holds later stream work until the callback ran;
  * unsubscribing runs what is still pending; ProcessReport of an unsubscribed thread -> 107012,

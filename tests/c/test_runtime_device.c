@@ -1,5 +1,5 @@
 /*
- * test_runtime_device.c - devices, contexts and device-wide queries (spec/abi.md §3.2, §3.3):
+ * test_runtime_device.c - devices, contexts and device-wide queries (docs/runtime.md):
  * 107002 before any aclrtSetDevice, 107001 for ids outside [0, count), reference-counted
  * SetDevice/ResetDevice, a default context shared by threads, explicit contexts with their
  * own default stream, aclrtGetMemInfo and the saturation mode.

@@ -1,5 +1,5 @@
 /*
- * test_runtime_event.c - events (spec/abi.md §3.5): a record captures the work queued before
+ * test_runtime_event.c - events (docs/runtime.md): a record captures the work queued before
  * it; a stream that waits on an event does not run later tasks before that work is done (two
  * streams, a slow host function on the first); status queries (recorded status COMPLETE=1,
  * legacy status COMPLETE=0), synchronize with timeout (507047), elapsed time, reset, destroy

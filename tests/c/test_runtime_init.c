@@ -1,7 +1,7 @@
 /*
  * test_runtime_init.c - aclInit/aclFinalize codes, versions, run mode, SoC name, last error,
  * system options (process and context scope) and aclAppLog.  Expected values are CANN's
- * (spec/abi.md §3.1, §3.3).
+ * (docs/runtime.md).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>

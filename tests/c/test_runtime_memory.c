@@ -1,5 +1,5 @@
 /*
- * test_runtime_memory.c - the device-memory registry (spec/abi.md §3.6, design decision 2):
+ * test_runtime_memory.c - the device-memory registry (docs/runtime.md):
  * CANN's rounding (round up to 32, +32 for aclrtMalloc), 64-byte alignment, size 0 / NULL ->
  * 100000, out of memory -> 207001, aclrtFree of NULL / unknown / interior / already freed
  * pointers, host vs device mix-ups, aclrtMemcpy / aclrtMemset argument checks and bounds.

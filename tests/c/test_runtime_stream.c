@@ -1,5 +1,5 @@
 /*
- * test_runtime_stream.c - streams (spec/abi.md §3.4, design decision 3): tasks run in order on
+ * test_runtime_stream.c - streams (docs/runtime.md): tasks run in order on
  * the stream's worker; many async copies/fills then one synchronize give the same bytes as
  * doing them in order on the host; SynchronizeStreamWithTimeout expires with 507046; unknown
  * handles are rejected; destroy waits, destroy-force drops queued work; host functions run

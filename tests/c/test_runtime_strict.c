@@ -1,5 +1,5 @@
 /*
- * test_runtime_strict.c - ACLNN_STRICT=1 (design decision 2): a copy whose kind says "device"
+ * test_runtime_strict.c - ACLNN_STRICT=1 (docs/runtime.md): a copy whose kind says "device"
  * must really touch aclrtMalloc memory, since on an NPU a host pointer there would fault.
  */
 #define _POSIX_C_SOURCE 200809L

@@ -1,5 +1,5 @@
 /*
- * test_runtime_types.c - aclDataTypeSize (the table of spec/abi.md §2.2, including the 8-byte
+ * test_runtime_types.c - aclDataTypeSize (CANN's dtype size table, including the 8-byte
  * default branch) and the public fp16 helpers with CANN's documented quirks (§3.1):
  * aclFloat16ToFloat treats exponent 31 as a normal exponent, aclFloatToFloat16 rounds to
  * nearest even and saturates.  The reference for finite values is the compiler's IEEE

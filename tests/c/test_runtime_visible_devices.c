@@ -1,6 +1,6 @@
 /*
  * test_runtime_visible_devices.c - ASCEND_RT_VISIBLE_DEVICES decides the device count (its
- * entries are re-indexed from 0, spec/abi.md §5); ids outside [0, count) get 107001.
+ * entries are re-indexed from 0, as CANN does); ids outside [0, count) get 107001.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
