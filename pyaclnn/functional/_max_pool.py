@@ -17,45 +17,20 @@ from typing import Optional, Tuple
 
 from .. import mask as _mask
 from ._common import ArrayLike, IntOrPair, as_array, dtype_code, ints, launch, wants_grad
+from ._max_pool_indices import _out_shape, _two
 
 __all__ = ["max_pool2d_with_mask", "max_pool2d_with_mask_backward"]
 
 _INT8 = 2   # ACL_INT8
 
 
-def _two(values, default):
-    if len(values) == 0:
-        return default
-    if len(values) == 1:
-        return values[0], values[0]
-    return values[0], values[1]
-
-
-def _pooled(size, k, s, p, ceil_mode):
-    num = size + 2 * p - k + (s - 1 if ceil_mode else 0)
-    out = num // s + 1
-    if ceil_mode and (out - 1) * s >= size + p:
-        out -= 1
-    return out
-
-
 def _shapes(x_shape, kernel, stride, padding, ceil_mode):
     """(out_shape, mask_shape) for a valid call; placeholders when the attributes are invalid,
     so that the library itself reports what is wrong."""
-    try:
-        kh, kw = _two(kernel, None)
-        sh, sw = _two(stride, (kh, kw))
-        ph, pw = _two(padding, None)
-        if len(x_shape) not in (3, 4) or min(kh, kw, sh, sw) <= 0:
-            raise ValueError
-        ho = _pooled(x_shape[-2], kh, sh, ph, ceil_mode)
-        wo = _pooled(x_shape[-1], kw, sw, pw, ceil_mode)
-        if ho <= 0 or wo <= 0:
-            raise ValueError
-        out_shape = tuple(x_shape[:-2]) + (ho, wo)
-        return out_shape, _mask.mask_shape(out_shape, (kh, kw))
-    except (TypeError, ValueError, IndexError):
+    out_shape = _out_shape(x_shape, kernel, stride, padding, (1,), ceil_mode)
+    if out_shape == (1,):
         return (1,), (1,)
+    return out_shape, _mask.mask_shape(out_shape, _two(kernel, None))
 
 
 def max_pool2d_with_mask(x: ArrayLike, kernel_size: IntOrPair, stride: Optional[IntOrPair] = None,

@@ -7,6 +7,9 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
+
+#include "base/nn_base.h"
 
 /* The geometry of one pooling call, frozen at phase 1. */
 typedef struct mp_geometry {
@@ -43,6 +46,19 @@ static inline int64_t mp_out_offset(const mp_geometry *g, int64_t plane, int64_t
 static inline int64_t mp_chunk_first(int64_t planes, int64_t chunks, int64_t i)
 {
     return (int64_t)(((__int128)planes * i) / chunks);
+}
+
+/* Element `at` of a FLOAT, FLOAT16 or BF16 array as fp32 (exact): the general paths' scalar read. */
+static inline float mp_load_f32(const unsigned char *base, int64_t at, aclDataType dtype)
+{
+    if (dtype == ACL_FLOAT) {
+        float v;
+        memcpy(&v, base + at * 4, 4);
+        return v;
+    }
+    uint16_t h;
+    memcpy(&h, base + at * 2, 2);
+    return dtype == ACL_FLOAT16 ? nn_f16_to_f32(h) : nn_bf16_to_f32(h);
 }
 
 #endif /* NN_KERNELS_MAX_POOL_H */

@@ -129,18 +129,6 @@ static int64_t scatter_plane_int64(float *restrict tile, const float *restrict g
     return first_bad;
 }
 
-static inline float load_grad(const unsigned char *base, int64_t at, aclDataType dtype)
-{
-    if (dtype == ACL_FLOAT) {
-        float v;
-        memcpy(&v, base + at * 4, 4);
-        return v;
-    }
-    uint16_t h;
-    memcpy(&h, base + at * 2, 2);
-    return dtype == ACL_FLOAT16 ? nn_f16_to_f32(h) : nn_bf16_to_f32(h);
-}
-
 /* One NHWC plane (n, ch): the same scatter and single rounding as an NCHW plane, reading
  * gradOutput and indices and writing gradInput with the channel stride C.  Indices are flat
  * h*W + w in the plane, as the forward writes them. */
@@ -166,7 +154,7 @@ static void scatter_plane_nhwc(bw_ctx *c, int64_t plane, float *tile)
             if (first_bad < 0) first_bad = o;
             continue;
         }
-        tile[index] += load_grad(c->grad_out, at, p->dtype);
+        tile[index] += mp_load_f32(c->grad_out, at, p->dtype);
     }
     if (first_bad >= 0) note_bad_index(c, plane * P + first_bad);
     for (int64_t i = 0; i < HW; ++i) {

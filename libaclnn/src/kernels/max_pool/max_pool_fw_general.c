@@ -26,18 +26,6 @@ static inline int64_t first_in_range(int64_t start, int64_t d)
     return start >= 0 ? start : start + nn_ceil_div(-start, d) * d;
 }
 
-static inline float load_f32(const unsigned char *base, int64_t at, aclDataType dtype)
-{
-    if (dtype == ACL_FLOAT) {
-        float v;
-        memcpy(&v, base + at * 4, 4);
-        return v;
-    }
-    uint16_t h;
-    memcpy(&h, base + at * 2, 2);
-    return dtype == ACL_FLOAT16 ? nn_f16_to_f32(h) : nn_bf16_to_f32(h);
-}
-
 /* -inf in the output dtype (fp32, fp16 or bf16 bits). */
 static void store_neg_inf(unsigned char *dst, aclDataType dtype)
 {
@@ -76,7 +64,7 @@ static void pool_one(const fw_ctx *c, const unsigned char *plane_in, int64_t ste
     int64_t arg = h0 * W + w0;
     for (int64_t h = h0; h < h_end; h += dH)
         for (int64_t w = w0; w < w_end; w += dW) {
-            const float v = load_f32(plane_in, (h * W + w) * step, p->dtype);
+            const float v = mp_load_f32(plane_in, (h * W + w) * step, p->dtype);
             if (v > best || v != v) {
                 best = v;
                 arg = h * W + w;
