@@ -31,13 +31,6 @@ EXPERIMENTAL = "ops-math experimental"
 EXPERIMENTAL_ADDED_DTYPES = {"ACL_BOOL"}
 EXPERIMENTAL_ADDED_SOC = "Ascend950"
 
-# Max-pool cases whose CANN expectation libaclnn does not meet yet (the max-pool operators are
-# being reworked elsewhere).  Left out of the parametrization, not marked xfail, so that the
-# suite stays green; each entry names what CANN and libaclnn return.  Remove an entry once the
-# max-pool work makes it pass.
-PENDING_MAX_POOL = {
-}
-
 
 def socs_of(case):
     """The products a case is replayed on: the one the harness is on when the whole file runs,
@@ -50,7 +43,7 @@ def socs_of(case):
     return list(dict.fromkeys([case["soc"], case["soc_if_run_alone"]]))
 
 
-RUNS = [(c, soc) for c in CASES if c["id"] not in PENDING_MAX_POOL for soc in socs_of(c)]
+RUNS = [(c, soc) for c in CASES for soc in socs_of(c)]
 RUN_IDS = [c["id"] if soc == c["soc"] else "%s@%s" % (c["id"], soc) for c, soc in RUNS]
 
 
@@ -200,14 +193,6 @@ def test_cann_op_api_ut(acl, soc, case, product):
     else:
         assert status == expect["code"], "%s\n  %s(%s)\n  CANN expects %s (%d), libaclnn returns %d: %s" % (
             where(case, product), case["operator"], args, expect["status"], expect["code"], status, message)
-
-
-def test_pending_max_pool_cases_exist():
-    """Every entry of PENDING_MAX_POOL names a max-pool case of the data."""
-    by_id = {c["id"]: c for c in CASES}
-    for case_id in PENDING_MAX_POOL:
-        assert case_id in by_id, case_id
-        assert by_id[case_id]["operator"].startswith("MaxPool2d"), case_id
 
 
 def test_data_counts():
