@@ -111,13 +111,12 @@ static aclnnStatus check_and_plan(const char *op, const aclTensor *self, const a
      * dilation, NHWC, planes past INT_MAX; no mask row has any of it), the mask's layout and casts. */
     const nn_product *pr = nn_product_row(is_mask ? NN_PR_MAX_POOL2D_WITH_MASK : NN_PR_MAX_POOL2D_WITH_INDICES);
     mp_attrs attrs = {0};
-    if ((st = mp_check_attrs_dilated(op, kernel, stride, padding, dilation, pr->any_dilation, &attrs)) !=
-        ACLNN_SUCCESS)
+    if ((st = mp_check_attrs(op, kernel, stride, padding, dilation, pr->any_dilation, &attrs)) != ACLNN_SUCCESS)
         return st;
     mp_geometry g = {0};
     const bool nhwc = pr->nhwc && self->format == ACL_FORMAT_NHWC;
-    if ((st = mp_check_pooled_geometry_as(op, self, &attrs, ceil_mode, nhwc, &g)) != ACLNN_SUCCESS) return st;
-    if ((st = mp_check_out_size_as(op, &g, pr->large_planes)) != ACLNN_SUCCESS) return st;
+    if ((st = mp_check_pooled_geometry(op, self, &attrs, ceil_mode, nhwc, &g)) != ACLNN_SUCCESS) return st;
+    if ((st = mp_check_out_size(op, &g, pr->large_planes)) != ACLNN_SUCCESS) return st;
 
     int64_t dims[4];
     uint64_t rank = mp_pooled_shape(&g, dims);
@@ -171,7 +170,7 @@ static aclnnStatus build_executor(const char *op, const aclTensor *self, const a
     /* Units of work: planes, or 16-channel groups on the V1 path (one thread owns a group's
      * mask words). */
     const bool general = !mp_is_plain(&plan->g); /* reads the input in place: no scratch */
-    const int64_t planes = plan->v1_groups ? mp_v1_groups(&plan->g) : mp_planes(&plan->g);
+    const int64_t planes = plan->v1_groups ? mp_channel_groups(&plan->g) : mp_planes(&plan->g);
     int64_t threads = nn_num_threads();
     plan->chunks = empty ? 0 : (planes < threads ? planes : threads);
     if (plan->chunks < 1) plan->chunks = 1;

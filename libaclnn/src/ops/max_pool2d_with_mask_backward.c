@@ -168,8 +168,8 @@ static aclnnStatus check_v1_mask_size(const char *op, const aclTensor *indices, 
     return nn_error(ACLNN_ERR_PARAM_INVALID,
                     "%s: indices must hold at least %lld bytes (the V1 bit mask: N*ceil(C/16)*kH*kW = %lld rows "
                     "of %lld bytes), got shape %s = %lld bytes.",
-                    op, (long long)need, (long long)(mp_v1_groups(g) * g->kernel_h * g->kernel_w),
-                    (long long)mp_v1_row_bytes(g), got, (long long)have);
+                    op, (long long)need, (long long)(mp_channel_groups(g) * g->kernel_h * g->kernel_w),
+                    (long long)mp_mask_row_bytes(g), got, (long long)have);
 }
 
 static aclnnStatus check_and_plan(const char *op, const aclTensor *grad_output, const aclTensor *self,
@@ -185,17 +185,16 @@ static aclnnStatus check_and_plan(const char *op, const aclTensor *grad_output, 
         nn_product_row(is_mask ? NN_PR_MAX_POOL2D_WITH_MASK_BACKWARD : NN_PR_MAX_POOL2D_WITH_INDICES_BACKWARD);
     if ((st = check_formats(op, grad_output, self, indices, grad_input, pr->nhwc)) != ACLNN_SUCCESS) return st;
     mp_attrs attrs = {0};
-    if ((st = mp_check_attrs_dilated(op, kernel, stride, padding, dilation, pr->any_dilation, &attrs)) !=
-        ACLNN_SUCCESS)
+    if ((st = mp_check_attrs(op, kernel, stride, padding, dilation, pr->any_dilation, &attrs)) != ACLNN_SUCCESS)
         return st;
     if (!mp_shape_equals(grad_input, self->ndim, self->dims))
         return mp_shape_error(op, "gradInput", grad_input, self->ndim, self->dims);
     mp_geometry g = {0};
     const bool nhwc = pr->nhwc && self->format == ACL_FORMAT_NHWC;
-    if ((st = mp_check_pooled_geometry_as(op, self, &attrs, ceil_mode, nhwc, &g)) != ACLNN_SUCCESS) return st;
+    if ((st = mp_check_pooled_geometry(op, self, &attrs, ceil_mode, nhwc, &g)) != ACLNN_SUCCESS) return st;
     /* (CANN's "pad <= effective kernel / 2" check sits here; the effective kernel (k-1)*d+1 is at
      * least k, so after the pad <= k/2 check above it can never fire.) */
-    if ((st = mp_check_out_size_as(op, &g, pr->large_planes)) != ACLNN_SUCCESS) return st;
+    if ((st = mp_check_out_size(op, &g, pr->large_planes)) != ACLNN_SUCCESS) return st;
     int64_t dims[4];
     const uint64_t rank = mp_pooled_shape(&g, dims);
     if (!mp_shape_equals(grad_output, rank, dims)) return mp_shape_error(op, "gradOutput", grad_output, rank, dims);

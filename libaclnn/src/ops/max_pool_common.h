@@ -57,8 +57,8 @@ static inline aclnnStatus mp_check_dtypes(const char *op, const nn_product *pr, 
  * d*(k-1)+1), including the ceil-mode rule "the last window must start inside the input or the
  * left padding".  Returns false when the arithmetic would overflow int64 (absurd attribute
  * values). */
-static inline bool mp_pooled_size_dilated(int64_t in, int64_t k, int64_t d, int64_t pad, int64_t stride,
-                                          bool ceil_mode, int64_t *out)
+static inline bool mp_pooled_size(int64_t in, int64_t k, int64_t d, int64_t pad, int64_t stride, bool ceil_mode,
+                                  int64_t *out)
 {
     int64_t both_pads, span, reach, num;
     if (__builtin_mul_overflow(pad, 2, &both_pads) || __builtin_add_overflow(in, both_pads, &span) ||
@@ -73,20 +73,6 @@ static inline bool mp_pooled_size_dilated(int64_t in, int64_t k, int64_t d, int6
     }
     *out = o;
     return true;
-}
-
-/* The same with dilation 1. */
-static inline bool mp_pooled_size(int64_t in, int64_t k, int64_t pad, int64_t stride, bool ceil_mode,
-                                  int64_t *out)
-{
-    return mp_pooled_size_dilated(in, k, 1, pad, stride, ceil_mode, out);
-}
-
-/* Bytes of the last mask dimension: uint16 blocks of 16 re-typed as int8, plus one spare block. */
-static inline int64_t mp_mask_width(int64_t out_height, int64_t out_width)
-{
-    int64_t positions = out_height * out_width;
-    return ((positions + 15) / 16 + 1) * 32;
 }
 
 /* Reads the normalised attributes (sizes already checked: kernel 1/2, stride 0/1/2, padding
@@ -109,9 +95,9 @@ static inline mp_attrs mp_read_attrs(const aclIntArray *kernel, const aclIntArra
 /* The attribute checks both ops run in the same order (CANN's CheckShape, first half):
  * array sizes, kernel > 0, stride > 0, 0 <= pad <= k/2, dilation == 1 (or, where the product
  * row says any_dilation, dilation > 0 with CANN's own message). */
-static inline aclnnStatus mp_check_attrs_dilated(const char *op, const aclIntArray *kernel, const aclIntArray *stride,
-                                                 const aclIntArray *padding, const aclIntArray *dilation,
-                                                 bool any_dilation, mp_attrs *attrs)
+static inline aclnnStatus mp_check_attrs(const char *op, const aclIntArray *kernel, const aclIntArray *stride,
+                                         const aclIntArray *padding, const aclIntArray *dilation, bool any_dilation,
+                                         mp_attrs *attrs)
 {
     if (kernel->size != 1 && kernel->size != 2)
         return nn_error(ACLNN_ERR_PARAM_INVALID, "%s: kernelSize must have 1 or 2 elements, got %llu.", op,
@@ -147,16 +133,10 @@ static inline aclnnStatus mp_check_attrs_dilated(const char *op, const aclIntArr
     return ACLNN_SUCCESS;
 }
 
-static inline aclnnStatus mp_check_attrs(const char *op, const aclIntArray *kernel, const aclIntArray *stride,
-                                         const aclIntArray *padding, const aclIntArray *dilation, mp_attrs *attrs)
-{
-    return mp_check_attrs_dilated(op, kernel, stride, padding, dilation, false, attrs);
-}
-
 /* Logical N, C, H, W of a 3-D [C, H, W] or 4-D [N, C, H, W] tensor (rank already checked); with
  * channels_last, of a 3-D [H, W, C] or 4-D [N, H, W, C] one (CANN's NHWC reading of the view). */
-static inline void mp_logical_dims_as(const aclTensor *t, bool channels_last, int64_t *n, int64_t *c, int64_t *h,
-                                      int64_t *w)
+static inline void mp_logical_dims(const aclTensor *t, bool channels_last, int64_t *n, int64_t *c, int64_t *h,
+                                   int64_t *w)
 {
     bool is_3d = t->ndim == 3;
     int64_t first = is_3d ? 0 : 1; /* the first non-batch dimension */
@@ -166,20 +146,15 @@ static inline void mp_logical_dims_as(const aclTensor *t, bool channels_last, in
     *w = t->dims[channels_last ? first + 1 : first + 2];
 }
 
-static inline void mp_logical_dims(const aclTensor *t, int64_t *n, int64_t *c, int64_t *h, int64_t *w)
-{
-    mp_logical_dims_as(t, false, n, c, h, w);
-}
-
 /* C, H, W != 0, then the pooled sizes (> 0). Fills g from self (read as NHWC when
  * channels_last) and the attributes. */
-static inline aclnnStatus mp_check_pooled_geometry_as(const char *op, const aclTensor *self, const mp_attrs *a,
-                                                      bool ceil_mode, bool channels_last, mp_geometry *g)
+static inline aclnnStatus mp_check_pooled_geometry(const char *op, const aclTensor *self, const mp_attrs *a,
+                                                   bool ceil_mode, bool channels_last, mp_geometry *g)
 {
     memset(g, 0, sizeof *g);
     g->is_3d = self->ndim == 3;
     g->channels_last = channels_last;
-    mp_logical_dims_as(self, channels_last, &g->batch, &g->channels, &g->height, &g->width);
+    mp_logical_dims(self, channels_last, &g->batch, &g->channels, &g->height, &g->width);
     if (g->channels == 0 || g->height == 0 || g->width == 0)
         return nn_error(ACLNN_ERR_PARAM_INVALID,
                         "%s: self must have non-zero C, H and W (only the batch dimension may be 0), got C=%lld, "
@@ -193,21 +168,15 @@ static inline aclnnStatus mp_check_pooled_geometry_as(const char *op, const aclT
     return ACLNN_SUCCESS;
 }
 
-static inline aclnnStatus mp_check_pooled_geometry(const char *op, const aclTensor *self, const mp_attrs *a,
-                                                   bool ceil_mode, mp_geometry *g)
-{
-    return mp_check_pooled_geometry_as(op, self, a, ceil_mode, false, g);
-}
-
 /* The pooled sizes (with g's dilation) and the size limits.  allow_large_planes (the product
  * row's large_planes): no INT_MAX check on the plane; g->large_planes then says whether the plane
  * needs 64-bit index arithmetic. */
-static inline aclnnStatus mp_check_out_size_as(const char *op, mp_geometry *g, bool allow_large_planes)
+static inline aclnnStatus mp_check_out_size(const char *op, mp_geometry *g, bool allow_large_planes)
 {
-    bool ok = mp_pooled_size_dilated(g->height, g->kernel_h, g->dilation_h, g->pad_h, g->stride_h, g->ceil_mode,
-                                     &g->out_height) &&
-              mp_pooled_size_dilated(g->width, g->kernel_w, g->dilation_w, g->pad_w, g->stride_w, g->ceil_mode,
-                                     &g->out_width);
+    bool ok = mp_pooled_size(g->height, g->kernel_h, g->dilation_h, g->pad_h, g->stride_h, g->ceil_mode,
+                             &g->out_height) &&
+              mp_pooled_size(g->width, g->kernel_w, g->dilation_w, g->pad_w, g->stride_w, g->ceil_mode,
+                             &g->out_width);
     if (!ok)
         return nn_error(ACLNN_ERR_PARAM_INVALID, "%s: kernelSize/stride/padding values are too large to compute the "
                         "output size for input %lldx%lldx%lld.", op,
@@ -231,17 +200,12 @@ static inline aclnnStatus mp_check_out_size_as(const char *op, mp_geometry *g, b
     int64_t window, mask, total;
     if (__builtin_mul_overflow(g->kernel_h, g->kernel_w, &window) ||
         __builtin_mul_overflow(g->out_height, g->out_width, &mask) || mask > ((int64_t)1 << 40) ||
-        __builtin_mul_overflow(window, mp_mask_width(g->out_height, g->out_width), &mask) ||
+        __builtin_mul_overflow(window, mp_mask_row_bytes(g), &mask) ||
         __builtin_mul_overflow(mask, g->channels, &total) ||
         __builtin_mul_overflow(total, g->batch > 0 ? g->batch : 1, &total))
         return nn_error(ACLNN_ERR_PARAM_INVALID, "%s: kernelSize %lldx%lld is too large: the mask size overflows.", op,
                         (long long)g->kernel_h, (long long)g->kernel_w);
     return ACLNN_SUCCESS;
-}
-
-static inline aclnnStatus mp_check_out_size(const char *op, mp_geometry *g)
-{
-    return mp_check_out_size_as(op, g, false);
 }
 
 /* Fills dims with the pooled shape in self's rank (and layout). Returns the rank. */
@@ -262,7 +226,7 @@ static inline uint64_t mp_mask_shape(const mp_geometry *g, int64_t *dims)
     if (!g->is_3d) dims[r++] = g->batch;
     dims[r++] = g->channels;
     dims[r++] = g->kernel_h * g->kernel_w;
-    dims[r++] = mp_mask_width(g->out_height, g->out_width);
+    dims[r++] = mp_mask_row_bytes(g);
     return r;
 }
 

@@ -16,16 +16,18 @@ static void round_to_fp16(const float *src, float *dst, int64_t count)
 /* Forward                                                                                     */
 /* ------------------------------------------------------------------------------------------ */
 
-/* The plane's values as fp32: the input itself (FLOAT), or widened / rounded into `scratch`. */
-static const float *plane_values(const fw_plan *p, const unsigned char *in, float *scratch, int64_t count)
+/* A plane (input or gradOutput) as fp32: the data itself (FLOAT), or widened into `scratch`, or
+ * (FLOAT with fp16_compute) rounded to fp16 values into `scratch`. */
+static const float *values_as_f32(aclDataType dtype, bool fp16_compute, const unsigned char *src, float *scratch,
+                                  int64_t count)
 {
-    if (p->dtype == ACL_FLOAT && !p->fp16_compute) return (const float *)in;
-    if (p->dtype == ACL_FLOAT)
-        round_to_fp16((const float *)in, scratch, count);
-    else if (p->dtype == ACL_FLOAT16)
-        nn_f16_to_f32_n((const uint16_t *)in, scratch, (size_t)count);
+    if (dtype == ACL_FLOAT && !fp16_compute) return (const float *)src;
+    if (dtype == ACL_FLOAT)
+        round_to_fp16((const float *)src, scratch, count);
+    else if (dtype == ACL_FLOAT16)
+        nn_f16_to_f32_n((const uint16_t *)src, scratch, (size_t)count);
     else
-        nn_bf16_to_f32_n((const uint16_t *)in, scratch, (size_t)count);
+        nn_bf16_to_f32_n((const uint16_t *)src, scratch, (size_t)count);
     return scratch;
 }
 
@@ -72,7 +74,7 @@ static void pool_group(const fw_ctx *c, int64_t group, float *widened, int32_t *
     const mp_geometry *g = &p->g;
     const int64_t C1 = (g->channels + 15) / 16, n = group / C1, c1 = group % C1;
     const int64_t HW = g->height * g->width, P = g->out_height * g->out_width;
-    const int64_t elem = (int64_t)nn_dtype_size(p->dtype), row_bytes = mp_v1_row_bytes(g);
+    const int64_t elem = (int64_t)nn_dtype_size(p->dtype), row_bytes = mp_mask_row_bytes(g);
     unsigned char *rows = c->indices + group * g->kernel_h * g->kernel_w * row_bytes;
     const bool mask = p->index_kind == MP_INDEX_MASK_V1;
     if (mask) memset(rows, 0, (size_t)(g->kernel_h * g->kernel_w * row_bytes));
@@ -80,7 +82,7 @@ static void pool_group(const fw_ctx *c, int64_t group, float *widened, int32_t *
     for (int c0 = 0; c0 < channels; ++c0) {
         const int64_t plane = n * g->channels + 16 * c1 + c0;
         const unsigned char *in = c->self + plane * HW * elem;
-        const float *vals = plane_values(p, in, widened, HW);
+        const float *vals = values_as_f32(p->dtype, p->fp16_compute, in, widened, HW);
         nn_mp_fw_pool_plane(vals, g, best, argmax);
         store_out(p, in, vals, c->out + plane * P * elem, argmax, P);
         if (mask) set_mask_bits(g, rows, row_bytes, c0, argmax);
@@ -92,7 +94,7 @@ void nn_mp_fw_v1_chunks(void *vctx, int64_t chunk_begin, int64_t chunk_end)
     const fw_ctx *c = (const fw_ctx *)vctx;
     const fw_plan *p = c->plan;
     const mp_geometry *g = &p->g;
-    const int64_t groups = mp_v1_groups(g), HW = g->height * g->width, P = g->out_height * g->out_width;
+    const int64_t groups = mp_channel_groups(g), HW = g->height * g->width, P = g->out_height * g->out_width;
     const bool widen = p->dtype != ACL_FLOAT || p->fp16_compute;
     for (int64_t chunk = chunk_begin; chunk < chunk_end; ++chunk) {
         float *widened = c->scratch + chunk * p->scratch_floats;
@@ -103,10 +105,7 @@ void nn_mp_fw_v1_chunks(void *vctx, int64_t chunk_begin, int64_t chunk_end)
         for (int64_t group = first; group < last; ++group) pool_group(c, group, widened, argmax, best);
         if (p->index_kind == MP_INDEX_MASK_V1) {
             /* This chunk's share of the container past the N*C1*kH*kW rows. */
-            const int64_t tail_start = mp_v1_mask_bytes(g), tail = p->index_bytes - tail_start;
-            const int64_t a = (int64_t)(((__int128)tail * first) / groups);
-            const int64_t b = (int64_t)(((__int128)tail * last) / groups);
-            memset(c->indices + tail_start + a, 0, (size_t)(b - a));
+            mp_zero_tail_share(c->indices, mp_v1_mask_bytes(g), p->index_bytes, groups, first, last);
         }
     }
 }
@@ -122,19 +121,6 @@ void nn_mp_bw_v1_layout_scratch(bw_plan *plan)
     plan->widened_offset = (HW + 15) / 16 * 16;
     plan->band_offset = plan->widened_offset + (P + 15) / 16 * 16;
     plan->scratch_floats = plan->band_offset;
-}
-
-/* The plane's gradOutput as fp32 (fp16_compute: rounded to fp16 values first). */
-static const float *grad_values(const bw_plan *p, const unsigned char *go, float *scratch, int64_t count)
-{
-    if (p->dtype == ACL_FLOAT && !p->fp16_compute) return (const float *)go;
-    if (p->dtype == ACL_FLOAT)
-        round_to_fp16((const float *)go, scratch, count);
-    else if (p->dtype == ACL_FLOAT16)
-        nn_f16_to_f32_n((const uint16_t *)go, scratch, (size_t)count);
-    else
-        nn_bf16_to_f32_n((const uint16_t *)go, scratch, (size_t)count);
-    return scratch;
 }
 
 /* Adds each output's gradient to every in-range window cell whose bit c0 is set in its row, in
@@ -181,7 +167,7 @@ void nn_mp_bw_v1_chunks(void *vctx, int64_t chunk_begin, int64_t chunk_end)
     const mp_geometry *g = &p->g;
     const int64_t planes = mp_planes(g), C1 = (g->channels + 15) / 16;
     const int64_t HW = g->height * g->width, P = g->out_height * g->out_width;
-    const int64_t elem = (int64_t)nn_dtype_size(p->dtype), row_bytes = mp_v1_row_bytes(g);
+    const int64_t elem = (int64_t)nn_dtype_size(p->dtype), row_bytes = mp_mask_row_bytes(g);
     const int64_t K = g->kernel_h * g->kernel_w;
     for (int64_t chunk = chunk_begin; chunk < chunk_end; ++chunk) {
         float *tile = c->scratch + chunk * p->scratch_floats, *widened = tile + p->widened_offset;
@@ -190,7 +176,7 @@ void nn_mp_bw_v1_chunks(void *vctx, int64_t chunk_begin, int64_t chunk_end)
         for (int64_t plane = first; plane < last; ++plane) {
             const int64_t n = plane / g->channels, ch = plane % g->channels;
             const unsigned char *rows = c->indices + ((n * C1 + ch / 16) * K) * row_bytes;
-            const float *grad = grad_values(p, c->grad_out + plane * P * elem, widened, P);
+            const float *grad = values_as_f32(p->dtype, p->fp16_compute, c->grad_out + plane * P * elem, widened, P);
             memset(tile, 0, (size_t)HW * sizeof(float));
             scatter_bits(g, rows, row_bytes, (int)(ch % 16), grad, tile);
             store_tile(p, tile, c->grad_in + plane * HW * elem, HW);

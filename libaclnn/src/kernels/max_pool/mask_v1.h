@@ -25,19 +25,11 @@
 #include "kernels/max_pool/max_pool_bw.h"
 #include "kernels/max_pool/max_pool_fw.h"
 
-/* 16-channel groups (n, c1): the forward's units of work. */
-static inline int64_t mp_v1_groups(const mp_geometry *g) { return g->batch * ((g->channels + 15) / 16); }
-
-/* Bytes of one mask row: (ceil(P/16) + 1) blocks of 16 uint16 words. */
-static inline int64_t mp_v1_row_bytes(const mp_geometry *g)
-{
-    return ((g->out_height * g->out_width + 15) / 16 + 1) * 32;
-}
-
-/* Bytes of the rows the kernels write and read: N*C1*kH*kW rows. */
+/* Bytes of the rows the kernels write and read: N*C1*kH*kW rows of mp_mask_row_bytes (the
+ * forward's units of work are the 16-channel groups, mp_channel_groups). */
 static inline int64_t mp_v1_mask_bytes(const mp_geometry *g)
 {
-    return mp_v1_groups(g) * g->kernel_h * g->kernel_w * mp_v1_row_bytes(g);
+    return mp_channel_groups(g) * g->kernel_h * g->kernel_w * mp_mask_row_bytes(g);
 }
 
 /* Forward (fw_plan.v1_groups): the thread pool's range function over chunk indices; chunk i

@@ -48,6 +48,28 @@ static inline int64_t mp_chunk_first(int64_t planes, int64_t chunks, int64_t i)
     return (int64_t)(((__int128)planes * i) / chunks);
 }
 
+/* Bytes of the INT8 mask container's last dimension: ceil(Ho*Wo/16) blocks of 16 uint16 words
+ * re-typed as int8, plus one spare block.  The V1 mask's rows and the 1x1 pattern's slabs are
+ * rows of this width. */
+static inline int64_t mp_mask_row_bytes(const mp_geometry *g)
+{
+    return ((g->out_height * g->out_width + 15) / 16 + 1) * 32;
+}
+
+/* 16-channel groups (n, c1 = c/16): the units of the V1 mask and of the 1x1 pattern. */
+static inline int64_t mp_channel_groups(const mp_geometry *g) { return g->batch * ((g->channels + 15) / 16); }
+
+/* Zeroes the share of units [first, last) (out of `units`) of a mask container's tail
+ * [tail_start, total): each chunk clears its own part of what no kernel writes. */
+static inline void mp_zero_tail_share(unsigned char *container, int64_t tail_start, int64_t total, int64_t units,
+                                      int64_t first, int64_t last)
+{
+    const int64_t tail = total - tail_start;
+    const int64_t a = (int64_t)(((__int128)tail * first) / units);
+    const int64_t b = (int64_t)(((__int128)tail * last) / units);
+    memset(container + tail_start + a, 0, (size_t)(b - a));
+}
+
 /* Element `at` of a FLOAT, FLOAT16 or BF16 array as fp32 (exact): the general paths' scalar read. */
 static inline float mp_load_f32(const unsigned char *base, int64_t at, aclDataType dtype)
 {

@@ -104,10 +104,7 @@ static void store_indices(const fw_plan *p, unsigned char *indices, int64_t plan
 {
     const int64_t P = p->g.out_height * p->g.out_width;
     switch (p->index_kind) {
-    case MP_INDEX_MASK_STREAM:
-        /* x86-64 is little-endian, so the host int32 bytes are the mask bytes. */
-        memcpy(indices + plane * P * 4, argmax, (size_t)P * 4);
-        break;
+    case MP_INDEX_MASK_STREAM: /* x86-64 is little-endian: the host int32 bytes are the mask bytes */
     case MP_INDEX_INT32:
         memcpy(indices + plane * P * 4, argmax, (size_t)P * 4);
         break;
@@ -149,10 +146,7 @@ void nn_mp_fw_chunks(void *vctx, int64_t chunk_begin, int64_t chunk_end)
         }
         if (p->index_kind == MP_INDEX_MASK_STREAM) {
             /* This chunk's share of the container tail (everything after the int32 stream). */
-            const int64_t tail_start = planes * P * 4, tail = p->index_bytes - tail_start;
-            const int64_t a = (int64_t)(((__int128)tail * first) / planes);
-            const int64_t b = (int64_t)(((__int128)tail * last) / planes);
-            memset(c->indices + tail_start + a, 0, (size_t)(b - a));
+            mp_zero_tail_share(c->indices, planes * P * 4, p->index_bytes, planes, first, last);
         }
     }
 }
@@ -162,10 +156,8 @@ void nn_mp_fw_chunks(void *vctx, int64_t chunk_begin, int64_t chunk_end)
 void nn_mp_fw_legacy_mask(const fw_plan *p, unsigned char *mask)
 {
     const mp_geometry *g = &p->g;
-    const int64_t c1 = (g->channels + 15) / 16;
-    const int64_t groups = (g->out_height * g->out_width + 15) / 16;
-    const int64_t slab = (groups + 1) * 32;
+    const int64_t slab = mp_mask_row_bytes(g), written = slab - 32; /* all blocks but the spare one */
     memset(mask, 0, (size_t)p->index_bytes);
-    for (int64_t s = 0; s < g->batch * c1; ++s) memset(mask + s * slab, 0xFF, (size_t)(groups * 32));
+    for (int64_t s = 0; s < mp_channel_groups(g); ++s) memset(mask + s * slab, 0xFF, (size_t)written);
 }
 
