@@ -61,15 +61,19 @@ def _pair(value, name):
     return values[0], values[1]
 
 
+def _row_bytes(ho, wo):
+    """Bytes of the container's last dimension: ceil(Ho*Wo/16) blocks of 16 uint16 words, plus one
+    spare block (the V1 mask's rows and the 1x1 pattern's slabs have this width)."""
+    return (-(-(ho * wo) // 16) + 1) * 32
+
+
 def mask_shape(output_shape, kernel_size):
     """Shape of the INT8 mask container for pooled shape [N, C, Ho, Wo] or [C, Ho, Wo]."""
     output_shape = tuple(int(d) for d in output_shape)
     if len(output_shape) not in (3, 4):
         raise ValueError("output_shape must be [N, C, Ho, Wo] or [C, Ho, Wo], got %r" % (output_shape,))
     kh, kw = _pair(kernel_size, "kernel_size")
-    ho, wo = output_shape[-2:]
-    width = (-(-(ho * wo) // 16) + 1) * 32
-    return output_shape[:-2] + (kh * kw, width)
+    return output_shape[:-2] + (kh * kw, _row_bytes(*output_shape[-2:]))
 
 
 def _legacy_mask(output_shape, kernel_size):
@@ -78,10 +82,9 @@ def _legacy_mask(output_shape, kernel_size):
     flat = mask.reshape(-1).view(np.uint8)
     batch = output_shape[0] if len(output_shape) == 4 else 1
     channels = output_shape[-3]
-    groups = -(-(output_shape[-2] * output_shape[-1]) // 16)
-    slab = (groups + 1) * 32
+    slab = _row_bytes(*output_shape[-2:])
     for s in range(batch * (-(-channels // 16))):
-        flat[s * slab: s * slab + groups * 32] = 0xFF
+        flat[s * slab: s * slab + slab - 32] = 0xFF  # every block but the spare one
     return mask
 
 
@@ -132,7 +135,7 @@ class _V1Geometry:
         self.channels, self.ho, self.wo = output_shape[-3:]
         self.c1 = -(-self.channels // 16)
         self.positions = self.ho * self.wo
-        self.row_words = (-(-self.positions // 16) + 1) * 16
+        self.row_words = _row_bytes(self.ho, self.wo) // 2
 
     @staticmethod
     def _or(value, default):
