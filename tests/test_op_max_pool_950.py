@@ -29,13 +29,6 @@ CASES = [
 IDS = ["d23", "d23_ceil", "k2s2d2", "k3s2p1d21", "3d", "empty_window", "d1"]
 
 
-@pytest.fixture
-def soc():
-    """Selects a product for one test and restores the default afterwards."""
-    yield pyaclnn.set_soc_version
-    pyaclnn.set_soc_version(None)
-
-
 def to_nhwc(a):
     """NCHW (or CHW) -> NHWC (or HWC), contiguous: the memory order of an NHWC tensor."""
     return np.ascontiguousarray(np.moveaxis(a, -3, -1))

@@ -10,19 +10,10 @@ import torch.nn.functional as F
 import pyaclnn
 from pyaclnn.functional import max_pool2d_with_mask, max_pool2d_with_mask_backward
 from pyaclnn.mask import indices_from_mask, mask_from_indices, mask_shape, product_layout
+from reference import pair
 
 torch.set_num_threads(1)
 INVALID = 161002
-
-
-@pytest.fixture
-def soc():
-    yield pyaclnn.set_soc_version
-    pyaclnn.set_soc_version(None)
-
-
-def pair(v):
-    return (v, v) if isinstance(v, int) else tuple(v)
 
 
 def v1_reference(index, x_shape, k, s, p):

@@ -69,12 +69,6 @@ REJECTED = [(op, soc, name) for op in ROWS for soc in SOCS for name in DTYPES
             if name not in ROWS[op][1][soc]]
 
 
-@pytest.fixture
-def soc():
-    yield pyaclnn.set_soc_version
-    pyaclnn.set_soc_version(None)
-
-
 class Args:
     """Device tensors of one call, by CANN dtype name; dtypes numpy has no type for get a second
     descriptor of that aclDataType over the same storage."""
