@@ -190,6 +190,10 @@ ACL_FUNC_VISIBILITY void aclnnCpuFreeArray(int64_t *array);
  * nothing. */
 ACL_FUNC_VISIBILITY aclnnStatus aclnnCpuSetSocVersion(const char *socName);
 
+/* The number of errors the checking mode (ACLNN_CHECK, docs/checking.md) has reported in this
+ * process so far; 0 when checking is off. Warnings are not counted. */
+ACL_FUNC_VISIBILITY uint64_t aclnnCpuCheckErrorCount(void);
+
 #ifdef __cplusplus
 }
 #endif

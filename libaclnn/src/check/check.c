@@ -1,0 +1,264 @@
+/*
+ * check.c - the checking mode's switch, report blocks, counts and exit summary (nn_check.h,
+ * docs/checking.md).
+ *
+ * The configuration is read once, on first use.  When any tool is on, an atexit handler prints
+ * the summary line ("========= ACLNN_CHECK SUMMARY: N errors, M warnings") and, when the program
+ * had errors and ACLNN_CHECK_EXITCODE is set, ends the process with that status, as
+ * compute-sanitizer's --error-exitcode does.  The tools that list objects at exit (leakcheck)
+ * register their own exit hook before this one's runs (nn_check_at_exit).
+ */
+#include <dlfcn.h>
+#include <execinfo.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "check/nn_check.h"
+
+#define MARK "========="
+
+static pthread_once_t g_config_once = PTHREAD_ONCE_INIT;
+static unsigned g_tools;
+static int g_exit_code;      /* 0: keep the program's own status */
+static FILE *g_log;          /* NULL: stderr */
+static pthread_mutex_t g_print_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t g_errors;    /* under g_print_lock */
+static uint64_t g_warnings;
+
+static const struct {
+    const char *name;
+    unsigned bit;
+} tool_names[] = {
+    {"memcheck", NN_CHECK_MEMCHECK},   {"initcheck", NN_CHECK_INITCHECK},
+    {"racecheck", NN_CHECK_RACECHECK}, {"synccheck", NN_CHECK_RACECHECK},
+    {"leakcheck", NN_CHECK_LEAKCHECK}, {"all", NN_CHECK_ALL},
+    {"1", NN_CHECK_ALL},               {"on", NN_CHECK_ALL},
+    {"yes", NN_CHECK_ALL},             {"true", NN_CHECK_ALL},
+};
+
+const char *nn_check_tool_name(unsigned tool)
+{
+    for (size_t i = 0; i < sizeof tool_names / sizeof tool_names[0]; ++i)
+        if (tool_names[i].bit == tool)
+            return tool_names[i].name;
+    return "check";
+}
+
+/* Parses "memcheck,racecheck" (commas or spaces); an unknown word is reported on stderr and
+ * ignored rather than silently turning checking off. */
+static unsigned parse_tools(const char *value)
+{
+    unsigned tools = 0;
+    char word[32];
+    const char *p = value;
+    while (*p != '\0') {
+        size_t len = strcspn(p, ", ");
+        if (len > 0 && len < sizeof word) {
+            memcpy(word, p, len);
+            word[len] = '\0';
+            unsigned bit = 0;
+            for (size_t i = 0; i < sizeof tool_names / sizeof tool_names[0]; ++i)
+                if (strcasecmp(word, tool_names[i].name) == 0)
+                    bit = tool_names[i].bit;
+            if (bit == 0 && strcmp(word, "0") != 0 && strcasecmp(word, "off") != 0)
+                fprintf(stderr, MARK " ACLNN_CHECK: unknown tool '%s' ignored (memcheck, initcheck, "
+                                "racecheck, leakcheck, all)\n", word);
+            tools |= bit;
+        } else if (len > 0) {
+            fprintf(stderr, MARK " ACLNN_CHECK: unknown tool '%.*s' ignored\n", (int)len, p);
+        }
+        p += len;
+        p += strspn(p, ", ");
+    }
+    return tools;
+}
+
+static void print_summary_at_exit(void);
+
+static void read_config(void)
+{
+    const char *value = getenv("ACLNN_CHECK");
+    g_tools = value != NULL ? parse_tools(value) : 0;
+    if (g_tools == 0)
+        return;
+    const char *code = getenv("ACLNN_CHECK_EXITCODE");
+    if (code != NULL)
+        g_exit_code = atoi(code);
+    const char *log_path = getenv("ACLNN_CHECK_LOG");
+    if (log_path != NULL && log_path[0] != '\0') {
+        g_log = fopen(log_path, "a");
+        if (g_log == NULL)
+            fprintf(stderr, MARK " ACLNN_CHECK_LOG: cannot open '%s'; reports go to stderr\n",
+                    log_path);
+    }
+    atexit(print_summary_at_exit);
+}
+
+unsigned nn_check_tools(void)
+{
+    pthread_once(&g_config_once, read_config);
+    return g_tools;
+}
+
+/* ---- Stack traces --------------------------------------------------------------------------- */
+
+/* Whether `address` lies in libaclnn.so itself (its frames are not the program's). */
+static bool in_this_library(void *address)
+{
+    Dl_info self, other;
+    if (dladdr((void *)&in_this_library, &self) == 0 || dladdr(address, &other) == 0)
+        return false;
+    return self.dli_fbase == other.dli_fbase;
+}
+
+void nn_check_capture(nn_check_trace *trace)
+{
+    void *frames[NN_CHECK_TRACE_DEPTH + 16];
+    int count = backtrace(frames, (int)(sizeof frames / sizeof frames[0]));
+    int first = 0;
+    while (first < count && in_this_library(frames[first]))
+        ++first;
+    trace->count = 0;
+    for (int i = first; i < count && trace->count < NN_CHECK_TRACE_DEPTH; ++i)
+        trace->frames[trace->count++] = frames[i];
+}
+
+/* ---- Reports -------------------------------------------------------------------------------- */
+
+struct nn_check_report {
+    nn_check_severity severity;
+    size_t length;
+    char text[8192];
+};
+
+static __thread nn_check_report tl_report; /* one report at a time per thread */
+
+static void append(nn_check_report *report, const char *fmt, va_list args)
+{
+    size_t room = sizeof report->text - report->length;
+    if (room <= 1)
+        return;
+    int n = vsnprintf(report->text + report->length, room, fmt, args);
+    if (n > 0)
+        report->length += (size_t)n < room ? (size_t)n : room - 1;
+}
+
+static void appendf(nn_check_report *report, const char *fmt, ...)
+{
+    va_list args;
+    va_start(args, fmt);
+    append(report, fmt, args);
+    va_end(args);
+}
+
+nn_check_report *nn_check_begin(nn_check_severity severity, unsigned tool, const char *what)
+{
+    nn_check_report *report = &tl_report;
+    report->severity = severity;
+    report->length = 0;
+    appendf(report, MARK " ACLNN_CHECK %s (%s): %s\n",
+            severity == NN_CHECK_ERROR ? "ERROR" : "WARNING", nn_check_tool_name(tool), what);
+    return report;
+}
+
+void nn_check_line(nn_check_report *report, const char *label, const char *fmt, ...)
+{
+    if (label != NULL)
+        appendf(report, MARK "   %-9s ", label);
+    else
+        appendf(report, MARK "             ");
+    va_list args;
+    va_start(args, fmt);
+    append(report, fmt, args);
+    va_end(args);
+    appendf(report, "\n");
+}
+
+void nn_check_trace_lines(nn_check_report *report, const nn_check_trace *trace)
+{
+    if (trace->count == 0) {
+        appendf(report, MARK "             (no stack captured)\n");
+        return;
+    }
+    for (int i = 0; i < trace->count; ++i) {
+        Dl_info info;
+        void *address = trace->frames[i];
+        if (dladdr(address, &info) != 0 && info.dli_fname != NULL) {
+            const char *module = info.dli_fname;
+            if (info.dli_sname != NULL)
+                appendf(report, MARK "             #%d %s+0x%zx (%s)\n", i, info.dli_sname,
+                        (size_t)((char *)address - (char *)info.dli_saddr), module);
+            else /* no dynamic symbol (an executable built without -rdynamic): addr2line -e */
+                appendf(report, MARK "             #%d %s+0x%zx\n", i, module,
+                        (size_t)((char *)address - (char *)info.dli_fbase));
+        } else {
+            appendf(report, MARK "             #%d %p\n", i, address);
+        }
+    }
+}
+
+static FILE *report_stream(void)
+{
+    return g_log != NULL ? g_log : stderr;
+}
+
+void nn_check_end(nn_check_report *report)
+{
+    pthread_mutex_lock(&g_print_lock);
+    if (report->severity == NN_CHECK_ERROR)
+        ++g_errors;
+    else
+        ++g_warnings;
+    FILE *out = report_stream();
+    fwrite(report->text, 1, report->length, out);
+    fflush(out);
+    pthread_mutex_unlock(&g_print_lock);
+}
+
+uint64_t nn_check_error_count(void)
+{
+    pthread_mutex_lock(&g_print_lock);
+    uint64_t n = g_errors;
+    pthread_mutex_unlock(&g_print_lock);
+    return n;
+}
+
+uint64_t nn_check_warning_count(void)
+{
+    pthread_mutex_lock(&g_print_lock);
+    uint64_t n = g_warnings;
+    pthread_mutex_unlock(&g_print_lock);
+    return n;
+}
+
+NN_EXPORT uint64_t aclnnCpuCheckErrorCount(void)
+{
+    return nn_check_error_count();
+}
+
+static void print_summary_at_exit(void)
+{
+    uint64_t errors = nn_check_error_count();
+    uint64_t warnings = nn_check_warning_count();
+    FILE *out = report_stream();
+    fprintf(out, MARK " ACLNN_CHECK SUMMARY: %llu error%s, %llu warning%s\n",
+            (unsigned long long)errors, errors == 1 ? "" : "s", (unsigned long long)warnings,
+            warnings == 1 ? "" : "s");
+    fflush(out);
+    if (errors > 0 && g_exit_code != 0) {
+        fflush(NULL);
+        _exit(g_exit_code);
+    }
+}
+
+/* Read at load, so the summary and the exit status are there even for a program whose calls
+ * never reach a check. */
+__attribute__((constructor)) static void read_config_at_load(void)
+{
+    (void)nn_check_tools();
+}

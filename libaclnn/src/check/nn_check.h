@@ -1,0 +1,98 @@
+/*
+ * nn_check.h - the checking mode (ACLNN_CHECK): the bookkeeping and the reports that let a CANN
+ * host program find here the mistakes a real card would punish (docs/checking.md).
+ *
+ * This layer sits just above base: runtime, meta, exec and ops call it; it calls none of them.
+ * Everything here costs one predictable branch when checking is off (nn_check_on).
+ *
+ *   ACLNN_CHECK=1 | all                    every tool
+ *   ACLNN_CHECK=memcheck,initcheck,...     the tools named (memcheck, initcheck, racecheck,
+ *                                          leakcheck; synccheck is an alias of racecheck)
+ *   ACLNN_CHECK_EXITCODE=N                 a process that had errors exits with N
+ *   ACLNN_CHECK_LOG=FILE                   reports go to FILE (appended) instead of stderr
+ *
+ * A report is one block, every line starting with "=========" (compute-sanitizer's mark, so one
+ * grep finds them):
+ *
+ *   ========= ACLNN_CHECK ERROR (memcheck): host access to device memory
+ *   =========   call:     ...
+ *   =========   object:   ...
+ *   =========     #0 main+0x52 (./a.out)
+ *   =========   advice:   ...
+ *
+ * Errors count towards the summary and the exit status; warnings are printed and counted apart.
+ */
+#ifndef NN_CHECK_H
+#define NN_CHECK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/nn_base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The tools, as bits of nn_check_tools(). */
+enum {
+    NN_CHECK_MEMCHECK = 1u << 0,  /* device memory is not host memory; launch ranges; API rules */
+    NN_CHECK_INITCHECK = 1u << 1, /* operator inputs that nobody wrote */
+    NN_CHECK_RACECHECK = 1u << 2, /* host/stream and stream/stream order (vector clocks) */
+    NN_CHECK_LEAKCHECK = 1u << 3, /* objects alive at aclFinalize / exit */
+    NN_CHECK_ALL = 0xfu,
+};
+
+/* The tools ACLNN_CHECK enables (read once per process; 0 when unset). */
+unsigned nn_check_tools(void);
+
+/* Whether any of `tools` is enabled. */
+static inline bool nn_check_on(unsigned tools)
+{
+    return (nn_check_tools() & tools) != 0;
+}
+
+/* ---- Reports ------------------------------------------------------------------------------ */
+
+typedef enum { NN_CHECK_ERROR = 0, NN_CHECK_WARNING = 1 } nn_check_severity;
+
+/* A creation site: the return addresses of the calling program's frames, captured cheaply when
+ * an object is made and symbolised only when a report prints it. */
+enum { NN_CHECK_TRACE_DEPTH = 8 };
+typedef struct nn_check_trace {
+    void *frames[NN_CHECK_TRACE_DEPTH];
+    int count;
+} nn_check_trace;
+
+/* Captures the caller's stack, dropping the frames inside libaclnn itself (so frame #0 is the
+ * program's call into the library). */
+void nn_check_capture(nn_check_trace *trace);
+
+/* A report being written: nn_check_begin, any number of lines, nn_check_end.  The block is
+ * printed whole at nn_check_end (reports from several threads never interleave). */
+typedef struct nn_check_report nn_check_report;
+
+/* `tool` is the bit of the tool that found it (NN_CHECK_*); `what` a short title such as
+ * "host access to device memory". */
+nn_check_report *nn_check_begin(nn_check_severity severity, unsigned tool, const char *what);
+/* "=========   <label>: <text>"; label may be NULL for a continuation line. */
+void nn_check_line(nn_check_report *report, const char *label, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* The frames of `trace`, one line each, symbolised (function+offset and the module). */
+void nn_check_trace_lines(nn_check_report *report, const nn_check_trace *trace);
+/* Prints the block and counts it. */
+void nn_check_end(nn_check_report *report);
+
+/* Errors and warnings reported so far in this process. */
+uint64_t nn_check_error_count(void);
+uint64_t nn_check_warning_count(void);
+
+/* The printable name of a tool bit ("memcheck", ...). */
+const char *nn_check_tool_name(unsigned tool);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NN_CHECK_H */
