@@ -91,6 +91,42 @@ uint64_t nn_check_warning_count(void);
 /* The printable name of a tool bit ("memcheck", ...). */
 const char *nn_check_tool_name(unsigned tool);
 
+
+/* ---- Device allocations (check_alloc.c) ---------------------------------------------------- */
+
+/* What the checking mode knows of one device allocation (aclrtMalloc and friends), from its
+ * creation to its free.  The tools hang their own state on it. */
+typedef struct nn_check_alloc {
+    uintptr_t base;        /* the address the program holds */
+    size_t size;           /* the bytes the program may use */
+    uint64_t id;           /* 1, 2, ... in the order of allocation: "allocation #id" in reports */
+    const char *api;       /* the call that made it ("aclrtMalloc") */
+    nn_check_trace where;  /* the program's stack at that call */
+    void *lib_base;        /* where the library itself reads and writes these bytes (memcheck
+                            * maps them elsewhere; otherwise lib_base == base) */
+    void *tool_state[4];   /* per tool (index: the tool's bit number), owned by that tool */
+} nn_check_alloc;
+
+/* Records an allocation (the caller's stack is captured here).  Returns the record, or NULL when
+ * out of memory (checking then ignores the allocation). */
+nn_check_alloc *nn_check_alloc_add(void *base, size_t size, const char *api, void *lib_base);
+/* Forgets the allocation at `base` and frees its record (each tool releases its tool_state
+ * first); false when none starts there. */
+bool nn_check_alloc_remove(void *base);
+
+/* Lookups run under the registry's lock: take it, find, use the record, release it.  A record
+ * found under the lock stays valid until the lock is released. */
+void nn_check_alloc_lock(void);
+void nn_check_alloc_unlock(void);
+/* The allocation that contains `address` (NULL when none). */
+nn_check_alloc *nn_check_alloc_find_locked(const void *address);
+/* Calls fn for every live allocation, in address order. */
+void nn_check_alloc_each_locked(void (*fn)(nn_check_alloc *alloc, void *ctx), void *ctx);
+
+/* Report lines naming an allocation: "allocation #3: 4096 bytes at 0x..., from aclrtMalloc at:"
+ * and its creation stack. */
+void nn_check_alloc_lines(nn_check_report *report, const char *label, const nn_check_alloc *alloc);
+
 #ifdef __cplusplus
 }
 #endif
