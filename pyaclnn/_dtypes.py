@@ -125,3 +125,14 @@ def supported_dtypes():
 def is_floating(dtype):
     name = _canonical_name(dtype)
     return name in ("float16", "float32", "float64", "bfloat16", "float8_e5m2", "float8_e4m3fn")
+
+
+def native_byte_order(array):
+    """``array`` itself when its dtype is in the machine's byte order, else a converted copy.
+
+    The library reads every element in the machine's order; a big-endian array (``'>f4'``) read
+    in place would give other numbers with no error, so it is converted first."""
+    dtype = array.dtype
+    if dtype.isnative:
+        return array
+    return array.astype(dtype.newbyteorder("="))

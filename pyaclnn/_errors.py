@@ -20,6 +20,13 @@ Two families of codes exist in the ABI:
   caller or the environment), :class:`AclResourceError` (2xxxxx, resources or unsupported),
   :class:`AclStateError` (3xxxxx), :class:`AclInternalError` (5xxxxx).
 
+Each class also derives from the matching Python built-in, so code that knows nothing of
+pyaclnn can catch it: the parameter classes (:class:`ParamError` and below, :class:`AclParamError`)
+are ``ValueError``s, the runtime and internal ones (:class:`RuntimeError_`, :class:`InnerError`,
+:class:`AclResourceError`, :class:`AclStateError`, :class:`AclInternalError`) ``RuntimeError``s.
+A bad Python type (a float where an int is meant) is refused before the library is called, with
+a plain ``TypeError`` naming the argument.
+
 Every exception carries ``.code`` (int), ``.name`` (the C constant's name, or ``"UNKNOWN"``),
 ``.message`` (the text ``aclGetRecentErrMsg`` returned, or ``None``) and ``.func`` (the C function
 that failed).  Names come from the constants in the cdef, so they follow the headers.
@@ -63,8 +70,8 @@ class AclnnError(Error):
         return ACLNN_STATUS_NAMES
 
 
-class ParamError(AclnnError):
-    """A 1xxxxx aclnnStatus: the caller passed something wrong."""
+class ParamError(AclnnError, ValueError):
+    """A 1xxxxx aclnnStatus: the caller passed something wrong (a ``ValueError`` too)."""
 
 
 class ParamNullptrError(ParamError):
@@ -75,11 +82,11 @@ class ParamInvalidError(ParamError):
     """161002 ACLNN_ERR_PARAM_INVALID: a dtype, shape, format or attribute check failed."""
 
 
-class RuntimeError_(AclnnError):
+class RuntimeError_(AclnnError, RuntimeError):
     """A 3xxxxx aclnnStatus (361001 ACLNN_ERR_RUNTIME_ERROR): a runtime call inside the API failed."""
 
 
-class InnerError(AclnnError):
+class InnerError(AclnnError, RuntimeError):
     """A 5xxxxx aclnnStatus (5610xx/5611xx): an internal error of the library."""
 
 
@@ -93,19 +100,19 @@ class AclError(Error):
         return ACL_ERROR_NAMES
 
 
-class AclParamError(AclError):
+class AclParamError(AclError, ValueError):
     """A 1xxxxx aclError: wrong argument or environment (e.g. 100000, 107000 codes)."""
 
 
-class AclResourceError(AclError):
+class AclResourceError(AclError, RuntimeError):
     """A 2xxxxx aclError: out of resources, or not supported here (e.g. 207001 allocation)."""
 
 
-class AclStateError(AclError):
+class AclStateError(AclError, RuntimeError):
     """A 3xxxxx aclError: a business-state error (queue full or empty)."""
 
 
-class AclInternalError(AclError):
+class AclInternalError(AclError, RuntimeError):
     """A 5xxxxx aclError: internal or asynchronous task failure (e.g. 507015)."""
 
 

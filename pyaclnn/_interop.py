@@ -13,7 +13,7 @@ import sys
 
 import numpy as np
 
-from ._dtypes import acl_dtype, numpy_dtype
+from ._dtypes import acl_dtype, native_byte_order, numpy_dtype
 from ._meta import contiguous_strides  # noqa: F401  (used by _dispatch too)
 
 # kinds of array a call can take and return
@@ -106,6 +106,8 @@ def torch_dtype(code):
 
 
 def _from_numpy(array):
+    if not array.dtype.isnative:
+        array = native_byte_order(array)
     code = _numpy_code(array.dtype)
     itemsize = array.itemsize
     address = array.__array_interface__["data"][0]
@@ -207,12 +209,15 @@ def from_numpy(array, kind):
 
 
 def as_array(obj, name="argument"):
-    """``obj`` itself when it is a numpy array or a torch tensor; a DLPack object read in place
-    (numpy, or torch for dtypes numpy lacks); anything else through ``np.asarray``."""
-    if type(obj) is np.ndarray or is_torch_tensor(obj):
+    """``obj`` itself when it is a numpy array in the machine's byte order or a torch tensor; a
+    big-endian array converted; a DLPack object read in place (numpy, or torch for dtypes numpy
+    lacks); anything else through ``np.asarray``."""
+    if type(obj) is np.ndarray:
+        return obj if obj.dtype.isnative else native_byte_order(obj)
+    if is_torch_tensor(obj):
         return obj
     if isinstance(obj, np.ndarray):
-        return np.asarray(obj)
+        return native_byte_order(np.asarray(obj))
     if hasattr(obj, "__dlpack__"):
         try:
             return np.from_dlpack(obj)
@@ -220,10 +225,26 @@ def as_array(obj, name="argument"):
             import torch
             return torch.from_dlpack(obj)
     try:
-        return np.asarray(obj)
+        return native_byte_order(np.asarray(obj))
     except Exception as exc:
         raise TypeError("pyaclnn: %s must be a numpy array, a torch CPU tensor or a DLPack "
                         "object, got %s (%s)" % (name, type(obj).__name__, exc)) from None
+
+
+def as_arrays(*named):
+    """:func:`as_array` of each ``(obj, name)``; when torch tensors and numpy arrays are mixed,
+    the numpy ones become torch tensors (sharing memory where torch can), so that the call has
+    one kind of result and autograd sees only tensors."""
+    arrays = [as_array(obj, name) for obj, name in named]
+    if any(type(a) is np.ndarray for a in arrays) and any(is_torch_tensor(a) for a in arrays):
+        arrays = [_numpy_to_torch(a) if type(a) is np.ndarray else a for a in arrays]
+    return arrays
+
+
+def _numpy_to_torch(array):
+    if not array.flags.writeable or any(s < 0 for s in array.strides):
+        array = np.array(array)               # torch.from_numpy takes neither
+    return from_numpy(array, TORCH)
 
 
 def dtype_code(array):

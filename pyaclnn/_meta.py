@@ -6,7 +6,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from ._core import ffi, lib, call_aclnn, ensure_init, function, recent_error_message
-from ._dtypes import acl_dtype, numpy_dtype, dtype_name, is_floating
+from ._dtypes import acl_dtype, numpy_dtype, dtype_name, is_floating, native_byte_order
 from ._handle import Handle
 from ._runtime import DeviceBuffer, address_of
 
@@ -105,7 +105,7 @@ class Tensor(Handle):
     @classmethod
     def from_numpy(cls, array, format=None):
         """A contiguous device copy of ``array`` (any numpy layout; copied with aclrtMemcpy)."""
-        array = np.asarray(array)
+        array = native_byte_order(np.asarray(array))
         tensor = cls(array.shape, array.dtype, format=format)
         tensor.buffer.copy_from_host(np.ascontiguousarray(array).reshape(-1))
         return tensor

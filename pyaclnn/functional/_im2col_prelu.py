@@ -13,7 +13,10 @@ the input's (prelu: the promoted dtype of x and weight).
 
 from typing import Tuple
 
-from ._common import ArrayLike, IntOrPair, as_array, dtype_code, launch, out_code, pair, wants_grad
+import numpy as np
+
+from ._common import (ArrayLike, IntOrPair, as_array, as_arrays, dtype_code, launch, out_code, pair,
+                      wants_grad)
 
 __all__ = ["im2col", "im2col_backward", "prelu", "prelu_backward"]
 
@@ -57,7 +60,8 @@ def im2col(x: ArrayLike, kernel_size: IntOrPair, dilation: IntOrPair = 1, paddin
     the window reaches into the padding.  Exact (a gather), plus the cast to ``out_dtype``.
     """
     x = as_array(x, "x")
-    k, d, p, s = pair(kernel_size), pair(dilation), pair(padding), pair(stride)
+    k, d, p, s = (pair(kernel_size, "kernel_size"), pair(dilation, "dilation"), pair(padding, "padding"),
+                  pair(stride, "stride"))
     code = out_code(out_dtype, dtype_code(x))
     if wants_grad(x):
         from .._autograd import Im2col
@@ -77,21 +81,34 @@ def im2col_backward(grad_output: ArrayLike, input_size: IntOrPair, kernel_size: 
     Returns [N, C, H, W] (or [C, H, W]), grad_output's dtype unless ``out_dtype`` is given.
     """
     g = as_array(grad_output, "grad_output")
-    size, k = pair(input_size), pair(kernel_size)
-    d, p, s = pair(dilation), pair(padding), pair(stride)
+    size, k = pair(input_size, "input_size"), pair(kernel_size, "kernel_size")
+    d, p, s = pair(dilation, "dilation"), pair(padding, "padding"), pair(stride, "stride")
     out_shape = _col2im_out_shape(tuple(g.shape), size, k)
     code = out_code(out_dtype, dtype_code(g))
     return launch("Im2colBackward", [g], [size, k, d, p, s], [(out_shape, code)])[0]
 
 
+def _scalar_weight(x, value):
+    """A Python number as prelu's one shared weight: a 1-element array of x's dtype and kind."""
+    if type(x) is np.ndarray:
+        return np.full((1,), value, dtype=x.dtype)
+    import torch
+    return torch.full((1,), value, dtype=x.dtype)
+
+
 def prelu(x: ArrayLike, weight: ArrayLike, out_dtype=None) -> ArrayLike:
     """aclnnPrelu: ``x > 0 ? x : weight[c] * x`` with c the channel (dim 1; dim 0 for 1-D x).
 
-    weight has 1 element (shared) or C elements.  dtypes: float32, float16, bfloat16; mixed
+    weight has 1 element (shared) or C elements; a Python number is one shared weight in x's
+    dtype (as torch's 1-element weight tensor).  dtypes: float32, float16, bfloat16; mixed
     input dtypes compute in their promoted dtype (fp16 + bf16 -> fp32), as CANN does.
     Returns x's shape, the promoted dtype unless ``out_dtype`` is given.
     """
-    x, weight = as_array(x, "x"), as_array(weight, "weight")
+    if isinstance(weight, (int, float)) and not isinstance(weight, bool):
+        x = as_array(x, "x")
+        weight = _scalar_weight(x, weight)
+    else:
+        x, weight = as_arrays((x, "x"), (weight, "weight"))
     x_code, w_code = dtype_code(x), dtype_code(weight)
     code = out_code(out_dtype, x_code if x_code == w_code else _FLOAT)
     if wants_grad(x, weight):
@@ -109,8 +126,11 @@ def prelu_backward(grad_output: ArrayLike, x: ArrayLike,
     ``x * grad_output`` over the elements with x <= 0 of each channel (fp32 sums in a fixed
     order).  grad_weight is [C] when weight has C != 1 elements, else weight's shape.
     """
-    g, x, weight = (as_array(grad_output, "grad_output"), as_array(x, "x"),
-                    as_array(weight, "weight"))
+    if isinstance(weight, (int, float)) and not isinstance(weight, bool):
+        g, x = as_arrays((grad_output, "grad_output"), (x, "x"))
+        weight = _scalar_weight(x, weight)
+    else:
+        g, x, weight = as_arrays((grad_output, "grad_output"), (x, "x"), (weight, "weight"))
     size = 1
     for dim in weight.shape:
         size *= dim

@@ -16,7 +16,7 @@ into the indices ``torch.nn.functional.max_pool2d(..., return_indices=True)`` re
 from typing import Optional, Tuple
 
 from .. import mask as _mask
-from ._common import ArrayLike, IntOrPair, as_array, dtype_code, ints, launch, wants_grad
+from ._common import ArrayLike, IntOrPair, as_array, as_arrays, dtype_code, launch, pool_attrs, wants_grad
 from ._max_pool_indices import _out_shape, _two
 
 __all__ = ["max_pool2d_with_mask", "max_pool2d_with_mask_backward"]
@@ -48,7 +48,7 @@ def max_pool2d_with_mask(x: ArrayLike, kernel_size: IntOrPair, stride: Optional[
     to the first maximum in window order; NaN propagates as in PyTorch.
     """
     x = as_array(x, "x")
-    kernel, strides, pads, dils = ints(kernel_size), ints(stride), ints(padding), ints(dilation)
+    kernel, strides, pads, dils = pool_attrs(kernel_size, stride, padding, dilation)
     if wants_grad(x):
         from .._autograd import MaxPool2dWithMask
         return MaxPool2dWithMask.apply(x, kernel, strides, pads, dils, bool(ceil_mode))
@@ -72,9 +72,8 @@ def max_pool2d_with_mask_backward(grad_output: ArrayLike, x: ArrayLike, mask: Ar
     are summed in fp32 in a fixed order (bit-reproducible whatever the thread count).
     Returns grad_input, x's shape and dtype.
     """
-    grad_output, x, mask = (as_array(grad_output, "grad_output"), as_array(x, "x"),
-                            as_array(mask, "mask"))
-    kernel, strides, pads, dils = ints(kernel_size), ints(stride), ints(padding), ints(dilation)
+    grad_output, x, mask = as_arrays((grad_output, "grad_output"), (x, "x"), (mask, "mask"))
+    kernel, strides, pads, dils = pool_attrs(kernel_size, stride, padding, dilation)
     return launch("MaxPool2dWithMaskBackward", [grad_output, x, mask],
                   [kernel, strides, pads, dils, bool(ceil_mode)],
                   [(tuple(x.shape), dtype_code(x))])[0]

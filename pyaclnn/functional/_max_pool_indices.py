@@ -12,7 +12,7 @@ takes any dilation > 0, FLOAT16/BFLOAT16 gradients and INT64 indices in the back
 
 from typing import Optional, Tuple
 
-from ._common import ArrayLike, IntOrPair, as_array, dtype_code, ints, launch, out_code
+from ._common import ArrayLike, IntOrPair, as_array, as_arrays, dtype_code, launch, out_code, pool_attrs
 
 __all__ = ["max_pool2d_with_indices", "max_pool2d_with_indices_backward"]
 
@@ -71,7 +71,7 @@ def max_pool2d_with_indices(x: ArrayLike, kernel_size: IntOrPair, stride: Option
     last NaN of a window), as in PyTorch.
     """
     x = as_array(x, "x")
-    kernel, strides, pads, dils = ints(kernel_size), ints(stride), ints(padding), ints(dilation)
+    kernel, strides, pads, dils = pool_attrs(kernel_size, stride, padding, dilation)
     shape = _out_shape(tuple(x.shape), kernel, strides, pads, dils, bool(ceil_mode))
     out, indices = launch("MaxPool2dWithIndices", [x], [kernel, strides, pads, dils, bool(ceil_mode)],
                           [(shape, dtype_code(x)), (shape, out_code(indices_dtype, _INT32))])
@@ -90,9 +90,9 @@ def max_pool2d_with_indices_backward(grad_output: ArrayLike, x: ArrayLike, indic
     index outside the plane raises an error at the call's end instead of writing outside the
     result.  Returns grad_input, x's shape and dtype.
     """
-    grad_output, x, indices = (as_array(grad_output, "grad_output"), as_array(x, "x"),
-                               as_array(indices, "indices"))
-    kernel, strides, pads, dils = ints(kernel_size), ints(stride), ints(padding), ints(dilation)
+    grad_output, x, indices = as_arrays((grad_output, "grad_output"), (x, "x"),
+                                        (indices, "indices"))
+    kernel, strides, pads, dils = pool_attrs(kernel_size, stride, padding, dilation)
     return launch("MaxPool2dWithIndicesBackward", [grad_output, x, indices],
                   [kernel, strides, pads, dils, bool(ceil_mode)],
                   [(tuple(x.shape), dtype_code(x))])[0]

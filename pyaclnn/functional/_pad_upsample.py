@@ -13,7 +13,7 @@ library's own errors (``pyaclnn.ParamInvalidError`` and friends, with CANN's mes
 
 from typing import Optional, Sequence, Union
 
-from ._common import ArrayLike, as_array, dtype_code, ints, launch, wants_grad
+from ._common import ArrayLike, as_array, as_arrays, dtype_code, ints, launch, wants_grad
 
 __all__ = [
     "replication_pad2d",
@@ -49,7 +49,7 @@ def replication_pad2d(x: ArrayLike, padding: Sequence[int]) -> ArrayLike:
     Returns [..., H + top + bottom, W + left + right], x's dtype.
     """
     x = as_array(x, "x")
-    padding = ints(padding)
+    padding = ints(padding, "padding")
     if wants_grad(x):
         from .._autograd import ReplicationPad2d
         return ReplicationPad2d.apply(x, padding)
@@ -67,8 +67,8 @@ def replication_pad2d_backward(grad_output: ArrayLike, x: ArrayLike,
     Each input element receives the sum of the gradients of every output it was copied to,
     summed in fp32 for fp16/bf16.  Returns x's shape and dtype.
     """
-    grad_output, x = as_array(grad_output, "grad_output"), as_array(x, "x")
-    padding = ints(padding)
+    grad_output, x = as_arrays((grad_output, "grad_output"), (x, "x"))
+    padding = ints(padding, "padding")
     return launch("ReplicationPad2dBackward", [grad_output, x], [padding],
                   [(tuple(x.shape), dtype_code(x))])[0]
 
@@ -84,7 +84,7 @@ def upsample_nearest_exact1d(x: ArrayLike, output_size: Union[int, Sequence[int]
     dtypes: float32, float16, bfloat16, uint8.  Returns [N, C, L_out], x's dtype.
     """
     x = as_array(x, "x")
-    output_size = ints(output_size)
+    output_size = ints(output_size, "output_size")
     if wants_grad(x):
         from .._autograd import UpsampleNearestExact1d
         return UpsampleNearestExact1d.apply(x, output_size, scales)
@@ -110,7 +110,7 @@ def upsample_nearest_exact1d_backward(grad_output: ArrayLike,
     Returns an array of shape ``input_size``, grad_output's dtype.
     """
     grad_output = as_array(grad_output, "grad_output")
-    output_size, input_size = ints(output_size), ints(input_size)
+    output_size, input_size = ints(output_size, "output_size"), ints(input_size, "input_size")
     if len(input_size) == 3 and min(input_size) >= 0:
         out_shape = input_size
     else:
