@@ -130,6 +130,11 @@ def _allocate(shape, code, kind):
     return array, from_buffer(array)
 
 
+def empty_result(inputs, shape, code):
+    """A result the one-call layer answers itself (an empty one), in the inputs' kind."""
+    return _allocate(tuple(shape), code, result_kind(inputs))[0]
+
+
 # ---- C objects for one call ----------------------------------------------------------------------
 def _create_tensor(shape, strides, offset, code, extent, address):
     ndim = len(shape)

@@ -135,3 +135,38 @@ def test_big_endian_weight_is_converted():
     w = np.array([0.5, -1.0, 2.0], ">f4")
     want = np.where(x > 0, x, w.astype(np.float32).reshape(1, 3, 1) * x)
     np.testing.assert_array_equal(F.prelu(x, w), want)
+
+
+# ---- upsample: empty batches and scale factors -------------------------------------------------
+@pytest.mark.parametrize("kind", ["torch", "numpy"])
+def test_upsample_empty_batch_is_answered_like_torch(kind):
+    x = torch.randn(0, 3, 5)
+    want = TF.interpolate(x, size=7, mode="nearest-exact")
+    got = F.upsample_nearest_exact1d(x if kind == "torch" else x.numpy(), 7)
+    assert tuple(got.shape) == tuple(want.shape) == (0, 3, 7)
+    assert isinstance(got, torch.Tensor) == (kind == "torch")
+    g = F.upsample_nearest_exact1d_backward(torch.randn(0, 3, 7), 7, (0, 3, 5))
+    assert tuple(g.shape) == (0, 3, 5)
+    a = x.clone().requires_grad_()
+    F.upsample_nearest_exact1d(a, 7).sum().backward()
+    assert a.grad.shape == (0, 3, 5)
+    with pytest.raises(pyaclnn.ParamInvalidError):   # torch refuses C = 0 too
+        F.upsample_nearest_exact1d(torch.randn(0, 0, 5), 7)
+
+
+@pytest.mark.parametrize("length, scale", [(5, 2.5), (7, 1.7), (9, 0.5), (10, 3.0), (3, 1.3)])
+def test_upsample_from_scales_alone_follows_torch_scale_factor(length, scale):
+    x = _data(2, 3, length)
+    want = TF.interpolate(x, scale_factor=scale, mode="nearest-exact")
+    got = F.upsample_nearest_exact1d(x, None, scales=scale)
+    assert torch.equal(got, want)
+    a, b = x.clone().requires_grad_(), x.clone().requires_grad_()
+    grad = _data(*want.shape, seed=3)
+    F.upsample_nearest_exact1d(a, None, scales=scale).backward(grad)
+    TF.interpolate(b, scale_factor=scale, mode="nearest-exact").backward(grad)
+    assert torch.equal(a.grad, b.grad)
+    got = F.upsample_nearest_exact1d_backward(grad, None, x.shape, scales=scale)
+    assert torch.equal(got, b.grad)
+    # recompute_scale_factor=True is the size alone
+    want = TF.interpolate(x, scale_factor=scale, mode="nearest-exact", recompute_scale_factor=True)
+    assert torch.equal(F.upsample_nearest_exact1d(x, int(length * scale)), want)

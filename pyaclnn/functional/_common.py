@@ -5,7 +5,7 @@ from typing import Any, Sequence, Tuple, Union
 
 import numpy as np
 
-from .._dispatch import launch  # noqa: F401  (re-exported to the ops)
+from .._dispatch import empty_result, launch  # noqa: F401  (re-exported to the ops)
 from .._dtypes import acl_dtype
 from .._interop import as_array, as_arrays, dtype_code, wants_grad  # noqa: F401  (re-exported to the ops)
 

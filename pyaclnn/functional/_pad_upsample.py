@@ -13,7 +13,9 @@ library's own errors (``pyaclnn.ParamInvalidError`` and friends, with CANN's mes
 
 from typing import Optional, Sequence, Union
 
-from ._common import ArrayLike, as_array, as_arrays, dtype_code, ints, launch, wants_grad
+import numpy as np
+
+from ._common import ArrayLike, as_array, as_arrays, dtype_code, empty_result, ints, launch, wants_grad
 
 __all__ = [
     "replication_pad2d",
@@ -73,24 +75,45 @@ def replication_pad2d_backward(grad_output: ArrayLike, x: ArrayLike,
                   [(tuple(x.shape), dtype_code(x))])[0]
 
 
-def upsample_nearest_exact1d(x: ArrayLike, output_size: Union[int, Sequence[int]],
+def _output_size(output_size, length, scales):
+    """L_out: ``output_size``, or from ``scales`` alone as torch's ``scale_factor`` gives it
+    (``int(L * scale_factor)``, aten's compute_output_size), the scale then used as given."""
+    if output_size is None and scales is not None:
+        if isinstance(scales, bool) or not isinstance(scales, (int, float, np.floating, np.integer)):
+            raise TypeError("scales must be a float, got %s (%r)" % (type(scales).__name__, scales))
+        return (int(length * float(scales)),)
+    return ints(output_size, "output_size")
+
+
+def _empty_batch(shape, length_out):
+    """Whether torch answers this call with an empty result although N = 0: a [0, C, L] input
+    with C, L and L_out > 0 (CANN's op_api rejects any empty tensor)."""
+    return len(shape) == 3 and shape[0] == 0 and shape[1] > 0 and shape[2] > 0 and length_out > 0
+
+
+def upsample_nearest_exact1d(x: ArrayLike, output_size: Optional[Union[int, Sequence[int]]],
                              scales: Optional[float] = None) -> ArrayLike:
     """aclnnUpsampleNearestExact1d: resizes the last dim of [N, C, L] ``x`` to ``output_size``.
 
     Output element i reads input ``min(floor((i + 0.5) * scale), L - 1)`` with
     ``scale = 1 / scales`` when ``scales`` > 0 is given (PyTorch's ``scale_factor``) and
     ``L / output_size`` otherwise - PyTorch's ``mode="nearest-exact"``.
-    output_size: an int or a 1-element sequence (L_out).
+    output_size: an int or a 1-element sequence (L_out); None with ``scales`` gives
+    ``int(L * scales)``, as ``F.interpolate(x, scale_factor=scales, mode="nearest-exact")``
+    (its ``recompute_scale_factor=True`` is ``upsample_nearest_exact1d(x, int(L * s))``).
+    An empty batch (N = 0) gives an empty [0, C, L_out] result, as torch does.
     dtypes: float32, float16, bfloat16, uint8.  Returns [N, C, L_out], x's dtype.
     """
     x = as_array(x, "x")
-    output_size = ints(output_size, "output_size")
+    shape = tuple(x.shape)
+    output_size = _output_size(output_size, shape[-1] if shape else 0, scales)
     if wants_grad(x):
         from .._autograd import UpsampleNearestExact1d
         return UpsampleNearestExact1d.apply(x, output_size, scales)
-    shape = tuple(x.shape)
     if len(shape) == 3 and len(output_size) == 1 and output_size[0] >= 0:
         out_shape = shape[:2] + (output_size[0],)
+        if _empty_batch(shape, output_size[0]):
+            return empty_result([x], out_shape, dtype_code(x))
     else:
         out_shape = shape   # let the library say what is wrong
     return launch("UpsampleNearestExact1d", [x], [output_size, _scales(scales)],
@@ -98,21 +121,25 @@ def upsample_nearest_exact1d(x: ArrayLike, output_size: Union[int, Sequence[int]
 
 
 def upsample_nearest_exact1d_backward(grad_output: ArrayLike,
-                                      output_size: Union[int, Sequence[int]],
+                                      output_size: Optional[Union[int, Sequence[int]]],
                                       input_size: Sequence[int],
                                       scales: Optional[float] = None) -> ArrayLike:
     """aclnnUpsampleNearestExact1dBackward: the gradient of :func:`upsample_nearest_exact1d`.
 
-    grad_output: [N, C, L_out]; output_size: the forward's L_out (int or 1-element sequence);
-    input_size: the forward input's shape (N, C, L); scales: the forward's ``scales``.
-    Each input element receives the sum of the gradients of the outputs that read it (fp32 sums
-    for fp16/bf16).  dtypes: float32, float16, bfloat16.
-    Returns an array of shape ``input_size``, grad_output's dtype.
+    grad_output: [N, C, L_out]; output_size: the forward's L_out (int or 1-element sequence, or
+    None with ``scales`` as in the forward); input_size: the forward input's shape (N, C, L);
+    scales: the forward's ``scales``.  Each input element receives the sum of the gradients of
+    the outputs that read it (fp32 sums for fp16/bf16).  dtypes: float32, float16, bfloat16.
+    Returns an array of shape ``input_size``, grad_output's dtype (empty for an empty batch).
     """
     grad_output = as_array(grad_output, "grad_output")
-    output_size, input_size = ints(output_size, "output_size"), ints(input_size, "input_size")
+    input_size = ints(input_size, "input_size")
+    output_size = _output_size(output_size, input_size[-1] if input_size else 0, scales)
     if len(input_size) == 3 and min(input_size) >= 0:
         out_shape = input_size
+        if (len(output_size) == 1 and _empty_batch(input_size, output_size[0])
+                and tuple(grad_output.shape) == (0, input_size[1], output_size[0])):
+            return empty_result([grad_output], out_shape, dtype_code(grad_output))
     else:
         out_shape = tuple(grad_output.shape)
     return launch("UpsampleNearestExact1dBackward", [grad_output],
