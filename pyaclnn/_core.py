@@ -56,19 +56,69 @@ def call_aclnn(name, *args):
     _errors.check_aclnn(function(name)(*args), name)
 
 
-# Bumped by set_soc_version; part of pyaclnn's executor-cache key (_dispatch).
+# Bumped by set_soc_version; part of pyaclnn's executor-cache key (_dispatch), with the calling
+# thread's own selection (thread_soc.name).
 soc_epoch = 0
+
+
+class _ThreadSoc(threading.local):
+    name = None      # the calling thread's own product (set_thread_soc_version), or None
+
+
+thread_soc = _ThreadSoc()
 
 
 def set_soc_version(name):
     """Select the emulated product (SoC) for the whole process: a family name ("Ascend310P",
     "Ascend910", "Ascend910B", "Ascend910_93", "Ascend950") or a card's name ("Ascend910B2",
     "Ascend310P3", ...); None restores the process default (ACLNN_SOC_VERSION, else an A2 card).
-    libaclnn only (``aclnnCpuSetSocVersion``); an unknown name raises AclnnError (161002)."""
+    A thread's own selection (:func:`set_thread_soc_version`, :func:`soc`) wins over it in that
+    thread.  libaclnn only (``aclnnCpuSetSocVersion``); an unknown name raises
+    ParamInvalidError (161002) and changes nothing."""
     global soc_epoch
     call_aclnn("aclnnCpuSetSocVersion", ffi.NULL if name is None else str(name).encode("utf-8"))
     # An executor keeps the product it was planned on: cached ones must not serve the new one.
     soc_epoch += 1
+
+
+def set_thread_soc_version(name):
+    """Select the emulated product for the calling thread only (``aclnnCpuSetThreadSocVersion``):
+    its calls, ``soc_name()`` and the max-pool mask layout follow it, other threads keep theirs.
+    None (or "") makes the thread follow the process's selection again.  Names as for
+    :func:`set_soc_version`; an unknown one raises ParamInvalidError and changes nothing."""
+    text = None if name is None or name == "" else str(name)
+    call_aclnn("aclnnCpuSetThreadSocVersion", ffi.NULL if text is None else text.encode("utf-8"))
+    thread_soc.name = text
+
+
+class soc:
+    """``with pyaclnn.soc("Ascend910"): ...`` runs the block's calls on that product, in the
+    calling thread only (:func:`set_thread_soc_version`); the thread's previous selection comes
+    back when the block ends, however it ends.  ``soc(None)`` follows the process's selection
+    for the block.  Blocks nest."""
+
+    __slots__ = ("name", "_previous")
+
+    def __init__(self, name):
+        self.name = name
+
+    def __enter__(self):
+        self._previous = thread_soc.name
+        set_thread_soc_version(self.name)
+        return self
+
+    def __exit__(self, *exc):
+        set_thread_soc_version(self._previous)
+        return False
+
+
+def current_product():
+    """The product the calling thread's calls run on now, as a name :class:`soc` takes back
+    (what ``aclrtGetSocName`` reports), or None when pyaclnn drives a real CANN or no valid
+    product is selected: what a saved forward records for its backward."""
+    if not drives_libaclnn():
+        return None
+    return soc_name()
 
 
 def soc_name():

@@ -7,7 +7,8 @@ returns the results.  Which path it takes depends on the library pyaclnn drives:
   arrays, torch CPU tensors, DLPack objects, any strides), results are allocated once and never
   pre-filled, and the call goes through an executor cache: the first call with a given
   signature (operator, input shapes/strides/dtypes, attributes, output shapes/dtypes, the
-  product chosen by ``set_soc_version``) runs phase 1 and keeps the executor with
+  product chosen by ``set_soc_version`` and the thread's own, ``soc(...)``) runs phase 1 and
+  keeps the executor with
   ``aclSetAclOpExecutorRepeatable``; later calls with the same signature rebind the data
   addresses with ``aclSetInputTensorAddr`` / ``aclSetOutputTensorAddr`` and go straight to
   phase 2 - the scheme torch_npu uses for aclnn.
@@ -322,7 +323,7 @@ def launch(op, inputs, attrs, outputs):
     # The executor cache's key: everything phase 1 looks at, but no address.  Contiguous,
     # non-empty numpy arrays and CPU tensors (nearly every call) are described in a few steps.
     # The product (SoC) selection counts too: an executor keeps the product it was planned on.
-    key = [op, _core.soc_epoch]
+    key = [op, _core.soc_epoch, _thread_soc.name]
     pointers = []
     kind = NUMPY
     operands = None
@@ -340,7 +341,7 @@ def launch(op, inputs, attrs, outputs):
                 continue
         kind = result_kind(inputs)
         parts, pointers, operands = _general_description(inputs)
-        key = [op, _core.soc_epoch] + parts
+        key = [op, _core.soc_epoch, _thread_soc.name] + parts
         break
     key.append(tuple(attrs))
     key.append(tuple(outputs))
@@ -445,5 +446,6 @@ def _launch_with_copies(info, inputs, attrs, outputs, kind):
 
 
 _HOST_IS_DEVICE = drives_libaclnn()
+_thread_soc = _core.thread_soc
 # The library reads ACLNN_STRICT once per process with these spellings (runtime/init.c).
 _STRICT = _HOST_IS_DEVICE and os.environ.get("ACLNN_STRICT", "").lower() in ("1", "true", "yes", "on")

@@ -263,3 +263,13 @@ def wants_grad(*arrays):
         if type(array) is not np.ndarray and getattr(array, "requires_grad", False):
             return _torch_module().is_grad_enabled()
     return False
+
+
+def refuse_grad(function, *arrays):
+    """A ``*_backward`` function has no autograd formula of its own: rather than return a result
+    that silently carries no gradient back, it refuses a call that autograd would record."""
+    if wants_grad(*arrays):
+        raise RuntimeError(
+            "pyaclnn.functional.%s is not differentiable (no double backward): its result would "
+            "not carry a gradient back to its inputs. Call it under torch.no_grad() or with "
+            "detached tensors." % function)

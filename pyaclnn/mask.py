@@ -42,7 +42,8 @@ overrides it:
 
 import numpy as np
 
-__all__ = ["mask_from_indices", "indices_from_mask", "mask_shape", "product_layout", "LAYOUTS"]
+__all__ = ["mask_from_indices", "indices_from_mask", "mask_shape", "mask_bytes_read", "product_layout",
+           "LAYOUTS"]
 
 LAYOUTS = ("stream", "v1")
 
@@ -74,6 +75,22 @@ def mask_shape(output_shape, kernel_size):
         raise ValueError("output_shape must be [N, C, Ho, Wo] or [C, Ho, Wo], got %r" % (output_shape,))
     kh, kw = _pair(kernel_size, "kernel_size")
     return output_shape[:-2] + (kh * kw, _row_bytes(*output_shape[-2:]))
+
+
+def mask_bytes_read(output_shape, kernel_size, layout=None):
+    """How many leading bytes of the mask container aclnnMaxPool2dWithMaskBackward reads (every
+    later byte is zero): the int32 stream (``4*N*C*Ho*Wo``) in the "stream" layout, the
+    ``N*ceil(C/16)*kH*kW`` rows of the V1 bit mask in "v1", at least one byte for a 1x1 kernel
+    (the backward does not read its mask)."""
+    output_shape = tuple(int(d) for d in output_shape)
+    kh, kw = _pair(kernel_size, "kernel_size")
+    if kh * kw == 1:
+        return 1
+    batch = output_shape[0] if len(output_shape) == 4 else 1
+    channels, ho, wo = output_shape[-3:]
+    if _layout(layout) == "stream":
+        return 4 * batch * channels * ho * wo
+    return batch * -(-channels // 16) * kh * kw * _row_bytes(ho, wo)
 
 
 def _legacy_mask(output_shape, kernel_size):

@@ -170,3 +170,163 @@ def test_upsample_from_scales_alone_follows_torch_scale_factor(length, scale):
     # recompute_scale_factor=True is the size alone
     want = TF.interpolate(x, scale_factor=scale, mode="nearest-exact", recompute_scale_factor=True)
     assert torch.equal(F.upsample_nearest_exact1d(x, int(length * scale)), want)
+
+
+# ---- autograd of every differentiable operator -------------------------------------------------
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("indices_dtype", [None, np.int64])
+def test_max_pool2d_with_indices_carries_the_conv_gradient(dtype, indices_dtype):
+    conv_a = torch.nn.Conv2d(3, 4, 3, padding=1).to(dtype)
+    conv_b = torch.nn.Conv2d(3, 4, 3, padding=1).to(dtype)
+    conv_b.load_state_dict(conv_a.state_dict())
+    x = _data(2, 3, 9, 9, dtype=dtype)
+    out_a, idx_a = F.max_pool2d_with_indices(conv_a(x), 3, 2, 1, indices_dtype=indices_dtype)
+    out_b, idx_b = TF.max_pool2d_with_indices(conv_b(x), 3, 2, 1)
+    assert out_a.grad_fn is not None and not idx_a.requires_grad
+    assert torch.equal(out_a, out_b) and torch.equal(idx_a.long(), idx_b)
+    assert idx_a.dtype == (torch.int64 if indices_dtype else torch.int32)
+    grad = _data(*out_b.shape, seed=7, dtype=dtype)
+    out_a.backward(grad)
+    out_b.backward(grad)
+    tol = {torch.float32: 1e-5, torch.float16: 1e-2, torch.bfloat16: 5e-2}[dtype]
+    torch.testing.assert_close(conv_a.weight.grad, conv_b.weight.grad, rtol=tol, atol=tol)
+    torch.testing.assert_close(conv_a.bias.grad, conv_b.bias.grad, rtol=tol, atol=tol)
+
+
+@pytest.mark.filterwarnings("ignore:Input #")
+def test_max_pool2d_with_indices_gradcheck():
+    x = torch.randperm(2 * 3 * 7 * 7, generator=torch.Generator().manual_seed(3)).float()
+    x = (x / 10).reshape(2, 3, 7, 7).requires_grad_()
+    assert torch.autograd.gradcheck(lambda t: F.max_pool2d_with_indices(t, 3, 2, 1)[0], (x,),
+                                    eps=1e-2, atol=1e-3, rtol=1e-3)
+
+
+BACKWARD_CALLS = {
+    "replication_pad2d_backward": lambda g: F.replication_pad2d_backward(
+        g, torch.zeros(1, 2, 4, 4), (1, 1, 1, 1)),
+    "upsample_nearest_exact1d_backward": lambda g: F.upsample_nearest_exact1d_backward(
+        g.reshape(1, 6, 12), 12, (1, 6, 6)),
+    "max_pool2d_with_mask_backward": lambda g: F.max_pool2d_with_mask_backward(
+        g, torch.zeros(1, 2, 12, 12), *reversed(F.max_pool2d_with_mask(torch.zeros(1, 2, 12, 12), 2)[1:]), 2),
+    "max_pool2d_with_indices_backward": lambda g: F.max_pool2d_with_indices_backward(
+        g, torch.zeros(1, 2, 12, 12), torch.zeros(1, 2, 6, 6, dtype=torch.int32), 2),
+    "im2col_backward": lambda g: F.im2col_backward(g.reshape(1, 8, 9), (4, 4), 2),
+    "prelu_backward": lambda g: F.prelu_backward(g, torch.ones(1, 2, 6, 6), torch.ones(2)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BACKWARD_CALLS))
+def test_backward_functions_refuse_a_call_autograd_would_record(name):
+    g = torch.ones(1, 2, 6, 6, requires_grad=True)
+    with pytest.raises(RuntimeError, match=name + " is not differentiable"):
+        BACKWARD_CALLS[name](g)
+    with torch.no_grad():
+        BACKWARD_CALLS[name](g)                 # allowed, and so are detached tensors
+    BACKWARD_CALLS[name](g.detach())
+
+
+# ---- products: per thread, and a backward on its forward's product -----------------------------
+def test_soc_context_manager_is_per_thread_and_nests(soc):
+    assert pyaclnn.soc_name() == "Ascend910B_CPU"
+    with pyaclnn.soc("Ascend910"):
+        assert pyaclnn.soc_name() == "Ascend910_CPU"
+        assert pyaclnn.mask.product_layout() == "v1"
+        with pyaclnn.soc("Ascend950"):
+            assert pyaclnn.soc_name() == "Ascend950_CPU"
+        assert pyaclnn.soc_name() == "Ascend910_CPU"
+        soc("Ascend310P")                       # the process's selection does not override ours
+        assert pyaclnn.soc_name() == "Ascend910_CPU"
+        with pyaclnn.soc(None):
+            assert pyaclnn.soc_name() == "Ascend310P_CPU"
+    assert pyaclnn.soc_name() == "Ascend310P_CPU"
+    with pytest.raises(pyaclnn.ParamInvalidError, match="Ascend911"):
+        with pyaclnn.soc("Ascend911"):
+            pass
+    soc(None)
+    assert pyaclnn.soc_name() == "Ascend910B_CPU"
+
+
+def test_one_thread_switching_products_does_not_disturb_others():
+    import threading
+    x = _data(2, 16, 12, 12)
+    want_out, want_idx = TF.max_pool2d_with_indices(x, 3, 2, 1)
+    failures, done = [], threading.Event()
+
+    def switcher():
+        try:
+            while not done.is_set():
+                with pyaclnn.soc("Ascend950"):          # only Ascend950 takes a dilation
+                    out, _ = F.max_pool2d_with_indices(x, 3, 1, 1, dilation=2)
+                    assert torch.equal(out, TF.max_pool2d(x, 3, 1, 1, dilation=2))
+                with pyaclnn.soc("Ascend910"):
+                    _, mask = F.max_pool2d_with_mask(x, 3, 2, 1)
+                    got = pyaclnn.indices_from_mask(mask.numpy(), want_out.shape, x.shape, 2,
+                                                    kernel_size=3, padding=1)
+                    assert np.array_equal(got, want_idx.numpy())
+        except Exception as exc:   # noqa: BLE001 - reported below
+            failures.append(("switcher", repr(exc)))
+
+    def worker():
+        for _ in range(200):
+            try:
+                out, mask = F.max_pool2d_with_mask(x, 3, 2, 1)
+                assert torch.equal(out, want_out)
+                assert np.array_equal(pyaclnn.indices_from_mask(mask.numpy(), out.shape), want_idx.numpy())
+            except Exception as exc:   # noqa: BLE001 - counted
+                failures.append(("worker", repr(exc)))
+
+    threads = [threading.Thread(target=worker) for _ in range(3)]
+    switching = threading.Thread(target=switcher)
+    switching.start()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    done.set()
+    switching.join()
+    assert failures == []
+
+
+def test_backward_runs_on_the_forward_product(soc):
+    # values exact in fp16 (Ascend910 computes fp32 as fp16) and distinct (no ties); gradients
+    # multiples of 1/4 below 8, so that their sums are exact in fp16 too
+    data = torch.randperm(2 * 16 * 8 * 8, generator=torch.Generator().manual_seed(9)).float() / 8
+    data = data.reshape(2, 16, 8, 8)
+    grad = (torch.arange(2 * 16 * 4 * 4) % 61 - 30).float().reshape(2, 16, 4, 4) / 4
+    cases = [((2, 2), (2, 2, 0)), ((3, 2, 1), (3, 2, 1))]
+    for forward, backward in (("Ascend910B", "Ascend910"), ("Ascend910", "Ascend910B"),
+                              ("Ascend910_93", "Ascend310P"), ("Ascend910", "Ascend950")):
+        for ours, theirs in cases:
+            soc(forward)
+            a = data.clone().requires_grad_()
+            out = F.max_pool2d_with_mask(a, *ours)[0]
+            soc(backward)
+            out.backward(grad)
+            c = data.clone().requires_grad_()
+            TF.max_pool2d(c, *theirs).backward(grad)
+            assert torch.equal(a.grad, c.grad), (forward, backward, ours)
+    soc(None)
+
+
+# ---- what a max-pool forward keeps for its backward --------------------------------------------
+@pytest.mark.parametrize("product, kernel, kept", [
+    ("Ascend910B", 3, lambda n, c, ho, wo: 4 * n * c * ho * wo),                 # int32 stream
+    ("Ascend910", 3, lambda n, c, ho, wo: n * -(-c // 16) * 9 * (-(-ho * wo // 16) + 1) * 32),
+    ("Ascend910B", 1, lambda n, c, ho, wo: 1),                                   # not read
+])
+def test_max_pool_mask_kept_for_backward_is_only_what_the_backward_reads(soc, product, kernel, kept):
+    soc(product)
+    x = _data(2, 20, 15, 15).requires_grad_()
+    out, mask = F.max_pool2d_with_mask(x, kernel, 2, kernel // 2)
+    saved = [t for t in out.grad_fn.saved_tensors if t.dtype == torch.int8]
+    assert len(saved) == 1
+    n, c, ho, wo = out.shape
+    assert saved[0].numel() == kept(n, c, ho, wo) < mask.numel()
+    assert saved[0].untyped_storage().nbytes() == saved[0].numel()      # a copy, not a view
+    del mask
+    b = x.detach().clone().requires_grad_()
+    grad = _data(*out.shape, seed=11)
+    out.backward(grad)
+    TF.max_pool2d(b, kernel, 2, kernel // 2).backward(grad)
+    tol = 0 if product == "Ascend910B" else 2e-2          # Ascend910 computes fp32 as fp16
+    torch.testing.assert_close(x.grad, b.grad, rtol=tol, atol=tol)

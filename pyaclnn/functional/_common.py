@@ -7,7 +7,7 @@ import numpy as np
 
 from .._dispatch import empty_result, launch  # noqa: F401  (re-exported to the ops)
 from .._dtypes import acl_dtype
-from .._interop import as_array, as_arrays, dtype_code, wants_grad  # noqa: F401  (re-exported to the ops)
+from .._interop import as_array, as_arrays, dtype_code, refuse_grad, wants_grad  # noqa: F401  (re-exported to the ops)
 
 IntOrPair = Union[int, Sequence[int]]
 #: What the functional ops take: a numpy array, a torch CPU tensor, a DLPack object or anything

@@ -16,7 +16,7 @@ from typing import Tuple
 import numpy as np
 
 from ._common import (ArrayLike, IntOrPair, as_array, as_arrays, dtype_code, launch, out_code, pair,
-                      wants_grad)
+                      refuse_grad, wants_grad)
 
 __all__ = ["im2col", "im2col_backward", "prelu", "prelu_backward"]
 
@@ -81,6 +81,7 @@ def im2col_backward(grad_output: ArrayLike, input_size: IntOrPair, kernel_size: 
     Returns [N, C, H, W] (or [C, H, W]), grad_output's dtype unless ``out_dtype`` is given.
     """
     g = as_array(grad_output, "grad_output")
+    refuse_grad("im2col_backward", g)
     size, k = pair(input_size, "input_size"), pair(kernel_size, "kernel_size")
     d, p, s = pair(dilation, "dilation"), pair(padding, "padding"), pair(stride, "stride")
     out_shape = _col2im_out_shape(tuple(g.shape), size, k)
@@ -131,6 +132,7 @@ def prelu_backward(grad_output: ArrayLike, x: ArrayLike,
         weight = _scalar_weight(x, weight)
     else:
         g, x, weight = as_arrays((grad_output, "grad_output"), (x, "x"), (weight, "weight"))
+    refuse_grad("prelu_backward", g, x, weight)
     size = 1
     for dim in weight.shape:
         size *= dim

@@ -16,7 +16,8 @@ into the indices ``torch.nn.functional.max_pool2d(..., return_indices=True)`` re
 from typing import Optional, Tuple
 
 from .. import mask as _mask
-from ._common import ArrayLike, IntOrPair, as_array, as_arrays, dtype_code, launch, pool_attrs, wants_grad
+from ._common import (ArrayLike, IntOrPair, as_array, as_arrays, dtype_code, launch, pool_attrs, refuse_grad,
+                      wants_grad)
 from ._max_pool_indices import _out_shape, _two
 
 __all__ = ["max_pool2d_with_mask", "max_pool2d_with_mask_backward"]
@@ -73,6 +74,7 @@ def max_pool2d_with_mask_backward(grad_output: ArrayLike, x: ArrayLike, mask: Ar
     Returns grad_input, x's shape and dtype.
     """
     grad_output, x, mask = as_arrays((grad_output, "grad_output"), (x, "x"), (mask, "mask"))
+    refuse_grad("max_pool2d_with_mask_backward", grad_output)
     kernel, strides, pads, dils = pool_attrs(kernel_size, stride, padding, dilation)
     return launch("MaxPool2dWithMaskBackward", [grad_output, x, mask],
                   [kernel, strides, pads, dils, bool(ceil_mode)],

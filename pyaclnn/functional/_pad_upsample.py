@@ -15,7 +15,8 @@ from typing import Optional, Sequence, Union
 
 import numpy as np
 
-from ._common import ArrayLike, as_array, as_arrays, dtype_code, empty_result, ints, launch, wants_grad
+from ._common import (ArrayLike, as_array, as_arrays, dtype_code, empty_result, ints, launch, refuse_grad,
+                      wants_grad)
 
 __all__ = [
     "replication_pad2d",
@@ -70,6 +71,7 @@ def replication_pad2d_backward(grad_output: ArrayLike, x: ArrayLike,
     summed in fp32 for fp16/bf16.  Returns x's shape and dtype.
     """
     grad_output, x = as_arrays((grad_output, "grad_output"), (x, "x"))
+    refuse_grad("replication_pad2d_backward", grad_output)
     padding = ints(padding, "padding")
     return launch("ReplicationPad2dBackward", [grad_output, x], [padding],
                   [(tuple(x.shape), dtype_code(x))])[0]
@@ -133,6 +135,7 @@ def upsample_nearest_exact1d_backward(grad_output: ArrayLike,
     Returns an array of shape ``input_size``, grad_output's dtype (empty for an empty batch).
     """
     grad_output = as_array(grad_output, "grad_output")
+    refuse_grad("upsample_nearest_exact1d_backward", grad_output)
     input_size = ints(input_size, "input_size")
     output_size = _output_size(output_size, input_size[-1] if input_size else 0, scales)
     if len(input_size) == 3 and min(input_size) >= 0:

@@ -5,6 +5,7 @@
  * V1 max-pool bit mask of Ascend910/310P (with Ascend910's FLOAT computed as FLOAT16).
  * Run without ACLNN_SOC_VERSION.
  */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -44,6 +45,37 @@ static void test_names(void)
     EXPECT(aclnnCpuSetSocVersion("ascend910b"), ACLNN_ERR_PARAM_INVALID, "ascend910b");
     EXPECT_OK(aclnnCpuSetSocVersion(NULL));
     CHECK(same(aclrtGetSocName(), "Ascend910B_CPU"), "NULL restores the default: %s", aclrtGetSocName());
+}
+
+/* aclnnCpuSetThreadSocVersion: the thread's own product over the process's, not seen by others. */
+static void *thread_product(void *arg)
+{
+    (void)arg;
+    CHECK(same(aclrtGetSocName(), "Ascend310P_CPU"), "a new thread follows the process: %s", aclrtGetSocName());
+    EXPECT_OK(aclnnCpuSetThreadSocVersion("Ascend910"));
+    CHECK(same(aclrtGetSocName(), "Ascend910_CPU"), "the thread's own: %s", aclrtGetSocName());
+    EXPECT(aclnnCpuSetThreadSocVersion("Ascend911"), ACLNN_ERR_PARAM_INVALID, "Ascend911");
+    CHECK(same(aclrtGetSocName(), "Ascend910_CPU"), "unchanged after an unknown name: %s", aclrtGetSocName());
+    EXPECT_OK(aclnnCpuSetThreadSocVersion(""));
+    CHECK(same(aclrtGetSocName(), "Ascend310P_CPU"), "back to the process's: %s", aclrtGetSocName());
+    EXPECT_OK(aclnnCpuSetThreadSocVersion("Ascend950PR_9599"));
+    CHECK(same(aclrtGetSocName(), "Ascend950PR_9599"), "a long name: %s", aclrtGetSocName());
+    return NULL;
+}
+
+static void test_thread_names(void)
+{
+    EXPECT_OK(aclnnCpuSetSocVersion("Ascend310P"));
+    pthread_t thread;
+    CHECK(pthread_create(&thread, NULL, thread_product, NULL) == 0, "pthread_create");
+    pthread_join(thread, NULL);
+    CHECK(same(aclrtGetSocName(), "Ascend310P_CPU"), "the other thread's choice is not ours: %s", aclrtGetSocName());
+    EXPECT_OK(aclnnCpuSetThreadSocVersion("Ascend910_93"));
+    EXPECT_OK(aclnnCpuSetSocVersion("Ascend910"));
+    CHECK(same(aclrtGetSocName(), "Ascend910_93_CPU"), "the thread's wins over the process's: %s", aclrtGetSocName());
+    EXPECT_OK(aclnnCpuSetThreadSocVersion(NULL));
+    CHECK(same(aclrtGetSocName(), "Ascend910_CPU"), "NULL follows the process again: %s", aclrtGetSocName());
+    EXPECT_OK(aclnnCpuSetSocVersion(NULL));
 }
 
 static float g_data[4096];
@@ -266,6 +298,7 @@ static void test_max_pool_indices_950_dilation_nhwc(void)
 int main(void)
 {
     test_names();
+    test_thread_names();
     test_negative_dims();
     test_max_pool_indices_backward_dtypes();
     test_max_pool_v1_mask();

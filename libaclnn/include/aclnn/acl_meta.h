@@ -190,6 +190,13 @@ ACL_FUNC_VISIBILITY void aclnnCpuFreeArray(int64_t *array);
  * nothing. */
 ACL_FUNC_VISIBILITY aclnnStatus aclnnCpuSetSocVersion(const char *socName);
 
+/* Selects the emulated product for the calling thread only, over the process's selection
+ * (aclnnCpuSetSocVersion / ACLNN_SOC_VERSION): the thread's phase 1 calls and aclrtGetSocName
+ * follow it, other threads are unaffected.  Names as for aclnnCpuSetSocVersion; NULL or ""
+ * makes the thread follow the process's selection again.  An unknown name returns
+ * ACLNN_ERR_PARAM_INVALID and changes nothing. */
+ACL_FUNC_VISIBILITY aclnnStatus aclnnCpuSetThreadSocVersion(const char *socName);
+
 /* The number of errors the checking mode (ACLNN_CHECK, docs/checking.md) has reported in this
  * process so far; 0 when checking is off. Warnings are not counted. */
 ACL_FUNC_VISIBILITY uint64_t aclnnCpuCheckErrorCount(void);

@@ -10,6 +10,11 @@
  * the family name wins: "Ascend910B" is the A2 family, not the old training chip of that long
  * name (select that one with Ascend910 or Ascend910A).
  *
+ * aclnnCpuSetThreadSocVersion selects a product for the calling thread only, over the process's
+ * selection: two threads can then run phase 1 for two products at once (pyaclnn's
+ * `with pyaclnn.soc(...)`).  Everything phase 1 learns from the product goes into the executor,
+ * so phase 2 never asks again and may run anywhere.
+ *
  * An unknown ACLNN_SOC_VERSION leaves the process without a SoC: aclrtGetSocName returns NULL,
  * aclInit and every operator's phase 1 fail with a message naming the variable.
  */
@@ -60,6 +65,10 @@ static const soc_name long_names[] = {
 static int g_soc = -2; /* -2: not read from the environment yet */
 static const char *g_name;
 static char g_bad_env[NN_SOC_NAME_MAX + 1];
+
+/* The calling thread's own selection (aclnnCpuSetThreadSocVersion), or -1: the process's. */
+static _Thread_local int t_soc = -1;
+static _Thread_local const char *t_name;
 
 /* Interned copies of long Ascend950* names (each distinct name once, kept until unload). */
 typedef struct interned {
@@ -135,6 +144,7 @@ static void load_env_locked(void)
 
 nn_soc nn_soc_current(void)
 {
+    if (t_soc >= 0) return (nn_soc)t_soc;
     int soc = __atomic_load_n(&g_soc, __ATOMIC_ACQUIRE);
     if (soc == -2) {
         pthread_mutex_lock(&g_lock);
@@ -147,6 +157,7 @@ nn_soc nn_soc_current(void)
 
 const char *nn_soc_reported_name(void)
 {
+    if (t_soc >= 0) return t_name;
     (void)nn_soc_current();
     return __atomic_load_n(&g_name, __ATOMIC_ACQUIRE);
 }
@@ -191,5 +202,29 @@ NN_EXPORT aclnnStatus aclnnCpuSetSocVersion(const char *socName)
                         shown, NN_SOC_KNOWN_NAMES);
     }
     nn_log(NN_LOG_INFO, "aclnnCpuSetSocVersion: now emulating %s (family %s).", reported, family_names[soc]);
+    return ACLNN_SUCCESS;
+}
+
+NN_EXPORT aclnnStatus aclnnCpuSetThreadSocVersion(const char *socName)
+{
+    if (socName == NULL || socName[0] == '\0') {
+        t_soc = -1; /* follow the process's selection again */
+        t_name = NULL;
+        return ACLNN_SUCCESS;
+    }
+    const char *reported = NULL;
+    pthread_mutex_lock(&g_lock); /* parse may intern a name */
+    const nn_soc soc = parse(socName, &reported);
+    pthread_mutex_unlock(&g_lock);
+    if (soc == NN_SOC_INVALID) {
+        char shown[NN_SOC_NAME_MAX + 1];
+        snprintf(shown, sizeof shown, "%s", socName);
+        return nn_error(ACLNN_ERR_PARAM_INVALID,
+                        "aclnnCpuSetThreadSocVersion: \"%s\" is not a SoC libaclnn emulates (%s); the thread's SoC is "
+                        "unchanged.",
+                        shown, NN_SOC_KNOWN_NAMES);
+    }
+    t_soc = (int)soc;
+    t_name = reported;
     return ACLNN_SUCCESS;
 }
