@@ -9,12 +9,21 @@ when the numpy array or torch tensor holding them is garbage collected, and serv
 result of the same rounded size.  Smaller results come from numpy's or torch's own allocator,
 which is faster for them.
 
+Results for torch callers must stay resizable, as torch's own are (``torch.cat(..., out=y)``
+grows ``y``), and a tensor over foreign memory (``torch.frombuffer``) is not.  Their blocks are
+therefore storages torch allocated itself (:class:`TorchBlocks`): the pool keeps a reference to
+each and hands it out again once it is the only holder (``torch._C._storage_Use_Count`` is 1:
+every tensor and view of the result is gone).  A storage the user resized (it then holds other
+memory) leaves the pool.  Blocks of 2 MiB and more are advised to use huge pages, as
+aclrtMalloc's are.
+
 The cache is bounded: a freed block that would take the cached bytes over ``limit`` is given
 back to the library at once.  :func:`empty_cache` gives back every cached block.  Environment:
 ``PYACLNN_CACHE_BYTES`` (the limit; default 1 GiB; 0 disables the cache) and
 ``PYACLNN_CACHE_MIN_BYTES`` (default 256 KiB).
 """
 
+import ctypes
 import os
 import threading
 
@@ -98,3 +107,81 @@ class ResultCache:
         for blocks in free.values():
             for raw in blocks:
                 lib.aclrtFree(raw)
+
+
+_MADV_HUGEPAGE = 14
+
+
+def _advise_huge_pages(address, nbytes):
+    """madvise(MADV_HUGEPAGE) over the whole huge pages inside [address, address + nbytes)."""
+    start = (address + _HUGE_PAGE - 1) // _HUGE_PAGE * _HUGE_PAGE
+    end = (address + nbytes) // _HUGE_PAGE * _HUGE_PAGE
+    if end > start:
+        try:
+            ctypes.CDLL(None, use_errno=True).madvise(ctypes.c_void_p(start), ctypes.c_size_t(end - start),
+                                                     _MADV_HUGEPAGE)
+        except (OSError, AttributeError):   # no madvise here: ordinary pages
+            pass
+
+
+class TorchBlocks:
+    """Reusable torch storages for torch results, by rounded size; see the module docstring.
+    Shares the limit of ``cache`` (a :class:`ResultCache`): the bytes of the storages only the
+    pool holds count against it."""
+
+    def __init__(self, cache):
+        self._cache = cache
+        self._blocks = {}          # rounded size -> [torch.UntypedStorage], oldest first
+        self._lock = threading.Lock()
+
+    def tensor(self, shape, dtype, nbytes):
+        """A contiguous torch tensor of ``shape`` and ``dtype`` on a pooled, resizable storage."""
+        import torch
+        size = _rounded(nbytes)
+        use_count = torch._C._storage_Use_Count
+        with self._lock:
+            blocks = self._blocks.setdefault(size, [])
+            resized = []
+            for storage in blocks:
+                if use_count(storage._cdata) == 1:
+                    if storage.nbytes() == size:
+                        return torch.empty(0, dtype=dtype).set_(storage, 0, shape)
+                    resized.append(storage)        # its user resized it: other memory now
+            for storage in resized:
+                blocks.remove(storage)
+            storage = torch.empty(size, dtype=torch.uint8).untyped_storage()
+            if size >= _HUGE_PAGE:
+                _advise_huge_pages(storage.data_ptr(), size)
+            blocks.append(storage)
+            self._trim(use_count)
+            return torch.empty(0, dtype=dtype).set_(storage, 0, shape)
+
+    def _idle_bytes(self, use_count):
+        return sum(s.nbytes() for blocks in self._blocks.values() for s in blocks
+                   if use_count(s._cdata) == 1)
+
+    def _trim(self, use_count):
+        """Drops idle storages, oldest first, while the idle ones exceed the limit."""
+        excess = self._idle_bytes(use_count) - self._cache.limit
+        for blocks in self._blocks.values():
+            for storage in list(blocks):
+                if excess <= 0:
+                    return
+                if use_count(storage._cdata) == 1:
+                    excess -= storage.nbytes()
+                    blocks.remove(storage)
+
+    @property
+    def cached_bytes(self):
+        """Bytes of the storages only the pool holds, ready for the next result."""
+        import sys
+        torch = sys.modules.get("torch")
+        if torch is None:
+            return 0
+        with self._lock:
+            return self._idle_bytes(torch._C._storage_Use_Count)
+
+    def empty(self):
+        """Forget every storage: idle ones are freed now, the others when their tensors go."""
+        with self._lock:
+            self._blocks = {}

@@ -19,6 +19,7 @@ from torch.autograd.function import once_differentiable
 
 from ._core import current_product, soc
 from ._dispatch import empty_result, launch
+from .functional._common import like
 from ._interop import dtype_code
 
 
@@ -126,7 +127,7 @@ class MaxPool2dWithIndices(torch.autograd.Function):
         with torch.no_grad():
             out, indices = launch("MaxPool2dWithIndices", [x.detach()],
                                   [kernel, strides, pads, dils, ceil_mode],
-                                  [(shape, dtype_code(x)), (shape, _INT32)])
+                                  [like(x, shape, dtype_code(x)), like(x, shape, _INT32)])
         ctx.save_for_backward(x, indices)
         ctx.attrs = (kernel, strides, pads, dils, ceil_mode)
         returned = indices if indices_code == _INT32 else indices.to(torch.int64)
@@ -196,7 +197,7 @@ class Prelu(torch.autograd.Function):
         ctx.save_for_backward(x, weight)
         _record_product(ctx)
         with torch.no_grad():
-            return launch("Prelu", [x.detach(), weight.detach()], [], [(tuple(x.shape), code)])[0]
+            return launch("Prelu", [x.detach(), weight.detach()], [], [like(x, tuple(x.shape), code)])[0]
 
     @staticmethod
     @once_differentiable

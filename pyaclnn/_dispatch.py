@@ -30,7 +30,7 @@ from math import prod
 import numpy as np
 
 from . import _errors
-from ._allocator import ResultCache
+from ._allocator import ResultCache, TorchBlocks
 from . import _core
 from ._core import ffi, lib, function, ensure_init, drives_libaclnn
 from ._interop import (NUMPY, TORCH, contiguous_strides, is_torch_tensor, operand, result_kind,
@@ -43,6 +43,7 @@ CACHE_ENTRIES = 256            # executors kept per thread
 _PAGE = 4096
 
 results = ResultCache()
+torch_blocks = TorchBlocks(results)
 NULL = ffi.NULL
 from_buffer = ffi.from_buffer
 synchronize = lib.aclrtSynchronizeStream
@@ -51,6 +52,7 @@ synchronize = lib.aclrtSynchronizeStream
 def empty_cache():
     """Free every cached result block and every cached executor of the calling thread."""
     results.empty()
+    torch_blocks.empty()
     state = _state()
     while state.executors:
         _, entry = state.executors.popitem(last=False)
@@ -114,14 +116,19 @@ def _allocate(shape, code, kind):
     count = prod(shape)
     nbytes = count * dtype.itemsize
     if nbytes >= results.min_bytes and results.limit or _STRICT:
-        block = results.block(max(nbytes, 1))
-        buffer = ffi.buffer(block, nbytes)
         if kind == TORCH:
             import torch
             if nbytes == 0:
-                return torch.empty(shape, dtype=torch_dtype(code)), block
+                return torch.empty(shape, dtype=torch_dtype(code)), results.block(1)
+            if not _STRICT:      # a storage torch owns: resizable like any torch result
+                tensor = torch_blocks.tensor(shape, torch_dtype(code), nbytes)
+                return tensor, ffi.cast("void *", tensor.data_ptr())
+            block = results.block(nbytes)
+            buffer = ffi.buffer(block, nbytes)
             tensor = torch.frombuffer(buffer, dtype=torch_dtype(code), count=count).view(shape)
             return tensor, block
+        block = results.block(max(nbytes, 1))
+        buffer = ffi.buffer(block, nbytes)
         return np.frombuffer(buffer, dtype=dtype, count=count).reshape(shape), block
     if kind == TORCH:
         import torch
@@ -129,6 +136,27 @@ def _allocate(shape, code, kind):
         return tensor, ffi.cast("void *", tensor.data_ptr())
     array = np.empty(shape, dtype=dtype)
     return array, from_buffer(array)
+
+
+#: The third element of an output spec ``(shape, code, CHANNELS_LAST)``: a 4-D torch result laid
+#: out N, H, W, C (torch.channels_last), as torch gives for a channels-last input.
+CHANNELS_LAST = "channels_last"
+
+
+def _make(spec, kind):
+    """(result, data pointer) for an output spec ``(shape, code[, CHANNELS_LAST])``."""
+    if len(spec) == 2:
+        return _allocate(spec[0], spec[1], kind)
+    n, c, h, w = spec[0]
+    result, pointer = _allocate((n, h, w, c), spec[1], kind)
+    return (result.permute(0, 3, 1, 2) if kind == TORCH else result.transpose(0, 3, 1, 2)), pointer
+
+
+def _out_strides(spec):
+    if len(spec) == 2:
+        return contiguous_strides(spec[0])
+    n, c, h, w = spec[0]
+    return (h * w * c, 1, w * c, c) if c else contiguous_strides(spec[0])
 
 
 def empty_result(inputs, shape, code):
@@ -242,8 +270,9 @@ def _phase1(info, operands, attrs, out_specs, out_addresses, repeatable):
                 inputs.append(None if item is None else tensor)
                 args.append(tensor)
             else:
-                (shape, code), address = item
-                tensor = _create_tensor(shape, contiguous_strides(shape), 0, code, prod(shape), address)
+                spec, address = item
+                shape = spec[0]
+                tensor = _create_tensor(shape, _out_strides(spec), 0, spec[1], prod(shape), address)
                 outputs.append(tensor)
                 args.append(tensor)
         size = ffi.new("uint64_t *")
@@ -310,7 +339,8 @@ def launch(op, inputs, attrs, outputs):
 
     inputs:  the input tensors in phase-1 order (arrays, torch tensors, DLPack objects, None);
     attrs:   the non-tensor phase-1 arguments in order, hashable (tuples for aclIntArray);
-    outputs: ``((shape tuple, aclDataType), ...)`` for the output tensors in phase-1 order.
+    outputs: ``((shape tuple, aclDataType[, CHANNELS_LAST]), ...)`` for the output tensors in
+             phase-1 order.
     """
     ensure_init()
     if not _HOST_IS_DEVICE or _STRICT:
@@ -345,9 +375,9 @@ def launch(op, inputs, attrs, outputs):
         break
     key.append(tuple(attrs))
     key.append(tuple(outputs))
-    made = [_allocate(shape, code, kind) for shape, code in outputs]
+    made = [_make(spec, kind) for spec in outputs]
     out_pointers = [pointer for _, pointer in made]
-    empty = any(0 in shape for shape, _ in outputs) or (
+    empty = any(0 in spec[0] for spec in outputs) or (
         operands is not None and any(item is not None and item.extent == 0 for item in operands))
     if empty:
         # an operator may register fewer operands for an empty call: no repeatable executor
@@ -401,7 +431,7 @@ def _page_ranges(operands):
 
 
 def _launch_strict(info, operands, attrs, outputs, kind):
-    made = [_allocate(shape, code, kind) for shape, code in outputs]
+    made = [_make(spec, kind) for spec in outputs]
     out_addresses = [pointer for _, pointer in made]
     registered = []
     device = ffi.new("void **")
@@ -434,15 +464,22 @@ def _launch_with_copies(info, inputs, attrs, outputs, kind):
     try:
         for x in inputs:
             tensors.append(None if x is None else Tensor.from_numpy(to_numpy(x)))
-        out_tensors = [Tensor.empty(shape, code) for shape, code in outputs]
+        out_tensors = [Tensor.empty(spec[0], spec[1]) for spec in outputs]
         tensors.extend(out_tensors)
         args = [value for _, _, value in info.arguments(len(inputs), tensors[:len(inputs)], out_tensors, attrs)]
         run_op(info.name, *args)
-        return [from_numpy(t.numpy(), kind) for t in out_tensors]
+        results = [from_numpy(t.numpy(), kind) for t in out_tensors]
+        return [_channels_last(r) if len(spec) == 3 and kind == TORCH else r
+                for r, spec in zip(results, outputs)]
     finally:
         for tensor in tensors:
             if tensor is not None:
                 tensor.close()
+
+
+def _channels_last(tensor):
+    import torch
+    return tensor.contiguous(memory_format=torch.channels_last)
 
 
 _HOST_IS_DEVICE = drives_libaclnn()

@@ -273,3 +273,11 @@ def refuse_grad(function, *arrays):
             "pyaclnn.functional.%s is not differentiable (no double backward): its result would "
             "not carry a gradient back to its inputs. Call it under torch.no_grad() or with "
             "detached tensors." % function)
+
+
+def is_channels_last(array):
+    """Whether ``array`` is a 4-D torch tensor laid out channels-last (and not also contiguous):
+    torch's results keep that memory format, and so do pyaclnn's for the same operators."""
+    if type(array) is np.ndarray or getattr(array, "ndim", 0) != 4 or array.is_contiguous():
+        return False
+    return array.is_contiguous(memory_format=_torch_module().channels_last)

@@ -330,3 +330,77 @@ def test_max_pool_mask_kept_for_backward_is_only_what_the_backward_reads(soc, pr
     TF.max_pool2d(b, kernel, 2, kernel // 2).backward(grad)
     tol = 0 if product == "Ascend910B" else 2e-2          # Ascend910 computes fp32 as fp16
     torch.testing.assert_close(x.grad, b.grad, rtol=tol, atol=tol)
+
+
+# ---- results: memory format and resizing --------------------------------------------------------
+CL = torch.channels_last
+
+
+def _is_cl(t):
+    return t.is_contiguous(memory_format=CL) and not t.is_contiguous()
+
+
+FORMAT_CASES = {   # ours, torch's: each torch keeps channels-last for (checked in the test)
+    "replication_pad2d": (lambda x: F.replication_pad2d(x, (1, 2, 0, 1)),
+                          lambda x: TF.pad(x, (1, 2, 0, 1), mode="replicate")),
+    "max_pool2d_with_mask": (lambda x: F.max_pool2d_with_mask(x, 3, 2, 1)[0],
+                             lambda x: TF.max_pool2d(x, 3, 2, 1)),
+    "max_pool2d_with_indices": (lambda x: F.max_pool2d_with_indices(x, 2)[0],
+                                lambda x: TF.max_pool2d(x, 2)),
+    "prelu": (lambda x: F.prelu(x, torch.tensor([0.1, -0.2, 0.3, 0.5])),
+              lambda x: TF.prelu(x, torch.tensor([0.1, -0.2, 0.3, 0.5]))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FORMAT_CASES))
+def test_channels_last_inputs_give_channels_last_results_and_gradients(name):
+    ours, theirs = FORMAT_CASES[name]
+    x = _data(2, 4, 9, 9).to(memory_format=CL)
+    a, b = x.clone().requires_grad_(), x.clone().requires_grad_()
+    ya, yb = ours(a), theirs(b)
+    assert _is_cl(yb) and _is_cl(ya)
+    assert torch.equal(ya, yb)
+    with torch.no_grad():
+        assert _is_cl(ours(x)) and torch.equal(ours(x), yb)
+    grad = _data(*yb.shape, seed=5)
+    ya.backward(grad)
+    yb.backward(grad)
+    assert _is_cl(b.grad) and _is_cl(a.grad)
+    torch.testing.assert_close(a.grad, b.grad, rtol=1e-6, atol=1e-6)
+    # contiguous inputs keep contiguous results
+    assert ours(x.contiguous()).is_contiguous()
+
+
+def test_channels_last_indices_and_backward_functions():
+    x = _data(2, 4, 9, 9).to(memory_format=CL)
+    out, idx = F.max_pool2d_with_indices(x, 3, 2, 1)
+    want_out, want_idx = TF.max_pool2d_with_indices(x, 3, 2, 1)
+    assert _is_cl(idx) and torch.equal(idx.long(), want_idx) and torch.equal(out, want_out)
+    g = _data(*out.shape, seed=2)
+    got = F.max_pool2d_with_indices_backward(g, x, idx, 3, 2, 1)
+    want = torch.ops.aten.max_pool2d_with_indices_backward(g, x, [3, 3], [2, 2], [1, 1], [1, 1], False,
+                                                           want_idx)
+    assert _is_cl(got) and _is_cl(want) and torch.equal(got, want)
+    gp = _data(2, 4, 11, 12, seed=3)
+    got = F.replication_pad2d_backward(gp, x, (2, 1, 1, 1))
+    assert _is_cl(got) and torch.equal(got, torch.ops.aten.replication_pad2d_backward(gp, x, [2, 1, 1, 1]))
+    gx, gw = F.prelu_backward(g.contiguous(), out, torch.full((4,), 0.25))
+    assert _is_cl(gx)
+
+
+def test_large_torch_results_are_resizable():
+    x = _data(8, 64, 32, 32)                         # a 2.4 MB result, from the result blocks
+    y = F.replication_pad2d(x, (1, 1, 1, 1))
+    assert y.untyped_storage().resizable()
+    parts = [_data(8, 64, 34, 34, seed=s) for s in (1, 2)]
+    with pytest.warns(UserWarning, match="resized"):
+        torch.cat(parts, out=y)
+    assert y.shape == (16, 64, 34, 34) and torch.equal(y, torch.cat(parts))
+    z = F.max_pool2d_with_mask(x, 2)[1]             # the mask as well
+    z.resize_(2 * z.numel())
+    # a freed result's block serves the next result of its size; a resized one does not
+    address = F.replication_pad2d(x, (1, 1, 1, 1)).data_ptr()
+    again = F.replication_pad2d(x, (1, 1, 1, 1))
+    assert again.data_ptr() == address and again.data_ptr() != y.data_ptr()
+    assert torch.equal(again, TF.pad(x, (1, 1, 1, 1), mode="replicate"))
+    pyaclnn.empty_cache()

@@ -5,9 +5,10 @@ from typing import Any, Sequence, Tuple, Union
 
 import numpy as np
 
-from .._dispatch import empty_result, launch  # noqa: F401  (re-exported to the ops)
+from .._dispatch import CHANNELS_LAST, empty_result, launch  # noqa: F401  (re-exported to the ops)
 from .._dtypes import acl_dtype
-from .._interop import as_array, as_arrays, dtype_code, refuse_grad, wants_grad  # noqa: F401  (re-exported to the ops)
+from .._interop import (as_array, as_arrays, dtype_code, is_channels_last,  # noqa: F401 (re-exported)
+                        refuse_grad, wants_grad)
 
 IntOrPair = Union[int, Sequence[int]]
 #: What the functional ops take: a numpy array, a torch CPU tensor, a DLPack object or anything
@@ -57,3 +58,11 @@ def pool_attrs(kernel_size, stride, padding, dilation):
     """The four pooling attributes as aclIntArray tuples, each checked under its Python name."""
     return (ints(kernel_size, "kernel_size"), ints(stride, "stride"), ints(padding, "padding"),
             ints(dilation, "dilation"))
+
+
+def like(x, shape, code):
+    """The output spec of a result torch lays out as ``x`` (``memory_format`` preserved): a
+    channels-last 4-D torch ``x`` gives a channels-last result of ``shape``."""
+    if len(shape) == 4 and is_channels_last(x):
+        return (shape, code, CHANNELS_LAST)
+    return (shape, code)

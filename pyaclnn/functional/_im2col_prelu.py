@@ -15,7 +15,7 @@ from typing import Tuple
 
 import numpy as np
 
-from ._common import (ArrayLike, IntOrPair, as_array, as_arrays, dtype_code, launch, out_code, pair,
+from ._common import (ArrayLike, IntOrPair, as_array, as_arrays, dtype_code, launch, like, out_code, pair,
                       refuse_grad, wants_grad)
 
 __all__ = ["im2col", "im2col_backward", "prelu", "prelu_backward"]
@@ -115,7 +115,7 @@ def prelu(x: ArrayLike, weight: ArrayLike, out_dtype=None) -> ArrayLike:
     if wants_grad(x, weight):
         from .._autograd import Prelu
         return Prelu.apply(x, weight, code)
-    return launch("Prelu", [x, weight], [], [(tuple(x.shape), code)])[0]
+    return launch("Prelu", [x, weight], [], [like(x, tuple(x.shape), code)])[0]
 
 
 def prelu_backward(grad_output: ArrayLike, x: ArrayLike,
@@ -139,5 +139,5 @@ def prelu_backward(grad_output: ArrayLike, x: ArrayLike,
     gw_shape = tuple(weight.shape) if size == 1 else (size,)
     code = dtype_code(x)
     grad_input, grad_weight = launch("PreluBackward", [g, x, weight], [],
-                                     [(tuple(x.shape), code), (gw_shape, code)])
+                                     [like(x, tuple(x.shape), code), (gw_shape, code)])
     return grad_input, grad_weight

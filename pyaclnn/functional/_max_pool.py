@@ -16,7 +16,7 @@ into the indices ``torch.nn.functional.max_pool2d(..., return_indices=True)`` re
 from typing import Optional, Tuple
 
 from .. import mask as _mask
-from ._common import (ArrayLike, IntOrPair, as_array, as_arrays, dtype_code, launch, pool_attrs, refuse_grad,
+from ._common import (ArrayLike, IntOrPair, as_array, as_arrays, dtype_code, launch, like, pool_attrs, refuse_grad,
                       wants_grad)
 from ._max_pool_indices import _out_shape, _two
 
@@ -55,7 +55,7 @@ def max_pool2d_with_mask(x: ArrayLike, kernel_size: IntOrPair, stride: Optional[
         return MaxPool2dWithMask.apply(x, kernel, strides, pads, dils, bool(ceil_mode))
     out_shape, mask_shape = _shapes(tuple(x.shape), kernel, strides, pads, bool(ceil_mode))
     out, mask = launch("MaxPool2dWithMask", [x], [kernel, strides, pads, dils, bool(ceil_mode)],
-                       [(out_shape, dtype_code(x)), (mask_shape, _INT8)])
+                       [like(x, out_shape, dtype_code(x)), (mask_shape, _INT8)])
     return out, mask
 
 
@@ -78,4 +78,4 @@ def max_pool2d_with_mask_backward(grad_output: ArrayLike, x: ArrayLike, mask: Ar
     kernel, strides, pads, dils = pool_attrs(kernel_size, stride, padding, dilation)
     return launch("MaxPool2dWithMaskBackward", [grad_output, x, mask],
                   [kernel, strides, pads, dils, bool(ceil_mode)],
-                  [(tuple(x.shape), dtype_code(x))])[0]
+                  [like(x, tuple(x.shape), dtype_code(x))])[0]

@@ -12,7 +12,7 @@ takes any dilation > 0, FLOAT16/BFLOAT16 gradients and INT64 indices in the back
 
 from typing import Optional, Tuple
 
-from ._common import (ArrayLike, IntOrPair, as_array, as_arrays, dtype_code, launch, out_code, pool_attrs,
+from ._common import (ArrayLike, IntOrPair, as_array, as_arrays, dtype_code, launch, like, out_code, pool_attrs,
                       refuse_grad, wants_grad)
 
 __all__ = ["max_pool2d_with_indices", "max_pool2d_with_indices_backward"]
@@ -80,7 +80,7 @@ def max_pool2d_with_indices(x: ArrayLike, kernel_size: IntOrPair, stride: Option
                                           indices_code)
     shape = _out_shape(tuple(x.shape), kernel, strides, pads, dils, bool(ceil_mode))
     out, indices = launch("MaxPool2dWithIndices", [x], [kernel, strides, pads, dils, bool(ceil_mode)],
-                          [(shape, dtype_code(x)), (shape, indices_code)])
+                          [like(x, shape, dtype_code(x)), like(x, shape, indices_code)])
     return out, indices
 
 
@@ -102,4 +102,4 @@ def max_pool2d_with_indices_backward(grad_output: ArrayLike, x: ArrayLike, indic
     kernel, strides, pads, dils = pool_attrs(kernel_size, stride, padding, dilation)
     return launch("MaxPool2dWithIndicesBackward", [grad_output, x, indices],
                   [kernel, strides, pads, dils, bool(ceil_mode)],
-                  [(tuple(x.shape), dtype_code(x))])[0]
+                  [like(x, tuple(x.shape), dtype_code(x))])[0]

@@ -15,7 +15,7 @@ from typing import Optional, Sequence, Union
 
 import numpy as np
 
-from ._common import (ArrayLike, as_array, as_arrays, dtype_code, empty_result, ints, launch, refuse_grad,
+from ._common import (ArrayLike, as_array, as_arrays, dtype_code, empty_result, ints, launch, like, refuse_grad,
                       wants_grad)
 
 __all__ = [
@@ -57,7 +57,7 @@ def replication_pad2d(x: ArrayLike, padding: Sequence[int]) -> ArrayLike:
         from .._autograd import ReplicationPad2d
         return ReplicationPad2d.apply(x, padding)
     out_shape = _padded_shape(tuple(x.shape), padding)
-    return launch("ReplicationPad2d", [x], [padding], [(out_shape, dtype_code(x))])[0]
+    return launch("ReplicationPad2d", [x], [padding], [like(x, out_shape, dtype_code(x))])[0]
 
 
 def replication_pad2d_backward(grad_output: ArrayLike, x: ArrayLike,
@@ -74,7 +74,7 @@ def replication_pad2d_backward(grad_output: ArrayLike, x: ArrayLike,
     refuse_grad("replication_pad2d_backward", grad_output)
     padding = ints(padding, "padding")
     return launch("ReplicationPad2dBackward", [grad_output, x], [padding],
-                  [(tuple(x.shape), dtype_code(x))])[0]
+                  [like(x, tuple(x.shape), dtype_code(x))])[0]
 
 
 def _output_size(output_size, length, scales):
