@@ -235,8 +235,16 @@ def as_arrays(*named):
     """:func:`as_array` of each ``(obj, name)``; when torch tensors and numpy arrays are mixed,
     the numpy ones become torch tensors (sharing memory where torch can), so that the call has
     one kind of result and autograd sees only tensors."""
-    arrays = [as_array(obj, name) for obj, name in named]
-    if any(type(a) is np.ndarray for a in arrays) and any(is_torch_tensor(a) for a in arrays):
+    arrays = []
+    numpy_seen = torch_seen = False
+    for obj, name in named:
+        array = as_array(obj, name)     # a numpy array or a torch tensor
+        if type(array) is np.ndarray:
+            numpy_seen = True
+        else:
+            torch_seen = True
+        arrays.append(array)
+    if numpy_seen and torch_seen:
         arrays = [_numpy_to_torch(a) if type(a) is np.ndarray else a for a in arrays]
     return arrays
 
