@@ -69,7 +69,9 @@ def max_pool2d_with_indices(x: ArrayLike, kernel_size: IntOrPair, stride: Option
     ceil_mode:     round the output size up, as PyTorch's ``ceil_mode``.
     indices_dtype: int32 (the default: what every product's backward takes) or int64.
     Returns ``(out, indices)``.  Ties go to the first maximum in window order; a NaN wins (the
-    last NaN of a window), as in PyTorch.
+    last NaN of a window), as in PyTorch.  A torch ``x`` that requires grad gives an ``out``
+    whose backward runs :func:`max_pool2d_with_indices_backward` (the indices are not
+    differentiable).
     """
     x = as_array(x, "x")
     kernel, strides, pads, dils = pool_attrs(kernel_size, stride, padding, dilation)
