@@ -7,10 +7,17 @@ functions in ``__all__``; this package imports every such module and re-exports 
 A module that fails to import does not take the others down: the failure is reported with a
 warning at import, and using one of the missing names raises ImportError naming the module and the
 original error.
+
+A call with a torch tensor among its arguments goes through the operator's PyTorch custom
+operator, ``torch.ops.aclnn.<name>`` (pyaclnn.torch_ops, imported on the first such call), so
+that autograd, torch.compile, torch.export and torch.jit.trace see one operator; numpy arrays
+and everything else take the module's function directly.
 """
 
+import functools
 import importlib
 import os
+import sys
 import warnings
 
 __all__ = []
@@ -31,8 +38,48 @@ def _load_operator_modules():
                           RuntimeWarning, stacklevel=2)
             continue
         for name in getattr(module, "__all__", ()):
-            globals()[name] = getattr(module, name)
+            globals()[name] = _torch_routed(name, getattr(module, name))
             __all__.append(name)
+
+
+# Names that have a torch.ops.aclnn operator (pyaclnn.torch_ops.OPERATORS); listed here so that
+# a call without torch never imports it.
+_TORCH_OPERATORS = frozenset((
+    "replication_pad2d", "replication_pad2d_backward", "upsample_nearest_exact1d",
+    "upsample_nearest_exact1d_backward", "max_pool2d_with_mask", "max_pool2d_with_mask_backward",
+    "max_pool2d_with_indices", "max_pool2d_with_indices_backward", "im2col", "im2col_backward",
+    "prelu", "prelu_backward"))
+_routes = {}   # name -> pyaclnn.torch_ops's entry, once torch_ops is imported
+
+
+def _torch_routed(name, function):
+    """``function``, or the torch custom operator when an argument is a torch tensor."""
+    if name not in _TORCH_OPERATORS:
+        return function
+
+    @functools.wraps(function)
+    def call(*args, **kwargs):
+        torch = sys.modules.get("torch")
+        if torch is not None:
+            tensor = torch.Tensor
+            for value in args:
+                if isinstance(value, tensor):
+                    return _route(name)(*args, **kwargs)
+            for value in kwargs.values():
+                if isinstance(value, tensor):
+                    return _route(name)(*args, **kwargs)
+        return function(*args, **kwargs)
+    call.__wrapped_operator__ = function
+    return call
+
+
+def _route(name):
+    route = _routes.get(name)
+    if route is None:
+        from .. import torch_ops
+        _routes.update(torch_ops.ROUTES)
+        route = _routes[name]
+    return route
 
 
 _load_operator_modules()

@@ -1,0 +1,485 @@
+"""pyaclnn's operators as PyTorch custom operators: ``torch.ops.aclnn.*``.
+
+Importing this module (pyaclnn.functional does it on the first torch tensor it sees, and
+``pyaclnn.nn`` on import) registers one ``torch.library`` operator per pyaclnn operator in the
+``aclnn`` namespace::
+
+    torch.ops.aclnn.replication_pad2d(x, [l, r, t, b])
+    torch.ops.aclnn.max_pool2d_with_indices(x, [3, 3], [2, 2], [1, 1], [1, 1], False)
+
+Each has
+
+* a CPU kernel: the ``pyaclnn.functional`` function itself on the tensors (so it is exactly the
+  eager behaviour: dtypes, memory format, products, errors);
+* a fake (meta) implementation computing the result shapes and dtypes by the C library's rules,
+  without touching data - what ``torch.export``, ``torch.compile`` and FakeTensor tracing run;
+* autograd through ``torch.library.register_autograd`` whose backward calls the matching
+  ``*_backward`` operator, itself a custom operator (so a traced training graph holds it);
+* a functional schema: no operator mutates or aliases its inputs, each result is a new tensor.
+
+The backward operators are once differentiable where that is simple and exact (replication
+pad, upsample, im2col / col2im and max_pool2d_with_indices are linear in the gradient: their
+derivative is the forward operator, or a gather); the mask max-pool backward and the PReLU
+backward raise a clear error when a second derivative is asked for.
+
+pyaclnn.functional with any torch tensor argument goes through these operators (numpy inputs
+keep the direct path); see docs/python.md, "PyTorch custom operators".
+"""
+
+import numpy as np
+import torch
+from torch import Tensor
+
+from . import mask as _mask
+from ._dtypes import acl_dtype
+from ._interop import torch_dtype
+from .functional import _im2col_prelu, _max_pool, _max_pool_indices, _pad_upsample
+from .functional._common import ints, pair
+
+NAMESPACE = "aclnn"
+
+__all__ = ["NAMESPACE", "OPERATORS", "ROUTES"]
+
+_LIB = torch.library.Library(NAMESPACE, "DEF")
+_TAGS = (torch.Tag.pt2_compliant_tag,)
+
+#: name -> schema (without the name), in the order they are registered.
+OPERATORS = {
+    "replication_pad2d": "(Tensor x, int[] padding) -> Tensor",
+    "replication_pad2d_backward": "(Tensor grad_output, Tensor x, int[] padding) -> Tensor",
+    "upsample_nearest_exact1d": "(Tensor x, SymInt[] output_size, float? scales=None) -> Tensor",
+    "upsample_nearest_exact1d_backward":
+        "(Tensor grad_output, SymInt[] output_size, SymInt[] input_size, float? scales=None)"
+        " -> Tensor",
+    "max_pool2d_with_mask":
+        "(Tensor x, int[] kernel_size, int[] stride, int[] padding, int[] dilation, "
+        "bool ceil_mode) -> (Tensor, Tensor)",
+    "max_pool2d_with_mask_backward":
+        "(Tensor grad_output, Tensor x, Tensor mask, int[] kernel_size, int[] stride, "
+        "int[] padding, int[] dilation, bool ceil_mode) -> Tensor",
+    "max_pool2d_with_indices":
+        "(Tensor x, int[] kernel_size, int[] stride, int[] padding, int[] dilation, "
+        "bool ceil_mode, ScalarType? indices_dtype=None) -> (Tensor, Tensor)",
+    "max_pool2d_with_indices_backward":
+        "(Tensor grad_output, Tensor x, Tensor indices, int[] kernel_size, int[] stride, "
+        "int[] padding, int[] dilation, bool ceil_mode) -> Tensor",
+    "im2col":
+        "(Tensor x, int[] kernel_size, int[] dilation, int[] padding, int[] stride, "
+        "ScalarType? out_dtype=None) -> Tensor",
+    "im2col_backward":
+        "(Tensor grad_output, SymInt[] input_size, int[] kernel_size, int[] dilation, "
+        "int[] padding, int[] stride, ScalarType? out_dtype=None) -> Tensor",
+    "prelu": "(Tensor x, Tensor weight, ScalarType? out_dtype=None) -> Tensor",
+    "prelu_backward": "(Tensor grad_output, Tensor x, Tensor weight) -> (Tensor, Tensor)",
+}
+
+for _name, _schema in OPERATORS.items():
+    _LIB.define(_name + _schema, tags=_TAGS)
+
+ops = getattr(torch.ops, NAMESPACE)
+
+
+# ---- the CPU kernels: the functional functions themselves ------------------------------------
+# They run below autograd: an input that requires grad reaches them only inside the generated
+# autograd.Function's forward, where grad mode is off, so the functional function takes its
+# plain path.
+def _kernel(name, function, n_results=1):
+    def kernel(*args):
+        return function(*args)
+    kernel.__name__ = name + "_cpu"
+    _LIB.impl(name, kernel, "CPU")
+
+
+_kernel("replication_pad2d", _pad_upsample.replication_pad2d)
+_kernel("replication_pad2d_backward", _pad_upsample.replication_pad2d_backward)
+_kernel("upsample_nearest_exact1d", _pad_upsample.upsample_nearest_exact1d)
+_kernel("upsample_nearest_exact1d_backward", _pad_upsample.upsample_nearest_exact1d_backward)
+_kernel("max_pool2d_with_mask", _max_pool.max_pool2d_with_mask)
+_kernel("max_pool2d_with_mask_backward", _max_pool.max_pool2d_with_mask_backward)
+_kernel("max_pool2d_with_indices", _max_pool_indices.max_pool2d_with_indices)
+_kernel("max_pool2d_with_indices_backward", _max_pool_indices.max_pool2d_with_indices_backward)
+_kernel("im2col", _im2col_prelu.im2col)
+_kernel("im2col_backward", _im2col_prelu.im2col_backward)
+_kernel("prelu", _im2col_prelu.prelu)
+_kernel("prelu_backward", _im2col_prelu.prelu_backward)
+
+
+# ---- fake implementations: shapes and dtypes by the library's rules ----------------------------
+def _fake(name):
+    def register(function):
+        torch.library.register_fake(NAMESPACE + "::" + name, function, lib=_LIB)
+        return function
+    return register
+
+
+def _invalid(op, why):
+    return ValueError("aclnn.%s: %s" % (op, why))
+
+
+def _result(shape, dtype, like=None):
+    """A result as the kernel makes it: contiguous, or in ``like``'s memory format."""
+    return torch.empty(shape, dtype=dtype, device="cpu")
+
+
+@_fake("replication_pad2d")
+def _replication_pad2d_fake(x, padding):
+    if x.dim() not in (3, 4) or len(padding) != 4:
+        raise _invalid("replication_pad2d", "x must be 3-D or 4-D and padding have 4 values")
+    left, right, top, bottom = padding
+    return _result(tuple(x.shape[:-2]) + (x.shape[-2] + top + bottom, x.shape[-1] + left + right),
+                   x.dtype, x)
+
+
+@_fake("replication_pad2d_backward")
+def _replication_pad2d_backward_fake(grad_output, x, padding):
+    return _result(x.shape, x.dtype, x)
+
+
+def _upsample_length(x_length, output_size, scales):
+    if len(output_size) == 1:
+        return output_size[0]
+    if not output_size and scales:
+        return int(x_length * scales)   # torch's floor(L * scale_factor)
+    raise _invalid("upsample_nearest_exact1d", "output_size must have one value")
+
+
+@_fake("upsample_nearest_exact1d")
+def _upsample_fake(x, output_size, scales=None):
+    if x.dim() != 3:
+        raise _invalid("upsample_nearest_exact1d", "x must be [N, C, L]")
+    return _result((x.shape[0], x.shape[1], _upsample_length(x.shape[2], output_size, scales)),
+                   x.dtype, x)
+
+
+@_fake("upsample_nearest_exact1d_backward")
+def _upsample_backward_fake(grad_output, output_size, input_size, scales=None):
+    if len(input_size) != 3:
+        raise _invalid("upsample_nearest_exact1d_backward", "input_size must be (N, C, L)")
+    return _result(tuple(input_size), grad_output.dtype, grad_output)
+
+
+def _pool_shape(op, x, kernel_size, stride, padding, dilation, ceil_mode):
+    shape = _max_pool_indices._out_shape(tuple(x.shape), tuple(kernel_size), tuple(stride),
+                                         tuple(padding), tuple(dilation), bool(ceil_mode))
+    if len(shape) == 1:
+        raise _invalid(op, "invalid pooling geometry for x of shape %s" % (tuple(x.shape),))
+    return shape
+
+
+@_fake("max_pool2d_with_mask")
+def _max_pool2d_with_mask_fake(x, kernel_size, stride, padding, dilation, ceil_mode):
+    out_shape = _pool_shape("max_pool2d_with_mask", x, kernel_size, stride, padding, dilation,
+                            ceil_mode)
+    kh, kw = _max_pool_indices._two(tuple(kernel_size), None)
+    mask_shape = tuple(out_shape[:-2]) + (kh * kw, _mask._row_bytes(*out_shape[-2:]))
+    return _result(out_shape, x.dtype, x), _result(mask_shape, torch.int8)
+
+
+@_fake("max_pool2d_with_mask_backward")
+def _max_pool2d_with_mask_backward_fake(grad_output, x, mask, kernel_size, stride, padding,
+                                        dilation, ceil_mode):
+    return _result(x.shape, x.dtype, x)
+
+
+@_fake("max_pool2d_with_indices")
+def _max_pool2d_with_indices_fake(x, kernel_size, stride, padding, dilation, ceil_mode,
+                                  indices_dtype=None):
+    out_shape = _pool_shape("max_pool2d_with_indices", x, kernel_size, stride, padding, dilation,
+                            ceil_mode)
+    return (_result(out_shape, x.dtype, x),
+            _result(out_shape, torch.int32 if indices_dtype is None else indices_dtype, x))
+
+
+@_fake("max_pool2d_with_indices_backward")
+def _max_pool2d_with_indices_backward_fake(grad_output, x, indices, kernel_size, stride, padding,
+                                           dilation, ceil_mode):
+    return _result(x.shape, x.dtype, x)
+
+
+@_fake("im2col")
+def _im2col_fake(x, kernel_size, dilation, padding, stride, out_dtype=None):
+    k, d, p, s = (tuple(v) for v in (kernel_size, dilation, padding, stride))
+    shape = _im2col_prelu._im2col_out_shape(tuple(x.shape), k, d, p, s)
+    if len(shape) == 1:
+        raise _invalid("im2col", "invalid geometry for x of shape %s" % (tuple(x.shape),))
+    return _result(shape, x.dtype if out_dtype is None else out_dtype)
+
+
+@_fake("im2col_backward")
+def _im2col_backward_fake(grad_output, input_size, kernel_size, dilation, padding, stride,
+                          out_dtype=None):
+    shape = _im2col_prelu._col2im_out_shape(tuple(grad_output.shape), tuple(input_size),
+                                            tuple(kernel_size))
+    if len(shape) == 1:
+        raise _invalid("im2col_backward", "invalid geometry for grad_output of shape %s"
+                       % (tuple(grad_output.shape),))
+    return _result(shape, grad_output.dtype if out_dtype is None else out_dtype)
+
+
+def _prelu_dtype(x, weight):
+    return x.dtype if x.dtype == weight.dtype else torch.float32
+
+
+@_fake("prelu")
+def _prelu_fake(x, weight, out_dtype=None):
+    return _result(x.shape, _prelu_dtype(x, weight) if out_dtype is None else out_dtype, x)
+
+
+@_fake("prelu_backward")
+def _prelu_backward_fake(grad_output, x, weight):
+    gw_shape = tuple(weight.shape) if weight.numel() == 1 else (weight.numel(),)
+    return _result(x.shape, x.dtype, x), _result(gw_shape, x.dtype)
+
+
+# ---- autograd: each backward is the *_backward operator ----------------------------------------
+def _autograd(name, backward, setup_context):
+    torch.library.register_autograd(NAMESPACE + "::" + name, backward,
+                                    setup_context=setup_context, lib=_LIB)
+
+
+def _save_inputs(ctx, inputs, output):
+    ctx.inputs = inputs[1:]                        # the attributes
+    ctx.save_for_backward(inputs[0])
+
+
+def _pad_backward(ctx, grad):
+    x, = ctx.saved_tensors
+    return ops.replication_pad2d_backward(grad, x, *ctx.inputs), None
+
+
+def _pad_backward_setup(ctx, inputs, output):
+    grad_output, x, padding = inputs
+    ctx.padding = padding
+
+
+def _pad_double_backward(ctx, grad):
+    return ops.replication_pad2d(grad, ctx.padding), None, None
+
+
+_autograd("replication_pad2d", _pad_backward, _save_inputs)
+_autograd("replication_pad2d_backward", _pad_double_backward, _pad_backward_setup)
+
+
+def _upsample_setup(ctx, inputs, output):
+    x, output_size, scales = inputs
+    ctx.geometry = (output_size, list(x.shape), scales)
+
+
+def _upsample_backward(ctx, grad):
+    output_size, input_size, scales = ctx.geometry
+    return ops.upsample_nearest_exact1d_backward(grad, output_size, input_size, scales), None, None
+
+
+def _upsample_backward_setup(ctx, inputs, output):
+    ctx.geometry = (inputs[1], inputs[3])
+
+
+def _upsample_double_backward(ctx, grad):
+    output_size, scales = ctx.geometry
+    return ops.upsample_nearest_exact1d(grad, output_size, scales), None, None, None
+
+
+_autograd("upsample_nearest_exact1d", _upsample_backward, _upsample_setup)
+_autograd("upsample_nearest_exact1d_backward", _upsample_double_backward, _upsample_backward_setup)
+
+
+def _mask_setup(ctx, inputs, output):
+    ctx.attrs = inputs[1:]
+    ctx.save_for_backward(inputs[0], output[1])
+    ctx.mark_non_differentiable(output[1])
+
+
+def _mask_backward(ctx, grad, _grad_mask):
+    x, mask = ctx.saved_tensors
+    return (ops.max_pool2d_with_mask_backward(grad, x, mask, *ctx.attrs),) + (None,) * 5
+
+
+def _not_twice(op):
+    def backward(ctx, *grads):
+        raise NotImplementedError(
+            "aclnn.%s is once differentiable: its own derivative (a second derivative of the "
+            "forward) is not implemented" % op)
+    return backward
+
+
+def _no_setup(ctx, inputs, output):
+    pass
+
+
+_autograd("max_pool2d_with_mask", _mask_backward, _mask_setup)
+_autograd("max_pool2d_with_mask_backward", _not_twice("max_pool2d_with_mask_backward"), _no_setup)
+
+
+def _indices_setup(ctx, inputs, output):
+    ctx.attrs = inputs[1:6]
+    ctx.save_for_backward(inputs[0], output[1])
+    ctx.mark_non_differentiable(output[1])
+
+
+def _indices_backward(ctx, grad, _grad_indices):
+    # Every product's backward takes FLOAT gradients with INT32 indices (A2/A3 take nothing
+    # else): the gradient of an fp16/bf16 forward or of int64 indices goes through them.  The
+    # operator sums in fp32 and rounds once either way, so the values are the same.
+    x, indices = ctx.saved_tensors
+    if indices.dtype != torch.int32:
+        indices = indices.to(torch.int32)
+    if x.dtype != torch.float32:
+        return (ops.max_pool2d_with_indices_backward(grad.float(), x.float(), indices, *ctx.attrs)
+                .to(x.dtype),) + (None,) * 6
+    return (ops.max_pool2d_with_indices_backward(grad, x, indices, *ctx.attrs),) + (None,) * 6
+
+
+def _indices_backward_setup(ctx, inputs, output):
+    ctx.save_for_backward(inputs[2])
+
+
+def _indices_double_backward(ctx, grad):
+    # The backward scatters grad_output to the indices: its derivative gathers from them.
+    indices, = ctx.saved_tensors
+    flat = grad.flatten(-2).gather(-1, indices.flatten(-2).long())
+    return (flat.view(indices.shape),) + (None,) * 7
+
+
+_autograd("max_pool2d_with_indices", _indices_backward, _indices_setup)
+_autograd("max_pool2d_with_indices_backward", _indices_double_backward, _indices_backward_setup)
+
+
+def _im2col_setup(ctx, inputs, output):
+    x = inputs[0]
+    ctx.size = list(x.shape[-2:])
+    ctx.dtype = x.dtype
+    ctx.attrs = inputs[1:5]
+
+
+def _im2col_backward(ctx, grad):
+    return (ops.im2col_backward(grad, ctx.size, *ctx.attrs, out_dtype=ctx.dtype),) + (None,) * 5
+
+
+def _col2im_setup(ctx, inputs, output):
+    ctx.dtype = inputs[0].dtype
+    ctx.attrs = inputs[2:6]
+
+
+def _col2im_backward(ctx, grad):
+    return (ops.im2col(grad, *ctx.attrs, out_dtype=ctx.dtype),) + (None,) * 6
+
+
+_autograd("im2col", _im2col_backward, _im2col_setup)
+_autograd("im2col_backward", _col2im_backward, _col2im_setup)
+
+
+def _prelu_setup(ctx, inputs, output):
+    x, weight = inputs[0], inputs[1]
+    ctx.save_for_backward(x, weight)
+
+
+def _prelu_backward(ctx, grad):
+    # The backward operator takes one dtype: x and weight are cast to the gradient's first.
+    x, weight = ctx.saved_tensors
+    dtype = grad.dtype
+    grad_x, grad_w = ops.prelu_backward(grad, x.to(dtype), weight.to(dtype))
+    grad_x = grad_x.to(x.dtype) if ctx.needs_input_grad[0] else None
+    grad_w = grad_w.reshape(weight.shape).to(weight.dtype) if ctx.needs_input_grad[1] else None
+    return grad_x, grad_w, None
+
+
+_autograd("prelu", _prelu_backward, _prelu_setup)
+_autograd("prelu_backward", _not_twice("prelu_backward"), _no_setup)
+
+
+# ---- pyaclnn.functional's entry for torch tensors ----------------------------------------------
+def _tensor(value):
+    """An argument as a CPU tensor: tensors as they are, numpy arrays shared, the rest copied."""
+    if isinstance(value, Tensor):
+        if not value.is_cpu and value.device.type != "meta":
+            raise TypeError("pyaclnn: tensors must be on the CPU (got device %s); move them with "
+                            ".cpu()" % value.device)
+        return value
+    if type(value) is np.ndarray and value.flags.writeable and value.dtype.isnative \
+            and all(s >= 0 for s in value.strides):
+        return torch.from_numpy(value)
+    from ._interop import as_array, from_numpy, TORCH
+    value = as_array(value)
+    return value if isinstance(value, Tensor) else from_numpy(np.array(value), TORCH)
+
+
+def _dtype(value):
+    """A ``*_dtype`` argument as a torch dtype (numpy dtypes, names and acl codes accepted)."""
+    if value is None or isinstance(value, torch.dtype):
+        return value
+    return torch_dtype(acl_dtype(value))
+
+
+def replication_pad2d(x, padding):
+    return ops.replication_pad2d(_tensor(x), ints(padding))
+
+
+def replication_pad2d_backward(grad_output, x, padding):
+    return ops.replication_pad2d_backward(_tensor(grad_output), _tensor(x),
+                                          ints(padding))
+
+
+def upsample_nearest_exact1d(x, output_size=None, scales=None):
+    return ops.upsample_nearest_exact1d(_tensor(x), ints(output_size),
+                                        None if scales is None else float(scales))
+
+
+def upsample_nearest_exact1d_backward(grad_output, output_size, input_size, scales=None):
+    return ops.upsample_nearest_exact1d_backward(_tensor(grad_output),
+                                                 ints(output_size),
+                                                 ints(input_size),
+                                                 None if scales is None else float(scales))
+
+
+def _pool(kernel_size, stride, padding, dilation):
+    return (ints(kernel_size), ints(stride), ints(padding),
+            ints(dilation))
+
+
+def max_pool2d_with_mask(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
+    return ops.max_pool2d_with_mask(_tensor(x), *_pool(kernel_size, stride, padding, dilation),
+                                    bool(ceil_mode))
+
+
+def max_pool2d_with_mask_backward(grad_output, x, mask, kernel_size, stride=None, padding=0,
+                                  dilation=1, ceil_mode=False):
+    return ops.max_pool2d_with_mask_backward(_tensor(grad_output), _tensor(x), _tensor(mask),
+                                             *_pool(kernel_size, stride, padding, dilation),
+                                             bool(ceil_mode))
+
+
+def max_pool2d_with_indices(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                            indices_dtype=None):
+    return ops.max_pool2d_with_indices(_tensor(x), *_pool(kernel_size, stride, padding, dilation),
+                                       bool(ceil_mode), _dtype(indices_dtype))
+
+
+def max_pool2d_with_indices_backward(grad_output, x, indices, kernel_size, stride=None, padding=0,
+                                     dilation=1, ceil_mode=False):
+    return ops.max_pool2d_with_indices_backward(_tensor(grad_output), _tensor(x), _tensor(indices),
+                                                *_pool(kernel_size, stride, padding, dilation),
+                                                bool(ceil_mode))
+
+
+def im2col(x, kernel_size, dilation=1, padding=0, stride=1, out_dtype=None):
+    return ops.im2col(_tensor(x), pair(kernel_size), pair(dilation),
+                      pair(padding), pair(stride), _dtype(out_dtype))
+
+
+def im2col_backward(grad_output, input_size, kernel_size, dilation=1, padding=0, stride=1,
+                    out_dtype=None):
+    return ops.im2col_backward(_tensor(grad_output), pair(input_size),
+                               pair(kernel_size), pair(dilation),
+                               pair(padding), pair(stride), _dtype(out_dtype))
+
+
+def prelu(x, weight, out_dtype=None):
+    return ops.prelu(_tensor(x), _tensor(weight), _dtype(out_dtype))
+
+
+def prelu_backward(grad_output, x, weight):
+    return ops.prelu_backward(_tensor(grad_output), _tensor(x), _tensor(weight))
+
+
+#: functional name -> the function above that takes the functional's arguments.
+ROUTES = {name: globals()[name] for name in OPERATORS}
