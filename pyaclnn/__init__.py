@@ -52,7 +52,7 @@ from ._dispatch import empty_cache  # noqa: F401
 
 from ._version import __version__  # noqa: F401  (the one place it is written)
 
-_LAZY_SUBMODULES = ("functional", "testing")
+_LAZY_SUBMODULES = ("functional", "testing", "nn", "torch_ops")
 
 
 def __getattr__(name):
