@@ -26,6 +26,8 @@ pyaclnn.functional with any torch tensor argument goes through these operators (
 keep the direct path); see docs/python.md, "PyTorch custom operators".
 """
 
+from operator import index
+
 import numpy as np
 import torch
 from torch import Tensor
@@ -403,6 +405,14 @@ def _tensor(value):
     return value if isinstance(value, Tensor) else from_numpy(np.array(value), TORCH)
 
 
+def _ints(value):
+    """An int-list argument; a 0-d tensor (``x.shape[-1]`` under torch.jit.trace) counts as an
+    int."""
+    if isinstance(value, Tensor):
+        value = index(value)
+    return ints(value)
+
+
 def _dtype(value):
     """A ``*_dtype`` argument as a torch dtype (numpy dtypes, names and acl codes accepted)."""
     if value is None or isinstance(value, torch.dtype):
@@ -420,13 +430,13 @@ def replication_pad2d_backward(grad_output, x, padding):
 
 
 def upsample_nearest_exact1d(x, output_size=None, scales=None):
-    return ops.upsample_nearest_exact1d(_tensor(x), ints(output_size),
+    return ops.upsample_nearest_exact1d(_tensor(x), _ints(output_size),
                                         None if scales is None else float(scales))
 
 
 def upsample_nearest_exact1d_backward(grad_output, output_size, input_size, scales=None):
     return ops.upsample_nearest_exact1d_backward(_tensor(grad_output),
-                                                 ints(output_size),
+                                                 _ints(output_size),
                                                  ints(input_size),
                                                  None if scales is None else float(scales))
 
