@@ -23,6 +23,7 @@ Calls that touch an empty tensor skip the cache (an operator may plan fewer oper
 """
 
 import os
+import sys
 import threading
 from collections import OrderedDict
 from math import prod
@@ -33,7 +34,7 @@ from . import _errors
 from ._allocator import ResultCache, TorchBlocks
 from . import _core
 from ._core import ffi, lib, function, ensure_init, drives_libaclnn
-from ._interop import (NUMPY, TORCH, contiguous_strides, is_torch_tensor, operand, result_kind,
+from ._interop import (NUMPY, TORCH, contiguous_strides, operand, result_kind,
                        torch_dtype)
 from ._dtypes import numpy_dtype
 from ._meta import BoolArray, FloatArray, IntArray, _created
@@ -46,6 +47,8 @@ results = ResultCache()
 torch_blocks = TorchBlocks(results)
 NULL = ffi.NULL
 from_buffer = ffi.from_buffer
+_cast = ffi.cast
+_VOIDP = ffi.typeof("void *")
 synchronize = lib.aclrtSynchronizeStream
 
 
@@ -122,7 +125,7 @@ def _allocate(shape, code, kind):
                 return torch.empty(shape, dtype=torch_dtype(code)), results.block(1)
             if not _STRICT:      # a storage torch owns: resizable like any torch result
                 tensor = torch_blocks.tensor(shape, torch_dtype(code), nbytes)
-                return tensor, ffi.cast("void *", tensor.data_ptr())
+                return tensor, tensor.data_ptr()
             block = results.block(nbytes)
             buffer = ffi.buffer(block, nbytes)
             tensor = torch.frombuffer(buffer, dtype=torch_dtype(code), count=count).view(shape)
@@ -133,7 +136,7 @@ def _allocate(shape, code, kind):
     if kind == TORCH:
         import torch
         tensor = torch.empty(shape, dtype=torch_dtype(code))
-        return tensor, ffi.cast("void *", tensor.data_ptr())
+        return tensor, tensor.data_ptr()
     array = np.empty(shape, dtype=dtype)
     return array, from_buffer(array)
 
@@ -162,6 +165,23 @@ def _out_strides(spec):
 def empty_result(inputs, shape, code):
     """A result the one-call layer answers itself (an empty one), in the inputs' kind."""
     return _allocate(tuple(shape), code, result_kind(inputs))[0]
+
+
+class _NoTensor:
+    """Stands for torch.Tensor while torch is not imported: nothing is an instance of it."""
+
+
+_TORCH_TENSOR = None
+
+
+def _torch_tensor_class():
+    """torch.Tensor once torch is imported (remembered), _NoTensor until then."""
+    global _TORCH_TENSOR
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return _NoTensor
+    _TORCH_TENSOR = torch.Tensor
+    return _TORCH_TENSOR
 
 
 # ---- C objects for one call ----------------------------------------------------------------------
@@ -199,12 +219,13 @@ def _create_attr(kind, value):
 class _Executor:
     """A repeatable executor and the descriptors its addresses are rebound through."""
 
-    __slots__ = ("pointer", "inputs", "outputs", "workspace_size", "phase2", "name")
+    __slots__ = ("pointer", "inputs", "outputs", "workspace_size", "phase2", "name", "bound")
 
     def __init__(self, pointer, inputs, outputs, workspace_size, info):
         self.pointer = pointer
         self.inputs = inputs          # [aclTensor * or None], phase-1 order
         self.outputs = outputs
+        self.bound = None             # [the addresses the descriptors point at], inputs first
         self.workspace_size = workspace_size
         self.phase2 = info.phase2
         self.name = info.name
@@ -310,27 +331,44 @@ def _run(executor, consumed):
 
 
 def _rebind(executor, pointers, out_pointers):
-    """Points the cached executor at this call's memory (aclSetInput/OutputTensorAddr)."""
+    """Points the cached executor at this call's memory (aclSetInput/OutputTensorAddr), skipping
+    the descriptors already bound to it (a weight passed on every call, a result block the
+    allocator hands out again).  An address is an int or a cffi pointer."""
     handle = executor.pointer
+    bound = executor.bound
     set_input = lib.aclSetInputTensorAddr
     for index, tensor in enumerate(executor.inputs):
         pointer = pointers[index]
-        if pointer is not None:
-            status = set_input(handle, index, tensor, pointer)
+        if pointer is not None and pointer != bound[index]:
+            status = set_input(handle, index, tensor,
+                               _cast(_VOIDP, pointer) if type(pointer) is int else pointer)
             if status:
                 _errors.check_aclnn(status, "aclSetInputTensorAddr")
+            bound[index] = pointer if type(pointer) is int else None
     set_output = lib.aclSetOutputTensorAddr
+    first = len(executor.inputs)
     for index, tensor in enumerate(executor.outputs):
-        status = set_output(handle, index, tensor, out_pointers[index])
-        if status:
-            _errors.check_aclnn(status, "aclSetOutputTensorAddr")
+        pointer = out_pointers[index]
+        if pointer != bound[first + index]:
+            status = set_output(handle, index, tensor,
+                                _cast(_VOIDP, pointer) if type(pointer) is int else pointer)
+            if status:
+                _errors.check_aclnn(status, "aclSetOutputTensorAddr")
+            bound[first + index] = pointer if type(pointer) is int else None
+
+
+def _bound_addresses(pointers, out_pointers):
+    """What a new executor is bound to, as ints; None where the call gave a cffi object (kept
+    as a number only, so that a cached executor holds no reference to the caller's array; the
+    next call rebinds that one)."""
+    return [p if type(p) is int else None for p in list(pointers) + list(out_pointers)]
 
 
 def _general_description(inputs):
     """(key parts, data pointers, operands) for inputs the quick description does not cover."""
     operands = [None if x is None else operand(x) for x in inputs]
     parts = [None if item is None else item.signature for item in operands]
-    pointers = [None if item is None else ffi.cast("void *", item.address) for item in operands]
+    pointers = [None if item is None else item.address for item in operands]
     return parts, pointers, operands
 
 
@@ -363,11 +401,11 @@ def launch(op, inputs, attrs, outputs):
                 key.append((x.shape, x.dtype))
                 pointers.append(from_buffer(x))
                 continue
-        elif x is not None and is_torch_tensor(x):
+        elif x is not None and isinstance(x, _TORCH_TENSOR or _torch_tensor_class()):
             kind = TORCH
             if x.is_cpu and x.is_contiguous() and x.numel() and not (x.is_conj() or x.is_neg()):
                 key.append((x.shape, x.dtype))
-                pointers.append(ffi.cast("void *", x.data_ptr()))
+                pointers.append(x.data_ptr())     # an int: rebound only when it moved
                 continue
         kind = result_kind(inputs)
         parts, pointers, operands = _general_description(inputs)
@@ -395,6 +433,8 @@ def launch(op, inputs, attrs, outputs):
     if executor is None:
         operands = operands or [None if x is None else operand(x) for x in inputs]
         executor = _phase1(_op_info(op), operands, attrs, outputs, out_pointers, repeatable=True)
+        executor.bound = _bound_addresses(pointers if len(pointers) == len(inputs) else
+                                          [None] * len(inputs), out_pointers)
         cache[key] = executor
         if len(cache) > CACHE_ENTRIES:
             cache.popitem(last=False)[1].destroy()

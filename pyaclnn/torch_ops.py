@@ -85,11 +85,8 @@ ops = getattr(torch.ops, NAMESPACE)
 # They run below autograd: an input that requires grad reaches them only inside the generated
 # autograd.Function's forward, where grad mode is off, so the functional function takes its
 # plain path.
-def _kernel(name, function, n_results=1):
-    def kernel(*args):
-        return function(*args)
-    kernel.__name__ = name + "_cpu"
-    _LIB.impl(name, kernel, "CPU")
+def _kernel(name, function):
+    _LIB.impl(name, function, "CPU")
 
 
 _kernel("replication_pad2d", _pad_upsample.replication_pad2d)
@@ -118,9 +115,9 @@ def _invalid(op, why):
     return ValueError("aclnn.%s: %s" % (op, why))
 
 
-def _result(shape, dtype, like=None):
-    """A result as the kernel makes it: contiguous, or in ``like``'s memory format."""
-    return torch.empty(shape, dtype=dtype, device="cpu")
+def _result(shape, dtype, like):
+    """A result as the kernel makes it: contiguous, on ``like``'s device (cpu, or meta)."""
+    return like.new_empty(shape, dtype=dtype)
 
 
 @_fake("replication_pad2d")
@@ -174,7 +171,7 @@ def _max_pool2d_with_mask_fake(x, kernel_size, stride, padding, dilation, ceil_m
                             ceil_mode)
     kh, kw = _max_pool_indices._two(tuple(kernel_size), None)
     mask_shape = tuple(out_shape[:-2]) + (kh * kw, _mask._row_bytes(*out_shape[-2:]))
-    return _result(out_shape, x.dtype, x), _result(mask_shape, torch.int8)
+    return _result(out_shape, x.dtype, x), _result(mask_shape, torch.int8, x)
 
 
 @_fake("max_pool2d_with_mask_backward")
@@ -204,7 +201,7 @@ def _im2col_fake(x, kernel_size, dilation, padding, stride, out_dtype=None):
     shape = _im2col_prelu._im2col_out_shape(tuple(x.shape), k, d, p, s)
     if len(shape) == 1:
         raise _invalid("im2col", "invalid geometry for x of shape %s" % (tuple(x.shape),))
-    return _result(shape, x.dtype if out_dtype is None else out_dtype)
+    return _result(shape, x.dtype if out_dtype is None else out_dtype, x)
 
 
 @_fake("im2col_backward")
@@ -215,7 +212,7 @@ def _im2col_backward_fake(grad_output, input_size, kernel_size, dilation, paddin
     if len(shape) == 1:
         raise _invalid("im2col_backward", "invalid geometry for grad_output of shape %s"
                        % (tuple(grad_output.shape),))
-    return _result(shape, grad_output.dtype if out_dtype is None else out_dtype)
+    return _result(shape, grad_output.dtype if out_dtype is None else out_dtype, grad_output)
 
 
 def _prelu_dtype(x, weight):
@@ -230,7 +227,7 @@ def _prelu_fake(x, weight, out_dtype=None):
 @_fake("prelu_backward")
 def _prelu_backward_fake(grad_output, x, weight):
     gw_shape = tuple(weight.shape) if weight.numel() == 1 else (weight.numel(),)
-    return _result(x.shape, x.dtype, x), _result(gw_shape, x.dtype)
+    return _result(x.shape, x.dtype, x), _result(gw_shape, x.dtype, x)
 
 
 # ---- autograd: each backward is the *_backward operator ----------------------------------------
@@ -420,76 +417,101 @@ def _dtype(value):
     return torch_dtype(acl_dtype(value))
 
 
+_below_autograd = torch._C._AutoDispatchBelowAutograd
+_tracing_state = torch._C._get_tracing_state
+_is_compiling = torch.compiler.is_compiling
+_grad_enabled = torch.is_grad_enabled
+
+
+def _call(name, tensors, *attrs):
+    """``torch.ops.aclnn.<name>(*tensors, *attrs)``.
+
+    A plain eager call (CPU tensors of class Tensor, none requiring grad while grad mode is on,
+    no jit trace or torch.compile under way) enters the dispatcher below autograd: the autograd
+    kernel register_autograd installs would only redispatch it there, after ~7 us of Python
+    (its per-call cost was most of a small call's).  Everything else - a tensor that requires
+    grad, FakeTensors and the other subclasses tracing uses, jit.trace, dynamo - takes the
+    whole path."""
+    if _is_compiling():
+        return _OVERLOADS[name](*tensors, *attrs)
+    op = _ENTRIES[name]
+    if _tracing_state() is not None:
+        return op(*tensors, *attrs)
+    grad = _grad_enabled()
+    for t in tensors:
+        if type(t) is not Tensor or (grad and t.requires_grad):
+            return op(*tensors, *attrs)
+    with _below_autograd():
+        return op(*tensors, *attrs)
+
+
 def replication_pad2d(x, padding):
-    return ops.replication_pad2d(_tensor(x), ints(padding))
+    return _call("replication_pad2d", (_tensor(x),), ints(padding))
 
 
 def replication_pad2d_backward(grad_output, x, padding):
-    return ops.replication_pad2d_backward(_tensor(grad_output), _tensor(x),
-                                          ints(padding))
+    return _call("replication_pad2d_backward", (_tensor(grad_output), _tensor(x)), ints(padding))
 
 
 def upsample_nearest_exact1d(x, output_size=None, scales=None):
-    return ops.upsample_nearest_exact1d(_tensor(x), _ints(output_size),
-                                        None if scales is None else float(scales))
+    return _call("upsample_nearest_exact1d", (_tensor(x),), _ints(output_size),
+                 None if scales is None else float(scales))
 
 
 def upsample_nearest_exact1d_backward(grad_output, output_size, input_size, scales=None):
-    return ops.upsample_nearest_exact1d_backward(_tensor(grad_output),
-                                                 _ints(output_size),
-                                                 ints(input_size),
-                                                 None if scales is None else float(scales))
+    return _call("upsample_nearest_exact1d_backward", (_tensor(grad_output),), _ints(output_size),
+                 ints(input_size), None if scales is None else float(scales))
 
 
-def _pool(kernel_size, stride, padding, dilation):
-    return (ints(kernel_size), ints(stride), ints(padding),
-            ints(dilation))
+def _pool(kernel_size, stride, padding, dilation, ceil_mode):
+    return (ints(kernel_size), ints(stride), ints(padding), ints(dilation), bool(ceil_mode))
 
 
 def max_pool2d_with_mask(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    return ops.max_pool2d_with_mask(_tensor(x), *_pool(kernel_size, stride, padding, dilation),
-                                    bool(ceil_mode))
+    return _call("max_pool2d_with_mask", (_tensor(x),),
+                 *_pool(kernel_size, stride, padding, dilation, ceil_mode))
 
 
 def max_pool2d_with_mask_backward(grad_output, x, mask, kernel_size, stride=None, padding=0,
                                   dilation=1, ceil_mode=False):
-    return ops.max_pool2d_with_mask_backward(_tensor(grad_output), _tensor(x), _tensor(mask),
-                                             *_pool(kernel_size, stride, padding, dilation),
-                                             bool(ceil_mode))
+    return _call("max_pool2d_with_mask_backward", (_tensor(grad_output), _tensor(x), _tensor(mask)),
+                 *_pool(kernel_size, stride, padding, dilation, ceil_mode))
 
 
 def max_pool2d_with_indices(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                             indices_dtype=None):
-    return ops.max_pool2d_with_indices(_tensor(x), *_pool(kernel_size, stride, padding, dilation),
-                                       bool(ceil_mode), _dtype(indices_dtype))
+    return _call("max_pool2d_with_indices", (_tensor(x),),
+                 *_pool(kernel_size, stride, padding, dilation, ceil_mode), _dtype(indices_dtype))
 
 
 def max_pool2d_with_indices_backward(grad_output, x, indices, kernel_size, stride=None, padding=0,
                                      dilation=1, ceil_mode=False):
-    return ops.max_pool2d_with_indices_backward(_tensor(grad_output), _tensor(x), _tensor(indices),
-                                                *_pool(kernel_size, stride, padding, dilation),
-                                                bool(ceil_mode))
+    return _call("max_pool2d_with_indices_backward",
+                 (_tensor(grad_output), _tensor(x), _tensor(indices)),
+                 *_pool(kernel_size, stride, padding, dilation, ceil_mode))
 
 
 def im2col(x, kernel_size, dilation=1, padding=0, stride=1, out_dtype=None):
-    return ops.im2col(_tensor(x), pair(kernel_size), pair(dilation),
-                      pair(padding), pair(stride), _dtype(out_dtype))
+    return _call("im2col", (_tensor(x),), pair(kernel_size), pair(dilation), pair(padding),
+                 pair(stride), _dtype(out_dtype))
 
 
 def im2col_backward(grad_output, input_size, kernel_size, dilation=1, padding=0, stride=1,
                     out_dtype=None):
-    return ops.im2col_backward(_tensor(grad_output), pair(input_size),
-                               pair(kernel_size), pair(dilation),
-                               pair(padding), pair(stride), _dtype(out_dtype))
+    return _call("im2col_backward", (_tensor(grad_output),), pair(input_size), pair(kernel_size),
+                 pair(dilation), pair(padding), pair(stride), _dtype(out_dtype))
 
 
 def prelu(x, weight, out_dtype=None):
-    return ops.prelu(_tensor(x), _tensor(weight), _dtype(out_dtype))
+    return _call("prelu", (_tensor(x), _tensor(weight)), _dtype(out_dtype))
 
 
 def prelu_backward(grad_output, x, weight):
-    return ops.prelu_backward(_tensor(grad_output), _tensor(x), _tensor(weight))
+    return _call("prelu_backward", (_tensor(grad_output), _tensor(x), _tensor(weight)))
 
 
+_OVERLOADS = {name: getattr(ops, name).default for name in OPERATORS}
+# The overloads' C++ entries, what OpOverload.__call__ calls (dynamo traces the overload only).
+_ENTRIES = {name: overload._op for name, overload in _OVERLOADS.items()}
 #: functional name -> the function above that takes the functional's arguments.
 ROUTES = {name: globals()[name] for name in OPERATORS}
