@@ -8,8 +8,16 @@ tensors.  Small 1x3x8x8 calls measure the per-call overhead, and "autograd" rows
 backward through ``Tensor.backward`` on both sides.
 
 ``bar`` is the ratio the project promises for the row (torch time / ours): backward ops 1.5,
-forwards 1.0, autograd 1.0, small calls 0.1 (at most 10x torch's per-call time).
+forwards 1.0, autograd 1.0, small calls 0.1 on numpy inputs (at most 10x torch's per-call time)
+and 0.33 on torch inputs (at most 3x, the path through torch.ops.aclnn included).
+
+The "train_cnn step" row times one SGD step of examples/train_cnn.py's model converted with
+pyaclnn.nn.convert against the same step of the torch.nn model (the convolutions and the linear
+layer are torch's in both).
 """
+
+import os
+import sys
 
 import numpy as np
 import torch
@@ -166,14 +174,27 @@ def prelu_autograd(kind, shape):
     return _autograd(lambda t: F.prelu(t, w), lambda t: TF.prelu(t, w), x, _data(shape, 6))
 
 
+# ---- a training step of examples/train_cnn.py --------------------------------------------------
+def train_step(kind, batch=64):
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                    "examples"))
+    import train_cnn
+    reference, converted = train_cnn.make_models()
+    images, labels = train_cnn.make_data(batch)
+    ours, theirs = train_cnn.trainer(converted), train_cnn.trainer(reference)
+    return lambda: ours(images, labels), lambda: theirs(images, labels), 0
+
+
 # ---- the table's rows -------------------------------------------------------------------------
-def _case(label, bar, factory, kinds=("numpy", "torch"), quick=True):
+def _case(label, bar, factory, kinds=("numpy", "torch"), quick=True, torch_bar=None):
+    """The row for each input kind; ``torch_bar`` replaces ``bar`` for torch inputs."""
     cases = []
     for kind in kinds:
+        row_bar = torch_bar if kind == "torch" and torch_bar is not None else bar
         def make(factory=factory, kind=kind):
             return factory(kind)
         cases.append(BenchCase(name="%s [%s in]" % (label, kind), dtype="float32", make=make,
-                               quick=quick, table="python", bar=bar))
+                               quick=quick, table="python", bar=row_bar))
     return cases
 
 
@@ -199,14 +220,22 @@ CASES += _case("im2col N8 C64 56x56 k3s1p1", 1.0, lambda k: im2col_forward(k, IM
 CASES += _case("im2col_backward N8 C64 56x56 k3s1p1", 1.5, lambda k: im2col_backward(k, IM2COL))
 CASES += _case("prelu N32 C64 112x112", 1.0, lambda k: prelu_forward(k, BIG_PRELU))
 CASES += _case("prelu_backward N32 C64 112x112", 1.5, lambda k: prelu_backward(k, BIG_PRELU))
-CASES += _case("small: replication_pad2d 1x3x8x8", 0.1, lambda k: pad_forward(k, SMALL))
+SMALL_TORCH_BAR = 1 / 3
+CASES += _case("small: replication_pad2d 1x3x8x8", 0.1, lambda k: pad_forward(k, SMALL),
+               torch_bar=SMALL_TORCH_BAR)
 CASES += _case("small: max_pool2d_with_mask_backward 1x3x8x8", 0.1,
-               lambda k: pool_backward(k, SMALL))
-CASES += _case("small: prelu 1x3x8x8", 0.1, lambda k: prelu_forward(k, SMALL))
-CASES += _case("small: prelu_backward 1x3x8x8", 0.1, lambda k: prelu_backward(k, SMALL))
+               lambda k: pool_backward(k, SMALL), torch_bar=SMALL_TORCH_BAR)
+CASES += _case("small: prelu 1x3x8x8", 0.1, lambda k: prelu_forward(k, SMALL),
+               torch_bar=SMALL_TORCH_BAR)
+CASES += _case("small: prelu_backward 1x3x8x8", 0.1, lambda k: prelu_backward(k, SMALL),
+               torch_bar=SMALL_TORCH_BAR)
+CASES += _case("small: upsample_nearest_exact1d 1x3x8", 0.1,
+               lambda k: upsample_forward(k, (1, 3, 8), 16), torch_bar=SMALL_TORCH_BAR)
 CASES += _case("autograd pad N8 C64 128x128", 1.0, lambda k: pad_autograd(k, BIG_PAD),
                kinds=("torch",))
 CASES += _case("autograd max_pool N32 C64 112x112 k3s2p1", 1.0,
                lambda k: pool_autograd(k, BIG_POOL), kinds=("torch",))
 CASES += _case("autograd prelu N32 C64 112x112", 1.0, lambda k: prelu_autograd(k, BIG_PRELU),
+               kinds=("torch",))
+CASES += _case("train_cnn step N64 1x16x16 (examples/train_cnn.py)", 0.9, train_step,
                kinds=("torch",))
