@@ -32,7 +32,10 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from contextlib import nullcontext
+
 from . import mask as _mask
+from ._core import current_product, soc
 from ._dtypes import acl_dtype
 from ._interop import torch_dtype
 from .functional import _im2col_prelu, _max_pool, _max_pool_indices, _pad_upsample
@@ -115,8 +118,14 @@ def _invalid(op, why):
     return ValueError("aclnn.%s: %s" % (op, why))
 
 
-def _result(shape, dtype, like):
-    """A result as the kernel makes it: contiguous, on ``like``'s device (cpu, or meta)."""
+def _result(shape, dtype, like, keep_format=False):
+    """A result as the kernel makes it, on ``like``'s device (cpu, or meta): contiguous, or
+    channels-last for a 4-D result of a channels-last ``like`` where the operator keeps the
+    memory format as torch does (``keep_format``; pyaclnn.functional._common.like)."""
+    if keep_format and len(shape) == 4 and like.dim() == 4 and not like.is_contiguous() and \
+            like.is_contiguous(memory_format=torch.channels_last):
+        return torch.empty(shape, dtype=dtype, device=like.device,
+                           memory_format=torch.channels_last)
     return like.new_empty(shape, dtype=dtype)
 
 
@@ -126,12 +135,12 @@ def _replication_pad2d_fake(x, padding):
         raise _invalid("replication_pad2d", "x must be 3-D or 4-D and padding have 4 values")
     left, right, top, bottom = padding
     return _result(tuple(x.shape[:-2]) + (x.shape[-2] + top + bottom, x.shape[-1] + left + right),
-                   x.dtype, x)
+                   x.dtype, x, True)
 
 
 @_fake("replication_pad2d_backward")
 def _replication_pad2d_backward_fake(grad_output, x, padding):
-    return _result(x.shape, x.dtype, x)
+    return _result(x.shape, x.dtype, x, True)
 
 
 def _upsample_length(x_length, output_size, scales):
@@ -171,13 +180,13 @@ def _max_pool2d_with_mask_fake(x, kernel_size, stride, padding, dilation, ceil_m
                             ceil_mode)
     kh, kw = _max_pool_indices._two(tuple(kernel_size), None)
     mask_shape = tuple(out_shape[:-2]) + (kh * kw, _mask._row_bytes(*out_shape[-2:]))
-    return _result(out_shape, x.dtype, x), _result(mask_shape, torch.int8, x)
+    return _result(out_shape, x.dtype, x, True), _result(mask_shape, torch.int8, x)
 
 
 @_fake("max_pool2d_with_mask_backward")
 def _max_pool2d_with_mask_backward_fake(grad_output, x, mask, kernel_size, stride, padding,
                                         dilation, ceil_mode):
-    return _result(x.shape, x.dtype, x)
+    return _result(x.shape, x.dtype, x, True)
 
 
 @_fake("max_pool2d_with_indices")
@@ -185,14 +194,14 @@ def _max_pool2d_with_indices_fake(x, kernel_size, stride, padding, dilation, cei
                                   indices_dtype=None):
     out_shape = _pool_shape("max_pool2d_with_indices", x, kernel_size, stride, padding, dilation,
                             ceil_mode)
-    return (_result(out_shape, x.dtype, x),
-            _result(out_shape, torch.int32 if indices_dtype is None else indices_dtype, x))
+    return (_result(out_shape, x.dtype, x, True),
+            _result(out_shape, torch.int32 if indices_dtype is None else indices_dtype, x, True))
 
 
 @_fake("max_pool2d_with_indices_backward")
 def _max_pool2d_with_indices_backward_fake(grad_output, x, indices, kernel_size, stride, padding,
                                            dilation, ceil_mode):
-    return _result(x.shape, x.dtype, x)
+    return _result(x.shape, x.dtype, x, True)
 
 
 @_fake("im2col")
@@ -221,19 +230,30 @@ def _prelu_dtype(x, weight):
 
 @_fake("prelu")
 def _prelu_fake(x, weight, out_dtype=None):
-    return _result(x.shape, _prelu_dtype(x, weight) if out_dtype is None else out_dtype, x)
+    return _result(x.shape, _prelu_dtype(x, weight) if out_dtype is None else out_dtype, x, True)
 
 
 @_fake("prelu_backward")
 def _prelu_backward_fake(grad_output, x, weight):
     gw_shape = tuple(weight.shape) if weight.numel() == 1 else (weight.numel(),)
-    return _result(x.shape, x.dtype, x), _result(gw_shape, x.dtype, x)
+    return _result(x.shape, x.dtype, x, True), _result(gw_shape, x.dtype, x)
 
 
 # ---- autograd: each backward is the *_backward operator ----------------------------------------
 def _autograd(name, backward, setup_context):
-    torch.library.register_autograd(NAMESPACE + "::" + name, backward,
-                                    setup_context=setup_context, lib=_LIB)
+    """register_autograd, with the product recorded: every forward saves the product it ran on
+    (``pyaclnn.current_product()``) and its backward runs on it (``with pyaclnn.soc(...)``, the
+    calling thread only), whatever the selection is by then - a max-pool mask is read in the
+    layout it was written in.  (A compiled graph runs on the product selected when it runs.)"""
+    def setup(ctx, inputs, output):
+        ctx.product = current_product()
+        setup_context(ctx, inputs, output)
+
+    def on_forward_product(ctx, *grads):
+        with nullcontext() if ctx.product is None else soc(ctx.product):
+            return backward(ctx, *grads)
+    torch.library.register_autograd(NAMESPACE + "::" + name, on_forward_product,
+                                    setup_context=setup, lib=_LIB)
 
 
 def _save_inputs(ctx, inputs, output):
@@ -284,8 +304,20 @@ _autograd("upsample_nearest_exact1d_backward", _upsample_double_backward, _upsam
 
 def _mask_setup(ctx, inputs, output):
     ctx.attrs = inputs[1:]
-    ctx.save_for_backward(inputs[0], output[1])
+    ctx.save_for_backward(inputs[0], _mask_head(output[1], output[0].shape, inputs[1],
+                                                ctx.product))
     ctx.mark_non_differentiable(output[1])
+
+
+def _mask_head(mask, out_shape, kernel, product):
+    """The bytes of ``mask`` the backward operator reads, as a [1, 1, 1, bytes] copy (the rest
+    of CANN's container is zero; the operator takes any 4-D mask holding them): the int32
+    argmax stream on A2/A3, the V1 rows on Ascend910/310P - N8 C64 128x128 k3s2p1 keeps 8.4 MB,
+    not the 37.9 MB container (pyaclnn.mask.mask_bytes_read)."""
+    if len(out_shape) not in (3, 4) or mask.dim() not in (3, 4):
+        return mask
+    needed = _mask.mask_bytes_read(out_shape, kernel, _mask.product_layout(product))
+    return mask.reshape(-1)[:needed].clone().reshape(1, 1, 1, needed)
 
 
 def _mask_backward(ctx, grad, _grad_mask):
@@ -296,8 +328,8 @@ def _mask_backward(ctx, grad, _grad_mask):
 def _not_twice(op):
     def backward(ctx, *grads):
         raise NotImplementedError(
-            "aclnn.%s is once differentiable: its own derivative (a second derivative of the "
-            "forward) is not implemented" % op)
+            "%s is not differentiable: pyaclnn's %s operator is once differentiable (a second "
+            "derivative of its forward is not implemented)" % (op, op[:-len("_backward")]))
     return backward
 
 
@@ -402,12 +434,12 @@ def _tensor(value):
     return value if isinstance(value, Tensor) else from_numpy(np.array(value), TORCH)
 
 
-def _ints(value):
+def _ints(value, name):
     """An int-list argument; a 0-d tensor (``x.shape[-1]`` under torch.jit.trace) counts as an
     int."""
     if isinstance(value, Tensor):
         value = index(value)
-    return ints(value)
+    return ints(value, name)
 
 
 def _dtype(value):
@@ -446,25 +478,38 @@ def _call(name, tensors, *attrs):
 
 
 def replication_pad2d(x, padding):
-    return _call("replication_pad2d", (_tensor(x),), ints(padding))
+    return _call("replication_pad2d", (_tensor(x),), ints(padding, "padding"))
 
 
 def replication_pad2d_backward(grad_output, x, padding):
-    return _call("replication_pad2d_backward", (_tensor(grad_output), _tensor(x)), ints(padding))
+    return _call("replication_pad2d_backward", (_tensor(grad_output), _tensor(x)),
+                 ints(padding, "padding"))
+
+
+def _length(output_size, length, scales):
+    """L_out as pyaclnn.functional takes it: output_size, or int(L * scales) without it."""
+    if output_size is None:
+        return _pad_upsample._output_size(None, length, scales)
+    return _ints(output_size, "output_size")
 
 
 def upsample_nearest_exact1d(x, output_size=None, scales=None):
-    return _call("upsample_nearest_exact1d", (_tensor(x),), _ints(output_size),
+    x = _tensor(x)
+    return _call("upsample_nearest_exact1d", (x,),
+                 _length(output_size, x.shape[-1] if x.dim() else 0, scales),
                  None if scales is None else float(scales))
 
 
 def upsample_nearest_exact1d_backward(grad_output, output_size, input_size, scales=None):
-    return _call("upsample_nearest_exact1d_backward", (_tensor(grad_output),), _ints(output_size),
-                 ints(input_size), None if scales is None else float(scales))
+    input_size = ints(input_size, "input_size")
+    return _call("upsample_nearest_exact1d_backward", (_tensor(grad_output),),
+                 _length(output_size, input_size[-1] if input_size else 0, scales), input_size,
+                 None if scales is None else float(scales))
 
 
 def _pool(kernel_size, stride, padding, dilation, ceil_mode):
-    return (ints(kernel_size), ints(stride), ints(padding), ints(dilation), bool(ceil_mode))
+    return (ints(kernel_size, "kernel_size"), ints(stride, "stride"), ints(padding, "padding"),
+            ints(dilation, "dilation"), bool(ceil_mode))
 
 
 def max_pool2d_with_mask(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
@@ -492,22 +537,33 @@ def max_pool2d_with_indices_backward(grad_output, x, indices, kernel_size, strid
 
 
 def im2col(x, kernel_size, dilation=1, padding=0, stride=1, out_dtype=None):
-    return _call("im2col", (_tensor(x),), pair(kernel_size), pair(dilation), pair(padding),
-                 pair(stride), _dtype(out_dtype))
+    return _call("im2col", (_tensor(x),), pair(kernel_size, "kernel_size"),
+                 pair(dilation, "dilation"), pair(padding, "padding"), pair(stride, "stride"),
+                 _dtype(out_dtype))
 
 
 def im2col_backward(grad_output, input_size, kernel_size, dilation=1, padding=0, stride=1,
                     out_dtype=None):
-    return _call("im2col_backward", (_tensor(grad_output),), pair(input_size), pair(kernel_size),
-                 pair(dilation), pair(padding), pair(stride), _dtype(out_dtype))
+    return _call("im2col_backward", (_tensor(grad_output),), pair(input_size, "input_size"),
+                 pair(kernel_size, "kernel_size"), pair(dilation, "dilation"),
+                 pair(padding, "padding"), pair(stride, "stride"), _dtype(out_dtype))
+
+
+def _weight(x, weight):
+    """prelu's weight: a Python number is one shared weight of x's dtype (pyaclnn.functional)."""
+    if isinstance(weight, (int, float)) and not isinstance(weight, bool):
+        return _im2col_prelu._scalar_weight(x, weight)
+    return _tensor(weight)
 
 
 def prelu(x, weight, out_dtype=None):
-    return _call("prelu", (_tensor(x), _tensor(weight)), _dtype(out_dtype))
+    x = _tensor(x)
+    return _call("prelu", (x, _weight(x, weight)), _dtype(out_dtype))
 
 
 def prelu_backward(grad_output, x, weight):
-    return _call("prelu_backward", (_tensor(grad_output), _tensor(x), _tensor(weight)))
+    x = _tensor(x)
+    return _call("prelu_backward", (_tensor(grad_output), x, _weight(x, weight)))
 
 
 _OVERLOADS = {name: getattr(ops, name).default for name in OPERATORS}

@@ -70,6 +70,11 @@ def _samples():
     yield "prelu shared weight", ops.prelu, (x, _rand(1))
     yield "prelu mixed dtypes", ops.prelu, (_rand(2, 3, 4, dtype=torch.float16),
                                             _rand(3, dtype=torch.bfloat16))
+    cl = _rand(2, 3, 6, 7, grad=False).to(memory_format=torch.channels_last).requires_grad_()
+    yield "pad channels_last", ops.replication_pad2d, (cl, [1, 1, 2, 0])
+    yield "indices pool channels_last", ops.max_pool2d_with_indices, (cl,) + pool
+    yield "mask pool channels_last", ops.max_pool2d_with_mask, (cl,) + pool
+    yield "prelu channels_last", ops.prelu, (cl, _rand(3))
     yield "prelu_backward", ops.prelu_backward, (_rand(2, 3, 7, 9, grad=False), x.detach(),
                                                  _rand(3, grad=False))
 
