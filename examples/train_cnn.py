@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Train a small CNN twice - with torch.nn's layers and converted to pyaclnn.nn - and compare.
 
-    python examples/train_cnn.py [--steps 60] [--batch 64] [--tolerance 1e-5]
+    python examples/train_cnn.py [--steps 40] [--batch 64] [--tolerance 1e-5]
 
 The data is generated (10 classes of 16x16 images: a class's bright bar at its own place and
 angle, plus noise), so nothing is downloaded.  The model uses every layer pyaclnn covers:
@@ -105,7 +105,7 @@ def train(steps, batch, seed=0):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--steps", type=int, default=60)
+    parser.add_argument("--steps", type=int, default=40)
     parser.add_argument("--batch", type=int, default=64)
     parser.add_argument("--tolerance", type=float, default=1e-5,
                         help="largest relative loss difference accepted (default 1e-5)")
