@@ -89,7 +89,11 @@ class Tensor(Handle):
         self.storage_shape = tuple(int(d) for d in storage_shape)
         self.format = acl_format(format)
         self._allocated = None    # the storage this object allocated, freed by close()
-        if buffer is None and allocate:
+        # A negative dim (CANN's op_api test harness makes such a tensor with storage dims = view
+        # dims) describes no memory: nothing is allocated and the data methods refuse it, as every
+        # operator refuses it in phase 1.
+        self.owns_no_data = any(d < 0 for d in self.shape + self.storage_shape)
+        if buffer is None and allocate and not self.owns_no_data:
             buffer = self._allocated = DeviceBuffer(max(self.storage_nbytes, 1))
         self.buffer = buffer
         dims, dims_p = _int64_array(self.shape, "shape")
@@ -184,6 +188,7 @@ class Tensor(Handle):
     # ---- data ------------------------------------------------------------------------------
     def storage_numpy(self):
         """The whole storage buffer, as a 1-D numpy array (aclrtMemcpy D2H)."""
+        self._check_owns_data("storage_numpy")
         if not isinstance(self.buffer, DeviceBuffer):
             raise ValueError("Tensor.storage_numpy: the tensor has no DeviceBuffer")
         out = np.empty(self.storage_numel, dtype=self.np_dtype)
@@ -193,6 +198,7 @@ class Tensor(Handle):
 
     def numpy(self):
         """The view's values as a new contiguous numpy array (respects strides and offset)."""
+        self._check_owns_data("numpy")
         if self.numel == 0:
             return np.empty(self.shape, dtype=self.np_dtype)
         storage = self.storage_numpy()
@@ -200,6 +206,7 @@ class Tensor(Handle):
 
     def copy_from_numpy(self, array):
         """Write ``array`` (shape = view shape) into the view, leaving other storage untouched."""
+        self._check_owns_data("copy_from_numpy")
         array = np.asarray(array, dtype=self.np_dtype)
         if array.shape != self.shape:
             raise ValueError("copy_from_numpy: shape %s != tensor shape %s" % (array.shape, self.shape))
@@ -209,6 +216,11 @@ class Tensor(Handle):
         storage = self.storage_numpy()
         _view_of(storage, self.shape, self.strides, self.offset)[...] = array
         self.buffer.copy_from_host(storage)
+
+    def _check_owns_data(self, what):
+        if self.owns_no_data:
+            raise ValueError("Tensor.%s: shape %s (storage %s) has a negative dim: the tensor owns no "
+                             "data" % (what, self.shape, self.storage_shape))
 
     def set_addr(self, buffer):
         """Point the descriptor at another buffer or address (aclSetRawTensorAddr)."""

@@ -72,12 +72,9 @@ class Handles:
     def tensor(self, arg):
         lib, ffi = self.lib, self.ffi
         shape = arg["shape"]
-        storage = shape if arg["storage_shape"] is None else arg["storage_shape"]
-        if arg["storage_shape"] is None and min(shape, default=0) < 0:
-            # The harness's storage dims are the view dims; libaclnn's aclCreateTensor refuses a
-            # negative storage dim (docs/compatibility.md, "Negative view dims"), so a view with a
-            # negative dim gets a storage with 0 there.  Phase 1 judges the view only.
-            storage = [max(d, 0) for d in shape]
+        # As TensorDesc::ToAclTypeRawPtr: storage dims are the view dims when the test gives none
+        # (also for a view with a negative dim: Im2col case_error_tensor_size's {0, -2, 2, 3}).
+        storage = arg["storage_shape"] or shape
         strides = ffi.NULL if arg["strides"] is None else self.int64s(arg["strides"])
         ptr = lib.aclCreateTensor(self.int64s(shape), len(shape), getattr(lib, arg["dtype"]), strides,
                                   arg["offset"], getattr(lib, arg["format"]), self.int64s(storage),
@@ -205,3 +202,31 @@ def test_data_counts():
     assert all(len(s["commit"]) == 40 for s in doc["sources"])
     for c in CASES:
         assert c["soc"] in ("Ascend910B", "Ascend910_93", "Ascend950", "Ascend910", "Ascend310P"), c["id"]
+
+
+def _first_success_per_operator():
+    chosen = {}
+    for c in CASES:
+        if c["expect"]["code"] == 0 and not c["expect"]["not_equal"] and c["package"] != EXPERIMENTAL:
+            chosen.setdefault(c["operator"], c)
+    return sorted(chosen.values(), key=lambda c: c["operator"])
+
+
+NO_DATA_RUNS = [(c, i) for c in _first_success_per_operator()
+                for i, a in enumerate(c["args"]) if a["kind"] == "tensor" and a["shape"]]
+
+
+@pytest.mark.parametrize("case,index", NO_DATA_RUNS,
+                         ids=["%s-%s-arg%d" % (c["operator"], c["id"], i) for c, i in NO_DATA_RUNS])
+def test_a_tensor_owning_no_data_is_rejected_in_phase_1(acl, soc, case, index):
+    """A call CANN's tests expect to succeed, with one tensor argument made as the harness makes
+    Im2col case_error_tensor_size's: its first dim negated, storage dims = view dims, data NULL.
+    aclCreateTensor accepts it; the operator must answer 161002 naming the negative dimension
+    before it computes any size from it (the workspace, the executor's layout, strict mode)."""
+    arg = dict(case["args"][index])
+    arg["shape"] = [-2 - arg["shape"][0]] + arg["shape"][1:]
+    arg["strides"], arg["offset"], arg["storage_shape"] = None, 0, None
+    changed = dict(case, args=case["args"][:index] + [arg] + case["args"][index + 1:])
+    status, message = replay(acl, soc, changed, case["soc"])
+    assert status == 161002, "%s with argument %d %s: %d, %s" % (case["id"], index, describe(arg), status, message)
+    assert "negative dimension" in message, message

@@ -175,3 +175,19 @@ def test_tensor_without_storage(acl):
         assert t.get_addr() == 0
         raw = ffi.new("void **")
         assert lib.aclGetRawTensorAddr(t.ptr, raw) == 0 and raw[0] == ffi.NULL
+
+
+def test_tensor_owning_no_data(acl):
+    """A negative dim with storage dims = view dims (as CANN's op_api test harness builds it):
+    created, nothing allocated, the getters report what was given, and every data method refuses
+    it instead of sizing a copy from it."""
+    with pyaclnn.Tensor((0, -2, 2, 3), np.float32) as t:
+        assert t.owns_no_data and t.buffer is None and t.get_addr() == 0
+        assert pyaclnn.get_view_shape(t) == (0, -2, 2, 3)
+        assert pyaclnn.get_storage_shape(t) == (0, -2, 2, 3)
+        for call in (t.numpy, t.storage_numpy, lambda: t.copy_from_numpy(np.zeros((0, 2, 2, 3), np.float32))):
+            with pytest.raises(ValueError, match="owns no data"):
+                call()
+    # any other negative storage dim is refused at creation
+    with pytest.raises(ValueError, match=r"storageDims\[0\] must be non-negative"):
+        pyaclnn.Tensor((2, 3), np.float32, storage_shape=(-6,))

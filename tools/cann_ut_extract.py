@@ -23,7 +23,7 @@ What the harness does (hicann/ops-nn tests/ut/op_api/op_api_ut_common and each r
 tests/ut/op_api/stub/opdev/platform.cpp), and therefore what a record means:
   - TensorDesc(view, dtype = FLOAT, format = NCHW, strides = {}, offset = 0, storage = {}) makes
     aclCreateTensor(view, dtype, strides or NULL (contiguous), offset, format, storage or the view
-    dims, data NULL).  The default TensorDesc is {1, 1, 16, 16} FLOAT NCHW.  .ValueRange,
+    dims, data NULL) - TensorDesc::ToAclTypeRawPtr, also for a view with a negative dim.  The default TensorDesc is {1, 1, 16, 16} FLOAT NCHW.  .ValueRange,
     .Precision and .Value only describe data (not used by phase 1); .ViewDims/.Format change it.
   - IntArrayDesc/FloatArrayDesc/BoolArrayDesc(values) make the array; ScalarDesc(v) a scalar of
     v's C++ type; nullptr, bools, ints and doubles are passed as they are.
@@ -658,7 +658,9 @@ def main():
         "about": "Status expectations of CANN's op_api unit tests (hicann/ops-nn, ops-math, ops-cv) for the "
                  "twelve operators, one record per GetWorkspaceSize call, written by tools/cann_ut_extract.py. "
                  "Facts only: the product the harness is on, each argument in the API's order, the expected "
-                 "status. Replayed by tests/test_cann_op_api_ut.py.",
+                 "status. A tensor's null strides / storage_shape are what the harness leaves out: "
+                 "TensorDesc::ToAclTypeRawPtr then passes NULL strides and the view dims as storage dims. "
+                 "Replayed by tests/test_cann_op_api_ut.py.",
         "sources": sources,
         "cases": records,
         "unparsed": unparsed,

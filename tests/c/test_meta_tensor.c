@@ -124,6 +124,24 @@ static void test_create_errors(void)
     CHECK(aclCreateTensor(dims, 2, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, negative, 2, storage) == NULL,
           "negative storage dim");
     EXPECT_MSG_CLEARED("negative storage dim", "storageDims[1]");
+    /* Storage dims equal to a view with a negative dim: how CANN's op_api test harness builds
+     * every tensor (storage = view), a tensor that owns no data; accepted, and its getters give
+     * back what was passed.  Any other negative storage dim stays refused. */
+    neg = aclCreateTensor(negative, 2, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, negative, 2, NULL);
+    CHECK(neg != NULL, "negative storage dims equal to the view accepted");
+    int64_t *got = NULL;
+    uint64_t got_num = 0;
+    CHECK(aclGetStorageShape(neg, &got, &got_num) == ACLNN_SUCCESS && got_num == 2 && got[0] == 2 &&
+          got[1] == -3, "storage shape of a tensor that owns no data");
+    aclnnCpuFreeArray(got);
+    aclDestroyTensor(neg);
+    int64_t other_negative[2] = {2, -4};
+    CHECK(aclCreateTensor(negative, 2, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, other_negative, 2, NULL) == NULL,
+          "negative storage dims other than the view");
+    EXPECT_MSG_CLEARED("negative storage dims other than the view", "storageDims[1]");
+    CHECK(aclCreateTensor(negative, 2, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, negative + 1, 1, NULL) == NULL,
+          "negative storage dims of another rank");
+    EXPECT_MSG_CLEARED("negative storage dims of another rank", "storageDims[0]");
 
     aclDataType bad_types[] = {ACL_STRING, ACL_DT_UNDEFINED, (aclDataType)5, (aclDataType)1000};
     for (size_t i = 0; i < sizeof bad_types / sizeof bad_types[0]; i++) {
@@ -163,8 +181,8 @@ static void test_create_errors(void)
 
 static void test_message_format(void)
 {
-    int64_t dims[1] = {-1}; /* a negative storage dim (a negative view dim alone is accepted) */
-    CHECK(aclCreateTensor(dims, 1, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, dims, 1, NULL) == NULL, "first error");
+    int64_t dims[1] = {-1}, view[1] = {1}; /* a negative storage dim under a real view */
+    CHECK(aclCreateTensor(view, 1, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, dims, 1, NULL) == NULL, "first error");
     CHECK(aclCreateTensor(dims, 1, (aclDataType)5, NULL, 0, ACL_FORMAT_ND, dims, 1, NULL) == NULL, "second error");
     const char *msg = aclGetRecentErrMsg();
     CHECK(msg != NULL, "two messages");
@@ -193,8 +211,8 @@ static void test_message_format(void)
 
     /* bounded: a thousand unread errors keep the newest ones only */
     for (int i = 0; i < 1000; i++) {
-        int64_t bad[1] = {-1000 - i};
-        aclCreateTensor(bad, 1, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, bad, 1, NULL);
+        int64_t view[1] = {1}, bad[1] = {-1000 - i};
+        aclCreateTensor(view, 1, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, bad, 1, NULL);
     }
     msg = aclGetRecentErrMsg();
     CHECK(msg != NULL && strlen(msg) < 16384, "bounded history");
@@ -208,8 +226,8 @@ static void test_message_format(void)
 
 static void *error_in_thread(void *arg)
 {
-    int64_t dims[1] = {-1};
-    aclCreateTensor(dims, 1, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, dims, 1, NULL);
+    int64_t view[1] = {1}, dims[1] = {-1};
+    aclCreateTensor(view, 1, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, dims, 1, NULL);
     *(const char **)arg = aclGetRecentErrMsg() ? "seen" : NULL;
     return NULL;
 }

@@ -7,7 +7,8 @@
  *     offset + sum(max(0, stride_i * (dim_i - 1))) + 1 <= prod(storageDims)
  *     offset + sum(min(0, stride_i * (dim_i - 1)))     >= 0
  * (not applied to an empty view, which touches nothing, nor to a view with a negative dim, which
- * CANN accepts too and every operator rejects).
+ * CANN accepts too and every operator rejects).  Storage dims may be negative only when they
+ * equal such a view's dims (how CANN's op_api test harness builds it: a tensor owning no data).
  *
  * The shape getters return arrays the caller frees with C++ `delete[]`, as CANN's docs show;
  * this C library therefore allocates them with the C++ runtime's operator new[] when the
@@ -86,12 +87,20 @@ static bool validate_desc(const char *fn, const tensor_desc *d)
         nn_error(ACLNN_ERR_PARAM_INVALID, "%s: format %d is not a known aclFormat.", fn, (int)d->format);
         return false;
     }
+    /* CANN's op_api test harness builds every tensor with storage dims = view dims, so a view
+     * with a negative dim comes with the same negative storage dims: such a tensor owns no data,
+     * and only that exact pairing is accepted (a negative storage dim under a real view would
+     * describe a storage no size can be computed for). */
+    bool storage_is_view = d->storage_ndim == d->ndim &&
+                           (d->ndim == 0 || memcmp(d->storage_dims, d->dims, sizeof(int64_t) * d->ndim) == 0);
     int64_t view_numel, storage_numel;
     if (!checked_numel(fn, "viewDims", d->ndim, d->dims, elem_size, true, &view_numel) ||
-        !checked_numel(fn, "storageDims", d->storage_ndim, d->storage_dims, elem_size, false, &storage_numel))
+        !checked_numel(fn, "storageDims", d->storage_ndim, d->storage_dims, elem_size,
+                       view_numel < 0 && storage_is_view, &storage_numel))
         return false;
     /* An empty view touches no memory.  A negative view dim is accepted as CANN accepts it (the
-     * tensor describes no memory either): every operator rejects it in its checks (ops/checks.c). */
+     * tensor describes no memory either): every operator rejects it in its checks (ops/checks.c)
+     * before any size arithmetic, and no range check is made here. */
     if (view_numel <= 0)
         return true;
 
