@@ -6,7 +6,8 @@
  * overlapping or out of storage, offset, storage shape, device allocation that may be short or
  * NULL), the int arrays (length and values), scalars, NULL or destroyed arguments, the executor mode
  * (normal, repeatable and run twice, consumed and reused, destroyed unused) and the workspace
- * passed to phase 2 (exact, larger, smaller, NULL).
+ * passed to phase 2 (exact, larger, smaller, NULL), and the emulated product (mostly the default
+ * Ascend910B; also Ascend910_93, Ascend950, Ascend910, Ascend310P - the last byte read).
  *
  * Properties checked (any violation aborts, which libFuzzer reports as a crash):
  *   - every call returns a status; a failing call leaves a message for aclGetRecentErrMsg;
@@ -15,7 +16,12 @@
  *   - ASan/UBSan find nothing (the library is built into this binary with both);
  *   - when phase 1 and phase 2 succeed, the forward operators' results equal the tiny
  *     references below (pad, upsample, im2col: byte-exact gathers for every dtype; prelu and
- *     max pool values + argmax mask: float32).
+ *     max pool values + argmax mask: float32).  The references follow every per-product and
+ *     per-format rule the library follows (docs/compatibility.md, "Products" and the operator
+ *     sections): UpsampleNearestExact1d reads a self of any format but ND/NCL (and UNDEFINED)
+ *     as NLC, [N, L, C] resized along L, and takes the scale's reciprocal in float on
+ *     Ascend950; the max-pool argmax stream is the A2/A3 mask (Ascend310P writes the V1 bit
+ *     mask: its values alone are compared; Ascend910 computes FLOAT as FLOAT16: not compared).
  * The library runs with ACLNN_STRICT=1, so a tensor whose view does not lie inside its
  * aclrtMalloc allocation must be rejected rather than read.
  *
@@ -498,21 +504,29 @@ static void ref_pad(const fz_tensor *self, const fz_tensor *out, const int64_t *
     free(want);
 }
 
-/* out[n, c, d] = self[n, c, min(floor(fl32((d + 0.5) * scale)), L - 1)] */
-static void ref_upsample(const fz_tensor *self, const fz_tensor *out, double scales)
+/* NCL (self ND, NCL or UNDEFINED): out[n, c, d] = self[n, c, src(d)];
+ * NLC (any other format):            out[n, d, c] = self[n, src(d), c];
+ * src(d) = min(floor(fl32((d + 0.5) * scale)), L - 1),
+ * scale = scales > 0 ? fl32(1 / scales) (Ascend950: 1.0f / fl32(scales)) : fl32(L) / fl32(Lo). */
+static void ref_upsample(const fz_tensor *self, const fz_tensor *out, double scales, bool float_reciprocal)
 {
     size_t e = self->elem;
-    int64_t planes = self->dims[0] * self->dims[1], L = self->dims[2], Lo = out->dims[2];
-    float scale = scales > 0 ? (float)(1.0 / scales) : (float)L / (float)Lo;
+    bool nlc = self->format != ACL_FORMAT_ND && self->format != ACL_FORMAT_NCL && self->format != ACL_FORMAT_UNDEFINED;
+    int64_t rows = nlc ? self->dims[0] : self->dims[0] * self->dims[1];
+    int64_t L = nlc ? self->dims[1] : self->dims[2], Lo = nlc ? out->dims[1] : out->dims[2];
+    int64_t block = nlc ? self->dims[2] : 1; /* elements moved per source index */
+    float scale = scales > 0 ? (float_reciprocal ? 1.0f / (float)scales : (float)(1.0 / scales)) : (float)L / (float)Lo;
     unsigned char *in = read_view(self), *got = read_view(out);
-    unsigned char *want = malloc((size_t)(planes * Lo) * e);
+    size_t bytes = (size_t)(rows * Lo * block) * e;
+    unsigned char *want = malloc(bytes ? bytes : 1);
     for (int64_t d = 0; d < Lo; d++) {
         float pos = floorf((float)(((double)d + 0.5) * (double)scale));
         int64_t src = pos >= (float)(L - 1) ? L - 1 : (int64_t)pos;
-        for (int64_t p = 0; p < planes; p++)
-            memcpy(want + (p * Lo + d) * (int64_t)e, in + (p * L + src) * (int64_t)e, e);
+        for (int64_t p = 0; p < rows; p++)
+            memcpy(want + (p * Lo + d) * block * (int64_t)e, in + (p * L + src) * block * (int64_t)e,
+                   (size_t)block * e);
     }
-    expect_bytes("aclnnUpsampleNearestExact1d", got, want, planes * Lo, e);
+    expect_bytes("aclnnUpsampleNearestExact1d", got, want, rows * Lo * block, e);
     free(in);
     free(got);
     free(want);
@@ -572,7 +586,7 @@ static void ref_prelu(const fz_tensor *self, const fz_tensor *weight, const fz_t
 
 /* PyTorch's rule: start at the first in-range cell with -inf, take a value if it is greater or NaN. */
 static void ref_max_pool(const fz_tensor *self, const fz_tensor *out, const fz_tensor *indices, const int64_t *k,
-                         const int64_t *s, const int64_t *p)
+                         const int64_t *s, const int64_t *p, bool a2_mask)
 {
     int64_t planes = numel_sat(self->ndim - 2, self->dims);
     int64_t H = self->dims[self->ndim - 2], W = self->dims[self->ndim - 1];
@@ -612,7 +626,7 @@ static void ref_max_pool(const fz_tensor *self, const fz_tensor *out, const fz_t
             contiguous_mask = false;
         step *= indices->dims[d];
     }
-    if (contiguous_mask && indices->offset == 0 && (k[0] != 1 || k[1] != 1)) {
+    if (a2_mask && contiguous_mask && indices->offset == 0 && (k[0] != 1 || k[1] != 1)) {
         const unsigned char *mask = indices->dev;
         int64_t total = numel_sat(indices->ndim, indices->dims);
         for (int64_t i = 0; i < planes * Ho * Wo; i++) {
@@ -645,7 +659,12 @@ typedef struct {
     bool null_ws_ptr, null_exec_ptr;
     uint8_t exec_mode, ws_mode;
     aclrtStream stream;
+    int product;                  /* index into PRODUCTS */
 } call;
+
+/* The emulated products, the default first (an input that runs out of bytes stays on it). */
+enum { P_910B, P_910_93, P_950, P_910, P_310P };
+static const char *const PRODUCTS[] = {"Ascend910B", "Ascend910_93", "Ascend950", "Ascend910", "Ascend310P"};
 
 static aclrtStream g_stream;
 static bool g_verbose;
@@ -934,10 +953,10 @@ static void check_result(call *c)
             ref_pad(&c->t[0], &c->t[1], c->a[0].values), g_checked[0]++;
         break;
     case 2:
-        ref_upsample(&c->t[0], &c->t[1], c->scales), g_checked[2]++;
+        ref_upsample(&c->t[0], &c->t[1], c->scales, c->product == P_950), g_checked[2]++;
         break;
     case 4:
-        if (c->t[0].dtype == ACL_FLOAT) {
+        if (c->t[0].dtype == ACL_FLOAT && c->product != P_910) {
             int64_t k[2], s[2], p[2];
             k[0] = c->a[0].values[0];
             k[1] = c->a[0].values[c->a[0].size - 1];
@@ -945,7 +964,7 @@ static void check_result(call *c)
             s[1] = c->a[1].size ? c->a[1].values[c->a[1].size - 1] : k[1];
             p[0] = c->a[2].values[0];
             p[1] = c->a[2].values[c->a[2].size - 1];
-            ref_max_pool(&c->t[0], &c->t[1], &c->t[2], k, s, p), g_checked[4]++;
+            ref_max_pool(&c->t[0], &c->t[1], &c->t[2], k, s, p, c->product != P_310P), g_checked[4]++;
         }
         break;
     case 6:
@@ -1019,8 +1038,9 @@ static void dump_call(const call *c)
 {
     if (!g_verbose)
         return;
-    fprintf(stderr, "op %s chaos %d exec_mode %d ws_mode %d scales %g ceil %d stream %s\n", OP_NAMES[c->op],
-            c->chaos, c->exec_mode, c->ws_mode % 8, c->scales, c->ceil_mode, c->stream ? "own" : "NULL");
+    fprintf(stderr, "op %s product %s chaos %d exec_mode %d ws_mode %d scales %g ceil %d stream %s\n",
+            OP_NAMES[c->op], PRODUCTS[c->product], c->chaos, c->exec_mode, c->ws_mode % 8, c->scales, c->ceil_mode,
+            c->stream ? "own" : "NULL");
     for (int i = 0; i < c->nt; i++) {
         const fz_tensor *ft = &c->t[i];
         fprintf(stderr, "  tensor %d %s%s dtype %d format %d dims [", i, ft->is_output ? "out" : "in",
@@ -1076,6 +1096,11 @@ static void run_call(reader *r, call *c, uint32_t seed)
     c->exec_mode = u8(r) % 6;
     c->ws_mode = c->chaos ? u8(r) : 0;
     c->stream = coin(r, 4) ? NULL : g_stream;
+    /* Read last, so that the corpus written before products were fuzzed decodes as before. */
+    const uint8_t product = u8(r);
+    c->product = product < 160 ? P_910B : 1 + product % 4;
+    if (aclnnCpuSetSocVersion(PRODUCTS[c->product]) != ACLNN_SUCCESS)
+        FAIL("aclnnCpuSetSocVersion(%s) failed: %s", PRODUCTS[c->product], aclGetRecentErrMsg());
     dump_call(c);
 
     uint64_t ws_size = 0xdeadbeef;
