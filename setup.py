@@ -87,15 +87,36 @@ def glibc_versions_needed(library):
     return {(int(a), int(b)) for a, b in re.findall(r"\bGLIBC_(\d+)\.(\d+)", text)}
 
 
+# ELF e_machine -> the architecture part of a manylinux tag.
+ELF_MACHINES = {0x03: "i686", 0x3E: "x86_64", 0xB7: "aarch64"}
+
+
+def elf_machine(library):
+    """The architecture the bundled library was built for (its ELF header), or None."""
+    try:
+        with open(library, "rb") as f:
+            header = f.read(20)
+    except OSError:
+        return None
+    if len(header) < 20 or header[:4] != b"\x7fELF":
+        return None
+    order = "little" if header[5] == 1 else "big"
+    return ELF_MACHINES.get(int.from_bytes(header[18:20], order))
+
+
 def wheel_platform_tag(library):
-    """manylinux_2_X_<arch> from the glibc the library needs, or None off glibc Linux."""
+    """manylinux_2_X_<arch> from the glibc the library needs and the machine it was built for
+    (x86_64 or aarch64: the bundled library's ELF header; this Python's machine otherwise), or
+    None off glibc Linux."""
     if not sys.platform.startswith("linux") or platform.libc_ver()[0] != "glibc":
         return None
     needed = glibc_versions_needed(library)
     minor = max([b for a, b in needed if a == 2] + [OLDEST_MANYLINUX_GLIBC])
-    machine = platform.machine()
-    if machine == "x86_64" and sys.maxsize <= 2 ** 32:
-        machine = "i686"  # a 32-bit Python on a 64-bit kernel
+    machine = elf_machine(library)
+    if machine is None:
+        machine = platform.machine()
+        if machine == "x86_64" and sys.maxsize <= 2 ** 32:
+            machine = "i686"  # a 32-bit Python on a 64-bit kernel
     return "manylinux_2_%d_%s" % (minor, machine)
 
 

@@ -3,8 +3,14 @@
 examples/ with the flags a CANN program uses, run them, and run the Python examples.
 
     g++ -std=c++11 x.cpp -I$P/include -I$P/include/aclnnop -Iexamples -L$P/lib64 -lascendcl -lnnopbase -lopapi
+
+A cross build (`make cross-test`) passes its library with --lib, its compilers in CC/CXX and the
+command that runs the target's binaries in ACLNN_TEST_EMULATOR (qemu-aarch64); --c-only skips
+the Python examples, which need this machine's own build.
 """
+import argparse
 import os
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -21,7 +27,8 @@ def sh(cmd, **kw):
 def build(source: Path, prefix: Path, out_dir: Path) -> Path:
     is_cpp = source.suffix == ".cpp"
     exe = out_dir / source.stem
-    compiler = ["g++", "-std=c++11"] if is_cpp else ["cc", "-std=c11"]
+    compiler = ([os.environ.get("CXX", "g++"), "-std=c++11"] if is_cpp
+                else [os.environ.get("CC", "cc"), "-std=c11"])
     sh([*compiler, "-Wall", "-Wextra", "-O2", str(source), "-o", str(exe),
         f"-I{prefix}/include", f"-I{prefix}/include/aclnnop", f"-I{EXAMPLES}",
         f"-L{prefix}/lib64", "-lascendcl", "-lnnopbase", "-lopapi", "-lm"])
@@ -29,7 +36,12 @@ def build(source: Path, prefix: Path, out_dir: Path) -> Path:
 
 
 def main():
-    lib = ROOT / "build" / "lib64" / "libaclnn.so"
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--lib", default=str(ROOT / "build" / "lib64" / "libaclnn.so"))
+    parser.add_argument("--c-only", action="store_true", help="build and run the C/C++ examples only")
+    opts = parser.parse_args()
+    lib = Path(opts.lib)
+    emulator = shlex.split(os.environ.get("ACLNN_TEST_EMULATOR", ""))
     with tempfile.TemporaryDirectory(prefix="aclnn-demo-") as tmp:
         prefix = Path(tmp) / "cann"
         sh([sys.executable, str(ROOT / "tools" / "install_tree.py"), "--prefix", str(prefix), "--lib", str(lib)])
@@ -38,8 +50,8 @@ def main():
         for source in sources:
             print(f"\n=== {source.name} " + "=" * max(0, 60 - len(source.name)), flush=True)
             exe = build(source, prefix, Path(tmp))
-            sh([str(exe)], env=env)
-        for script in sorted(EXAMPLES.glob("*.py")):
+            sh([*emulator, str(exe)], env=env)
+        for script in [] if opts.c_only else sorted(EXAMPLES.glob("*.py")):
             if script.name == Path(__file__).name:
                 continue
             print(f"\n=== {script.name} " + "=" * max(0, 60 - len(script.name)), flush=True)

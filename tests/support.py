@@ -1,6 +1,9 @@
 """Helpers shared by the tests: building C/C++ programs against the library and running them.
 
 The library under test is found in ACLNN_TEST_LIBDIR (default: build/lib64 of this checkout).
+A cross build (`make cross-test`) sets CC/CXX to the cross compilers and ACLNN_TEST_EMULATOR to
+the command that runs the target's binaries (qemu-aarch64; QEMU_LD_PREFIX names the target's
+root for its loader and libc).
 Programs are compiled with the flags a CANN user would use: the public headers on the include
 path (both include/ and include/aclnnop, as the official build recipes do) and -laclnn.
 """
@@ -56,7 +59,7 @@ def run_program(exe, env=None, timeout=300, valgrind=False, args=()):
     full_env["LD_LIBRARY_PATH"] = str(lib_dir()) + os.pathsep + full_env.get("LD_LIBRARY_PATH", "")
     if env:
         full_env.update(env)
-    cmd = [str(exe), *args]
+    cmd = [*shlex.split(os.environ.get("ACLNN_TEST_EMULATOR", "")), str(exe), *args]
     if valgrind:
         cmd = ["valgrind", "-q", "--leak-check=full", "--show-leak-kinds=definite,indirect,possible",
                "--errors-for-leak-kinds=definite,indirect,possible", "--error-exitcode=99", *cmd]

@@ -177,3 +177,33 @@ def test_sdist_installs_in_a_fresh_venv_and_runs(dists, tmp_path):
 
     expected = np.where(x > 0, x, x * weight.reshape(1, 3, 1, 1))
     np.testing.assert_allclose(np.load(str(work / "out.npy")), expected, rtol=1e-6, atol=0)
+
+
+@pytest.mark.parametrize("machine,code", [("x86_64", 0x3E), ("aarch64", 0xB7)])
+def test_wheel_tag_names_the_machine_the_library_was_built_for(tmp_path, machine, code):
+    """setup.py tags the wheel with the machine the bundled library was built for, read from its
+    ELF header (a library built on, or for, aarch64 gives manylinux_2_X_aarch64): a stand-in
+    file with an ELF64 header, and this machine's own build."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("pyaclnn_setup_under_test", os.path.join(ROOT, "setup.py"))
+    module = importlib.util.module_from_spec(spec)
+    argv = sys.argv
+    sys.argv = ["setup.py", "--version"]  # setup() runs on import: make it a harmless query
+    try:
+        import contextlib
+        import io
+        with contextlib.redirect_stdout(io.StringIO()):
+            spec.loader.exec_module(module)
+    finally:
+        sys.argv = argv
+    header = bytearray(64)
+    header[:4] = b"\x7fELF"
+    header[4], header[5], header[6] = 2, 1, 1            # ELF64, little-endian, version 1
+    header[18:20] = code.to_bytes(2, "little")          # e_machine
+    library = tmp_path / "libaclnn.so"
+    library.write_bytes(bytes(header))
+    assert module.elf_machine(str(library)) == machine
+    assert re.fullmatch(r"manylinux_2_\d+_%s" % machine, module.wheel_platform_tag(str(library)))
+    real = support.lib_dir() / "libaclnn.so"  # this machine's own build
+    assert module.elf_machine(str(real)) == {"amd64": "x86_64", "arm64": "aarch64"}.get(
+        os.uname().machine.lower(), os.uname().machine)

@@ -7,7 +7,9 @@
  *   ACLNN_NO_SIMD=1     no vector tier at all: the portable loops everywhere (comparisons,
  *                       debugging); streaming copies fall back to SSE2, x86-64's baseline
  *   ACLNN_NO_AVX512=1   no AVX-512 tier: the AVX2 tier where there is one (ditto)
- * Valgrind's CPU has no AVX-512, so the tests under valgrind run the AVX2 tier.
+ * Valgrind's CPU has no AVX-512, so the tests under valgrind run the AVX2 tier.  On any target
+ * but x86-64 (aarch64) the table stays all false: the portable tier ("portable"), whose loops
+ * give the same bits as the vector tiers.
  */
 #include <pthread.h>
 #include <stdlib.h>

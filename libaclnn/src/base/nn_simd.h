@@ -3,7 +3,8 @@
  * fp32 in AVX-512 registers, the target attributes of the tiers, and the line stage that writes
  * an output in whole cache lines.
  *
- * The library is built for baseline x86-64.  A vector kernel is compiled for its instruction set
+ * The library is built for baseline x86-64 (or aarch64, where only the portable code and the
+ * line stage below exist).  A vector kernel is compiled for its instruction set
  * (a kernels/<family>/<family>_avx2.c or _avx512.c file, built with that set's -m flags, or a
  * function marked NN_AVX2 / NN_AVX512) and called only when the CPU table (nn_cpu_features,
  * cpu.c) says so, with the portable loops as the fallback.  NN_HAVE_X86_SIMD says whether this
@@ -90,6 +91,10 @@ NN_AVX512 static inline __m256i nn512_round_f16(__m512 v)
 {
     return _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
 }
+#else
+#define NN_HAVE_X86_SIMD 0
+#endif
+
 /*
  * A line stage: an output written through a small buffer in whole, aligned 64-byte lines, each
  * as soon as it is complete (non-temporal when `stream`).  A kernel builds output bytes in the
@@ -99,7 +104,8 @@ NN_AVX512 static inline __m256i nn512_round_f16(__m512 v)
  * stores: a row-by-row copy would leave a partial line at every row boundary, each a read for
  * ownership and a stalled store queue.  The buffer must hold what is staged between two
  * flushes plus the < 64 bytes carried over.  Used by MaxPool2dWithMaskBackward's AVX-512 planes
- * and the fp32 UpsampleNearestExact1dBackward's row stretches.
+ * and the fp32 UpsampleNearestExact1dBackward's row stretches.  The stage itself is plain C
+ * (any target); only nn512_line_stage_flush needs x86-64.
  */
 typedef struct nn_line_stage {
     unsigned char *buf; /* buf[0] is output byte `written` */
@@ -128,6 +134,23 @@ static inline unsigned char *nn_line_stage_place(unsigned char *region, size_t b
     return bytes > 4096 || in_page + bytes <= 4096 ? region : region + (4096 - in_page);
 }
 
+/* nn512_line_stage_flush for paths without AVX-512: the same lines written, through
+ * nn_copy_row_nt (non-temporal from 256 bytes on, so callers flush at least 512 at a time). */
+static inline void nn_line_stage_flush(nn_line_stage *st, int64_t done, bool last)
+{
+    int64_t end = done;
+    if (!last) end -= (int64_t)(((uintptr_t)st->dst + (uintptr_t)end) & 63u);
+    const int64_t n = end - st->written;
+    if (n <= 0) return;
+    if (st->stream)
+        nn_copy_row_nt(st->dst + st->written, st->buf, (size_t)n);
+    else
+        memcpy(st->dst + st->written, st->buf, (size_t)n);
+    memmove(st->buf, st->buf + n, (size_t)(done - end));
+    st->written = end;
+}
+
+#if NN_HAVE_X86_SIMD
 /* Writes the staged bytes before output byte `done` - rounded down to a line boundary of dst
  * unless `last` - and moves the rest to the front of the buffer.  Inlined into the row loops:
  * it runs after every row or two, where a call would cost more than the copy. */
@@ -156,24 +179,6 @@ NN_AVX512 static inline __attribute__((always_inline)) void nn512_line_stage_flu
     st->written = end;
 }
 
-/* nn512_line_stage_flush for paths without AVX-512: the same lines written, through
- * nn_copy_row_nt (non-temporal from 256 bytes on, so callers flush at least 512 at a time). */
-static inline void nn_line_stage_flush(nn_line_stage *st, int64_t done, bool last)
-{
-    int64_t end = done;
-    if (!last) end -= (int64_t)(((uintptr_t)st->dst + (uintptr_t)end) & 63u);
-    const int64_t n = end - st->written;
-    if (n <= 0) return;
-    if (st->stream)
-        nn_copy_row_nt(st->dst + st->written, st->buf, (size_t)n);
-    else
-        memcpy(st->dst + st->written, st->buf, (size_t)n);
-    memmove(st->buf, st->buf + n, (size_t)(done - end));
-    st->written = end;
-}
-
-#else
-#define NN_HAVE_X86_SIMD 0
 #endif
 
 #endif /* NN_SIMD_H */

@@ -4,7 +4,6 @@
  * AVX2 flags (Makefile); run only when the plan's tiled_2x2_avx2 flag is set, which phase 1 sets
  * from nn_cpu_avx2() on CPUs without the AVX-512 tier.
  */
-#include <immintrin.h>
 #include <stdint.h>
 #include <string.h>
 

@@ -4,7 +4,6 @@
  * (Makefile); run only when the plan's tiled_2x2 / slots_3x3s2 flags are set, which phase 1
  * sets from nn_cpu_avx512().
  */
-#include <immintrin.h>
 #include <stdint.h>
 #include <string.h>
 
