@@ -174,14 +174,23 @@ THREAD_SCRIPT = textwrap.dedent("""
     from pyaclnn.functional import prelu_backward
     rng = np.random.default_rng(3)
     out = b""
-    for dtype in (np.float32, ml_dtypes.bfloat16):
+    for dtype in (np.float32, ml_dtypes.bfloat16, np.float16):
         for xs, ws in (((4, 8, 60, 70), (8,)), ((4, 8, 60, 70), (1,)), ((3000, 50), (50,)),
-                       ((40, 30, 9), (30,))):
+                       ((40, 30, 9), (30,)), ((3, 7, 1001), (7,))):
             x = rng.standard_normal(xs).astype(np.float32).astype(dtype)
             g = rng.standard_normal(xs).astype(np.float32).astype(dtype)
             w = rng.standard_normal(ws).astype(np.float32).astype(dtype)
             gi, gw = prelu_backward(g, x, w)
             out += gi.tobytes() + gw.tobytes()
+        # special values: subnormal products w*g (the AVX512-BF16 rounding's fallback), NaN,
+        # infinities, signed zeros
+        x = rng.standard_normal((2, 3, 517)).astype(np.float32)
+        g = (rng.standard_normal((2, 3, 517)) * 1e-36).astype(np.float32)
+        flat_x, flat_g = x.reshape(-1), g.reshape(-1)
+        flat_x[::97], flat_g[5::89], flat_g[7::83], flat_x[11::61] = np.nan, np.inf, -0.0, -0.0
+        w = np.array([1e-3, -2.5e-3, 0.5], np.float32)
+        gi, gw = prelu_backward(g.astype(dtype), x.astype(dtype), w.astype(dtype))
+        out += gi.tobytes() + gw.tobytes()
     print(hashlib.sha256(out).hexdigest())
 """)
 

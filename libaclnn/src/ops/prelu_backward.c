@@ -44,6 +44,17 @@ typedef nn_prelu_bw_plan prelu_bw_plan;
 typedef nn_prelu_bw_ctx prelu_bw_ctx;
 
 /* Adds the partials in block order into one fp32 sum per weight value. */
+/* A NaN sum comes out as the positive quiet NaN: which NaN an add of two NaNs keeps depends
+ * on its operand order, which compilers swap freely (an add is commutative for them) and the
+ * vector tiers do not share, so only a canonical NaN is the same bits on every path. */
+static void canonical_nans(float *grad_weight, int64_t channels)
+{
+    const uint32_t quiet_nan = 0x7fc00000u;
+    for (int64_t c = 0; c < channels; c++) {
+        if (grad_weight[c] != grad_weight[c]) memcpy(&grad_weight[c], &quiet_nan, sizeof quiet_nan);
+    }
+}
+
 static void combine_partials(const prelu_bw_plan *p, const float *partials, float *grad_weight)
 {
     for (int64_t c = 0; c < p->channels; c++) grad_weight[c] = 0.0f;
@@ -86,16 +97,20 @@ static aclnnStatus prelu_bw_kernel(const nn_launch *l)
     float *grad_weight = weight + p->channels;
     nn_to_f32_n(p->dtype, l->operands[2].data, weight, (size_t)p->channels);
 
-    /* The path (kernels/prelu/): fused AVX2 loops for every layout when the CPU table has AVX2;
-     * streaming only for a large gradInput. */
-    const bool avx2 = nn_cpu_features_get()->avx2;
+    /* The path (kernels/prelu/): fused loops for every layout, 16-lane AVX-512 ones when the CPU
+     * table has that tier, else 8-lane AVX2 ones; streaming only for a large gradInput. */
+    const nn_cpu_features *cpu = nn_cpu_features_get();
+    const bool avx512 = cpu->avx512, avx2 = cpu->avx2;
     const bool streaming = avx2 && nn_use_streaming_stores((uint64_t)p->numel * nn_dtype_size(p->dtype));
     prelu_bw_ctx ctx = {p, grad, l->operands[1].data, weight, l->operands[3].data,
-                        (float *)(scratch + p->partial_offset), streaming, {0, 0, 0}};
-    nn_launch_set_path(l, avx2 ? "prelu_bw_avx2" : "prelu_bw_portable");
+                        (float *)(scratch + p->partial_offset), streaming, cpu->avx512bf16, {0, 0, 0}};
+    nn_launch_set_path(l, avx512 ? "prelu_bw_avx512" : avx2 ? "prelu_bw_avx2" : "prelu_bw_portable");
     nn_claims_init(&ctx.claims, p->num_blocks, 8, 1); /* claims of ~1/8 of a thread's share */
-    nn_parallel_for(p->num_blocks, 1, avx2 ? nn_prelu_bw_blocks_avx2 : nn_prelu_bw_blocks_portable, &ctx);
+    nn_parallel_for(p->num_blocks, 1,
+                    avx512 ? nn_prelu_bw_blocks_avx512 : avx2 ? nn_prelu_bw_blocks_avx2 : nn_prelu_bw_blocks_portable,
+                    &ctx);
     combine_partials(p, ctx.partials, grad_weight);
+    canonical_nans(grad_weight, p->channels);
     nn_from_f32_n(p->dtype, grad_weight, l->operands[4].data, (size_t)p->channels);
     free(weight);
     return ACLNN_SUCCESS;

@@ -8,7 +8,9 @@
  *                         in place, 8 lanes) and the staged loops built for AVX2
  *   prelu_fwd_avx512.c    AVX-512: fp16/bf16 fused loops, 16 lanes (AVX512-BF16 where present)
  *   prelu_bw_portable.c   any CPU: the blocks with staged fp32 run loops (prelu_bw_blocks.inc)
- *   prelu_bw_avx2.c       AVX2 + F16C: the same blocks on fused loops
+ *   prelu_bw_avx2.c       AVX2 + F16C: the same blocks on fused loops (prelu_bw_fused.inc)
+ *   prelu_bw_avx512.c     AVX-512: the same blocks on 16-lane fused loops (AVX512-BF16 where
+ *                         present)
  *
  * Every path computes the fp32 product, the ordered `x > 0` select and one rounding per element,
  * and the backward sums in the same lanes and fold, so all give the same bits.  The operators
@@ -120,6 +122,7 @@ typedef struct nn_prelu_bw_ctx {
     void *grad_input;
     float *partials;
     bool streaming;                  /* non-temporal gradInput stores (fused loops only) */
+    bool avx512bf16;                 /* prelu_bw_avx512.c: bf16 rounded with vcvtneps2bf16 */
     nn_claims claims;                /* blocks, claimed in chunks by the threads */
 } nn_prelu_bw_ctx;
 
@@ -127,5 +130,6 @@ typedef struct nn_prelu_bw_ctx {
  * ctx->claims, initialised by the caller); each block writes its own partial sums. */
 void nn_prelu_bw_blocks_portable(void *ctx, int64_t begin, int64_t end);
 void nn_prelu_bw_blocks_avx2(void *ctx, int64_t begin, int64_t end);
+void nn_prelu_bw_blocks_avx512(void *ctx, int64_t begin, int64_t end);
 
 #endif /* NN_KERNELS_PRELU_H */

@@ -97,34 +97,21 @@ PS_DEFINE_BACKWARD_SW(f32, float)
 PS_DEFINE_BACKWARD_SW(f16, uint16_t)
 PS_DEFINE_BACKWARD_SW(bf16, uint16_t)
 
-/* span_scalar_w without staging: the same pieces (whole run for fp32, NN_PRELU_BW_CHUNK for fp16/bf16),
- * each folded and added in order, so the sum is bit-identical. */
-static float simd_span_scalar_w(const nn_prelu_bw_ctx *ctx, int64_t first, int64_t n, float w)
+/* One run of the plan's dtype (prelu_bw_fused.inc). */
+static float fused_sw(const nn_prelu_bw_ctx *ctx, int64_t at, int64_t len, float w)
 {
     const aclDataType dtype = ctx->plan->dtype;
-    const int64_t piece = dtype == ACL_FLOAT ? n : NN_PRELU_BW_CHUNK;
-    float total = 0.0f;
-    for (int64_t done = 0; done < n; done += piece) {
-        const int64_t len = n - done < piece ? n - done : piece, at = first + done;
-        if (dtype == ACL_FLOAT) {
-            total += ps_bwd_sw_f32((const float *)ctx->self + at, (const float *)ctx->grad + at,
-                                   (float *)ctx->grad_input + at, w, len, ctx->streaming);
-        } else if (dtype == ACL_FLOAT16) {
-            total += ps_bwd_sw_f16((const uint16_t *)ctx->self + at,
-                                   (const uint16_t *)ctx->grad + at,
-                                   (uint16_t *)ctx->grad_input + at, w, len, ctx->streaming);
-        } else {
-            total += ps_bwd_sw_bf16((const uint16_t *)ctx->self + at,
-                                    (const uint16_t *)ctx->grad + at,
-                                    (uint16_t *)ctx->grad_input + at, w, len, ctx->streaming);
-        }
-    }
-    return total;
+    if (dtype == ACL_FLOAT)
+        return ps_bwd_sw_f32((const float *)ctx->self + at, (const float *)ctx->grad + at,
+                             (float *)ctx->grad_input + at, w, len, ctx->streaming);
+    if (dtype == ACL_FLOAT16)
+        return ps_bwd_sw_f16((const uint16_t *)ctx->self + at, (const uint16_t *)ctx->grad + at,
+                             (uint16_t *)ctx->grad_input + at, w, len, ctx->streaming);
+    return ps_bwd_sw_bf16((const uint16_t *)ctx->self + at, (const uint16_t *)ctx->grad + at,
+                          (uint16_t *)ctx->grad_input + at, w, len, ctx->streaming);
 }
 
-/* span_vector_w without staging: same per-element arithmetic and per-row sum order. */
-static void simd_span_vector_w(const nn_prelu_bw_ctx *ctx, int64_t first, int64_t n,
-                               const float *w, float *sums)
+static void fused_vw(const nn_prelu_bw_ctx *ctx, int64_t first, int64_t n, const float *w, float *sums)
 {
     const aclDataType dtype = ctx->plan->dtype;
     if (dtype == ACL_FLOAT) {
@@ -139,26 +126,8 @@ static void simd_span_vector_w(const nn_prelu_bw_ctx *ctx, int64_t first, int64_
     }
 }
 
-/* The fused loops need no staging. */
-typedef struct run_io {
-    char unused;
-} run_io;
-
-static inline float span_scalar_w(const nn_prelu_bw_ctx *ctx, run_io *io, int64_t first, int64_t n, float w)
-{
-    (void)io;
-    return simd_span_scalar_w(ctx, first, n, w);
-}
-
-static inline void span_vector_w(const nn_prelu_bw_ctx *ctx, run_io *io, int64_t first, int64_t n,
-                                 const float *w, float *sums)
-{
-    (void)io;
-    simd_span_vector_w(ctx, first, n, w, sums);
-}
-
 #define PRELU_BW_BLOCKS nn_prelu_bw_blocks_avx2
-#include "kernels/prelu/prelu_bw_blocks.inc"
+#include "kernels/prelu/prelu_bw_fused.inc"
 #else
 void nn_prelu_bw_blocks_avx2(void *vctx, int64_t begin, int64_t end)
 {

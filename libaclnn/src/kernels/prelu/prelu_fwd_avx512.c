@@ -6,30 +6,12 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "base/nn_simd.h"
-#include "kernels/prelu/prelu.h"
+#include "kernels/prelu/prelu_avx512.h"
 
 #if NN_HAVE_X86_SIMD
 #define ps_head nn_prelu_head
 
-/* ---- AVX-512 loops for fp16/bf16 ----------------------------------------------------------
- * 16 lanes per step and masked tails; the arithmetic is the AVX2 loops' (fp32 product, ordered
- * `x > 0` select, one RNE rounding on the store), so the bytes are identical.  A 16-lane half
- * vector is 32 bytes: the AVX2 loops' 32-byte alignment head (ps_head) serves the streaming
- * stores here too. */
-#define P512_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,f16c,avx2")))
-
-P512_TARGET static inline __attribute__((always_inline)) __m512 p512_load(const uint16_t *p,
-                                                                          __mmask16 m, bool bf16)
-{
-    return nn512_load_f32(p, 0, m, bf16 ? ACL_BF16 : ACL_FLOAT16);
-}
-
-/* Same rounding as nn_half_f32_to_f16 / nn_half_f32_to_bf16 (RNE, NaN quieted). */
-P512_TARGET static inline __attribute__((always_inline)) __m256i p512_narrow(__m512 v, bool bf16)
-{
-    return bf16 ? nn512_round_bf16(v) : nn512_round_f16(v);
-}
+/* ---- AVX-512 loops for fp16/bf16: 16 lanes per step and masked tails (prelu_avx512.h) ---- */
 
 /* y = x > 0 ? x : w * x over n halves; w is a vector (vw) or one broadcast value (w_vec NULL).
  * Generated for the fp16/bf16 integer rounding (p512_narrow) and for the AVX512-BF16 one
@@ -76,24 +58,7 @@ NAME(const uint16_t *x, uint16_t *y, const float *w_vec, float w_one, int64_t n,
 
 DEFINE_P512_FWD(p512_fwd, P512_TARGET, p512_narrow)
 
-/* bf16 forward with AVX512-BF16: vcvtneps2bf16 rounds to nearest even and quiets NaNs exactly
- * like nn_half_f32_to_bf16, but reads subnormal inputs as zero; a vector holding a subnormal
- * result is rounded with the integer code instead (rare: only products below 2^-126). */
-#define PBF_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512bf16,f16c,avx2")))
-
-PBF_TARGET static inline __attribute__((always_inline)) __m256i pbf_narrow(__m512 v, bool bf16)
-{
-    (void)bf16; /* always bf16: the parameter gives p512_narrow's signature (DEFINE_P512_FWD) */
-    const __m512i u = _mm512_castps_si512(v);
-    const __mmask16 subnormal = _mm512_testn_epi32_mask(u, _mm512_set1_epi32(0x7f800000)) &
-                                _mm512_test_epi32_mask(u, _mm512_set1_epi32(0x007fffff));
-    if (subnormal) return p512_narrow(v, true);
-    const __m256bh h = _mm512_cvtneps_pbh(v);
-    __m256i r;
-    memcpy(&r, &h, sizeof r);
-    return r;
-}
-
+/* bf16 forward with AVX512-BF16 (pbf_narrow) */
 DEFINE_P512_FWD(pbf_fwd, PBF_TARGET, pbf_narrow)
 
 PBF_TARGET static void pbf_fwd_vw_bf16(const uint16_t *x, uint16_t *y, const float *w, int64_t n, bool nt)

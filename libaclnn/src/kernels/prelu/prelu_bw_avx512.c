@@ -1,0 +1,157 @@
+/*
+ * prelu_bw_avx512.c - the PreluBackward kernel for AVX-512 CPUs (prelu.h), compiled with the
+ * AVX-512 flags (Makefile); chosen for fp16 and bf16 when nn_cpu_avx512() (ops/prelu_backward.c).
+ * The blocks of prelu_bw_fused.inc on 16-lane loops: one zmm of fp32 lanes is exactly the 16
+ * interleaved lanes of the portable loop (lane k sums the elements i % 16 == k of a run, in
+ * order), the tail is one masked step into lanes 0.., and the narrowing is one vcvtneps2bf16
+ * (AVX512-BF16; the integer RNE of the AVX2 loops otherwise) or vcvtps2ph per 16 elements - so
+ * the bytes and the partial sums are the portable loops'.  Why a separate tier: the AVX2 bf16
+ * loop widens with vpmovzxwd and narrows with an integer rounding, vpackusdw and an extract per
+ * 8 elements, 2.5x the fp32 loop's instructions per element; on an Intel Xeon that made it
+ * compute-bound (docs/kernels_im2col_prelu.md).
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "kernels/prelu/prelu_avx512.h"
+
+#if NN_HAVE_X86_SIMD
+/* 16 elements as fp32 (lanes outside m read nothing and give +0.0); the narrowing store, whole
+ * (streamed when nt: 32-byte aligned) or masked.  KIND: f32, f16, bf16 (integer rounding),
+ * pbf16 (AVX512-BF16). */
+P512_TARGET static inline __attribute__((always_inline)) __m512 b512_ld_f32(const float *p, __mmask16 m)
+{
+    return _mm512_maskz_loadu_ps(m, p);
+}
+P512_TARGET static inline __attribute__((always_inline)) void b512_st_f32(float *p, __m512 v, __mmask16 m, bool nt)
+{
+    if (m != 0xffff) _mm512_mask_storeu_ps(p, m, v);
+    else if (!nt) _mm512_storeu_ps(p, v);
+    else {
+        _mm256_stream_ps(p, _mm512_castps512_ps256(v));
+        _mm256_stream_ps(p + 8, _mm512_extractf32x8_ps(v, 1));
+    }
+}
+
+#define B512_HALF_IO(KIND, TARGET, NARROW, BF16)                                                      \
+TARGET static inline __attribute__((always_inline)) __m512 b512_ld_##KIND(const uint16_t *p, __mmask16 m) \
+{                                                                                                     \
+    return p512_load(p, m, BF16);                                                                     \
+}                                                                                                     \
+TARGET static inline __attribute__((always_inline)) void b512_st_##KIND(uint16_t *p, __m512 v, __mmask16 m, \
+                                                                        bool nt)                      \
+{                                                                                                     \
+    const __m256i h = NARROW(v, BF16);                                                                \
+    if (m != 0xffff) _mm256_mask_storeu_epi16(p, m, h);                                               \
+    else if (nt) _mm256_stream_si256((__m256i *)p, h);                                                \
+    else _mm256_storeu_si256((__m256i *)p, h);                                                        \
+}
+B512_HALF_IO(f16, P512_TARGET, p512_narrow, false)
+B512_HALF_IO(bf16, P512_TARGET, p512_narrow, true)
+B512_HALF_IO(pbf16, PBF_TARGET, pbf_narrow, true)
+
+/*
+ * The two loops per KIND.  gi = x > 0 ? g : w*g; the update x*g is added where x > 0 is false
+ * and +0.0 elsewhere (maskz_mul), as the portable `lanes[k] += pos ? 0.0f : update` does.
+ *   sw: a run sharing weight w; returns the folded sum of the 16 lanes (the portable tree).
+ *       Streams only when gi is 32-byte aligned at the start of the run (the lanes must stay in
+ *       phase with the run, so there is no head).
+ *   vw: a channel-last run, weight and sum per element; a masked head reaches 32-byte alignment.
+ */
+#define B512_BACKWARD(KIND, T, TARGET)                                                                \
+TARGET static inline __attribute__((always_inline)) __m512 b512_step_##KIND(                          \
+    const T *x, const T *g, T *gi, __m512 w, __mmask16 m, bool nt, __m512 *update)                    \
+{                                                                                                     \
+    const __m512 xv = b512_ld_##KIND(x, m), gv = b512_ld_##KIND(g, m);                                \
+    const __mmask16 pos = _mm512_cmp_ps_mask(xv, _mm512_setzero_ps(), _CMP_GT_OQ);                   \
+    b512_st_##KIND(gi, _mm512_mask_blend_ps(pos, _mm512_mul_ps(w, gv), gv), m, nt);                   \
+    *update = _mm512_maskz_mul_ps((__mmask16)~pos, xv, gv);                                           \
+    return xv;                                                                                        \
+}                                                                                                     \
+TARGET __attribute__((noinline)) static float b512_sw_##KIND(const T *x, const T *g, T *gi, float w,  \
+                                                               int64_t n, bool nt)                    \
+{                                                                                                     \
+    nt = nt && ((uintptr_t)gi & 31u) == 0;                                                            \
+    const __m512 wv = _mm512_set1_ps(w);                                                              \
+    __m512 acc = _mm512_setzero_ps(), update;                                                         \
+    int64_t i = 0;                                                                                    \
+    for (; i + 16 <= n; i += 16) {                                                                    \
+        b512_step_##KIND(x + i, g + i, gi + i, wv, 0xffff, nt, &update);                              \
+        acc = _mm512_add_ps(acc, update);                                                             \
+    }                                                                                                 \
+    if (i < n) {                                                                                      \
+        const __mmask16 m = (__mmask16)((1u << (n - i)) - 1u);                                        \
+        b512_step_##KIND(x + i, g + i, gi + i, wv, m, false, &update);                                \
+        acc = _mm512_mask_add_ps(acc, m, acc, update);                                                \
+    }                                                                                                 \
+    float lanes[16], s8[8], s4[4];                                                                    \
+    _mm512_storeu_ps(lanes, acc);                                                                     \
+    for (int k = 0; k < 8; k++) s8[k] = lanes[k] + lanes[k + 8];                                      \
+    for (int k = 0; k < 4; k++) s4[k] = s8[k] + s8[k + 4];                                            \
+    return (s4[0] + s4[2]) + (s4[1] + s4[3]);                                                         \
+}                                                                                                     \
+TARGET static inline __attribute__((always_inline)) void b512_vw_step_##KIND(                         \
+    const T *x, const T *g, T *gi, const float *w, float *sums, __mmask16 m, bool nt)                 \
+{                                                                                                     \
+    __m512 update;                                                                                    \
+    b512_step_##KIND(x, g, gi, _mm512_maskz_loadu_ps(m, w), m, nt, &update);                          \
+    _mm512_mask_storeu_ps(sums, m, _mm512_add_ps(_mm512_maskz_loadu_ps(m, sums), update));            \
+}                                                                                                     \
+TARGET __attribute__((noinline)) static void b512_vw_##KIND(const T *x, const T *g, T *gi,            \
+                                                             const float *w, float *sums, int64_t n,   \
+                                                             bool nt)                                 \
+{                                                                                                     \
+    int64_t head = nn_prelu_head(gi, sizeof(T), n, nt);                                               \
+    if (head >= 16) { /* an odd address cannot be aligned (never for real tensors) */                 \
+        head = 0;                                                                                     \
+        nt = false;                                                                                   \
+    }                                                                                                 \
+    int64_t i = 0;                                                                                    \
+    if (head > 0) {                                                                                   \
+        b512_vw_step_##KIND(x, g, gi, w, sums, (__mmask16)((1u << head) - 1u), false);                \
+        i = head;                                                                                     \
+    }                                                                                                 \
+    for (; i + 16 <= n; i += 16)                                                                      \
+        b512_vw_step_##KIND(x + i, g + i, gi + i, w + i, sums + i, 0xffff, nt);                       \
+    if (i < n)                                                                                        \
+        b512_vw_step_##KIND(x + i, g + i, gi + i, w + i, sums + i, (__mmask16)((1u << (n - i)) - 1u), \
+                            false);                                                                   \
+}
+B512_BACKWARD(f32, float, P512_TARGET)
+B512_BACKWARD(f16, uint16_t, P512_TARGET)
+B512_BACKWARD(bf16, uint16_t, P512_TARGET)
+B512_BACKWARD(pbf16, uint16_t, PBF_TARGET)
+
+/* One run of the plan's dtype (prelu_bw_fused.inc). */
+#define B512_HALF_ARGS(at) (const uint16_t *)ctx->self + (at), (const uint16_t *)ctx->grad + (at), \
+                           (uint16_t *)ctx->grad_input + (at)
+static float fused_sw(const nn_prelu_bw_ctx *ctx, int64_t at, int64_t len, float w)
+{
+    const aclDataType dtype = ctx->plan->dtype;
+    if (dtype == ACL_FLOAT)
+        return b512_sw_f32((const float *)ctx->self + at, (const float *)ctx->grad + at,
+                           (float *)ctx->grad_input + at, w, len, ctx->streaming);
+    if (dtype == ACL_FLOAT16) return b512_sw_f16(B512_HALF_ARGS(at), w, len, ctx->streaming);
+    if (ctx->avx512bf16) return b512_sw_pbf16(B512_HALF_ARGS(at), w, len, ctx->streaming);
+    return b512_sw_bf16(B512_HALF_ARGS(at), w, len, ctx->streaming);
+}
+
+static void fused_vw(const nn_prelu_bw_ctx *ctx, int64_t first, int64_t n, const float *w, float *sums)
+{
+    const aclDataType dtype = ctx->plan->dtype;
+    if (dtype == ACL_FLOAT)
+        b512_vw_f32((const float *)ctx->self + first, (const float *)ctx->grad + first,
+                    (float *)ctx->grad_input + first, w, sums, n, ctx->streaming);
+    else if (dtype == ACL_FLOAT16) b512_vw_f16(B512_HALF_ARGS(first), w, sums, n, ctx->streaming);
+    else if (ctx->avx512bf16) b512_vw_pbf16(B512_HALF_ARGS(first), w, sums, n, ctx->streaming);
+    else b512_vw_bf16(B512_HALF_ARGS(first), w, sums, n, ctx->streaming);
+}
+
+#define PRELU_BW_BLOCKS nn_prelu_bw_blocks_avx512
+#include "kernels/prelu/prelu_bw_fused.inc"
+#else
+void nn_prelu_bw_blocks_avx512(void *vctx, int64_t begin, int64_t end)
+{
+    nn_prelu_bw_blocks_portable(vctx, begin, end); /* never chosen: no AVX-512 tier on this target */
+}
+#endif
