@@ -202,7 +202,14 @@ static void pad_rows_lines(void *vlines, int64_t begin, int64_t end)
  *     identical call), but not once anything else runs between the calls: in bench/run.py,
  *     which alternates with PyTorch's own tensors, the line kernel took 0.86 vs 1.07 ms (fp16)
  *     and 0.91 vs 1.21 ms (bf16).
+ * The cache counted is what Linux reports, but at most PAD_LLC_PER_THREAD per thread of the call:
+ * where the last-level cache is the whole socket's (an Intel Xeon: Linux in a 2-vCPU guest of an
+ * Emerald Rapids host reports 300 MiB) the other cores' work owns most of it, and the rule above
+ * never chose the line kernel.  There, N8 C64 128x128 at 2 threads ran with ordinary stores at
+ * 0.56-1.31x PyTorch, with the line kernel at 2.08-4.32x (bench/run.py, alternated runs,
+ * docs/kernels_pad_upsample.md).  4 MiB is a Zen 4 core's share of its CCD's 32 MiB.
  * ACLNN_STREAMING_STORES=1/0 forces it on (whenever it applies) / off. */
+#define PAD_LLC_PER_THREAD ((uint64_t)4 << 20)
 static bool pad_lines_pay_off(const pad_plan *p)
 {
     if (nn_use_streaming_stores(0))
@@ -211,9 +218,11 @@ static bool pad_lines_pay_off(const pad_plan *p)
         return false; /* forced off, or no streaming stores on this target */
     const uint64_t rows = (uint64_t)(p->planes * p->Ho);
     const uint64_t bytes = (rows * (uint64_t)p->Wo + (uint64_t)(p->planes * p->H * p->W)) * p->elem_size;
-    const uint64_t llc = nn_last_level_cache_bytes();
+    uint64_t llc = nn_last_level_cache_bytes();
     if (llc == 0)
         return nn_use_streaming_stores(rows * (uint64_t)p->Wo * p->elem_size);
+    const uint64_t share = PAD_LLC_PER_THREAD * (uint64_t)(nn_num_threads() > 0 ? nn_num_threads() : 1);
+    if (llc > share) llc = share;
     return bytes * 4 >= llc * 3;
 }
 
