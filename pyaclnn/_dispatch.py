@@ -439,24 +439,35 @@ def launch(op, inputs, attrs, outputs):
         break
     key.append(tuple(attrs))
     key.append(tuple(outputs))
-    empty = any(0 in spec[0] for spec in outputs) or (
-        operands is not None and any(item is not None and item.extent == 0 for item in operands))
     key = tuple(key)
     cache = _local.executors
-    executor = None if empty else cache.get(key)
-    templates = None if executor is None else executor.templates
-    if templates is not None:
-        made = []
-        for template, channels_last in templates:
-            tensor = _torch_empty_like(template)
-            made.append((tensor.permute(0, 3, 1, 2) if channels_last else tensor,
-                         tensor.data_ptr()))
-    else:
-        made = [_make(spec, kind) for spec in outputs]
+    executor = cache.get(key)
+    if executor is not None:
+        # A cached signature is never an empty call (those are not cached): rebind and run.
+        templates = executor.templates
+        if templates is not None:
+            made, out_pointers = [], []
+            for template, channels_last in templates:
+                tensor = _torch_empty_like(template)
+                out_pointers.append(tensor.data_ptr())
+                made.append(tensor.permute(0, 3, 1, 2) if channels_last else tensor)
+        else:
+            pairs = [_make(spec, kind) for spec in outputs]
+            made = [result for result, _ in pairs]
+            out_pointers = [pointer for _, pointer in pairs]
+        cache.move_to_end(key)
+        _rebind(executor, pointers, out_pointers)
+        _run(executor, consumed=False)
+        # The inputs stay referenced by the caller until here: the call is synchronous.
+        return made
+
+    made = [_make(spec, kind) for spec in outputs]
     out_pointers = [pointer for _, pointer in made]
+    empty = any(0 in spec[0] for spec in outputs) or (
+        operands is not None and any(item is not None and item.extent == 0 for item in operands))
+    operands = operands or [None if x is None else operand(x) for x in inputs]
     if empty:
         # an operator may register fewer operands for an empty call: no repeatable executor
-        operands = operands or [None if x is None else operand(x) for x in inputs]
         executor = _phase1(_op_info(op), operands, attrs, outputs, out_pointers, repeatable=False)
         try:
             _run(executor, consumed=True)
@@ -464,21 +475,15 @@ def launch(op, inputs, attrs, outputs):
             executor.destroy()
         return [result for result, _ in made]
 
-    if executor is None:
-        operands = operands or [None if x is None else operand(x) for x in inputs]
-        executor = _phase1(_op_info(op), operands, attrs, outputs, out_pointers, repeatable=True)
-        executor.bound = _bound_addresses(pointers if len(pointers) == len(inputs) else
-                                          [None] * len(inputs), out_pointers)
-        if kind == TORCH:
-            executor.templates = _templates(outputs)
-        cache[key] = executor
-        if len(cache) > CACHE_ENTRIES:
-            cache.popitem(last=False)[1].destroy()
-    else:
-        cache.move_to_end(key)
-        _rebind(executor, pointers, out_pointers)
+    executor = _phase1(_op_info(op), operands, attrs, outputs, out_pointers, repeatable=True)
+    executor.bound = _bound_addresses(pointers if len(pointers) == len(inputs) else
+                                      [None] * len(inputs), out_pointers)
+    if kind == TORCH:
+        executor.templates = _templates(outputs)
+    cache[key] = executor
+    if len(cache) > CACHE_ENTRIES:
+        cache.popitem(last=False)[1].destroy()
     _run(executor, consumed=False)
-    # The inputs stay referenced by the caller until here: the call is synchronous.
     return [result for result, _ in made]
 
 

@@ -173,3 +173,26 @@ def test_import_and_numpy_calls_work_with_torch_hidden():
     result = subprocess.run([sys.executable, "-c", NO_TORCH], cwd=ROOT, capture_output=True,
                             text=True, timeout=120)
     assert result.returncode == 0 and result.stdout.strip() == "ok", result.stdout + result.stderr
+
+
+def test_dispatch_modes_and_the_profiler_see_the_operator():
+    # a plain eager call skips the dispatcher (pyaclnn.torch_ops._call); anything that watches
+    # it must still see the op
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class Log(TorchDispatchMode):
+        def __init__(self):
+            super().__init__()
+            self.ops = []
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            self.ops.append(str(func))
+            return func(*args, **(kwargs or {}))
+
+    x, w = _rand(1, 2, 4, 4, grad=False), _rand(2, grad=False)
+    with Log() as log:
+        y = F.prelu(x, w)
+    assert "aclnn.prelu.default" in log.ops and torch.equal(y, TF.prelu(x, w))
+    with torch.profiler.profile() as prof:
+        F.replication_pad2d(x, (1, 1, 1, 1))
+    assert any(e.name == "aclnn::replication_pad2d" for e in prof.events())
