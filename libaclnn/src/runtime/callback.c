@@ -10,6 +10,10 @@
  * Nothing is lost on unsubscribe: callbacks still waiting in a report queue are run by
  * aclrtUnSubscribeReport (or stream destroy / aclFinalize) before it returns, and a callback
  * task that reaches its stream after the unsubscribe runs on the stream's worker.
+ *
+ * A thread inside aclrtProcessReport counts as a user of its report_thread record: aclFinalize
+ * unlinks the record but leaves its freeing to the last user, and a wait that loses its last
+ * subscription (unsubscribe, stream destroy, aclFinalize) returns 107012 at once.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -33,6 +37,8 @@ typedef struct report_thread {
     report_item *tail;
     size_t num_streams; /* subscriptions; 0 = not subscribed */
     const nn_stream *running; /* stream of the callback aclrtProcessReport is running now */
+    int users;     /* threads inside aclrtProcessReport with this id */
+    bool released; /* unlinked by aclFinalize: the last user frees it */
     struct report_thread *next;
 } report_thread;
 
@@ -48,6 +54,9 @@ static report_thread *g_threads;
 static subscription *g_subs;
 static size_t g_num_subs;
 
+/* The stream whose blocking callback this thread runs now (it waits for the callback). */
+static __thread const nn_stream *tl_blocking_stream;
+
 static void cb_init(void)
 {
     nn_rt_cond_init_monotonic(&g_cb_cond);
@@ -62,6 +71,11 @@ static void cb_lock(void)
 static void cb_unlock(void)
 {
     pthread_mutex_unlock(&g_cb_lock);
+}
+
+bool nn_callback_blocks_here(const nn_stream *stream)
+{
+    return tl_blocking_stream != NULL && tl_blocking_stream == stream;
 }
 
 void nn_callback_wake_all(void)
@@ -97,7 +111,8 @@ static size_t subscribed_threads(void)
     return count;
 }
 
-static void remove_item(report_thread *t, report_item *item)
+/* Unlinks item from t's queue; false when it is not there (already taken to run). */
+static bool remove_item(report_thread *t, report_item *item)
 {
     report_item **link = &t->head;
     report_item *prev = NULL;
@@ -106,11 +121,12 @@ static void remove_item(report_thread *t, report_item *item)
         link = &(*link)->next;
     }
     if (*link == NULL)
-        return;
+        return false;
     *link = item->next;
     if (t->tail == item)
         t->tail = prev;
     item->next = NULL;
+    return true;
 }
 
 static void append_item(report_thread *t, report_item *item)
@@ -127,7 +143,11 @@ static void append_item(report_thread *t, report_item *item)
  * frees it), a non-blocking one is freed here.  Called without g_cb_lock. */
 static void run_item(report_item *item)
 {
+    const nn_stream *outer = tl_blocking_stream;
+    if (item->block)
+        tl_blocking_stream = item->stream;
     item->fn(item->user_data);
+    tl_blocking_stream = outer;
     cb_lock();
     if (item->block) {
         item->done = true;
@@ -168,6 +188,21 @@ static void detach_locked(nn_stream *stream, report_item **pending)
         }
         t->num_streams--;
         g_subs[i] = g_subs[--g_num_subs];
+    }
+    pthread_cond_broadcast(&g_cb_cond); /* a wait in aclrtProcessReport re-checks its subscriptions */
+}
+
+/* Under g_cb_lock: forgets every report thread; one still inside aclrtProcessReport is freed
+ * by its last user there. */
+static void release_threads_locked(void)
+{
+    while (g_threads != NULL) {
+        report_thread *next = g_threads->next;
+        if (g_threads->users > 0)
+            g_threads->released = true;
+        else
+            free(g_threads);
+        g_threads = next;
     }
 }
 
@@ -215,11 +250,7 @@ void nn_callback_finalize(void)
     cb_unlock();
     run_pending(pending);
     cb_lock();
-    while (g_threads != NULL) {
-        report_thread *next = g_threads->next;
-        free(g_threads); /* queues are empty: every item belonged to a subscription */
-        g_threads = next;
-    }
+    release_threads_locked(); /* queues are empty: every item belonged to a subscription */
     free(g_subs);
     g_subs = NULL;
     g_num_subs = 0;
@@ -241,11 +272,7 @@ void nn_callback_finalize_at_exit(void)
         pending = next;
     }
     pthread_cond_broadcast(&g_cb_cond);
-    while (g_threads != NULL) {
-        report_thread *next = g_threads->next;
-        free(g_threads);
-        g_threads = next;
-    }
+    release_threads_locked();
     free(g_subs);
     g_subs = NULL;
     g_num_subs = 0;
@@ -360,10 +387,10 @@ static int run_callback_task(void *ctx)
     append_item(t, item);
     pthread_cond_broadcast(&g_cb_cond);
     if (task->block) {
-        while (!local.done && !nn_stream_aborting(task->stream))
+        /* A force-destroy gives up on the callback while it is still queued; one that
+         * aclrtProcessReport has started is waited for (`local` lives on this stack). */
+        while (!local.done && !(nn_stream_aborting(task->stream) && remove_item(t, &local)))
             pthread_cond_wait(&g_cb_cond, &g_cb_lock);
-        if (!local.done)
-            remove_item(t, &local); /* force-destroyed: give up on it */
     }
     cb_unlock();
     return 0;
@@ -419,16 +446,21 @@ ACL_FUNC_VISIBILITY aclError aclrtProcessReport(int32_t timeout)
                            "any stream; call aclrtSubscribeReport with its id first.",
                            (unsigned long long)self);
     }
-    while (t->head == NULL) {
-        if (timeout < 0) {
+    t->users++; /* keeps t alive across an aclFinalize (release_threads_locked) */
+    aclError ret = ACL_SUCCESS;
+    while (t->head == NULL && ret == ACL_SUCCESS) {
+        if (t->num_streams == 0)
+            ret = nn_rt_error(ACL_ERROR_RT_THREAD_SUBSCRIBE,
+                              "aclrtProcessReport: the calling thread (%llu) was unsubscribed "
+                              "(aclrtUnSubscribeReport, stream destroy or aclFinalize) while it "
+                              "waited.", (unsigned long long)self);
+        else if (timeout < 0)
             pthread_cond_wait(&g_cb_cond, &g_cb_lock);
-        } else if (pthread_cond_timedwait(&g_cb_cond, &g_cb_lock, &deadline) == ETIMEDOUT &&
-                   t->head == NULL) {
-            cb_unlock();
-            return nn_rt_error(ACL_ERROR_RT_REPORT_TIMEOUT,
-                               "aclrtProcessReport: no callback arrived within %d ms.",
-                               (int)timeout);
-        }
+        else if (pthread_cond_timedwait(&g_cb_cond, &g_cb_lock, &deadline) == ETIMEDOUT &&
+                 t->head == NULL)
+            ret = nn_rt_error(ACL_ERROR_RT_REPORT_TIMEOUT,
+                              "aclrtProcessReport: no callback arrived within %d ms.",
+                              (int)timeout);
     }
     while (t->head != NULL) {
         report_item *item = t->head;
@@ -440,6 +472,9 @@ ACL_FUNC_VISIBILITY aclError aclrtProcessReport(int32_t timeout)
         t->running = NULL;
         pthread_cond_broadcast(&g_cb_cond); /* an unsubscribe may wait for this one */
     }
+    bool last = --t->users == 0 && t->released;
     cb_unlock();
-    return ACL_SUCCESS;
+    if (last)
+        free(t);
+    return ret;
 }

@@ -144,6 +144,15 @@ ACL_FUNC_VISIBILITY aclError aclrtDestroyContext(aclrtContext context)
                            "(released by aclrtResetDevice, not aclrtDestroyContext).", context,
                            (int)ctx->device);
     }
+    nn_stream *own = nn_stream_running_here_locked(ctx);
+    if (own != NULL) {
+        pthread_mutex_unlock(&nn_rt_lock);
+        return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID,
+                           "aclrtDestroyContext: called from a task (host function or blocking "
+                           "callback) of stream %p, which runs on context %p: destroying the "
+                           "context would release that stream while its task runs.", (void *)own,
+                           context);
+    }
     nn_teardown td = {0};
     bool ok = nn_rt_context_detach_locked(ctx, &td);
     pthread_mutex_unlock(&nn_rt_lock);

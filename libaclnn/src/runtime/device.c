@@ -104,6 +104,17 @@ static aclError reset_device(const char *api, int32_t deviceId, bool all_referen
         nn_log(NN_LOG_WARNING, "%s: device %d was not set; nothing to reset.", api, (int)deviceId);
         return ACL_SUCCESS;
     }
+    nn_stream *own = NULL;
+    if ((all_references || dev->refcount == 1) && dev->default_context != NULL)
+        own = nn_stream_running_here_locked(dev->default_context);
+    if (own != NULL) {
+        pthread_mutex_unlock(&nn_rt_lock);
+        return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID,
+                           "%s: called from a task (host function or blocking callback) of stream "
+                           "%p, which runs on device %d's default context: the reset would "
+                           "release that stream while its task runs.", api, (void *)own,
+                           (int)deviceId);
+    }
     dev->refcount = all_references ? 0 : dev->refcount - 1;
     if (dev->refcount == 0 && dev->default_context != NULL) {
         ok = nn_rt_context_detach_locked(dev->default_context, &td);

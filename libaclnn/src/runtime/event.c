@@ -2,10 +2,16 @@
  * event.c - events: a marker queued on a stream.
  *
  * aclrtRecordEvent numbers the record (record_gen) and queues a task that marks that record
- * complete (complete_gen) with a CLOCK_MONOTONIC timestamp when the stream reaches it; since a
- * stream runs in order, "complete" means every task queued before the record has finished.
- * The event is complete when its newest record is.  aclrtStreamWaitEvent queues a task that
- * blocks its stream's worker until the record current at the time of the call is complete.
+ * complete with a CLOCK_MONOTONIC timestamp when the stream reaches it; since a stream runs in
+ * order, "complete" means every task queued before the record has finished.  The event is
+ * complete when its newest record is.  aclrtStreamWaitEvent queues a task that blocks its
+ * stream's worker until the record current at the time of the call is complete.
+ *
+ * Records of one event on different streams complete in any order, so each record is tracked:
+ * `pending` lists the numbers of the records issued and not yet complete (ascending; as many as
+ * records queued), and a record is complete when it is not in that list.  (Keeping only the
+ * newest completed number let a wait for record 1 on a busy stream end when record 2 on an idle
+ * stream completed.)
  *
  * All event state sits under one lock and one condition variable (events are few and their
  * transitions rare).  An event lives while the user's handle or any queued task refers to it,
@@ -20,7 +26,9 @@ typedef struct nn_event {
     uint32_t flags;
     bool reusable;          /* aclrtCreateEventExWithFlag */
     uint64_t record_gen;    /* records issued */
-    uint64_t complete_gen;  /* newest record that has completed */
+    uint64_t *pending;      /* records issued and not complete, ascending */
+    size_t num_pending, cap_pending;
+    uint64_t newest_done;   /* newest record that has completed */
     bool recorded;          /* a record completed since creation or the last reset */
     struct timespec stamp;  /* when the newest completed record completed */
     int refs;               /* user handle + queued tasks */
@@ -50,13 +58,45 @@ static void ev_unlock(void)
 /* Under g_ev_lock. */
 static void ev_unref_locked(nn_event *ev)
 {
-    if (--ev->refs == 0)
+    if (--ev->refs == 0) {
+        free(ev->pending);
         free(ev);
+    }
 }
 
+/* Index of record `gen` in ev->pending, or num_pending when it is not pending. */
+static size_t ev_pending_index_locked(const nn_event *ev, uint64_t gen)
+{
+    size_t lo = 0, hi = ev->num_pending;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ev->pending[mid] < gen)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < ev->num_pending && ev->pending[lo] == gen ? lo : ev->num_pending;
+}
+
+/* Record 0 stands for "never recorded" and is always complete. */
 static bool ev_record_complete_locked(const nn_event *ev, uint64_t gen)
 {
-    return ev->complete_gen >= gen;
+    return ev_pending_index_locked(ev, gen) == ev->num_pending;
+}
+
+/* Adds record `gen` (newer than every pending one) to ev->pending; false when out of memory. */
+static bool ev_add_pending_locked(nn_event *ev, uint64_t gen)
+{
+    if (ev->num_pending == ev->cap_pending) {
+        size_t capacity = ev->cap_pending ? 2 * ev->cap_pending : 4;
+        uint64_t *grown = realloc(ev->pending, capacity * sizeof *grown);
+        if (grown == NULL)
+            return false;
+        ev->pending = grown;
+        ev->cap_pending = capacity;
+    }
+    ev->pending[ev->num_pending++] = gen;
+    return true;
 }
 
 void nn_rt_wake_blocked_tasks(void)
@@ -170,11 +210,18 @@ static event_task *event_task_new(nn_event *ev, uint64_t gen, nn_stream *stream)
     return task;
 }
 
-/* Marks record `gen` complete (newest completed wins) and wakes waiters.  Under g_ev_lock. */
+/* Marks record `gen` complete (the newest completed one gives the status and time) and wakes
+ * waiters.  Under g_ev_lock. */
 static void complete_record_locked(nn_event *ev, uint64_t gen)
 {
-    if (gen > ev->complete_gen) {
-        ev->complete_gen = gen;
+    size_t i = ev_pending_index_locked(ev, gen);
+    if (i < ev->num_pending) {
+        ev->num_pending--;
+        for (; i < ev->num_pending; i++)
+            ev->pending[i] = ev->pending[i + 1];
+    }
+    if (gen > ev->newest_done) {
+        ev->newest_done = gen;
         ev->recorded = true;
         clock_gettime(CLOCK_MONOTONIC, &ev->stamp);
     }
@@ -209,7 +256,7 @@ static int run_reset(void *ctx)
     event_task *task = ctx;
     ev_lock();
     /* Only undo the records this reset follows; a record issued after it stays. */
-    if (task->ev->complete_gen <= task->gen)
+    if (task->ev->newest_done <= task->gen)
         task->ev->recorded = false;
     ev_unlock();
     return 0;
@@ -257,8 +304,9 @@ static aclError queue_event_task(const char *api, aclrtEvent event, aclrtStream 
     }
     uint64_t gen = kind == EV_RECORD ? ev->record_gen + 1 : ev->record_gen;
     event_task *task = event_task_new(ev, gen, s);
-    if (task == NULL) {
+    if (task == NULL || (kind == EV_RECORD && !ev_add_pending_locked(ev, gen))) {
         ev_unlock();
+        free(task);
         return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: out of memory.", api);
     }
     if (kind == EV_RECORD)

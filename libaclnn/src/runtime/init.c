@@ -226,6 +226,21 @@ ACL_FUNC_VISIBILITY aclError aclInit(const char *configPath)
     return ACL_SUCCESS;
 }
 
+/* 0, or 107000 when the calling thread runs a task of a live stream (see nn_stream_runs_here):
+ * releasing everything would free that stream under its own task. */
+static aclError refuse_from_own_task(const char *api)
+{
+    pthread_mutex_lock(&nn_rt_lock);
+    nn_stream *own = nn_stream_running_here_locked(NULL);
+    pthread_mutex_unlock(&nn_rt_lock);
+    if (own == NULL)
+        return ACL_SUCCESS;
+    return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID,
+                       "%s: called from a task (host function or blocking callback) of stream "
+                       "%p: finalizing would release that stream while its task runs.", api,
+                       (void *)own);
+}
+
 /* Releases every runtime resource: callbacks first (their pending work is run), then streams
  * and contexts (pending work finishes), events, and memory the program did not free. */
 static void finalize_everything(void)
@@ -238,6 +253,9 @@ static void finalize_everything(void)
 
 ACL_FUNC_VISIBILITY aclError aclFinalize(void)
 {
+    aclError refused = refuse_from_own_task("aclFinalize");
+    if (refused != ACL_SUCCESS)
+        return refused;
     pthread_mutex_lock(&g_init_lock);
     if (g_init_count == 0) {
         pthread_mutex_unlock(&g_init_lock);
@@ -254,6 +272,13 @@ ACL_FUNC_VISIBILITY aclError aclFinalize(void)
 ACL_FUNC_VISIBILITY aclError aclFinalizeReference(uint64_t *refCount)
 {
     pthread_mutex_lock(&g_init_lock);
+    if (g_init_count == 1) {
+        aclError refused = refuse_from_own_task("aclFinalizeReference");
+        if (refused != ACL_SUCCESS) {
+            pthread_mutex_unlock(&g_init_lock);
+            return refused;
+        }
+    }
     if (g_init_count == 0) {
         pthread_mutex_unlock(&g_init_lock);
         if (refCount != NULL)

@@ -10,6 +10,8 @@
  *   nn_cb_lock      callback subscriptions and report queues
  *   memory lock     the allocation registry (memory.c, a leaf lock)
  * No stream worker is ever joined while nn_rt_lock is held (a task may call the runtime).
+ * Whatever a thread may wait on is kept alive by that thread's reference, never freed under it:
+ * streams (refs), events (refs), report threads (users); a task never releases its own stream.
  */
 #ifndef NN_RT_INTERNAL_H
 #define NN_RT_INTERNAL_H
@@ -112,7 +114,10 @@ bool nn_stream_collect_locked(nn_context *ctx, nn_stream ***out, size_t *count);
  * the caller drops with nn_stream_unref. */
 bool nn_stream_collect_device_locked(int32_t device, nn_stream ***out, size_t *count);
 void nn_stream_ref_locked(nn_stream *stream);
-void nn_stream_unref(nn_stream *stream); /* takes nn_rt_lock itself */
+void nn_stream_unref(nn_stream *stream); /* the last reference frees the stream */
+/* nn_stream_resolve_named plus a reference (dropped with nn_stream_unref): for a caller that
+ * waits on the stream, which a destroy must not free meanwhile. */
+aclError nn_stream_acquire_named(const char *api, aclrtStream stream, nn_stream **out);
 /* Without nn_rt_lock, on an unregistered stream: finishes (or drops, if force) its queued
  * tasks, joins its worker and drops the registry's reference. */
 void nn_stream_shutdown(nn_stream *stream, bool force);
@@ -128,6 +133,13 @@ aclError nn_stream_wait(nn_stream *stream, const struct timespec *deadline, int 
 bool nn_stream_aborting(const nn_stream *stream);
 /* True when called from the stream's own worker thread. */
 bool nn_stream_is_worker(const nn_stream *stream);
+/* True when the calling thread runs a task the stream waits for: its worker (a host function
+ * or event task), or a blocking callback of it run by aclrtProcessReport.  Such a thread must
+ * not synchronize or release the stream. */
+bool nn_stream_runs_here(const nn_stream *stream);
+/* Under nn_rt_lock: a registered stream of ctx (NULL: of any context) for which
+ * nn_stream_runs_here holds, else NULL. */
+nn_stream *nn_stream_running_here_locked(const nn_context *ctx);
 
 /* ---- events (event.c) / callbacks (callback.c) ------------------------------------------ */
 
@@ -141,6 +153,8 @@ void nn_callback_finalize(void);
 void nn_callback_finalize_at_exit(void);
 /* Wakes blocking-callback tasks so that they re-check whether their stream is aborting. */
 void nn_callback_wake_all(void);
+/* True while the calling thread runs a blocking callback of `stream` (its stream waits). */
+bool nn_callback_blocks_here(const nn_stream *stream);
 
 /* ---- memory (memory.c) ------------------------------------------------------------------ */
 

@@ -29,8 +29,10 @@
  * a task.
  *
  * Streams are registered (nn_rt_lock) so that an unknown or destroyed handle is rejected with
- * a message instead of being dereferenced.  A stream's memory lives until its last reference
- * goes (the registry holds one; aclrtSynchronizeDevice takes temporary ones).
+ * a message instead of being dereferenced.  A stream lives until its last reference goes: the
+ * registry's, or one of a thread waiting on it (a waiter whose tasks a force-destroy dropped
+ * gets 107023).  A task never releases or synchronizes its own stream: 107000 instead (see
+ * nn_stream_runs_here; its worker would join itself).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -88,10 +90,13 @@ struct nn_stream {
     uint64_t first_unwaited_ns; /* when the first task no synchronizer waited for yet was queued (0: none) */
     bool stopping;
     atomic_bool aborting;
+    uint64_t first_dropped; /* number of the first task a force-destroy dropped (0: none) */
     int first_error;
     char *first_error_message;
 
-    int refs; /* under nn_rt_lock */
+    /* The registry's + one per thread waiting on it (synchronize, query); taken only under
+     * nn_rt_lock while registered, so never after the last one went. */
+    atomic_int refs;
 };
 
 static nn_ptrset g_streams; /* under nn_rt_lock */
@@ -281,7 +286,7 @@ nn_stream *nn_stream_new_locked(nn_context *ctx, bool is_default, uint32_t flags
     s->ctx = ctx;
     s->is_default = is_default;
     s->flags = flags;
-    s->refs = 1;
+    atomic_init(&s->refs, 1);
     s->owner_pid = getpid();
     atomic_init(&s->aborting, false);
     pthread_mutex_init(&s->lock, NULL);
@@ -335,6 +340,21 @@ bool nn_stream_is_worker(const nn_stream *stream)
     return stream->worker_started && pthread_equal(pthread_self(), stream->worker);
 }
 
+bool nn_stream_runs_here(const nn_stream *stream)
+{
+    return nn_stream_is_worker(stream) || nn_callback_blocks_here(stream);
+}
+
+nn_stream *nn_stream_running_here_locked(const nn_context *ctx)
+{
+    for (size_t i = 0; i < g_streams.count; i++) {
+        nn_stream *s = g_streams.items[i];
+        if ((ctx == NULL || s->ctx == ctx) && nn_stream_runs_here(s))
+            return s;
+    }
+    return NULL;
+}
+
 static bool append_stream(nn_stream ***out, size_t *count, nn_stream *s)
 {
     nn_stream **grown = realloc(*out, (*count + 1) * sizeof **out);
@@ -363,22 +383,19 @@ bool nn_stream_collect_device_locked(int32_t device, nn_stream ***out, size_t *c
             continue;
         if (!append_stream(out, count, s))
             return false;
-        s->refs++;
+        atomic_fetch_add(&s->refs, 1);
     }
     return true;
 }
 
 void nn_stream_ref_locked(nn_stream *stream)
 {
-    stream->refs++;
+    atomic_fetch_add(&stream->refs, 1);
 }
 
 void nn_stream_unref(nn_stream *stream)
 {
-    pthread_mutex_lock(&nn_rt_lock);
-    bool last = --stream->refs == 0;
-    pthread_mutex_unlock(&nn_rt_lock);
-    if (last)
+    if (atomic_fetch_sub(&stream->refs, 1) == 1)
         stream_free(stream);
 }
 
@@ -394,6 +411,8 @@ void nn_stream_shutdown(nn_stream *s, bool force)
         s->head = s->tail = NULL;
         for (nn_task *t = dropped; t != NULL; t = t->next)
             num_dropped++;
+        if (num_dropped > 0)
+            s->first_dropped = s->submitted - num_dropped + 1;
     }
     pthread_cond_signal(&s->work_cv);
     pthread_mutex_unlock(&s->lock);
@@ -452,7 +471,8 @@ bool nn_stream_shutdown_at_exit(nn_stream *s)
 /* Contract: resolve, submit, wait                                                             */
 /* ------------------------------------------------------------------------------------------ */
 
-aclError nn_stream_resolve_named(const char *api, aclrtStream stream, nn_stream **out)
+/* nn_stream_resolve_named, and with `ref` a reference the caller drops with nn_stream_unref. */
+static aclError resolve(const char *api, aclrtStream stream, nn_stream **out, bool ref)
 {
     if (out == NULL)
         return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: internal error: no stream output.", api);
@@ -461,6 +481,8 @@ aclError nn_stream_resolve_named(const char *api, aclrtStream stream, nn_stream 
     if (stream == NULL) {
         nn_context *ctx = nn_rt_current_context_locked();
         nn_stream *s = ctx ? ctx->default_stream : NULL;
+        if (s != NULL && ref)
+            nn_stream_ref_locked(s);
         pthread_mutex_unlock(&nn_rt_lock);
         if (s == NULL)
             return nn_rt_error(ACL_ERROR_RT_CONTEXT_NULL,
@@ -470,6 +492,8 @@ aclError nn_stream_resolve_named(const char *api, aclrtStream stream, nn_stream 
         return ACL_SUCCESS;
     }
     bool live = nn_ptrset_has(&g_streams, stream);
+    if (live && ref)
+        nn_stream_ref_locked(stream);
     pthread_mutex_unlock(&nn_rt_lock);
     if (!live)
         return nn_rt_error(ACL_ERROR_INVALID_PARAM,
@@ -477,6 +501,16 @@ aclError nn_stream_resolve_named(const char *api, aclrtStream stream, nn_stream 
                            "aclrtCreateStream, or already destroyed).", api, stream);
     *out = (nn_stream *)stream;
     return ACL_SUCCESS;
+}
+
+aclError nn_stream_resolve_named(const char *api, aclrtStream stream, nn_stream **out)
+{
+    return resolve(api, stream, out, false);
+}
+
+aclError nn_stream_acquire_named(const char *api, aclrtStream stream, nn_stream **out)
+{
+    return resolve(api, stream, out, true);
 }
 
 aclError nn_stream_resolve(aclrtStream stream, nn_stream **out)
@@ -547,10 +581,11 @@ aclError nn_stream_submit_inline_ok(nn_stream *stream, nn_task_run_fn run, nn_ta
 aclError nn_stream_wait(nn_stream *s, const struct timespec *deadline, int timeout_code,
                         const char *api, int32_t timeout_ms)
 {
-    if (nn_stream_is_worker(s))
+    if (nn_stream_runs_here(s))
         return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID,
                            "%s: called from a task running on the stream it waits for (a host "
-                           "function or callback must not synchronize its own stream).", api);
+                           "function or blocking callback must not synchronize its own "
+                           "stream).", api);
     pthread_mutex_lock(&s->lock);
     uint64_t target = s->submitted;
     note_synchronizer_locked(s);
@@ -573,6 +608,14 @@ aclError nn_stream_wait(nn_stream *s, const struct timespec *deadline, int timeo
                                "%s: timed out after %d ms with %llu task(s) still pending on "
                                "the stream.", api, (int)timeout_ms, (unsigned long long)pending);
         }
+    }
+    if (s->first_dropped != 0 && target >= s->first_dropped) {
+        /* a force-destroy ended the wait: what was still queued never ran */
+        pthread_mutex_unlock(&s->lock);
+        return nn_rt_error(ACL_ERROR_RT_STREAM_ABORT,
+                           "%s: stream %p was destroyed by aclrtDestroyStreamForce while this "
+                           "thread waited; its tasks that had not started were dropped.", api,
+                           (void *)s);
     }
     int code = s->first_error;
     char *message = s->first_error_message;
@@ -648,10 +691,11 @@ static aclError destroy_stream(const char *api, aclrtStream stream, bool force)
         return nn_rt_error(ACL_ERROR_INVALID_PARAM,
                            "%s: the default stream of a context cannot be destroyed.", api);
     }
-    if (nn_stream_is_worker(s)) {
+    if (nn_stream_runs_here(s)) {
         pthread_mutex_unlock(&nn_rt_lock);
         return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID,
-                           "%s: a task cannot destroy the stream it runs on.", api);
+                           "%s: a task (host function or blocking callback) cannot destroy the "
+                           "stream it runs on.", api);
     }
     nn_ptrset_remove(&g_streams, s);
     pthread_mutex_unlock(&nn_rt_lock);
@@ -673,10 +717,12 @@ ACL_FUNC_VISIBILITY aclError aclrtDestroyStreamForce(aclrtStream stream)
 ACL_FUNC_VISIBILITY aclError aclrtSynchronizeStream(aclrtStream stream)
 {
     nn_stream *s;
-    aclError ret = nn_stream_resolve_named("aclrtSynchronizeStream", stream, &s);
+    aclError ret = nn_stream_acquire_named("aclrtSynchronizeStream", stream, &s);
     if (ret != ACL_SUCCESS)
         return ret;
-    return nn_stream_wait(s, NULL, 0, "aclrtSynchronizeStream", -1);
+    ret = nn_stream_wait(s, NULL, 0, "aclrtSynchronizeStream", -1);
+    nn_stream_unref(s);
+    return ret;
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout)
@@ -686,14 +732,16 @@ ACL_FUNC_VISIBILITY aclError aclrtSynchronizeStreamWithTimeout(aclrtStream strea
                            "aclrtSynchronizeStreamWithTimeout: timeout must be -1 (forever) or "
                            ">= 0 ms, got %d.", (int)timeout);
     nn_stream *s;
-    aclError ret = nn_stream_resolve_named("aclrtSynchronizeStreamWithTimeout", stream, &s);
+    aclError ret = nn_stream_acquire_named("aclrtSynchronizeStreamWithTimeout", stream, &s);
     if (ret != ACL_SUCCESS)
         return ret;
     struct timespec deadline;
     if (timeout >= 0)
         nn_rt_deadline(&deadline, timeout);
-    return nn_stream_wait(s, timeout >= 0 ? &deadline : NULL, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT,
-                          "aclrtSynchronizeStreamWithTimeout", timeout);
+    ret = nn_stream_wait(s, timeout >= 0 ? &deadline : NULL, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT,
+                         "aclrtSynchronizeStreamWithTimeout", timeout);
+    nn_stream_unref(s);
+    return ret;
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *status)
@@ -701,7 +749,7 @@ ACL_FUNC_VISIBILITY aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamSta
     if (status == NULL)
         return nn_rt_error(ACL_ERROR_INVALID_PARAM, "aclrtStreamQuery: status must not be null.");
     nn_stream *s;
-    aclError ret = nn_stream_resolve_named("aclrtStreamQuery", stream, &s);
+    aclError ret = nn_stream_acquire_named("aclrtStreamQuery", stream, &s);
     if (ret != ACL_SUCCESS)
         return ret;
     pthread_mutex_lock(&s->lock);
@@ -713,6 +761,7 @@ ACL_FUNC_VISIBILITY aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamSta
         s->defer_wake = false;
     }
     pthread_mutex_unlock(&s->lock);
+    nn_stream_unref(s);
     *status = idle ? ACL_STREAM_STATUS_COMPLETE : ACL_STREAM_STATUS_NOT_READY;
     return ACL_SUCCESS;
 }
