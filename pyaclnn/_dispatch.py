@@ -9,9 +9,10 @@ returns the results.  Which path it takes depends on the library pyaclnn drives:
   signature (operator, input shapes/strides/dtypes, attributes, output shapes/dtypes, the
   product chosen by ``set_soc_version`` and the thread's own, ``soc(...)``) runs phase 1 and
   keeps the executor with
-  ``aclSetAclOpExecutorRepeatable``; later calls with the same signature rebind the data
-  addresses with ``aclSetInputTensorAddr`` / ``aclSetOutputTensorAddr`` and go straight to
-  phase 2 - the scheme torch_npu uses for aclnn.
+  ``aclSetAclOpExecutorRepeatable``; later calls with the same signature set the data
+  addresses of the executor's descriptors (``aclSetRawTensorAddr``: an executor launches with
+  its tensors' current addresses, as CANN's do) and go straight to phase 2 - the scheme
+  torch_npu uses for aclnn.
   The cache is per thread (an executor's addresses are state) and bounded (LRU).
 * **libaclnn with ACLNN_STRICT=1** (tensors must lie in device memory): the inputs' pages are
   registered with ``aclrtHostRegister`` for the call (and unregistered after), results come
@@ -357,29 +358,29 @@ def _run(executor, consumed):
 
 
 def _rebind(executor, pointers, out_pointers):
-    """Points the cached executor at this call's memory (aclSetInput/OutputTensorAddr), skipping
-    the descriptors already bound to it (a weight passed on every call, a result block the
-    allocator hands out again).  An address is an int or a cffi pointer."""
-    handle = executor.pointer
+    """Points the cached executor at this call's memory, skipping the descriptors already bound
+    to it (a weight passed on every call, a result block the allocator hands out again).  An
+    address is an int or a cffi pointer.
+
+    An executor launches with the current addresses of the tensors it was planned with (as
+    CANN's opbase does), so setting each descriptor's address (aclSetRawTensorAddr) is the whole
+    rebinding; aclSetInput/OutputTensorAddr would do the same and also look the executor up."""
     bound = executor.bound
-    set_input = lib.aclSetInputTensorAddr
+    set_address = lib.aclSetRawTensorAddr
     for index, tensor in enumerate(executor.inputs):
         pointer = pointers[index]
         if pointer is not None and pointer != bound[index]:
-            status = set_input(handle, index, tensor,
-                               _cast(_VOIDP, pointer) if type(pointer) is int else pointer)
+            status = set_address(tensor, _cast(_VOIDP, pointer) if type(pointer) is int else pointer)
             if status:
-                _errors.check_aclnn(status, "aclSetInputTensorAddr")
+                _errors.check_aclnn(status, "aclSetRawTensorAddr")
             bound[index] = pointer if type(pointer) is int else None
-    set_output = lib.aclSetOutputTensorAddr
     first = len(executor.inputs)
     for index, tensor in enumerate(executor.outputs):
         pointer = out_pointers[index]
         if pointer != bound[first + index]:
-            status = set_output(handle, index, tensor,
-                                _cast(_VOIDP, pointer) if type(pointer) is int else pointer)
+            status = set_address(tensor, _cast(_VOIDP, pointer) if type(pointer) is int else pointer)
             if status:
-                _errors.check_aclnn(status, "aclSetOutputTensorAddr")
+                _errors.check_aclnn(status, "aclSetRawTensorAddr")
             bound[first + index] = pointer if type(pointer) is int else None
 
 

@@ -66,15 +66,19 @@ class Executor(Handle):
         self._keep.append(target)
 
     def set_input_addr(self, index, tensor, addr=None):
-        """aclSetInputTensorAddr: rebind the index-th input to ``addr`` (default: tensor.buffer)."""
+        """aclSetInputTensorAddr: set ``tensor``'s address to ``addr`` (default: tensor.buffer).
+
+        As in CANN, the executor launches with the current addresses of the tensors it was
+        planned with, so this rebinds ``tensor`` wherever it sits; ``index`` is not used.
+        """
         self._set_addr("aclSetInputTensorAddr", index, tensor, addr)
 
     def set_output_addr(self, index, tensor, addr=None):
-        """aclSetOutputTensorAddr: rebind the index-th output."""
+        """aclSetOutputTensorAddr: the same for an output (``index`` not used)."""
         self._set_addr("aclSetOutputTensorAddr", index, tensor, addr)
 
     def set_tensor_addr(self, index, tensor, addr=None):
-        """aclSetTensorAddr: rebind the index-th tensor counting inputs then outputs."""
+        """aclSetTensorAddr: the same for any of the executor's tensors (``index`` not used)."""
         self._set_addr("aclSetTensorAddr", index, tensor, addr)
 
     def _set_dynamic(self, func, ir_index, relative_index, tensor_list, addr):

@@ -5,7 +5,8 @@
   idempotent, leaves no error message behind, and ffi.gc frees what was never closed;
 * every failure raises the typed exception with the code, the constant's name and the message;
 * the two-phase wrappers run an operator (Prelu, checked against a numpy formula), consume a
-  normal executor, and rebind a repeatable one.
+  normal executor, and rebind a repeatable one; rebinding follows the tensor (any index, or
+  aclSetRawTensorAddr after phase 1) and a tensor destroyed before the launch is an error.
 """
 
 import gc
@@ -249,6 +250,55 @@ def test_repeatable_executor_rebinds_addresses(acl, rng):
             assert executor.runs == 2
         assert executor.closed
     assert last_error() is None
+
+
+def test_rebinding_follows_the_tensor_not_the_index(acl, rng):
+    # As CANN's opbase: aclSet*TensorAddr sets the given tensor's address and the launch uses the
+    # tensors the executor was planned with, whatever index the call names.
+    x = rng.standard_normal((3, 2, 4)).astype(np.float32)
+    w = np.array([0.5, 3.0], np.float32)
+    w2 = np.array([-1.5, 0.25], np.float32)
+    with pyaclnn.Tensor.from_numpy(x) as t, pyaclnn.Tensor.from_numpy(w) as tw, \
+            pyaclnn.Tensor.empty(x.shape, np.float32) as out, \
+            pyaclnn.Tensor.empty(x.shape, np.float32, fill=np.nan) as out2, \
+            pyaclnn.DeviceBuffer(w2.nbytes) as second_weight:
+        second_weight.copy_from_host(w2)
+        size, executor = pyaclnn.aclnnPreluGetWorkspaceSize(t, tw, out)
+        with executor.set_repeatable():
+            executor.set_input_addr(0, tw, second_weight)     # index 0 is self's: the weight moves
+            executor.set_output_addr(7, out, out2.buffer)     # no output 7: still out's address
+            pyaclnn.aclnnPrelu(None, size, executor)
+            pyaclnn.synchronize()
+        assert_close(out2.numpy(), _prelu_reference(x, w2))
+    assert last_error() is None
+
+
+def test_raw_address_after_phase1_redirects_the_launch(acl, rng):
+    x1 = rng.standard_normal((4, 2)).astype(np.float32)
+    x2 = rng.standard_normal((4, 2)).astype(np.float32)
+    w = np.array([0.5, -3.0], np.float32)
+    with pyaclnn.Tensor.from_numpy(x1) as t, pyaclnn.Tensor.from_numpy(w) as tw, \
+            pyaclnn.Tensor.empty(x1.shape, np.float32) as out, \
+            pyaclnn.DeviceBuffer(x2.nbytes) as second:
+        second.copy_from_host(x2)
+        size, executor = pyaclnn.aclnnPreluGetWorkspaceSize(t, tw, out)
+        assert lib.aclSetRawTensorAddr(t.ptr, second.ptr) == 0
+        pyaclnn.aclnnPrelu(None, size, executor)            # a normal executor, not rebound
+        pyaclnn.synchronize()
+        assert_close(out.numpy(), _prelu_reference(x2, w))
+        assert lib.aclSetRawTensorAddr(t.ptr, t.buffer.ptr) == 0
+    assert last_error() is None
+
+
+def test_tensor_destroyed_before_the_launch_is_an_error(acl, rng):
+    x = rng.standard_normal((4, 2)).astype(np.float32)
+    with pyaclnn.Tensor.from_numpy(x) as t, pyaclnn.Tensor.from_numpy(np.ones(2, np.float32)) as tw, \
+            pyaclnn.Tensor.empty(x.shape, np.float32) as out:
+        size, executor = pyaclnn.aclnnPreluGetWorkspaceSize(t, tw, out)
+        tw.close()                                          # CANN would read freed memory here
+        with pytest.raises(pyaclnn.ParamInvalidError, match="input tensor 1 .*destroyed"):
+            pyaclnn.aclnnPrelu(None, size, executor)
+        executor.close()
 
 
 def test_executor_never_run_is_destroyed_on_close(acl):

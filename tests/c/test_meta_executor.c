@@ -5,7 +5,10 @@
  *     output's padding untouched
  *   - phase 2 misuse: NULL executor, consumed executor, NULL workspace, too small workspace
  *   - repeatable executors: relaunch with rebound addresses while the previous launch is still
- *     queued, index checks of aclSet*TensorAddr, destroy while queued, use after destroy
+ *     queued, destroy while queued, use after destroy
+ *   - executors follow their tensors (CANN's opbase): aclSet*TensorAddr sets the given tensor's
+ *     address whatever the index; aclSetRawTensorAddr after phase 1 redirects the launch; a tensor
+ *     destroyed before the launch -> 161002 with a message; one destroyed after it is fine
  * The reference is a plain loop here: out = x > 0 ? x : weight[c] * x.
  */
 #include <stdint.h>
@@ -80,16 +83,24 @@ static void free_args(prelu_args *a)
     aclrtFree(a->out_dev);
 }
 
-static void check_contiguous_out(const void *out_dev, int seed, const char *context)
+/* out == prelu(input(seed), weights) */
+static void check_prelu_out(const void *out_dev, int seed, const float *weights, const char *context)
 {
     float host[NUMEL];
     download(host, out_dev, sizeof host);
     int bad = 0;
     for (int n = 0; n < N; n++)
         for (int c = 0; c < C; c++)
-            for (int w = 0; w < W; w++)
-                bad += host[(n * C + c) * W + w] != prelu_ref(input_value(seed, n, c, w), c);
+            for (int w = 0; w < W; w++) {
+                float x = input_value(seed, n, c, w);
+                bad += host[(n * C + c) * W + w] != (x > 0 ? x : weights[c] * x);
+            }
     CHECK(bad == 0, "%s: %d wrong values", context, bad);
+}
+
+static void check_contiguous_out(const void *out_dev, int seed, const char *context)
+{
+    check_prelu_out(out_dev, seed, weight_values, context);
 }
 
 static void test_contiguous(void)
@@ -201,12 +212,7 @@ static void test_repeatable(void)
     CHECK(aclSetOutputTensorAddr(ex, 0, a.out, b.out_dev) == ACLNN_SUCCESS, "rebind output");
     CHECK(aclnnPrelu(NULL, 0, ex, stream) == ACLNN_SUCCESS, "run 2");
 
-    /* index checks: 2 inputs (self, weight), 1 output; overall index 2 = the output */
-    CHECK(aclSetInputTensorAddr(ex, 2, a.self, b.self_dev) == ACLNN_ERR_PARAM_INVALID, "input index 2");
-    EXPECT_MSG("input index", "aclSetInputTensorAddr", "index");
-    CHECK(aclSetOutputTensorAddr(ex, 1, a.out, b.out_dev) == ACLNN_ERR_PARAM_INVALID, "output index 1");
-    CHECK(aclSetTensorAddr(ex, 3, a.out, b.out_dev) == ACLNN_ERR_PARAM_INVALID, "overall index 3");
-    (void)aclGetRecentErrMsg();
+    /* back to a's buffers (overall index 2 = the output, 0 = self) */
     CHECK(aclSetTensorAddr(ex, 2, a.out, a.out_dev) == ACLNN_SUCCESS, "overall index 2 = output");
     CHECK(aclSetTensorAddr(ex, 0, a.self, a.self_dev) == ACLNN_SUCCESS, "overall index 0 = input");
 
@@ -229,6 +235,85 @@ static void test_repeatable(void)
     free_args(&b);
 }
 
+/* The index is ignored: the call sets the tensor's address, and the launch uses it. */
+static void test_rebind_by_tensor(void)
+{
+    static const float other_weights[C] = {1.5f, -2.0f, 0.125f};
+    prelu_args a, b;
+    make_contiguous_args(&a, 3);
+    make_contiguous_args(&b, 6);
+    void *w2 = dev_alloc(sizeof other_weights);
+    upload(w2, other_weights, sizeof other_weights);
+    uint64_t ws = 0;
+    aclOpExecutor *ex = NULL;
+    CHECK(aclnnPreluGetWorkspaceSize(a.self, a.weight, a.out, &ws, &ex) == ACLNN_SUCCESS, "phase 1");
+    CHECK(aclSetAclOpExecutorRepeatable(ex) == ACLNN_SUCCESS, "repeatable");
+    /* index 0 is self's slot, the tensor is the weight: the weight is rebound */
+    CHECK(aclSetInputTensorAddr(ex, 0, a.weight, w2) == ACLNN_SUCCESS, "wrong index, right tensor");
+    /* an index past the outputs: still the output tensor's address */
+    CHECK(aclSetOutputTensorAddr(ex, 5, a.out, b.out_dev) == ACLNN_SUCCESS, "index past the outputs");
+    CHECK(aclSetTensorAddr(ex, 7, a.self, b.self_dev) == ACLNN_SUCCESS, "index past every tensor");
+    /* a tensor the executor was not planned with: its address is set, the executor unchanged */
+    CHECK(aclSetInputTensorAddr(ex, 1, b.weight, w2) == ACLNN_SUCCESS, "foreign tensor");
+    CHECK(aclnnPrelu(NULL, 0, ex, stream) == ACLNN_SUCCESS, "launch");
+    CHECK(aclrtSynchronizeStream(stream) == ACL_SUCCESS, "sync");
+    check_prelu_out(b.out_dev, 6, other_weights, "rebound by tensor");
+    CHECK(aclDestroyAclOpExecutor(ex) == ACLNN_SUCCESS, "destroy");
+    CHECK(aclSetRawTensorAddr(b.weight, b.weight_dev) == ACLNN_SUCCESS, "restore b");
+    aclrtFree(w2);
+    free_args(&a);
+    free_args(&b);
+}
+
+/* aclSetRawTensorAddr between phase 1 and phase 2 redirects a normal executor's launch. */
+static void test_rebind_by_raw_address(void)
+{
+    prelu_args a, b;
+    make_contiguous_args(&a, 4);
+    make_contiguous_args(&b, 7);
+    uint64_t ws = 0;
+    aclOpExecutor *ex = NULL;
+    CHECK(aclnnPreluGetWorkspaceSize(a.self, a.weight, a.out, &ws, &ex) == ACLNN_SUCCESS, "phase 1");
+    CHECK(aclSetRawTensorAddr(a.self, b.self_dev) == ACLNN_SUCCESS, "raw self");
+    CHECK(aclSetRawTensorAddr(a.out, b.out_dev) == ACLNN_SUCCESS, "raw out");
+    CHECK(aclnnPrelu(NULL, 0, ex, stream) == ACLNN_SUCCESS, "launch");
+    CHECK(aclrtSynchronizeStream(stream) == ACL_SUCCESS, "sync");
+    check_prelu_out(b.out_dev, 7, weight_values, "raw address after phase 1");
+    CHECK(aclSetRawTensorAddr(a.self, a.self_dev) == ACLNN_SUCCESS, "restore self");
+    CHECK(aclSetRawTensorAddr(a.out, a.out_dev) == ACLNN_SUCCESS, "restore out");
+    free_args(&a);
+    free_args(&b);
+}
+
+/* A tensor destroyed between phase 1 and the launch: an error, not a read of freed memory (the
+ * address may even hold a new tensor by then); one destroyed after the launch call is fine (the
+ * launch took its address, as CANN's kernel launch does). */
+static void test_destroyed_tensor(void)
+{
+    prelu_args a;
+    make_contiguous_args(&a, 8);
+    uint64_t ws = 0;
+    aclOpExecutor *ex = NULL;
+    CHECK(aclnnPreluGetWorkspaceSize(a.self, a.weight, a.out, &ws, &ex) == ACLNN_SUCCESS, "phase 1");
+    aclDestroyTensor(a.weight);
+    int64_t wdims[1] = {C};
+    a.weight = aclCreateTensor(wdims, 1, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, wdims, 1, a.weight_dev);
+    CHECK(aclnnPrelu(NULL, 0, ex, stream) == ACLNN_ERR_PARAM_INVALID, "destroyed weight");
+    EXPECT_MSG("destroyed weight", "aclnnPrelu", "input tensor 1", "destroyed");
+    CHECK(aclnnPrelu(NULL, 0, ex, stream) == ACLNN_ERR_PARAM_INVALID, "consumed by the failure");
+    (void)aclGetRecentErrMsg();
+
+    CHECK(aclnnPreluGetWorkspaceSize(a.self, a.weight, a.out, &ws, &ex) == ACLNN_SUCCESS, "phase 1 again");
+    CHECK(aclnnPrelu(NULL, 0, ex, stream) == ACLNN_SUCCESS, "launch");
+    aclTensor *self = a.self, *out = a.out;
+    aclDestroyTensor(self); /* the launch may still be queued: it holds the addresses */
+    aclDestroyTensor(out);
+    a.self = a.out = NULL;
+    CHECK(aclrtSynchronizeStream(stream) == ACL_SUCCESS, "sync");
+    check_contiguous_out(a.out_dev, 8, "tensors destroyed after the launch");
+    free_args(&a);
+}
+
 int main(void)
 {
     CHECK(aclInit(NULL) == ACL_SUCCESS, "aclInit");
@@ -237,6 +322,9 @@ int main(void)
     test_contiguous();
     test_strided();
     test_repeatable();
+    test_rebind_by_tensor();
+    test_rebind_by_raw_address();
+    test_destroyed_tensor();
     aclrtDestroyStream(stream);
     aclrtResetDevice(0);
     aclFinalize();

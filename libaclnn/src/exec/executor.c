@@ -2,13 +2,17 @@
  * executor.c - the two-phase framework every operator uses.
  *
  * Phase 1 (nn_executor_create / add_* / finish) freezes a copy of each tensor argument (shape,
- * strides, offset, dtype, base address) and the op's plan, and lays out the workspace:
+ * strides, offset, dtype; the handle and its creation number) and the op's plan, and lays out
+ * the workspace:
  *
  *     [staging for non-contiguous operand 0][staging for ...][op scratch]
  *      each area 64-byte aligned, numel * element size bytes
  *
  * and registers the executor.  Phase 2 (nn_launch_executor) checks the executor and workspace,
- * snapshots the operands into a task and queues it on the stream; the task stages strided
+ * snapshots the operands into a task with each tensor's current storage address (executors
+ * follow their tensors, as CANN's share their storage: aclSetRawTensorAddr or aclSet*TensorAddr
+ * on a tensor redirects the next launch; a tensor destroyed since phase 1 is an error, where
+ * CANN would read freed memory) and queues it on the stream; the task stages strided
  * inputs into the workspace, runs the kernel on contiguous buffers and copies strided outputs
  * back through their views (CANN's Contiguous -> kernel -> ViewCopy).
  *
@@ -119,6 +123,7 @@ static void freeze_operand(nn_operand *op, const aclTensor *t, bool is_output)
     memcpy(op->dims, t->dims, sizeof(int64_t) * t->ndim);
     memcpy(op->strides, t->strides, sizeof(int64_t) * t->ndim);
     op->offset = t->offset;
+    op->serial = t->serial;
     op->base = t->data;
     op->numel = nn_numel(t->ndim, t->dims);
     op->contiguous = op->numel <= 1 || nn_view_is_contiguous(t->ndim, t->dims, t->strides);
@@ -362,6 +367,34 @@ static void release_task(void *ctx)
     free(task);
 }
 
+/* Copies the executor's operands into `operands` with each tensor's current storage address
+ * (caller holds the lock); an error when a tensor was destroyed since phase 1. */
+static aclnnStatus follow_tensors_locked(const char *op_name, const aclOpExecutor *ex, nn_operand *operands)
+{
+    const aclTensor *handles[NN_MAX_OPERANDS];
+    uint64_t serials[NN_MAX_OPERANDS];
+    void *current[NN_MAX_OPERANDS];
+    for (int i = 0; i < ex->num_operands; i++) {
+        operands[i] = ex->operands[i];
+        handles[i] = ex->operands[i].handle;
+        serials[i] = ex->operands[i].serial;
+    }
+    size_t dead = nn_tensors_current_data(handles, serials, (size_t)ex->num_operands, current);
+    if (dead < (size_t)ex->num_operands) {
+        const nn_operand *op = &ex->operands[dead];
+        return nn_error(ACLNN_ERR_PARAM_INVALID,
+                        "%s: %s tensor %d (%p) given to phase 1 was destroyed before this launch; "
+                        "an executor reads its tensors' addresses at launch, so they must live "
+                        "until the phase-2 call (CANN would read freed memory).",
+                        op_name, op->is_output ? "output" : "input",
+                        op->is_output ? (int)dead - ex->num_inputs : (int)dead, (const void *)op->handle);
+    }
+    for (int i = 0; i < ex->num_operands; i++)
+        if (handles[i] != NULL)
+            operands[i].base = current[i];
+    return ACLNN_SUCCESS;
+}
+
 /* A failed phase 2 consumes a normal executor, as CANN's does. Caller holds the lock. */
 static void consume_on_failure_locked(aclOpExecutor *ex)
 {
@@ -403,15 +436,17 @@ aclnnStatus nn_launch_executor(const char *op_name, void *workspace, uint64_t wo
                           op_name, (unsigned long long)executor->workspace_size,
                           (unsigned long long)workspaceSize);
     }
+    if (status == ACLNN_SUCCESS)
+        status = follow_tensors_locked(op_name, executor, task->operands);
     for (int i = 0; status == ACLNN_SUCCESS && i < executor->num_operands; i++) {
-        const nn_operand *op = &executor->operands[i];
+        const nn_operand *op = &task->operands[i];
         if (op->handle != NULL && op->numel > 0 && op->base == NULL && executor->kernel != NULL)
             status = nn_error(ACLNN_ERR_PARAM_NULLPTR,
                               "%s: %s tensor %d has no data address (tensorData is null).", op_name,
                               op->is_output ? "output" : "input",
                               op->is_output ? i - executor->num_inputs : i);
-        else if (executor->repeatable)
-            status = strict_check_operand(op_name, op, i); /* addresses may have been rebound */
+        else if (op->base != executor->operands[i].base)
+            status = strict_check_operand(op_name, op, i); /* rebound since phase 1's check */
     }
     if (status != ACLNN_SUCCESS) {
         consume_on_failure_locked(executor);
@@ -420,9 +455,9 @@ aclnnStatus nn_launch_executor(const char *op_name, void *workspace, uint64_t wo
         return status;
     }
 
-    /* Snapshot: a repeatable executor may be rebound and relaunched while this task waits. */
+    /* Snapshot (task->operands, above): a repeatable executor may be rebound and relaunched
+     * while this task waits. */
     task->ex = executor;
-    memcpy(task->operands, executor->operands, sizeof task->operands);
     task->kernel = executor->kernel;
     task->workspace = workspace;
     task->workspace_size = executor->workspace_size;

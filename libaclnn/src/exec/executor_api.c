@@ -6,6 +6,8 @@
  * Every function looks the executor up in the registry before touching it, so a consumed,
  * destroyed or foreign pointer gives a status and a message instead of a crash.
  */
+#include <string.h>
+
 #include "exec/nn_executor_impl.h"
 
 NN_EXPORT aclnnStatus aclSetAclOpExecutorRepeatable(aclOpExecutor *executor)
@@ -43,11 +45,15 @@ NN_EXPORT aclnnStatus aclDestroyAclOpExecutor(aclOpExecutor *executor)
     return ACLNN_SUCCESS;
 }
 
-typedef enum { BIND_INPUT, BIND_OUTPUT, BIND_ANY } bind_kind;
-
-static aclnnStatus set_tensor_addr(const char *fn, bind_kind kind, aclOpExecutor *executor,
+/* As CANN's opbase does for its built-in operators: the call sets the storage address of
+ * `tensor`, and every launch of an executor planned with that tensor uses it (phase 2 reads its
+ * tensors' current addresses).  `index` is ignored, as there, so a wrong index with the right
+ * tensor rebinds the right operand.  A tensor the executor was not planned with changes nothing
+ * for it: that is allowed (CANN returns success) and logged as a warning. */
+static aclnnStatus set_tensor_addr(const char *fn, aclOpExecutor *executor,
                                    size_t index, aclTensor *tensor, void *addr)
 {
+    (void)index;
     /* CANN stores the address into the descriptor before checking the executor. */
     if (nn_tensor_alive(tensor))
         tensor->data = addr;
@@ -60,70 +66,60 @@ static aclnnStatus set_tensor_addr(const char *fn, bind_kind kind, aclOpExecutor
         return live;
 
     pthread_mutex_lock(&nn_executor_lock);
-    aclnnStatus status = ACLNN_SUCCESS;
     if (!nn_executor_registered_locked(executor)) {
-        status = nn_error(ACLNN_ERR_INNER,
-                          "%s: executor %p is not a live executor (consumed by phase 2 or destroyed).",
-                          fn, (void *)executor);
-    } else {
-        size_t first = kind == BIND_OUTPUT ? (size_t)executor->num_inputs : 0;
-        size_t count = kind == BIND_INPUT    ? (size_t)executor->num_inputs
-                       : kind == BIND_OUTPUT ? (size_t)(executor->num_operands - executor->num_inputs)
-                                             : (size_t)executor->num_operands;
-        const char *what = kind == BIND_INPUT ? "inputs" : kind == BIND_OUTPUT ? "outputs" : "tensors";
-        if (index >= count) {
-            status = nn_error(ACLNN_ERR_PARAM_INVALID,
-                              "%s: index must be less than %zu (the %s executor has %zu %s), got %zu.",
-                              fn, count, executor->op_name, count, what, index);
-        } else {
-            nn_operand *op = &executor->operands[first + index];
-            if (op->handle == NULL)
-                status = nn_error(ACLNN_ERR_PARAM_INVALID,
-                                  "%s: tensor %zu of the %s executor was null (an absent optional "
-                                  "argument) at phase 1; it has no address to set.",
-                                  fn, index, executor->op_name);
-            else
-                op->base = addr;
-        }
+        pthread_mutex_unlock(&nn_executor_lock);
+        return nn_error(ACLNN_ERR_INNER,
+                        "%s: executor %p is not a live executor (consumed by phase 2 or destroyed).",
+                        fn, (void *)executor);
     }
+    bool planned = false; /* as an input or an output: the address is the tensor's either way */
+    for (int i = 0; i < executor->num_operands && !planned; i++)
+        planned = executor->operands[i].handle == tensor;
+    char op_name[NN_OP_NAME_MAX];
+    memcpy(op_name, executor->op_name, sizeof op_name);
     pthread_mutex_unlock(&nn_executor_lock);
-    return status;
+    if (!planned)
+        nn_log(NN_LOG_WARNING,
+               "%s: tensor %p is not a tensor of the %s executor %p; its address was set, "
+               "which changes nothing for this executor.", fn, (void *)tensor, op_name,
+               (void *)executor);
+    return ACLNN_SUCCESS;
 }
 
 NN_EXPORT aclnnStatus aclSetInputTensorAddr(aclOpExecutor *executor, const size_t index,
                                             aclTensor *tensor, void *addr)
 {
-    return set_tensor_addr("aclSetInputTensorAddr", BIND_INPUT, executor, index, tensor, addr);
+    return set_tensor_addr("aclSetInputTensorAddr", executor, index, tensor, addr);
 }
 
 NN_EXPORT aclnnStatus aclSetOutputTensorAddr(aclOpExecutor *executor, const size_t index,
                                              aclTensor *tensor, void *addr)
 {
-    return set_tensor_addr("aclSetOutputTensorAddr", BIND_OUTPUT, executor, index, tensor, addr);
+    return set_tensor_addr("aclSetOutputTensorAddr", executor, index, tensor, addr);
 }
 
 NN_EXPORT aclnnStatus aclSetTensorAddr(aclOpExecutor *executor, const size_t index,
                                        aclTensor *tensor, void *addr)
 {
-    return set_tensor_addr("aclSetTensorAddr", BIND_ANY, executor, index, tensor, addr);
+    return set_tensor_addr("aclSetTensorAddr", executor, index, tensor, addr);
 }
 
 NN_EXPORT aclnnStatus AclSetInputTensorAddr(aclOpExecutor *executor, const size_t index,
                                             aclTensor *tensor, void *addr)
 {
-    return set_tensor_addr("AclSetInputTensorAddr", BIND_INPUT, executor, index, tensor, addr);
+    return set_tensor_addr("AclSetInputTensorAddr", executor, index, tensor, addr);
 }
 
 NN_EXPORT aclnnStatus AclSetOutputTensorAddr(aclOpExecutor *executor, const size_t index,
                                              aclTensor *tensor, void *addr)
 {
-    return set_tensor_addr("AclSetOutputTensorAddr", BIND_OUTPUT, executor, index, tensor, addr);
+    return set_tensor_addr("AclSetOutputTensorAddr", executor, index, tensor, addr);
 }
 
 NN_EXPORT aclnnStatus AclSetTensorAddr(aclOpExecutor *executor, const size_t index,
                                        aclTensor *tensor, void *addr)
 {
-    return set_tensor_addr("AclSetTensorAddr", BIND_ANY, executor, index, tensor, addr);
+    return set_tensor_addr("AclSetTensorAddr", executor, index, tensor, addr);
 }
 
 /* None of our operators takes a tensor-list argument, so every index is out of range. */

@@ -21,7 +21,9 @@ extern "C" {
 
 #define NN_MAX_OPERANDS 8
 
-/* One tensor argument as frozen at phase 1.  At phase 2 the kernel sees `data` pointing at a
+/* One tensor argument as frozen at phase 1: everything but the address, which phase 2 takes from
+ * the tensor itself (as CANN's executors share their tensors' storage), so aclSetRawTensorAddr
+ * or aclSet*TensorAddr on the tensor redirects the launch.  At phase 2 the kernel sees `data` pointing at a
  * contiguous row-major buffer of `numel` elements of `dtype` with shape `dims` (strides are
  * those of a contiguous tensor): either the caller's memory (tensor already contiguous; the
  * view offset is applied) or a staging area in the workspace (the executor copies strided inputs in
@@ -35,7 +37,9 @@ typedef struct nn_operand {
     int64_t dims[NN_MAX_DIMS];
     int64_t strides[NN_MAX_DIMS]; /* the caller's view strides, in elements */
     int64_t offset;               /* the caller's view offset, in elements */
-    void *base;                   /* the caller's tensorData (rebound by aclSet*TensorAddr) */
+    uint64_t serial;              /* the tensor's creation number: a destroyed tensor is told */
+    void *base;                   /* the tensor's tensorData: at phase 1, and in a launch task
+                                   * the tensor's address at the phase-2 call */
     int64_t numel;
     bool contiguous;              /* view strides are row-major contiguous */
     uint64_t staging_offset;      /* workspace offset of the contiguous copy, if !contiguous */

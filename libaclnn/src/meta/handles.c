@@ -118,6 +118,24 @@ nn_handle_kind nn_handle_kind_of(const void *handle)
     return kind;
 }
 
+size_t nn_tensors_current_data(const aclTensor *const *tensors, const uint64_t *serials, size_t count,
+                               void **data)
+{
+    size_t dead = count;
+    pthread_mutex_lock(&g_lock);
+    for (size_t i = 0; i < count && dead == count; i++) {
+        if (tensors[i] == NULL)
+            continue;
+        const slot *s = find_locked((uintptr_t)tensors[i]);
+        if (s == NULL || s->kind != NN_HANDLE_TENSOR || tensors[i]->serial != serials[i])
+            dead = i;
+        else
+            data[i] = tensors[i]->data;
+    }
+    pthread_mutex_unlock(&g_lock);
+    return dead;
+}
+
 /* With the article, for messages: "an aclTensor". */
 static const char *const kind_phrases[] = {
     [NN_HANDLE_NONE] = "a destroyed or foreign handle",

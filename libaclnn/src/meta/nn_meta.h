@@ -30,6 +30,7 @@ struct aclTensor {
     uint64_t storage_ndim;
     int64_t storage_dims[NN_MAX_DIMS];
     void *data;                           /* tensorData: the storage base address */
+    uint64_t serial;                      /* unique per aclCreateTensor: tells a reused address */
 };
 
 struct aclIntArray   { uint64_t size; int64_t *values; };
@@ -81,6 +82,14 @@ void *nn_handle_register(void *object, nn_handle_kind kind, const char *fn);
  * "<fn>: <name> <ptr> is not a live <kind> (it is ...)." with ACLNN_ERR_PARAM_INVALID. */
 aclnnStatus nn_handle_release(const char *fn, const char *name, const void *handle,
                               nn_handle_kind kind);
+
+/* The storage address of each tensor tensors[i] that is still the one created with serials[i]
+ * (aclSetRawTensorAddr / aclSet*TensorAddr may have changed it since), read under the registry
+ * lock so that a concurrent aclDestroyTensor cannot free it meanwhile.  NULL entries are
+ * skipped.  Returns the index of the first tensor destroyed since (its address may hold another
+ * tensor by now), or `count` when all are alive. */
+size_t nn_tensors_current_data(const aclTensor *const *tensors, const uint64_t *serials, size_t count,
+                               void **data);
 
 /* Liveness checks (NULL is not alive). */
 static inline bool nn_tensor_alive(const aclTensor *t) { return nn_handle_kind_of(t) == NN_HANDLE_TENSOR; }

@@ -14,6 +14,7 @@
  * this C library therefore allocates them with the C++ runtime's operator new[] when the
  * process has it (weak reference), and offers aclnnCpuFreeArray for C and Python callers.
  */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -210,8 +211,10 @@ NN_EXPORT aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsN
         nn_error(ACLNN_ERR_INNER_NULLPTR, "aclCreateTensor: out of memory.");
         return NULL;
     }
+    static atomic_uint_fast64_t next_serial = 1;
     apply_desc(t, &d);
     t->data = tensorData;
+    t->serial = atomic_fetch_add(&next_serial, 1);
     return nn_handle_register(t, NN_HANDLE_TENSOR, "aclCreateTensor");
 }
 
