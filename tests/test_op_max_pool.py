@@ -349,6 +349,7 @@ def test_backward_reports_out_of_plane_index_at_synchronize(bad_value):
             pyaclnn.synchronize()
         assert err.value.code == 507015
         assert "indices" in err.value.message and str(bad_value) in err.value.message
+        assert "the mask does not come from aclnnMaxPool2dWithMask" in err.value.message
         # nothing outside the plane was touched; the bad contribution is dropped, the rest lands
         got = gi.numpy()
         want_index = good.reshape(out.shape).astype(np.int64)

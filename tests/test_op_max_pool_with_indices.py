@@ -43,3 +43,23 @@ def test_forward_and_backward_match_torch(shape, kernel, stride, padding, ceil_m
             finally:
                 pyaclnn.set_soc_version(None)
             np.testing.assert_array_equal(grad_in_t.numpy(), ref_grad.numpy())
+
+
+@pytest.mark.parametrize("bad_value", [20, -1])
+def test_backward_names_the_indices_of_an_out_of_plane_index(bad_value):
+    # The message names the indices and aclnnMaxPool2dWithIndices (not the mask variant's words).
+    rng = np.random.default_rng(8)
+    shape, attrs = (1, 2, 4, 4), ([2, 2], [2, 2], [0, 0], [1, 1])
+    x = rng.standard_normal(shape).astype(np.float32)
+    ref_out, ref_idx = torch.ops.aten.max_pool2d_with_indices(torch.from_numpy(x), *attrs, False)
+    indices = ref_idx.numpy().astype(np.int32)
+    indices.reshape(-1)[5] = bad_value                         # plane 1, output (0, 1)
+    grad = np.ones(tuple(ref_out.shape), np.float32)
+    with Tensor.from_numpy(grad) as grad_t, Tensor.from_numpy(x) as x_t, Tensor.from_numpy(indices) as idx_t, \
+            Tensor.empty(shape, np.float32, fill=np.nan) as grad_in_t:
+        with pytest.raises(pyaclnn.AclError) as err:
+            pyaclnn.run_op("MaxPool2dWithIndicesBackward", grad_t, x_t, idx_t, *attrs, False, grad_in_t)
+        message = err.value.message
+        assert err.value.code == 507015 and str(bad_value) in message
+        assert "the indices do not come from aclnnMaxPool2dWithIndices with these arguments" in message
+        assert "mask" not in message

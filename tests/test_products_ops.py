@@ -340,6 +340,28 @@ def test_upsample_nlc_out_shape_is_n_lout_c(soc, product):
             assert err.value.code == INNER_NULLPTR
         else:
             assert err.value.code == INVALID and "[2, 8, 3]" in err.value.message, err.value.message
+            # the message says why it wants [N, Lout, C]: a format other than ND/NCL is read as NLC
+            assert ("self's format NHWC is neither ND nor NCL, so self [2, 5, 3] is read as NLC [N, L, C]"
+                    in err.value.message), err.value.message
+    finally:
+        for h in (src, out, size):
+            h.close()
+
+
+@pytest.mark.parametrize("product", [p for p in SOCS if p != "Ascend950"])
+def test_upsample_nchw_labelled_3d_self_message_names_the_nlc_reading(soc, product):
+    """The case users hit: a 3-D [N, C, L] tensor labelled NCHW with an [N, C, Lout] out."""
+    soc(product)
+    src = pyaclnn.Tensor.empty((2, 3, 8), np.float32, format="NCHW")
+    out = pyaclnn.Tensor.empty((2, 3, 16), np.float32, format="NCHW")
+    size = pyaclnn.IntArray([16])
+    try:
+        with pytest.raises(pyaclnn.AclnnError) as err:
+            pyaclnn.aclnnUpsampleNearestExact1dGetWorkspaceSize(src, size, 0.0, out)
+        message = err.value.message
+        assert err.value.code == INVALID
+        assert "out shape should be [2, 16, 8], got [2, 3, 16]" in message, message
+        assert "NCHW is neither ND nor NCL" in message and "read as NLC" in message, message
     finally:
         for h in (src, out, size):
             h.close()

@@ -94,13 +94,15 @@ static aclnnStatus backward_kernel(const nn_launch *l)
         memcpy(&v32, c.indices + offset * 4, 4);
         value = v32;
     }
+    const bool with_indices = strcmp(l->op_name, OP_INDICES) == 0;
     return nn_error(ACL_ERROR_RT_AICORE_EXCEPTION,
                     "%s: indices holds argmax %lld for output (n=%lld, c=%lld, oh=%lld, ow=%lld), outside the "
-                    "input plane [0, %lld) (H=%lld, W=%lld); the mask does not come from aclnnMaxPool2dWithMask "
-                    "with these arguments. That gradient was dropped.",
+                    "input plane [0, %lld) (H=%lld, W=%lld); %s with these arguments. That gradient was dropped.",
                     l->op_name, (long long)value, (long long)(plane / g->channels), (long long)(plane % g->channels),
                     (long long)(at / g->out_width), (long long)(at % g->out_width),
-                    (long long)(g->height * g->width), (long long)g->height, (long long)g->width);
+                    (long long)(g->height * g->width), (long long)g->height, (long long)g->width,
+                    with_indices ? "the indices do not come from aclnnMaxPool2dWithIndices"
+                                 : "the mask does not come from aclnnMaxPool2dWithMask");
 }
 
 /* ------------------------------------------------------------------------------------------ */

@@ -96,7 +96,18 @@ static aclnnStatus check_layout(const aclTensor *self, const aclIntArray *output
         expected[1] = outputSize->values[0];
         expected[2] = self->dims[2];
     }
-    if (out->ndim != 3 || memcmp(out->dims, expected, sizeof expected) != 0) {
+    const bool wrong_out = out->ndim != 3 || memcmp(out->dims, expected, sizeof expected) != 0;
+    if (wrong_out && nlc) {
+        char self_shape[128];
+        return nn_error(ACLNN_ERR_PARAM_INVALID,
+                        OP ": out shape should be %s, got %s: self's format %s is neither ND nor NCL, so "
+                        "self %s is read as NLC [N, L, C] and its dim 1 is resized, as CANN does (label "
+                        "self and out ND or NCL for [N, C, L]).",
+                        nn_shape_str(want, sizeof want, 3, expected),
+                        nn_shape_str(shape, sizeof shape, out->ndim, out->dims), nn_format_name(self->format),
+                        nn_shape_str(self_shape, sizeof self_shape, self->ndim, self->dims));
+    }
+    if (wrong_out) {
         return nn_error(ACLNN_ERR_PARAM_INVALID, OP ": out shape should be %s, got %s.",
                         nn_shape_str(want, sizeof want, 3, expected),
                         nn_shape_str(shape, sizeof shape, out->ndim, out->dims));
