@@ -6,8 +6,9 @@
  *  2. a host function, or a blocking callback run by aclrtProcessReport, that would release its
  *     own stream (aclrtResetDevice, aclrtResetDeviceForce, aclFinalize, aclrtDestroyContext,
  *     aclrtDestroyStream) or synchronize it gets 107000 and the stream goes on;
- *  3. aclFinalize while a subscribed thread waits in aclrtProcessReport(timeout), or from a
- *     callback that aclrtProcessReport runs: the waiter returns 107012 at once;
+ *  3. aclFinalize (or an unsubscribe) while a subscribed thread waits in aclrtProcessReport,
+ *     or aclFinalize from a callback that aclrtProcessReport runs: the waiter returns 107012 at
+ *     once; aclFinalize while a thread waits in aclrtSynchronizeEvent;
  *  4. aclrtStreamWaitEvent waits for the record current at the call, even when a later record
  *     of the event on another stream completes first.
  * Run under valgrind by tests/test_c_programs.py: a read of freed memory fails it.
@@ -297,6 +298,67 @@ static void test_finalize_while_processing_reports(void)
     CHECK(job.waited_ms < 2000, "aclrtProcessReport waited %ld ms after aclFinalize", job.waited_ms);
 }
 
+/* An unsubscribe ends a wait without a timeout too (it would wait forever). */
+static void *report_forever(void *arg)
+{
+    report_job *job = arg;
+    wait_until_subscribed();
+    job->ret = aclrtProcessReport(-1);
+    return NULL;
+}
+
+static void test_unsubscribe_while_processing_reports(void)
+{
+    aclrtStream stream;
+    EXPECT_OK(aclrtCreateStream(&stream));
+    report_job job = {-1, 0};
+    pthread_t reporter;
+    atomic_store(&g_subscribed, 0);
+    pthread_create(&reporter, NULL, report_forever, &job);
+    EXPECT_OK(aclrtSubscribeReport((uint64_t)reporter, stream));
+    atomic_store(&g_subscribed, 1);
+    tu_sleep_ms(50);
+    EXPECT_OK(aclrtUnSubscribeReport((uint64_t)reporter, stream));
+    pthread_join(reporter, NULL);
+    CHECK(job.ret == ACL_ERROR_RT_THREAD_SUBSCRIBE, "aclrtProcessReport(-1) across an unsubscribe returned %d",
+          job.ret);
+    EXPECT_OK(aclrtDestroyStream(stream));
+}
+
+/* aclrtSynchronizeEvent across aclFinalize: the waiter's reference keeps the event, and the
+ * finalize finishes the record it waits for. */
+typedef struct {
+    aclrtEvent event;
+    int ret;
+} event_job;
+
+static void *synchronize_event_thread(void *arg)
+{
+    event_job *job = arg;
+    job->ret = aclrtSynchronizeEvent(job->event);
+    return NULL;
+}
+
+static void test_finalize_while_synchronizing_an_event(void)
+{
+    EXPECT_OK(aclInit(NULL));
+    EXPECT_OK(aclrtSetDevice(0));
+    aclrtStream stream;
+    EXPECT_OK(aclrtCreateStream(&stream));
+    event_job job = {NULL, -1};
+    EXPECT_OK(aclrtCreateEvent(&job.event));
+    atomic_store(&g_gate, 0);
+    EXPECT_OK(aclrtLaunchHostFunc(stream, wait_for_gate, NULL));
+    EXPECT_OK(aclrtRecordEvent(job.event, stream));
+    pthread_t waiter;
+    pthread_create(&waiter, NULL, synchronize_event_thread, &job);
+    tu_sleep_ms(50);
+    atomic_store(&g_gate, 1);
+    EXPECT_OK(aclFinalize()); /* drains the stream (the record completes), frees the event */
+    pthread_join(waiter, NULL);
+    CHECK(job.ret == ACL_SUCCESS, "aclrtSynchronizeEvent across aclFinalize returned %d", job.ret);
+}
+
 static void finalize_from_callback(void *arg)
 {
     *(int *)arg = aclFinalize();
@@ -373,9 +435,11 @@ int main(void)
     test_host_func_releasing_own_stream();
     test_host_func_dropping_a_reference();
     test_blocking_callback_releasing_own_stream();
+    test_unsubscribe_while_processing_reports();
     EXPECT_OK(aclrtResetDevice(0));
     EXPECT_OK(aclFinalize());
     test_finalize_while_processing_reports();
     test_finalize_from_reported_callback();
+    test_finalize_while_synchronizing_an_event();
     return tu_finish("test_runtime_teardown");
 }
