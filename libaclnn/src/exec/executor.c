@@ -445,8 +445,8 @@ aclnnStatus nn_launch_executor(const char *op_name, void *workspace, uint64_t wo
                               "%s: %s tensor %d has no data address (tensorData is null).", op_name,
                               op->is_output ? "output" : "input",
                               op->is_output ? i - executor->num_inputs : i);
-        else if (op->base != executor->operands[i].base)
-            status = strict_check_operand(op_name, op, i); /* rebound since phase 1's check */
+        else if (executor->repeatable || op->base != executor->operands[i].base)
+            status = strict_check_operand(op_name, op, i); /* memory may have changed since phase 1 */
     }
     if (status != ACLNN_SUCCESS) {
         consume_on_failure_locked(executor);
