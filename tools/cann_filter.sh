@@ -8,7 +8,13 @@
 # LIBACLNN (nm -D) that CANN puts in NAME; it is linked with -Wl,--filter=libaclnn.so, so at run
 # time the dynamic loader resolves every one of them in libaclnn.so and the stubs never run.
 #
-#   libascendcl.so, libacl_rt.so      runtime: aclrt*, aclsys*, aclInit, aclFinalize, ...
+#   libascendcl.so, libacl_rt.so      runtime: every function declared in acl/acl_base_rt.h,
+#                                     acl/acl_rt.h and acl/acl_rt_allocator.h (aclrt*, aclsys*,
+#                                     aclInit, aclCreateDataBuffer, aclmdlRI*, ...)
+#   libc_sec.so                       the bounds-checked functions of securec.h (memcpy_s, ...)
+#   libruntime.so, libplatform.so,    none of ours: CANN's libraries of these names export its
+#   libprofapi.so                     internal runtime (rt*), platform (C++) and profiling
+#                                     (Msprof*) APIs, which no public header declares
 #   libnnopbase.so                    the aclnn meta API (acl_meta.h, aclnn_base.h), aclnnCpu*
 #   libopapi.so, libopapi_nn.so,      the operators aclnnXxx / aclnnXxxGetWorkspaceSize
 #   libopapi_math.so, libopapi_cv.so
@@ -27,7 +33,8 @@ case $name in
     libascendcl.so|libacl_rt.so|--unclassified) group=runtime ;;
     libnnopbase.so) group=meta ;;
     libopapi.so|libopapi_nn.so|libopapi_math.so|libopapi_cv.so) group=ops ;;
-    libacl_op_compiler.so) group=none ;;
+    libc_sec.so) group=securec ;;
+    libacl_op_compiler.so|libruntime.so|libplatform.so|libprofapi.so) group=none ;;
     *) echo "$0: $name is not a CANN library name this build knows" >&2; exit 2 ;;
 esac
 
@@ -38,8 +45,18 @@ exports=$(nm -D --defined-only "$lib" | awk '$2 == "T" || $2 == "W" || $2 == "i"
 others=$(nm -D --defined-only "$lib" | awk '$2 != "T" && $2 != "W" && $2 != "i" { print $3 }')
 [ -z "$others" ] || { echo "$0: $lib exports non-function symbols, not supported: $others" >&2; exit 1; }
 
+# the runtime's functions: those the public runtime headers declare (one name a line)
+acl_dir=$(dirname "$0")/../libaclnn/include/acl
+runtime_names=$(sed -n 's/.*ACL_FUNC_VISIBILITY.*[ *]\(acl[A-Za-z0-9_]*\)(.*/\1/p' \
+    "$acl_dir/acl_base_rt.h" "$acl_dir/acl_rt.h" "$acl_dir/acl_rt_allocator.h" | sort -u)
+[ -n "$runtime_names" ] || { echo "$0: no functions found in $acl_dir" >&2; exit 1; }
+
 # classify: prints "group name" for each export
-classified=$(printf '%s\n' "$exports" | awk '
+classified=$(printf '%s\n' "$exports" | awk -v runtime="$runtime_names" '
+    BEGIN { n = split(runtime, names, "\n"); for (i = 1; i <= n; i++) is_runtime[names[i]] = 1 }
+    ($0 in is_runtime)                                     { print "runtime", $0; next }
+    /^(mem(set|move|cpy)|str(n?cpy|n?cat|tok)|v?sn?printf(_truncated)?|v?sprintf)_s$/ \
+                                                           { print "securec", $0; next }
     /^aclnn(Init|Finalize)$/ || /^aclnnCpu/                 { print "meta", $0; next }
     /^aclnn[A-Z]/                                          { print "ops", $0; next }
     /^acl(rt|sys)[A-Z]/                                    { print "runtime", $0; next }

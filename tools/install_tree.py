@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Lays out a CANN-like install tree (what `make install PREFIX=DIR` does).
 
-DIR/include/{acl,aclnn,aclnnop}   the public headers, with aclnnop/level2/ copies of every op
+DIR/include/{acl,aclnn,aclnnop}   the public headers (and securec.h, securectype.h), with aclnnop/level2/ copies of every op
                                   header (older programs include aclnnop/level2/...)
 DIR/lib64/libaclnn.so             the library, plus CANN's library names (libascendcl.so, ...):
                                   the filter libraries `make` builds next to it, copied as real
@@ -16,7 +16,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 # the Makefile's CANN_LIBS
 CANN_LIBS = ["libascendcl.so", "libacl_rt.so", "libnnopbase.so", "libopapi.so",
-             "libopapi_nn.so", "libopapi_math.so", "libopapi_cv.so", "libacl_op_compiler.so"]
+             "libopapi_nn.so", "libopapi_math.so", "libopapi_cv.so", "libacl_op_compiler.so",
+             "libruntime.so", "libplatform.so", "libc_sec.so", "libprofapi.so"]
 
 SET_ENV = """\
 # Source this file to use libaclnn like a CANN toolkit: . {prefix}/set_env.sh
@@ -35,6 +36,8 @@ def install_headers(prefix: Path):
         if (dst / sub).exists():
             shutil.rmtree(dst / sub)
         shutil.copytree(src / sub, dst / sub)
+    for header in ("securec.h", "securectype.h"):  # libc_sec.so's headers, at the top as in CANN
+        shutil.copy2(src / header, dst / header)
     level2 = dst / "aclnnop" / "level2"
     level2.mkdir(exist_ok=True)
     for header in (dst / "aclnnop").glob("*.h"):

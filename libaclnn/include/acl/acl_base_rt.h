@@ -303,6 +303,43 @@ ACL_FUNC_VISIBILITY void aclAppLog(aclLogLevel logLevel, const char *func, const
  * format string is part of the variadic arguments so the macro stays ISO C (no ##__VA_ARGS__). */
 #define ACL_APP_LOG(level, ...) aclAppLog((level), __func__, __FILE__, __LINE__, __VA_ARGS__)
 
+/* ------------------------------------------------------------------------------------------ */
+/* Data buffers                                                                                */
+/* ------------------------------------------------------------------------------------------ */
+
+/* An aclDataBuffer only records an address and a size; it never owns the memory. */
+ACL_FUNC_VISIBILITY aclDataBuffer *aclCreateDataBuffer(void *data, size_t size);
+
+ACL_FUNC_VISIBILITY aclError aclDestroyDataBuffer(const aclDataBuffer *dataBuffer);
+
+ACL_FUNC_VISIBILITY aclError aclUpdateDataBuffer(aclDataBuffer *dataBuffer, void *data, size_t size);
+
+ACL_FUNC_VISIBILITY void *aclGetDataBufferAddr(const aclDataBuffer *dataBuffer);
+
+/* The size truncated to 32 bits; aclGetDataBufferSizeV2 gives all of it. */
+ACL_DEPRECATED_MESSAGE("aclGetDataBufferSize is deprecated, use aclGetDataBufferSizeV2 instead")
+ACL_FUNC_VISIBILITY uint32_t aclGetDataBufferSize(const aclDataBuffer *dataBuffer);
+
+ACL_FUNC_VISIBILITY size_t aclGetDataBufferSizeV2(const aclDataBuffer *dataBuffer);
+
+/* ------------------------------------------------------------------------------------------ */
+/* The emulated product                                                                        */
+/* ------------------------------------------------------------------------------------------ */
+
+/* The SoC name of the emulated product ("Ascend910B_CPU" by default; ACLNN_SOC_VERSION or
+ * aclnnCpuSetSocVersion choose another), NULL when ACLNN_SOC_VERSION names no known SoC. */
+ACL_FUNC_VISIBILITY const char *aclrtGetSocName(void);
+
+/* The CANN attributes (aclCannAttr) the emulated product supports, and whether one is. */
+ACL_FUNC_VISIBILITY aclError aclGetCannAttributeList(const aclCannAttr **cannAttrList, size_t *num);
+
+ACL_FUNC_VISIBILITY aclError aclGetCannAttribute(aclCannAttr cannAttr, int32_t *value);
+
+/* Core counts and L2 size of the emulated product (the same numbers as
+ * aclrtGetDeviceInfo). */
+ACL_FUNC_VISIBILITY aclError aclGetDeviceCapability(uint32_t deviceId, aclDeviceInfo deviceInfo,
+                                                    int64_t *value);
+
 #ifdef __cplusplus
 }
 #endif

@@ -19,7 +19,9 @@
 
 #define NN_DEVICE_ALIGN 64
 
-typedef enum { MEM_DEVICE, MEM_HOST } mem_kind;
+/* MEM_MAPPED: device memory this file did not allocate (aclrtMapMem, aclrtIpcMemImportByKey):
+ * found like MEM_DEVICE, never freed here. */
+typedef enum { MEM_DEVICE, MEM_HOST, MEM_MAPPED } mem_kind;
 
 typedef struct mem_block {
     uintptr_t base;   /* first: the registry's sort key (nn_sorted_*) */
@@ -80,7 +82,7 @@ bool nn_mem_find(const void *ptr, size_t len, void **alloc_base, size_t *alloc_s
     if (pos > 0) {
         const mem_block *b = &g_blocks[pos - 1];
         size_t offset = addr - b->base;
-        if (b->kind == MEM_DEVICE && offset <= b->size && len <= b->size - offset &&
+        if (b->kind != MEM_HOST && offset <= b->size && len <= b->size - offset &&
             (offset < b->size || len == 0)) {
             found = true;
             if (alloc_base != NULL)
@@ -121,7 +123,8 @@ void nn_mem_finalize(void)
         nn_log(NN_LOG_WARNING, "aclFinalize: releasing %zu allocation(s) the program did not "
                "free.", g_num_blocks);
     for (size_t i = 0; i < g_num_blocks; i++)
-        free((void *)g_blocks[i].base);
+        if (g_blocks[i].kind != MEM_MAPPED)
+            free((void *)g_blocks[i].base);
     free(g_blocks);
     g_blocks = NULL;
     g_num_blocks = g_cap_blocks = 0;
@@ -240,12 +243,39 @@ ACL_FUNC_VISIBILITY aclError aclrtMallocHost(void **hostPtr, size_t size)
 
 static const char *kind_allocator(mem_kind kind)
 {
-    return kind == MEM_DEVICE ? "aclrtMalloc" : "aclrtMallocHost";
+    return kind == MEM_DEVICE ? "aclrtMalloc" : kind == MEM_HOST ? "aclrtMallocHost" : "aclrtMapMem";
 }
 
 static const char *kind_releaser(mem_kind kind)
 {
-    return kind == MEM_DEVICE ? "aclrtFree" : "aclrtFreeHost";
+    return kind == MEM_DEVICE ? "aclrtFree" : kind == MEM_HOST ? "aclrtFreeHost" : "aclrtUnmapMem";
+}
+
+bool nn_mem_register_mapped(void *base, size_t size)
+{
+    mem_block block = {(uintptr_t)base, size, size, MEM_MAPPED};
+    pthread_mutex_lock(&g_mem_lock);
+    bool ok = insert_block(block);
+    pthread_mutex_unlock(&g_mem_lock);
+    return ok;
+}
+
+void nn_mem_unregister_mapped(void *base)
+{
+    pthread_mutex_lock(&g_mem_lock);
+    size_t pos = upper_bound((uintptr_t)base);
+    if (pos > 0 && g_blocks[pos - 1].base == (uintptr_t)base && g_blocks[pos - 1].kind == MEM_MAPPED)
+        remove_block_at(pos - 1);
+    pthread_mutex_unlock(&g_mem_lock);
+}
+
+bool nn_mem_is_host_alloc(const void *ptr)
+{
+    pthread_mutex_lock(&g_mem_lock);
+    const mem_block *b = find_block((uintptr_t)ptr);
+    bool host = b != NULL && b->kind == MEM_HOST;
+    pthread_mutex_unlock(&g_mem_lock);
+    return host;
 }
 
 static aclError release(const char *api, const char *param, void *ptr, mem_kind kind)

@@ -131,6 +131,10 @@ aclError nn_stream_wait(nn_stream *stream, const struct timespec *deadline, int 
                         const char *api, int32_t timeout_ms);
 /* True while a force-destroy is cancelling the stream (blocking tasks give up). */
 bool nn_stream_aborting(const nn_stream *stream);
+/* ACL_STOP_ON_FAILURE (true): tasks are skipped while the stream holds an unreported error. */
+void nn_stream_set_stop_on_failure(nn_stream *stream, bool stop);
+/* rt_misc.c: hands a failed task to the exception callbacks (aclrtExceptionInfoCallbackRegister). */
+void nn_rt_report_exception(int32_t device, const nn_stream *stream, uint32_t error_code);
 /* True when called from the stream's own worker thread. */
 bool nn_stream_is_worker(const nn_stream *stream);
 /* True when the calling thread runs a task the stream waits for: its worker (a host function
@@ -159,6 +163,12 @@ bool nn_callback_blocks_here(const nn_stream *stream);
 /* ---- memory (memory.c) ------------------------------------------------------------------ */
 
 void nn_mem_finalize(void);
+/* Records [base, base+size), mapped by the runtime itself (rt_vmm.c, rt_ipc.c), as device memory:
+ * nn_mem_find and the copy checks accept it, aclrtFree refuses it, aclFinalize leaves it. */
+bool nn_mem_register_mapped(void *base, size_t size);
+void nn_mem_unregister_mapped(void *base);
+/* Whether ptr lies in an aclrtMallocHost allocation. */
+bool nn_mem_is_host_alloc(const void *ptr);
 
 #ifdef __cplusplus
 }

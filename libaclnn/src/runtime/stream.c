@@ -91,6 +91,7 @@ struct nn_stream {
     bool stopping;
     atomic_bool aborting;
     uint64_t first_dropped; /* number of the first task a force-destroy dropped (0: none) */
+    atomic_bool stop_on_failure; /* ACL_STOP_ON_FAILURE: skip tasks while an error is pending */
     int first_error;
     char *first_error_message;
 
@@ -176,10 +177,17 @@ static nn_task *take_next_task_locked(nn_stream *s)
  * it on).  Returns with the lock not held. */
 static void run_task_here(nn_stream *s, nn_task *task)
 {
-    const bool skip = atomic_load(&s->aborting);
+    bool skip = atomic_load(&s->aborting);
+    if (!skip && atomic_load(&s->stop_on_failure)) {
+        pthread_mutex_lock(&s->lock);
+        skip = s->first_error != 0;
+        pthread_mutex_unlock(&s->lock);
+    }
     int code = 0;
     if (!skip && task->run != NULL)
         code = task->run(task->ctx);
+    if (code != 0)
+        nn_rt_report_exception(s->ctx != NULL ? s->ctx->device : 0, s, (uint32_t)code);
     /* Whatever the task left on this thread belongs to it (and leaves the thread clean); the
      * text stays valid until this thread's next nn_error_take, which nothing below makes. */
     const char *message = nn_error_take();
@@ -333,6 +341,11 @@ nn_context *nn_stream_context(const nn_stream *stream)
 bool nn_stream_aborting(const nn_stream *stream)
 {
     return atomic_load(&((nn_stream *)stream)->aborting);
+}
+
+void nn_stream_set_stop_on_failure(nn_stream *stream, bool stop)
+{
+    atomic_store(&stream->stop_on_failure, stop);
 }
 
 bool nn_stream_is_worker(const nn_stream *stream)

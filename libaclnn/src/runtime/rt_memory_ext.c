@@ -1,0 +1,310 @@
+/*
+ * rt_memory_ext.c - the memory calls around memory.c's allocator: 2-D copies, pointer
+ * attributes, address ranges, frees that synchronize first, allocation with a config, cache
+ * maintenance, 32-bit fills, and the aclDataBuffer descriptor.
+ *
+ * They check ranges against the allocation registry (nn_mem_find) the way aclrtMemcpy does:
+ * a range that starts inside a registered allocation must end inside it.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "runtime/nn_rt_internal.h"
+#include "runtime/rt_ext.h"
+
+/* If [ptr, ptr+len) starts inside a registered device allocation, it must end inside it. */
+static aclError check_span(const char *api, const char *param, const void *ptr, size_t len)
+{
+    void *base;
+    size_t size;
+    if (!nn_mem_find(ptr, 0, &base, &size) || nn_mem_find(ptr, len, NULL, NULL))
+        return ACL_SUCCESS;
+    return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID, "%s: %s %p + %zu bytes runs past the end of its %zu-byte "
+                       "allocation at %p.", api, param, ptr, len, size, base);
+}
+
+typedef struct copy2d {
+    unsigned char *dst;
+    const unsigned char *src;
+    size_t dpitch, spitch, width, height;
+} copy2d;
+
+static aclError check_2d(const char *api, const copy2d *c, aclrtMemcpyKind kind)
+{
+    if (c->dst == NULL || c->src == NULL)
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: dst and src must not be null.", api);
+    if (c->width > c->dpitch || c->width > c->spitch)
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: width (%zu) must not exceed dpitch (%zu) or spitch "
+                           "(%zu).", api, c->width, c->dpitch, c->spitch);
+    if (c->height == 0 || c->width == 0)
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: width and height must be positive, got %zu x %zu.",
+                           api, c->width, c->height);
+    if ((int)kind < ACL_MEMCPY_HOST_TO_HOST || (int)kind > ACL_MEMCPY_DEFAULT)
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: kind must be an aclrtMemcpyKind in [0, 4], got %d.",
+                           api, (int)kind);
+    if (c->height - 1 > (SIZE_MAX - c->width) / (c->dpitch > c->spitch ? c->dpitch : c->spitch))
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: pitch x height overflows.", api);
+    aclError ret = check_span(api, "dst", c->dst, c->dpitch * (c->height - 1) + c->width);
+    if (ret == ACL_SUCCESS)
+        ret = check_span(api, "src", c->src, c->spitch * (c->height - 1) + c->width);
+    return ret;
+}
+
+static void run_2d(const copy2d *c)
+{
+    if (c->dpitch == c->width && c->spitch == c->width) {
+        memmove(c->dst, c->src, c->width * c->height);
+        return;
+    }
+    for (size_t row = 0; row < c->height; row++)
+        memmove(c->dst + row * c->dpitch, c->src + row * c->spitch, c->width);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtMemcpy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                                           size_t height, aclrtMemcpyKind kind)
+{
+    copy2d c = {dst, src, dpitch, spitch, width, height};
+    aclError ret = check_2d("aclrtMemcpy2d", &c, kind);
+    if (ret == ACL_SUCCESS)
+        run_2d(&c);
+    return ret;
+}
+
+static void run_2d_task(void *args)
+{
+    run_2d(args);
+    free(args);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtMemcpy2dAsync(void *dst, size_t dpitch, const void *src, size_t spitch,
+                                                size_t width, size_t height, aclrtMemcpyKind kind,
+                                                aclrtStream stream)
+{
+    const char *api = "aclrtMemcpy2dAsync";
+    copy2d c = {dst, src, dpitch, spitch, width, height};
+    aclError ret = check_2d(api, &c, kind);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    copy2d *task = malloc(sizeof *task);
+    if (task == NULL)
+        return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: out of memory.", api);
+    *task = c;
+    ret = aclrtLaunchHostFunc(stream, run_2d_task, task);
+    if (ret != ACL_SUCCESS)
+        free(task);
+    return ret;
+}
+
+/* ---- attributes and ranges ---------------------------------------------------------------- */
+
+#define HUGE_PAGE ((size_t)2 << 20)
+
+ACL_FUNC_VISIBILITY aclError aclrtPointerGetAttributes(const void *ptr, aclrtPtrAttributes *attributes)
+{
+    if (ptr == NULL || attributes == NULL)
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "aclrtPointerGetAttributes: ptr and attributes must not "
+                           "be null.");
+    memset(attributes, 0, sizeof *attributes);
+    long page = sysconf(_SC_PAGESIZE);
+    attributes->pageSize = page > 0 ? (uint32_t)page : 4096;
+    void *base;
+    size_t size;
+    if (nn_mem_is_host_alloc(ptr)) {
+        attributes->location.type = ACL_MEM_LOCATION_TYPE_HOST;
+    } else if (nn_mem_find(ptr, 1, &base, &size)) {
+        int32_t device = 0;
+        (void)aclrtGetDevice(&device); /* allocations are not tied to a device: report the current one */
+        attributes->location.type = ACL_MEM_LOCATION_TYPE_DEVICE;
+        attributes->location.id = (uint32_t)device;
+        if (size >= HUGE_PAGE)
+            attributes->pageSize = (uint32_t)HUGE_PAGE; /* large blocks sit on huge pages (memory.c) */
+    } else {
+        attributes->location.type = ACL_MEM_LOCATION_TYPE_UNREGISTERED;
+    }
+    return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtMemGetAddressRange(void *ptr, void **pbase, size_t *psize)
+{
+    void *base;
+    size_t size;
+    if (ptr == NULL || !nn_mem_find(ptr, 1, &base, &size))
+        return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID, "aclrtMemGetAddressRange: %p is not inside device "
+                           "memory of this process.", ptr);
+    if (pbase != NULL)
+        *pbase = base;
+    if (psize != NULL)
+        *psize = size;
+    return ACL_SUCCESS;
+}
+
+/* Host and "device" share one coherent memory: flushing or invalidating caches is a no-op
+ * once the range is known to be memory the program owns. */
+static aclError cache_op(const char *api, void *devPtr, size_t size)
+{
+    if (devPtr == NULL || size == 0)
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: devPtr must not be null and size positive.", api);
+    return check_span(api, "devPtr", devPtr, size);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtMemFlush(void *devPtr, size_t size)
+{
+    return cache_op("aclrtMemFlush", devPtr, size);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtMemInvalidate(void *devPtr, size_t size)
+{
+    return cache_op("aclrtMemInvalidate", devPtr, size);
+}
+
+/* ---- allocation variants ------------------------------------------------------------------ */
+
+ACL_FUNC_VISIBILITY aclError aclrtFreeWithDevSync(void *devPtr)
+{
+    /* CANN waits for the device's queued work before releasing, so a task still using the
+     * block cannot see it freed. */
+    aclError ret = aclrtSynchronizeDevice();
+    return ret != ACL_SUCCESS ? ret : aclrtFree(devPtr);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtFreeHostWithDevSync(void *hostPtr)
+{
+    aclError ret = aclrtSynchronizeDevice();
+    return ret != ACL_SUCCESS ? ret : aclrtFreeHost(hostPtr);
+}
+
+/* Configurations carry a module id, a device id or virtual-address flags; none changes where
+ * host memory comes from, but a device id must name a device. */
+static aclError check_config(const char *api, const aclrtMallocConfig *cfg)
+{
+    if (cfg == NULL)
+        return ACL_SUCCESS;
+    if (cfg->numAttrs > 0 && cfg->attrs == NULL)
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: cfg->attrs is null but numAttrs is %zu.", api,
+                           cfg->numAttrs);
+    for (size_t i = 0; i < cfg->numAttrs; i++)
+        if (cfg->attrs[i].attr == ACL_RT_MEM_ATTR_DEVICE_ID && cfg->attrs[i].value.deviceId >= nn_rt_device_count())
+            return nn_rt_error(ACL_ERROR_RT_INVALID_DEVICEID, "%s: cfg names device %u; there are %u.", api,
+                               cfg->attrs[i].value.deviceId, nn_rt_device_count());
+    return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtMallocWithCfg(void **devPtr, size_t size, aclrtMemMallocPolicy policy,
+                                                aclrtMallocConfig *cfg)
+{
+    aclError ret = check_config("aclrtMallocWithCfg", cfg);
+    return ret != ACL_SUCCESS ? ret : aclrtMalloc(devPtr, size, policy);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtMallocHostWithCfg(void **ptr, uint64_t size, aclrtMallocConfig *cfg)
+{
+    aclError ret = check_config("aclrtMallocHostWithCfg", cfg);
+    return ret != ACL_SUCCESS ? ret : aclrtMallocHost(ptr, (size_t)size);
+}
+
+/* ---- 32-bit fills ------------------------------------------------------------------------- */
+
+static aclError check_d32(const char *api, void *ptr, size_t memSize, size_t count)
+{
+    if (ptr == NULL)
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: ptr must not be null.", api);
+    if ((uintptr_t)ptr % 4 != 0)
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: ptr %p must be 4-byte aligned.", api, ptr);
+    if (count > memSize / 4)
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: %zu values of 4 bytes do not fit in memSize %zu.", api,
+                           count, memSize);
+    return check_span(api, "ptr", ptr, count * 4);
+}
+
+typedef struct fill32 {
+    uint32_t *ptr;
+    uint32_t value;
+    size_t count;
+} fill32;
+
+static void run_fill32(void *args)
+{
+    fill32 *f = args;
+    for (size_t i = 0; i < f->count; i++)
+        f->ptr[i] = f->value;
+    free(f);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtMemsetD32(void *ptr, size_t memSize, uint32_t value, size_t N)
+{
+    aclError ret = check_d32("aclrtMemsetD32", ptr, memSize, N);
+    if (ret == ACL_SUCCESS)
+        for (size_t i = 0; i < N; i++)
+            ((uint32_t *)ptr)[i] = value;
+    return ret;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtMemsetD32Async(void *ptr, size_t memSize, uint32_t value, size_t N,
+                                                 aclrtStream stream)
+{
+    const char *api = "aclrtMemsetD32Async";
+    aclError ret = check_d32(api, ptr, memSize, N);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    fill32 *f = malloc(sizeof *f);
+    if (f == NULL)
+        return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: out of memory.", api);
+    *f = (fill32){ptr, value, N};
+    ret = aclrtLaunchHostFunc(stream, run_fill32, f);
+    if (ret != ACL_SUCCESS)
+        free(f);
+    return ret;
+}
+
+/* ---- aclDataBuffer ------------------------------------------------------------------------ */
+
+struct aclDataBuffer {
+    void *data;
+    size_t size;
+};
+
+ACL_FUNC_VISIBILITY aclDataBuffer *aclCreateDataBuffer(void *data, size_t size)
+{
+    aclDataBuffer *buffer = malloc(sizeof *buffer);
+    if (buffer == NULL) {
+        nn_rt_error(ACL_ERROR_BAD_ALLOC, "aclCreateDataBuffer: out of memory.");
+        return NULL;
+    }
+    buffer->data = data;
+    buffer->size = size;
+    return buffer;
+}
+
+ACL_FUNC_VISIBILITY aclError aclDestroyDataBuffer(const aclDataBuffer *dataBuffer)
+{
+    if (dataBuffer == NULL)
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "aclDestroyDataBuffer: dataBuffer must not be null.");
+    free((void *)dataBuffer);
+    return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclUpdateDataBuffer(aclDataBuffer *dataBuffer, void *data, size_t size)
+{
+    if (dataBuffer == NULL)
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "aclUpdateDataBuffer: dataBuffer must not be null.");
+    dataBuffer->data = data;
+    dataBuffer->size = size;
+    return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY void *aclGetDataBufferAddr(const aclDataBuffer *dataBuffer)
+{
+    return dataBuffer != NULL ? dataBuffer->data : NULL;
+}
+
+ACL_FUNC_VISIBILITY uint32_t aclGetDataBufferSize(const aclDataBuffer *dataBuffer)
+{
+    return dataBuffer != NULL ? (uint32_t)dataBuffer->size : 0;
+}
+
+ACL_FUNC_VISIBILITY size_t aclGetDataBufferSizeV2(const aclDataBuffer *dataBuffer)
+{
+    return dataBuffer != NULL ? dataBuffer->size : 0;
+}
