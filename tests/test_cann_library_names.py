@@ -19,7 +19,8 @@ ROOT = support.ROOT
 RUNTIME_LIBS = ["libascendcl.so", "libacl_rt.so"]
 META_LIBS = ["libnnopbase.so"]
 OP_LIBS = ["libopapi.so", "libopapi_nn.so", "libopapi_math.so", "libopapi_cv.so"]
-CANN_LIBS = RUNTIME_LIBS + META_LIBS + OP_LIBS + ["libacl_op_compiler.so"]
+EMPTY_LIBS = ["libacl_op_compiler.so", "libruntime.so", "libplatform.so", "libprofapi.so"]
+CANN_LIBS = RUNTIME_LIBS + META_LIBS + OP_LIBS + ["libc_sec.so"] + EMPTY_LIBS
 
 
 def _dynamic(path):
@@ -58,17 +59,25 @@ def test_exports_are_split_as_cann_splits_them(libdir):
     runtime = _exports(libdir / "libascendcl.so")
     meta = _exports(libdir / "libnnopbase.so")
     ops = _exports(libdir / "libopapi.so")
-    # each of libaclnn.so's exports comes from exactly one of the three, and nothing else is exported
-    assert runtime | meta | ops == everything
-    assert not (runtime & meta) and not (runtime & ops) and not (meta & ops)
+    sec = _exports(libdir / "libc_sec.so")
+    # each of libaclnn.so's exports comes from exactly one of the four, and nothing else is exported
+    assert runtime | meta | ops | sec == everything
+    groups = [runtime, meta, ops, sec]
+    assert all(not (a & b) for i, a in enumerate(groups) for b in groups[i + 1:])
+    assert sec == {"memset_s", "memmove_s", "memcpy_s", "strcpy_s", "strncpy_s", "strcat_s", "strncat_s",
+                   "strtok_s", "sprintf_s", "vsprintf_s", "snprintf_s", "vsnprintf_s", "snprintf_truncated_s",
+                   "vsnprintf_truncated_s"}
     # the other names carry the same set as the library they stand beside
     assert _exports(libdir / "libacl_rt.so") == runtime
     for name in OP_LIBS:
         assert _exports(libdir / name) == ops, name
-    assert _exports(libdir / "libacl_op_compiler.so") == set()
+    for name in EMPTY_LIBS:
+        assert _exports(libdir / name) == set(), name
     # where CANN puts them
     for name in ["aclInit", "aclFinalize", "aclrtSetDevice", "aclrtMalloc", "aclrtMemcpy",
-                 "aclrtSynchronizeStream", "aclGetRecentErrMsg", "aclsysGetVersionStr"]:
+                 "aclrtSynchronizeStream", "aclGetRecentErrMsg", "aclsysGetVersionStr", "aclCreateDataBuffer",
+                 "aclGetDataBufferAddr", "aclGetCannAttribute", "aclGetDeviceCapability", "aclInitCallbackRegister",
+                 "aclmdlRICaptureBegin", "aclrtAllocatorRegister", "aclrtMapMem"]:
         assert name in runtime, name
     for name in ["aclCreateTensor", "aclDestroyTensor", "aclCreateIntArray", "aclSetInputTensorAddr",
                  "AclSetInputTensorAddr", "aclDestroyAclOpExecutor", "aclSetAclOpExecutorRepeatable",

@@ -91,6 +91,28 @@ static bool range_insert(vmm_range **ranges, size_t *count, size_t *cap, vmm_ran
     return true;
 }
 
+/* Under g_vmm_lock: re-registers the mapped parts of the reservation [lo, hi) with memory.c as
+ * maximal contiguous runs, so that a tensor or copy spanning two adjacent mappings (of two
+ * handles) is one device range, as the reservation is one address range on the device.
+ * `gone` is a mapping base just removed (0: none).  False when out of memory. */
+static bool register_runs_locked(uintptr_t lo, uintptr_t hi, uintptr_t gone)
+{
+    if (gone != 0)
+        nn_mem_unregister_mapped((void *)gone);
+    size_t first = nn_sorted_upper_bound(g_mapped, g_num_mapped, sizeof *g_mapped, lo - 1);
+    size_t end = first;
+    while (end < g_num_mapped && g_mapped[end].base < hi)
+        nn_mem_unregister_mapped((void *)g_mapped[end++].base);
+    bool ok = true;
+    for (size_t i = first; i < end;) {
+        uintptr_t start = g_mapped[i].base, stop = start + g_mapped[i].size;
+        for (i++; i < end && g_mapped[i].base == stop; i++)
+            stop += g_mapped[i].size;
+        ok = nn_mem_register_mapped((void *)start, stop - start) && ok;
+    }
+    return ok;
+}
+
 ACL_FUNC_VISIBILITY aclError aclrtMemGetAllocationGranularity(aclrtPhysicalMemProp *prop,
                                                               aclrtMemGranularityOptions option,
                                                               size_t *granularity)
@@ -284,11 +306,12 @@ ACL_FUNC_VISIBILITY aclError aclrtMapMem(void *virPtr, size_t size, size_t offse
              MAP_FAILED)
         ret = nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: mmap: %s.", api, strerror(errno));
     else if (!range_insert(&g_mapped, &g_num_mapped, &g_cap_mapped, (vmm_range){addr, size, h, offset}) ||
-             !nn_mem_register_mapped(virPtr, size)) {
+             !register_runs_locked(r->base, r->base + r->size, 0)) {
         ret = nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: out of memory.", api);
         size_t index;
         if (range_containing(g_mapped, g_num_mapped, addr, &index) != NULL)
             nn_sorted_remove(g_mapped, &g_num_mapped, sizeof *g_mapped, index);
+        register_runs_locked(r->base, r->base + r->size, addr);
         mmap(virPtr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
     } else {
         h->mappings++;
@@ -311,7 +334,11 @@ ACL_FUNC_VISIBILITY aclError aclrtUnmapMem(void *virPtr)
     size_t size = m->size;
     m->handle->mappings--;
     nn_sorted_remove(g_mapped, &g_num_mapped, sizeof *g_mapped, index);
-    nn_mem_unregister_mapped(virPtr);
+    vmm_range *r = range_containing(g_reserved, g_num_reserved, addr, NULL);
+    if (r != NULL) /* always: a mapping lies in a reservation */
+        register_runs_locked(r->base, r->base + r->size, addr);
+    else
+        nn_mem_unregister_mapped(virPtr);
     /* back to reserved addresses without memory */
     mmap(virPtr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
     pthread_mutex_unlock(&g_vmm_lock);

@@ -1,0 +1,110 @@
+"""Every function of CANN's public runtime headers exists here (docs/runtime.md).
+
+tests/data/cann_runtime_functions.txt lists the 397 functions hicann/runtime's
+include/external/acl/{acl_base_rt.h, acl_rt_allocator.h, acl_rt.h} declare (taken from CANN's
+headers, not from ours).  A C and a C++ program that take the address of each one must compile
+against `make install`'s tree with a CANN sample's flags and link with CANN's library names,
+including -lruntime -lplatform -lc_sec -lprofapi; run, each not-implemented one must answer
+ACL_ERROR_RT_FEATURE_NOT_SUPPORT with a message naming it.
+"""
+import os
+import re
+import subprocess
+
+import pytest
+
+import support
+
+ROOT = support.ROOT
+DATA = ROOT / "tests" / "data" / "cann_runtime_functions.txt"
+CANN_FLAGS = ["-lascendcl", "-lacl_rt", "-lruntime", "-lplatform", "-lc_sec", "-lprofapi", "-lnnopbase", "-lopapi"]
+
+
+def cann_functions():
+    rows = [line.split() for line in DATA.read_text().splitlines() if line and not line.startswith("#")]
+    return [(header, name) for header, name in rows]
+
+
+def declared_in(header):
+    text = (support.INCLUDE / "acl" / header).read_text()
+    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+    return re.findall(r"ACL_FUNC_VISIBILITY[^;{}()]*?\b(acl\w+)\s*\(", text)
+
+
+def test_the_list_is_cann_s_397():
+    names = [name for _, name in cann_functions()]
+    assert len(names) == 397 and len(set(names)) == 397
+
+
+def test_each_header_declares_cann_s_functions():
+    by_header = {}
+    for header, name in cann_functions():
+        by_header.setdefault(header, []).append(name)
+    for header, names in by_header.items():
+        assert declared_in(header) == names, header  # the same functions, in CANN's order
+
+
+def test_not_supported_file_is_current():
+    result = subprocess.run(["python3", str(ROOT / "tools" / "gen_rt_not_supported.py"), "--check"],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.fixture(scope="module")
+def install_tree(tmp_path_factory):
+    prefix = tmp_path_factory.mktemp("cann")
+    subprocess.run(["make", "-s", "install", f"PREFIX={prefix}"], cwd=ROOT, check=True, capture_output=True)
+    return prefix
+
+
+def _program(names):
+    lines = ["#include <stdio.h>", "#include <string.h>", '#include "acl/acl.h"', '#include "securec.h"', "",
+             "typedef void (*any_fn)(void);", "static const any_fn functions[] = {"]
+    lines += ["    (any_fn)%s," % name for name in names]
+    lines += ["};", "static const char *const names[] = {"]
+    lines += ['    "%s",' % name for name in names]
+    lines += ["};", "",
+              "int main(void)",
+              "{",
+              "    char buf[8];",
+              "    size_t n = sizeof functions / sizeof functions[0];",
+              "    for (size_t i = 0; i < n; i++)",
+              "        if (functions[i] == NULL) { printf(\"null %s\\n\", names[i]); return 1; }",
+              "    if (strcpy_s(buf, sizeof buf, \"toolong!\") == 0 || buf[0] != 0) return 2;",
+              "    aclrtLabel label = NULL;",
+              "    if (aclrtCreateLabel(&label) != ACL_ERROR_RT_FEATURE_NOT_SUPPORT) return 3;",
+              "    if (strstr(aclGetRecentErrMsg(), \"aclrtCreateLabel\") == NULL) return 4;",
+              "    printf(\"%zu functions\\n\", n);",
+              "    return 0;",
+              "}", ""]
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("lang", ["c", "c++"])
+def test_every_function_links_with_cann_flags(tmp_path, install_tree, lang):
+    names = [name for _, name in cann_functions()]
+    source = tmp_path / ("all.c" if lang == "c" else "all.cpp")
+    source.write_text(_program(names))
+    compiler = os.environ.get("CC", "cc") if lang == "c" else os.environ.get("CXX", "g++")
+    std = "-std=c11" if lang == "c" else "-std=c++11"
+    exe = tmp_path / "all"
+    cmd = [compiler, std, "-O2", "-Wall", "-Wno-deprecated-declarations", f"-I{install_tree}/include",
+           str(source), "-o", str(exe), f"-L{install_tree}/lib64", "-Wl,--no-as-needed", *CANN_FLAGS]
+    result = subprocess.run(cmd, capture_output=True, text=True)
+    assert result.returncode == 0, " ".join(cmd) + "\n" + result.stderr[-4000:]
+    needed = subprocess.run(["readelf", "-d", str(exe)], capture_output=True, text=True, check=True).stdout
+    for lib in ["libruntime.so", "libplatform.so", "libc_sec.so", "libprofapi.so", "libacl_rt.so"]:
+        assert f"[{lib}]" in needed, lib
+    env = dict(os.environ, LD_LIBRARY_PATH=f"{install_tree}/lib64")
+    run = subprocess.run([str(exe)], capture_output=True, text=True, env=env, timeout=60)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert run.stdout.strip() == "397 functions"
+
+
+def test_securec_header_and_library_are_installed(install_tree):
+    assert (install_tree / "include" / "securec.h").is_file()
+    assert (install_tree / "include" / "securectype.h").is_file()
+    out = subprocess.run(["nm", "-D", "--defined-only", str(install_tree / "lib64" / "libc_sec.so")],
+                         capture_output=True, text=True, check=True).stdout
+    exported = {line.split()[-1] for line in out.splitlines() if line.strip()}
+    assert {"memcpy_s", "memset_s", "strcpy_s", "strncpy_s", "strcat_s", "sprintf_s", "snprintf_s"} <= exported
