@@ -2,7 +2,8 @@
  * test_runtime_api_ext.c - the runtime calls beyond the operator samples' twenty (docs/runtime.md,
  * "Every function of the runtime headers"): device attributes and capabilities, peer access
  * between two emulated devices, 2-D copies, pointer attributes, frees that synchronize first,
- * 32-bit fills, data buffers, stream failure modes with exception callbacks, operator timeouts,
+ * 32-bit fills, data buffers, stream failure modes with exception callbacks, operator timeouts
+ * (kept, and honoured by synchronize and by event waits),
  * the allocator descriptors, physical memory shared with a child process, and the
  * not-supported status with its message.  Expected values come from the machine (sysconf),
  * from plain C loops, or from the documented constants.
@@ -241,6 +242,44 @@ static void test_timeouts(void)
     EXPECT_OK(aclrtSetOpExecuteTimeOut(0));
 }
 
+static void sleep_600ms(void *arg)
+{
+    (void)arg;
+    tu_sleep_ms(600);
+}
+
+/* The timeouts are honoured: a synchronize gives up on a task that overruns the execute timeout
+ * (the task itself finishes later), and an event wait gives up after the wait timeout. */
+static void test_timeouts_honoured(void)
+{
+    aclrtStream a = NULL, b = NULL;
+    aclrtEvent ev = NULL;
+    EXPECT_OK(aclrtCreateStream(&a));
+    EXPECT_OK(aclrtCreateStream(&b));
+    EXPECT_OK(aclrtCreateEvent(&ev));
+
+    EXPECT_OK(aclrtSetOpExecuteTimeOutWithMs(150));
+    EXPECT_OK(aclrtLaunchHostFunc(a, sleep_600ms, NULL));
+    EXPECT(aclrtSynchronizeStream(a), ACL_ERROR_RT_AICORE_TIMEOUT, "aclrtSetOpExecuteTimeOut");
+    EXPECT_OK(aclrtSetOpExecuteTimeOut(0));
+    EXPECT_OK(aclrtSynchronizeStream(a)); /* the task ran to its end */
+
+    EXPECT_OK(aclrtSetOpWaitTimeout(1));
+    atomic_store(&g_host_runs, 0);
+    EXPECT_OK(aclrtLaunchHostFunc(a, sleep_600ms, NULL));
+    EXPECT_OK(aclrtLaunchHostFunc(a, sleep_600ms, NULL));
+    EXPECT_OK(aclrtRecordEvent(ev, a)); /* recorded after 1.2 s */
+    EXPECT_OK(aclrtStreamWaitEvent(b, ev));
+    EXPECT_OK(aclrtLaunchHostFunc(b, count_run, NULL));
+    EXPECT(aclrtSynchronizeStream(b), ACL_ERROR_RT_EVENT_SYNC_TIMEOUT, "aclrtSetOpWaitTimeout");
+    CHECK(atomic_load(&g_host_runs) == 1, "the task after the failed wait ran %d times", atomic_load(&g_host_runs));
+    EXPECT_OK(aclrtSetOpWaitTimeout(0));
+    EXPECT_OK(aclrtSynchronizeStream(a));
+    EXPECT_OK(aclrtDestroyEvent(ev));
+    EXPECT_OK(aclrtDestroyStream(a));
+    EXPECT_OK(aclrtDestroyStream(b));
+}
+
 /* ---- allocator descriptors ------------------------------------------------------------------ */
 
 static void *alloc_cb(aclrtAllocator a, size_t n) { (void)a; (void)n; return NULL; }
@@ -352,6 +391,7 @@ int main(void)
     test_copies();
     test_failure_modes();
     test_timeouts();
+    test_timeouts_honoured();
     test_allocator();
     test_shareable_handle();
     test_not_supported();

@@ -265,11 +265,24 @@ static int run_reset(void *ctx)
 static int run_wait(void *ctx)
 {
     event_task *task = ctx;
+    struct timespec deadline;
+    const uint32_t limit_s = nn_rt_op_wait_timeout_s(); /* aclrtSetOpWaitTimeout; 0: none */
+    if (limit_s > 0)
+        nn_rt_deadline(&deadline, limit_s > INT32_MAX / 1000 ? INT32_MAX : (int32_t)(limit_s * 1000));
+    int code = 0;
     ev_lock();
-    while (!ev_record_complete_locked(task->ev, task->gen) && !nn_stream_aborting(task->stream))
-        pthread_cond_wait(&g_ev_cond, &g_ev_lock);
+    while (!ev_record_complete_locked(task->ev, task->gen) && !nn_stream_aborting(task->stream)) {
+        if (limit_s == 0) {
+            pthread_cond_wait(&g_ev_cond, &g_ev_lock);
+        } else if (pthread_cond_timedwait(&g_ev_cond, &g_ev_lock, &deadline) == ETIMEDOUT &&
+                   !ev_record_complete_locked(task->ev, task->gen)) {
+            code = nn_rt_error(ACL_ERROR_RT_EVENT_SYNC_TIMEOUT, "aclrtStreamWaitEvent: the event was "
+                               "not recorded within the wait timeout (%u s, aclrtSetOpWaitTimeout).", limit_s);
+            break;
+        }
+    }
     ev_unlock();
-    return 0;
+    return code;
 }
 
 static void release_ref(void *ctx)

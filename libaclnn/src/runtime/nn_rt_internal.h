@@ -133,6 +133,9 @@ aclError nn_stream_wait(nn_stream *stream, const struct timespec *deadline, int 
 bool nn_stream_aborting(const nn_stream *stream);
 /* ACL_STOP_ON_FAILURE (true): tasks are skipped while the stream holds an unreported error. */
 void nn_stream_set_stop_on_failure(nn_stream *stream, bool stop);
+/* rt_misc.c: aclrtSetOpExecuteTimeOut* in ms and aclrtSetOpWaitTimeout in s (0: none). */
+uint64_t nn_rt_op_execute_timeout_ms(void);
+uint32_t nn_rt_op_wait_timeout_s(void);
 /* rt_misc.c: hands a failed task to the exception callbacks (aclrtExceptionInfoCallbackRegister). */
 void nn_rt_report_exception(int32_t device, const nn_stream *stream, uint32_t error_code);
 /* True when called from the stream's own worker thread. */

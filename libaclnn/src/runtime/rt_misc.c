@@ -9,10 +9,12 @@
  * info can tell (0 here: tasks are not numbered), the stream id is the stream's low 32 address
  * bits, the thread id is the worker's kernel thread id.
  *
- * Timeouts: the values are kept and returned by the getters.  A CPU cannot stop an operator in
- * the middle of its loops, so the execute timeout does not abort running operators; programs
- * bound their waits with aclrtSynchronizeStreamWithTimeout / aclrtSynchronizeDeviceWithTimeout
- * and aclrtSynchronizeEventWithTimeout (docs/runtime.md).
+ * Timeouts: the wait timeout (aclrtSetOpWaitTimeout, seconds) bounds how long a task queued by
+ * aclrtStreamWaitEvent waits for its record; it then fails with ACL_ERROR_RT_EVENT_SYNC_TIMEOUT.
+ * The execute timeout (aclrtSetOpExecuteTimeOut*) bounds how long a synchronize waits for the
+ * running task: when no task completes within it, aclrtSynchronizeStream/Device return
+ * ACL_ERROR_RT_AICORE_TIMEOUT.  A CPU cannot stop an operator midway, so the task itself runs
+ * on (stream.c, event.c; docs/runtime.md).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -132,6 +134,17 @@ NN_EXCEPTION_FIELD(aclrtGetErrorCodeFromExceptionInfo, retcode)
 
 static _Atomic uint32_t g_op_wait_timeout_s;
 static _Atomic uint64_t g_op_execute_timeout_us;
+
+uint64_t nn_rt_op_execute_timeout_ms(void)
+{
+    uint64_t us = atomic_load(&g_op_execute_timeout_us);
+    return us == 0 ? 0 : (us + 999) / 1000;
+}
+
+uint32_t nn_rt_op_wait_timeout_s(void)
+{
+    return atomic_load(&g_op_wait_timeout_s);
+}
 
 /* The execute timeout's unit on the device: a multiple of this many microseconds. */
 #define NN_TIMEOUT_INTERVAL_US 1000u

@@ -591,6 +591,25 @@ aclError nn_stream_submit_inline_ok(nn_stream *stream, nn_task_run_fn run, nn_ta
     return submit_task(stream, run, release, ctx, true);
 }
 
+/* Waits (lock held) until a task completes.  With an operator execute timeout set
+ * (aclrtSetOpExecuteTimeOut), returns false when none completes within it: the running task
+ * overran. */
+static bool wait_for_progress_locked(nn_stream *s)
+{
+    uint64_t limit_ms = nn_rt_op_execute_timeout_ms();
+    if (limit_ms == 0) {
+        pthread_cond_wait(&s->done_cv, &s->lock);
+        return true;
+    }
+    struct timespec task_deadline;
+    nn_rt_deadline(&task_deadline, limit_ms > INT32_MAX ? INT32_MAX : (int32_t)limit_ms);
+    const uint64_t before = s->completed;
+    while (s->completed == before)
+        if (pthread_cond_timedwait(&s->done_cv, &s->lock, &task_deadline) == ETIMEDOUT)
+            return s->completed != before;
+    return true;
+}
+
 aclError nn_stream_wait(nn_stream *s, const struct timespec *deadline, int timeout_code,
                         const char *api, int32_t timeout_ms)
 {
@@ -610,7 +629,14 @@ aclError nn_stream_wait(nn_stream *s, const struct timespec *deadline, int timeo
         }
         wake_worker_if_owed_locked(s); /* this thread waits: the worker must go on */
         if (deadline == NULL) {
-            pthread_cond_wait(&s->done_cv, &s->lock);
+            if (!wait_for_progress_locked(s)) {
+                pthread_mutex_unlock(&s->lock);
+                return nn_rt_error(ACL_ERROR_RT_AICORE_TIMEOUT,
+                                   "%s: a task has run longer than the operator execute timeout "
+                                   "(%llu ms, aclrtSetOpExecuteTimeOut); it goes on running (a CPU "
+                                   "operator cannot be stopped midway).", api,
+                                   (unsigned long long)nn_rt_op_execute_timeout_ms());
+            }
             continue;
         }
         int rc = pthread_cond_timedwait(&s->done_cv, &s->lock, deadline);
