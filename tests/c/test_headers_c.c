@@ -36,6 +36,10 @@
 #include <stdio.h>
 #include <string.h>
 
+/* CANN marks some of the functions checked here deprecated (aclrtGetVersion, aclrtQueryEvent,
+ * aclsysGetCANNVersion): they still exist and are still tested. */
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+
 /* Macros that must exist. */
 #ifndef ACL_FUNC_VISIBILITY
 #error "ACL_FUNC_VISIBILITY is not defined"
