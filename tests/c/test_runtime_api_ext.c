@@ -4,7 +4,7 @@
  * between two emulated devices, 2-D copies, pointer attributes, frees that synchronize first,
  * 32-bit fills, data buffers, stream failure modes with exception callbacks, operator timeouts
  * (kept, and honoured by synchronize and by event waits),
- * the allocator descriptors, physical memory shared with a child process, and the
+ * the allocator descriptors, physical memory and IPC memory shared with a child process, and the
  * not-supported status with its message.  Expected values come from the machine (sysconf),
  * from plain C loops, or from the documented constants.
  */
@@ -367,6 +367,53 @@ static void test_shareable_handle(void)
            "aclrtMemImportFromShareableHandle");
 }
 
+/* aclrtIpcMem*: a 4 MiB aclrtMalloc block is exported by key; another process imports it,
+ * reads what this one wrote and writes back; a block of 1 KiB shares its pages with other data
+ * and is refused. */
+static void test_ipc_memory(void)
+{
+    const size_t size = (size_t)4 << 20;
+    unsigned char *dev = NULL;
+    EXPECT_OK(aclrtMalloc((void **)&dev, size, ACL_MEM_MALLOC_HUGE_FIRST));
+    EXPECT_OK(aclrtMemset(dev, size, 0x33, size));
+    char key[65], again[65];
+    EXPECT(aclrtIpcMemGetExportKey(dev, size, key, 8, 0), ACL_ERROR_INVALID_PARAM, "len");
+    EXPECT_OK(aclrtIpcMemGetExportKey(dev, size, key, sizeof key, 0));
+    EXPECT_OK(aclrtIpcMemGetExportKey(dev + 4096, 4096, again, sizeof again, 0)); /* same pages, second key */
+    int32_t pid[1] = {0};
+    pid_t child = fork();
+    if (child == 0) {
+        void *mine = NULL, *part = NULL;
+        unsigned char seen[2] = {0, 0};
+        int bad = aclrtIpcMemImportByKey(&mine, key, 0) != 0;
+        bad |= aclrtIpcMemImportByKey(&part, again, 0) != 0;
+        bad |= aclrtMemcpy(&seen[0], 1, (char *)mine + size - 1, 1, ACL_MEMCPY_DEVICE_TO_HOST) != 0;
+        bad |= aclrtMemset(mine, size, 0x44, 16) != 0; /* seen by the exporter and by the second key */
+        bad |= aclrtMemcpy(&seen[1], 1, part, 1, ACL_MEMCPY_DEVICE_TO_HOST) != 0;
+        bad |= seen[0] != 0x33 || seen[1] != 0x33;
+        bad |= aclrtMemset(part, 4096, 0x55, 1) != 0;
+        bad |= aclrtIpcMemClose(key) != 0 || aclrtIpcMemClose(again) != 0;
+        _exit(bad ? 3 : 0);
+    }
+    pid[0] = (int32_t)child;
+    EXPECT_OK(aclrtIpcMemSetImportPid(key, pid, 1));
+    int wstatus = 0;
+    waitpid(child, &wstatus, 0);
+    CHECK(WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0, "the importing process failed (status %d)", wstatus);
+    CHECK(dev[0] == 0x44 && dev[15] == 0x44 && dev[16] == 0x33 && dev[4096] == 0x55 && dev[size - 1] == 0x33,
+          "the exporter sees %#x %#x %#x %#x", dev[0], dev[16], dev[4096], dev[size - 1]);
+    EXPECT_OK(aclrtIpcMemClose(key));
+    EXPECT_OK(aclrtIpcMemClose(again));
+    EXPECT(aclrtIpcMemClose(key), ACL_ERROR_INVALID_PARAM, "aclrtIpcMemClose");
+    EXPECT_OK(aclrtMemset(dev, size, 0, size)); /* still ordinary device memory */
+    EXPECT_OK(aclrtFree(dev));
+    void *small = NULL, *imported = NULL;
+    EXPECT_OK(aclrtMalloc(&small, 1024, ACL_MEM_MALLOC_HUGE_FIRST));
+    EXPECT(aclrtIpcMemGetExportKey(small, 1024, key, sizeof key, 0), ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "aclrtMapMem");
+    EXPECT_OK(aclrtFree(small));
+    EXPECT(aclrtIpcMemImportByKey(&imported, "name", 0), ACL_ERROR_INVALID_PARAM, "aclrtIpcMemGetExportKey");
+}
+
 static void test_not_supported(void)
 {
     aclrtLabel label = NULL;
@@ -394,6 +441,7 @@ int main(void)
     test_timeouts_honoured();
     test_allocator();
     test_shareable_handle();
+    test_ipc_memory();
     test_not_supported();
     tu_close_device();
     return tu_finish("test_runtime_api_ext");
