@@ -109,3 +109,14 @@ def test_securec_header_and_library_are_installed(install_tree):
                          capture_output=True, text=True, check=True).stdout
     exported = {line.split()[-1] for line in out.splitlines() if line.strip()}
     assert {"memcpy_s", "memset_s", "strcpy_s", "strncpy_s", "strcat_s", "sprintf_s", "snprintf_s"} <= exported
+
+
+def test_docs_table_lists_every_function_with_its_status():
+    text = (ROOT / "docs" / "runtime.md").read_text()
+    rows = dict(re.findall(r"^\| `(\w+)` \| \w+ \| (works|not supported) \|", text, re.M))
+    names = [name for _, name in cann_functions()]
+    assert sorted(rows) == sorted(names)
+    generated = (ROOT / "libaclnn" / "src" / "runtime" / "rt_not_supported.c").read_text()
+    not_supported = set(re.findall(r"^NN_NOT_SUPPORTED\((\w+),", generated, re.M))
+    not_supported |= set(re.findall(r"^NN_NOT_SUPPORTED_PTR\([^,]+, (\w+),", generated, re.M))
+    assert {n for n, status in rows.items() if status == "not supported"} == not_supported
