@@ -414,6 +414,58 @@ static void test_ipc_memory(void)
     EXPECT(aclrtIpcMemImportByKey(&imported, "name", 0), ACL_ERROR_INVALID_PARAM, "aclrtIpcMemGetExportKey");
 }
 
+/* The variants that forward to an implemented call with their default argument. */
+static void test_variants(void)
+{
+    aclrtEvent ev = NULL;
+    aclrtEventRecordedStatus st = ACL_EVENT_RECORDED_STATUS_NOT_READY;
+    EXPECT_OK(aclrtCreateEvent(&ev));
+    EXPECT_OK(aclrtRecordEventWithFlag(ev, tu_stream, ACL_EVENT_RECORD_DEFAULT));
+    EXPECT_OK(aclrtStreamWaitEventWithFlag(tu_stream, ev, 0, ACL_EVENT_WAIT_DEFAULT));
+    EXPECT_OK(aclrtSynchronizeStream(tu_stream));
+    EXPECT_OK(aclrtQueryEventStatus(ev, &st));
+    CHECK(st == ACL_EVENT_RECORDED_STATUS_COMPLETE, "record with the default flag did not complete");
+    EXPECT(aclrtRecordEventWithFlag(ev, tu_stream, ACL_EVENT_RECORD_EXTERNAL), ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+           "aclrtRecordEventWithFlag");
+    EXPECT_OK(aclrtDestroyEvent(ev));
+    EXPECT_OK(aclrtSetTsDevice(ACL_TS_ID_AIVECTOR));
+    EXPECT(aclrtSetTsDevice(ACL_TS_ID_RESERVED), ACL_ERROR_INVALID_PARAM, "tsId");
+
+    static _Alignas(4096) unsigned char page[4096];
+    void *dev_view = NULL, *reg = NULL;
+    EXPECT(aclrtHostGetDevicePointer(page, &dev_view, 0), ACL_ERROR_HOST_MEMORY_NOT_REGISTERED, "aclrtHostRegister");
+    EXPECT_OK(aclrtHostRegister(page, sizeof page, ACL_HOST_REGISTER_MAPPED, &reg));
+    EXPECT_OK(aclrtHostGetDevicePointer(page + 100, &dev_view, 0));
+    CHECK(dev_view == page + 100, "device view of registered memory %p", dev_view);
+    EXPECT_OK(aclrtHostUnregister(page));
+
+    void *a = NULL, *b = NULL;
+    EXPECT_OK(aclrtMalloc(&a, 256, ACL_MEM_MALLOC_HUGE_FIRST));
+    EXPECT_OK(aclrtMalloc(&b, 256, ACL_MEM_MALLOC_HUGE_FIRST));
+    void *list[2] = {a, (char *)b + 8};
+    uint32_t result = 7;
+    EXPECT_OK(aclrtCheckMemType(list, 2, ACL_RT_MEM_TYPE_DEV, &result, 0));
+    CHECK(result == 1, "two device addresses: result %u", result);
+    list[1] = page;
+    EXPECT_OK(aclrtCheckMemType(list, 2, ACL_RT_MEM_TYPE_DEV, &result, 0));
+    CHECK(result == 0, "a host address counted as device memory");
+
+    unsigned char in1[16], in2[16], out1[16] = {0}, out2[16] = {0};
+    for (int i = 0; i < 16; i++) {
+        in1[i] = (unsigned char)i;
+        in2[i] = (unsigned char)(100 + i);
+    }
+    void *dsts[4] = {a, b, out1, out2}, *srcs[4] = {in1, in2, a, b};
+    size_t maxes[4] = {256, 256, 16, 16}, sizes[4] = {16, 16, 16, 16}, fail = 0;
+    EXPECT_OK(aclrtMemcpyBatch(dsts, maxes, srcs, sizes, 4, NULL, NULL, 0, &fail));
+    CHECK(fail == SIZE_MAX && memcmp(out1, in1, 16) == 0 && memcmp(out2, in2, 16) == 0, "batched copies");
+    sizes[1] = 512;
+    EXPECT(aclrtMemcpyBatch(dsts, maxes, srcs, sizes, 4, NULL, NULL, 0, &fail), ACL_ERROR_RT_PARAM_INVALID, "destMax");
+    CHECK(fail == 1, "failIndex %zu, expected 1", fail);
+    EXPECT_OK(aclrtFree(a));
+    EXPECT_OK(aclrtFree(b));
+}
+
 static void test_not_supported(void)
 {
     aclrtLabel label = NULL;
@@ -442,6 +494,7 @@ int main(void)
     test_allocator();
     test_shareable_handle();
     test_ipc_memory();
+    test_variants();
     test_not_supported();
     tu_close_device();
     return tu_finish("test_runtime_api_ext");

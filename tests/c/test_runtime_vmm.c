@@ -144,6 +144,23 @@ static void test_two_mappings_share_memory(void)
     EXPECT_OK(aclrtMemGetAllocationPropertiesFromHandle(h, &got));
     CHECK(got.location.type == ACL_MEM_LOCATION_TYPE_DEVICE && got.location.id == 0, "properties");
     EXPECT(aclrtMallocPhysical(&h, gran + 1, &prop, 0), ACL_ERROR_INVALID_PARAM, "granularity");
+    /* access: read-only, then read-write again */
+    aclrtMemAccessDesc desc;
+    memset(&desc, 0, sizeof desc);
+    desc.flags = ACL_RT_MEM_ACCESS_FLAGS_READ;
+    desc.location.type = ACL_MEM_LOCATION_TYPE_DEVICE;
+    aclrtMemLocation loc;
+    uint64_t flag = 0;
+    EXPECT_OK(aclrtMemGetAccess(a, &loc, &flag));
+    CHECK(flag == ACL_RT_MEM_ACCESS_FLAGS_READWRITE && loc.type == ACL_MEM_LOCATION_TYPE_DEVICE, "initial access");
+    EXPECT_OK(aclrtMemSetAccess(a, gran, &desc, 1));
+    EXPECT_OK(aclrtMemGetAccess((char *)a + 8, &loc, &flag));
+    CHECK(flag == ACL_RT_MEM_ACCESS_FLAGS_READ, "access after SetAccess(READ): %llu", (unsigned long long)flag);
+    EXPECT_OK(aclrtMemcpy(probe, sizeof probe, a, 4, ACL_MEMCPY_DEVICE_TO_HOST)); /* reading still works */
+    desc.flags = ACL_RT_MEM_ACCESS_FLAGS_READWRITE;
+    EXPECT(aclrtMemSetAccess(a, gran / 2, &desc, 1), ACL_ERROR_RT_PARAM_INVALID, "whole");
+    EXPECT_OK(aclrtMemSetAccess(a, gran, &desc, 1));
+    EXPECT_OK(aclrtMemset(a, gran, 0, 1));
     EXPECT_OK(aclrtUnmapMem(a));
     EXPECT_OK(aclrtUnmapMem(b));
     EXPECT_OK(aclrtFreePhysical(h));

@@ -44,6 +44,7 @@ typedef struct vmm_range {
     size_t size;
     vmm_handle *handle; /* mappings only: the handle and the offset into it */
     size_t offset;
+    aclrtMemAccessFlags access; /* mappings only (aclrtMemSetAccess) */
 } vmm_range;
 
 static pthread_mutex_t g_vmm_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -156,7 +157,7 @@ ACL_FUNC_VISIBILITY aclError aclrtReserveMemAddress(void **virPtr, size_t size, 
     if (tail > 0)
         munmap((void *)(start + size), tail);
     pthread_mutex_lock(&g_vmm_lock);
-    bool ok = range_insert(&g_reserved, &g_num_reserved, &g_cap_reserved, (vmm_range){start, size, NULL, 0});
+    bool ok = range_insert(&g_reserved, &g_num_reserved, &g_cap_reserved, (vmm_range){start, size, NULL, 0, ACL_RT_MEM_ACCESS_FLAGS_NONE});
     pthread_mutex_unlock(&g_vmm_lock);
     if (!ok) {
         munmap((void *)start, size);
@@ -305,7 +306,7 @@ ACL_FUNC_VISIBILITY aclError aclrtMapMem(void *virPtr, size_t size, size_t offse
     else if (mmap(virPtr, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, h->fd, (off_t)offset) ==
              MAP_FAILED)
         ret = nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: mmap: %s.", api, strerror(errno));
-    else if (!range_insert(&g_mapped, &g_num_mapped, &g_cap_mapped, (vmm_range){addr, size, h, offset}) ||
+    else if (!range_insert(&g_mapped, &g_num_mapped, &g_cap_mapped, (vmm_range){addr, size, h, offset, ACL_RT_MEM_ACCESS_FLAGS_READWRITE}) ||
              !register_runs_locked(r->base, r->base + r->size, 0)) {
         ret = nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: out of memory.", api);
         size_t index;
@@ -520,4 +521,67 @@ ACL_FUNC_VISIBILITY aclError aclrtMemGetAllocationPropertiesFromHandle(aclrtDrvM
         return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID, "aclrtMemGetAllocationPropertiesFromHandle: %p is not a "
                            "live aclrtMallocPhysical handle.", handle);
     return ACL_SUCCESS;
+}
+
+/* ---- access ------------------------------------------------------------------------------- */
+
+/* The protection of whole mappings: [virPtr, +size) must be made of complete mappings. */
+ACL_FUNC_VISIBILITY aclError aclrtMemSetAccess(void *virPtr, size_t size, aclrtMemAccessDesc *desc, size_t count)
+{
+    const char *api = "aclrtMemSetAccess";
+    if (virPtr == NULL || desc == NULL || count == 0 || size == 0)
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: virPtr and desc must not be null, size and count "
+                           "positive.", api);
+    aclrtMemAccessFlags flags = desc[count - 1].flags; /* one memory: the last description wins */
+    int prot = flags == ACL_RT_MEM_ACCESS_FLAGS_READWRITE ? PROT_READ | PROT_WRITE
+               : flags == ACL_RT_MEM_ACCESS_FLAGS_READ    ? PROT_READ
+               : flags == ACL_RT_MEM_ACCESS_FLAGS_NONE    ? PROT_NONE
+                                                          : -1;
+    if (prot == -1)
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: unknown access flags %d.", api, (int)flags);
+    uintptr_t addr = (uintptr_t)virPtr, end = addr + size;
+    aclError ret = ACL_SUCCESS;
+    pthread_mutex_lock(&g_vmm_lock);
+    size_t index = 0;
+    vmm_range *m = range_containing(g_mapped, g_num_mapped, addr, &index);
+    uintptr_t at = addr;
+    for (size_t i = index; m != NULL && m->base == addr && i < g_num_mapped && at < end; i++) {
+        if (g_mapped[i].base != at)
+            break;
+        at += g_mapped[i].size;
+    }
+    if (m == NULL || m->base != addr || at != end)
+        ret = nn_rt_error(ACL_ERROR_RT_PARAM_INVALID, "%s: [%p, +%zu) is not a run of whole aclrtMapMem "
+                          "mappings.", api, virPtr, size);
+    else if (mprotect(virPtr, size, prot) != 0)
+        ret = nn_rt_error(ACL_ERROR_RT_PARAM_INVALID, "%s: mprotect: %s.", api, strerror(errno));
+    for (size_t i = index; ret == ACL_SUCCESS && i < g_num_mapped && g_mapped[i].base < end; i++)
+        g_mapped[i].access = flags;
+    pthread_mutex_unlock(&g_vmm_lock);
+    return ret;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtMemGetAccess(void *virPtr, aclrtMemLocation *location, uint64_t *flag)
+{
+    if (location == NULL || flag == NULL)
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "aclrtMemGetAccess: location and flag must not be null.");
+    pthread_mutex_lock(&g_vmm_lock);
+    vmm_range *m = range_containing(g_mapped, g_num_mapped, (uintptr_t)virPtr, NULL);
+    if (m != NULL) {
+        location->type = ACL_MEM_LOCATION_TYPE_DEVICE;
+        location->id = (uint32_t)m->handle->device;
+        *flag = (uint64_t)m->access;
+    }
+    pthread_mutex_unlock(&g_vmm_lock);
+    if (m == NULL)
+        return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID, "aclrtMemGetAccess: %p is not in a mapping made by "
+                           "aclrtMapMem.", virPtr);
+    return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtReserveMemAddressNoUCMemory(void **virPtr, size_t size, size_t alignment,
+                                                              void *expectPtr, uint64_t flags)
+{
+    /* no uncorrectable-error memory to avoid on the host */
+    return aclrtReserveMemAddress(virPtr, size, alignment, expectPtr, flags);
 }
