@@ -21,6 +21,9 @@
 
 #include "test_util.h"
 
+/* aclrtMemcpyAsyncWithCondition is deprecated in CANN's header, and still tested here. */
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+
 static void test_device_info(void)
 {
     int64_t v = -1;
@@ -148,6 +151,9 @@ static void count_run(void *arg)
 
 static void on_exception(aclrtExceptionInfo *info)
 {
+    int64_t unused;
+    /* a callback that calls the runtime, even failing, must not replace the task's message */
+    (void)aclrtGetDeviceInfo(0, ACL_DEV_ATTR_WARP_SIZE, &unused);
     atomic_fetch_add(&g_exceptions, 1);
     atomic_store(&g_exception_code, aclrtGetErrorCodeFromExceptionInfo(info));
     atomic_store(&g_exception_device, aclrtGetDeviceIdFromExceptionInfo(info));
@@ -206,7 +212,9 @@ static void test_failure_modes(void)
         queue_failing_task(s);
         EXPECT_OK(aclrtLaunchHostFunc(s, count_run, NULL));
         CHECK(aclrtSynchronizeStream(s) != ACL_SUCCESS, "the failing task's error must reach the synchronize");
-        (void)aclGetRecentErrMsg();
+        const char *msg = aclGetRecentErrMsg();
+        CHECK(msg != NULL && strstr(msg, "aclrtGetDeviceInfo") == NULL && strstr(msg, "MaxPool") != NULL,
+              "the synchronize reports the task's message, got \"%s\"", msg != NULL ? msg : "(null)");
         free_failing_task_buffers();
         CHECK(atomic_load(&g_host_runs) == (stop ? 0 : 1), "mode %d: the task after the failure ran %d times",
               stop, atomic_load(&g_host_runs));
@@ -462,8 +470,29 @@ static void test_variants(void)
     sizes[1] = 512;
     EXPECT(aclrtMemcpyBatch(dsts, maxes, srcs, sizes, 4, NULL, NULL, 0, &fail), ACL_ERROR_RT_PARAM_INVALID, "destMax");
     CHECK(fail == 1, "failIndex %zu, expected 1", fail);
+    void *back[2] = {out1, out2}, *devs[2] = {a, b};
+    size_t bmax[2] = {16, 16}, bsizes[2] = {16, 16};
+    memset(out1, 0, 16);
+    memset(out2, 0, 16);
+    EXPECT_OK(aclrtMemset(a, 256, 0x61, 16));
+    EXPECT_OK(aclrtMemcpyAsyncWithCondition(b, 256, in2, 16, ACL_MEMCPY_HOST_TO_DEVICE, tu_stream));
+    EXPECT_OK(aclrtMemcpyBatchAsync(back, bmax, devs, bsizes, 2, NULL, NULL, 0, &fail, tu_stream));
+    EXPECT_OK(aclrtSynchronizeStream(tu_stream));
+    CHECK(out1[0] == 0x61 && out1[15] == 0x61 && memcmp(out2, in2, 16) == 0, "batched asynchronous copies");
     EXPECT_OK(aclrtFree(a));
     EXPECT_OK(aclrtFree(b));
+
+    EXPECT_OK(aclrtHostRegisterV2(page, sizeof page, ACL_HOST_REG_MAPPED | ACL_HOST_REG_PINNED));
+    EXPECT_OK(aclrtHostGetDevicePointer(page, &dev_view, 0));
+    CHECK(dev_view == page, "aclrtHostRegisterV2 device view %p", dev_view);
+    EXPECT_OK(aclrtHostUnregister(page));
+    EXPECT(aclrtHostRegisterV2(page, sizeof page, ACL_HOST_REG_IOMEMORY), ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "flag");
+    aclrtHostMemMapCapability capability = ACL_RT_HOST_MEM_MAP_NOT_SUPPORTED;
+    EXPECT_OK(aclrtHostMemMapCapabilities(0, ACL_RT_HAC_TYPE_SDMA, &capability));
+    CHECK(capability == ACL_RT_HOST_MEM_MAP_SUPPORTED, "host memory mapping capability %d", (int)capability);
+    int32_t tgid = 0;
+    EXPECT_OK(aclrtDeviceGetBareTgid(&tgid));
+    CHECK(tgid == (int32_t)getpid(), "tgid %d, pid %d", tgid, (int)getpid());
 }
 
 static void test_not_supported(void)

@@ -1,10 +1,12 @@
 /*
  * rt_compat.c - variants of implemented calls: record and wait with flags, the task scheduler
- * choice, host-registered pointers, memory-type checks and batched copies.  Each forwards to
+ * choice, host registration and its pointers, memory-type checks, batched copies, and two
+ * host-side queries.  Each forwards to
  * the implemented call when its extra argument has the default meaning, and otherwise answers
  * ACL_ERROR_RT_FEATURE_NOT_SUPPORT saying which value is not supported.
  */
 #include <stdint.h>
+#include <unistd.h>
 
 #include "runtime/nn_rt_internal.h"
 #include "runtime/rt_ext.h"
@@ -89,5 +91,86 @@ ACL_FUNC_VISIBILITY aclError aclrtMemcpyBatch(void **dsts, size_t *destMaxs, voi
             return ret;
         }
     }
+    return ACL_SUCCESS;
+}
+
+/* Deprecated: CANN's condition was the copy kind's check; the copy is aclrtMemcpyAsync's. */
+ACL_FUNC_VISIBILITY aclError aclrtMemcpyAsyncWithCondition(void *dst, size_t destMax, const void *src, size_t count,
+                                                           aclrtMemcpyKind kind, aclrtStream stream)
+{
+    return aclrtMemcpyAsync(dst, destMax, src, count, kind, stream);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtMemcpyBatchV2(void **dsts, size_t *destMaxs, void **srcs, size_t *sizes,
+                                                size_t numBatches, aclrtMemcpyBatchAttr *attrs, size_t *attrsIndexes,
+                                                size_t numAttrs)
+{
+    size_t fail;
+    return aclrtMemcpyBatch(dsts, destMaxs, srcs, sizes, numBatches, attrs, attrsIndexes, numAttrs, &fail);
+}
+
+/* Each copy queued on the stream in order; a copy refused at the call stops the batch there. */
+ACL_FUNC_VISIBILITY aclError aclrtMemcpyBatchAsync(void **dsts, size_t *destMaxs, void **srcs, size_t *sizes,
+                                                   size_t numBatches, aclrtMemcpyBatchAttr *attrs, size_t *attrsIndexes,
+                                                   size_t numAttrs, size_t *failIndex, aclrtStream stream)
+{
+    (void)attrs;
+    (void)attrsIndexes;
+    (void)numAttrs;
+    if (dsts == NULL || destMaxs == NULL || srcs == NULL || sizes == NULL || failIndex == NULL || numBatches == 0)
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "aclrtMemcpyBatchAsync: the arrays and failIndex must not be "
+                           "null and numBatches positive.");
+    *failIndex = SIZE_MAX;
+    for (size_t i = 0; i < numBatches; i++) {
+        aclError ret = aclrtMemcpyAsync(dsts[i], destMaxs[i], srcs[i], sizes[i], ACL_MEMCPY_DEFAULT, stream);
+        if (ret != ACL_SUCCESS) {
+            *failIndex = i;
+            return ret;
+        }
+    }
+    return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtMemcpyBatchAsyncV2(void **dsts, size_t *destMaxs, void **srcs, size_t *sizes,
+                                                     size_t numBatches, aclrtMemcpyBatchAttr *attrs,
+                                                     size_t *attrsIndexes, size_t numAttrs, aclrtStream stream)
+{
+    size_t fail;
+    return aclrtMemcpyBatchAsync(dsts, destMaxs, srcs, sizes, numBatches, attrs, attrsIndexes, numAttrs, &fail,
+                                 stream);
+}
+
+/* ACL_HOST_REG_MAPPED (with PINNED or not) is aclrtHostRegister's MAPPED registration; the device
+ * address comes from aclrtHostGetDevicePointer.  I/O memory and read-only mappings have no CPU
+ * counterpart here. */
+ACL_FUNC_VISIBILITY aclError aclrtHostRegisterV2(void *ptr, uint64_t size, uint32_t flag)
+{
+    if ((flag & ~(uint32_t)(ACL_HOST_REG_MAPPED | ACL_HOST_REG_PINNED)) != 0 || (flag & ACL_HOST_REG_MAPPED) == 0)
+        return nn_rt_error(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "aclrtHostRegisterV2: flag %#x is not supported by "
+                           "libaclnn (ACL_HOST_REG_MAPPED, optionally with ACL_HOST_REG_PINNED).", flag);
+    void *device = NULL;
+    return aclrtHostRegister(ptr, size, ACL_HOST_REGISTER_MAPPED, &device);
+}
+
+/* Every engine reaches host memory: the device is the host. */
+ACL_FUNC_VISIBILITY aclError aclrtHostMemMapCapabilities(uint32_t deviceId, aclrtHacType hacType,
+                                                         aclrtHostMemMapCapability *capabilities)
+{
+    (void)hacType;
+    if (capabilities == NULL)
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "aclrtHostMemMapCapabilities: capabilities must not be null.");
+    if (deviceId >= nn_rt_device_count())
+        return nn_rt_error(ACL_ERROR_RT_INVALID_DEVICEID, "aclrtHostMemMapCapabilities: deviceId %u is not a "
+                           "device.", deviceId);
+    *capabilities = ACL_RT_HOST_MEM_MAP_SUPPORTED;
+    return ACL_SUCCESS;
+}
+
+/* The process id the device knows the program by: this process's. */
+ACL_FUNC_VISIBILITY aclError aclrtDeviceGetBareTgid(int32_t *pid)
+{
+    if (pid == NULL)
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "aclrtDeviceGetBareTgid: pid must not be null.");
+    *pid = (int32_t)getpid();
     return ACL_SUCCESS;
 }

@@ -2,12 +2,12 @@
  * rt_misc.c - stream failure modes, exception callbacks, operator timeouts, the allocator
  * descriptors of acl_rt_allocator.h, and two context queries.
  *
- * Exception callbacks: when a task fails (an operator launch, a copy, ...), the stream's worker
- * calls every registered callback with an aclrtExceptionInfo before the error is kept for the
- * next synchronize - on CANN the runtime calls them from its own thread when the device reports
- * the failure.  The task id is the stream's sequence number of the failed task as far as the
- * info can tell (0 here: tasks are not numbered), the stream id is the stream's low 32 address
- * bits, the thread id is the worker's kernel thread id.
+ * Exception callbacks: when a task fails (an operator launch, a copy, ...), the thread that ran
+ * it (the stream's worker, or a synchronizing thread that ran it itself) calls every registered
+ * callback with an aclrtExceptionInfo before the error is kept for the next synchronize; on CANN
+ * the runtime calls them from its own thread when the device reports the failure.  The task id
+ * is 0 (tasks are not numbered), the stream id the stream's low 32 address bits, the thread id
+ * the kernel thread id of the thread that ran the task.
  *
  * Timeouts: the wait timeout (aclrtSetOpWaitTimeout, seconds) bounds how long a task queued by
  * aclrtStreamWaitEvent waits for its record; it then fails with ACL_ERROR_RT_EVENT_SYNC_TIMEOUT.
@@ -63,11 +63,25 @@ void nn_rt_report_exception(int32_t device, const nn_stream *stream, uint32_t er
     size_t n = g_num_exc_callbacks;
     memcpy(callbacks, g_exc_callbacks, n * sizeof *callbacks);
     pthread_mutex_unlock(&g_exc_lock);
+    bool any = false;
+    for (size_t i = 0; i < n; i++)
+        any = any || callbacks[i] != NULL;
+    if (!any)
+        return;
     struct rtExceptionInfo info = {0, (uint32_t)(uintptr_t)stream, (uint32_t)syscall(SYS_gettid), (uint32_t)device,
                                    error_code};
+    /* The failed task's message waits on this thread for the stream to keep it: a callback that
+     * calls the runtime must neither take it nor leave its own in its place. */
+    const char *pending = nn_error_take();
+    char *saved = pending != NULL ? strdup(pending) : NULL;
     for (size_t i = 0; i < n; i++)
         if (callbacks[i] != NULL)
             callbacks[i](&info);
+    (void)nn_error_take();
+    if (saved != NULL) {
+        nn_error_push_raw(saved);
+        free(saved);
+    }
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtSetExceptionInfoCallback(aclrtExceptionInfoCallback callback)
