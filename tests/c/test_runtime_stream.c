@@ -294,6 +294,10 @@ static void test_deferred_wakeups(void)
     for (int waited = 0; waited < 10000 && !atomic_load(&gate); waited++)
         tu_sleep_ms(1);
     CHECK(atomic_load(&gate), "a host function after a deferred launch runs");
+    /* The flag the host function set orders the fill before this read, but no runtime call
+     * says so; the query that finds the stream complete does (ACLNN_CHECK=racecheck). */
+    EXPECT_OK(aclrtStreamQuery(stream, &status));
+    CHECK(status == ACL_STREAM_STATUS_COMPLETE, "the stream is idle after its host function");
     expect_filled(dev, 4, "host function");
 
     /* nobody waiting at all: one launch, then more than the deferral holds back */

@@ -6,7 +6,7 @@
  * the summary line ("========= ACLNN_CHECK SUMMARY: N errors, M warnings") and, when the program
  * had errors and ACLNN_CHECK_EXITCODE is set, ends the process with that status, as
  * compute-sanitizer's --error-exitcode does.  The tools that list objects at exit (leakcheck)
- * register their own exit hook before this one's runs (nn_check_at_exit).
+ * register a hook (nn_check_at_exit) that this handler runs first, so their reports count.
  */
 #include <dlfcn.h>
 #include <execinfo.h>
@@ -241,8 +241,25 @@ NN_EXPORT uint64_t aclnnCpuCheckErrorCount(void)
     return nn_check_error_count();
 }
 
+enum { MAX_EXIT_HOOKS = 4 };
+static void (*g_exit_hooks[MAX_EXIT_HOOKS])(void); /* under g_print_lock */
+static int g_num_exit_hooks;
+
+void nn_check_at_exit(void (*fn)(void))
+{
+    pthread_mutex_lock(&g_print_lock);
+    if (g_num_exit_hooks < MAX_EXIT_HOOKS)
+        g_exit_hooks[g_num_exit_hooks++] = fn;
+    pthread_mutex_unlock(&g_print_lock);
+}
+
 static void print_summary_at_exit(void)
 {
+    pthread_mutex_lock(&g_print_lock);
+    int hooks = g_num_exit_hooks;
+    pthread_mutex_unlock(&g_print_lock);
+    for (int i = 0; i < hooks; ++i)
+        g_exit_hooks[i]();
     uint64_t errors = nn_check_error_count();
     uint64_t warnings = nn_check_warning_count();
     FILE *out = report_stream();

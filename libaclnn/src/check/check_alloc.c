@@ -65,6 +65,7 @@ bool nn_check_alloc_remove(void *base)
     if (at > 0 && g_slots[at - 1].base == (uintptr_t)base) {
         alloc = g_slots[at - 1].alloc;
         nn_sorted_remove(g_slots, &g_count, sizeof(alloc_slot), at - 1);
+        nn_check_race_forget_locked(alloc);
     }
     pthread_mutex_unlock(&g_lock);
     free(alloc);

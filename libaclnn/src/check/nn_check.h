@@ -92,6 +92,26 @@ uint64_t nn_check_warning_count(void);
 const char *nn_check_tool_name(unsigned tool);
 
 
+/* Tools that report at process exit register here; their hooks run, in registration order,
+ * before the summary line is printed (check.c). */
+void nn_check_at_exit(void (*fn)(void));
+
+
+/* ---- Objects the program creates and must destroy (check_leak.c) ------------------------- */
+
+/* Records a handle the program was given (`type` such as "aclTensor" or "aclrtStream", `api` the
+ * creating call; the caller's stack is captured here).  A device resource (stream, event,
+ * context) left alive at aclFinalize or exit is an error, a host-side handle (tensor, array,
+ * scalar, list, executor) a warning.  No-op unless leakcheck is on. */
+void nn_check_object_created(const void *handle, const char *type, const char *api,
+                             bool device_resource);
+/* Forgets a handle (destroyed by the program, or released by the runtime). */
+void nn_check_object_destroyed(const void *handle);
+/* aclFinalize, before it releases anything: reports every object and allocation still alive
+ * (each once: an object reported here is not reported again at exit). */
+void nn_check_leaks_at_finalize(void);
+
+
 /* ---- Device allocations (check_alloc.c) ---------------------------------------------------- */
 
 /* What the checking mode knows of one device allocation (aclrtMalloc and friends), from its
@@ -126,6 +146,44 @@ void nn_check_alloc_each_locked(void (*fn)(nn_check_alloc *alloc, void *ctx), vo
 /* Report lines naming an allocation: "allocation #3: 4096 bytes at 0x..., from aclrtMalloc at:"
  * and its creation stack. */
 void nn_check_alloc_lines(nn_check_report *report, const char *label, const nn_check_alloc *alloc);
+
+/* ---- Order between the host, streams and events (check_race.c) --------------------------- */
+
+/* One range of device memory a call or task reads or writes (the program's addresses).  Ranges
+ * outside the allocations checking knows are ignored. */
+typedef struct nn_check_access {
+    const void *address;
+    uint64_t bytes;
+    bool write;
+    const char *role; /* "input", "output", "workspace", "dst", "src", "devPtr" (a literal) */
+    int index;        /* the operand's number for inputs and outputs, else -1 */
+} nn_check_access;
+
+/* A stream the runtime made (the default stream of a context included) and one it destroyed
+ * after its tasks ran or were dropped (the host then knows them finished). */
+void nn_check_stream_created(const void *stream, bool is_default, int32_t device);
+void nn_check_stream_finished(const void *stream);
+/* A task queued on `stream` (an operator launch, an asynchronous copy or fill) that touches
+ * `accesses`: checked against the unfinished tasks of other streams, then recorded.  `call`
+ * names it in reports ("aclnnPrelu"); the caller's stack is captured here. */
+void nn_check_race_task(const void *stream, const char *call, const nn_check_access *accesses,
+                        int count);
+/* A host-synchronous call that touches device bytes now (aclrtMemcpy, aclrtMemset): checked
+ * against every task not known to have finished.  True when a race was reported. */
+bool nn_check_race_host(const char *call, const nn_check_access *accesses, int count);
+/* aclrtFree of the allocation at `base`, before it is released.  True when a task that may
+ * still be unfinished uses it (reported): the caller then keeps the bytes until aclFinalize. */
+bool nn_check_race_free(const void *base, const char *call);
+/* The order the program establishes: aclrtRecordEvent, aclrtStreamWaitEvent, a host wait that
+ * returned with the stream's or the event's work finished, aclrtDestroyEvent (or an event
+ * handle made anew). */
+void nn_check_race_event_recorded(const void *event, const void *stream);
+void nn_check_race_event_waited(const void *stream, const void *event);
+void nn_check_race_host_waited_stream(const void *stream);
+void nn_check_race_host_waited_event(const void *event);
+void nn_check_race_event_destroyed(const void *event);
+/* Under the allocation lock, when an allocation goes: drops racecheck's records of it. */
+void nn_check_race_forget_locked(nn_check_alloc *alloc);
 
 #ifdef __cplusplus
 }

@@ -27,6 +27,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "check/nn_check.h"
 #include "exec/nn_executor_impl.h"
 #include "runtime/nn_runtime.h"
 
@@ -69,6 +70,7 @@ void nn_executor_unregister_locked(aclOpExecutor *ex)
         ex->next->prev = ex->prev;
     ex->prev = ex->next = NULL;
     ex->registered = false;
+    nn_check_object_destroyed(ex);
     executor_unref_locked(ex);
 }
 
@@ -81,6 +83,7 @@ static void register_locked(aclOpExecutor *ex)
     registry_head = ex;
     ex->registered = true;
     ex->refs = 1;
+    nn_check_object_created(ex, "aclOpExecutor", ex->op_name, false);
 }
 
 /* ---- phase 1 ------------------------------------------------------------------------------- */
@@ -358,6 +361,32 @@ static int run_task(void *ctx)
     return status;
 }
 
+/* racecheck: what the task will touch - every input view read, every output view written, the
+ * workspace written (staging and scratch). */
+static void race_check_launch(const launch_task *task, nn_stream *stream)
+{
+    if (!nn_check_on(NN_CHECK_RACECHECK))
+        return;
+    nn_check_access accesses[NN_MAX_OPERANDS + 1];
+    int count = 0, inputs = 0, outputs = 0;
+    for (int i = 0; i < task->launch.num_operands; i++) {
+        const nn_operand *op = &task->operands[i];
+        int ordinal = op->is_output ? outputs++ : inputs++;
+        if (op->handle == NULL || op->numel <= 0 || op->base == NULL)
+            continue;
+        int64_t lo, hi;
+        view_extent(op, &lo, &hi);
+        size_t elem = nn_dtype_size(op->dtype);
+        accesses[count++] = (nn_check_access){(const char *)op->base + lo * (int64_t)elem,
+                                              (uint64_t)(hi - lo + 1) * elem, op->is_output,
+                                              op->is_output ? "output" : "input", ordinal};
+    }
+    if (task->workspace != NULL && task->workspace_size > 0 && task->kernel != NULL)
+        accesses[count++] = (nn_check_access){task->workspace, task->workspace_size, true,
+                                              "workspace", -1};
+    nn_check_race_task(stream, task->launch.op_name, accesses, count);
+}
+
 static void release_task(void *ctx)
 {
     launch_task *task = ctx;
@@ -480,6 +509,7 @@ aclnnStatus nn_launch_executor(const char *op_name, void *workspace, uint64_t wo
         release_task(task);
         return rt == ACL_ERROR_INVALID_PARAM ? ACLNN_ERR_PARAM_INVALID : ACLNN_ERR_RUNTIME_ERROR;
     }
+    race_check_launch(task, resolved);
     rt = nn_stream_submit_inline_ok(resolved, run_task, release_task, task); /* releases on failure too */
     if (rt == ACL_SUCCESS)
         return ACLNN_SUCCESS;

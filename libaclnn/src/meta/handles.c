@@ -17,6 +17,7 @@
 #include <pthread.h>
 
 #include "base/nn_base.h"
+#include "check/nn_check.h"
 #include "meta/nn_meta.h"
 
 #define TOMBSTONE ((uintptr_t)1) /* a removed entry: probing goes on past it */
@@ -176,6 +177,7 @@ void *nn_handle_register(void *object, nn_handle_kind kind, const char *fn)
         nn_error(ACLNN_ERR_INNER_NULLPTR, "%s: out of memory.", fn);
         return NULL;
     }
+    nn_check_object_created(object, nn_handle_kind_name(kind), fn, false);
     return object;
 }
 
@@ -183,8 +185,10 @@ aclnnStatus nn_handle_release(const char *fn, const char *name, const void *hand
                               nn_handle_kind kind)
 {
     nn_handle_kind found = nn_handle_remove(handle, kind);
-    if (found == kind)
+    if (found == kind) {
+        nn_check_object_destroyed(handle);
         return ACLNN_SUCCESS;
+    }
     return nn_error(ACLNN_ERR_PARAM_INVALID, "%s: %s %p is not a live %s (it is %s).", fn, name,
                     handle, nn_handle_kind_name(kind), kind_phrases[found]);
 }

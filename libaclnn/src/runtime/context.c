@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check/nn_check.h"
 #include "runtime/nn_rt_internal.h"
 
 pthread_mutex_t nn_rt_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -93,8 +94,10 @@ void nn_rt_teardown(nn_teardown *td, bool force)
         nn_callback_unsubscribe_stream(td->streams[i]);
         nn_stream_shutdown(td->streams[i], force);
     }
-    for (size_t i = 0; i < td->num_contexts; i++)
+    for (size_t i = 0; i < td->num_contexts; i++) {
+        nn_check_object_destroyed(td->contexts[i]);
         free(td->contexts[i]);
+    }
     free(td->streams);
     free(td->contexts);
     memset(td, 0, sizeof *td);
@@ -121,6 +124,7 @@ ACL_FUNC_VISIBILITY aclError aclrtCreateContext(aclrtContext *context, int32_t d
     pthread_mutex_unlock(&nn_rt_lock);
     if (ctx == NULL)
         return err;
+    nn_check_object_created(ctx, "aclrtContext", "aclrtCreateContext", true);
     *context = ctx;
     return ACL_SUCCESS;
 }

@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "check/nn_check.h"
 #include "runtime/nn_rt_internal.h"
 
 typedef struct nn_event {
@@ -146,6 +147,8 @@ static aclError create_event(const char *api, aclrtEvent *event, uint32_t flags,
         free(ev);
         return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: out of memory.", api);
     }
+    nn_check_object_created(ev, "aclrtEvent", api, true);
+    nn_check_race_event_destroyed(ev); /* an address used before starts unrecorded */
     *event = ev;
     return ACL_SUCCESS;
 }
@@ -172,6 +175,8 @@ ACL_FUNC_VISIBILITY aclError aclrtDestroyEvent(aclrtEvent event)
     nn_event *ev = ev_find_locked("aclrtDestroyEvent", "event", event, &err);
     if (ev != NULL) {
         nn_ptrset_remove(&g_events, ev);
+        nn_check_object_destroyed(ev);
+        nn_check_race_event_destroyed(ev);
         ev_unref_locked(ev); /* queued records/waits keep it alive until they have run */
     }
     ev_unlock();
@@ -322,8 +327,12 @@ static aclError queue_event_task(const char *api, aclrtEvent event, aclrtStream 
         free(task);
         return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: out of memory.", api);
     }
-    if (kind == EV_RECORD)
+    if (kind == EV_RECORD) {
         ev->record_gen = gen;
+        nn_check_race_event_recorded(ev, s);
+    } else if (kind == EV_WAIT) {
+        nn_check_race_event_waited(s, ev);
+    }
     ev->refs++;
     ev_unlock();
 
@@ -384,6 +393,7 @@ static aclError synchronize_event(const char *api, aclrtEvent event, int32_t tim
     if (err != ACL_SUCCESS)
         return nn_rt_error(err, "%s: event %p did not complete within %d ms.", api, event,
                            (int)timeout);
+    nn_check_race_host_waited_event(event);
     return ACL_SUCCESS;
 }
 
@@ -428,6 +438,8 @@ static aclError query_event(const char *api, aclrtEvent event, void *status, que
     ev_unlock();
     if (ev == NULL)
         return err;
+    if (complete && kind != QUERY_WAIT) /* a program that polls until complete has waited */
+        nn_check_race_host_waited_event(event);
     switch (kind) {
     case QUERY_RECORDED:
         *(aclrtEventRecordedStatus *)status = complete ? ACL_EVENT_RECORDED_STATUS_COMPLETE

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check/nn_check.h"
 #include "runtime/nn_rt_internal.h"
 
 #ifndef ACL_MAJOR_VERSION
@@ -264,6 +265,7 @@ ACL_FUNC_VISIBILITY aclError aclFinalize(void)
                            "aclInit never succeeded).");
     }
     g_init_count = 0;
+    nn_check_leaks_at_finalize(); /* before the runtime releases what the program left */
     finalize_everything();
     pthread_mutex_unlock(&g_init_lock);
     return ACL_SUCCESS;

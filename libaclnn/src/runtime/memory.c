@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "check/nn_check.h"
 #include "runtime/nn_rt_internal.h"
 
 #define NN_DEVICE_ALIGN 64
@@ -116,15 +117,42 @@ bool nn_strict_mode(void)
     return g_strict;
 }
 
+/* Memory freed while a queued task may still use it (racecheck reported it), released at
+ * aclFinalize, after the streams' work (under g_mem_lock). */
+static void **g_kept;
+static size_t g_num_kept, g_cap_kept;
+
+static bool keep_until_finalize_locked(void *ptr)
+{
+    if (g_num_kept == g_cap_kept) {
+        size_t capacity = g_cap_kept ? 2 * g_cap_kept : 8;
+        void **grown = realloc(g_kept, capacity * sizeof *grown);
+        if (grown == NULL)
+            return false;
+        g_kept = grown;
+        g_cap_kept = capacity;
+    }
+    g_kept[g_num_kept++] = ptr;
+    return true;
+}
+
 void nn_mem_finalize(void)
 {
     pthread_mutex_lock(&g_mem_lock);
+    for (size_t i = 0; i < g_num_kept; i++)
+        free(g_kept[i]);
+    free(g_kept);
+    g_kept = NULL;
+    g_num_kept = g_cap_kept = 0;
     if (g_num_blocks > 0)
         nn_log(NN_LOG_WARNING, "aclFinalize: releasing %zu allocation(s) the program did not "
                "free.", g_num_blocks);
-    for (size_t i = 0; i < g_num_blocks; i++)
+    for (size_t i = 0; i < g_num_blocks; i++) {
+        if (g_blocks[i].kind == MEM_DEVICE)
+            nn_check_alloc_remove((void *)g_blocks[i].base);
         if (g_blocks[i].kind != MEM_MAPPED)
             free((void *)g_blocks[i].base);
+    }
     free(g_blocks);
     g_blocks = NULL;
     g_num_blocks = g_cap_blocks = 0;
@@ -191,6 +219,8 @@ static aclError allocate(const char *api, void **out, size_t requested, size_t u
         return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION,
                            "%s: out of memory recording the allocation.", api);
     }
+    if (kind == MEM_DEVICE && nn_check_on(NN_CHECK_ALL))
+        (void)nn_check_alloc_add(memory, usable, api, memory);
     *out = memory;
     return ACL_SUCCESS;
 }
@@ -292,9 +322,16 @@ static aclError release(const char *api, const char *param, void *ptr, mem_kind 
         inside = addr - block.base < block.size;
     }
     if (inside && block.base == addr && block.kind == kind) {
+        /* racecheck: a queued task may still use the bytes (aclrtFree is not queued); once that
+         * is reported the bytes are kept until aclFinalize, so the task still finds them. */
+        bool in_use = kind == MEM_DEVICE && nn_check_race_free(ptr, api);
         remove_block_at(pos - 1);
+        bool kept = in_use && keep_until_finalize_locked(ptr);
         pthread_mutex_unlock(&g_mem_lock);
-        free(ptr);
+        if (kind == MEM_DEVICE && nn_check_on(NN_CHECK_ALL))
+            (void)nn_check_alloc_remove(ptr);
+        if (!kept)
+            free(ptr);
         return ACL_SUCCESS;
     }
     pthread_mutex_unlock(&g_mem_lock);
@@ -465,6 +502,8 @@ ACL_FUNC_VISIBILITY aclError aclrtMemcpy(void *dst, size_t destMax, const void *
     aclError ret = check_copy("aclrtMemcpy", dst, destMax, src, count, kind);
     if (ret != ACL_SUCCESS)
         return ret;
+    const nn_check_access accesses[2] = {{dst, count, true, "dst", -1}, {src, count, false, "src", -1}};
+    nn_check_race_host("aclrtMemcpy", accesses, 2);
     copy_bytes(dst, src, count);
     return ACL_SUCCESS;
 }
@@ -487,6 +526,8 @@ ACL_FUNC_VISIBILITY aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t 
     aclError ret = check_fill("aclrtMemset", devPtr, maxCount, count);
     if (ret != ACL_SUCCESS)
         return ret;
+    const nn_check_access access = {devPtr, count, true, "devPtr", -1};
+    nn_check_race_host("aclrtMemset", &access, 1);
     fill_bytes(devPtr, (unsigned char)value, count);
     return ACL_SUCCESS;
 }
@@ -524,6 +565,9 @@ static aclError queue_copy(const char *api, aclrtStream stream, void *dst, const
     task->src = src;
     task->count = count;
     task->value = value;
+    const nn_check_access accesses[2] = {{dst, count, true, src != NULL ? "dst" : "devPtr", -1},
+                                         {src, count, false, "src", -1}};
+    nn_check_race_task(s, api, accesses, src != NULL ? 2 : 1);
     return nn_stream_submit_inline_ok(s, run_copy, free, task);
 }
 

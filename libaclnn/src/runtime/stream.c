@@ -39,6 +39,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check/nn_check.h"
 #include "runtime/nn_rt_internal.h"
 
 /* The stream count CANN's A2/A3 hardware allows; each of ours costs a thread. */
@@ -309,6 +310,7 @@ nn_stream *nn_stream_new_locked(nn_context *ctx, bool is_default, uint32_t flags
         return NULL;
     }
     s->worker_started = true;
+    nn_check_stream_created(s, is_default, ctx->device);
     if (!nn_ptrset_add(&g_streams, s)) {
         pthread_mutex_lock(&s->lock);
         s->stopping = true;
@@ -447,6 +449,8 @@ void nn_stream_shutdown(nn_stream *s, bool force)
     s->completed += num_dropped;
     pthread_cond_broadcast(&s->done_cv);
     pthread_mutex_unlock(&s->lock);
+    nn_check_object_destroyed(s);
+    nn_check_stream_finished(s);
     nn_stream_unref(s);
 }
 
@@ -661,6 +665,7 @@ aclError nn_stream_wait(nn_stream *s, const struct timespec *deadline, int timeo
     s->first_error = 0;
     s->first_error_message = NULL;
     pthread_mutex_unlock(&s->lock);
+    nn_check_race_host_waited_stream(s); /* the host now knows the stream's tasks finished */
 
     if (code != 0) {
         if (message != NULL)
@@ -694,6 +699,7 @@ static aclError create_stream(const char *api, aclrtStream *stream, uint32_t fla
     pthread_mutex_unlock(&nn_rt_lock);
     if (s == NULL)
         return err;
+    nn_check_object_created(s, "aclrtStream", api, true);
     *stream = s;
     return ACL_SUCCESS;
 }
@@ -800,6 +806,8 @@ ACL_FUNC_VISIBILITY aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamSta
         s->defer_wake = false;
     }
     pthread_mutex_unlock(&s->lock);
+    if (idle) /* a program that polls until complete has waited for the stream */
+        nn_check_race_host_waited_stream(s);
     nn_stream_unref(s);
     *status = idle ? ACL_STREAM_STATUS_COMPLETE : ACL_STREAM_STATUS_NOT_READY;
     return ACL_SUCCESS;

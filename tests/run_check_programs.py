@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""Builds every tests/c program and every example (the programs tests/compat builds with CANN's
+recipe) and runs each in checking mode (ACLNN_CHECK=1, docs/checking.md): a program fails when it
+exits non-zero, prints an "ACLNN_CHECK ERROR" report, or exits with ACLNN_CHECK_EXITCODE.
+Warnings are allowed (host handles left at exit, product warnings).  Used by `make check-test`.
+
+Prints one line per program and closes with 'N passed, N failed'; exits non-zero on failure.
+"""
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import support  # noqa: E402
+
+EXIT_CODE = 86  # ACLNN_CHECK_EXITCODE: no program exits with it on its own
+CHECK_ENV = {"ACLNN_CHECK": "1", "ACLNN_CHECK_EXITCODE": str(EXIT_CODE), "ACLNN_NUM_THREADS": "2"}
+
+
+# Programs that leave something behind on purpose to test another feature, with the checking
+# errors that must come out of it (and make the program exit with EXIT_CODE).
+EXPECTED_ERRORS = {
+    # aclFinalize releases an event the program never destroyed
+    "test_runtime_event.c": ["ACLNN_CHECK ERROR (leakcheck): aclrtEvent not destroyed at aclFinalize"],
+}
+
+
+def sources():
+    return support.c_test_sources() + sorted(p for p in support.EXAMPLES.glob("*.c*"))
+
+
+def run_one(source):
+    """(ok, detail) for one program."""
+    try:
+        out_dir = support.BIN_DIR / ("examples" if source.parent == support.EXAMPLES else "")
+        exe = support.compile_program(source, out_dir=out_dir)
+        result = support.run_program(exe, env=CHECK_ENV)
+    except Exception as exc:  # a compile failure or a time-out is a failure
+        return False, str(exc)
+    output = result.stdout + result.stderr
+    errors = output.count("ACLNN_CHECK ERROR")
+    expected = EXPECTED_ERRORS.get(source.name, [])
+    if expected:
+        ok = (result.returncode == EXIT_CODE and errors == len(expected)
+              and all(line in output for line in expected))
+    else:
+        ok = result.returncode == 0 and errors == 0
+    detail = f"exit {result.returncode}, {errors} checking error(s)\n{output[-6000:]}"
+    return ok, detail
+
+
+def main():
+    chosen = [s for s in sources() if not sys.argv[1:] or any(a in s.name for a in sys.argv[1:])]
+    passed = failed = 0
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        for source, (ok, detail) in zip(chosen, pool.map(run_one, chosen)):
+            print(f"{'PASS' if ok else 'FAIL'} {source.name} (ACLNN_CHECK=1)", flush=True)
+            if not ok:
+                print(detail)
+            passed += ok
+            failed += not ok
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
