@@ -36,7 +36,8 @@ static const struct {
 } tool_names[] = {
     {"memcheck", NN_CHECK_MEMCHECK},   {"initcheck", NN_CHECK_INITCHECK},
     {"racecheck", NN_CHECK_RACECHECK}, {"synccheck", NN_CHECK_RACECHECK},
-    {"leakcheck", NN_CHECK_LEAKCHECK}, {"all", NN_CHECK_ALL},
+    {"leakcheck", NN_CHECK_LEAKCHECK}, {"product", NN_CHECK_PRODUCT},
+    {"all", NN_CHECK_ALL},
     {"1", NN_CHECK_ALL},               {"on", NN_CHECK_ALL},
     {"yes", NN_CHECK_ALL},             {"true", NN_CHECK_ALL},
 };
@@ -67,7 +68,7 @@ static unsigned parse_tools(const char *value)
                     bit = tool_names[i].bit;
             if (bit == 0 && strcmp(word, "0") != 0 && strcasecmp(word, "off") != 0)
                 fprintf(stderr, MARK " ACLNN_CHECK: unknown tool '%s' ignored (memcheck, initcheck, "
-                                "racecheck, leakcheck, all)\n", word);
+                                "racecheck, leakcheck, product, all)\n", word);
             tools |= bit;
         } else if (len > 0) {
             fprintf(stderr, MARK " ACLNN_CHECK: unknown tool '%.*s' ignored\n", (int)len, p);

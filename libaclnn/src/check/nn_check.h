@@ -42,6 +42,9 @@ enum {
     NN_CHECK_RACECHECK = 1u << 2, /* host/stream and stream/stream order (vector clocks) */
     NN_CHECK_LEAKCHECK = 1u << 3, /* objects alive at aclFinalize / exit */
     NN_CHECK_ALL = 0xfu,
+    /* Not a tool of its own: warnings about what the emulated product's documentation calls
+     * unsupported (ops/products.c), made when any tool is on (or ACLNN_CHECK=product alone). */
+    NN_CHECK_PRODUCT = 1u << 4,
 };
 
 /* The tools ACLNN_CHECK enables (read once per process; 0 when unset). */

@@ -5,6 +5,10 @@
  * Rows are in nn_soc order: Ascend910, Ascend910B, Ascend910_93, Ascend950, Ascend310P.  CANN's
  * op_api never separates Ascend910_93 from Ascend910B, so those two rows are always equal.
  */
+#include <pthread.h>
+#include <stdio.h>
+
+#include "check/nn_check.h"
 #include "ops/products.h"
 
 #define DTYPES(...) {(const aclDataType[]){__VA_ARGS__}, sizeof((aclDataType[]){__VA_ARGS__}) / sizeof(aclDataType)}
@@ -40,18 +44,25 @@ static const nn_product pad_bw[NN_SOC_COUNT] = {
  * float and handles only NCL/ND (an NLC self gets a NULL from l0: 561103).  (910 and 310P follow
  * op_api's list; their kernels are OPEN.) */
 #define UP_A2 DTYPES(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_UINT8)
+/* The docs: Ascend910 is unsupported (aclnnUpsampleNearestExact1d.md:22-23), and on 310P so are
+ * BF16 and UINT8 (:149-152; the 310P kernel config binds FP16/FP32 only). */
+#define UP_DOC "docs/aclnnUpsampleNearestExact1d.md (ops-cv)"
 static const nn_product upsample[NN_SOC_COUNT] = {
-    [NN_SOC_ASCEND910] = {.dtypes = UP_A2},
+    [NN_SOC_ASCEND910] = {.dtypes = UP_A2, .doc_unsupported_page = UP_DOC},
     [NN_SOC_ASCEND910B] = {.dtypes = UP_A2},
     [NN_SOC_ASCEND910_93] = {.dtypes = UP_A2},
     [NN_SOC_ASCEND950] = {.dtypes = FLOATS, .float_reciprocal = true, .nlc_inner_nullptr = true},
-    [NN_SOC_ASCEND310P] = {.dtypes = UP_A2},
+    [NN_SOC_ASCEND310P] = {.dtypes = UP_A2, .doc_unsupported_page = UP_DOC,
+                           .doc_unsupported_dtypes = DTYPES(ACL_BF16, ACL_UINT8)},
 };
 
+/* The docs: unsupported on 910 and 310P (aclnnUpsampleNearestExact1dBackward.md:19-23). */
+#define UP_BW_DOC "docs/aclnnUpsampleNearestExact1dBackward.md (ops-cv)"
 static const nn_product upsample_bw[NN_SOC_COUNT] = {
-    [NN_SOC_ASCEND910] = {.dtypes = FLOATS},   [NN_SOC_ASCEND910B] = {.dtypes = FLOATS},
+    [NN_SOC_ASCEND910] = {.dtypes = FLOATS, .doc_unsupported_page = UP_BW_DOC},
+    [NN_SOC_ASCEND910B] = {.dtypes = FLOATS},
     [NN_SOC_ASCEND910_93] = {.dtypes = FLOATS}, [NN_SOC_ASCEND950] = {.dtypes = FLOATS},
-    [NN_SOC_ASCEND310P] = {.dtypes = FLOATS},
+    [NN_SOC_ASCEND310P] = {.dtypes = FLOATS, .doc_unsupported_page = UP_BW_DOC},
 };
 
 /* MaxPool2dWithMask: FLOAT only on 310P, no BF16 on 910 (which computes FLOAT as FLOAT16);
@@ -111,18 +122,28 @@ static const nn_product mp_indices_bw[NN_SOC_COUNT] = {
 #define I2C_950                                                                                         \
     DTYPES(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_UINT16, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_BF16, \
            ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL, (aclDataType)33 /* COMPLEX32 */, ACL_COMPLEX64)
+/* The docs: Im2col is unsupported on 910 and 310P (aclnnIm2col.md:19-23). */
+#define I2C_DOC "docs/aclnnIm2col.md (ops-math)"
 static const nn_product im2col[NN_SOC_COUNT] = {
-    [NN_SOC_ASCEND910] = {.dtypes = FLOATS},   [NN_SOC_ASCEND910B] = {.dtypes = FLOATS},
+    [NN_SOC_ASCEND910] = {.dtypes = FLOATS, .doc_unsupported_page = I2C_DOC},
+    [NN_SOC_ASCEND910B] = {.dtypes = FLOATS},
     [NN_SOC_ASCEND910_93] = {.dtypes = FLOATS}, [NN_SOC_ASCEND950] = {.dtypes = I2C_950},
-    [NN_SOC_ASCEND310P] = {.dtypes = FLOATS},
+    [NN_SOC_ASCEND310P] = {.dtypes = FLOATS, .doc_unsupported_page = I2C_DOC},
 };
 
-/* Im2colBackward, Prelu: no BF16 on 910/310P. */
-static const nn_product no_bf16_on_old[NN_SOC_COUNT] = {
-    [NN_SOC_ASCEND910] = {.dtypes = F32_F16},  [NN_SOC_ASCEND910B] = {.dtypes = FLOATS},
-    [NN_SOC_ASCEND910_93] = {.dtypes = FLOATS}, [NN_SOC_ASCEND950] = {.dtypes = FLOATS},
-    [NN_SOC_ASCEND310P] = {.dtypes = F32_F16},
-};
+/* Im2colBackward, Prelu, PreluBackward: no BF16 on 910/310P; the docs call Im2colBackward
+ * unsupported on both (aclnnIm2colBackward.md) and PreluBackward on 310P (aclnnPreluBackward.md:19-20). */
+#define NO_BF16_ON_OLD(doc_910, doc_310p)                                                                 \
+    {                                                                                                  \
+        [NN_SOC_ASCEND910] = {.dtypes = F32_F16, .doc_unsupported_page = doc_910},                       \
+        [NN_SOC_ASCEND910B] = {.dtypes = FLOATS}, [NN_SOC_ASCEND910_93] = {.dtypes = FLOATS},            \
+        [NN_SOC_ASCEND950] = {.dtypes = FLOATS},                                                       \
+        [NN_SOC_ASCEND310P] = {.dtypes = F32_F16, .doc_unsupported_page = doc_310p},                     \
+    }
+#define I2C_BW_DOC "docs/aclnnIm2colBackward.md (ops-cv)"
+static const nn_product im2col_bw[NN_SOC_COUNT] = NO_BF16_ON_OLD(I2C_BW_DOC, I2C_BW_DOC);
+static const nn_product prelu[NN_SOC_COUNT] = NO_BF16_ON_OLD(NULL, NULL);
+static const nn_product prelu_bw[NN_SOC_COUNT] = NO_BF16_ON_OLD(NULL, "docs/aclnnPreluBackward.md (ops-nn)");
 
 static const nn_product *const tables[NN_PR_OP_COUNT] = {
     [NN_PR_REPLICATION_PAD2D] = pad,
@@ -134,10 +155,10 @@ static const nn_product *const tables[NN_PR_OP_COUNT] = {
     [NN_PR_MAX_POOL2D_WITH_INDICES] = mp_indices,
     [NN_PR_MAX_POOL2D_WITH_INDICES_BACKWARD] = mp_indices_bw,
     [NN_PR_IM2COL] = im2col,
-    [NN_PR_IM2COL_BACKWARD] = no_bf16_on_old,
-    [NN_PR_PRELU] = no_bf16_on_old,
+    [NN_PR_IM2COL_BACKWARD] = im2col_bw,
+    [NN_PR_PRELU] = prelu,
     /* PreluBackward: CANN tests SocVersion in [ASCEND910B, ASCEND910E] for BF16. */
-    [NN_PR_PRELU_BACKWARD] = no_bf16_on_old,
+    [NN_PR_PRELU_BACKWARD] = prelu_bw,
 };
 
 const nn_product *nn_product_row(nn_product_op op)
@@ -147,12 +168,67 @@ const nn_product *nn_product_row(nn_product_op op)
     return &tables[op][soc];
 }
 
+static bool in_list(nn_dtype_list list, aclDataType dtype)
+{
+    for (size_t i = 0; i < list.count; i++)
+        if (list.list[i] == dtype) return true;
+    return false;
+}
+
+/* Whether (row, dtype) was warned about already: the first time only (a loop of launches would
+ * otherwise repeat it for every call). */
+static bool first_warning(const nn_product *pr, aclDataType dtype)
+{
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static struct { const nn_product *row; aclDataType dtype; } seen[64];
+    static size_t count;
+    pthread_mutex_lock(&lock);
+    bool first = true;
+    for (size_t i = 0; i < count && first; i++)
+        first = !(seen[i].row == pr && seen[i].dtype == dtype);
+    if (first && count < sizeof seen / sizeof seen[0]) {
+        seen[count].row = pr;
+        seen[count].dtype = dtype;
+        count++;
+    }
+    pthread_mutex_unlock(&lock);
+    return first;
+}
+
+/* Checking mode's warning for a product the operator's documentation calls unsupported. */
+static void warn_doc_unsupported(const char *op, const nn_product *pr, const char *name, const aclTensor *t)
+{
+    if (pr->doc_unsupported_page == NULL || !nn_check_on(NN_CHECK_ALL | NN_CHECK_PRODUCT)) return;
+    bool by_dtype = pr->doc_unsupported_dtypes.count > 0;
+    if (by_dtype && !in_list(pr->doc_unsupported_dtypes, t->dtype)) return;
+    if (!first_warning(pr, by_dtype ? t->dtype : ACL_DT_UNDEFINED)) return;
+    const char *soc = nn_soc_family_name(nn_soc_current());
+    char title[160];
+    if (by_dtype)
+        snprintf(title, sizeof title, "%s with %s %s: CANN's documentation says %s does not support it", op,
+                 name, nn_dtype_name(t->dtype), soc);
+    else
+        snprintf(title, sizeof title, "%s: CANN's documentation says %s does not support it", op, soc);
+    nn_check_report *report = nn_check_begin(NN_CHECK_WARNING, NN_CHECK_PRODUCT, title);
+    nn_check_line(report, "call:", "%sGetWorkspaceSize (%s %s) on %s, at:", op, name, nn_dtype_name(t->dtype), soc);
+    nn_check_trace where;
+    nn_check_capture(&where);
+    nn_check_trace_lines(report, &where);
+    nn_check_line(report, "doc:", "%s", pr->doc_unsupported_page);
+    nn_check_line(report, "advice:", "op_api accepts it and libaclnn computes it as on Ascend910B, but no kernel "
+                  "for it is in CANN's repositories: on that card expect a failure at kernel selection or launch "
+                  "(docs/compatibility.md)");
+    nn_check_end(report);
+}
+
 aclnnStatus nn_check_product_dtype(const char *op, const nn_product *pr, const char *name, const aclTensor *t)
 {
     if (pr->dtypes.count == 0 && pr->empty_not_implemented)
         return nn_error(ACLNN_ERR_PARAM_INVALID, "%s: support for %s is not implemented", op,
                         nn_soc_family_name(nn_soc_current()));
-    return nn_check_dtype_supported(op, name, t, pr->dtypes.list, pr->dtypes.count);
+    aclnnStatus st = nn_check_dtype_supported(op, name, t, pr->dtypes.list, pr->dtypes.count);
+    if (st == ACLNN_SUCCESS && t != NULL) warn_doc_unsupported(op, pr, name, t);
+    return st;
 }
 
 aclnnStatus nn_check_product_api(const char *op, const nn_product *pr)

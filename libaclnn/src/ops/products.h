@@ -72,6 +72,12 @@ typedef struct nn_product {
     /* The indices dtypes the device kernel has binaries for (empty: every accepted one).  An
      * accepted dtype outside it passes phase 1 and fails at launch (ACLNN_ERR_INNER). */
     nn_dtype_list kernel_index_dtypes;
+    /* CANN's documentation of the operator (this page of its repository) calls the product
+     * unsupported - for these dtypes, or entirely when the list is empty - while op_api accepts
+     * it and no kernel for it is in CANN's repositories: it computes here as on Ascend910B, and
+     * checking mode (ACLNN_CHECK) warns at phase 1 that the card will likely refuse it. */
+    const char *doc_unsupported_page;
+    nn_dtype_list doc_unsupported_dtypes;
 } nn_product;
 
 /* The row of `op` for the current product (the SoC is valid: nn_check_args ran). */
@@ -79,7 +85,9 @@ const nn_product *nn_product_row(nn_product_op op);
 
 /* CANN's dtype check of `t` against the row's main list: ACLNN_ERR_PARAM_INVALID with
  * "Tensor <name> not implemented for <DTYPE>, should be in dtype support list [..]." or, for an
- * empty list marked so, "support for <SoC> is not implemented". */
+ * empty list marked so, "support for <SoC> is not implemented".  An accepted dtype the row's
+ * documentation calls unsupported gets checking mode's product warning (once per row and
+ * dtype in a process). */
 aclnnStatus nn_check_product_dtype(const char *op, const nn_product *pr, const char *name, const aclTensor *t);
 /* The row's "rejected" text as an error, or ACLNN_SUCCESS. */
 aclnnStatus nn_check_product_api(const char *op, const nn_product *pr);
