@@ -37,7 +37,7 @@ CFLAGS_LIB := -std=c11 -O3 -fPIC -fvisibility=hidden -pthread -D_GNU_SOURCE -DFU
               -Ilibaclnn/include -Ilibaclnn/src $(WARN) $(EXTRA_CFLAGS)
 LDFLAGS_LIB := -shared -pthread -Wl,-soname,libaclnn.so -Wl,--no-undefined -lm $(EXTRA_LDFLAGS)
 
-.PHONY: tools-check all lib test ctest pytest demo install sanitize bench bench-driver venv clean \
+.PHONY: tools-check all lib test check-test ctest pytest demo install sanitize bench bench-driver venv clean \
         cdef dist sdist wheel cross-tools cross-test
 all: lib
 lib: $(LIB) $(FILTERS)
@@ -113,8 +113,13 @@ sdist wheel: $(VENV)/.ready
 # ---- Tests ---------------------------------------------------------------------------------
 # pytest drives everything: tests/test_c_programs.py builds and runs every tests/c/*.c(pp)
 # program against the built library, the other test files exercise pyaclnn.
-test: lib $(VENV)/.pyaclnn tools-check
+test: lib $(VENV)/.pyaclnn tools-check check-test
 	$(VPY) -m pytest -q tests
+
+# Every C test program and example in checking mode (ACLNN_CHECK=1, docs/checking.md): fails on
+# any "ACLNN_CHECK ERROR" report or an exit with ACLNN_CHECK_EXITCODE.
+check-test: lib
+	$(PYTHON) tests/run_check_programs.py
 
 # System tools the tests use (valgrind for the leak checks); installed from Debian if missing.
 tools-check:
@@ -217,3 +222,5 @@ tsan: tools-check
 	      -L$(TSAN_DIR)/lib64 -laclnn -Wl,-rpath,$(abspath $(TSAN_DIR)/lib64) -lm -pthread
 	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ACLNN_NUM_THREADS=2 ACLNN_TEST_ITERS=100 \
 	  $(TSAN_DIR)/tests/test_threads_streams
+	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ACLNN_NUM_THREADS=2 ACLNN_TEST_ITERS=100 \
+	  ACLNN_CHECK=1 ACLNN_CHECK_EXITCODE=86 $(TSAN_DIR)/tests/test_threads_streams
