@@ -9,6 +9,7 @@
  * register a hook (nn_check_at_exit) that this handler runs first, so their reports count.
  */
 #include <dlfcn.h>
+#include <link.h>
 #include <execinfo.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -108,13 +109,43 @@ unsigned nn_check_tools(void)
 
 /* ---- Stack traces --------------------------------------------------------------------------- */
 
+/* The address range of libaclnn.so's loaded segments, found once: a capture runs on every
+ * checked launch and creation, and dladdr per frame cost ~10 us there (it searches the symbol
+ * tables), a range test nothing. */
+static pthread_once_t g_self_once = PTHREAD_ONCE_INIT;
+static uintptr_t g_self_lo, g_self_hi;
+
+static int find_self(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    uintptr_t probe = (uintptr_t)data, lo = UINTPTR_MAX, hi = 0;
+    for (int i = 0; i < info->dlpi_phnum; ++i) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD)
+            continue;
+        uintptr_t start = info->dlpi_addr + ph->p_vaddr;
+        if (start < lo)
+            lo = start;
+        if (start + ph->p_memsz > hi)
+            hi = start + ph->p_memsz;
+    }
+    if (probe < lo || probe >= hi)
+        return 0;
+    g_self_lo = lo;
+    g_self_hi = hi;
+    return 1;
+}
+
+static void find_self_once(void)
+{
+    dl_iterate_phdr(find_self, (void *)(uintptr_t)&find_self);
+}
+
 /* Whether `address` lies in libaclnn.so itself (its frames are not the program's). */
 static bool in_this_library(void *address)
 {
-    Dl_info self, other;
-    if (dladdr((void *)&in_this_library, &self) == 0 || dladdr(address, &other) == 0)
-        return false;
-    return self.dli_fbase == other.dli_fbase;
+    pthread_once(&g_self_once, find_self_once);
+    return (uintptr_t)address >= g_self_lo && (uintptr_t)address < g_self_hi;
 }
 
 void nn_check_capture(nn_check_trace *trace)
