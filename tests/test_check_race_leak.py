@@ -81,6 +81,9 @@ RACES = [
     ("workspace", "none", "aclnnPrelu and aclnnPrelu on different streams touch the same bytes with no event ordering them",
      r"aclnnPrelu workspace writes bytes \[0, \d+\) of allocation #{y}, on stream",
      r"aclnnPrelu workspace writes bytes \[0, \d+\) of allocation #{y}, on stream", "a.ws"),
+    ("workspace", "threads", "aclnnPrelu and aclnnPrelu on different streams touch the same bytes with no event ordering them",
+     r"aclnnPrelu workspace writes bytes \[0, \d+\) of allocation #{y}, on stream",
+     r"aclnnPrelu workspace writes bytes \[0, \d+\) of allocation #{y}, on stream", "a.ws"),
 ]
 
 
@@ -126,7 +129,7 @@ LEAK_WARNINGS = ["aclTensor not destroyed", "aclIntArray not destroyed",
                  "aclScalar not destroyed", "aclOpExecutor not destroyed"]
 
 
-@pytest.mark.parametrize("layout,when", [("finalize", "at aclFinalize"),
+@pytest.mark.parametrize("layout,when", [("finalize", "at aclFinalize"), ("thread", "at aclFinalize"),
                                          ("exit", "at exit (no aclFinalize after it was made)")])
 def test_leaks_listed_with_where_they_were_made(program, layout, when):
     for _ in range(RUNS):

@@ -251,12 +251,19 @@ static int shared_workspace(const char *layout)
     CHECK(aclrtCreateStream(&sb));
     aclrtEvent done = NULL;
     CHECK(aclrtCreateEvent(&done));
-    prelu_launch(&a, g_stream);
+    bool threads = strcmp(layout, "threads") == 0;
+    if (threads)
+        launch_from_thread(&a, g_stream);
+    else
+        prelu_launch(&a, g_stream);
     if (strcmp(layout, "event") == 0) {
         CHECK(aclrtRecordEvent(done, g_stream));
         CHECK(aclrtStreamWaitEvent(sb, done));
     }
-    prelu_launch(&b, sb);
+    if (threads)
+        launch_from_thread(&b, sb);
+    else
+        prelu_launch(&b, sb);
     CHECK(aclrtSynchronizeDevice());
     int ok = prelu_result_ok(&a, true) && prelu_result_ok(&b, true);
     CHECK(aclrtDestroyEvent(done));
@@ -266,11 +273,12 @@ static int shared_workspace(const char *layout)
     return ok;
 }
 
-/* Objects left alive: all of them, at aclFinalize ("finalize") or at exit without it ("exit");
- * only the host-side handles ("host"); none ("none"). */
+/* Objects left alive: all of them, at aclFinalize ("finalize", or "thread": made by another
+ * thread) or at exit without it ("exit"); only the host-side handles ("host"); none ("none"). */
 static int leaks(const char *layout)
 {
-    bool leak_device = strcmp(layout, "finalize") == 0 || strcmp(layout, "exit") == 0;
+    bool leak_device = strcmp(layout, "finalize") == 0 || strcmp(layout, "exit") == 0 ||
+                       strcmp(layout, "thread") == 0;
     bool leak_host = strcmp(layout, "none") != 0;
     prelu p;
     prelu_setup(&p, "p", false, NULL);
@@ -312,6 +320,22 @@ static int leaks(const char *layout)
     return ok;
 }
 
+static void *leak_thread(void *result)
+{
+    CHECK(aclrtSetDevice(0));
+    *(int *)result = leaks("thread");
+    return NULL;
+}
+
+static int leaks_from_thread(void)
+{
+    pthread_t thread;
+    int ok = 0;
+    pthread_create(&thread, NULL, leak_thread, &ok);
+    pthread_join(thread, NULL);
+    return ok;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
@@ -331,13 +355,16 @@ int main(int argc, char **argv)
         ok = two_streams(layout);
     else if (strcmp(what, "workspace") == 0)
         ok = shared_workspace(layout);
+    else if (strcmp(what, "leak") == 0 && strcmp(layout, "thread") == 0)
+        ok = leaks_from_thread();
     else if (strcmp(what, "leak") == 0)
         ok = leaks(layout);
     else
         return 2;
     bool leak = strcmp(what, "leak") == 0;
     bool finalize = !(leak && strcmp(layout, "exit") == 0);
-    if (!(leak && (strcmp(layout, "finalize") == 0 || strcmp(layout, "exit") == 0))) {
+    if (!(leak && (strcmp(layout, "finalize") == 0 || strcmp(layout, "exit") == 0 ||
+                   strcmp(layout, "thread") == 0))) {
         CHECK(aclrtDestroyStream(g_stream));
         CHECK(aclrtResetDevice(0));
     }
