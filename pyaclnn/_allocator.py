@@ -100,6 +100,14 @@ class ResultCache:
         except Exception:   # interpreter shutdown: the library may already be gone
             pass
 
+    def close(self):
+        """At interpreter exit: give every cached block back and cache none from then on, so that
+        blocks still held by arrays go back to the library as the interpreter collects them
+        (``ACLNN_CHECK=leakcheck`` lists the device memory a process leaves at exit)."""
+        with self._lock:
+            self.limit = 0
+        self.empty()
+
     def empty(self):
         """Give every cached block back to the library (aclrtFree)."""
         with self._lock:

@@ -23,6 +23,7 @@ returns the results.  Which path it takes depends on the library pyaclnn drives:
 Calls that touch an empty tensor skip the cache (an operator may plan fewer operands for them).
 """
 
+import atexit
 import os
 import sys
 import threading
@@ -45,6 +46,7 @@ CACHE_ENTRIES = 256            # executors kept per thread
 _PAGE = 4096
 
 results = ResultCache()
+atexit.register(results.close)
 torch_blocks = TorchBlocks(results)
 NULL = ffi.NULL
 from_buffer = ffi.from_buffer

@@ -173,3 +173,29 @@ def test_host_handles_alone_are_warnings(program):
     assert all(t.startswith("========= ACLNN_CHECK WARNING (leakcheck): ") for t in titles), output
     assert sorted(t.split(": ", 1)[1] for t in titles) == sorted(
         [f"{k} at aclFinalize" for k in LEAK_WARNINGS] + ["aclTensor not destroyed at aclFinalize"] * 2)
+
+
+PYTHON_PROGRAM = """
+import numpy as np
+import pyaclnn.functional as F
+x = np.random.rand(4, 64, 64, 64).astype(np.float32)   # results of 4 MiB: the result cache's blocks
+w = np.array([0.25], dtype=np.float32)
+kept = F.prelu(x, w)                                    # still alive at exit
+for _ in range(3):
+    y = F.prelu(x, w)                                   # back to the cache each time
+np.testing.assert_array_equal(kept, np.where(x < 0, x * np.float32(0.25), x))
+print("results ok")
+"""
+
+
+def test_pyaclnn_leaves_no_device_memory_at_exit():
+    """pyaclnn's result cache gives its blocks back at interpreter exit, and the blocks arrays
+    still hold as they are collected: a Python program exits clean under leakcheck."""
+    import subprocess
+    import sys
+    env = dict(__import__("os").environ, ACLNN_CHECK="1", ACLNN_CHECK_EXITCODE=str(EXIT_CODE))
+    result = subprocess.run([sys.executable, "-c", PYTHON_PROGRAM], capture_output=True, text=True,
+                            env=env, timeout=300)
+    output = result.stdout + result.stderr
+    assert result.returncode == 0 and "results ok" in output, output
+    assert "ACLNN_CHECK SUMMARY: 0 errors, 0 warnings" in output, output
