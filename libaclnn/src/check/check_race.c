@@ -433,10 +433,16 @@ static void report_conflict(const accessor *who, const nn_check_alloc *alloc,
         snprintf(title, sizeof title, "%s and %s on different streams touch the same bytes "
                  "with no event ordering them", who->task->call, other->task->call);
     nn_check_report *report = nn_check_begin(NN_CHECK_ERROR, NN_CHECK_RACECHECK, title);
-    if (who->task == NULL) {
+    if (who->task == NULL && freeing) {
+        nn_check_line(report, "call:", "%s frees allocation #%llu (bytes [%llu, %llu)), on the "
+                      "host, at:", who->call, (unsigned long long)alloc->id,
+                      (unsigned long long)lo, (unsigned long long)hi);
+    } else if (who->task == NULL) {
         nn_check_line(report, "call:", "%s %s bytes [%llu, %llu) of allocation #%llu (%s), on "
                       "the host, at:", who->call, verb, (unsigned long long)lo,
                       (unsigned long long)hi, (unsigned long long)alloc->id, mine);
+    }
+    if (who->task == NULL) {
         nn_check_trace here;
         nn_check_capture(&here);
         nn_check_trace_lines(report, &here);
