@@ -156,6 +156,8 @@ def test_leaks_listed_with_where_they_were_made(program, layout, when):
                            output)
         for kind, handle in zip(("aclrtStream", "aclrtEvent", "aclrtContext"), leaked.groups()):
             assert any(f"{kind} {handle}, from" in field(b, "object:") for b in blocks), output
+        assert any(re.search(r"aclOpExecutor 0x[0-9a-f]+, from aclnnPreluGetWorkspaceSize at:$",
+                             field(b, "object:")) for b in blocks), output
         assert "SUMMARY: 7 errors, 6 warnings" in output
 
 

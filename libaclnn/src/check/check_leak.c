@@ -24,7 +24,7 @@ typedef struct leak_object {
     uintptr_t handle;
     uint64_t seq;          /* creation order, for the report */
     const char *type;      /* "aclTensor", "aclrtStream", ... */
-    const char *api;       /* the creating call */
+    char api[80];          /* the creating call */
     bool device_resource;  /* error, not warning */
     bool reported;
     nn_check_trace where;
@@ -66,7 +66,9 @@ void nn_check_object_created(const void *handle, const char *type, const char *a
         return; /* out of memory: this one goes unchecked */
     object->handle = (uintptr_t)handle;
     object->type = type;
-    object->api = api;
+    /* an executor is made by its operator's phase 1 */
+    snprintf(object->api, sizeof object->api, strcmp(type, "aclOpExecutor") == 0 ? "%sGetWorkspaceSize" : "%s",
+             api);
     object->device_resource = device_resource;
     nn_check_capture(&object->where);
 
