@@ -78,6 +78,9 @@ RACES = [
     ("two_streams", "threads", "aclnnPrelu and aclnnPrelu on different streams touch the same bytes with no event ordering them",
      r"aclnnPrelu input 0 reads bytes \[0, 1024\) of allocation #{y}, on stream",
      r"aclnnPrelu output 0 writes bytes \[0, 1024\) of allocation #{y}, on stream", "a.y"),
+    ("async_copy", "none", "aclnnPrelu and aclrtMemcpyAsync on different streams touch the same bytes with no event ordering them",
+     r"aclnnPrelu input 0 reads bytes \[0, 1024\) of allocation #{y}, on stream",
+     r"aclrtMemcpyAsync dst writes bytes \[0, 1024\) of allocation #{y}, on stream", "p.x"),
     ("workspace", "none", "aclnnPrelu and aclnnPrelu on different streams touch the same bytes with no event ordering them",
      r"aclnnPrelu workspace writes bytes \[0, \d+\) of allocation #{y}, on stream",
      r"aclnnPrelu workspace writes bytes \[0, \d+\) of allocation #{y}, on stream", "a.ws"),
@@ -108,7 +111,7 @@ def test_race_reported_every_time(program, what, layout, title, call, other, all
 
 CORRECT = [("d2h", "sync"), ("d2h", "event"), ("d2h", "thread_event"), ("d2h", "query"),
            ("d2h", "device"), ("free", "sync"), ("two_streams", "event"),
-           ("two_streams", "threads_event"), ("workspace", "event"), ("workspace", "own"),
+           ("two_streams", "threads_event"), ("async_copy", "event"), ("workspace", "event"), ("workspace", "own"),
            ("leak", "none")]
 
 

@@ -235,6 +235,37 @@ static int two_streams(const char *layout)
     return ok;
 }
 
+/* The input copied in with aclrtMemcpyAsync on one stream, the operator on another: without an
+ * event (mistake) or with one. */
+static int async_copy(const char *layout)
+{
+    prelu p;
+    prelu_setup(&p, "p", false, NULL);
+    float host[N];
+    for (int i = 0; i < N; ++i)
+        host[i] = (float)(i % 7) - 3.0f;
+    aclrtStream copier = NULL;
+    CHECK(aclrtCreateStream(&copier));
+    aclrtEvent copied = NULL;
+    CHECK(aclrtCreateEvent(&copied));
+    void *pinned = NULL;
+    CHECK(aclrtMallocHost(&pinned, sizeof host));
+    memcpy(pinned, host, sizeof host);
+    CHECK(aclrtMemcpyAsync(p.x, sizeof host, pinned, sizeof host, ACL_MEMCPY_HOST_TO_DEVICE, copier));
+    if (strcmp(layout, "event") == 0) {
+        CHECK(aclrtRecordEvent(copied, copier));
+        CHECK(aclrtStreamWaitEvent(g_stream, copied));
+    }
+    prelu_launch(&p, g_stream);
+    CHECK(aclrtSynchronizeDevice());
+    int ok = prelu_result_ok(&p, false);
+    CHECK(aclrtFreeHost(pinned));
+    CHECK(aclrtDestroyEvent(copied));
+    CHECK(aclrtDestroyStream(copier));
+    prelu_teardown(&p, NULL);
+    return ok;
+}
+
 /* One workspace for two launches on two streams: unordered (mistake), ordered by an event, or
  * each launch with its own workspace. */
 static int shared_workspace(const char *layout)
@@ -353,6 +384,8 @@ int main(int argc, char **argv)
         ok = free_output(layout);
     else if (strcmp(what, "two_streams") == 0)
         ok = two_streams(layout);
+    else if (strcmp(what, "async_copy") == 0)
+        ok = async_copy(layout);
     else if (strcmp(what, "workspace") == 0)
         ok = shared_workspace(layout);
     else if (strcmp(what, "leak") == 0 && strcmp(layout, "thread") == 0)
