@@ -478,3 +478,33 @@ ACL_FUNC_VISIBILITY aclError aclrtProcessReport(int32_t timeout)
         free(t);
     return ret;
 }
+
+/* ---- aclrtLaunchHostFunc: a host function, run on the stream's own worker ----------------- */
+
+typedef struct host_func_task {
+    aclrtHostFunc fn;
+    void *args;
+} host_func_task;
+
+static int run_host_func(void *ctx)
+{
+    host_func_task *task = ctx;
+    task->fn(task->args);
+    return 0;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFunc fn, void *args)
+{
+    if (fn == NULL)
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "aclrtLaunchHostFunc: fn must not be null.");
+    nn_stream *s;
+    aclError ret = nn_stream_resolve_named("aclrtLaunchHostFunc", stream, &s);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    host_func_task *task = malloc(sizeof *task);
+    if (task == NULL)
+        return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "aclrtLaunchHostFunc: out of memory.");
+    task->fn = fn;
+    task->args = args;
+    return nn_stream_submit(s, run_host_func, free, task);
+}

@@ -160,6 +160,9 @@ void nn_callback_finalize(void);
 void nn_callback_finalize_at_exit(void);
 /* Wakes blocking-callback tasks so that they re-check whether their stream is aborting. */
 void nn_callback_wake_all(void);
+/* rt_misc.c: drops the aclrtAllocatorRegister registration of a stream that goes (a new stream
+ * at the same address must not inherit it). */
+void nn_allocator_forget_stream(const nn_stream *stream);
 /* True while the calling thread runs a blocking callback of `stream` (its stream waits). */
 bool nn_callback_blocks_here(const nn_stream *stream);
 

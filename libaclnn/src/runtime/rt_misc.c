@@ -394,6 +394,19 @@ ACL_FUNC_VISIBILITY aclError aclrtAllocatorGetByStream(aclrtStream stream, aclrt
     return ACL_SUCCESS;
 }
 
+void nn_allocator_forget_stream(const nn_stream *stream)
+{
+    pthread_mutex_lock(&g_alloc_lock);
+    for (size_t i = g_num_regs; i-- > 0;)
+        if (g_regs[i].stream == stream)
+            g_regs[i] = g_regs[--g_num_regs];
+    if (g_num_regs == 0) {
+        free(g_regs);
+        g_regs = NULL;
+    }
+    pthread_mutex_unlock(&g_alloc_lock);
+}
+
 ACL_FUNC_VISIBILITY aclError aclrtAllocatorUnregister(aclrtStream stream)
 {
     const char *api = "aclrtAllocatorUnregister";

@@ -28,11 +28,10 @@
  * launch and its synchronize overlaps with the task again from then on; so do 100 ms without
  * a task.
  *
- * Streams are registered (nn_rt_lock) so that an unknown or destroyed handle is rejected with
- * a message instead of being dereferenced.  A stream lives until its last reference goes: the
- * registry's, or one of a thread waiting on it (a waiter whose tasks a force-destroy dropped
- * gets 107023).  A task never releases or synchronizes its own stream: 107000 instead (see
- * nn_stream_runs_here; its worker would join itself).
+ * Streams are registered (nn_rt_lock): an unknown or destroyed handle is rejected, never read.
+ * A stream lives until its last reference goes: the registry's, or a waiting thread's (one whose
+ * tasks a force-destroy dropped gets 107023).  A task never releases or synchronizes its own
+ * stream: 107000 instead (nn_stream_runs_here; its worker would join itself).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -46,8 +45,7 @@
 #define NN_MAX_STREAMS 1984
 
 /* A synchronizer arriving within this time of the first launch it waits for keeps (or puts) the
- * stream in deferred wake-up (see the top of the file): Python's launch-then-synchronize takes
- * 10-40 us, a C program's one. */
+ * stream in deferred wake-up (top of the file): Python's launch-then-synchronize takes 10-40 us. */
 #define DEFER_WAKE_WINDOW_NS 100000
 
 /* Deferral is for a launch or two before a synchronize: with more tasks than this unfinished,
@@ -96,17 +94,12 @@ struct nn_stream {
     int first_error;
     char *first_error_message;
 
-    /* The registry's + one per thread waiting on it (synchronize, query); taken only under
-     * nn_rt_lock while registered, so never after the last one went. */
-    atomic_int refs;
+    atomic_int refs; /* the registry's + one per waiting thread; taken under nn_rt_lock, registered */
 };
 
 static nn_ptrset g_streams; /* under nn_rt_lock */
 
-/* ------------------------------------------------------------------------------------------ */
-/* Environment                                                                                 */
-/* ------------------------------------------------------------------------------------------ */
-
+/* ACLNN_LAUNCH_BLOCKING, read once. */
 static pthread_once_t g_env_once = PTHREAD_ONCE_INIT;
 static bool g_launch_blocking;
 
@@ -416,6 +409,7 @@ void nn_stream_unref(nn_stream *stream)
 
 void nn_stream_shutdown(nn_stream *s, bool force)
 {
+    nn_allocator_forget_stream(s);
     nn_task *dropped = NULL;
     uint64_t num_dropped = 0;
     pthread_mutex_lock(&s->lock);
@@ -811,34 +805,4 @@ ACL_FUNC_VISIBILITY aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamSta
     nn_stream_unref(s);
     *status = idle ? ACL_STREAM_STATUS_COMPLETE : ACL_STREAM_STATUS_NOT_READY;
     return ACL_SUCCESS;
-}
-
-/* ---- aclrtLaunchHostFunc: the simplest task, run on the worker ----------------------------- */
-
-typedef struct host_func_task {
-    aclrtHostFunc fn;
-    void *args;
-} host_func_task;
-
-static int run_host_func(void *ctx)
-{
-    host_func_task *task = ctx;
-    task->fn(task->args);
-    return 0;
-}
-
-ACL_FUNC_VISIBILITY aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFunc fn, void *args)
-{
-    if (fn == NULL)
-        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "aclrtLaunchHostFunc: fn must not be null.");
-    nn_stream *s;
-    aclError ret = nn_stream_resolve_named("aclrtLaunchHostFunc", stream, &s);
-    if (ret != ACL_SUCCESS)
-        return ret;
-    host_func_task *task = malloc(sizeof *task);
-    if (task == NULL)
-        return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "aclrtLaunchHostFunc: out of memory.");
-    task->fn = fn;
-    task->args = args;
-    return nn_stream_submit(s, run_host_func, free, task);
 }
