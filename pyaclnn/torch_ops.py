@@ -17,22 +17,22 @@ Each has
   ``*_backward`` operator, itself a custom operator (so a traced training graph holds it);
 * a functional schema: no operator mutates or aliases its inputs, each result is a new tensor.
 
-The backward operators are once differentiable where that is simple and exact (replication
-pad, upsample, im2col / col2im and max_pool2d_with_indices are linear in the gradient: their
+The backward operators are differentiable where that is simple and exact (replication pad,
+upsample, im2col / col2im and max_pool2d_with_indices are linear in the gradient: their
 derivative is the forward operator, or a gather); the mask max-pool backward and the PReLU
 backward raise a clear error when a second derivative is asked for.
 
 pyaclnn.functional with any torch tensor argument goes through these operators (numpy inputs
-keep the direct path); see docs/python.md, "PyTorch custom operators".
+keep the direct path); a plain eager call runs the CPU kernel without the dispatcher (see
+:func:`_call`); see docs/python.md, "PyTorch custom operators".
 """
 
+from contextlib import nullcontext
 from operator import index
 
 import numpy as np
 import torch
 from torch import Tensor
-
-from contextlib import nullcontext
 
 from . import mask as _mask
 from ._core import current_product, soc

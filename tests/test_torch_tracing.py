@@ -85,3 +85,19 @@ def test_jit_trace_reruns_with_correct_values():
     for seed in (1, 2):
         x = _x(2, 3, 10, 10, seed=seed)
         assert torch.equal(traced(x), model(x))
+
+
+def test_compile_fullgraph_of_a_converted_model_with_and_without_fallback():
+    torch.manual_seed(1)
+    model = nn.Sequential(nn.Conv2d(3, 4, 3), nn.PReLU(4), nn.ReplicationPad2d(1),
+                          nn.MaxPool2d(2, ceil_mode=True), nn.Unfold(2), nn.Fold((4, 4), 2),
+                          nn.Flatten(2), nn.Upsample(scale_factor=1.5, mode="nearest-exact"))
+    x = _x(2, 3, 8, 8)
+    for fallback in (False, True):
+        converted = PN.convert(copy.deepcopy(model), fallback=fallback)
+        # aot_eager: dynamo's capture and AOTAutograd, without inductor's compile time
+        compiled = torch.compile(converted, fullgraph=True, backend="aot_eager")
+        y = compiled(x)
+        assert torch.equal(y, model(x))
+        y.sum().backward()
+        assert converted[1].weight.grad is not None
