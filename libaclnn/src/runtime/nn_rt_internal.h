@@ -135,6 +135,9 @@ bool nn_stream_aborting(const nn_stream *stream);
 void nn_stream_set_stop_on_failure(nn_stream *stream, bool stop);
 /* rt_misc.c: aclrtSetOpExecuteTimeOut* in ms and aclrtSetOpWaitTimeout in s (0: none). */
 uint64_t nn_rt_op_execute_timeout_ms(void);
+/* rt_misc.c: ACL_ERROR_RT_AICORE_TIMEOUT with the message of a synchronize that gave up on a
+ * task overrunning the execute timeout. */
+aclError nn_rt_execute_timeout_error(const char *api);
 uint32_t nn_rt_op_wait_timeout_s(void);
 /* rt_misc.c: hands a failed task to the exception callbacks (aclrtExceptionInfoCallbackRegister). */
 void nn_rt_report_exception(int32_t device, const nn_stream *stream, uint32_t error_code);

@@ -155,6 +155,13 @@ uint64_t nn_rt_op_execute_timeout_ms(void)
     return us == 0 ? 0 : (us + 999) / 1000;
 }
 
+aclError nn_rt_execute_timeout_error(const char *api)
+{
+    return nn_rt_error(ACL_ERROR_RT_AICORE_TIMEOUT, "%s: a task has run longer than the operator execute timeout "
+                       "(%llu ms, aclrtSetOpExecuteTimeOut); it goes on running (a CPU operator cannot be "
+                       "stopped midway).", api, (unsigned long long)nn_rt_op_execute_timeout_ms());
+}
+
 uint32_t nn_rt_op_wait_timeout_s(void)
 {
     return atomic_load(&g_op_wait_timeout_s);

@@ -589,21 +589,17 @@ aclError nn_stream_submit_inline_ok(nn_stream *stream, nn_task_run_fn run, nn_ta
     return submit_task(stream, run, release, ctx, true);
 }
 
-/* Waits (lock held) until a task completes.  With an operator execute timeout set
- * (aclrtSetOpExecuteTimeOut), returns false when none completes within it: the running task
- * overran. */
+/* Waits (lock held) for a task to complete; false when none does within the operator execute
+ * timeout (aclrtSetOpExecuteTimeOut): the running task overran. */
 static bool wait_for_progress_locked(nn_stream *s)
 {
-    uint64_t limit_ms = nn_rt_op_execute_timeout_ms();
-    if (limit_ms == 0) {
+    const uint64_t limit_ms = nn_rt_op_execute_timeout_ms(), before = s->completed;
+    struct timespec until;
+    nn_rt_deadline(&until, limit_ms > INT32_MAX ? INT32_MAX : (int32_t)limit_ms);
+    if (limit_ms == 0)
         pthread_cond_wait(&s->done_cv, &s->lock);
-        return true;
-    }
-    struct timespec task_deadline;
-    nn_rt_deadline(&task_deadline, limit_ms > INT32_MAX ? INT32_MAX : (int32_t)limit_ms);
-    const uint64_t before = s->completed;
-    while (s->completed == before)
-        if (pthread_cond_timedwait(&s->done_cv, &s->lock, &task_deadline) == ETIMEDOUT)
+    while (limit_ms != 0 && s->completed == before)
+        if (pthread_cond_timedwait(&s->done_cv, &s->lock, &until) == ETIMEDOUT)
             return s->completed != before;
     return true;
 }
@@ -629,11 +625,7 @@ aclError nn_stream_wait(nn_stream *s, const struct timespec *deadline, int timeo
         if (deadline == NULL) {
             if (!wait_for_progress_locked(s)) {
                 pthread_mutex_unlock(&s->lock);
-                return nn_rt_error(ACL_ERROR_RT_AICORE_TIMEOUT,
-                                   "%s: a task has run longer than the operator execute timeout "
-                                   "(%llu ms, aclrtSetOpExecuteTimeOut); it goes on running (a CPU "
-                                   "operator cannot be stopped midway).", api,
-                                   (unsigned long long)nn_rt_op_execute_timeout_ms());
+                return nn_rt_execute_timeout_error(api);
             }
             continue;
         }
