@@ -81,6 +81,12 @@ RACES = [
     ("async_copy", "none", "aclnnPrelu and aclrtMemcpyAsync on different streams touch the same bytes with no event ordering them",
      r"aclnnPrelu input 0 reads bytes \[0, 1024\) of allocation #{y}, on stream",
      r"aclrtMemcpyAsync dst writes bytes \[0, 1024\) of allocation #{y}, on stream", "p.x"),
+    ("copy2d", "none", "aclrtMemcpy2d reads bytes an unfinished task writes",
+     r"aclrtMemcpy2d reads bytes \[0, 1024\) of allocation #{y} \(src\), on the host",
+     r"aclnnPrelu output 0 writes bytes \[0, 1024\) of allocation #{y}, on stream", "p.y"),
+    ("fill32", "none", "aclnnPrelu and aclrtMemsetD32Async on different streams touch the same bytes with no event ordering them",
+     r"aclnnPrelu input 0 reads bytes \[0, 1024\) of allocation #{y}, on stream",
+     r"aclrtMemsetD32Async ptr writes bytes \[0, 1024\) of allocation #{y}, on stream", "p.x"),
     ("workspace", "none", "aclnnPrelu and aclnnPrelu on different streams touch the same bytes with no event ordering them",
      r"aclnnPrelu workspace writes bytes \[0, \d+\) of allocation #{y}, on stream",
      r"aclnnPrelu workspace writes bytes \[0, \d+\) of allocation #{y}, on stream", "a.ws"),
@@ -111,7 +117,7 @@ def test_race_reported_every_time(program, what, layout, title, call, other, all
 
 CORRECT = [("d2h", "sync"), ("d2h", "event"), ("d2h", "thread_event"), ("d2h", "query"),
            ("d2h", "device"), ("free", "sync"), ("two_streams", "event"),
-           ("two_streams", "threads_event"), ("async_copy", "event"), ("workspace", "event"), ("workspace", "own"),
+           ("two_streams", "threads_event"), ("async_copy", "event"), ("copy2d", "ordered"), ("fill32", "ordered"), ("workspace", "event"), ("workspace", "own"),
            ("leak", "none")]
 
 

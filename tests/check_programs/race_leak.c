@@ -266,6 +266,40 @@ static int async_copy(const char *layout)
     return ok;
 }
 
+/* The other host-synchronous and queued accesses: aclrtMemcpy2d of the result before the
+ * stream's work ("copy2d"; "copy2d_sync" waits first), and aclrtMemsetD32Async of the input on
+ * another stream ("fill32"; "fill32_event" orders it with an event). */
+static int other_calls(const char *what, const char *layout)
+{
+    prelu p;
+    prelu_setup(&p, "p", false, NULL);
+    aclrtStream filler = NULL;
+    CHECK(aclrtCreateStream(&filler));
+    aclrtEvent filled = NULL;
+    CHECK(aclrtCreateEvent(&filled));
+    bool ordered = strcmp(layout, "ordered") == 0;
+    float rows[ROWS][COLS];
+    if (strcmp(what, "fill32") == 0) {
+        CHECK(aclrtMemsetD32Async(p.x, N * sizeof(float), 0x40000000u /* 2.0f */, N, filler));
+        if (ordered) {
+            CHECK(aclrtRecordEvent(filled, filler));
+            CHECK(aclrtStreamWaitEvent(g_stream, filled));
+        }
+    }
+    prelu_launch(&p, g_stream);
+    if (strcmp(what, "copy2d") == 0) {
+        if (ordered)
+            CHECK(aclrtSynchronizeStream(g_stream));
+        CHECK(aclrtMemcpy2d(rows, sizeof rows[0], p.y, COLS * sizeof(float), COLS * sizeof(float), ROWS,
+                            ACL_MEMCPY_DEVICE_TO_HOST));
+    }
+    CHECK(aclrtSynchronizeDevice());
+    CHECK(aclrtDestroyEvent(filled));
+    CHECK(aclrtDestroyStream(filler));
+    prelu_teardown(&p, NULL);
+    return 1;
+}
+
 /* One workspace for two launches on two streams: unordered (mistake), ordered by an event, or
  * each launch with its own workspace. */
 static int shared_workspace(const char *layout)
@@ -384,6 +418,8 @@ int main(int argc, char **argv)
         ok = free_output(layout);
     else if (strcmp(what, "two_streams") == 0)
         ok = two_streams(layout);
+    else if (strcmp(what, "copy2d") == 0 || strcmp(what, "fill32") == 0)
+        ok = other_calls(what, layout);
     else if (strcmp(what, "async_copy") == 0)
         ok = async_copy(layout);
     else if (strcmp(what, "workspace") == 0)

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check/nn_check.h"
 #include "runtime/nn_rt_internal.h"
 #include "runtime/rt_ext.h"
 
@@ -62,13 +63,43 @@ static void run_2d(const copy2d *c)
         memmove(c->dst + row * c->dpitch, c->src + row * c->spitch, c->width);
 }
 
+/* racecheck: the copy's rows on each side, as one range each (the rows between are the pitch's
+ * gaps); queued on `stream`, or made now by the host when it is NULL. */
+static void race_check_2d(const char *api, const copy2d *c, const nn_stream *stream)
+{
+    if (!nn_check_on(NN_CHECK_RACECHECK))
+        return;
+    const nn_check_access accesses[2] = {
+        {c->dst, c->dpitch * (c->height - 1) + c->width, true, "dst", -1},
+        {c->src, c->spitch * (c->height - 1) + c->width, false, "src", -1}};
+    if (stream == NULL)
+        nn_check_race_host(api, accesses, 2);
+    else
+        nn_check_race_task(stream, api, accesses, 2);
+}
+
+/* racecheck: a 32-bit fill of `count` values at ptr. */
+static void race_check_d32(const char *api, void *ptr, size_t count, aclrtStream stream, bool async)
+{
+    if (!nn_check_on(NN_CHECK_RACECHECK))
+        return;
+    const nn_check_access access = {ptr, (uint64_t)count * 4, true, "ptr", -1};
+    nn_stream *s = NULL;
+    if (!async)
+        nn_check_race_host(api, &access, 1);
+    else if (nn_stream_resolve_named(api, stream, &s) == ACL_SUCCESS)
+        nn_check_race_task(s, api, &access, 1);
+}
+
 ACL_FUNC_VISIBILITY aclError aclrtMemcpy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
                                            size_t height, aclrtMemcpyKind kind)
 {
     copy2d c = {dst, src, dpitch, spitch, width, height};
     aclError ret = check_2d("aclrtMemcpy2d", &c, kind);
-    if (ret == ACL_SUCCESS)
+    if (ret == ACL_SUCCESS) {
+        race_check_2d("aclrtMemcpy2d", &c, NULL);
         run_2d(&c);
+    }
     return ret;
 }
 
@@ -91,6 +122,9 @@ ACL_FUNC_VISIBILITY aclError aclrtMemcpy2dAsync(void *dst, size_t dpitch, const 
     if (task == NULL)
         return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: out of memory.", api);
     *task = c;
+    nn_stream *s = NULL;
+    if (nn_check_on(NN_CHECK_RACECHECK) && nn_stream_resolve_named(api, stream, &s) == ACL_SUCCESS)
+        race_check_2d(api, &c, s);
     ret = aclrtLaunchHostFunc(stream, run_2d_task, task);
     if (ret != ACL_SUCCESS)
         free(task);
@@ -236,6 +270,8 @@ ACL_FUNC_VISIBILITY aclError aclrtMemsetD32(void *ptr, size_t memSize, uint32_t 
 {
     aclError ret = check_d32("aclrtMemsetD32", ptr, memSize, N);
     if (ret == ACL_SUCCESS)
+        race_check_d32("aclrtMemsetD32", ptr, N, NULL, false);
+    if (ret == ACL_SUCCESS)
         for (size_t i = 0; i < N; i++)
             ((uint32_t *)ptr)[i] = value;
     return ret;
@@ -252,6 +288,7 @@ ACL_FUNC_VISIBILITY aclError aclrtMemsetD32Async(void *ptr, size_t memSize, uint
     if (f == NULL)
         return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: out of memory.", api);
     *f = (fill32){ptr, value, N};
+    race_check_d32(api, ptr, N, stream, true);
     ret = aclrtLaunchHostFunc(stream, run_fill32, f);
     if (ret != ACL_SUCCESS)
         free(f);
