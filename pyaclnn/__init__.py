@@ -33,6 +33,7 @@ Quick start::
 
 from ._core import (ffi, lib, init, current_device, recent_error_message,  # noqa: F401
                     set_soc_version, set_thread_soc_version, soc, soc_name,
+                    check_error_count, check_tools,
                     LIBRARY_PATH, CDEF, FUNCTIONS, CONSTANTS)
 from ._loader import LibraryNotFoundError  # noqa: F401
 from ._errors import (Error, AclnnError, ParamError, ParamNullptrError,  # noqa: F401

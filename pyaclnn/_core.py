@@ -46,6 +46,19 @@ def drives_libaclnn():
     return hasattr(lib, "aclnnCpuFreeArray")
 
 
+def check_error_count():
+    """The errors ACLNN_CHECK (docs/checking.md) has reported in this process so far: 0 when
+    checking is off (and on a real CANN, which has no checking mode)."""
+    return int(lib.aclnnCpuCheckErrorCount()) if drives_libaclnn() else 0
+
+
+def check_tools():
+    """The ACLNN_CHECK tools on in this process, by name (an empty set when checking is off)."""
+    bits = int(lib.aclnnCpuCheckTools()) if drives_libaclnn() else 0
+    return {name for bit, name in ((1, "memcheck"), (2, "initcheck"), (4, "racecheck"),
+                                   (8, "leakcheck")) if bits & bit}
+
+
 def call_acl(name, *args):
     """Call a runtime function and raise AclError on a non-zero aclError."""
     _errors.check_acl(function(name)(*args), name)

@@ -17,6 +17,9 @@ returns the results.  Which path it takes depends on the library pyaclnn drives:
 * **libaclnn with ACLNN_STRICT=1** (tensors must lie in device memory): the inputs' pages are
   registered with ``aclrtHostRegister`` for the call (and unregistered after), results come
   from aclrtMalloc memory, and every call runs phase 1, so strict mode checks every address.
+* **libaclnn with ACLNN_CHECK's memcheck** (docs/checking.md: device memory is not host
+  memory, and strict mode's checks apply): as strict mode, but the results are host arrays
+  whose pages are registered for the call too - numpy never touches aclrtMalloc memory.
 * **real CANN** (``PYACLNN_LIBRARY`` names CANN's libraries): device memory is not host
   memory, so inputs are copied to device buffers and results copied back (aclrtMemcpy).
 
@@ -121,7 +124,8 @@ def _allocate(shape, code, kind):
         dtype = _NUMPY_DTYPES[code] = numpy_dtype(code)
     count = prod(shape)
     nbytes = count * dtype.itemsize
-    if nbytes >= results.min_bytes and results.limit or _STRICT:
+    # under memcheck aclrtMalloc memory is not host memory: results are host arrays (below)
+    if (nbytes >= results.min_bytes and results.limit or _STRICT) and not _MEMCHECK:
         if kind == TORCH:
             import torch
             if nbytes == 0:
@@ -494,15 +498,15 @@ def launch(op, inputs, attrs, outputs):
 _strict_lock = threading.Lock()
 
 
-def _page_ranges(operands):
-    """The merged page-aligned byte ranges the operands touch: [(start, length)]."""
+def _page_ranges(operands, results=()):
+    """The merged page-aligned byte ranges the operands (and host results: (address, nbytes))
+    touch: [(start, length)]."""
     spans = []
-    for item in operands:
-        if item is None or item.extent == 0:
-            continue
-        start = item.address // _PAGE * _PAGE
-        end = item.address + item.nbytes_spanned
-        end = (end + _PAGE - 1) // _PAGE * _PAGE
+    ranges = [(item.address, item.nbytes_spanned) for item in operands
+              if item is not None and item.extent != 0]
+    for address, nbytes in ranges + [r for r in results if r[1]]:
+        start = address // _PAGE * _PAGE
+        end = (address + nbytes + _PAGE - 1) // _PAGE * _PAGE
         spans.append((start, end))
     spans.sort()
     merged = []
@@ -517,12 +521,15 @@ def _page_ranges(operands):
 def _launch_strict(info, operands, attrs, outputs, kind):
     made = [_make(spec, kind) for spec in outputs]
     out_addresses = [pointer for _, pointer in made]
+    # under memcheck the results are host arrays: registered for the call like the inputs
+    host_results = [(int(ffi.cast("uintptr_t", pointer)), _nbytes(result))
+                    for result, pointer in made] if _MEMCHECK else []
     registered = []
     device = ffi.new("void **")
     # One call at a time registers: two threads' arrays may share a page.
     with _strict_lock:
         try:
-            for start, length in _page_ranges(operands):
+            for start, length in _page_ranges(operands, host_results):
                 _errors.check_acl(lib.aclrtHostRegister(ffi.cast("void *", start), length,
                                                         lib.ACL_HOST_REGISTER_MAPPED, device),
                                   "aclrtHostRegister")
@@ -536,6 +543,13 @@ def _launch_strict(info, operands, attrs, outputs, kind):
             for start in registered:
                 lib.aclrtHostUnregister(ffi.cast("void *", start))
     return [result for result, _ in made]
+
+
+def _nbytes(result):
+    """The bytes of a numpy array or torch tensor result."""
+    if isinstance(result, np.ndarray):
+        return result.nbytes
+    return result.numel() * result.element_size()
 
 
 # ---- real CANN: device memory is elsewhere -------------------------------------------------------
@@ -570,3 +584,6 @@ _HOST_IS_DEVICE = drives_libaclnn()
 _thread_soc = _core.thread_soc
 # The library reads ACLNN_STRICT once per process with these spellings (runtime/init.c).
 _STRICT = _HOST_IS_DEVICE and os.environ.get("ACLNN_STRICT", "").lower() in ("1", "true", "yes", "on")
+# ACLNN_CHECK's memcheck (bit 1): aclrtMalloc memory is not host-accessible, strict mode applies.
+_MEMCHECK = _HOST_IS_DEVICE and bool(lib.aclnnCpuCheckTools() & 1)
+_STRICT = _STRICT or _MEMCHECK

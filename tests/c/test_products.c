@@ -78,7 +78,8 @@ static void test_thread_names(void)
     EXPECT_OK(aclnnCpuSetSocVersion(NULL));
 }
 
-static float g_data[4096];
+/* Phase 1 never reads tensor data: one device block serves every tensor of the phase-1 tests. */
+static void *g_data;
 
 static aclTensor *tensor(const int64_t *dims, uint64_t n, aclDataType dt)
 {
@@ -297,10 +298,14 @@ static void test_max_pool_indices_950_dilation_nhwc(void)
 
 int main(void)
 {
+    if (tu_open_device() != 0 || aclrtMalloc(&g_data, 4096 * sizeof(float), ACL_MEM_MALLOC_HUGE_FIRST) != 0)
+        return 1;
     test_names();
     test_thread_names();
     test_negative_dims();
     test_max_pool_indices_backward_dtypes();
+    aclrtFree(g_data);
+    tu_close_device();
     test_max_pool_v1_mask();
     if (tu_open_device() != 0) return 1;
     test_upsample_nlc();

@@ -120,7 +120,9 @@ static void test_explicit_context(void)
     EXPECT_OK(aclrtSynchronizeStream(NULL)); /* the two streams are not ordered otherwise */
     EXPECT_OK(aclrtMemsetAsync(buffer + 32, 32, 0x11, 32, stream));
     EXPECT_OK(aclrtSynchronizeStream(stream));
-    CHECK(buffer[0] == 0x5A && buffer[63] == 0x11, "memsets on the context's streams ran");
+    unsigned char seen[64] = {0};
+    EXPECT_OK(aclrtMemcpy(seen, sizeof seen, buffer, sizeof seen, ACL_MEMCPY_DEVICE_TO_HOST));
+    CHECK(seen[0] == 0x5A && seen[63] == 0x11, "memsets on the context's streams ran");
 
     EXPECT(aclrtDestroyContext(default_ctx), ACL_ERROR_INVALID_PARAM, "default context");
     EXPECT(aclrtSetCurrentContext(NULL), ACL_ERROR_INVALID_PARAM, "context");

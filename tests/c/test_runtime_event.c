@@ -26,8 +26,10 @@ static void sleep_task(void *arg)
     tu_sleep_ms((int)(intptr_t)arg);
 }
 
-/* Writes the value 42 into an int32 in device memory once the test opens the gate, so the
- * event recorded after it is pending for as long as the test needs (no timing assumptions). */
+/* Writes the value 42 into an int32 of pinned host memory once the test opens the gate, so the
+ * event recorded after it (and after the copy of that int32 to the device) is pending for as
+ * long as the test needs (no timing assumptions).  A host function runs on the host: it may not
+ * touch device memory. */
 static atomic_int gate;
 
 static void gated_write_42(void *arg)
@@ -50,7 +52,8 @@ static void test_cross_stream_wait(void)
 {
     aclrtStream a = NULL, b = NULL;
     aclrtEvent ready = NULL;
-    int32_t *x = NULL, *y = NULL, result = -1;
+    int32_t *x = NULL, *y = NULL, *pinned = NULL, result = -1;
+    EXPECT_OK(aclrtMallocHost((void **)&pinned, 64));
     EXPECT_OK(aclrtCreateStream(&a));
     EXPECT_OK(aclrtCreateStream(&b));
     EXPECT_OK(aclrtCreateEventWithFlag(&ready, ACL_EVENT_SYNC));
@@ -60,7 +63,8 @@ static void test_cross_stream_wait(void)
     EXPECT_OK(aclrtMemset(y, sizeof *y, 0, sizeof *y));
 
     atomic_store(&gate, 0);
-    EXPECT_OK(aclrtLaunchHostFunc(a, gated_write_42, x));
+    EXPECT_OK(aclrtLaunchHostFunc(a, gated_write_42, pinned));
+    EXPECT_OK(aclrtMemcpyAsync(x, sizeof *x, pinned, sizeof *x, ACL_MEMCPY_HOST_TO_DEVICE, a));
     EXPECT_OK(aclrtRecordEvent(ready, a));
     EXPECT_OK(aclrtStreamWaitEvent(b, ready));
     EXPECT_OK(aclrtMemcpyAsync(y, sizeof *y, x, sizeof *x, ACL_MEMCPY_DEVICE_TO_DEVICE, b));
@@ -98,6 +102,7 @@ static void test_cross_stream_wait(void)
 
     EXPECT_OK(aclrtDestroyEvent(ready));
     EXPECT_OK(aclrtFree(x));
+    EXPECT_OK(aclrtFreeHost(pinned));
     EXPECT_OK(aclrtFree(y));
     EXPECT_OK(aclrtDestroyStream(a));
     EXPECT_OK(aclrtDestroyStream(b));

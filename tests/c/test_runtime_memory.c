@@ -113,13 +113,13 @@ static void test_copy_rules(void)
     EXPECT_OK(aclrtMemcpy(dev, 288, host_in, 100, ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE));
     /* Overlapping copies behave like memmove. */
     EXPECT_OK(aclrtMemcpy(dev + 1, 287, dev, 100, ACL_MEMCPY_DEVICE_TO_DEVICE));
-    CHECK(dev[1] == host_in[0] && dev[100] == host_in[99], "overlapping copy");
+    CHECK(tu_dev_byte(dev, 1) == host_in[0] && tu_dev_byte(dev, 100) == host_in[99], "overlapping copy");
 
     EXPECT_OK(aclrtMemset(NULL, 0, 0, 0));
     EXPECT(aclrtMemset(NULL, 8, 0, 8), ACL_ERROR_INVALID_PARAM, "devPtr");
     EXPECT(aclrtMemset(dev, 8, 0, 9), ACL_ERROR_RT_PARAM_INVALID, "maxCount");
     EXPECT_OK(aclrtMemset(dev, 288, 0x1FF, 288)); /* the low byte of value fills */
-    CHECK(dev[0] == 0xFF && dev[287] == 0xFF, "memset value");
+    CHECK(tu_dev_byte(dev, 0) == 0xFF && tu_dev_byte(dev, 287) == 0xFF, "memset value");
 
     /* Async variants check the same things when called. */
     EXPECT(aclrtMemcpyAsync(dev, 16, host_in, 17, ACL_MEMCPY_HOST_TO_DEVICE, NULL),
@@ -131,9 +131,14 @@ static void test_copy_rules(void)
     EXPECT(aclrtMemsetAsync(dev, 8, 0, 9, NULL), ACL_ERROR_RT_PARAM_INVALID, "maxCount");
     EXPECT(aclrtMemsetAsync(dev, 16, 0, 16, (aclrtStream)host_out), ACL_ERROR_INVALID_PARAM,
            "stream");
-    EXPECT_OK(aclrtMemcpyAsync(dev, 288, host_in, 256, ACL_MEMCPY_HOST_TO_DEVICE, NULL));
+    unsigned char *pinned = NULL; /* aclrtMemcpyAsync's host side: aclrtMallocHost memory */
+    EXPECT_OK(aclrtMallocHost((void **)&pinned, 256));
+    memcpy(pinned, host_in, 256);
+    EXPECT_OK(aclrtMemcpyAsync(dev, 288, pinned, 256, ACL_MEMCPY_HOST_TO_DEVICE, NULL));
     EXPECT_OK(aclrtSynchronizeStream(NULL));
-    CHECK(memcmp(dev, host_in, 256) == 0, "async copy on the default stream");
+    EXPECT_OK(aclrtMemcpy(host_out, sizeof host_out, dev, 256, ACL_MEMCPY_DEVICE_TO_HOST));
+    CHECK(memcmp(host_out, host_in, 256) == 0, "async copy on the default stream");
+    EXPECT_OK(aclrtFreeHost(pinned));
 
     EXPECT_OK(aclrtFree(dev));
     EXPECT_OK(aclrtFree(dev2));
@@ -152,42 +157,54 @@ static bool all_bytes_are(const unsigned char *p, size_t n, unsigned char value)
  * stay one memmove.  Odd sizes and offsets so that chunk ends and the tail fall mid-line. */
 static void test_large_copies(void)
 {
+    /* The device buffers are read and written with aclrtMemcpy/aclrtMemset only (device memory
+     * is not host memory); host_src and seen are the host's copies. */
     const size_t size = ((size_t)20 << 20) + 13;
     unsigned char *src = NULL, *dst = NULL;
+    unsigned char *host_src = malloc(size), *seen = malloc(size);
     EXPECT_OK(aclrtMalloc((void **)&src, size, ACL_MEM_MALLOC_HUGE_FIRST));
     EXPECT_OK(aclrtMalloc((void **)&dst, size, ACL_MEM_MALLOC_HUGE_FIRST));
     for (size_t i = 0; i < size; i++)
-        src[i] = (unsigned char)(i * 131 + (i >> 20));
-    memset(dst, 0, size);
+        host_src[i] = (unsigned char)(i * 131 + (i >> 20));
+    EXPECT_OK(aclrtMemcpy(src, size, host_src, size, ACL_MEMCPY_HOST_TO_DEVICE));
+    EXPECT_OK(aclrtMemset(dst, size, 0, size));
     EXPECT_OK(aclrtMemcpy(dst, size, src, size, ACL_MEMCPY_DEVICE_TO_DEVICE));
-    CHECK(memcmp(dst, src, size) == 0, "20 MiB + 13 copy");
+    EXPECT_OK(aclrtMemcpy(seen, size, dst, size, ACL_MEMCPY_DEVICE_TO_HOST));
+    CHECK(memcmp(seen, host_src, size) == 0, "20 MiB + 13 copy");
 
     const size_t mid = ((size_t)5 << 20) + 7;
-    memset(dst, 0xAB, size);
+    EXPECT_OK(aclrtMemset(dst, size, 0xAB, size));
     EXPECT_OK(aclrtMemcpy(dst + 3, size - 3, src + 5, mid, ACL_MEMCPY_DEVICE_TO_DEVICE));
-    CHECK(memcmp(dst + 3, src + 5, mid) == 0, "5 MiB copy at odd offsets");
-    CHECK(dst[2] == 0xAB && dst[3 + mid] == 0xAB, "bytes around a large copy untouched");
+    EXPECT_OK(aclrtMemcpy(seen, size, dst, size, ACL_MEMCPY_DEVICE_TO_HOST));
+    CHECK(memcmp(seen + 3, host_src + 5, mid) == 0, "5 MiB copy at odd offsets");
+    CHECK(seen[2] == 0xAB && seen[3 + mid] == 0xAB, "bytes around a large copy untouched");
 
     /* overlapping, forwards by one byte: memmove semantics */
-    memcpy(dst, src, size);
+    EXPECT_OK(aclrtMemcpy(dst, size, host_src, size, ACL_MEMCPY_HOST_TO_DEVICE));
     EXPECT_OK(aclrtMemcpy(dst + 1, size - 1, dst, mid, ACL_MEMCPY_DEVICE_TO_DEVICE));
-    CHECK(memcmp(dst + 1, src, mid) == 0 && dst[0] == src[0], "large overlapping copy");
+    EXPECT_OK(aclrtMemcpy(seen, size, dst, size, ACL_MEMCPY_DEVICE_TO_HOST));
+    CHECK(memcmp(seen + 1, host_src, mid) == 0 && seen[0] == host_src[0], "large overlapping copy");
 
-    memset(dst, 0, size);
+    EXPECT_OK(aclrtMemset(dst, size, 0, size));
     EXPECT_OK(aclrtMemcpyAsync(dst, size, src, size, ACL_MEMCPY_DEVICE_TO_DEVICE, NULL));
     EXPECT_OK(aclrtSynchronizeStream(NULL));
-    CHECK(memcmp(dst, src, size) == 0, "large async copy");
+    EXPECT_OK(aclrtMemcpy(seen, size, dst, size, ACL_MEMCPY_DEVICE_TO_HOST));
+    CHECK(memcmp(seen, host_src, size) == 0, "large async copy");
 
     /* large fills (split over the pool like copies), at an odd offset, sync and async */
-    memset(dst, 0xAB, size);
+    EXPECT_OK(aclrtMemset(dst, size, 0xAB, size));
     EXPECT_OK(aclrtMemset(dst + 3, size - 3, 0x5C, mid));
-    CHECK(all_bytes_are(dst + 3, mid, 0x5C), "5 MiB fill at an odd offset");
-    CHECK(dst[2] == 0xAB && dst[3 + mid] == 0xAB, "bytes around a large fill untouched");
+    EXPECT_OK(aclrtMemcpy(seen, size, dst, size, ACL_MEMCPY_DEVICE_TO_HOST));
+    CHECK(all_bytes_are(seen + 3, mid, 0x5C), "5 MiB fill at an odd offset");
+    CHECK(seen[2] == 0xAB && seen[3 + mid] == 0xAB, "bytes around a large fill untouched");
     EXPECT_OK(aclrtMemsetAsync(dst, size, 0x11, size, NULL));
     EXPECT_OK(aclrtSynchronizeStream(NULL));
-    CHECK(all_bytes_are(dst, size, 0x11), "large async fill");
+    EXPECT_OK(aclrtMemcpy(seen, size, dst, size, ACL_MEMCPY_DEVICE_TO_HOST));
+    CHECK(all_bytes_are(seen, size, 0x11), "large async fill");
     EXPECT_OK(aclrtFree(src));
     EXPECT_OK(aclrtFree(dst));
+    free(host_src);
+    free(seen);
 }
 
 /* Blocks of 2 MiB and more under a huge-page policy start on a 2 MiB boundary (they are advised
@@ -204,7 +221,8 @@ static void test_page_policies(void)
         EXPECT_OK(aclrtMalloc((void **)&p, size, (aclrtMemMallocPolicy)huge_policies[i]));
         CHECK(((uintptr_t)p % ((uintptr_t)2 << 20)) == 0, "huge-page policy: 2 MiB aligned");
         EXPECT_OK(aclrtMemset(p, usable, 0x5A, usable));
-        CHECK(p[0] == 0x5A && p[usable - 1] == 0x5A, "huge-page block written end to end");
+        CHECK(tu_dev_byte(p, 0) == 0x5A && tu_dev_byte(p, usable - 1) == 0x5A,
+              "huge-page block written end to end");
         EXPECT(aclrtMemset(p, usable + 1, 0x5A, usable + 1), ACL_ERROR_RT_PARAM_INVALID,
                "past the end");
         EXPECT_OK(aclrtFree(p));

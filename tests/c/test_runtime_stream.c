@@ -67,7 +67,7 @@ static void test_async_ordering(void)
     EXPECT_OK(aclrtCreateStream(&stream));
     EXPECT_OK(aclrtMalloc((void **)&dev, BUF, ACL_MEM_MALLOC_HUGE_FIRST));
     for (int s = 0; s < NUM_SOURCES; s++) {
-        sources[s] = malloc(BUF);
+        EXPECT_OK(aclrtMallocHost((void **)&sources[s], BUF));
         for (int i = 0; i < BUF; i++)
             sources[s][i] = (unsigned char)next_random();
     }
@@ -79,7 +79,8 @@ static void test_async_ordering(void)
     EXPECT_OK(aclrtLaunchHostFunc(stream, wait_for_gate, NULL));
     for (int op = 0; op < 600; op++) {
         size_t length = 1 + next_random() % 512;
-        size_t dst = next_random() % (BUF - length + 1);
+        /* addresses 64-byte aligned and host sources pinned, as aclrtMemcpyAsync requires */
+        size_t dst = next_random() % ((BUF - length) / 64 + 1) * 64;
         switch (next_random() % 3) {
         case 0: { /* fill */
             int value = (int)(next_random() & 0xFF);
@@ -89,14 +90,14 @@ static void test_async_ordering(void)
         }
         case 1: { /* host -> device */
             const unsigned char *src = sources[next_random() % NUM_SOURCES];
-            size_t from = next_random() % (BUF - length + 1);
+            size_t from = next_random() % ((BUF - length) / 64 + 1) * 64;
             EXPECT_OK(aclrtMemcpyAsync(dev + dst, BUF - dst, src + from, length,
                                        ACL_MEMCPY_HOST_TO_DEVICE, stream));
             memcpy(expected + dst, src + from, length);
             break;
         }
         default: { /* device -> device inside the buffer (reads earlier results) */
-            size_t from = next_random() % (BUF - length + 1);
+            size_t from = next_random() % ((BUF - length) / 64 + 1) * 64;
             EXPECT_OK(aclrtMemcpyAsync(dev + dst, BUF - dst, dev + from, length,
                                        ACL_MEMCPY_DEVICE_TO_DEVICE, stream));
             memmove(expected + dst, expected + from, length);
@@ -122,7 +123,7 @@ static void test_async_ordering(void)
     EXPECT_OK(aclrtFree(dev));
     EXPECT_OK(aclrtDestroyStream(stream));
     for (int s = 0; s < NUM_SOURCES; s++)
-        free(sources[s]);
+        aclrtFreeHost(sources[s]);
     free(expected);
     free(result);
 }
@@ -426,7 +427,8 @@ static void test_many_streams(void)
     }
     EXPECT_OK(aclrtSynchronizeDevice());
     for (int s = 0; s < STREAMS; s++) {
-        CHECK(buffers[s][0] == s * 16 + 15 && buffers[s][BYTES - 1] == s * 16 + 15,
+        CHECK(tu_dev_byte(buffers[s], 0) == (unsigned)(s * 16 + 15) &&
+                  tu_dev_byte(buffers[s], BYTES - 1) == (unsigned)(s * 16 + 15),
               "stream %d final fill", s);
         EXPECT_OK(aclrtFree(buffers[s]));
         EXPECT_OK(aclrtDestroyStream(streams[s]));

@@ -40,7 +40,7 @@ int main(void)
     EXPECT_OK(aclrtSetDevice(1));
     EXPECT_OK(aclrtSynchronizeDevice());
     if (a && b)
-        CHECK(a[15] == 1 && b[15] == 2, "memsets on two devices");
+        CHECK(tu_dev_byte(a, 15) == 1 && tu_dev_byte(b, 15) == 2, "memsets on two devices");
     EXPECT_OK(aclrtFree(a));
     EXPECT_OK(aclrtFree(b));
     for (int32_t id = 0; id < 3; id++)

@@ -13,6 +13,8 @@
  *                                the reverse, and the exit status with a one-line summary
  *   tu_tensor, tu_make_tensor, tu_copy_back, tu_free_tensor, tu_run   device tensors made from
  *                                host data, copied back, released; phase 2 + synchronize
+ *   tu_dev_byte(ptr, i)          byte i of device memory, read with aclrtMemcpy (device memory is
+ *                                not host memory: ACLNN_CHECK=memcheck stops a direct read)
  */
 #ifndef ACLNN_TESTS_TEST_UTIL_H
 #define ACLNN_TESTS_TEST_UTIL_H
@@ -102,6 +104,14 @@ static inline void tu_sleep_ms(int ms)
 
 /* ---- runtime set-up as in CANN's samples: aclInit, device 0, one stream ------------------- */
 static aclrtStream tu_stream;
+
+static inline unsigned tu_dev_byte(const void *device, size_t index)
+{
+    unsigned char byte = 0;
+    if (aclrtMemcpy(&byte, 1, (const unsigned char *)device + index, 1, ACL_MEMCPY_DEVICE_TO_HOST) != ACL_SUCCESS)
+        fprintf(stderr, "tu_dev_byte: %s\n", aclGetRecentErrMsg());
+    return byte;
+}
 
 static inline int tu_open_device(void)
 {

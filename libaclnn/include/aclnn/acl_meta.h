@@ -201,6 +201,11 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnCpuSetThreadSocVersion(const char *socName)
  * process so far; 0 when checking is off. Warnings are not counted. */
 ACL_FUNC_VISIBILITY uint64_t aclnnCpuCheckErrorCount(void);
 
+/* The checking mode's tools in this process, as bits: 1 memcheck, 2 initcheck, 4 racecheck,
+ * 8 leakcheck (ACLNN_CHECK, read once at load); 0 when checking is off.  A binding reads it to
+ * keep its own hands off device memory under memcheck. */
+ACL_FUNC_VISIBILITY uint32_t aclnnCpuCheckTools(void);
+
 #ifdef __cplusplus
 }
 #endif

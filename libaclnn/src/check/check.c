@@ -12,6 +12,7 @@
 #include <link.h>
 #include <execinfo.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -285,13 +286,14 @@ void nn_check_at_exit(void (*fn)(void))
     pthread_mutex_unlock(&g_print_lock);
 }
 
-static void print_summary_at_exit(void)
+NN_EXPORT uint32_t aclnnCpuCheckTools(void)
 {
-    pthread_mutex_lock(&g_print_lock);
-    int hooks = g_num_exit_hooks;
-    pthread_mutex_unlock(&g_print_lock);
-    for (int i = 0; i < hooks; ++i)
-        g_exit_hooks[i]();
+    return nn_check_tools();
+}
+
+/* The summary line; exits with ACLNN_CHECK_EXITCODE when the program had errors. */
+static void print_summary(void)
+{
     uint64_t errors = nn_check_error_count();
     uint64_t warnings = nn_check_warning_count();
     FILE *out = report_stream();
@@ -303,6 +305,25 @@ static void print_summary_at_exit(void)
         fflush(NULL);
         _exit(g_exit_code);
     }
+}
+
+static void print_summary_at_exit(void)
+{
+    pthread_mutex_lock(&g_print_lock);
+    int hooks = g_num_exit_hooks;
+    pthread_mutex_unlock(&g_print_lock);
+    for (int i = 0; i < hooks; ++i)
+        g_exit_hooks[i]();
+    print_summary();
+}
+
+/* No exit hooks here: after a fatal report every live object would be listed as a leak. */
+void nn_check_fatal_exit(void)
+{
+    print_summary(); /* exits with ACLNN_CHECK_EXITCODE when the program had errors */
+    fflush(NULL);
+    signal(SIGABRT, SIG_DFL);
+    abort();
 }
 
 /* Read at load, so the summary and the exit status are there even for a program whose calls

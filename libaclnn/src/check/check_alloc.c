@@ -8,7 +8,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "check/nn_check.h"
+#include "check/check_internal.h"
 
 typedef struct alloc_slot {
     uintptr_t base; /* sort key */
@@ -28,6 +28,11 @@ void nn_check_alloc_lock(void)
 void nn_check_alloc_unlock(void)
 {
     pthread_mutex_unlock(&g_lock);
+}
+
+bool nn_check_alloc_trylock(void)
+{
+    return pthread_mutex_trylock(&g_lock) == 0;
 }
 
 nn_check_alloc *nn_check_alloc_add(void *base, size_t size, const char *api, void *lib_base)
@@ -57,7 +62,7 @@ nn_check_alloc *nn_check_alloc_add(void *base, size_t size, const char *api, voi
     return alloc;
 }
 
-bool nn_check_alloc_remove(void *base)
+nn_check_alloc *nn_check_alloc_detach(void *base)
 {
     pthread_mutex_lock(&g_lock);
     size_t at = nn_sorted_upper_bound(g_slots, g_count, sizeof(alloc_slot), (uintptr_t)base);
@@ -68,7 +73,21 @@ bool nn_check_alloc_remove(void *base)
         nn_check_race_forget_locked(alloc);
     }
     pthread_mutex_unlock(&g_lock);
+    return alloc;
+}
+
+void nn_check_alloc_release(nn_check_alloc *alloc)
+{
+    if (alloc == NULL)
+        return;
+    nn_check_init_forget(alloc);
     free(alloc);
+}
+
+bool nn_check_alloc_remove(void *base)
+{
+    nn_check_alloc *alloc = nn_check_alloc_detach(base);
+    nn_check_alloc_release(alloc);
     return alloc != NULL;
 }
 
@@ -79,6 +98,15 @@ nn_check_alloc *nn_check_alloc_find_locked(const void *address)
         return NULL;
     nn_check_alloc *alloc = g_slots[at - 1].alloc;
     return (uintptr_t)address - alloc->base < alloc->size ? alloc : NULL;
+}
+
+nn_check_alloc *nn_check_alloc_find_mapped_locked(const void *address, size_t (*extent)(size_t size))
+{
+    size_t at = nn_sorted_upper_bound(g_slots, g_count, sizeof(alloc_slot), (uintptr_t)address);
+    if (at == 0)
+        return NULL;
+    nn_check_alloc *alloc = g_slots[at - 1].alloc;
+    return (uintptr_t)address - alloc->base < extent(alloc->size) ? alloc : NULL;
 }
 
 void nn_check_alloc_each_locked(void (*fn)(nn_check_alloc *alloc, void *ctx), void *ctx)

@@ -94,6 +94,10 @@ uint64_t nn_check_warning_count(void);
 /* The printable name of a tool bit ("memcheck", ...). */
 const char *nn_check_tool_name(unsigned tool);
 
+/* Ends the process after a report that cannot be survived (a host access to device memory):
+ * prints the summary, then exits with ACLNN_CHECK_EXITCODE when set, else aborts. */
+void nn_check_fatal_exit(void) __attribute__((noreturn));
+
 
 /* Tools that report at process exit register here; their hooks run, in registration order,
  * before the summary line is printed (check.c). */
@@ -128,6 +132,8 @@ typedef struct nn_check_alloc {
     void *lib_base;        /* where the library itself reads and writes these bytes (memcheck
                             * maps them elsewhere; otherwise lib_base == base) */
     void *tool_state[4];   /* per tool (index: the tool's bit number), owned by that tool */
+    nn_check_trace freed;  /* the program's stack at the free (memcheck keeps freed records a
+                            * while, to name them when a freed address is used) */
 } nn_check_alloc;
 
 /* Records an allocation (the caller's stack is captured here).  Returns the record, or NULL when
@@ -136,6 +142,10 @@ nn_check_alloc *nn_check_alloc_add(void *base, size_t size, const char *api, voi
 /* Forgets the allocation at `base` and frees its record (each tool releases its tool_state
  * first); false when none starts there. */
 bool nn_check_alloc_remove(void *base);
+/* Takes the allocation at `base` out of the registry without freeing the record (NULL when none
+ * starts there); nn_check_alloc_release frees it later. */
+nn_check_alloc *nn_check_alloc_detach(void *base);
+void nn_check_alloc_release(nn_check_alloc *alloc);
 
 /* Lookups run under the registry's lock: take it, find, use the record, release it.  A record
  * found under the lock stays valid until the lock is released. */
@@ -187,6 +197,70 @@ void nn_check_race_host_waited_event(const void *event);
 void nn_check_race_event_destroyed(const void *event);
 /* Under the allocation lock, when an allocation goes: drops racecheck's records of it. */
 void nn_check_race_forget_locked(nn_check_alloc *alloc);
+/* ---- memcheck and initcheck: device memory (check_mem.c, check_launch.c, check_init.c) ------ */
+
+/* The runtime's device allocators call these when any tool is on (nn_check_on(NN_CHECK_ALL)).
+ * nn_check_device_alloc returns `size` bytes of device memory, registered with the allocation
+ * registry: under memcheck one memfd mapped twice, PROT_NONE at the returned (program's) address
+ * and read-write at the record's lib_base; otherwise plain 64-byte aligned heap memory.  NULL
+ * when out of memory. */
+void *nn_check_device_alloc(const char *api, size_t size);
+/* Releases memory from nn_check_device_alloc.  Under memcheck its addresses stay reserved (and
+ * named in reports) for a while, so a use after the free is reported, not silently reused. */
+void nn_check_device_free(void *base);
+
+/* The library's address for the program's `address`: inside a live device allocation under
+ * memcheck, the same byte in the library's read-write view; any other address unchanged. */
+void *nn_check_lib_addr(const void *address);
+
+/* The id of the live allocation containing `address` (0: none), recorded at phase 1 so that a
+ * launch finds memory freed or reallocated since. */
+uint64_t nn_check_alloc_id_at(const void *address);
+
+/* A copy or fill the runtime is about to make (now, or queued on a stream).  Checks it (memcheck:
+ * freed device memory, the rules CANN's aclrtMemcpyAsync page states; initcheck: records the
+ * bytes written) and translates dst and src to the library's addresses.  Returns false when it
+ * must not run (it touches freed device memory; reported). */
+typedef struct nn_check_copy_args {
+    const char *api;            /* "aclrtMemcpyAsync" */
+    void *dst;                  /* in: the program's address; out: the library's */
+    const void *src;            /* NULL for a fill */
+    size_t count;
+    bool async;
+    const char *kind_name;      /* "ACL_MEMCPY_HOST_TO_DEVICE" (copies) */
+    const char *unpinned_side;  /* "src"/"dst": the host side of an async host<->device copy is
+                                 * neither aclrtMallocHost nor aclrtHostRegister memory */
+} nn_check_copy_args;
+bool nn_check_copy(nn_check_copy_args *args);
+/* The rules CANN's aclrtMemcpyAsync page states and a card does not check: 64-byte aligned
+ * addresses, pinned host memory for host<->device copies.  Reported (memcheck) for a call the
+ * runtime accepted; the copy is still made, as CANN makes it.  `args` as the program gave them. */
+void nn_check_copy_rules(const nn_check_copy_args *args);
+
+/* One tensor argument of a launch, as the executor froze it. */
+typedef struct nn_check_operand {
+    bool is_output;
+    int index;                /* among the inputs, or among the outputs */
+    const char *name;         /* the argument's name in CANN's prototype, or NULL */
+    const char *base;         /* the program's tensorData */
+    size_t elem_size;
+    int64_t offset;           /* view offset, elements */
+    uint64_t ndim;
+    const int64_t *dims;
+    const int64_t *strides;   /* elements */
+    int64_t numel;
+    uint64_t phase1_alloc;    /* nn_check_alloc_id_at at phase 1 (0: none) */
+    bool shape_only;          /* an input the operator never reads (only its shape) */
+    void *lib_base;           /* out: the library's address for base */
+} nn_check_operand;
+
+/* A launch about to be queued: checks every range it touches against the live allocations
+ * (memcheck: each view and [workspace, workspace + workspace_size)), each input view's bytes
+ * against what was written (initcheck; then marks the outputs' bytes written) and translates
+ * the addresses.  Returns false when the launch must fail (it would touch freed memory or run
+ * past an allocation; reported). */
+bool nn_check_launch(const char *op_name, nn_check_operand *operands, int count, void *workspace,
+                     uint64_t workspace_size, void **lib_workspace);
 
 #ifdef __cplusplus
 }

@@ -130,6 +130,15 @@ static void freeze_operand(nn_operand *op, const aclTensor *t, bool is_output)
     op->base = t->data;
     op->numel = nn_numel(t->ndim, t->dims);
     op->contiguous = op->numel <= 1 || nn_view_is_contiguous(t->ndim, t->dims, t->strides);
+    nn_operand_note_alloc(op);
+}
+
+void nn_operand_note_alloc(nn_operand *op)
+{
+    op->check_alloc = 0;
+    if (op->base != NULL && op->numel > 0 && nn_check_on(NN_CHECK_MEMCHECK))
+        op->check_alloc = nn_check_alloc_id_at((const char *)op->base +
+                                               op->offset * (int64_t)nn_dtype_size(op->dtype));
 }
 
 static int add_operand(aclOpExecutor *ex, const aclTensor *t, bool is_output)
@@ -157,6 +166,14 @@ static int add_operand(aclOpExecutor *ex, const aclTensor *t, bool is_output)
 
 int nn_executor_add_input(aclOpExecutor *ex, const aclTensor *t) { return add_operand(ex, t, false); }
 int nn_executor_add_output(aclOpExecutor *ex, const aclTensor *t) { return add_operand(ex, t, true); }
+
+void nn_executor_describe(aclOpExecutor *ex, int index, const char *name, bool shape_only)
+{
+    if (ex == NULL || index < 0 || index >= ex->num_operands)
+        return;
+    ex->operands[index].name = name;
+    ex->operands[index].shape_only = shape_only;
+}
 
 void nn_executor_add_scratch(aclOpExecutor *ex, uint64_t bytes)
 {
@@ -196,6 +213,10 @@ static aclnnStatus strict_check_operand(const char *op_name, const nn_operand *o
     const char *start = op->base == NULL ? NULL : (const char *)op->base + lo * (int64_t)elem;
     void *alloc_base;
     size_t alloc_size;
+    /* CANN's phase 1 never reads the data address (its own op_api unit tests pass NULL), and a
+     * launch refuses NULL data: memcheck lets phase 1 through, ACLNN_STRICT=1 refuses early. */
+    if (start == NULL && !nn_strict_mode_asked())
+        return ACLNN_SUCCESS;
     if (start == NULL || !nn_mem_find(start, len, &alloc_base, &alloc_size))
         return nn_error(ACLNN_ERR_PARAM_INVALID,
                         "%s: %s %d (data %p, %zu bytes) does not lie inside memory from aclrtMalloc "
@@ -266,6 +287,9 @@ typedef struct {
     char *workspace;
     uint64_t workspace_size;
     const char *path;         /* the kernel path that ran (nn_launch_set_path), or NULL */
+    bool translated;          /* checking mode: lib_base/lib_workspace replace the addresses */
+    void *lib_base[NN_MAX_OPERANDS];
+    void *lib_workspace;
 } launch_task;
 
 static double now_us(void)
@@ -424,6 +448,48 @@ static aclnnStatus follow_tensors_locked(const char *op_name, const aclOpExecuto
     return ACLNN_SUCCESS;
 }
 
+/* The checking mode's look at a launch (nn_check_launch): every range it touches, checked now
+ * in program order; the library's addresses for the bytes are kept for use_lib_addresses. */
+static bool check_mode_launch(launch_task *task, const aclOpExecutor *ex, void *workspace,
+                              uint64_t workspace_size)
+{
+    nn_check_operand ops[NN_MAX_OPERANDS];
+    int inputs = 0, outputs = 0;
+    for (int i = 0; i < ex->num_operands; i++) {
+        const nn_operand *op = &task->operands[i];
+        ops[i] = (nn_check_operand){
+            .is_output = op->is_output, .index = op->is_output ? outputs++ : inputs++,
+            .base = op->handle != NULL ? op->base : NULL, .elem_size = nn_dtype_size(op->dtype),
+            .offset = op->offset, .ndim = op->ndim, .dims = op->dims, .strides = op->strides,
+            .numel = op->handle != NULL ? op->numel : 0,
+            /* rebound since phase 1 (aclSetInputTensorAddr & co.): no phase-1 allocation to match */
+            .phase1_alloc = op->base == ex->operands[i].base ? op->check_alloc : 0,
+            .name = op->name, .shape_only = op->shape_only};
+    }
+    if (!nn_check_launch(ex->op_name, ops, ex->num_operands, workspace, workspace_size,
+                         &task->lib_workspace))
+        return false;
+    for (int i = 0; i < ex->num_operands; i++)
+        task->lib_base[i] = ops[i].lib_base;
+    task->translated = true;
+    return true;
+}
+
+/* After racecheck has seen the program's addresses: the task reaches the bytes at the
+ * library's (memcheck maps device memory twice). */
+static void use_lib_addresses(launch_task *task)
+{
+    if (!task->translated)
+        return;
+    for (int i = 0; i < task->launch.num_operands; i++)
+        if (task->operands[i].handle != NULL)
+            task->operands[i].base = task->lib_base[i];
+    if (task->launch.scratch != NULL)
+        task->launch.scratch = (char *)task->lib_workspace +
+                               ((char *)task->launch.scratch - task->workspace);
+    task->workspace = task->lib_workspace;
+}
+
 /* A failed phase 2 consumes a normal executor, as CANN's does. Caller holds the lock. */
 static void consume_on_failure_locked(aclOpExecutor *ex)
 {
@@ -498,6 +564,15 @@ aclnnStatus nn_launch_executor(const char *op_name, void *workspace, uint64_t wo
     task->launch.scratch_size = executor->scratch_bytes;
     task->path = NULL;
     task->launch.path = &task->path;
+    if (nn_check_on(NN_CHECK_MEMCHECK | NN_CHECK_INITCHECK) &&
+        !check_mode_launch(task, executor, workspace, workspaceSize)) {
+        status = nn_error(ACLNN_ERR_PARAM_INVALID, "%s: the launch would touch device memory it "
+                          "must not (see the ACLNN_CHECK report).", op_name);
+        consume_on_failure_locked(executor);
+        pthread_mutex_unlock(&nn_executor_lock);
+        free(task);
+        return status;
+    }
     executor->refs++; /* the task's reference */
     if (!executor->repeatable)
         nn_executor_unregister_locked(executor); /* consumed: the task now owns it */
@@ -510,6 +585,7 @@ aclnnStatus nn_launch_executor(const char *op_name, void *workspace, uint64_t wo
         return rt == ACL_ERROR_INVALID_PARAM ? ACLNN_ERR_PARAM_INVALID : ACLNN_ERR_RUNTIME_ERROR;
     }
     race_check_launch(task, resolved);
+    use_lib_addresses(task);
     rt = nn_stream_submit_inline_ok(resolved, run_task, release_task, task); /* releases on failure too */
     if (rt == ACL_SUCCESS)
         return ACLNN_SUCCESS;

@@ -44,6 +44,10 @@ typedef struct nn_operand {
     bool contiguous;              /* view strides are row-major contiguous */
     uint64_t staging_offset;      /* workspace offset of the contiguous copy, if !contiguous */
     void *data;                   /* set at launch: the contiguous buffer the kernel uses */
+    uint64_t check_alloc;         /* checking mode: the device allocation the view lay in when
+                                   * frozen or rebound (0: none, or checking off) */
+    const char *name;             /* the argument's name in CANN's prototype, or NULL */
+    bool shape_only;              /* an input whose bytes the kernel never reads */
 } nn_operand;
 
 /* What a kernel receives at phase 2 (on the stream's worker thread). */
@@ -83,6 +87,9 @@ aclOpExecutor *nn_executor_create(const char *op_name, nn_kernel_fn kernel, cons
  * returned output indices to stay valid); -1 if ex is NULL or full (finish then fails). */
 int nn_executor_add_input(aclOpExecutor *ex, const aclTensor *t);
 int nn_executor_add_output(aclOpExecutor *ex, const aclTensor *t);
+/* Names operand `index` (as returned by add_*; -1 is ignored) for checking-mode reports, and
+ * marks an input whose bytes the kernel never reads (only its shape). */
+void nn_executor_describe(aclOpExecutor *ex, int index, const char *name, bool shape_only);
 /* Reserves `bytes` (64-byte aligned) of op scratch in the workspace. */
 void nn_executor_add_scratch(aclOpExecutor *ex, uint64_t bytes);
 /* Lays out the workspace (staging for non-contiguous operands, then scratch), registers the

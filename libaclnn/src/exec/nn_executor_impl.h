@@ -42,4 +42,8 @@ bool nn_executor_registered_locked(const aclOpExecutor *ex);
 /* Removes `ex` from the registry and drops the registry's reference.  Caller holds the lock. */
 void nn_executor_unregister_locked(aclOpExecutor *ex);
 
+/* Checking mode: notes which device allocation the operand's view lies in at phase 1, so that a
+ * launch finds it freed or reallocated since. */
+void nn_operand_note_alloc(nn_operand *op);
+
 #endif /* NN_EXECUTOR_IMPL_H */

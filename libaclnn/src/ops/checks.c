@@ -162,8 +162,12 @@ aclnnStatus nn_finish_phase1(const char *op, const nn_phase1_end *end, uint64_t 
 {
     aclOpExecutor *ex = nn_executor_create(op, end->kernel, end->plan, end->plan_size);
     if (ex == NULL) return ACLNN_ERR_INNER_CREATE_EXECUTOR;
-    for (int i = 0; i < NN_MAX_OPERANDS && end->inputs[i] != NULL; i++) nn_executor_add_input(ex, end->inputs[i]);
-    for (int i = 0; i < NN_MAX_OPERANDS && end->outputs[i] != NULL; i++) nn_executor_add_output(ex, end->outputs[i]);
+    for (int i = 0; i < NN_MAX_OPERANDS && end->inputs[i] != NULL; i++)
+        nn_executor_describe(ex, nn_executor_add_input(ex, end->inputs[i]), end->input_names[i],
+                             (end->shape_only_inputs >> i) & 1u);
+    for (int i = 0; i < NN_MAX_OPERANDS && end->outputs[i] != NULL; i++)
+        nn_executor_describe(ex, nn_executor_add_output(ex, end->outputs[i]), end->output_names[i],
+                             false);
     if (end->scratch_bytes > 0) nn_executor_add_scratch(ex, end->scratch_bytes);
     return nn_executor_finish(ex, workspaceSize, executor);
 }

@@ -99,6 +99,12 @@ typedef struct nn_phase1_end {
     const aclTensor *inputs[NN_MAX_OPERANDS];
     const aclTensor *outputs[NN_MAX_OPERANDS];
     uint64_t scratch_bytes;
+    /* The arguments' names in CANN's prototype (checking-mode reports name them), and the
+     * inputs whose shape the operator uses but whose bytes it never reads (bit i: input i), so
+     * initcheck does not ask that they were written. */
+    const char *input_names[NN_MAX_OPERANDS];
+    const char *output_names[NN_MAX_OPERANDS];
+    unsigned shape_only_inputs;
 } nn_phase1_end;
 
 /* Creates, fills and finishes the executor: *workspaceSize and *executor, or an error status

@@ -186,7 +186,8 @@ static aclnnStatus build_executor(const char *op, const aclTensor *self, const a
     return nn_finish_phase1(op,
                             &(nn_phase1_end){.kernel = empty ? NULL : forward_kernel, .plan = plan,
                                              .plan_size = sizeof *plan, .inputs = {self},
-                                             .outputs = {out, indices}, .scratch_bytes = scratch},
+                                             .outputs = {out, indices}, .scratch_bytes = scratch,
+                                             .input_names = {"self"}, .output_names = {"out", "indices"}},
                             workspaceSize, executor);
 }
 

@@ -274,6 +274,8 @@ static aclnnStatus build_executor(const char *op, const aclTensor *grad_output, 
     return nn_finish_phase1(op,
                             &(nn_phase1_end){.kernel = empty ? NULL : backward_kernel, .plan = plan,
                                              .plan_size = sizeof *plan, .inputs = {grad_output, self, indices},
+                                             .input_names = {"gradOutput", "self", "indices"},
+                                             .output_names = {"gradInput"}, .shape_only_inputs = 1u << 1,
                                              .outputs = {grad_input}, .scratch_bytes = scratch},
                             workspaceSize, executor);
 }

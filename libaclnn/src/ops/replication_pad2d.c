@@ -350,7 +350,8 @@ aclnnStatus aclnnReplicationPad2dGetWorkspaceSize(const aclTensor *self, const a
 
     return nn_finish_phase1(OP,
                             &(nn_phase1_end){.kernel = pad_kernel, .plan = &plan, .plan_size = sizeof plan,
-                                             .inputs = {self}, .outputs = {out}},
+                                             .inputs = {self}, .outputs = {out},
+                                             .input_names = {"self"}, .output_names = {"out"}},
                             workspaceSize, executor);
 }
 

@@ -207,7 +207,9 @@ aclnnStatus aclnnReplicationPad2dBackwardGetWorkspaceSize(const aclTensor *gradO
 
     return nn_finish_phase1(OP,
                             &(nn_phase1_end){.kernel = pad_bwd_kernel, .plan = &plan, .plan_size = sizeof plan,
-                                             .inputs = {gradOutput, self}, .outputs = {gradInput}},
+                                             .inputs = {gradOutput, self}, .outputs = {gradInput},
+                                             .input_names = {"gradOutput", "self"},
+                                             .output_names = {"gradInput"}, .shape_only_inputs = 1u << 1},
                             workspaceSize, executor);
 }
 

@@ -173,7 +173,8 @@ aclnnStatus aclnnUpsampleNearestExact1dGetWorkspaceSize(const aclTensor *self,
 
     return nn_finish_phase1(OP,
                             &(nn_phase1_end){.kernel = upsample_kernel, .plan = &plan, .plan_size = sizeof plan,
-                                             .inputs = {self}, .outputs = {out}},
+                                             .inputs = {self}, .outputs = {out},
+                                             .input_names = {"self"}, .output_names = {"out"}},
                             workspaceSize, executor);
 }
 

@@ -104,11 +104,13 @@ bool nn_mem_find(const void *ptr, size_t len, void **alloc_base, size_t *alloc_s
 }
 
 static pthread_once_t g_strict_once = PTHREAD_ONCE_INIT;
-static bool g_strict;
+static bool g_strict, g_strict_asked;
 
+/* memcheck includes strict mode's checks (docs/checking.md). */
 static void read_strict(void)
 {
-    g_strict = nn_rt_env_flag("ACLNN_STRICT");
+    g_strict_asked = nn_rt_env_flag("ACLNN_STRICT");
+    g_strict = g_strict_asked || nn_check_on(NN_CHECK_MEMCHECK);
 }
 
 bool nn_strict_mode(void)
@@ -136,6 +138,24 @@ static bool keep_until_finalize_locked(void *ptr)
     return true;
 }
 
+bool nn_strict_mode_asked(void)
+{
+    pthread_once(&g_strict_once, read_strict);
+    return g_strict_asked;
+}
+
+/* Releases a block's memory: device memory comes from the checking mode when it is on
+ * (nn_check_device_alloc); mapped memory is not this file's. */
+static void release_memory(const mem_block *block)
+{
+    if (block->kind == MEM_MAPPED)
+        return;
+    if (block->kind == MEM_DEVICE && nn_check_on(NN_CHECK_ALL))
+        nn_check_device_free((void *)block->base);
+    else
+        free((void *)block->base);
+}
+
 void nn_mem_finalize(void)
 {
     pthread_mutex_lock(&g_mem_lock);
@@ -147,12 +167,8 @@ void nn_mem_finalize(void)
     if (g_num_blocks > 0)
         nn_log(NN_LOG_WARNING, "aclFinalize: releasing %zu allocation(s) the program did not "
                "free.", g_num_blocks);
-    for (size_t i = 0; i < g_num_blocks; i++) {
-        if (g_blocks[i].kind == MEM_DEVICE)
-            nn_check_alloc_remove((void *)g_blocks[i].base);
-        if (g_blocks[i].kind != MEM_MAPPED)
-            free((void *)g_blocks[i].base);
-    }
+    for (size_t i = 0; i < g_num_blocks; i++)
+        release_memory(&g_blocks[i]);
     free(g_blocks);
     g_blocks = NULL;
     g_num_blocks = g_cap_blocks = 0;
@@ -203,8 +219,11 @@ static aclError allocate(const char *api, void **out, size_t requested, size_t u
     size_t padded = (usable + NN_DEVICE_ALIGN - 1) / NN_DEVICE_ALIGN * NN_DEVICE_ALIGN;
     void *memory = NULL;
     const bool on_huge_pages = huge && padded >= HUGE_PAGE_BYTES;
-    int rc = posix_memalign(&memory, on_huge_pages ? HUGE_PAGE_BYTES : NN_DEVICE_ALIGN, padded);
-    if (rc == 0 && memory != NULL && on_huge_pages)
+    const bool checked = kind == MEM_DEVICE && nn_check_on(NN_CHECK_ALL);
+    int rc = checked ? ((memory = nn_check_device_alloc(api, usable)) == NULL ? ENOMEM : 0)
+                     : posix_memalign(&memory, on_huge_pages ? HUGE_PAGE_BYTES : NN_DEVICE_ALIGN,
+                                      padded);
+    if (rc == 0 && memory != NULL && on_huge_pages && !checked)
         (void)madvise(memory, padded, MADV_HUGEPAGE); /* a refusal leaves ordinary pages */
     if (rc != 0 || memory == NULL)
         return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION,
@@ -215,13 +234,11 @@ static aclError allocate(const char *api, void **out, size_t requested, size_t u
     bool ok = insert_block(block);
     pthread_mutex_unlock(&g_mem_lock);
     if (!ok) {
-        free(memory);
+        release_memory(&block);
         return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION,
                            "%s: out of memory recording the allocation.", api);
     }
-    if (kind == MEM_DEVICE && nn_check_on(NN_CHECK_ALL))
-        (void)nn_check_alloc_add(memory, usable, api, memory);
-    *out = memory;
+    *out = memory; /* (checked device memory was registered by nn_check_device_alloc) */
     return ACL_SUCCESS;
 }
 
@@ -326,12 +343,13 @@ static aclError release(const char *api, const char *param, void *ptr, mem_kind 
          * is reported the bytes are kept until aclFinalize, so the task still finds them. */
         bool in_use = kind == MEM_DEVICE && nn_check_race_free(ptr, api);
         remove_block_at(pos - 1);
-        bool kept = in_use && keep_until_finalize_locked(ptr);
+        /* (memcheck holds freed memory back itself: check_mem.c) */
+        bool kept = in_use && !nn_check_on(NN_CHECK_MEMCHECK) && keep_until_finalize_locked(ptr);
         pthread_mutex_unlock(&g_mem_lock);
-        if (kind == MEM_DEVICE && nn_check_on(NN_CHECK_ALL))
-            (void)nn_check_alloc_remove(ptr);
-        if (!kept)
-            free(ptr);
+        if (kept)
+            (void)nn_check_alloc_remove(ptr); /* the checking records go, the bytes stay */
+        else
+            release_memory(&block);
         return ACL_SUCCESS;
     }
     pthread_mutex_unlock(&g_mem_lock);
@@ -382,6 +400,17 @@ static aclError check_range(const char *api, const char *param, const void *ptr,
                        kind_allocator(block.kind), (void *)block.base);
 }
 
+/* Whether [ptr, ptr+count) is aclrtMallocHost or aclrtHostRegister memory. */
+static bool is_pinned_host(const void *ptr, size_t count)
+{
+    pthread_mutex_lock(&g_mem_lock);
+    const mem_block *found = find_block((uintptr_t)ptr);
+    bool pinned = found != NULL && found->kind == MEM_HOST &&
+                  count <= found->size - ((uintptr_t)ptr - found->base);
+    pthread_mutex_unlock(&g_mem_lock);
+    return pinned || nn_host_mapped_contains(ptr, count);
+}
+
 /* Whether [ptr, ptr+count) lies in device memory (for ACLNN_STRICT direction checks). */
 static bool is_device_range(const void *ptr, size_t count)
 {
@@ -423,9 +452,48 @@ static aclError check_copy(const char *api, void *dst, size_t destMax, const voi
     aclError ret = check_range(api, "dst", dst, count);
     if (ret == ACL_SUCCESS)
         ret = check_range(api, "src", src, count);
-    if (ret == ACL_SUCCESS)
-        ret = check_strict_direction(api, dst, src, count, kind);
     return ret;
+}
+
+/* The checking mode's look at a copy or fill (nn_check_copy: freed memory, initcheck's written
+ * bytes), ACLNN_STRICT's direction check (a status, no report), then CANN's aclrtMemcpyAsync
+ * rules (reports); *dst and *src become the addresses the library uses for the bytes. */
+static aclError check_mode_copy(const char *api, void **dst, const void **src, size_t count,
+                                aclrtMemcpyKind kind, bool async)
+{
+    void *const program_dst = *dst;
+    const void *const program_src = *src;
+    if (nn_check_on(NN_CHECK_MEMCHECK | NN_CHECK_INITCHECK)) {
+        static const char *const kind_names[] = {
+            "ACL_MEMCPY_HOST_TO_HOST",     "ACL_MEMCPY_HOST_TO_DEVICE",
+            "ACL_MEMCPY_DEVICE_TO_HOST",   "ACL_MEMCPY_DEVICE_TO_DEVICE",
+            "ACL_MEMCPY_DEFAULT",          "ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE"};
+        nn_check_copy_args args = {api, *dst, *src, count, async, NULL, NULL};
+        if (*src != NULL) {
+            args.kind_name = kind_names[kind];
+            const void *host = kind == ACL_MEMCPY_HOST_TO_DEVICE   ? *src
+                               : kind == ACL_MEMCPY_DEVICE_TO_HOST ? *dst : NULL;
+            if (async && host != NULL && !is_pinned_host(host, count))
+                args.unpinned_side = host == *src ? "src" : "dst";
+        }
+        const nn_check_copy_args as_given = args;
+        if (!nn_check_copy(&args))
+            return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID,
+                               "%s: the %s touches freed device memory (see the ACLNN_CHECK "
+                               "report).", api, *src != NULL ? "copy" : "fill");
+        if (program_src != NULL) {
+            aclError ret = check_strict_direction(api, program_dst, program_src, count, kind);
+            if (ret != ACL_SUCCESS)
+                return ret; /* the status tells the program: no report */
+        }
+        nn_check_copy_rules(&as_given);
+        *dst = args.dst;
+        *src = args.src;
+        return ACL_SUCCESS;
+    }
+    if (program_src == NULL)
+        return ACL_SUCCESS;
+    return check_strict_direction(api, program_dst, program_src, count, kind);
 }
 
 /* Copies and fills of at least this many bytes are split over the thread pool in chunks of
@@ -499,10 +567,13 @@ ACL_FUNC_VISIBILITY aclError aclrtMemcpy(void *dst, size_t destMax, const void *
 {
     if (count == 0)
         return ACL_SUCCESS; /* CANN: nothing to copy, nothing checked */
+    /* racecheck sees the program's addresses, the copy the library's (check_mode_copy) */
+    const nn_check_access accesses[2] = {{dst, count, true, "dst", -1}, {src, count, false, "src", -1}};
     aclError ret = check_copy("aclrtMemcpy", dst, destMax, src, count, kind);
+    if (ret == ACL_SUCCESS)
+        ret = check_mode_copy("aclrtMemcpy", &dst, &src, count, kind, false);
     if (ret != ACL_SUCCESS)
         return ret;
-    const nn_check_access accesses[2] = {{dst, count, true, "dst", -1}, {src, count, false, "src", -1}};
     nn_check_race_host("aclrtMemcpy", accesses, 2);
     copy_bytes(dst, src, count);
     return ACL_SUCCESS;
@@ -523,10 +594,13 @@ ACL_FUNC_VISIBILITY aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t 
 {
     if (count == 0)
         return ACL_SUCCESS;
+    const nn_check_access access = {devPtr, count, true, "devPtr", -1};
     aclError ret = check_fill("aclrtMemset", devPtr, maxCount, count);
+    const void *none = NULL;
+    if (ret == ACL_SUCCESS)
+        ret = check_mode_copy("aclrtMemset", &devPtr, &none, count, 0, false);
     if (ret != ACL_SUCCESS)
         return ret;
-    const nn_check_access access = {devPtr, count, true, "devPtr", -1};
     nn_check_race_host("aclrtMemset", &access, 1);
     fill_bytes(devPtr, (unsigned char)value, count);
     return ACL_SUCCESS;
@@ -551,8 +625,11 @@ static int run_copy(void *ctx)
     return 0;
 }
 
+/* dst/src: the library's addresses for the bytes; program_dst/program_src: the program's
+ * (what racecheck knows the allocations by). */
 static aclError queue_copy(const char *api, aclrtStream stream, void *dst, const void *src,
-                           size_t count, unsigned char value)
+                           size_t count, unsigned char value, const void *program_dst,
+                           const void *program_src)
 {
     nn_stream *s;
     aclError ret = nn_stream_resolve_named(api, stream, &s);
@@ -565,8 +642,9 @@ static aclError queue_copy(const char *api, aclrtStream stream, void *dst, const
     task->src = src;
     task->count = count;
     task->value = value;
-    const nn_check_access accesses[2] = {{dst, count, true, src != NULL ? "dst" : "devPtr", -1},
-                                         {src, count, false, "src", -1}};
+    const nn_check_access accesses[2] = {
+        {program_dst, count, true, src != NULL ? "dst" : "devPtr", -1},
+        {program_src, count, false, "src", -1}};
     nn_check_race_task(s, api, accesses, src != NULL ? 2 : 1);
     return nn_stream_submit_inline_ok(s, run_copy, free, task);
 }
@@ -585,7 +663,12 @@ ACL_FUNC_VISIBILITY aclError aclrtMemcpyAsync(void *dst, size_t destMax, const v
         return nn_rt_error(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
                            "%s: kind ACL_MEMCPY_HOST_TO_HOST is not supported asynchronously "
                            "(as on CANN with a PCIe device); use aclrtMemcpy.", api);
-    return queue_copy(api, stream, dst, src, count, 0);
+    void *const program_dst = dst;
+    const void *const program_src = src;
+    ret = check_mode_copy(api, &dst, &src, count, kind, true);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    return queue_copy(api, stream, dst, src, count, 0, program_dst, program_src);
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value,
@@ -594,8 +677,12 @@ ACL_FUNC_VISIBILITY aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int
     const char *api = "aclrtMemsetAsync";
     if (count == 0)
         return ACL_SUCCESS;
+    void *const program_ptr = devPtr;
     aclError ret = check_fill(api, devPtr, maxCount, count);
+    const void *none = NULL;
+    if (ret == ACL_SUCCESS)
+        ret = check_mode_copy(api, &devPtr, &none, count, 0, true);
     if (ret != ACL_SUCCESS)
         return ret;
-    return queue_copy(api, stream, devPtr, NULL, count, (unsigned char)value);
+    return queue_copy(api, stream, devPtr, NULL, count, (unsigned char)value, program_ptr, NULL);
 }

@@ -45,6 +45,8 @@ aclError nn_stream_submit_inline_ok(nn_stream *stream, nn_task_run_fn run, nn_ta
 bool nn_mem_find(const void *ptr, size_t len, void **alloc_base, size_t *alloc_size);
 /* Whether ACLNN_STRICT=1: tensors must lie inside aclrtMalloc memory. */
 bool nn_strict_mode(void);
+/* Whether ACLNN_STRICT=1 itself is set (nn_strict_mode is also on under ACLNN_CHECK's memcheck). */
+bool nn_strict_mode_asked(void);
 
 #ifdef __cplusplus
 }
