@@ -27,6 +27,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "check/nn_check.h"
 #include "runtime/nn_rt_internal.h"
 #include "runtime/rt_ext.h"
 
@@ -124,8 +125,15 @@ static aclError share_in_place(const char *api, void *ptr, size_t size, int *fd_
     if (fd < 0)
         return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: memfd_create: %s.", api, strerror(errno));
     size_t len = end - first;
-    if (ftruncate(fd, (off_t)len) != 0 || pwrite(fd, (void *)first, len, 0) != (ssize_t)len ||
-        mmap((void *)first, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED) {
+    /* ACLNN_CHECK's memcheck maps device memory twice (the program's view PROT_NONE, the
+     * library's read-write): the bytes are read through the library's view and both views move
+     * to the new file. */
+    void *lib = nn_check_lib_addr((void *)first);
+    const bool two_views = lib != (void *)first;
+    if (ftruncate(fd, (off_t)len) != 0 || pwrite(fd, lib, len, 0) != (ssize_t)len ||
+        mmap((void *)first, len, two_views ? PROT_NONE : PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd,
+             0) == MAP_FAILED ||
+        (two_views && mmap(lib, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED)) {
         int err = errno;
         close(fd);
         return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: cannot back %zu bytes with a shared file: %s.", api,

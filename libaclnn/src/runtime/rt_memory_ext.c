@@ -26,6 +26,28 @@ static aclError check_span(const char *api, const char *param, const void *ptr, 
                        "allocation at %p.", api, param, ptr, len, size, base);
 }
 
+/* The checking mode's look at a copy or fill of `span` bytes (nn_check_copy: freed memory,
+ * initcheck's written bytes, for a 2-D copy the whole span with its pitch gaps); *dst and *src
+ * become the library's addresses (memcheck maps device memory twice). */
+static aclError check_mode_span(const char *api, unsigned char **dst, const unsigned char **src,
+                                size_t span, bool async)
+{
+    if (!nn_check_on(NN_CHECK_MEMCHECK | NN_CHECK_INITCHECK))
+        return ACL_SUCCESS;
+    nn_check_copy_args args = {api, *dst, *src, span, async, NULL, NULL};
+    if (!nn_check_copy(&args))
+        return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID, "%s: the %s touches freed device memory (see the "
+                           "ACLNN_CHECK report).", api, *src != NULL ? "copy" : "fill");
+    *dst = args.dst;
+    *src = args.src;
+    return ACL_SUCCESS;
+}
+
+static size_t span_2d(size_t pitch, size_t width, size_t height)
+{
+    return pitch * (height - 1) + width;
+}
+
 typedef struct copy2d {
     unsigned char *dst;
     const unsigned char *src;
@@ -97,8 +119,10 @@ ACL_FUNC_VISIBILITY aclError aclrtMemcpy2d(void *dst, size_t dpitch, const void 
     copy2d c = {dst, src, dpitch, spitch, width, height};
     aclError ret = check_2d("aclrtMemcpy2d", &c, kind);
     if (ret == ACL_SUCCESS) {
-        race_check_2d("aclrtMemcpy2d", &c, NULL);
-        run_2d(&c);
+        race_check_2d("aclrtMemcpy2d", &c, NULL); /* the program's addresses */
+        ret = check_mode_span("aclrtMemcpy2d", &c.dst, &c.src, span_2d(dpitch, width, height), false);
+        if (ret == ACL_SUCCESS)
+            run_2d(&c);
     }
     return ret;
 }
@@ -115,7 +139,10 @@ ACL_FUNC_VISIBILITY aclError aclrtMemcpy2dAsync(void *dst, size_t dpitch, const 
 {
     const char *api = "aclrtMemcpy2dAsync";
     copy2d c = {dst, src, dpitch, spitch, width, height};
+    const copy2d program = c; /* racecheck knows the allocations by the program's addresses */
     aclError ret = check_2d(api, &c, kind);
+    if (ret == ACL_SUCCESS)
+        ret = check_mode_span(api, &c.dst, &c.src, span_2d(dpitch, width, height), true);
     if (ret != ACL_SUCCESS)
         return ret;
     copy2d *task = malloc(sizeof *task);
@@ -124,7 +151,7 @@ ACL_FUNC_VISIBILITY aclError aclrtMemcpy2dAsync(void *dst, size_t dpitch, const 
     *task = c;
     nn_stream *s = NULL;
     if (nn_check_on(NN_CHECK_RACECHECK) && nn_stream_resolve_named(api, stream, &s) == ACL_SUCCESS)
-        race_check_2d(api, &c, s);
+        race_check_2d(api, &program, s);
     ret = aclrtLaunchHostFunc(stream, run_2d_task, task);
     if (ret != ACL_SUCCESS)
         free(task);
@@ -269,11 +296,15 @@ static void run_fill32(void *args)
 ACL_FUNC_VISIBILITY aclError aclrtMemsetD32(void *ptr, size_t memSize, uint32_t value, size_t N)
 {
     aclError ret = check_d32("aclrtMemsetD32", ptr, memSize, N);
+    unsigned char *bytes = ptr;
+    const unsigned char *none = NULL;
+    if (ret == ACL_SUCCESS && N > 0)
+        ret = check_mode_span("aclrtMemsetD32", &bytes, &none, N * 4, false);
     if (ret == ACL_SUCCESS)
         race_check_d32("aclrtMemsetD32", ptr, N, NULL, false);
     if (ret == ACL_SUCCESS)
         for (size_t i = 0; i < N; i++)
-            ((uint32_t *)ptr)[i] = value;
+            ((uint32_t *)(void *)bytes)[i] = value;
     return ret;
 }
 
@@ -282,12 +313,16 @@ ACL_FUNC_VISIBILITY aclError aclrtMemsetD32Async(void *ptr, size_t memSize, uint
 {
     const char *api = "aclrtMemsetD32Async";
     aclError ret = check_d32(api, ptr, memSize, N);
+    unsigned char *bytes = ptr;
+    const unsigned char *none = NULL;
+    if (ret == ACL_SUCCESS && N > 0)
+        ret = check_mode_span(api, &bytes, &none, N * 4, true);
     if (ret != ACL_SUCCESS)
         return ret;
     fill32 *f = malloc(sizeof *f);
     if (f == NULL)
         return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: out of memory.", api);
-    *f = (fill32){ptr, value, N};
+    *f = (fill32){(uint32_t *)(void *)bytes, value, N};
     race_check_d32(api, ptr, N, stream, true);
     ret = aclrtLaunchHostFunc(stream, run_fill32, f);
     if (ret != ACL_SUCCESS)
