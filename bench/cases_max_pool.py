@@ -7,8 +7,10 @@ executor).  Ideal bytes:
 * backward: read gradOutput and the indices (our int32 stream: 4 B per output; torch reads
   8 B int64 indices, it is charged the same 4 B so the GB/s columns compare the kernels on equal
   terms), write gradInput;
-* forward: read self, write out and the indices (4 B per output) - the zero tail of our INT8
-  mask container is extra work CANN's layout imposes and is not counted.
+* forward: read self, write out and the whole INT8 mask container [N, C, kH*kW,
+  32*(ceil(Ho*Wo/16)+1)] - the int32 stream and its zero tail, all of which the forward writes
+  (CANN's layout imposes the tail: 4.5x the stream for a 3x3 kernel).  torch writes 8 B int64
+  indices instead; its GB/s column is computed from the same byte count.
 """
 import ml_dtypes
 import numpy as np
@@ -18,7 +20,8 @@ import pyaclnn
 from harness import BenchCase, op_runner
 
 GEOMETRIES = [((32, 64, 112, 112), 3, 2, 1), ((32, 256, 56, 56), 2, 2, 0)]
-DTYPES = {"float32": (np.float32, torch.float32), "bfloat16": (ml_dtypes.bfloat16, torch.bfloat16)}
+DTYPES = {"float32": (np.float32, torch.float32), "float16": (np.float16, torch.float16),
+          "bfloat16": (ml_dtypes.bfloat16, torch.bfloat16)}
 
 
 def _pooled(size, k, s, p):
@@ -51,7 +54,7 @@ def make_forward(shape, k, s, p, dtype):
                                                        out=t_out, indices=t_idx)
 
         count = int(np.prod(oshape))
-        bytes_moved = X.numel() * es + count * es + count * 4
+        bytes_moved = X.numel() * es + count * es + int(np.prod(mask.shape))  # int8 container
 
         def cleanup():
             ours.close()
@@ -97,7 +100,8 @@ def _name(direction, shape, k, s, p):
 CASES = []
 for _shape, _k, _s, _p in GEOMETRIES:
     for _dtype in DTYPES:
-        CASES.append(BenchCase(name=_name("bw", _shape, _k, _s, _p), dtype=_dtype,
-                               make=make_backward(_shape, _k, _s, _p, _dtype)))
+        if _dtype != "float16":  # the backward rows stay as they were
+            CASES.append(BenchCase(name=_name("bw", _shape, _k, _s, _p), dtype=_dtype,
+                                   make=make_backward(_shape, _k, _s, _p, _dtype)))
         CASES.append(BenchCase(name=_name("fw", _shape, _k, _s, _p), dtype=_dtype,
                                make=make_forward(_shape, _k, _s, _p, _dtype), quick=False))

@@ -53,7 +53,7 @@ static aclnnStatus forward_kernel(const nn_launch *l)
         nn_parallel_for(nn_mp_fw_general_units(&p->g), 1, nn_mp_fw_general, &c);
         return ACLNN_SUCCESS;
     }
-    nn_launch_set_path(l, p->v1_groups ? "max_pool_v1_mask" : "max_pool_portable");
+    nn_launch_set_path(l, p->v1_groups ? "max_pool_v1_mask" : p->plane_avx512 ? "max_pool_avx512" : "max_pool_portable");
     nn_parallel_for(p->chunks, 1, p->v1_groups ? nn_mp_fw_v1_chunks : nn_mp_fw_chunks, &c);
     if (p->index_kind == MP_INDEX_MASK_LEGACY) nn_mp_fw_legacy_mask(p, c.indices);
     return ACLNN_SUCCESS;
@@ -175,10 +175,19 @@ static aclnnStatus build_executor(const char *op, const aclTensor *self, const a
     plan->chunks = empty ? 0 : (planes < threads ? planes : threads);
     if (plan->chunks < 1) plan->chunks = 1;
     /* Per chunk: the fp32 copy of one input plane (fp16/bf16, or fp16_compute), one plane of
-     * argmax and one output row of running maxima. */
+     * argmax, one output row of running maxima and one plane of output values (streamed out
+     * from there). */
     const int64_t HW = plan->g.height * plan->g.width, P = plan->g.out_height * plan->g.out_width;
     const bool widened = plan->dtype != ACL_FLOAT || plan->fp16_compute;
-    plan->scratch_floats = (widened ? HW : 0) + P + plan->g.out_width;
+    plan->scratch_floats = (widened ? HW : 0) + P + plan->g.out_width + P;
+    /* The AVX-512 plane kernel reads fp32/fp16/bf16 in place (strides 1 and 2 along the row);
+     * the outputs are written once, so past the caches they are streamed (nn_use_streaming_stores
+     * on out + indices: the mask container alone is 4.5x the int32 stream for a 3x3 kernel). */
+    plan->plane_avx512 = !general && !plan->v1_groups && !plan->fp16_compute && nn_cpu_avx512() &&
+                         (plan->g.stride_w == 1 || plan->g.stride_w == 2);
+    plan->stream_stores = !general && !plan->v1_groups &&
+                          nn_use_streaming_stores((uint64_t)(nn_tensor_numel(out) * (int64_t)nn_dtype_size(plan->dtype) +
+                                                             plan->index_bytes));
     plan->scratch_floats = (plan->scratch_floats + 15) / 16 * 16; /* keep every chunk 64-byte aligned */
 
     const uint64_t scratch =

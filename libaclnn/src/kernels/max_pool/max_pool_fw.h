@@ -5,6 +5,8 @@
  *   max_pool_fw_portable.c  per plane: widen fp16/bf16 to fp32, pool a whole output row per
  *                           window cell, gather the winners bit for bit, store the argmax in the
  *                           form the plan asks (mask stream, int32, int64); the 1x1 legacy mask
+ *   max_pool_fw_avx512.c    AVX-512: the plane kernel for strides 1 and 2 along the row, straight
+ *                           from fp32/fp16/bf16, the winners' bits carried in registers
  *   max_pool_fw_general.c   one output at a time, for what the above does not take (mp_is_plain
  *                           false: dilation > 1, NHWC, planes of 2^31 cells or more)
  *
@@ -40,6 +42,8 @@ typedef struct fw_plan {
     int64_t scratch_floats; /* per chunk */
     bool fp16_compute;     /* FLOAT computed as FLOAT16 (Ascend910 mask path; mask_v1.h) */
     bool v1_groups;        /* run by nn_mp_fw_v1_chunks: chunks of 16-channel groups */
+    bool plane_avx512;     /* nn_mp_fw_plane_avx512 pools the planes (AVX-512, stride_w 1 or 2) */
+    bool stream_stores;    /* out, indices and the mask's zero tail written with streaming stores */
 } fw_plan;
 
 /* One launch. */
@@ -58,6 +62,11 @@ void nn_mp_fw_chunks(void *ctx, int64_t chunk_begin, int64_t chunk_end);
 /* Pools one plane of fp32 values: argmax_out[o] = plane-local ih*W+iw of output o's winner
  * (`best`: a row of Wo floats of room).  The selection rule is the one above. */
 void nn_mp_fw_pool_plane(const float *vals, const mp_geometry *g, float *best, int32_t *argmax_out);
+/* The AVX-512 plane kernel (max_pool_fw_avx512.c): pools the plane `in` (the plan's dtype),
+ * writes each output's argmax (plane-local, int32) to argmax[o] and its value, the winner's bits
+ * in the dtype, to values.  False (nothing written) for a stride_w other than 1 or 2. */
+bool nn_mp_fw_plane_avx512(const unsigned char *in, const mp_geometry *g, aclDataType dtype, int32_t *argmax,
+                           unsigned char *values);
 /* The general kernel (max_pool_fw_general.c, int32/int64 indices only): the thread pool's range
  * function over nn_mp_fw_general_units(g) units (NCHW: planes; NHWC: output rows (n, oh)). */
 int64_t nn_mp_fw_general_units(const mp_geometry *g);

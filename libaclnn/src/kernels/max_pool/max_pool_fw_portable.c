@@ -99,14 +99,18 @@ static void widen_plane(const unsigned char *plane_in, float *dst, int64_t count
         nn_bf16_to_f32_n((const uint16_t *)plane_in, dst, (size_t)count);
 }
 
-/* Writes one plane's argmax into the indices tensor in the requested form. */
+/* Writes one plane's argmax into the indices tensor in the requested form (the int32 forms
+ * with streaming stores when the plan says so). */
 static void store_indices(const fw_plan *p, unsigned char *indices, int64_t plane, const int32_t *argmax)
 {
     const int64_t P = p->g.out_height * p->g.out_width;
     switch (p->index_kind) {
     case MP_INDEX_MASK_STREAM: /* x86-64 is little-endian: the host int32 bytes are the mask bytes */
     case MP_INDEX_INT32:
-        memcpy(indices + plane * P * 4, argmax, (size_t)P * 4);
+        if (p->stream_stores)
+            nn_copy_row_nt(indices + plane * P * 4, argmax, (size_t)P * 4);
+        else
+            memcpy(indices + plane * P * 4, argmax, (size_t)P * 4);
         break;
     case MP_INDEX_INT64: {
         int64_t *dst = (int64_t *)(indices + plane * P * 8);
@@ -118,6 +122,28 @@ static void store_indices(const fw_plan *p, unsigned char *indices, int64_t plan
     }
 }
 
+/* Zeroes share [first, last) of `units` of the mask container's tail [tail_start, total) with
+ * streaming stores: the shares are cut at cache lines of the container, so each line is written
+ * whole by one unit, and the zeros come from one cached block. */
+static void zero_tail_share_nt(unsigned char *container, int64_t tail_start, int64_t total, int64_t units,
+                               int64_t first, int64_t last)
+{
+    static const unsigned char zeros[4096] __attribute__((aligned(64)));
+    const int64_t tail = total - tail_start;
+    const uintptr_t base = (uintptr_t)container;
+    /* share ends as addresses rounded down to a line; the last share runs to the end */
+    uintptr_t a = base + (uintptr_t)(tail_start + (int64_t)(((__int128)tail * first) / units));
+    uintptr_t b = base + (uintptr_t)(tail_start + (int64_t)(((__int128)tail * last) / units));
+    const uintptr_t lo = base + (uintptr_t)tail_start, hi = base + (uintptr_t)total;
+    a = first == 0 ? lo : ((a & ~(uintptr_t)63) < lo ? lo : (a & ~(uintptr_t)63));
+    b = last == units ? hi : ((b & ~(uintptr_t)63) < lo ? lo : (b & ~(uintptr_t)63));
+    while (a < b) {
+        const size_t n = b - a < sizeof zeros ? (size_t)(b - a) : sizeof zeros;
+        nn_copy_row_nt((void *)a, zeros, n);
+        a += n;
+    }
+}
+
 void nn_mp_fw_chunks(void *vctx, int64_t chunk_begin, int64_t chunk_end)
 {
     const fw_ctx *c = (const fw_ctx *)vctx;
@@ -125,29 +151,44 @@ void nn_mp_fw_chunks(void *vctx, int64_t chunk_begin, int64_t chunk_end)
     const mp_geometry *g = &p->g;
     const int64_t planes = mp_planes(g), HW = g->height * g->width, P = g->out_height * g->out_width;
     const size_t elem = nn_dtype_size(p->dtype);
+    const bool widen = p->dtype != ACL_FLOAT && !p->plane_avx512;
     for (int64_t chunk = chunk_begin; chunk < chunk_end; ++chunk) {
         /* This chunk's scratch: the fp32 copy of one input plane (fp16/bf16 only), then one
-         * plane of argmax. */
+         * plane of argmax, a row of running maxima and a plane of output values. */
         float *widened = c->scratch + chunk * p->scratch_floats;
         int32_t *argmax = (int32_t *)(widened + (p->dtype == ACL_FLOAT ? 0 : HW));
         float *best = (float *)(argmax + P);
+        unsigned char *values = (unsigned char *)(best + g->out_width);
         const int64_t first = mp_chunk_first(planes, p->chunks, chunk);
         const int64_t last = mp_chunk_first(planes, p->chunks, chunk + 1);
         for (int64_t plane = first; plane < last; ++plane) {
             const unsigned char *in = c->self + plane * HW * (int64_t)elem;
-            const float *vals = (const float *)in;
-            if (p->dtype != ACL_FLOAT) {
-                widen_plane(in, widened, HW, p->dtype);
-                vals = widened;
+            unsigned char *out = c->out + plane * P * (int64_t)elem;
+            /* streamed: the values are gathered in cache and copied out whole */
+            unsigned char *out_values = p->stream_stores ? values : out;
+            if (p->plane_avx512) {
+                nn_mp_fw_plane_avx512(in, g, p->dtype, argmax, out_values);
+            } else {
+                const float *vals = (const float *)in;
+                if (widen) {
+                    widen_plane(in, widened, HW, p->dtype);
+                    vals = widened;
+                }
+                pool_plane(vals, g, best, argmax);
+                gather_values(in, out_values, argmax, P, elem);
             }
-            pool_plane(vals, g, best, argmax);
-            gather_values(in, c->out + plane * P * (int64_t)elem, argmax, P, elem);
+            if (p->stream_stores) nn_copy_row_nt(out, values, (size_t)P * elem);
             store_indices(p, c->indices, plane, argmax);
+            /* This plane's share of the container tail (everything after the int32 stream),
+             * written next to its stream while the memory traffic is spread over the planes. */
+            if (p->index_kind == MP_INDEX_MASK_STREAM) {
+                if (p->stream_stores)
+                    zero_tail_share_nt(c->indices, planes * P * 4, p->index_bytes, planes, plane, plane + 1);
+                else
+                    mp_zero_tail_share(c->indices, planes * P * 4, p->index_bytes, planes, plane, plane + 1);
+            }
         }
-        if (p->index_kind == MP_INDEX_MASK_STREAM) {
-            /* This chunk's share of the container tail (everything after the int32 stream). */
-            mp_zero_tail_share(c->indices, planes * P * 4, p->index_bytes, planes, first, last);
-        }
+        if (p->stream_stores) nn_streaming_fence();
     }
 }
 
