@@ -167,7 +167,8 @@ void nn_mp_fw_chunks(void *vctx, int64_t chunk_begin, int64_t chunk_end)
             /* streamed: the values are gathered in cache and copied out whole */
             unsigned char *out_values = p->stream_stores ? values : out;
             if (p->plane_avx512) {
-                nn_mp_fw_plane_avx512(in, g, p->dtype, argmax, out_values);
+                const unsigned char *next = plane + 1 < last ? in + HW * (int64_t)elem : NULL;
+                nn_mp_fw_plane_avx512(in, next, g, p->dtype, argmax, out_values);
             } else {
                 const float *vals = (const float *)in;
                 if (widen) {

@@ -1,0 +1,83 @@
+"""aclnnMaxPool2dWithMask forward: every SIMD tier and thread count against a NumPy loop, bit for bit.
+
+The forward has an AVX-512 plane kernel (strides 1 and 2 along the row, 16 outputs per vector,
+the winner's bits carried in registers) and the portable row-at-a-time kernel (widened fp32 copy
+of the plane, winners gathered by index); both must give exactly reference.max_pool_argmax's
+indices and the raw input bits at them - NaN payloads (quiet, signalling, negative), infinities,
+signed zeros and ties included - and the mask container's zero tail.
+"""
+import textwrap
+
+import ml_dtypes
+import numpy as np
+
+import reference as ref
+import tiers
+
+BF16 = ml_dtypes.bfloat16
+
+# (kernel, stride, padding): strides 1 and 2 along the row (the AVX-512 kernel), 3 (portable)
+GEOMETRIES = [((3, 3), (2, 2), (1, 1)), ((2, 2), (2, 2), (0, 0)), ((3, 3), (1, 1), (1, 1)),
+              ((3, 2), (1, 2), (1, 1)), ((5, 5), (2, 2), (2, 2)), ((2, 2), (1, 1), (0, 0)),
+              ((3, 3), (3, 3), (1, 1))]
+SHAPES = [(2, 3, 23, 45), (1, 2, 9, 70)]
+
+# Special bit patterns per dtype: quiet, negative quiet and signalling NaN payloads, +-inf,
+# +-0.0.  Written over random values, with values rounded to a few levels so windows tie.
+SPECIALS = {
+    "float32": (np.uint32, [0x7FC00001, 0xFFC12345, 0x7F800001, 0x7F800000, 0xFF800000, 0x00000000, 0x80000000]),
+    "float16": (np.uint16, [0x7E01, 0xFE03, 0x7C01, 0x7C00, 0xFC00, 0x0000, 0x8000]),
+    "bfloat16": (np.uint16, [0x7FC1, 0xFFC3, 0x7F81, 0x7F80, 0xFF80, 0x0000, 0x8000]),
+}
+DTYPES = {"float32": np.float32, "float16": np.float16, "bfloat16": BF16}
+
+
+def make_input(shape, dtype_name, seed):
+    dtype = DTYPES[dtype_name]
+    rng = np.random.default_rng(seed)
+    x = np.round(rng.standard_normal(shape) * 2).astype(np.float32).astype(dtype)
+    word, specials = SPECIALS[dtype_name]
+    bits = x.view(word).reshape(-1)
+    at = rng.choice(bits.size, bits.size // 6, replace=False)
+    bits[at] = np.array(specials, dtype=word)[rng.integers(0, len(specials), at.size)]
+    x[-1, -1] = -np.inf  # a plane of -inf: every window keeps its first in-range cell
+    return x
+
+
+_SCRIPT = textwrap.dedent("""
+    import hashlib, sys
+    sys.path.insert(0, "tests")
+    from test_op_max_pool_forward import GEOMETRIES, SHAPES, DTYPES, make_input
+    from pyaclnn.functional import max_pool2d_with_mask
+    h = hashlib.sha256()
+    for name in DTYPES:
+        for si, shape in enumerate(SHAPES):
+            x = make_input(shape, name, si)
+            for k, s, p in GEOMETRIES:
+                for ceil_mode in (False, True):
+                    out, mask = max_pool2d_with_mask(x, k, s, p, 1, ceil_mode)
+                    h.update(out.tobytes())
+                    h.update(mask.tobytes())
+    print(h.hexdigest())
+""")
+
+
+def reference_digest():
+    import hashlib
+    h = hashlib.sha256()
+    for name in DTYPES:
+        for si, shape in enumerate(SHAPES):
+            x = make_input(shape, name, si)
+            for k, s, p in GEOMETRIES:
+                for ceil_mode in (False, True):
+                    index = ref.max_pool_argmax(x, k, s, p, ceil_mode)
+                    h.update(np.ascontiguousarray(ref.max_pool_values(x, index)).tobytes())
+                    h.update(np.ascontiguousarray(ref.max_pool_mask(index, k)).tobytes())
+    return h.hexdigest()
+
+
+def test_every_tier_and_thread_count_gives_the_reference_bits():
+    want = reference_digest()
+    runs = tiers.sweep(threads=(1, 2))
+    for run, got in zip(runs, tiers.outputs(_SCRIPT, runs)):
+        assert got == want, "%s: the forward's out or mask differs from the reference" % run
