@@ -184,7 +184,7 @@ static aclnnStatus build_executor(const char *op, const aclTensor *self, const a
      * the outputs are written once, so past the caches they are streamed (nn_use_streaming_stores
      * on out + indices: the mask container alone is 4.5x the int32 stream for a 3x3 kernel). */
     plan->plane_avx512 = !general && !plan->v1_groups && !plan->fp16_compute && nn_cpu_avx512() &&
-                         (plan->g.stride_w == 1 || plan->g.stride_w == 2);
+                         (plan->g.stride_w == 1 || plan->g.stride_w == 2) && plan->g.kernel_w <= 16;
     plan->stream_stores = !general && !plan->v1_groups &&
                           nn_use_streaming_stores((uint64_t)(nn_tensor_numel(out) * (int64_t)nn_dtype_size(plan->dtype) +
                                                              plan->index_bytes));

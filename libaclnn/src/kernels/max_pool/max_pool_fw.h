@@ -64,10 +64,12 @@ void nn_mp_fw_chunks(void *ctx, int64_t chunk_begin, int64_t chunk_end);
 void nn_mp_fw_pool_plane(const float *vals, const mp_geometry *g, float *best, int32_t *argmax_out);
 /* The AVX-512 plane kernel (max_pool_fw_avx512.c): pools the plane `in` (the plan's dtype),
  * writes each output's argmax (plane-local, int32) to argmax[o] and its value, the winner's bits
- * in the dtype, to values, and prefetches the plane `next` (NULL: none) meanwhile.  False
- * (nothing written) for a stride_w other than 1 or 2. */
+ * in the dtype, to values; meanwhile prefetches the plane `next` (NULL: none) and zeroes
+ * `zero_lines` 64-byte lines from `zeros` (aligned) with streaming stores.  False (nothing
+ * written) for a stride_w other than 1 or 2 or a kernel_w over 16: the plan checks both. */
 bool nn_mp_fw_plane_avx512(const unsigned char *in, const unsigned char *next, const mp_geometry *g,
-                           aclDataType dtype, int32_t *argmax, unsigned char *values);
+                           aclDataType dtype, int32_t *argmax, unsigned char *values, unsigned char *zeros,
+                           int64_t zero_lines);
 /* The general kernel (max_pool_fw_general.c, int32/int64 indices only): the thread pool's range
  * function over nn_mp_fw_general_units(g) units (NCHW: planes; NHWC: output rows (n, oh)). */
 int64_t nn_mp_fw_general_units(const mp_geometry *g);

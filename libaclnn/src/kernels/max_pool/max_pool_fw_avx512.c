@@ -22,6 +22,9 @@
 #include "kernels/max_pool/max_pool_fw.h"
 
 #if NN_HAVE_X86_SIMD
+/* Widest window the kernel takes (a row of cell masks on the stack); wider ones run portable. */
+#define MAX_KERNEL_W 16
+
 /* Even elements of two 16-lane vectors (lo's 0, 2, ..., 14, then hi's). */
 static const int32_t even_lanes[16] __attribute__((aligned(64))) = {0,  2,  4,  6,  8,  10, 12, 14,
                                                                     16, 18, 20, 22, 24, 26, 28, 30};
@@ -88,13 +91,17 @@ NN_AVX512 static inline __attribute__((always_inline)) void pool_row(const unsig
                                        _mm512_set1_epi32((int32_t)(h_lo * W)));
         __m512 best = _mm512_set1_ps(-__builtin_inff());
         __m256i raw = _mm256_set1_epi16(dtype == ACL_FLOAT16 ? (int16_t)0xFC00 : (int16_t)0xFF80);
+        uint32_t live[MAX_KERNEL_W]; /* the elements of each cell column inside the row */
+        for (int64_t b = 0; b < g->kernel_w; ++b) {
+            const int64_t col = ow0 * stride + b - pW;
+            live[b] = nn_lane_range(-col, W - col, span);
+        }
         for (int64_t ih = h_lo; ih < h_hi; ++ih) {
             const unsigned char *row = in + ih * W * (int64_t)elem;
             for (int64_t b = 0; b < g->kernel_w; ++b) {
                 const int64_t col = ow0 * stride + b - pW;
-                const uint32_t live = nn_lane_range(-col, W - col, span);
-                if (live == 0) continue;
-                const cells16 c = load_cells(row, col, stride, live, dtype);
+                if (live[b] == 0) continue;
+                const cells16 c = load_cells(row, col, stride, live[b], dtype);
                 const __mmask16 take =
                     _mm512_cmp_ps_mask(c.value, best, _CMP_GT_OQ) | _mm512_cmp_ps_mask(c.value, c.value, _CMP_UNORD_Q);
                 best = _mm512_mask_blend_ps(take, best, c.value);
@@ -112,27 +119,33 @@ NN_AVX512 static inline __attribute__((always_inline)) void pool_row(const unsig
 }
 
 /* Pools a plane; while it does, the next plane's input (`next`, NULL for none) is prefetched
- * into L2 in even shares per output row, so a single thread keeps enough reads in flight. */
+ * into L2 in even shares per output row, so a single thread keeps enough reads in flight, and
+ * `zero_lines` cache lines from `zeros` (64-byte aligned) are zeroed with streaming stores in
+ * even shares per row, so the mask's zero tail goes out while the rows are computed. */
 NN_AVX512 static inline __attribute__((always_inline)) void pool_plane(const unsigned char *in, const unsigned char *next,
                                                                        const mp_geometry *g, int stride,
                                                                        aclDataType dtype, int32_t *argmax,
-                                                                       unsigned char *values)
+                                                                       unsigned char *values, unsigned char *zeros,
+                                                                       int64_t zero_lines)
 {
     const int64_t Wo = g->out_width, Ho = g->out_height;
     const size_t elem = dtype == ACL_FLOAT ? 4 : 2;
     const int64_t lines = next ? (g->height * g->width * (int64_t)elem + 63) / 64 : 0;
+    const __m512i zero = _mm512_setzero_si512();
     for (int64_t oh = 0; oh < Ho; ++oh) {
         for (int64_t line = oh * lines / Ho; line < (oh + 1) * lines / Ho; ++line)
             _mm_prefetch((const char *)next + line * 64, _MM_HINT_T1);
+        for (int64_t line = oh * zero_lines / Ho; line < (oh + 1) * zero_lines / Ho; ++line)
+            _mm512_stream_si512((void *)(zeros + line * 64), zero);
         pool_row(in, g, oh, stride, dtype, argmax + oh * Wo, values + oh * Wo * (int64_t)elem);
     }
 }
 
 #define POOL_PLANE_VARIANT(name, stride, dtype)                                                                      \
     NN_AVX512 static void name(const unsigned char *in, const unsigned char *next, const mp_geometry *g,            \
-                               int32_t *argmax, unsigned char *values)                                               \
+                               int32_t *argmax, unsigned char *values, unsigned char *zeros, int64_t zero_lines)     \
     {                                                                                                                \
-        pool_plane(in, next, g, stride, dtype, argmax, values);                                                      \
+        pool_plane(in, next, g, stride, dtype, argmax, values, zeros, zero_lines);                                  \
     }
 POOL_PLANE_VARIANT(plane_f32_s1, 1, ACL_FLOAT)
 POOL_PLANE_VARIANT(plane_f32_s2, 2, ACL_FLOAT)
@@ -142,23 +155,25 @@ POOL_PLANE_VARIANT(plane_bf16_s1, 1, ACL_BF16)
 POOL_PLANE_VARIANT(plane_bf16_s2, 2, ACL_BF16)
 
 bool nn_mp_fw_plane_avx512(const unsigned char *in, const unsigned char *next, const mp_geometry *g,
-                           aclDataType dtype, int32_t *argmax, unsigned char *values)
+                           aclDataType dtype, int32_t *argmax, unsigned char *values, unsigned char *zeros,
+                           int64_t zero_lines)
 {
-    if (g->stride_w != 1 && g->stride_w != 2) return false;
+    if ((g->stride_w != 1 && g->stride_w != 2) || g->kernel_w > MAX_KERNEL_W) return false;
     const bool s1 = g->stride_w == 1;
     if (dtype == ACL_FLOAT)
-        (s1 ? plane_f32_s1 : plane_f32_s2)(in, next, g, argmax, values);
+        (s1 ? plane_f32_s1 : plane_f32_s2)(in, next, g, argmax, values, zeros, zero_lines);
     else if (dtype == ACL_FLOAT16)
-        (s1 ? plane_f16_s1 : plane_f16_s2)(in, next, g, argmax, values);
+        (s1 ? plane_f16_s1 : plane_f16_s2)(in, next, g, argmax, values, zeros, zero_lines);
     else
-        (s1 ? plane_bf16_s1 : plane_bf16_s2)(in, next, g, argmax, values);
+        (s1 ? plane_bf16_s1 : plane_bf16_s2)(in, next, g, argmax, values, zeros, zero_lines);
     return true;
 }
 #else /* not x86-64: never chosen, defined for the link */
 bool nn_mp_fw_plane_avx512(const unsigned char *in, const unsigned char *next, const mp_geometry *g,
-                           aclDataType dtype, int32_t *argmax, unsigned char *values)
+                           aclDataType dtype, int32_t *argmax, unsigned char *values, unsigned char *zeros,
+                           int64_t zero_lines)
 {
-    (void)in, (void)next, (void)g, (void)dtype, (void)argmax, (void)values;
+    (void)in, (void)next, (void)zeros, (void)zero_lines, (void)g, (void)dtype, (void)argmax, (void)values;
     return false;
 }
 #endif /* NN_HAVE_X86_SIMD */

@@ -122,25 +122,28 @@ static void store_indices(const fw_plan *p, unsigned char *indices, int64_t plan
     }
 }
 
-/* Zeroes share [first, last) of `units` of the mask container's tail [tail_start, total) with
- * streaming stores: the shares are cut at cache lines of the container, so each line is written
- * whole by one unit, and the zeros come from one cached block. */
-static void zero_tail_share_nt(unsigned char *container, int64_t tail_start, int64_t total, int64_t units,
-                               int64_t first, int64_t last)
+/* Share [first, last) of `units` of the mask container's tail [tail_start, total), as addresses
+ * [*begin, *end): the shares are cut at cache lines of the container (the first starts and the
+ * last ends where the tail does), so each line is written whole by one unit. */
+static void tail_share(unsigned char *container, int64_t tail_start, int64_t total, int64_t units, int64_t first,
+                       int64_t last, uintptr_t *begin, uintptr_t *end)
+{
+    const int64_t tail = total - tail_start;
+    const uintptr_t base = (uintptr_t)container, lo = base + (uintptr_t)tail_start, hi = base + (uintptr_t)total;
+    const uintptr_t a = (base + (uintptr_t)(tail_start + (int64_t)(((__int128)tail * first) / units))) & ~(uintptr_t)63;
+    const uintptr_t b = (base + (uintptr_t)(tail_start + (int64_t)(((__int128)tail * last) / units))) & ~(uintptr_t)63;
+    *begin = first == 0 || a < lo ? lo : a;
+    *end = last == units ? hi : b < lo ? lo : b;
+}
+
+/* Zeroes [begin, end) with streaming stores, the zeros coming from one cached block. */
+static void zero_nt(uintptr_t begin, uintptr_t end)
 {
     static const unsigned char zeros[4096] __attribute__((aligned(64)));
-    const int64_t tail = total - tail_start;
-    const uintptr_t base = (uintptr_t)container;
-    /* share ends as addresses rounded down to a line; the last share runs to the end */
-    uintptr_t a = base + (uintptr_t)(tail_start + (int64_t)(((__int128)tail * first) / units));
-    uintptr_t b = base + (uintptr_t)(tail_start + (int64_t)(((__int128)tail * last) / units));
-    const uintptr_t lo = base + (uintptr_t)tail_start, hi = base + (uintptr_t)total;
-    a = first == 0 ? lo : ((a & ~(uintptr_t)63) < lo ? lo : (a & ~(uintptr_t)63));
-    b = last == units ? hi : ((b & ~(uintptr_t)63) < lo ? lo : (b & ~(uintptr_t)63));
-    while (a < b) {
-        const size_t n = b - a < sizeof zeros ? (size_t)(b - a) : sizeof zeros;
-        nn_copy_row_nt((void *)a, zeros, n);
-        a += n;
+    while (begin < end) {
+        const size_t n = end - begin < sizeof zeros ? (size_t)(end - begin) : sizeof zeros;
+        nn_copy_row_nt((void *)begin, zeros, n);
+        begin += n;
     }
 }
 
@@ -166,9 +169,29 @@ void nn_mp_fw_chunks(void *vctx, int64_t chunk_begin, int64_t chunk_end)
             unsigned char *out = c->out + plane * P * (int64_t)elem;
             /* streamed: the values are gathered in cache and copied out whole */
             unsigned char *out_values = p->stream_stores ? values : out;
+            /* This plane's share of the container tail (everything after the int32 stream),
+             * written next to its stream while the memory traffic is spread over the planes;
+             * the AVX-512 kernel streams the share's whole lines out over its rows. */
+            uintptr_t zero_begin = 0, zero_end = 0;
+            if (p->index_kind == MP_INDEX_MASK_STREAM)
+                tail_share(c->indices, planes * P * 4, p->index_bytes, planes, plane, plane + 1, &zero_begin,
+                           &zero_end);
             if (p->plane_avx512) {
                 const unsigned char *next = plane + 1 < last ? in + HW * (int64_t)elem : NULL;
-                nn_mp_fw_plane_avx512(in, next, g, p->dtype, argmax, out_values);
+                uintptr_t lines_begin = zero_begin, lines_end = zero_begin;
+                if (p->stream_stores && zero_end > zero_begin) {
+                    lines_begin = (zero_begin + 63) & ~(uintptr_t)63;
+                    lines_end = zero_end & ~(uintptr_t)63;
+                    if (lines_end < lines_begin) lines_end = lines_begin = zero_begin;
+                }
+                nn_mp_fw_plane_avx512(in, next, g, p->dtype, argmax, out_values, (unsigned char *)lines_begin,
+                                      (int64_t)(lines_end - lines_begin) / 64);
+                /* what the kernel left: the unaligned ends, or all of it when not streaming */
+                if (lines_end > lines_begin) {
+                    memset((void *)zero_begin, 0, lines_begin - zero_begin);
+                    memset((void *)lines_end, 0, zero_end - lines_end);
+                    zero_begin = zero_end;
+                }
             } else {
                 const float *vals = (const float *)in;
                 if (widen) {
@@ -180,14 +203,10 @@ void nn_mp_fw_chunks(void *vctx, int64_t chunk_begin, int64_t chunk_end)
             }
             if (p->stream_stores) nn_copy_row_nt(out, values, (size_t)P * elem);
             store_indices(p, c->indices, plane, argmax);
-            /* This plane's share of the container tail (everything after the int32 stream),
-             * written next to its stream while the memory traffic is spread over the planes. */
-            if (p->index_kind == MP_INDEX_MASK_STREAM) {
-                if (p->stream_stores)
-                    zero_tail_share_nt(c->indices, planes * P * 4, p->index_bytes, planes, plane, plane + 1);
-                else
-                    mp_zero_tail_share(c->indices, planes * P * 4, p->index_bytes, planes, plane, plane + 1);
-            }
+            if (p->stream_stores)
+                zero_nt(zero_begin, zero_end);
+            else
+                memset((void *)zero_begin, 0, zero_end - zero_begin);
         }
         if (p->stream_stores) nn_streaming_fence();
     }
