@@ -81,3 +81,21 @@ def test_every_tier_and_thread_count_gives_the_reference_bits():
     runs = tiers.sweep(threads=(1, 2))
     for run, got in zip(runs, tiers.outputs(_SCRIPT, runs)):
         assert got == want, "%s: the forward's out or mask differs from the reference" % run
+
+
+def test_streamed_outputs_and_tail():
+    """out + mask of 16 MiB or more are written with streaming stores, the tail zeroed in the
+    kernel's rows: the container is prefilled so every byte the forward owes is checked."""
+    import pyaclnn
+    k, s, p = (3, 3), (2, 2), (1, 1)
+    for name, shape in (("float32", (13, 64, 66, 70)), ("bfloat16", (14, 64, 66, 70))):
+        x = make_input(shape, name, 3)
+        index = ref.max_pool_argmax(x, k, s, p, False)
+        want_mask = ref.max_pool_mask(index, k)
+        with pyaclnn.Tensor.from_numpy(x) as xt, \
+                pyaclnn.Tensor.empty(index.shape, DTYPES[name], fill=7) as out, \
+                pyaclnn.Tensor.empty(want_mask.shape, np.int8, fill=-1) as mask:
+            pyaclnn.run_op("MaxPool2dWithMask", xt, list(k), list(s), list(p), [1, 1], False, out, mask)
+            assert want_mask.nbytes >= 16 << 20
+            assert out.numpy().tobytes() == np.ascontiguousarray(ref.max_pool_values(x, index)).tobytes(), name
+            assert np.array_equal(mask.numpy(), want_mask), name
