@@ -9,8 +9,9 @@
  * the row are not read; they load as -inf, which is never taken (-inf > best is false and it is
  * not a NaN), so they act as the portable kernel's skipped cells.  A cell is taken when it is
  * greater than the running best or NaN, on the fp32 value (fp16/bf16 widened exactly); the
- * raw element of the winner is carried along with the best (fp32: the best's own bits; fp16 and
- * bf16: the 16-bit word, selected with the same mask), so the output is the winner's bits, as
+ * raw element of the winner is carried along with the best (fp32 and bf16: the best's own bits,
+ * bf16's top half; fp16, whose widening quiets a signalling NaN: the 16-bit word, selected with
+ * the same mask), so the output is the winner's bits, as
  * the portable kernel's gather gives.  The running best starts at -inf with the raw bits of -inf
  * and the index of the first in-range cell: a window of -inf cells keeps both, which is what the
  * portable kernel's gather of that cell gives.
@@ -57,16 +58,26 @@ NN_AVX512 static inline __attribute__((always_inline)) cells16 load_cells(const 
     }
     const uint16_t *p = (const uint16_t *)row + col;
     const int16_t inf_bits = dtype == ACL_FLOAT16 ? (int16_t)0xFC00 : (int16_t)0xFF80;
+    if (dtype == ACL_BF16) {
+        /* bf16 -> fp32 is a shift, so the best's top half is the winner's word: no raw word is
+         * carried.  Stride 2: the shift also drops each pair's odd element. */
+        c.raw = _mm256_setzero_si256();
+        if (stride == 1) {
+            const __m256i words = _mm256_mask_loadu_epi16(_mm256_set1_epi16(inf_bits), (__mmask16)live, p);
+            c.value = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(words), 16));
+        } else {
+            const __m512i words = _mm512_mask_loadu_epi16(_mm512_set1_epi16(inf_bits), (__mmask32)live, p);
+            c.value = _mm512_castsi512_ps(_mm512_slli_epi32(words, 16));
+        }
+        return c;
+    }
     if (stride == 1) {
         c.raw = _mm256_mask_loadu_epi16(_mm256_set1_epi16(inf_bits), (__mmask16)live, p);
     } else {
         const __m512i words = _mm512_mask_loadu_epi16(_mm512_set1_epi16(inf_bits), (__mmask32)live, p);
         c.raw = _mm512_cvtepi32_epi16(words); /* the low word of each pair: the even elements */
     }
-    if (dtype == ACL_FLOAT16)
-        c.value = _mm512_cvtph_ps(c.raw);
-    else
-        c.value = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(c.raw), 16));
+    c.value = _mm512_cvtph_ps(c.raw);
     return c;
 }
 
@@ -105,7 +116,7 @@ NN_AVX512 static inline __attribute__((always_inline)) void pool_row(const unsig
                 const __mmask16 take =
                     _mm512_cmp_ps_mask(c.value, best, _CMP_GT_OQ) | _mm512_cmp_ps_mask(c.value, c.value, _CMP_UNORD_Q);
                 best = _mm512_mask_blend_ps(take, best, c.value);
-                if (dtype != ACL_FLOAT) raw = _mm256_mask_blend_epi16(take, raw, c.raw);
+                if (dtype == ACL_FLOAT16) raw = _mm256_mask_blend_epi16(take, raw, c.raw);
                 const __m512i at = _mm512_add_epi32(lane_step, _mm512_set1_epi32((int32_t)(ih * W + col)));
                 arg = _mm512_mask_blend_epi32(take, arg, at);
             }
@@ -113,8 +124,11 @@ NN_AVX512 static inline __attribute__((always_inline)) void pool_row(const unsig
         _mm512_mask_storeu_epi32(arg_row + ow0, outs, arg);
         if (dtype == ACL_FLOAT)
             _mm512_mask_storeu_ps((float *)val_row + ow0, outs, best);
-        else
+        else if (dtype == ACL_FLOAT16)
             _mm256_mask_storeu_epi16((uint16_t *)val_row + ow0, outs, raw);
+        else
+            _mm256_mask_storeu_epi16((uint16_t *)val_row + ow0, outs,
+                                     _mm512_cvtepi32_epi16(_mm512_srli_epi32(_mm512_castps_si512(best), 16)));
     }
 }
 
