@@ -203,6 +203,7 @@ void nn_mp_fw_chunks(void *vctx, int64_t chunk_begin, int64_t chunk_end)
             }
             if (p->stream_stores) nn_copy_row_nt(out, values, (size_t)P * elem);
             store_indices(p, c->indices, plane, argmax);
+            if (zero_end <= zero_begin) continue; /* no tail (WithIndices) or done in the kernel */
             if (p->stream_stores)
                 zero_nt(zero_begin, zero_end);
             else
