@@ -55,17 +55,9 @@ def run_one(source):
 
 def main():
     chosen = [s for s in sources() if not sys.argv[1:] or any(a in s.name for a in sys.argv[1:])]
-    passed = failed = 0
     with ThreadPoolExecutor(max_workers=2) as pool:
-        for source, (ok, detail) in zip(chosen, pool.map(run_one, chosen)):
-            print(f"{'PASS' if ok else 'FAIL'} {source.name} (ACLNN_CHECK=1)", flush=True)
-            if not ok:
-                print(detail)
-            passed += ok
-            failed += not ok
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
-
+        results = ((source, *outcome) for source, outcome in zip(chosen, pool.map(run_one, chosen)))
+        return support.report_results(results, " (ACLNN_CHECK=1)")
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -79,3 +79,17 @@ def build_and_run_example(path, env=None):
 def c_test_sources():
     """Every standalone C/C++ test program under tests/c."""
     return sorted(p for p in C_TESTS.glob("test_*.c*"))
+
+
+def report_results(results, label=""):
+    """Prints 'PASS name<label>' / 'FAIL name<label>' (and the failure's detail) for each
+    (source, ok, detail) as it comes, then 'N passed, N failed'; returns the exit status."""
+    passed = failed = 0
+    for source, ok, detail in results:
+        print(f"{'PASS' if ok else 'FAIL'} {source.name}{label}", flush=True)
+        if not ok:
+            print(detail)
+        passed += ok
+        failed += not ok
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
