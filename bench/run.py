@@ -181,14 +181,15 @@ def _python_lines(rows):
              "(bench/cases_python_calls.py); nothing is preallocated on either side. `[numpy in]` "
              "rows pass numpy arrays to pyaclnn, `[torch in]` rows torch tensors; torch always "
              "gets torch tensors. `bar`: the speed-up promised for the row (backward 1.5x, "
-             "forward and autograd 1.0x, small calls 0.1x = at most 10x torch's per-call time).",
+             "forward and autograd 1.0x, small calls 0.1x on numpy inputs = at most 10x torch's "
+             "per-call time, 0.33x on torch inputs = at most 3x).",
              "", "| call | threads | pyaclnn ms | torch ms | speed-up | bar | met |",
              "|---|---:|---:|---:|---:|---:|:---:|"]
     for r in sorted(rows, key=lambda r: (r["case"], r["threads"])):
         bar = r["bar"]
         lines.append("| %s | %d | %.4f | %.4f | %.2fx | %s | %s |" % (
             r["case"], r["threads"], r["ours"], r["torch"], r["speedup"],
-            "" if bar is None else "%.1fx" % bar,
+            "" if bar is None else "%.2gx" % bar,
             "" if bar is None else ("yes" if r["speedup"] >= bar else "**no**")))
     return lines
 

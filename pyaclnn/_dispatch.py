@@ -53,8 +53,6 @@ atexit.register(results.close)
 torch_blocks = TorchBlocks(results)
 NULL = ffi.NULL
 from_buffer = ffi.from_buffer
-_cast = ffi.cast
-_VOIDP = ffi.typeof("void *")
 synchronize = lib.aclrtSynchronizeStream
 
 
@@ -63,6 +61,7 @@ def empty_cache():
     results.empty()
     torch_blocks.empty()
     state = _state()
+    state.lanes.clear()
     while state.executors:
         _, entry = state.executors.popitem(last=False)
         entry.destroy()
@@ -201,16 +200,18 @@ class _NoTensor:
 
 
 _TORCH_TENSOR = None
+_TORCH_DTYPE = None
 _torch_empty_like = None
 
 
 def _torch_tensor_class():
     """torch.Tensor once torch is imported (remembered), _NoTensor until then."""
-    global _TORCH_TENSOR, _torch_empty_like
+    global _TORCH_TENSOR, _TORCH_DTYPE, _torch_empty_like
     torch = sys.modules.get("torch")
     if torch is None:
         return _NoTensor
     _torch_empty_like = torch.empty_like
+    _TORCH_DTYPE = torch.dtype
     _TORCH_TENSOR = torch.Tensor
     return _TORCH_TENSOR
 
@@ -284,6 +285,9 @@ class _ThreadState(threading.local):
     def __init__(self):
         self.executors = OrderedDict()   # signature -> _Executor
         self.workspace = None            # a DeviceBuffer reused by every call of the thread
+        self.lanes = {}                  # eager torch call signature -> its runner (_lane)
+        self.launched = None             # [(executor, inputs, made)] of the cached launches of
+                                         # one eager call while remember() watches it
 
 
 _local = _ThreadState()
@@ -372,22 +376,33 @@ def _rebind(executor, pointers, out_pointers):
     CANN's opbase does), so setting each descriptor's address (aclSetRawTensorAddr) is the whole
     rebinding; aclSetInput/OutputTensorAddr would do the same and also look the executor up."""
     bound = executor.bound
-    set_address = lib.aclSetRawTensorAddr
     for index, tensor in enumerate(executor.inputs):
         pointer = pointers[index]
         if pointer is not None and pointer != bound[index]:
-            status = set_address(tensor, _cast(_VOIDP, pointer) if type(pointer) is int else pointer)
-            if status:
-                _errors.check_aclnn(status, "aclSetRawTensorAddr")
+            _set_address(tensor, pointer)
             bound[index] = pointer if type(pointer) is int else None
     first = len(executor.inputs)
     for index, tensor in enumerate(executor.outputs):
         pointer = out_pointers[index]
         if pointer != bound[first + index]:
-            status = set_address(tensor, _cast(_VOIDP, pointer) if type(pointer) is int else pointer)
-            if status:
-                _errors.check_aclnn(status, "aclSetRawTensorAddr")
+            _set_address(tensor, pointer)
             bound[first + index] = pointer if type(pointer) is int else None
+
+
+# aclSetRawTensorAddr through a pointer that takes the address as an integer: an int address
+# (a torch tensor's data_ptr()) then needs no ffi.cast, a third of the call's cost.  The two
+# types are passed alike by the C calling conventions of the platforms pyaclnn runs on.
+_set_raw_address_int = ffi.cast("aclnnStatus (*)(aclTensor *, uintptr_t)", lib.aclSetRawTensorAddr)
+
+
+def _set_address(tensor, pointer):
+    """aclSetRawTensorAddr(tensor, pointer) for an int or a cffi pointer; raises on failure."""
+    if type(pointer) is int:
+        status = _set_raw_address_int(tensor, pointer)
+    else:
+        status = lib.aclSetRawTensorAddr(tensor, pointer)
+    if status:
+        _errors.check_aclnn(status, "aclSetRawTensorAddr")
 
 
 def _bound_addresses(pointers, out_pointers):
@@ -451,21 +466,10 @@ def launch(op, inputs, attrs, outputs):
     executor = cache.get(key)
     if executor is not None:
         # A cached signature is never an empty call (those are not cached): rebind and run.
-        templates = executor.templates
-        if templates is not None:
-            made, out_pointers = [], []
-            for template, channels_last in templates:
-                tensor = _torch_empty_like(template)
-                out_pointers.append(tensor.data_ptr())
-                made.append(tensor.permute(0, 3, 1, 2) if channels_last else tensor)
-        else:
-            pairs = [_make(spec, kind) for spec in outputs]
-            made = [result for result, _ in pairs]
-            out_pointers = [pointer for _, pointer in pairs]
         cache.move_to_end(key)
-        _rebind(executor, pointers, out_pointers)
-        _run(executor, consumed=False)
-        # The inputs stay referenced by the caller until here: the call is synchronous.
+        made = _run_cached(executor, pointers, outputs, kind)
+        if _local.launched is not None:
+            _local.launched.append((executor, inputs, made, outputs, kind))
         return made
 
     made = [_make(spec, kind) for spec in outputs]
@@ -491,7 +495,158 @@ def launch(op, inputs, attrs, outputs):
     if len(cache) > CACHE_ENTRIES:
         cache.popitem(last=False)[1].destroy()
     _run(executor, consumed=False)
-    return [result for result, _ in made]
+    made = [result for result, _ in made]
+    if _local.launched is not None:
+        _local.launched.append((executor, inputs, made, outputs, kind))
+    return made
+
+
+def _run_cached(executor, pointers, outputs, kind):
+    """Results of a cached executor's call: fresh results, rebound addresses, phase 2, wait."""
+    templates = executor.templates
+    if templates is not None:
+        made, out_pointers = [], []
+        for template, channels_last in templates:
+            tensor = _torch_empty_like(template)
+            out_pointers.append(tensor.data_ptr())
+            made.append(tensor.permute(0, 3, 1, 2) if channels_last else tensor)
+    else:
+        pairs = [_make(spec, kind) for spec in outputs]
+        made = [result for result, _ in pairs]
+        out_pointers = [pointer for _, pointer in pairs]
+    _rebind(executor, pointers, out_pointers)
+    _run(executor, consumed=False)
+    # The inputs stay referenced by the caller until here: the call is synchronous.
+    return made
+
+
+# ---- the eager lane: a repeated torch call straight to its executor ------------------------------
+# A pyaclnn.functional call with torch tensors runs, in plain eager mode, through
+# pyaclnn.torch_ops and the operator's functional function, whose argument handling costs more
+# than the kernel of a small call.  When such a call launched exactly one cached executor with
+# the call's own tensors as its inputs (in order) and returned that launch's results unchanged,
+# its signature - the arguments as given, tensors by shape and dtype, everything else by type and
+# value - gets a lane to that executor: the argument handling is deterministic in the signature,
+# so the next call with the same signature goes straight to phase 2.
+LANE_ENTRIES = 2 * CACHE_ENTRIES
+_LANE_SCALARS = frozenset((int, float, bool, str, type(None)))
+
+
+def _lane(executor, outputs, kind, single):
+    """The function a lane calls with the tensors' data pointers: rebinds and runs ``executor``
+    and returns its results, or None once the executor is gone (evicted from the cache).  Built
+    once per signature, with what it reads held in the closure: a small call's time is mostly
+    Python's, and this is the shortest path through it."""
+    templates = executor.templates
+    if templates is None or executor.workspace_size or len(templates) != 1 or templates[0][1]:
+        def run_general(pointers):          # large or several results, a workspace, NHWC
+            if executor.pointer is None:
+                return None
+            made = _run_cached(executor, pointers, outputs, kind)
+            return made[0] if single else tuple(made)
+        return run_general
+
+    template = templates[0][0]
+    inputs, result_tensor, bound = tuple(executor.inputs), executor.outputs[0], executor.bound
+    last = len(inputs)
+    phase2, handle, empty_like = executor.phase2, executor.pointer, _torch_empty_like
+    set_address = _set_raw_address_int
+
+    def run_one(pointers):                  # one small result, no workspace: most small calls
+        if executor.pointer is None:
+            return None
+        if pointers != bound[:last]:        # an input moved (a weight passed again has not)
+            for index, pointer in enumerate(pointers):
+                if pointer != bound[index]:
+                    _set_address(inputs[index], pointer)
+                    bound[index] = pointer
+        result = empty_like(template)
+        pointer = result.data_ptr()
+        if pointer != bound[last]:
+            status = set_address(result_tensor, pointer)
+            if status:
+                _errors.check_aclnn(status, "aclSetRawTensorAddr")
+            bound[last] = pointer
+        status = phase2(NULL, 0, handle, NULL)
+        if status:
+            _errors.check_aclnn(status, executor.name)
+        status = synchronize(NULL)
+        if status:
+            _errors.check_acl(status, "aclrtSynchronizeStream")
+        return result if single else (result,)
+    return run_one
+
+
+def lane_key(name, args, kwargs, grad):
+    """(signature, the tensor arguments, their data pointers) of a call the lane can take, or
+    None.  Tensors must be contiguous CPU tensors of class Tensor, no conjugate or negative
+    view, none requiring grad while grad mode is on; other arguments Python scalars, strings,
+    None, torch dtypes, or tuples and lists of ints.  Keyword arguments count in their order."""
+    key = [name, _core.soc_epoch, _thread_soc.name]
+    tensors, pointers = [], []
+    for value in (args if not kwargs else _with_keywords(args, kwargs)):
+        kind = type(value)
+        if kind is _TORCH_TENSOR:
+            if not value.is_cpu or not value.is_contiguous() or value.is_neg() \
+                    or grad and value.requires_grad:
+                return None
+            dtype = value.dtype
+            if dtype.is_complex and value.is_conj():
+                return None
+            # an empty tensor needs no test: an empty call is never cached, so it has no lane
+            key += (value.shape, dtype)
+            tensors.append(value)
+            pointers.append(value.data_ptr())
+        elif kind in _LANE_SCALARS or kind is _TORCH_DTYPE:
+            key += (kind, value)        # the type too: 1, 1.0 and True are equal keys
+        elif kind is tuple or kind is list:
+            for item in value:
+                if type(item) is not int:
+                    return None
+            key += (kind, tuple(value))
+        else:
+            return None
+    return tuple(key), tensors, pointers
+
+
+def _with_keywords(args, kwargs):
+    """The positional arguments, then each keyword's name and value."""
+    values = list(args)
+    for item in kwargs.items():
+        values += item
+    return values
+
+
+def lanes():
+    """The calling thread's lanes: signature (lane_key) -> the function that runs the call with
+    the tensors' data pointers and returns its results, or None when its executor is gone.  A
+    signature not in it runs through :func:`remember`."""
+    return _local.lanes
+
+
+def remember(key, tensors, call):
+    """``call()``'s result; opens a lane for ``key`` when the call qualifies (above)."""
+    state = _local
+    if state.launched is not None:          # a nested call: the outer one is watching
+        return call()
+    state.launched = launched = []
+    try:
+        result = call()
+    finally:
+        state.launched = None
+    if len(launched) != 1:
+        return result
+    executor, inputs, made, outputs, kind = launched[0]
+    if len(inputs) != len(tensors) or any(a is not b for a, b in zip(inputs, tensors)):
+        return result
+    single = not isinstance(result, (tuple, list))
+    returned = (result,) if single else result
+    if len(returned) != len(made) or any(a is not b for a, b in zip(returned, made)):
+        return result
+    if len(state.lanes) >= LANE_ENTRIES:
+        state.lanes.clear()
+    state.lanes[key] = _lane(executor, outputs, kind, single)
+    return result
 
 
 # ---- ACLNN_STRICT=1: register the caller's pages for the call ------------------------------------

@@ -36,6 +36,7 @@ from torch import Tensor
 
 from . import mask as _mask
 from ._core import current_product, soc
+from . import _dispatch
 from ._dtypes import acl_dtype
 from ._interop import torch_dtype
 from .functional import _im2col_prelu, _max_pool, _max_pool_indices, _pad_upsample
@@ -481,6 +482,31 @@ def _call(name, tensors, *attrs):
         else:
             return _KERNELS[name](*tensors, *attrs)
     return _ENTRIES[name](*tensors, *attrs)
+
+
+def functional_entry(name, args, kwargs):
+    """pyaclnn.functional's call ``name(*args, **kwargs)`` with a torch tensor among the
+    arguments.  A plain eager call (see :func:`_call`) seen before takes its lane
+    (pyaclnn._dispatch.lane_key): the executor its first call launched, without the argument
+    handling of the route, which costs more than a small call's kernel."""
+    route = ROUTES[name]
+    if _is_compiling() or _tracing_state() is not None or _dispatch_modes() or \
+            _function_modes() or _profiling():
+        return route(*args, **kwargs)
+    described = _lane_key(name, args, kwargs, _grad_enabled())
+    if described is None:
+        return route(*args, **kwargs)
+    key, tensors, pointers = described
+    run = _lanes().get(key)
+    if run is not None:
+        results = run(pointers)
+        if results is not None:
+            return results
+    return _dispatch.remember(key, tensors, lambda: route(*args, **kwargs))
+
+
+_lane_key, _lanes = _dispatch.lane_key, _dispatch.lanes
+_dispatch._torch_tensor_class()      # torch is imported: lane_key can tell tensors
 
 
 def replication_pad2d(x, padding):

@@ -49,7 +49,7 @@ _TORCH_OPERATORS = frozenset((
     "upsample_nearest_exact1d_backward", "max_pool2d_with_mask", "max_pool2d_with_mask_backward",
     "max_pool2d_with_indices", "max_pool2d_with_indices_backward", "im2col", "im2col_backward",
     "prelu", "prelu_backward"))
-_routes = {}   # name -> pyaclnn.torch_ops's entry, once torch_ops is imported
+_entry = [None]   # pyaclnn.torch_ops.functional_entry, once torch_ops is imported
 
 
 def _torch_routed(name, function):
@@ -64,22 +64,22 @@ def _torch_routed(name, function):
             tensor = torch.Tensor
             for value in args:
                 if isinstance(value, tensor):
-                    return _route(name)(*args, **kwargs)
+                    return (_entry[0] or _torch_entry())(name, args, kwargs)
             for value in kwargs.values():
                 if isinstance(value, tensor):
-                    return _route(name)(*args, **kwargs)
+                    return (_entry[0] or _torch_entry())(name, args, kwargs)
         return function(*args, **kwargs)
     call.__wrapped_operator__ = function
     return call
 
 
-def _route(name):
-    route = _routes.get(name)
-    if route is None:
+def _torch_entry():
+    """pyaclnn.torch_ops.functional_entry (torch_ops is imported on the first torch call)."""
+    entry = _entry[0]
+    if entry is None:
         from .. import torch_ops
-        _routes.update(torch_ops.ROUTES)
-        route = _routes[name]
-    return route
+        entry = _entry[0] = torch_ops.functional_entry
+    return entry
 
 
 _load_operator_modules()
