@@ -1,10 +1,12 @@
 """aclnnMaxPool2dWithMask forward: every SIMD tier and thread count against a NumPy loop, bit for bit.
 
-The forward has an AVX-512 plane kernel (strides 1 and 2 along the row, 16 outputs per vector,
-the winner's bits carried in registers) and the portable row-at-a-time kernel (widened fp32 copy
-of the plane, winners gathered by index); both must give exactly reference.max_pool_argmax's
-indices and the raw input bits at them - NaN payloads (quiet, signalling, negative), infinities,
-signed zeros and ties included - and the mask container's zero tail.
+The forward has an AVX-512 plane kernel in two forms - the keyed path (planes without NaN: key
+rows built first, then 16 or 32 outputs per compare) and the cell path (planes with a NaN: 16
+outputs per vector, the winner's bits carried in registers) - and the portable row-at-a-time
+kernel (widened fp32 copy of the plane, winners gathered by index); all must give exactly
+reference.max_pool_argmax's indices and the raw input bits at them - NaN payloads (quiet,
+signalling, negative), infinities, signed zeros and ties included - and the mask container's
+zero tail.  Every input is run with NaNs (the cell path) and without (the keyed path).
 """
 import textwrap
 
@@ -20,7 +22,7 @@ BF16 = ml_dtypes.bfloat16
 GEOMETRIES = [((3, 3), (2, 2), (1, 1)), ((2, 2), (2, 2), (0, 0)), ((3, 3), (1, 1), (1, 1)),
               ((3, 2), (1, 2), (1, 1)), ((5, 5), (2, 2), (2, 2)), ((2, 2), (1, 1), (0, 0)),
               ((3, 3), (3, 3), (1, 1))]
-SHAPES = [(2, 3, 23, 45), (1, 2, 9, 70)]
+SHAPES = [(2, 3, 23, 45), (1, 2, 9, 70), (1, 1, 5, 131)]
 
 # Special bit patterns per dtype: quiet, negative quiet and signalling NaN payloads, +-inf,
 # +-0.0.  Written over random values, with values rounded to a few levels so windows tie.
@@ -32,11 +34,13 @@ SPECIALS = {
 DTYPES = {"float32": np.float32, "float16": np.float16, "bfloat16": BF16}
 
 
-def make_input(shape, dtype_name, seed):
+def make_input(shape, dtype_name, seed, nans=True):
     dtype = DTYPES[dtype_name]
     rng = np.random.default_rng(seed)
     x = np.round(rng.standard_normal(shape) * 2).astype(np.float32).astype(dtype)
     word, specials = SPECIALS[dtype_name]
+    if not nans:
+        specials = specials[3:]  # infinities and signed zeros only
     bits = x.view(word).reshape(-1)
     at = rng.choice(bits.size, bits.size // 6, replace=False)
     bits[at] = np.array(specials, dtype=word)[rng.integers(0, len(specials), at.size)]
@@ -45,34 +49,33 @@ def make_input(shape, dtype_name, seed):
 
 
 _SCRIPT = textwrap.dedent("""
-    import hashlib, sys
+    import hashlib, itertools, sys
     sys.path.insert(0, "tests")
     from test_op_max_pool_forward import GEOMETRIES, SHAPES, DTYPES, make_input
     from pyaclnn.functional import max_pool2d_with_mask
     h = hashlib.sha256()
-    for name in DTYPES:
-        for si, shape in enumerate(SHAPES):
-            x = make_input(shape, name, si)
-            for k, s, p in GEOMETRIES:
-                for ceil_mode in (False, True):
-                    out, mask = max_pool2d_with_mask(x, k, s, p, 1, ceil_mode)
-                    h.update(out.tobytes())
-                    h.update(mask.tobytes())
+    for name, (si, shape), nans in itertools.product(DTYPES, enumerate(SHAPES), (True, False)):
+        x = make_input(shape, name, si, nans)
+        for k, s, p in GEOMETRIES:
+            for ceil_mode in (False, True):
+                out, mask = max_pool2d_with_mask(x, k, s, p, 1, ceil_mode)
+                h.update(out.tobytes())
+                h.update(mask.tobytes())
     print(h.hexdigest())
 """)
 
 
 def reference_digest():
     import hashlib
+    import itertools
     h = hashlib.sha256()
-    for name in DTYPES:
-        for si, shape in enumerate(SHAPES):
-            x = make_input(shape, name, si)
-            for k, s, p in GEOMETRIES:
-                for ceil_mode in (False, True):
-                    index = ref.max_pool_argmax(x, k, s, p, ceil_mode)
-                    h.update(np.ascontiguousarray(ref.max_pool_values(x, index)).tobytes())
-                    h.update(np.ascontiguousarray(ref.max_pool_mask(index, k)).tobytes())
+    for name, (si, shape), nans in itertools.product(DTYPES, enumerate(SHAPES), (True, False)):
+        x = make_input(shape, name, si, nans)
+        for k, s, p in GEOMETRIES:
+            for ceil_mode in (False, True):
+                index = ref.max_pool_argmax(x, k, s, p, ceil_mode)
+                h.update(np.ascontiguousarray(ref.max_pool_values(x, index)).tobytes())
+                h.update(np.ascontiguousarray(ref.max_pool_mask(index, k)).tobytes())
     return h.hexdigest()
 
 
@@ -88,8 +91,9 @@ def test_streamed_outputs_and_tail():
     kernel's rows: the container is prefilled so every byte the forward owes is checked."""
     import pyaclnn
     k, s, p = (3, 3), (2, 2), (1, 1)
-    for name, shape in (("float32", (13, 64, 66, 70)), ("bfloat16", (14, 64, 66, 70))):
-        x = make_input(shape, name, 3)
+    for name, shape, nans in (("float32", (13, 64, 66, 70), True), ("bfloat16", (14, 64, 66, 70), True),
+                              ("float16", (14, 64, 66, 70), False), ("float32", (13, 64, 66, 70), False)):
+        x = make_input(shape, name, 3, nans)
         index = ref.max_pool_argmax(x, k, s, p, False)
         want_mask = ref.max_pool_mask(index, k)
         with pyaclnn.Tensor.from_numpy(x) as xt, \

@@ -189,6 +189,10 @@ static aclnnStatus build_executor(const char *op, const aclTensor *self, const a
                           nn_use_streaming_stores((uint64_t)(nn_tensor_numel(out) * (int64_t)nn_dtype_size(plan->dtype) +
                                                              plan->index_bytes));
     plan->scratch_floats = (plan->scratch_floats + 15) / 16 * 16; /* keep every chunk 64-byte aligned */
+    /* The keyed path's rows, after the rest, 64-byte aligned (nn_mp_fw_keys_bytes). */
+    const int64_t keys_bytes = plan->plane_avx512 ? nn_mp_fw_keys_bytes(&plan->g, plan->dtype) : 0;
+    plan->keys_offset = keys_bytes ? plan->scratch_floats : 0;
+    plan->scratch_floats += (keys_bytes + 63) / 64 * 16;
 
     const uint64_t scratch =
         empty || general ? 0 : (uint64_t)(plan->chunks * plan->scratch_floats) * sizeof(float);

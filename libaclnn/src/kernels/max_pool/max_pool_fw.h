@@ -40,6 +40,7 @@ typedef struct fw_plan {
     int64_t index_bytes;   /* bytes of the indices tensor */
     int64_t chunks;        /* plane runs; each owns one fp32 scratch plane (fp16/bf16 only) */
     int64_t scratch_floats; /* per chunk */
+    int64_t keys_offset;    /* floats into a chunk's scratch of the keyed path's rows (0: none) */
     bool fp16_compute;     /* FLOAT computed as FLOAT16 (Ascend910 mask path; mask_v1.h) */
     bool v1_groups;        /* run by nn_mp_fw_v1_chunks: chunks of 16-channel groups */
     bool plane_avx512;     /* nn_mp_fw_plane_avx512 pools the planes (AVX-512, stride_w 1 or 2) */
@@ -64,12 +65,16 @@ void nn_mp_fw_chunks(void *ctx, int64_t chunk_begin, int64_t chunk_end);
 void nn_mp_fw_pool_plane(const float *vals, const mp_geometry *g, float *best, int32_t *argmax_out);
 /* The AVX-512 plane kernel (max_pool_fw_avx512.c): pools the plane `in` (the plan's dtype),
  * writes each output's argmax (plane-local, int32) to argmax[o] and its value, the winner's bits
- * in the dtype, to values; meanwhile prefetches the plane `next` (NULL: none) and zeroes
+ * in the dtype, to values (the keyed path when `keys` is given and the plane has no NaN, else the
+ * cell path); meanwhile prefetches the plane `next` (NULL: none) and zeroes
  * `zero_lines` 64-byte lines from `zeros` (aligned) with streaming stores.  False (nothing
  * written) for a stride_w other than 1 or 2 or a kernel_w over 16: the plan checks both. */
 bool nn_mp_fw_plane_avx512(const unsigned char *in, const unsigned char *next, const mp_geometry *g,
-                           aclDataType dtype, int32_t *argmax, unsigned char *values, unsigned char *zeros,
+                           aclDataType dtype, void *keys, int32_t *argmax, unsigned char *values, unsigned char *zeros,
                            int64_t zero_lines);
+/* Bytes of the keyed path's key rows for one plane (0: the geometry has no keyed path); `keys`
+ * above, 64-byte aligned, or NULL for the cell path only. */
+int64_t nn_mp_fw_keys_bytes(const mp_geometry *g, aclDataType dtype);
 /* The general kernel (max_pool_fw_general.c, int32/int64 indices only): the thread pool's range
  * function over nn_mp_fw_general_units(g) units (NCHW: planes; NHWC: output rows (n, oh)). */
 int64_t nn_mp_fw_general_units(const mp_geometry *g);

@@ -155,6 +155,278 @@ NN_AVX512 static inline __attribute__((always_inline)) void pool_plane(const uns
     }
 }
 
+/* ---- The keyed path ----------------------------------------------------------------------
+ * For the usual geometries (stride 1 or 2 along the row, at most 32 window cells, a kernel at
+ * most 16 wide) the plane is first rewritten, one input row at a time, into "key rows": for
+ * stride 2 the even and the odd columns apart, for stride 1 the row itself, each padded with
+ * -inf on both sides.  Cell (dy, dx) of the windows ow0 .. ow0+L-1 is then one unaligned load
+ * key_row(ih0 + dy, dx % s)[ow0 + dx / s]: no shuffle, no lane mask, no edge case.  fp32 keys
+ * are the floats; fp16/bf16 keys are int16 in value order (sign-magnitude to two's complement,
+ * -0.0 and +0.0 both 0), so 32 outputs are compared per vector with an integer compare.  Per
+ * cell: a compare, the best taken and the cell's number taken (0 .. kH*kW-1) under its mask;
+ * after the window the number gives the plane-local index through a 32-entry table
+ * (dy*W + dx) and the best key gives the value back.  The order and the strict compare are the
+ * cell path's, so without NaNs the same cell wins.  A NaN anywhere in the plane (seen while the
+ * keys are built) sends the plane to the cell path above, which takes NaNs by the rule; an
+ * fp16/bf16 window whose best key is 0 (+0.0 or -0.0) reads its value at the winner's index. */
+
+#define KEY_CELLS 32    /* cell numbers fit one vpermt2d table */
+#define KEY_MAX_KW 16   /* dx / s < 16: the padding after a key row covers it */
+
+/* Lanes per vector: 16 fp32 keys, 32 int16 keys.  A key row holds the Wo + (kW-1)/s keys the
+ * outputs read, rounded up to whole vectors; a step's lanes past Wo may read the next row's
+ * keys (or, in the last row, the L spare keys after the plane's rows), and their results are
+ * not stored. */
+static inline int64_t key_lanes(aclDataType dtype) { return dtype == ACL_FLOAT ? 16 : 32; }
+static inline int64_t key_row_len(const mp_geometry *g, aclDataType dtype)
+{
+    const int64_t L = key_lanes(dtype);
+    return (g->out_width + (g->kernel_w - 1) / g->stride_w + L - 1) / L * L;
+}
+static inline bool keyed_geometry(const mp_geometry *g)
+{
+    return (g->stride_w == 1 || g->stride_w == 2) && g->kernel_w <= KEY_MAX_KW &&
+           g->kernel_h * g->kernel_w <= KEY_CELLS;
+}
+
+int64_t nn_mp_fw_keys_bytes(const mp_geometry *g, aclDataType dtype)
+{
+    if (!keyed_geometry(g)) return 0;
+    return (g->height * g->stride_w * key_row_len(g, dtype) + 2 * key_lanes(dtype)) * (dtype == ACL_FLOAT ? 4 : 2);
+}
+
+static const int16_t even_words[32] __attribute__((aligned(64))) = {
+    0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30, 32, 34, 36, 38, 40, 42, 44, 46, 48, 50, 52, 54, 56, 58, 60, 62};
+static const int16_t lane_words[32] __attribute__((aligned(64))) = {
+    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
+
+/* fp16/bf16 bits -> int16 key in value order: x >= 0 keeps its bits, -x becomes -bits(x). */
+NN_AVX512 static inline __attribute__((always_inline)) __m512i key16(__m512i w)
+{
+    const __m512i sign = _mm512_srai_epi16(w, 15);
+    /* w ^ (sign & 0x7FFF), then + 1 where negative (-0.0 -> 0) */
+    const __m512i flipped = _mm512_ternarylogic_epi32(w, sign, _mm512_set1_epi16(0x7FFF), 0x78);
+    return _mm512_sub_epi16(flipped, sign);
+}
+/* The inverse for a key other than 0: |key| with the key's sign bit. */
+NN_AVX512 static inline __attribute__((always_inline)) __m512i unkey16(__m512i k)
+{
+    return _mm512_ternarylogic_epi32(_mm512_abs_epi16(k), _mm512_srai_epi16(k, 15), _mm512_set1_epi16((int16_t)0x8000),
+                                     0xF8);
+}
+
+/* Builds the plane's key rows (row ih, phase r at keys + (ih*s + r) * len); false when the plane
+ * holds a NaN. */
+NN_AVX512 static inline __attribute__((always_inline)) bool build_keys16(const uint16_t *in, const mp_geometry *g,
+                                                                         int s, int16_t inf_bits, int16_t *keys,
+                                                                         int64_t len)
+{
+    const int64_t H = g->height, W = g->width, pW = g->pad_w;
+    const __m512i fill = _mm512_set1_epi16((int16_t)(0x8000 | inf_bits)); /* -inf */
+    const __m512i even = _mm512_load_si512(even_words), odd = _mm512_add_epi16(even, _mm512_set1_epi16(1));
+    __m512i hi = _mm512_setzero_si512(), lo = hi;
+    /* the spare keys after the last row: defined, never taken */
+    _mm512_storeu_si512(keys + H * s * len, fill);
+    _mm512_storeu_si512(keys + H * s * len + 32, fill);
+    for (int64_t j0 = 0; j0 < len; j0 += 32) {
+        const int64_t c0 = s * j0 - pW; /* the first column this step reads */
+        const __mmask32 live_a = (__mmask32)nn_lane_range(-c0, W - c0, 32);
+        const __mmask32 live_b = (__mmask32)nn_lane_range(-c0 - 32, W - c0 - 32, 32);
+        for (int64_t ih = 0; ih < H; ++ih) {
+            const uint16_t *row = in + ih * W;
+            int16_t *k = keys + ih * s * len;
+            const __m512i a = key16(_mm512_mask_loadu_epi16(fill, live_a, row + c0));
+            if (s == 1) {
+                hi = _mm512_max_epi16(hi, a);
+                lo = _mm512_min_epi16(lo, a);
+                _mm512_store_si512(k + j0, a);
+                continue;
+            }
+            const __m512i b = key16(_mm512_mask_loadu_epi16(fill, live_b, row + c0 + 32));
+            hi = _mm512_max_epi16(hi, _mm512_max_epi16(a, b));
+            lo = _mm512_min_epi16(lo, _mm512_min_epi16(a, b));
+            _mm512_store_si512(k + j0, _mm512_permutex2var_epi16(a, even, b));
+            _mm512_store_si512(k + len + j0, _mm512_permutex2var_epi16(a, odd, b));
+        }
+    }
+    /* NaN keys lie beyond +-inf's */
+    return _mm512_reduce_max_epi32(_mm512_cvtepi16_epi32(_mm256_max_epi16(_mm512_castsi512_si256(hi),
+                                                                          _mm512_extracti64x4_epi64(hi, 1)))) <= inf_bits &&
+           _mm512_reduce_min_epi32(_mm512_cvtepi16_epi32(_mm256_min_epi16(_mm512_castsi512_si256(lo),
+                                                                          _mm512_extracti64x4_epi64(lo, 1)))) >= -inf_bits;
+}
+
+NN_AVX512 static inline __attribute__((always_inline)) bool build_keys32(const float *in, const mp_geometry *g, int s,
+                                                                         float *keys, int64_t len)
+{
+    const int64_t H = g->height, W = g->width, pW = g->pad_w;
+    const __m512 fill = _mm512_set1_ps(-__builtin_inff());
+    const __m512i even = _mm512_load_si512(even_lanes), odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
+    const __m512i magnitude = _mm512_set1_epi32(0x7FFFFFFF);
+    __m512i top = _mm512_setzero_si512();
+    _mm512_storeu_ps(keys + H * s * len, fill);
+    _mm512_storeu_ps(keys + H * s * len + 16, fill);
+    for (int64_t j0 = 0; j0 < len; j0 += 16) {
+        const int64_t c0 = s * j0 - pW;
+        const __mmask16 live_a = (__mmask16)nn_lane_range(-c0, W - c0, 16);
+        const __mmask16 live_b = (__mmask16)nn_lane_range(-c0 - 16, W - c0 - 16, 16);
+        for (int64_t ih = 0; ih < H; ++ih) {
+            const float *row = in + ih * W;
+            float *k = keys + ih * s * len;
+            const __m512 a = _mm512_mask_loadu_ps(fill, live_a, row + c0);
+            top = _mm512_max_epu32(top, _mm512_and_si512(_mm512_castps_si512(a), magnitude));
+            if (s == 1) {
+                _mm512_store_ps(k + j0, a);
+                continue;
+            }
+            const __m512 b = _mm512_mask_loadu_ps(fill, live_b, row + c0 + 16);
+            top = _mm512_max_epu32(top, _mm512_and_si512(_mm512_castps_si512(b), magnitude));
+            _mm512_store_ps(k + j0, _mm512_permutex2var_ps(a, even, b));
+            _mm512_store_ps(k + len + j0, _mm512_permutex2var_ps(a, odd, b));
+        }
+    }
+    return _mm512_reduce_max_epu32(top) <= 0x7F800000u;
+}
+
+/* Plane-local index table: cell c = dy*kW + dx of a window at (ih0, iw0) is ih0*W + iw0 + tab[c]. */
+NN_AVX512 static inline __attribute__((always_inline)) void index_table(const mp_geometry *g, int kw, __m512i *lo,
+                                                                        __m512i *hi)
+{
+    int32_t tab[KEY_CELLS] __attribute__((aligned(64)));
+    for (int c = 0; c < KEY_CELLS; ++c) tab[c] = (int32_t)((c / kw) * g->width + c % kw);
+    *lo = _mm512_load_si512(tab);
+    *hi = _mm512_load_si512(tab + 16);
+}
+
+/* The first in-range cell's number for the windows ow0 + lane: row h_lo, column max(iw0, 0). */
+NN_AVX512 static inline __attribute__((always_inline)) __m512i first_cells16(int64_t ow0, int s, int64_t pW,
+                                                                             int64_t first_row_cell)
+{
+    const int64_t first = pW - s * ow0; /* lane 0's; past -64 every lane's is 0 */
+    const __m512i dx = _mm512_max_epi16(
+        _mm512_sub_epi16(_mm512_set1_epi16((int16_t)(first < -64 ? -64 : first)),
+                         _mm512_mullo_epi16(_mm512_load_si512(lane_words), _mm512_set1_epi16((int16_t)s))),
+        _mm512_setzero_si512());
+    return _mm512_add_epi16(dx, _mm512_set1_epi16((int16_t)first_row_cell));
+}
+
+/* One output row from int16 keys, 32 outputs per step; kw is a constant after inlining. */
+NN_AVX512 static inline __attribute__((always_inline)) void key_row16(const int16_t *keys, int64_t len,
+                                                                      const mp_geometry *g, int64_t oh, int s, int kw,
+                                                                      int16_t ninf_key, const __m512i *cell_ids,
+                                                                      __m512i tab_lo, __m512i tab_hi,
+                                                                      const uint16_t *in, int32_t *arg_row,
+                                                                      uint16_t *val_row)
+{
+    const int64_t H = g->height, W = g->width, Wo = g->out_width, pW = g->pad_w;
+    const int64_t ih0 = oh * g->stride_h - g->pad_h;
+    const int64_t h_lo = ih0 < 0 ? 0 : ih0;
+    const int64_t h_hi = ih0 + g->kernel_h < H ? ih0 + g->kernel_h : H;
+    const __m512i lane_step = _mm512_mullo_epi32(_mm512_cvtepi16_epi32(_mm256_load_si256((const __m256i *)lane_words)),
+                                                 _mm512_set1_epi32(s));
+    for (int64_t ow0 = 0; ow0 < Wo; ow0 += 32) {
+        const __mmask32 outs = (__mmask32)nn_lane_range(0, Wo - ow0, 32);
+        __m512i best = _mm512_set1_epi16(ninf_key);
+        __m512i id = first_cells16(ow0, s, pW, (h_lo - ih0) * kw);
+        for (int64_t ih = h_lo; ih < h_hi; ++ih) {
+            const int16_t *k = keys + ih * s * len + ow0;
+            const __m512i *ids = cell_ids + (ih - ih0) * kw;
+            for (int dx = 0; dx < kw; ++dx) {
+                const __m512i v = _mm512_loadu_si512(k + (dx % s) * len + dx / s);
+                const __mmask32 take = _mm512_cmpgt_epi16_mask(v, best);
+                best = _mm512_mask_mov_epi16(best, take, v);
+                id = _mm512_mask_mov_epi16(id, take, _mm512_load_si512(ids + dx));
+            }
+        }
+        const __m512i base = _mm512_add_epi32(lane_step, _mm512_set1_epi32((int32_t)(ih0 * W + s * ow0 - pW)));
+        const __m512i idx_lo = _mm512_add_epi32(
+            base, _mm512_permutex2var_epi32(tab_lo, _mm512_cvtepu16_epi32(_mm512_castsi512_si256(id)), tab_hi));
+        const __m512i idx_hi = _mm512_add_epi32(
+            _mm512_add_epi32(base, _mm512_set1_epi32(16 * s)),
+            _mm512_permutex2var_epi32(tab_lo, _mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64(id, 1)), tab_hi));
+        _mm512_mask_storeu_epi32(arg_row + ow0, (__mmask16)outs, idx_lo);
+        _mm512_mask_storeu_epi32(arg_row + ow0 + 16, (__mmask16)(outs >> 16), idx_hi);
+        _mm512_mask_storeu_epi16(val_row + ow0, outs, unkey16(best));
+        /* a zero best is +0.0 or -0.0: the winner's own word */
+        for (uint32_t zero = (uint32_t)(_mm512_testn_epi16_mask(best, best) & outs); zero; zero &= zero - 1) {
+            const int o = __builtin_ctz(zero);
+            val_row[ow0 + o] = in[arg_row[ow0 + o]];
+        }
+    }
+}
+
+/* One output row from fp32 keys, 16 outputs per step. */
+NN_AVX512 static inline __attribute__((always_inline)) void key_row32(const float *keys, int64_t len,
+                                                                      const mp_geometry *g, int64_t oh, int s, int kw,
+                                                                      const __m512i *cell_ids, __m512i tab_lo,
+                                                                      __m512i tab_hi, int32_t *arg_row, float *val_row)
+{
+    const int64_t H = g->height, W = g->width, Wo = g->out_width, pW = g->pad_w;
+    const int64_t ih0 = oh * g->stride_h - g->pad_h;
+    const int64_t h_lo = ih0 < 0 ? 0 : ih0;
+    const int64_t h_hi = ih0 + g->kernel_h < H ? ih0 + g->kernel_h : H;
+    const __m512i lane_step = _mm512_mullo_epi32(_mm512_cvtepi16_epi32(_mm256_load_si256((const __m256i *)lane_words)),
+                                                 _mm512_set1_epi32(s));
+    for (int64_t ow0 = 0; ow0 < Wo; ow0 += 16) {
+        const __mmask16 outs = (__mmask16)nn_lane_range(0, Wo - ow0, 16);
+        __m512 best = _mm512_set1_ps(-__builtin_inff());
+        __m512i id = _mm512_cvtepi16_epi32(_mm512_castsi512_si256(first_cells16(ow0, s, pW, (h_lo - ih0) * kw)));
+        for (int64_t ih = h_lo; ih < h_hi; ++ih) {
+            const float *k = keys + ih * s * len + ow0;
+            const __m512i *ids = cell_ids + (ih - ih0) * kw;
+            for (int dx = 0; dx < kw; ++dx) {
+                const __m512 v = _mm512_loadu_ps(k + (dx % s) * len + dx / s);
+                const __mmask16 take = _mm512_cmp_ps_mask(v, best, _CMP_GT_OQ);
+                best = _mm512_mask_mov_ps(best, take, v);
+                id = _mm512_mask_mov_epi32(id, take, _mm512_load_si512(ids + dx));
+            }
+        }
+        const __m512i base = _mm512_add_epi32(lane_step, _mm512_set1_epi32((int32_t)(ih0 * W + s * ow0 - pW)));
+        _mm512_mask_storeu_epi32(arg_row + ow0, outs, _mm512_add_epi32(base, _mm512_permutex2var_epi32(tab_lo, id, tab_hi)));
+        _mm512_mask_storeu_ps(val_row + ow0, outs, best);
+    }
+}
+
+/* The keyed plane: keys built, then the rows, with the next plane's prefetch and the tail's
+ * streaming stores spread over them as in pool_plane.  False (nothing written) for a plane
+ * with a NaN. */
+NN_AVX512 static inline __attribute__((always_inline)) bool key_plane(const unsigned char *in, const unsigned char *next,
+                                                                      const mp_geometry *g, int s, int kw,
+                                                                      aclDataType dtype, void *keys, int32_t *argmax,
+                                                                      unsigned char *values, unsigned char *zeros,
+                                                                      int64_t zero_lines)
+{
+    const int64_t Wo = g->out_width, Ho = g->out_height, len = key_row_len(g, dtype);
+    const size_t elem = dtype == ACL_FLOAT ? 4 : 2;
+    const int16_t inf_bits = dtype == ACL_FLOAT16 ? 0x7C00 : 0x7F80;
+    if (dtype == ACL_FLOAT ? !build_keys32((const float *)in, g, s, (float *)keys, len)
+                           : !build_keys16((const uint16_t *)in, g, s, inf_bits, (int16_t *)keys, len))
+        return false;
+    __m512i cell_ids[KEY_CELLS];
+    for (int c = 0; c < KEY_CELLS; ++c)
+        cell_ids[c] = dtype == ACL_FLOAT ? _mm512_set1_epi32(c) : _mm512_set1_epi16((int16_t)c);
+    __m512i tab_lo, tab_hi;
+    index_table(g, kw, &tab_lo, &tab_hi);
+    /* the next plane's lines and the tail's, in equal shares per row (the last rows may have none) */
+    const int64_t lines = next ? (g->height * g->width * (int64_t)elem + 63) / 64 : 0;
+    const int64_t fetch_step = (lines + Ho - 1) / Ho, zero_step = (zero_lines + Ho - 1) / Ho;
+    const __m512i zero = _mm512_setzero_si512();
+    int64_t fetched = 0, zeroed = 0;
+    for (int64_t oh = 0; oh < Ho; ++oh) {
+        for (const int64_t end = fetched + fetch_step < lines ? fetched + fetch_step : lines; fetched < end; ++fetched)
+            _mm_prefetch((const char *)next + fetched * 64, _MM_HINT_T1);
+        for (const int64_t end = zeroed + zero_step < zero_lines ? zeroed + zero_step : zero_lines; zeroed < end; ++zeroed)
+            _mm512_stream_si512((void *)(zeros + zeroed * 64), zero);
+        if (dtype == ACL_FLOAT)
+            key_row32((const float *)keys, len, g, oh, s, kw, cell_ids, tab_lo, tab_hi, argmax + oh * Wo,
+                      (float *)values + oh * Wo);
+        else
+            key_row16((const int16_t *)keys, len, g, oh, s, kw, (int16_t)-inf_bits, cell_ids, tab_lo, tab_hi,
+                      (const uint16_t *)in, argmax + oh * Wo, (uint16_t *)values + oh * Wo);
+    }
+    return true;
+}
+
 #define POOL_PLANE_VARIANT(name, stride, dtype)                                                                      \
     NN_AVX512 static void name(const unsigned char *in, const unsigned char *next, const mp_geometry *g,            \
                                int32_t *argmax, unsigned char *values, unsigned char *zeros, int64_t zero_lines)     \
@@ -168,11 +440,46 @@ POOL_PLANE_VARIANT(plane_f16_s2, 2, ACL_FLOAT16)
 POOL_PLANE_VARIANT(plane_bf16_s1, 1, ACL_BF16)
 POOL_PLANE_VARIANT(plane_bf16_s2, 2, ACL_BF16)
 
+/* Keyed variants: kernel widths 2 and 3 (the usual pools) with constant loops, any other width
+ * up to KEY_MAX_KW with a counted loop. */
+#define KEY_PLANE_VARIANT(name, stride, kw_const, dtype)                                                             \
+    NN_AVX512 static bool name(const unsigned char *in, const unsigned char *next, const mp_geometry *g, void *keys, \
+                               int32_t *argmax, unsigned char *values, unsigned char *zeros, int64_t zero_lines)     \
+    {                                                                                                                \
+        return key_plane(in, next, g, stride, kw_const ? kw_const : (int)g->kernel_w, dtype, keys, argmax, values,  \
+                         zeros, zero_lines);                                                                         \
+    }
+#define KEY_PLANE_DTYPE(suffix, dtype)                                                                               \
+    KEY_PLANE_VARIANT(keys_##suffix##_s1, 1, 0, dtype)                                                               \
+    KEY_PLANE_VARIANT(keys_##suffix##_s2, 2, 0, dtype)                                                               \
+    KEY_PLANE_VARIANT(keys_##suffix##_s2k2, 2, 2, dtype)                                                             \
+    KEY_PLANE_VARIANT(keys_##suffix##_s2k3, 2, 3, dtype)                                                             \
+    KEY_PLANE_VARIANT(keys_##suffix##_s1k3, 1, 3, dtype)
+KEY_PLANE_DTYPE(f32, ACL_FLOAT)
+KEY_PLANE_DTYPE(f16, ACL_FLOAT16)
+KEY_PLANE_DTYPE(bf16, ACL_BF16)
+
+typedef bool (*key_plane_fn)(const unsigned char *, const unsigned char *, const mp_geometry *, void *, int32_t *,
+                             unsigned char *, unsigned char *, int64_t);
+
+static key_plane_fn pick_key_plane(const mp_geometry *g, aclDataType dtype)
+{
+    static const key_plane_fn fns[3][5] = {
+        {keys_f32_s1, keys_f32_s2, keys_f32_s2k2, keys_f32_s2k3, keys_f32_s1k3},
+        {keys_f16_s1, keys_f16_s2, keys_f16_s2k2, keys_f16_s2k3, keys_f16_s1k3},
+        {keys_bf16_s1, keys_bf16_s2, keys_bf16_s2k2, keys_bf16_s2k3, keys_bf16_s1k3}};
+    const int d = dtype == ACL_FLOAT ? 0 : dtype == ACL_FLOAT16 ? 1 : 2;
+    if (g->stride_w == 1) return fns[d][g->kernel_w == 3 ? 4 : 0];
+    return fns[d][g->kernel_w == 2 ? 2 : g->kernel_w == 3 ? 3 : 1];
+}
+
 bool nn_mp_fw_plane_avx512(const unsigned char *in, const unsigned char *next, const mp_geometry *g,
-                           aclDataType dtype, int32_t *argmax, unsigned char *values, unsigned char *zeros,
+                           aclDataType dtype, void *keys, int32_t *argmax, unsigned char *values, unsigned char *zeros,
                            int64_t zero_lines)
 {
     if ((g->stride_w != 1 && g->stride_w != 2) || g->kernel_w > MAX_KERNEL_W) return false;
+    if (keys && keyed_geometry(g) && pick_key_plane(g, dtype)(in, next, g, keys, argmax, values, zeros, zero_lines))
+        return true;
     const bool s1 = g->stride_w == 1;
     if (dtype == ACL_FLOAT)
         (s1 ? plane_f32_s1 : plane_f32_s2)(in, next, g, argmax, values, zeros, zero_lines);
@@ -183,11 +490,16 @@ bool nn_mp_fw_plane_avx512(const unsigned char *in, const unsigned char *next, c
     return true;
 }
 #else /* not x86-64: never chosen, defined for the link */
+int64_t nn_mp_fw_keys_bytes(const mp_geometry *g, aclDataType dtype)
+{
+    (void)g, (void)dtype;
+    return 0;
+}
 bool nn_mp_fw_plane_avx512(const unsigned char *in, const unsigned char *next, const mp_geometry *g,
-                           aclDataType dtype, int32_t *argmax, unsigned char *values, unsigned char *zeros,
+                           aclDataType dtype, void *keys, int32_t *argmax, unsigned char *values, unsigned char *zeros,
                            int64_t zero_lines)
 {
-    (void)in, (void)next, (void)zeros, (void)zero_lines, (void)g, (void)dtype, (void)argmax, (void)values;
+    (void)keys, (void)in, (void)next, (void)zeros, (void)zero_lines, (void)g, (void)dtype, (void)argmax, (void)values;
     return false;
 }
 #endif /* NN_HAVE_X86_SIMD */

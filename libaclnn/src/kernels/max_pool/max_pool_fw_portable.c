@@ -184,7 +184,8 @@ void nn_mp_fw_chunks(void *vctx, int64_t chunk_begin, int64_t chunk_end)
                     lines_end = zero_end & ~(uintptr_t)63;
                     if (lines_end < lines_begin) lines_end = lines_begin = zero_begin;
                 }
-                nn_mp_fw_plane_avx512(in, next, g, p->dtype, argmax, out_values, (unsigned char *)lines_begin,
+                nn_mp_fw_plane_avx512(in, next, g, p->dtype, p->keys_offset ? widened + p->keys_offset : NULL, argmax,
+                                      out_values, (unsigned char *)lines_begin,
                                       (int64_t)(lines_end - lines_begin) / 64);
                 /* what the kernel left: the unaligned ends, or all of it when not streaming */
                 if (lines_end > lines_begin) {
