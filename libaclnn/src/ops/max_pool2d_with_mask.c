@@ -46,14 +46,18 @@ static const char OP_MASK[] = "aclnnMaxPool2dWithMask";
 static aclnnStatus forward_kernel(const nn_launch *l)
 {
     const fw_plan *p = (const fw_plan *)l->plan;
-    fw_ctx c = {p, (const unsigned char *)l->operands[0].data, (unsigned char *)l->operands[1].data,
-                (unsigned char *)l->operands[2].data, (float *)l->scratch};
+    fw_ctx c = {.plan = p,
+                .self = (const unsigned char *)l->operands[0].data,
+                .out = (unsigned char *)l->operands[1].data,
+                .indices = (unsigned char *)l->operands[2].data,
+                .scratch = (float *)l->scratch};
     if (!mp_is_plain(&p->g)) { /* dilation, NHWC or a plane past 2^31 cells (WithIndices, Ascend950) */
         nn_launch_set_path(l, "max_pool_portable_general");
         nn_parallel_for(nn_mp_fw_general_units(&p->g), 1, nn_mp_fw_general, &c);
         return ACLNN_SUCCESS;
     }
     nn_launch_set_path(l, p->v1_groups ? "max_pool_v1_mask" : p->plane_avx512 ? "max_pool_avx512" : "max_pool_portable");
+    nn_claims_init(&c.claims, mp_planes(&p->g), 16, 1); /* ~1/16 of a thread's share */
     nn_parallel_for(p->chunks, 1, p->v1_groups ? nn_mp_fw_v1_chunks : nn_mp_fw_chunks, &c);
     if (p->index_kind == MP_INDEX_MASK_LEGACY) nn_mp_fw_legacy_mask(p, c.indices);
     return ACLNN_SUCCESS;

@@ -54,10 +54,12 @@ typedef struct fw_ctx {
     unsigned char *out;
     unsigned char *indices;
     float *scratch;
+    nn_claims claims; /* nn_mp_fw_chunks: planes, claimed in chunks by the threads */
 } fw_ctx;
 
-/* The thread pool's range function: chunk i pools its run of planes with its own scratch
- * (plan->scratch_floats floats: the widened plane, the argmax plane, a row of running maxima). */
+/* The thread pool's range function over plan->chunks scratch areas: each call pools the planes it
+ * claims from c->claims with the scratch of its first chunk index (plan->scratch_floats floats:
+ * the widened plane, the argmax plane, a row of running maxima, the values, the key rows). */
 void nn_mp_fw_chunks(void *ctx, int64_t chunk_begin, int64_t chunk_end);
 
 /* Pools one plane of fp32 values: argmax_out[o] = plane-local ih*W+iw of output o's winner

@@ -288,62 +288,102 @@ NN_AVX512 static inline __attribute__((always_inline)) bool build_keys32(const f
     return _mm512_reduce_max_epu32(top) <= 0x7F800000u;
 }
 
-/* Plane-local index table: cell c = dy*kW + dx of a window at (ih0, iw0) is ih0*W + iw0 + tab[c]. */
-NN_AVX512 static inline __attribute__((always_inline)) void index_table(const mp_geometry *g, int kw, __m512i *lo,
-                                                                        __m512i *hi)
+/* What every row of a keyed plane uses: the cells' numbers as vectors (16-bit lanes for fp16/bf16,
+ * 32-bit for fp32), the index table (cell c = dy*kW + dx of a window at (ih0, iw0) is
+ * ih0*W + iw0 + tab[c]), the first in-range column of the first step's windows and s*lane. */
+typedef struct key_consts {
+    __m512i cell_ids[KEY_CELLS];
+    __m512i tab_lo, tab_hi;
+    __m512i first_dx; /* max(pW - s*ow, 0) for ow = lane (the later steps' are 0: pW < 16 <= s*ow) */
+    __m512i lane_step;
+} key_consts;
+
+NN_AVX512 static inline __attribute__((always_inline)) void key_consts_init(key_consts *kc, const mp_geometry *g,
+                                                                            int s, int kw, bool wide_ids)
 {
     int32_t tab[KEY_CELLS] __attribute__((aligned(64)));
-    for (int c = 0; c < KEY_CELLS; ++c) tab[c] = (int32_t)((c / kw) * g->width + c % kw);
-    *lo = _mm512_load_si512(tab);
-    *hi = _mm512_load_si512(tab + 16);
-}
-
-/* The first in-range cell's number for the windows ow0 + lane: row h_lo, column max(iw0, 0). */
-NN_AVX512 static inline __attribute__((always_inline)) __m512i first_cells16(int64_t ow0, int s, int64_t pW,
-                                                                             int64_t first_row_cell)
-{
-    const int64_t first = pW - s * ow0; /* lane 0's; past -64 every lane's is 0 */
+    for (int c = 0; c < KEY_CELLS; ++c) {
+        tab[c] = (int32_t)((c / kw) * g->width + c % kw);
+        kc->cell_ids[c] = wide_ids ? _mm512_set1_epi32(c) : _mm512_set1_epi16((int16_t)c);
+    }
+    kc->tab_lo = _mm512_load_si512(tab);
+    kc->tab_hi = _mm512_load_si512(tab + 16);
+    const __m512i lanes = _mm512_load_si512(lane_words);
     const __m512i dx = _mm512_max_epi16(
-        _mm512_sub_epi16(_mm512_set1_epi16((int16_t)(first < -64 ? -64 : first)),
-                         _mm512_mullo_epi16(_mm512_load_si512(lane_words), _mm512_set1_epi16((int16_t)s))),
+        _mm512_sub_epi16(_mm512_set1_epi16((int16_t)g->pad_w), _mm512_mullo_epi16(lanes, _mm512_set1_epi16((int16_t)s))),
         _mm512_setzero_si512());
-    return _mm512_add_epi16(dx, _mm512_set1_epi16((int16_t)first_row_cell));
+    kc->first_dx = wide_ids ? _mm512_cvtepi16_epi32(_mm512_castsi512_si256(dx)) : dx;
+    kc->lane_step = _mm512_mullo_epi32(_mm512_cvtepi16_epi32(_mm512_castsi512_si256(lanes)), _mm512_set1_epi32(s));
 }
 
-/* One output row from int16 keys, 32 outputs per step; kw is a constant after inlining. */
+/* The window cells of `rows` key rows from k (row r's phase p at k + (r*s + p)*len), ids the
+ * numbers of the first row's cells: take a cell when its key is greater than the best. */
+#define KEY_CELLS_LOOP(T, load, gt, mov, mov_id)                                                                     \
+    for (int64_t r = 0; r < rows; ++r)                                                                               \
+        for (int dx = 0; dx < kw; ++dx) {                                                                            \
+            const T v = load(k + (r * s + dx % s) * len + dx / s);                                                   \
+            const __mmask32 take = gt(v, *best);                                                                     \
+            *best = mov(*best, take, v);                                                                             \
+            *id = mov_id(*id, take, _mm512_load_si512(ids + r * kw + dx));                                           \
+        }
+
+#define GT16(a, b) _mm512_cmpgt_epi16_mask(a, b)
+#define GT32(a, b) _mm512_cmp_ps_mask(a, b, _CMP_GT_OQ)
+#define MOV32(a, m, b) _mm512_mask_mov_ps(a, (__mmask16)(m), b)
+#define MOVID32(a, m, b) _mm512_mask_mov_epi32(a, (__mmask16)(m), b)
+NN_AVX512 static inline __attribute__((always_inline)) void key_cells16(const int16_t *k, int64_t len, int s, int kw,
+                                                                    int64_t rows, const __m512i *ids, __m512i *best,
+                                                                    __m512i *id)
+{
+    KEY_CELLS_LOOP(__m512i, _mm512_loadu_si512, GT16, _mm512_mask_mov_epi16, _mm512_mask_mov_epi16)
+}
+NN_AVX512 static inline __attribute__((always_inline)) void key_cells32(const float *k, int64_t len, int s, int kw,
+                                                                    int64_t rows, const __m512i *ids, __m512 *best,
+                                                                    __m512i *id)
+{
+    KEY_CELLS_LOOP(__m512, _mm512_loadu_ps, GT32, MOV32, MOVID32)
+}
+
+/* The rows an output row's windows cover: [h_lo, h_hi), ih0 the first (maybe above the plane). */
+typedef struct window_rows {
+    int64_t ih0, h_lo, rows;
+} window_rows;
+static inline window_rows rows_of(const mp_geometry *g, int64_t oh)
+{
+    const int64_t ih0 = oh * g->stride_h - g->pad_h;
+    const int64_t h_lo = ih0 < 0 ? 0 : ih0;
+    const int64_t h_hi = ih0 + g->kernel_h < g->height ? ih0 + g->kernel_h : g->height;
+    return (window_rows){ih0, h_lo, h_hi - h_lo};
+}
+
+/* One output row from int16 keys, 32 outputs per step; s, kw and kh are constants after
+ * inlining (kh 0: any), and the rows of a full window run with a constant count. */
 NN_AVX512 static inline __attribute__((always_inline)) void key_row16(const int16_t *keys, int64_t len,
                                                                       const mp_geometry *g, int64_t oh, int s, int kw,
-                                                                      int16_t ninf_key, const __m512i *cell_ids,
-                                                                      __m512i tab_lo, __m512i tab_hi,
+                                                                      int kh, int16_t ninf_key, const key_consts *kc,
                                                                       const uint16_t *in, int32_t *arg_row,
                                                                       uint16_t *val_row)
 {
-    const int64_t H = g->height, W = g->width, Wo = g->out_width, pW = g->pad_w;
-    const int64_t ih0 = oh * g->stride_h - g->pad_h;
-    const int64_t h_lo = ih0 < 0 ? 0 : ih0;
-    const int64_t h_hi = ih0 + g->kernel_h < H ? ih0 + g->kernel_h : H;
-    const __m512i lane_step = _mm512_mullo_epi32(_mm512_cvtepi16_epi32(_mm256_load_si256((const __m256i *)lane_words)),
-                                                 _mm512_set1_epi32(s));
+    const int64_t W = g->width, Wo = g->out_width;
+    const window_rows wr = rows_of(g, oh);
+    const int16_t *k0 = keys + wr.h_lo * s * len;
+    const __m512i *ids = kc->cell_ids + (wr.h_lo - wr.ih0) * kw;
+    const __m512i id_row = _mm512_set1_epi16((int16_t)((wr.h_lo - wr.ih0) * kw));
+    __m512i base = _mm512_add_epi32(kc->lane_step, _mm512_set1_epi32((int32_t)(wr.ih0 * W - g->pad_w)));
     for (int64_t ow0 = 0; ow0 < Wo; ow0 += 32) {
-        const __mmask32 outs = (__mmask32)nn_lane_range(0, Wo - ow0, 32);
         __m512i best = _mm512_set1_epi16(ninf_key);
-        __m512i id = first_cells16(ow0, s, pW, (h_lo - ih0) * kw);
-        for (int64_t ih = h_lo; ih < h_hi; ++ih) {
-            const int16_t *k = keys + ih * s * len + ow0;
-            const __m512i *ids = cell_ids + (ih - ih0) * kw;
-            for (int dx = 0; dx < kw; ++dx) {
-                const __m512i v = _mm512_loadu_si512(k + (dx % s) * len + dx / s);
-                const __mmask32 take = _mm512_cmpgt_epi16_mask(v, best);
-                best = _mm512_mask_mov_epi16(best, take, v);
-                id = _mm512_mask_mov_epi16(id, take, _mm512_load_si512(ids + dx));
-            }
-        }
-        const __m512i base = _mm512_add_epi32(lane_step, _mm512_set1_epi32((int32_t)(ih0 * W + s * ow0 - pW)));
+        __m512i id = ow0 == 0 ? _mm512_add_epi16(kc->first_dx, id_row) : id_row;
+        if (kh && wr.rows == kh)
+            key_cells16(k0 + ow0, len, s, kw, kh, ids, &best, &id);
+        else
+            key_cells16(k0 + ow0, len, s, kw, wr.rows, ids, &best, &id);
+        const __mmask32 outs = Wo - ow0 >= 32 ? ~(__mmask32)0 : (__mmask32)nn_lane_range(0, Wo - ow0, 32);
         const __m512i idx_lo = _mm512_add_epi32(
-            base, _mm512_permutex2var_epi32(tab_lo, _mm512_cvtepu16_epi32(_mm512_castsi512_si256(id)), tab_hi));
+            base, _mm512_permutex2var_epi32(kc->tab_lo, _mm512_cvtepu16_epi32(_mm512_castsi512_si256(id)), kc->tab_hi));
         const __m512i idx_hi = _mm512_add_epi32(
             _mm512_add_epi32(base, _mm512_set1_epi32(16 * s)),
-            _mm512_permutex2var_epi32(tab_lo, _mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64(id, 1)), tab_hi));
+            _mm512_permutex2var_epi32(kc->tab_lo, _mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64(id, 1)), kc->tab_hi));
+        base = _mm512_add_epi32(base, _mm512_set1_epi32(32 * s));
         _mm512_mask_storeu_epi32(arg_row + ow0, (__mmask16)outs, idx_lo);
         _mm512_mask_storeu_epi32(arg_row + ow0 + 16, (__mmask16)(outs >> 16), idx_hi);
         _mm512_mask_storeu_epi16(val_row + ow0, outs, unkey16(best));
@@ -358,32 +398,27 @@ NN_AVX512 static inline __attribute__((always_inline)) void key_row16(const int1
 /* One output row from fp32 keys, 16 outputs per step. */
 NN_AVX512 static inline __attribute__((always_inline)) void key_row32(const float *keys, int64_t len,
                                                                       const mp_geometry *g, int64_t oh, int s, int kw,
-                                                                      const __m512i *cell_ids, __m512i tab_lo,
-                                                                      __m512i tab_hi, int32_t *arg_row, float *val_row)
+                                                                      int kh, const key_consts *kc, int32_t *arg_row,
+                                                                      float *val_row)
 {
-    const int64_t H = g->height, W = g->width, Wo = g->out_width, pW = g->pad_w;
-    const int64_t ih0 = oh * g->stride_h - g->pad_h;
-    const int64_t h_lo = ih0 < 0 ? 0 : ih0;
-    const int64_t h_hi = ih0 + g->kernel_h < H ? ih0 + g->kernel_h : H;
-    const __m512i lane_step = _mm512_mullo_epi32(_mm512_cvtepi16_epi32(_mm256_load_si256((const __m256i *)lane_words)),
-                                                 _mm512_set1_epi32(s));
+    const int64_t W = g->width, Wo = g->out_width;
+    const window_rows wr = rows_of(g, oh);
+    const float *k0 = keys + wr.h_lo * s * len;
+    const __m512i *ids = kc->cell_ids + (wr.h_lo - wr.ih0) * kw;
+    const __m512i id_row = _mm512_set1_epi32((int32_t)((wr.h_lo - wr.ih0) * kw));
+    __m512i base = _mm512_add_epi32(kc->lane_step, _mm512_set1_epi32((int32_t)(wr.ih0 * W - g->pad_w)));
     for (int64_t ow0 = 0; ow0 < Wo; ow0 += 16) {
-        const __mmask16 outs = (__mmask16)nn_lane_range(0, Wo - ow0, 16);
         __m512 best = _mm512_set1_ps(-__builtin_inff());
-        __m512i id = _mm512_cvtepi16_epi32(_mm512_castsi512_si256(first_cells16(ow0, s, pW, (h_lo - ih0) * kw)));
-        for (int64_t ih = h_lo; ih < h_hi; ++ih) {
-            const float *k = keys + ih * s * len + ow0;
-            const __m512i *ids = cell_ids + (ih - ih0) * kw;
-            for (int dx = 0; dx < kw; ++dx) {
-                const __m512 v = _mm512_loadu_ps(k + (dx % s) * len + dx / s);
-                const __mmask16 take = _mm512_cmp_ps_mask(v, best, _CMP_GT_OQ);
-                best = _mm512_mask_mov_ps(best, take, v);
-                id = _mm512_mask_mov_epi32(id, take, _mm512_load_si512(ids + dx));
-            }
-        }
-        const __m512i base = _mm512_add_epi32(lane_step, _mm512_set1_epi32((int32_t)(ih0 * W + s * ow0 - pW)));
-        _mm512_mask_storeu_epi32(arg_row + ow0, outs, _mm512_add_epi32(base, _mm512_permutex2var_epi32(tab_lo, id, tab_hi)));
+        __m512i id = ow0 == 0 ? _mm512_add_epi32(kc->first_dx, id_row) : id_row;
+        if (kh && wr.rows == kh)
+            key_cells32(k0 + ow0, len, s, kw, kh, ids, &best, &id);
+        else
+            key_cells32(k0 + ow0, len, s, kw, wr.rows, ids, &best, &id);
+        const __mmask16 outs = Wo - ow0 >= 16 ? (__mmask16)0xFFFF : (__mmask16)nn_lane_range(0, Wo - ow0, 16);
+        _mm512_mask_storeu_epi32(arg_row + ow0, outs,
+                                 _mm512_add_epi32(base, _mm512_permutex2var_epi32(kc->tab_lo, id, kc->tab_hi)));
         _mm512_mask_storeu_ps(val_row + ow0, outs, best);
+        base = _mm512_add_epi32(base, _mm512_set1_epi32(16 * s));
     }
 }
 
@@ -391,7 +426,7 @@ NN_AVX512 static inline __attribute__((always_inline)) void key_row32(const floa
  * streaming stores spread over them as in pool_plane.  False (nothing written) for a plane
  * with a NaN. */
 NN_AVX512 static inline __attribute__((always_inline)) bool key_plane(const unsigned char *in, const unsigned char *next,
-                                                                      const mp_geometry *g, int s, int kw,
+                                                                      const mp_geometry *g, int s, int kw, int kh,
                                                                       aclDataType dtype, void *keys, int32_t *argmax,
                                                                       unsigned char *values, unsigned char *zeros,
                                                                       int64_t zero_lines)
@@ -402,11 +437,8 @@ NN_AVX512 static inline __attribute__((always_inline)) bool key_plane(const unsi
     if (dtype == ACL_FLOAT ? !build_keys32((const float *)in, g, s, (float *)keys, len)
                            : !build_keys16((const uint16_t *)in, g, s, inf_bits, (int16_t *)keys, len))
         return false;
-    __m512i cell_ids[KEY_CELLS];
-    for (int c = 0; c < KEY_CELLS; ++c)
-        cell_ids[c] = dtype == ACL_FLOAT ? _mm512_set1_epi32(c) : _mm512_set1_epi16((int16_t)c);
-    __m512i tab_lo, tab_hi;
-    index_table(g, kw, &tab_lo, &tab_hi);
+    key_consts kc;
+    key_consts_init(&kc, g, s, kw, dtype == ACL_FLOAT);
     /* the next plane's lines and the tail's, in equal shares per row (the last rows may have none) */
     const int64_t lines = next ? (g->height * g->width * (int64_t)elem + 63) / 64 : 0;
     const int64_t fetch_step = (lines + Ho - 1) / Ho, zero_step = (zero_lines + Ho - 1) / Ho;
@@ -418,11 +450,10 @@ NN_AVX512 static inline __attribute__((always_inline)) bool key_plane(const unsi
         for (const int64_t end = zeroed + zero_step < zero_lines ? zeroed + zero_step : zero_lines; zeroed < end; ++zeroed)
             _mm512_stream_si512((void *)(zeros + zeroed * 64), zero);
         if (dtype == ACL_FLOAT)
-            key_row32((const float *)keys, len, g, oh, s, kw, cell_ids, tab_lo, tab_hi, argmax + oh * Wo,
-                      (float *)values + oh * Wo);
+            key_row32((const float *)keys, len, g, oh, s, kw, kh, &kc, argmax + oh * Wo, (float *)values + oh * Wo);
         else
-            key_row16((const int16_t *)keys, len, g, oh, s, kw, (int16_t)-inf_bits, cell_ids, tab_lo, tab_hi,
-                      (const uint16_t *)in, argmax + oh * Wo, (uint16_t *)values + oh * Wo);
+            key_row16((const int16_t *)keys, len, g, oh, s, kw, kh, (int16_t)-inf_bits, &kc, (const uint16_t *)in,
+                      argmax + oh * Wo, (uint16_t *)values + oh * Wo);
     }
     return true;
 }
@@ -440,14 +471,14 @@ POOL_PLANE_VARIANT(plane_f16_s2, 2, ACL_FLOAT16)
 POOL_PLANE_VARIANT(plane_bf16_s1, 1, ACL_BF16)
 POOL_PLANE_VARIANT(plane_bf16_s2, 2, ACL_BF16)
 
-/* Keyed variants: kernel widths 2 and 3 (the usual pools) with constant loops, any other width
- * up to KEY_MAX_KW with a counted loop. */
-#define KEY_PLANE_VARIANT(name, stride, kw_const, dtype)                                                             \
+/* Keyed variants: 2x2 and 3x3 windows (the usual pools) with constant loops, any other window
+ * up to KEY_CELLS cells with counted loops. */
+#define KEY_PLANE_VARIANT(name, stride, k_const, dtype)                                                              \
     NN_AVX512 static bool name(const unsigned char *in, const unsigned char *next, const mp_geometry *g, void *keys, \
                                int32_t *argmax, unsigned char *values, unsigned char *zeros, int64_t zero_lines)     \
     {                                                                                                                \
-        return key_plane(in, next, g, stride, kw_const ? kw_const : (int)g->kernel_w, dtype, keys, argmax, values,  \
-                         zeros, zero_lines);                                                                         \
+        return key_plane(in, next, g, stride, k_const ? k_const : (int)g->kernel_w, k_const, dtype, keys, argmax,   \
+                         values, zeros, zero_lines);                                                                 \
     }
 #define KEY_PLANE_DTYPE(suffix, dtype)                                                                               \
     KEY_PLANE_VARIANT(keys_##suffix##_s1, 1, 0, dtype)                                                               \
@@ -469,8 +500,9 @@ static key_plane_fn pick_key_plane(const mp_geometry *g, aclDataType dtype)
         {keys_f16_s1, keys_f16_s2, keys_f16_s2k2, keys_f16_s2k3, keys_f16_s1k3},
         {keys_bf16_s1, keys_bf16_s2, keys_bf16_s2k2, keys_bf16_s2k3, keys_bf16_s1k3}};
     const int d = dtype == ACL_FLOAT ? 0 : dtype == ACL_FLOAT16 ? 1 : 2;
-    if (g->stride_w == 1) return fns[d][g->kernel_w == 3 ? 4 : 0];
-    return fns[d][g->kernel_w == 2 ? 2 : g->kernel_w == 3 ? 3 : 1];
+    const int square = g->kernel_h == g->kernel_w ? (int)g->kernel_w : 0;
+    if (g->stride_w == 1) return fns[d][square == 3 ? 4 : 0];
+    return fns[d][square == 2 ? 2 : square == 3 ? 3 : 1];
 }
 
 bool nn_mp_fw_plane_avx512(const unsigned char *in, const unsigned char *next, const mp_geometry *g,

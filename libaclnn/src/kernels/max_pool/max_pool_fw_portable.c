@@ -149,21 +149,24 @@ static void zero_nt(uintptr_t begin, uintptr_t end)
 
 void nn_mp_fw_chunks(void *vctx, int64_t chunk_begin, int64_t chunk_end)
 {
-    const fw_ctx *c = (const fw_ctx *)vctx;
+    fw_ctx *c = (fw_ctx *)vctx;
     const fw_plan *p = c->plan;
     const mp_geometry *g = &p->g;
     const int64_t planes = mp_planes(g), HW = g->height * g->width, P = g->out_height * g->out_width;
     const size_t elem = nn_dtype_size(p->dtype);
     const bool widen = p->dtype != ACL_FLOAT && !p->plane_avx512;
-    for (int64_t chunk = chunk_begin; chunk < chunk_end; ++chunk) {
-        /* This chunk's scratch: the fp32 copy of one input plane (fp16/bf16 only), then one
-         * plane of argmax, a row of running maxima and a plane of output values. */
-        float *widened = c->scratch + chunk * p->scratch_floats;
-        int32_t *argmax = (int32_t *)(widened + (p->dtype == ACL_FLOAT ? 0 : HW));
-        float *best = (float *)(argmax + P);
-        unsigned char *values = (unsigned char *)(best + g->out_width);
-        const int64_t first = mp_chunk_first(planes, p->chunks, chunk);
-        const int64_t last = mp_chunk_first(planes, p->chunks, chunk + 1);
+    (void)chunk_end;
+    /* This thread's scratch (its first chunk index's): the fp32 copy of one input plane
+     * (fp16/bf16 only), then one plane of argmax, a row of running maxima, a plane of output
+     * values and the keyed path's rows. */
+    float *widened = c->scratch + chunk_begin * p->scratch_floats;
+    int32_t *argmax = (int32_t *)(widened + (p->dtype == ACL_FLOAT ? 0 : HW));
+    float *best = (float *)(argmax + P);
+    unsigned char *values = (unsigned char *)(best + g->out_width);
+    /* Planes claimed in chunks (nn_claims): a thread that starts late on a busy host, or
+     * shares its core, still leaves the other threads work instead of a fixed half. */
+    int64_t first, last;
+    while (nn_claim_next(&c->claims, &first, &last)) {
         for (int64_t plane = first; plane < last; ++plane) {
             const unsigned char *in = c->self + plane * HW * (int64_t)elem;
             unsigned char *out = c->out + plane * P * (int64_t)elem;
@@ -210,8 +213,8 @@ void nn_mp_fw_chunks(void *vctx, int64_t chunk_begin, int64_t chunk_end)
             else
                 memset((void *)zero_begin, 0, zero_end - zero_begin);
         }
-        if (p->stream_stores) nn_streaming_fence();
     }
+    if (p->stream_stores) nn_streaming_fence();
 }
 
 /* Legacy 1x1 pattern: uint16 M[N][C1][1][G+1][16]; the kernel writes 0xFFFF to
