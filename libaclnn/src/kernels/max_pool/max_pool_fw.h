@@ -65,15 +65,27 @@ void nn_mp_fw_chunks(void *ctx, int64_t chunk_begin, int64_t chunk_end);
 /* Pools one plane of fp32 values: argmax_out[o] = plane-local ih*W+iw of output o's winner
  * (`best`: a row of Wo floats of room).  The selection rule is the one above. */
 void nn_mp_fw_pool_plane(const float *vals, const mp_geometry *g, float *best, int32_t *argmax_out);
-/* The AVX-512 plane kernel (max_pool_fw_avx512.c): pools the plane `in` (the plan's dtype),
- * writes each output's argmax (plane-local, int32) to argmax[o] and its value, the winner's bits
- * in the dtype, to values (the keyed path when `keys` is given and the plane has no NaN, else the
- * cell path); meanwhile prefetches the plane `next` (NULL: none) and zeroes
- * `zero_lines` 64-byte lines from `zeros` (aligned) with streaming stores.  False (nothing
- * written) for a stride_w other than 1 or 2 or a kernel_w over 16: the plan checks both. */
-bool nn_mp_fw_plane_avx512(const unsigned char *in, const unsigned char *next, const mp_geometry *g,
-                           aclDataType dtype, void *keys, int32_t *argmax, unsigned char *values, unsigned char *zeros,
-                           int64_t zero_lines);
+/* One plane for the AVX-512 plane kernel (max_pool_fw_avx512.c). */
+typedef struct fw_plane_io {
+    const unsigned char *in;   /* the plane (the plan's dtype) */
+    const unsigned char *next; /* the plane to prefetch meanwhile, or NULL */
+    int32_t *argmax;           /* out: each output's plane-local index (int32) */
+    unsigned char *values;     /* out: each output's value, the winner's bits */
+    unsigned char *zeros;      /* zero_lines 64-byte lines to zero with streaming stores meanwhile */
+    int64_t zero_lines;
+    unsigned char *out_nt;     /* streamed outputs: where values and argmax go as their lines fill */
+    unsigned char *indices_nt; /* (the keyed path only; NULL: the caller copies them) */
+    void *keys;                /* the keyed path's rows (nn_mp_fw_keys_bytes, 64-byte aligned), or NULL */
+} fw_plane_io;
+
+enum { MP_PLANE_NOT_TAKEN, MP_PLANE_POOLED, MP_PLANE_WRITTEN };
+
+/* Pools the plane: the keyed path when io->keys is given and the plane holds no NaN, else the
+ * cell path.  Returns MP_PLANE_WRITTEN when values and argmax also went out to io->out_nt and
+ * io->indices_nt, MP_PLANE_POOLED when they are only in io->values and io->argmax, and
+ * MP_PLANE_NOT_TAKEN (nothing written) for a stride_w other than 1 or 2 or a kernel_w over 16:
+ * the plan checks both. */
+int nn_mp_fw_plane_avx512(const fw_plane_io *io, const mp_geometry *g, aclDataType dtype);
 /* Bytes of the keyed path's key rows for one plane (0: the geometry has no keyed path); `keys`
  * above, 64-byte aligned, or NULL for the cell path only. */
 int64_t nn_mp_fw_keys_bytes(const mp_geometry *g, aclDataType dtype);

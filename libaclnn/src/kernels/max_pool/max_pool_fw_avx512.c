@@ -215,77 +215,65 @@ NN_AVX512 static inline __attribute__((always_inline)) __m512i unkey16(__m512i k
                                      0xF8);
 }
 
-/* Builds the plane's key rows (row ih, phase r at keys + (ih*s + r) * len); false when the plane
- * holds a NaN. */
-NN_AVX512 static inline __attribute__((always_inline)) bool build_keys16(const uint16_t *in, const mp_geometry *g,
-                                                                         int s, int16_t inf_bits, int16_t *keys,
-                                                                         int64_t len)
+/* The lanes of a key-row step that read inside the row: all of them but at the row's ends. */
+static inline uint32_t step_lanes(int64_t c0, int64_t W, int64_t lanes)
 {
-    const int64_t H = g->height, W = g->width, pW = g->pad_w;
-    const __m512i fill = _mm512_set1_epi16((int16_t)(0x8000 | inf_bits)); /* -inf */
-    const __m512i even = _mm512_load_si512(even_words), odd = _mm512_add_epi16(even, _mm512_set1_epi16(1));
-    __m512i hi = _mm512_setzero_si512(), lo = hi;
-    /* the spare keys after the last row: defined, never taken */
-    _mm512_storeu_si512(keys + H * s * len, fill);
-    _mm512_storeu_si512(keys + H * s * len + 32, fill);
-    for (int64_t j0 = 0; j0 < len; j0 += 32) {
-        const int64_t c0 = s * j0 - pW; /* the first column this step reads */
-        const __mmask32 live_a = (__mmask32)nn_lane_range(-c0, W - c0, 32);
-        const __mmask32 live_b = (__mmask32)nn_lane_range(-c0 - 32, W - c0 - 32, 32);
-        for (int64_t ih = 0; ih < H; ++ih) {
-            const uint16_t *row = in + ih * W;
-            int16_t *k = keys + ih * s * len;
-            const __m512i a = key16(_mm512_mask_loadu_epi16(fill, live_a, row + c0));
-            if (s == 1) {
-                hi = _mm512_max_epi16(hi, a);
-                lo = _mm512_min_epi16(lo, a);
-                _mm512_store_si512(k + j0, a);
-                continue;
-            }
-            const __m512i b = key16(_mm512_mask_loadu_epi16(fill, live_b, row + c0 + 32));
-            hi = _mm512_max_epi16(hi, _mm512_max_epi16(a, b));
-            lo = _mm512_min_epi16(lo, _mm512_min_epi16(a, b));
-            _mm512_store_si512(k + j0, _mm512_permutex2var_epi16(a, even, b));
-            _mm512_store_si512(k + len + j0, _mm512_permutex2var_epi16(a, odd, b));
-        }
-    }
-    /* NaN keys lie beyond +-inf's */
-    return _mm512_reduce_max_epi32(_mm512_cvtepi16_epi32(_mm256_max_epi16(_mm512_castsi512_si256(hi),
-                                                                          _mm512_extracti64x4_epi64(hi, 1)))) <= inf_bits &&
-           _mm512_reduce_min_epi32(_mm512_cvtepi16_epi32(_mm256_min_epi16(_mm512_castsi512_si256(lo),
-                                                                          _mm512_extracti64x4_epi64(lo, 1)))) >= -inf_bits;
+    return c0 >= 0 && c0 + lanes <= W ? (uint32_t)((1ull << lanes) - 1) : nn_lane_range(-c0, W - c0, lanes);
 }
 
-NN_AVX512 static inline __attribute__((always_inline)) bool build_keys32(const float *in, const mp_geometry *g, int s,
-                                                                         float *keys, int64_t len)
+/* Builds input row ih's key rows (phase r at keys + (ih*s + r) * len); hi/lo gather the keys'
+ * extremes (a NaN's key lies beyond +-inf's). */
+NN_AVX512 static inline __attribute__((always_inline)) void build_row16(const uint16_t *in, const mp_geometry *g,
+                                                                        int64_t ih, int s, int16_t inf_bits,
+                                                                        int16_t *keys, int64_t len, __m512i *hi,
+                                                                        __m512i *lo)
 {
-    const int64_t H = g->height, W = g->width, pW = g->pad_w;
+    const int64_t W = g->width, pW = g->pad_w;
+    const __m512i fill = _mm512_set1_epi16((int16_t)(0x8000 | inf_bits)); /* -inf */
+    const __m512i even = _mm512_load_si512(even_words), odd = _mm512_add_epi16(even, _mm512_set1_epi16(1));
+    const uint16_t *row = in + ih * W;
+    int16_t *k = keys + ih * s * len;
+    for (int64_t j0 = 0; j0 < len; j0 += 32) {
+        const int64_t c0 = s * j0 - pW; /* the first column this step reads */
+        const __m512i a = key16(_mm512_mask_loadu_epi16(fill, (__mmask32)step_lanes(c0, W, 32), row + c0));
+        if (s == 1) {
+            *hi = _mm512_max_epi16(*hi, a);
+            *lo = _mm512_min_epi16(*lo, a);
+            _mm512_store_si512(k + j0, a);
+            continue;
+        }
+        const __m512i b = key16(_mm512_mask_loadu_epi16(fill, (__mmask32)step_lanes(c0 + 32, W, 32), row + c0 + 32));
+        *hi = _mm512_max_epi16(*hi, _mm512_max_epi16(a, b));
+        *lo = _mm512_min_epi16(*lo, _mm512_min_epi16(a, b));
+        _mm512_store_si512(k + j0, _mm512_permutex2var_epi16(a, even, b));
+        _mm512_store_si512(k + len + j0, _mm512_permutex2var_epi16(a, odd, b));
+    }
+}
+
+/* The same for fp32 (keys are the values); hi gathers the largest magnitude's bits. */
+NN_AVX512 static inline __attribute__((always_inline)) void build_row32(const float *in, const mp_geometry *g,
+                                                                        int64_t ih, int s, float *keys, int64_t len,
+                                                                        __m512i *hi)
+{
+    const int64_t W = g->width, pW = g->pad_w;
     const __m512 fill = _mm512_set1_ps(-__builtin_inff());
     const __m512i even = _mm512_load_si512(even_lanes), odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
     const __m512i magnitude = _mm512_set1_epi32(0x7FFFFFFF);
-    __m512i top = _mm512_setzero_si512();
-    _mm512_storeu_ps(keys + H * s * len, fill);
-    _mm512_storeu_ps(keys + H * s * len + 16, fill);
+    const float *row = in + ih * W;
+    float *k = keys + ih * s * len;
     for (int64_t j0 = 0; j0 < len; j0 += 16) {
         const int64_t c0 = s * j0 - pW;
-        const __mmask16 live_a = (__mmask16)nn_lane_range(-c0, W - c0, 16);
-        const __mmask16 live_b = (__mmask16)nn_lane_range(-c0 - 16, W - c0 - 16, 16);
-        for (int64_t ih = 0; ih < H; ++ih) {
-            const float *row = in + ih * W;
-            float *k = keys + ih * s * len;
-            const __m512 a = _mm512_mask_loadu_ps(fill, live_a, row + c0);
-            top = _mm512_max_epu32(top, _mm512_and_si512(_mm512_castps_si512(a), magnitude));
-            if (s == 1) {
-                _mm512_store_ps(k + j0, a);
-                continue;
-            }
-            const __m512 b = _mm512_mask_loadu_ps(fill, live_b, row + c0 + 16);
-            top = _mm512_max_epu32(top, _mm512_and_si512(_mm512_castps_si512(b), magnitude));
-            _mm512_store_ps(k + j0, _mm512_permutex2var_ps(a, even, b));
-            _mm512_store_ps(k + len + j0, _mm512_permutex2var_ps(a, odd, b));
+        const __m512 a = _mm512_mask_loadu_ps(fill, (__mmask16)step_lanes(c0, W, 16), row + c0);
+        *hi = _mm512_max_epu32(*hi, _mm512_and_si512(_mm512_castps_si512(a), magnitude));
+        if (s == 1) {
+            _mm512_store_ps(k + j0, a);
+            continue;
         }
+        const __m512 b = _mm512_mask_loadu_ps(fill, (__mmask16)step_lanes(c0 + 16, W, 16), row + c0 + 16);
+        *hi = _mm512_max_epu32(*hi, _mm512_and_si512(_mm512_castps_si512(b), magnitude));
+        _mm512_store_ps(k + j0, _mm512_permutex2var_ps(a, even, b));
+        _mm512_store_ps(k + len + j0, _mm512_permutex2var_ps(a, odd, b));
     }
-    return _mm512_reduce_max_epu32(top) <= 0x7F800000u;
 }
 
 /* What every row of a keyed plane uses: the cells' numbers as vectors (16-bit lanes for fp16/bf16,
@@ -422,38 +410,80 @@ NN_AVX512 static inline __attribute__((always_inline)) void key_row32(const floa
     }
 }
 
-/* The keyed plane: keys built, then the rows, with the next plane's prefetch and the tail's
- * streaming stores spread over them as in pool_plane.  False (nothing written) for a plane
- * with a NaN. */
-NN_AVX512 static inline __attribute__((always_inline)) bool key_plane(const unsigned char *in, const unsigned char *next,
-                                                                      const mp_geometry *g, int s, int kw, int kh,
-                                                                      aclDataType dtype, void *keys, int32_t *argmax,
-                                                                      unsigned char *values, unsigned char *zeros,
-                                                                      int64_t zero_lines)
+/* Copies [*done, upto) of a plane's values or indices from the scratch to their tensor with
+ * streaming stores, once 4 lines or more are ready, up to the last line boundary of the
+ * destination (`all`: everything).  Only a line the plane shares with its neighbour, at either
+ * end, takes ordinary stores. */
+NN_AVX512 static inline void drain(unsigned char *dst, const unsigned char *src, int64_t *done, int64_t upto, bool all)
 {
-    const int64_t Wo = g->out_width, Ho = g->out_height, len = key_row_len(g, dtype);
-    const size_t elem = dtype == ACL_FLOAT ? 4 : 2;
+    if (!all) {
+        upto = (int64_t)((((uintptr_t)dst + (uintptr_t)upto) & ~(uintptr_t)63) - (uintptr_t)dst);
+        if (upto - *done < 256) return;
+    }
+    unsigned char *d = dst + *done;
+    const unsigned char *s = src + *done;
+    int64_t n = upto - *done;
+    *done = upto;
+    int64_t head = (int64_t)((64 - ((uintptr_t)d & 63)) & 63);
+    if (head > n) head = n;
+    memcpy(d, s, (size_t)head);
+    for (d += head, s += head, n -= head; n >= 64; d += 64, s += 64, n -= 64)
+        _mm512_stream_si512((void *)d, _mm512_loadu_si512(s));
+    memcpy(d, s, (size_t)n);
+}
+
+/* The keyed plane.  Each output row builds the key rows it is the first to need, then pools;
+ * between rows go equal shares of the next plane's prefetch, of the tail's streaming stores
+ * and (io->out_nt) of the finished lines of values and indices, so the memory traffic runs
+ * under the computation.  False for a plane with a NaN (the rows built so far hold none; the
+ * caller redoes the plane on the cell path). */
+NN_AVX512 static inline __attribute__((always_inline)) bool key_plane(const fw_plane_io *io, const mp_geometry *g,
+                                                                      int s, int kw, int kh, aclDataType dtype)
+{
+    const int64_t H = g->height, Wo = g->out_width, Ho = g->out_height, len = key_row_len(g, dtype);
+    const int64_t elem = dtype == ACL_FLOAT ? 4 : 2;
     const int16_t inf_bits = dtype == ACL_FLOAT16 ? 0x7C00 : 0x7F80;
-    if (dtype == ACL_FLOAT ? !build_keys32((const float *)in, g, s, (float *)keys, len)
-                           : !build_keys16((const uint16_t *)in, g, s, inf_bits, (int16_t *)keys, len))
-        return false;
     key_consts kc;
     key_consts_init(&kc, g, s, kw, dtype == ACL_FLOAT);
-    /* the next plane's lines and the tail's, in equal shares per row (the last rows may have none) */
-    const int64_t lines = next ? (g->height * g->width * (int64_t)elem + 63) / 64 : 0;
-    const int64_t fetch_step = (lines + Ho - 1) / Ho, zero_step = (zero_lines + Ho - 1) / Ho;
+    /* the spare keys after the last row: defined, never taken */
+    unsigned char *spare = (unsigned char *)io->keys + H * s * len * elem;
+    const __m512i spare_keys =
+        dtype == ACL_FLOAT ? _mm512_set1_epi32((int32_t)0xFF800000) : _mm512_set1_epi16((int16_t)-inf_bits);
+    _mm512_storeu_si512(spare, spare_keys);
+    _mm512_storeu_si512(spare + 64, spare_keys);
+    const int64_t lines = io->next ? (H * g->width * elem + 63) / 64 : 0;
+    const int64_t fetch_step = (lines + Ho - 1) / Ho, zero_step = (io->zero_lines + Ho - 1) / Ho;
     const __m512i zero = _mm512_setzero_si512();
-    int64_t fetched = 0, zeroed = 0;
+    __m512i hi = _mm512_setzero_si512(), lo = hi;
+    int64_t fetched = 0, zeroed = 0, built = 0, values_done = 0, indices_done = 0;
     for (int64_t oh = 0; oh < Ho; ++oh) {
+        const window_rows wr = rows_of(g, oh);
+        for (; built < wr.h_lo + wr.rows; ++built) {
+            if (dtype == ACL_FLOAT)
+                build_row32((const float *)io->in, g, built, s, (float *)io->keys, len, &hi);
+            else
+                build_row16((const uint16_t *)io->in, g, built, s, inf_bits, (int16_t *)io->keys, len, &hi, &lo);
+        }
+        if (dtype == ACL_FLOAT ? _mm512_cmpgt_epu32_mask(hi, _mm512_set1_epi32(0x7F800000))
+                               : _mm512_cmpgt_epi16_mask(hi, _mm512_set1_epi16(inf_bits)) |
+                                     _mm512_cmplt_epi16_mask(lo, _mm512_set1_epi16((int16_t)-inf_bits)))
+            return false;
         for (const int64_t end = fetched + fetch_step < lines ? fetched + fetch_step : lines; fetched < end; ++fetched)
-            _mm_prefetch((const char *)next + fetched * 64, _MM_HINT_T1);
-        for (const int64_t end = zeroed + zero_step < zero_lines ? zeroed + zero_step : zero_lines; zeroed < end; ++zeroed)
-            _mm512_stream_si512((void *)(zeros + zeroed * 64), zero);
+            _mm_prefetch((const char *)io->next + fetched * 64, _MM_HINT_T1);
+        for (const int64_t end = zeroed + zero_step < io->zero_lines ? zeroed + zero_step : io->zero_lines; zeroed < end;
+             ++zeroed)
+            _mm512_stream_si512((void *)(io->zeros + zeroed * 64), zero);
         if (dtype == ACL_FLOAT)
-            key_row32((const float *)keys, len, g, oh, s, kw, kh, &kc, argmax + oh * Wo, (float *)values + oh * Wo);
+            key_row32((const float *)io->keys, len, g, oh, s, kw, kh, &kc, io->argmax + oh * Wo,
+                      (float *)io->values + oh * Wo);
         else
-            key_row16((const int16_t *)keys, len, g, oh, s, kw, kh, (int16_t)-inf_bits, &kc, (const uint16_t *)in,
-                      argmax + oh * Wo, (uint16_t *)values + oh * Wo);
+            key_row16((const int16_t *)io->keys, len, g, oh, s, kw, kh, (int16_t)-inf_bits, &kc,
+                      (const uint16_t *)io->in, io->argmax + oh * Wo, (uint16_t *)io->values + oh * Wo);
+        if (io->out_nt) {
+            const bool last = oh + 1 == Ho;
+            drain(io->out_nt, io->values, &values_done, (oh + 1) * Wo * elem, last);
+            drain(io->indices_nt, (const unsigned char *)io->argmax, &indices_done, (oh + 1) * Wo * 4, last);
+        }
     }
     return true;
 }
@@ -474,11 +504,9 @@ POOL_PLANE_VARIANT(plane_bf16_s2, 2, ACL_BF16)
 /* Keyed variants: 2x2 and 3x3 windows (the usual pools) with constant loops, any other window
  * up to KEY_CELLS cells with counted loops. */
 #define KEY_PLANE_VARIANT(name, stride, k_const, dtype)                                                              \
-    NN_AVX512 static bool name(const unsigned char *in, const unsigned char *next, const mp_geometry *g, void *keys, \
-                               int32_t *argmax, unsigned char *values, unsigned char *zeros, int64_t zero_lines)     \
+    NN_AVX512 static bool name(const fw_plane_io *io, const mp_geometry *g)                                          \
     {                                                                                                                \
-        return key_plane(in, next, g, stride, k_const ? k_const : (int)g->kernel_w, k_const, dtype, keys, argmax,   \
-                         values, zeros, zero_lines);                                                                 \
+        return key_plane(io, g, stride, k_const ? k_const : (int)g->kernel_w, k_const, dtype);                       \
     }
 #define KEY_PLANE_DTYPE(suffix, dtype)                                                                               \
     KEY_PLANE_VARIANT(keys_##suffix##_s1, 1, 0, dtype)                                                               \
@@ -490,8 +518,7 @@ KEY_PLANE_DTYPE(f32, ACL_FLOAT)
 KEY_PLANE_DTYPE(f16, ACL_FLOAT16)
 KEY_PLANE_DTYPE(bf16, ACL_BF16)
 
-typedef bool (*key_plane_fn)(const unsigned char *, const unsigned char *, const mp_geometry *, void *, int32_t *,
-                             unsigned char *, unsigned char *, int64_t);
+typedef bool (*key_plane_fn)(const fw_plane_io *, const mp_geometry *);
 
 static key_plane_fn pick_key_plane(const mp_geometry *g, aclDataType dtype)
 {
@@ -505,13 +532,15 @@ static key_plane_fn pick_key_plane(const mp_geometry *g, aclDataType dtype)
     return fns[d][square == 2 ? 2 : square == 3 ? 3 : 1];
 }
 
-bool nn_mp_fw_plane_avx512(const unsigned char *in, const unsigned char *next, const mp_geometry *g,
-                           aclDataType dtype, void *keys, int32_t *argmax, unsigned char *values, unsigned char *zeros,
-                           int64_t zero_lines)
+int nn_mp_fw_plane_avx512(const fw_plane_io *io, const mp_geometry *g, aclDataType dtype)
 {
-    if ((g->stride_w != 1 && g->stride_w != 2) || g->kernel_w > MAX_KERNEL_W) return false;
-    if (keys && keyed_geometry(g) && pick_key_plane(g, dtype)(in, next, g, keys, argmax, values, zeros, zero_lines))
-        return true;
+    if ((g->stride_w != 1 && g->stride_w != 2) || g->kernel_w > MAX_KERNEL_W) return MP_PLANE_NOT_TAKEN;
+    if (io->keys && keyed_geometry(g) && pick_key_plane(g, dtype)(io, g))
+        return io->out_nt ? MP_PLANE_WRITTEN : MP_PLANE_POOLED;
+    const unsigned char *in = io->in, *next = io->next;
+    int32_t *argmax = io->argmax;
+    unsigned char *values = io->values, *zeros = io->zeros;
+    const int64_t zero_lines = io->zero_lines;
     const bool s1 = g->stride_w == 1;
     if (dtype == ACL_FLOAT)
         (s1 ? plane_f32_s1 : plane_f32_s2)(in, next, g, argmax, values, zeros, zero_lines);
@@ -519,7 +548,7 @@ bool nn_mp_fw_plane_avx512(const unsigned char *in, const unsigned char *next, c
         (s1 ? plane_f16_s1 : plane_f16_s2)(in, next, g, argmax, values, zeros, zero_lines);
     else
         (s1 ? plane_bf16_s1 : plane_bf16_s2)(in, next, g, argmax, values, zeros, zero_lines);
-    return true;
+    return MP_PLANE_POOLED;
 }
 #else /* not x86-64: never chosen, defined for the link */
 int64_t nn_mp_fw_keys_bytes(const mp_geometry *g, aclDataType dtype)
@@ -527,11 +556,9 @@ int64_t nn_mp_fw_keys_bytes(const mp_geometry *g, aclDataType dtype)
     (void)g, (void)dtype;
     return 0;
 }
-bool nn_mp_fw_plane_avx512(const unsigned char *in, const unsigned char *next, const mp_geometry *g,
-                           aclDataType dtype, void *keys, int32_t *argmax, unsigned char *values, unsigned char *zeros,
-                           int64_t zero_lines)
+int nn_mp_fw_plane_avx512(const fw_plane_io *io, const mp_geometry *g, aclDataType dtype)
 {
-    (void)keys, (void)in, (void)next, (void)zeros, (void)zero_lines, (void)g, (void)dtype, (void)argmax, (void)values;
-    return false;
+    (void)io, (void)g, (void)dtype;
+    return MP_PLANE_NOT_TAKEN;
 }
 #endif /* NN_HAVE_X86_SIMD */

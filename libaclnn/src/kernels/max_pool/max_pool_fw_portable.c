@@ -176,6 +176,7 @@ void nn_mp_fw_chunks(void *vctx, int64_t chunk_begin, int64_t chunk_end)
              * written next to its stream while the memory traffic is spread over the planes;
              * the AVX-512 kernel streams the share's whole lines out over its rows. */
             uintptr_t zero_begin = 0, zero_end = 0;
+            bool written = false; /* values and indices already in out and indices */
             if (p->index_kind == MP_INDEX_MASK_STREAM)
                 tail_share(c->indices, planes * P * 4, p->index_bytes, planes, plane, plane + 1, &zero_begin,
                            &zero_end);
@@ -187,9 +188,16 @@ void nn_mp_fw_chunks(void *vctx, int64_t chunk_begin, int64_t chunk_end)
                     lines_end = zero_end & ~(uintptr_t)63;
                     if (lines_end < lines_begin) lines_end = lines_begin = zero_begin;
                 }
-                nn_mp_fw_plane_avx512(in, next, g, p->dtype, p->keys_offset ? widened + p->keys_offset : NULL, argmax,
-                                      out_values, (unsigned char *)lines_begin,
-                                      (int64_t)(lines_end - lines_begin) / 64);
+                /* streamed int32 indices go out with the values as their lines fill */
+                const bool drain = p->stream_stores &&
+                                   (p->index_kind == MP_INDEX_MASK_STREAM || p->index_kind == MP_INDEX_INT32);
+                const fw_plane_io io = {
+                    .in = in, .next = next, .argmax = argmax, .values = out_values,
+                    .zeros = (unsigned char *)lines_begin, .zero_lines = (int64_t)(lines_end - lines_begin) / 64,
+                    .out_nt = drain ? out : NULL,
+                    .indices_nt = drain ? c->indices + plane * P * 4 : NULL,
+                    .keys = p->keys_offset ? widened + p->keys_offset : NULL};
+                written = nn_mp_fw_plane_avx512(&io, g, p->dtype) == MP_PLANE_WRITTEN;
                 /* what the kernel left: the unaligned ends, or all of it when not streaming */
                 if (lines_end > lines_begin) {
                     memset((void *)zero_begin, 0, lines_begin - zero_begin);
@@ -205,8 +213,10 @@ void nn_mp_fw_chunks(void *vctx, int64_t chunk_begin, int64_t chunk_end)
                 pool_plane(vals, g, best, argmax);
                 gather_values(in, out_values, argmax, P, elem);
             }
-            if (p->stream_stores) nn_copy_row_nt(out, values, (size_t)P * elem);
-            store_indices(p, c->indices, plane, argmax);
+            if (!written) {
+                if (p->stream_stores) nn_copy_row_nt(out, values, (size_t)P * elem);
+                store_indices(p, c->indices, plane, argmax);
+            }
             if (zero_end <= zero_begin) continue; /* no tail (WithIndices) or done in the kernel */
             if (p->stream_stores)
                 zero_nt(zero_begin, zero_end);
