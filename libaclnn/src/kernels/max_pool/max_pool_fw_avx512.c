@@ -276,11 +276,21 @@ NN_AVX512 static inline __attribute__((always_inline)) void build_row32(const fl
     }
 }
 
-/* What every row of a keyed plane uses: the cells' numbers as vectors (16-bit lanes for fp16/bf16,
- * 32-bit for fp32), the index table (cell c = dy*kW + dx of a window at (ih0, iw0) is
+/* The cells' numbers as vectors: 16-bit lanes (fp16/bf16 keys) and 32-bit lanes (fp32). */
+#define REP4(x) x, x, x, x
+#define REP16(x) REP4(x), REP4(x), REP4(x), REP4(x)
+#define IDS(row) row(0), row(1), row(2), row(3), row(4), row(5), row(6), row(7), row(8), row(9), row(10), row(11), \
+    row(12), row(13), row(14), row(15), row(16), row(17), row(18), row(19), row(20), row(21), row(22), row(23),     \
+    row(24), row(25), row(26), row(27), row(28), row(29), row(30), row(31)
+#define ROW16(c) {REP16(c), REP16(c)}
+#define ROW32(c) {REP16(c)}
+static const int16_t cell_ids16[KEY_CELLS][32] __attribute__((aligned(64))) = {IDS(ROW16)};
+static const int32_t cell_ids32[KEY_CELLS][16] __attribute__((aligned(64))) = {IDS(ROW32)};
+
+/* What every row of a keyed plane uses: the cells' numbers (cell_ids16 or cell_ids32), the index table (cell c = dy*kW + dx of a window at (ih0, iw0) is
  * ih0*W + iw0 + tab[c]), the first in-range column of the first step's windows and s*lane. */
 typedef struct key_consts {
-    __m512i cell_ids[KEY_CELLS];
+    const __m512i *cell_ids;
     __m512i tab_lo, tab_hi;
     __m512i first_dx; /* max(pW - s*ow, 0) for ow = lane (the later steps' are 0: pW < 16 <= s*ow) */
     __m512i lane_step;
@@ -290,10 +300,8 @@ NN_AVX512 static inline __attribute__((always_inline)) void key_consts_init(key_
                                                                             int s, int kw, bool wide_ids)
 {
     int32_t tab[KEY_CELLS] __attribute__((aligned(64)));
-    for (int c = 0; c < KEY_CELLS; ++c) {
-        tab[c] = (int32_t)((c / kw) * g->width + c % kw);
-        kc->cell_ids[c] = wide_ids ? _mm512_set1_epi32(c) : _mm512_set1_epi16((int16_t)c);
-    }
+    for (int c = 0; c < KEY_CELLS; ++c) tab[c] = (int32_t)((c / kw) * g->width + c % kw);
+    kc->cell_ids = wide_ids ? (const __m512i *)cell_ids32 : (const __m512i *)cell_ids16;
     kc->tab_lo = _mm512_load_si512(tab);
     kc->tab_hi = _mm512_load_si512(tab + 16);
     const __m512i lanes = _mm512_load_si512(lane_words);
