@@ -36,9 +36,17 @@ static aclnnStatus im2col_kernel(const nn_launch *l)
     nn_im2col_avx512_plan *avx512 = nn_cpu_features_get()->avx512 ? nn_im2col_avx512_plan_create(p) : NULL;
     nn_launch_set_path(l, avx512 != NULL ? "im2col_avx512_rows" : "im2col_portable");
     const uint64_t out_bytes = (uint64_t)(p->planes * per_plane) * nn_dtype_size(p->out_dtype);
-    nn_im2col_ctx ctx = {p, avx512, avx512 != NULL && nn_use_streaming_stores(out_bytes),
-                         (const unsigned char *)l->operands[0].data, (unsigned char *)l->operands[1].data, 0};
-    nn_parallel_for(p->planes, grain, avx512 != NULL ? nn_im2col_planes_avx512 : nn_im2col_planes_portable, &ctx);
+    nn_im2col_ctx ctx = {.plan = p,
+                         .avx512 = avx512,
+                         .stream_out = avx512 != NULL && nn_use_streaming_stores(out_bytes),
+                         .in = (const unsigned char *)l->operands[0].data,
+                         .out = (unsigned char *)l->operands[1].data,
+                         .planes = avx512 != NULL ? nn_im2col_planes_avx512 : nn_im2col_planes_portable};
+    /* planes claimed in chunks of about 1/16 of a thread's share (at least `grain`), one call
+     * per thread that gets a chunk */
+    nn_claims_init(&ctx.claims, p->planes, 16, grain);
+    const int64_t threads = nn_num_threads(), claims = nn_ceil_div(p->planes, ctx.claims.chunk);
+    nn_parallel_for(claims < threads ? claims : threads, 1, nn_im2col_planes_claimed, &ctx);
     if (avx512 != NULL) nn_im2col_avx512_plan_destroy(avx512);
     if (ctx.failed) {
         return nn_error(ACLNN_ERR_INNER, OP ": could not allocate a %lld-element conversion or staging row.",

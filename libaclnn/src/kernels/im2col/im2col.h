@@ -31,11 +31,16 @@ typedef struct nn_im2col_ctx {
     const unsigned char *in;
     unsigned char *out;
     int failed;                /* a worker could not get its conversion buffer */
+    nn_claims claims;          /* nn_im2col_planes_claimed: planes, claimed in chunks */
+    nn_range_fn planes;        /* nn_im2col_planes_claimed: the path's range function */
 } nn_im2col_ctx;
 
 /* Range functions over planes [begin, end), ctx an nn_im2col_ctx. */
 void nn_im2col_planes_portable(void *ctx, int64_t begin, int64_t end);
 void nn_im2col_planes_avx512(void *ctx, int64_t begin, int64_t end);
+/* The thread pool's range function, one call per thread (the range is ignored): runs ctx->planes
+ * over the chunks of planes it claims from ctx->claims until none is left. */
+void nn_im2col_planes_claimed(void *ctx, int64_t begin, int64_t end);
 
 /* The AVX-512 rows' chunk table (im2col_avx512.c); NULL when they do not apply (a dtype cast, a
  * stride over 8) or out of memory: use the portable gather. */

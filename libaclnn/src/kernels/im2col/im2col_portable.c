@@ -58,6 +58,16 @@ static void im2col_row(const nn_i2c_plan *p, size_t esz, const void *plane, void
     }
 }
 
+/* Claimed chunks instead of fixed ranges: a pool worker that wakes late, or shares its core
+ * on a busy host, does not leave the call waiting for its fixed half. */
+void nn_im2col_planes_claimed(void *vctx, int64_t begin, int64_t end)
+{
+    nn_im2col_ctx *ctx = (nn_im2col_ctx *)vctx;
+    (void)begin, (void)end;
+    int64_t first, last;
+    while (nn_claim_next(&ctx->claims, &first, &last)) ctx->planes(vctx, first, last);
+}
+
 void nn_im2col_planes_portable(void *vctx, int64_t begin, int64_t end)
 {
     nn_im2col_ctx *ctx = (nn_im2col_ctx *)vctx;
