@@ -188,10 +188,8 @@ void nn_mp_fw_chunks(void *vctx, int64_t chunk_begin, int64_t chunk_end)
                     lines_end = zero_end & ~(uintptr_t)63;
                     if (lines_end < lines_begin) lines_end = lines_begin = zero_begin;
                 }
-                /* streamed int32 indices go out with the values as their lines fill, on planes
-                 * whose outputs are 8 KiB or more (on smaller ones the one copy after the plane
-                 * measured faster: 56x56 k2s2p0 bf16 8.3-9.1 against 9.2-10.0 ms at 1 thread) */
-                const bool drain = p->stream_stores && P * (int64_t)(elem + 4) >= 8192 &&
+                /* streamed int32 indices go out with the values as their lines fill */
+                const bool drain = p->stream_stores &&
                                    (p->index_kind == MP_INDEX_MASK_STREAM || p->index_kind == MP_INDEX_INT32);
                 const fw_plane_io io = {
                     .in = in, .next = next, .argmax = argmax, .values = out_values,
