@@ -5,8 +5,8 @@
  *   max_pool_fw_portable.c  per plane: widen fp16/bf16 to fp32, pool a whole output row per
  *                           window cell, gather the winners bit for bit, store the argmax in the
  *                           form the plan asks (mask stream, int32, int64); the 1x1 legacy mask
- *   max_pool_fw_avx512.c    AVX-512: the plane kernel for strides 1 and 2 along the row, straight
- *                           from fp32/fp16/bf16, the winners' bits carried in registers
+ *   max_pool_fw_avx512.c    AVX-512: the plane kernel for strides 1 and 2 along the row: key rows
+ *                           (planes without NaN) or straight from fp32/fp16/bf16 (the cell path)
  *   max_pool_fw_general.c   one output at a time, for what the above does not take (mp_is_plain
  *                           false: dilation > 1, NHWC, planes of 2^31 cells or more)
  *

@@ -1,7 +1,9 @@
 /*
- * max_pool_fw_avx512.c - the max-pool forward's plane kernel with AVX-512 (max_pool_fw.h):
- * 16 outputs of a row per vector, for strides 1 and 2 along the row, in fp32, fp16 or bf16
- * straight from the input (no widened copy of the plane, no gather of the winners).
+ * max_pool_fw_avx512.c - the max-pool forward's plane kernel with AVX-512 (max_pool_fw.h), for
+ * strides 1 and 2 along the row, in fp32, fp16 or bf16, in two forms: the keyed path (below,
+ * "The keyed path") for planes without NaN, and the cell path for the rest, described here.
+ * The cell path: 16 outputs of a row per vector, straight from the input (no widened copy of
+ * the plane, no gather of the winners).
  *
  * For each output row, each block of 16 outputs visits its window cells in PyTorch's order
  * (kh outer, kw inner).  Cell b of the 16 windows is row[ow*sW + b - pW] for the 16 ow: one load
