@@ -30,6 +30,8 @@ struct nn_im2col_avx512_plan {
     bool two_loads;           /* a chunk's columns reach past the first vector (sW > 1) */
     uint32_t last_store;      /* store mask of a row's last chunk */
     uint16_t pick[32];        /* the permute's source element of lane l: l*sW (0 past `lanes`) */
+    bool pairs;               /* 2-byte rows of OW <= 16 whose columns fit one vector: two rows a step */
+    uint16_t pick_pair[32];   /* lane l < OW: element l*sW of the first row, then of the second */
     i2c_chunk *table;         /* [kW][chunks]: the chunks of each kernel column */
 };
 
@@ -46,6 +48,11 @@ nn_im2col_avx512_plan *nn_im2col_avx512_plan_create(const nn_i2c_plan *p)
     f->chunks = nn_ceil_div(p->OW, f->lanes);
     f->two_loads = (f->lanes - 1) * p->sW >= V;
     for (int64_t l = 0; l < 32; l++) f->pick[l] = (uint16_t)(l < f->lanes ? l * p->sW : 0);
+    /* Short 2-byte rows (k3s2p1 on 28x28: OW = 14) cost per row, not per byte: two rows of one
+     * kernel cell are neighbours in out, so one permute of their two loads makes both. */
+    f->pairs = esz == 2 && 2 * p->OW <= 32 && (p->OW - 1) * p->sW < 32;
+    for (int64_t l = 0; l < 32; l++)
+        f->pick_pair[l] = (uint16_t)(l < p->OW ? l * p->sW : l < 2 * p->OW ? 32 + (l - p->OW) * p->sW : 0);
     f->last_store = nn_lane_range(0, p->OW - (f->chunks - 1) * f->lanes, 32);
     f->table = malloc((size_t)(p->kW * f->chunks) * sizeof *f->table);
     if (f->table == NULL) {
@@ -92,6 +99,29 @@ fast_plane(const nn_i2c_plan *p, const i2c_fast *f, const void *plane, unsigned 
     const __m512i pick32 = _mm512_loadu_si512(f->pick);
     const uint32_t full_store = nn_lane_range(0, f->lanes, 32);
     const bool two_loads = f->two_loads;
+    if (!wide && stage == NULL && f->pairs) {
+        /* two output rows (oh, oh + 1) of a kernel cell per step: each row's columns from one
+         * masked load of its input row (none in the vertical padding), one permute for both */
+        const __m512i pick_pair = _mm512_loadu_si512(f->pick_pair);
+        const uint32_t pair_store = nn_lane_range(0, 2 * p->OW, 32), row_store = nn_lane_range(0, p->OW, 32);
+        for (int64_t ki = 0; ki < p->kH; ki++) {
+            for (int64_t kj = 0; kj < p->kW; kj++) {
+                const i2c_chunk *ch = f->table + kj * f->chunks;
+                for (int64_t oh = 0; oh < p->OH; oh += 2, at += 2 * row_bytes) {
+                    const int64_t ih_a = oh * p->sH - p->pH + ki * p->dH, ih_b = ih_a + p->sH;
+                    const bool in_a = ih_a >= 0 && ih_a < p->H, in_b = oh + 1 < p->OH && ih_b >= 0 && ih_b < p->H;
+                    const unsigned char *row_a = (const unsigned char *)plane + (in_a ? ih_a : 0) * p->W * esz;
+                    const unsigned char *row_b = (const unsigned char *)plane + (in_b ? ih_b : 0) * p->W * esz;
+                    const __m512i a = _mm512_maskz_loadu_epi16(in_a ? ch->load_lo : 0, element_at(row_a, ch->src, 2));
+                    const __m512i b = _mm512_maskz_loadu_epi16(in_b ? ch->load_lo : 0, element_at(row_b, ch->src, 2));
+                    _mm512_mask_storeu_epi16(out + at, oh + 1 < p->OH ? pair_store : row_store,
+                                             _mm512_permutex2var_epi16(a, pick_pair, b));
+                }
+                at -= (p->OH & 1) * row_bytes; /* an odd last row advanced by two */
+            }
+        }
+        return;
+    }
     for (int64_t ki = 0; ki < p->kH; ki++) {
         for (int64_t kj = 0; kj < p->kW; kj++) {
             const i2c_chunk *chunks = f->table + kj * f->chunks;
