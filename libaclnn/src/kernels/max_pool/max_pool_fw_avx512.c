@@ -357,13 +357,12 @@ static inline window_rows rows_of(const mp_geometry *g, int64_t oh)
 /* One output row from int16 keys, 32 outputs per step; s, kw and kh are constants after
  * inlining (kh 0: any), and the rows of a full window run with a constant count. */
 NN_AVX512 static inline __attribute__((always_inline)) void key_row16(const int16_t *keys, int64_t len,
-                                                                      const mp_geometry *g, int64_t oh, int s, int kw,
+                                                                      const mp_geometry *g, window_rows wr, int s, int kw,
                                                                       int kh, int16_t ninf_key, const key_consts *kc,
                                                                       const uint16_t *in, int32_t *arg_row,
                                                                       uint16_t *val_row)
 {
     const int64_t W = g->width, Wo = g->out_width;
-    const window_rows wr = rows_of(g, oh);
     const int16_t *k0 = keys + wr.h_lo * s * len;
     const __m512i *ids = kc->cell_ids + (wr.h_lo - wr.ih0) * kw;
     const __m512i id_row = _mm512_set1_epi16((int16_t)((wr.h_lo - wr.ih0) * kw));
@@ -395,12 +394,11 @@ NN_AVX512 static inline __attribute__((always_inline)) void key_row16(const int1
 
 /* One output row from fp32 keys, 16 outputs per step. */
 NN_AVX512 static inline __attribute__((always_inline)) void key_row32(const float *keys, int64_t len,
-                                                                      const mp_geometry *g, int64_t oh, int s, int kw,
+                                                                      const mp_geometry *g, window_rows wr, int s, int kw,
                                                                       int kh, const key_consts *kc, int32_t *arg_row,
                                                                       float *val_row)
 {
     const int64_t W = g->width, Wo = g->out_width;
-    const window_rows wr = rows_of(g, oh);
     const float *k0 = keys + wr.h_lo * s * len;
     const __m512i *ids = kc->cell_ids + (wr.h_lo - wr.ih0) * kw;
     const __m512i id_row = _mm512_set1_epi32((int32_t)((wr.h_lo - wr.ih0) * kw));
@@ -447,9 +445,12 @@ NN_AVX512 static inline void drain(unsigned char *dst, const unsigned char *src,
  * and (io->out_nt) of the finished lines of values and indices, so the memory traffic runs
  * under the computation.  False for a plane with a NaN (the rows built so far hold none; the
  * caller redoes the plane on the cell path). */
-NN_AVX512 static inline __attribute__((always_inline)) bool key_plane(const fw_plane_io *io, const mp_geometry *g,
+NN_AVX512 static inline __attribute__((always_inline)) bool key_plane(const fw_plane_io *io, const mp_geometry *geometry,
                                                                       int s, int kw, int kh, aclDataType dtype)
 {
+    /* a local copy: the stores below (streaming, memcpy) could otherwise alias it, and every row
+     * would reload the geometry */
+    const mp_geometry local = *geometry, *g = &local;
     const int64_t H = g->height, Wo = g->out_width, Ho = g->out_height, len = key_row_len(g, dtype);
     const int64_t elem = dtype == ACL_FLOAT ? 4 : 2;
     const int16_t inf_bits = dtype == ACL_FLOAT16 ? 0x7C00 : 0x7F80;
@@ -484,10 +485,10 @@ NN_AVX512 static inline __attribute__((always_inline)) bool key_plane(const fw_p
              ++zeroed)
             _mm512_stream_si512((void *)(io->zeros + zeroed * 64), zero);
         if (dtype == ACL_FLOAT)
-            key_row32((const float *)io->keys, len, g, oh, s, kw, kh, &kc, io->argmax + oh * Wo,
+            key_row32((const float *)io->keys, len, g, wr, s, kw, kh, &kc, io->argmax + oh * Wo,
                       (float *)io->values + oh * Wo);
         else
-            key_row16((const int16_t *)io->keys, len, g, oh, s, kw, kh, (int16_t)-inf_bits, &kc,
+            key_row16((const int16_t *)io->keys, len, g, wr, s, kw, kh, (int16_t)-inf_bits, &kc,
                       (const uint16_t *)io->in, io->argmax + oh * Wo, (uint16_t *)io->values + oh * Wo);
         if (io->out_nt) {
             const bool last = oh + 1 == Ho;
