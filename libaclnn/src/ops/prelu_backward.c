@@ -98,10 +98,15 @@ static aclnnStatus prelu_bw_kernel(const nn_launch *l)
     nn_to_f32_n(p->dtype, l->operands[2].data, weight, (size_t)p->channels);
 
     /* The path (kernels/prelu/): fused loops for every layout, 16-lane AVX-512 ones when the CPU
-     * table has that tier, else 8-lane AVX2 ones; streaming only for a large gradInput. */
+     * table has that tier, else 8-lane AVX2 ones.  Streaming is decided on the bytes the launch
+     * moves (self and gradOutput read, gradInput written), not on gradInput alone: the reads
+     * passing through the cache evict gradInput before anyone could read it back.  On gradInput
+     * alone the 2-D 4096x1024 fp16/bf16 case (8 MiB out, 24 MiB moved) wrote with read-for-
+     * ownership and ran at about half the memory's bandwidth on an Intel Xeon
+     * (docs/kernels_im2col_prelu.md). */
     const nn_cpu_features *cpu = nn_cpu_features_get();
     const bool avx512 = cpu->avx512, avx2 = cpu->avx2;
-    const bool streaming = avx2 && nn_use_streaming_stores((uint64_t)p->numel * nn_dtype_size(p->dtype));
+    const bool streaming = avx2 && nn_use_streaming_stores(3 * (uint64_t)p->numel * nn_dtype_size(p->dtype));
     prelu_bw_ctx ctx = {p, grad, l->operands[1].data, weight, l->operands[3].data,
                         (float *)(scratch + p->partial_offset), streaming, cpu->avx512bf16, {0, 0, 0}};
     nn_launch_set_path(l, avx512 ? "prelu_bw_avx512" : avx2 ? "prelu_bw_avx2" : "prelu_bw_portable");
