@@ -37,6 +37,15 @@ typedef struct nn_col2im_avx512_plan fast_plan;
  * (docs/kernels_im2col_prelu.md has the table). */
 enum { PREFETCH_PLANES_AHEAD = 3 };
 
+/* Kernels whose blocks are a page or longer leave the plane to the hardware prefetchers, which
+ * follow the kH*kW block streams; with rows of at most ROW_PREFETCH_MAX_BYTES they also prefetch
+ * (prefetcht0) the gradOutput rows that output row ih + ROW_PREFETCH_AHEAD reads.  On an Intel
+ * Xeon the streams alone left a 1-thread k3s1p1 56x56 call waiting on memory: right after torch's
+ * col2im, fp32 5.33-5.54 -> 4.94 ms, bf16 3.16 -> 2.83 ms; 2 threads 6.04 -> 5.46 CPU ms.
+ * 8 rows ahead about as good for fp32, worse for bf16; 16 or 32 rows with prefetcht1 slower
+ * (docs/kernels_im2col_prelu.md). */
+enum { ROW_PREFETCH_AHEAD = 4, ROW_PREFETCH_MAX_BYTES = 1024 };
+
 /* Bytes of each of `steps` prefetch slices covering a plane of plane_bytes (whole lines). */
 static inline size_t prefetch_slice_bytes(size_t plane_bytes, size_t steps)
 {
@@ -228,6 +237,21 @@ static inline __mmask16 lanes_below(int64_t n)
     return (__mmask16)nn_lane_range(0, n, 16);
 }
 
+/* The gradOutput rows output row ih reads (every kernel column's block), into L1. */
+static inline __attribute__((always_inline)) void prefetch_rows(const col2im_plan *p, const fast_plan *fp,
+                                                                const void *cols, int64_t ih, int64_t kW,
+                                                                size_t row_bytes, size_t esz)
+{
+    const size_t block_bytes = (size_t)(p->OH * p->OW) * esz;
+    for (int64_t r = fp->row_first[ih]; r < fp->row_first[ih + 1]; r++) {
+        const char *row = (const char *)cols + (size_t)fp->row_offset[r] * esz;
+        for (int64_t kj = 0; kj < kW; kj++, row += block_bytes) {
+            for (size_t b = 0; b < row_bytes; b += 64) _mm_prefetch(row + b, _MM_HINT_T0);
+            _mm_prefetch(row + row_bytes - 1, _MM_HINT_T0);
+        }
+    }
+}
+
 /* One plane, sW == 1 or 2.  in_dt, out_dt and sW are compile-time constants after inlining, and
  * so are KW (kernel width) and EVEN (taps of the even phase) when non-zero. */
 AVX512_TARGET static inline __attribute__((always_inline)) void
@@ -257,8 +281,13 @@ fast_plane(const col2im_plan *p, const fast_plan *fp, const void *cols, void *ds
     const size_t plane_bytes = (size_t)(p->kH * p->kW * p->OH * p->OW) * esz;
     const bool prefetch = (size_t)(p->OH * p->OW) * esz < 4096;
     const size_t slice = prefetch_slice_bytes(plane_bytes, (size_t)p->H);
+    const size_t row_bytes = (size_t)p->OW * esz;
+    const bool row_prefetch = !prefetch && row_bytes <= ROW_PREFETCH_MAX_BYTES;
     for (int64_t ih = 0; ih < p->H; ih++) {
         if (prefetch) prefetch_plane_slice(cols, plane_bytes, slice, (size_t)ih);
+        if (row_prefetch && ih + ROW_PREFETCH_AHEAD < p->H) {
+            prefetch_rows(p, fp, cols, ih + ROW_PREFETCH_AHEAD, kW, row_bytes, esz);
+        }
         const int64_t r_lo = fp->row_first[ih], r_hi = fp->row_first[ih + 1];
         unsigned char *out_row = (unsigned char *)dst + (size_t)(ih * W) * out_esz;
         for (int64_t q = 0; q < fp->chunks; q++) {
