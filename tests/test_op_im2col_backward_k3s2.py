@@ -1,10 +1,10 @@
 """aclnnIm2colBackward: the kernel 3 / stride 2 / padding 1 row kernels for small images.
 
-On AVX-512 CPUs, bf16 and fp32 col2im with kernel 3x3, stride 2, padding 1, dilation 1, an even
-image twice the window grid (H = 2*OH, W = 2*OW) and OW <= 16 go through dedicated kernels (bf16:
-two output rows per 32-word load, rounded with AVX512-BF16 when the CPU has it and with the
+On AVX-512 CPUs, fp32, fp16 and bf16 col2im with kernel 3x3, stride 2, padding 1, dilation 1, an even
+image twice the window grid (H = 2*OH, W = 2*OW) and OW <= 16 go through dedicated kernels (fp16/bf16:
+two output rows per 32-word load; bf16 rounded with AVX512-BF16 when the CPU has it and with the
 integer rounding for pairs holding a subnormal sum).  Their results must equal PyTorch (fp32) and
-the fp32 sum in (ki, kj) order from +0.0, rounded once (bf16, reference.col2im), bit for bit -
+the fp32 sum in (ki, kj) order from +0.0, rounded once (fp16/bf16, reference.col2im), bit for bit -
 including -0.0 inputs, subnormals, infinities and NaNs - at 1, 2 and 3 threads and on the AVX2
 and portable tiers.  Each configuration runs in its own process (the pool size and the SIMD
 switch are read when the library starts).
@@ -57,6 +57,8 @@ def k3s2_windows(size):
 
 
 def make_values(kind, shape, rng, dtype):
+    # the dtype's own overflow and subnormal range: fp16 ends at 65504 and its subnormals at 6e-5
+    big, tiny_scale = (6e4, 1e-6) if dtype == np.float16 else (3e38, 1e-39)
     if kind == "normal":
         data = rng.standard_normal(shape).astype(np.float32)
     elif kind == "special":
@@ -66,27 +68,28 @@ def make_values(kind, shape, rng, dtype):
         data[(pick >= 0.02) & (pick < 0.04)] = np.inf
         data[(pick >= 0.04) & (pick < 0.06)] = -np.inf
         data[(pick >= 0.06) & (pick < 0.15)] = -0.0
-        data[(pick >= 0.15) & (pick < 0.20)] = 3e38            # sums overflow to inf
-        tiny = np.float32(1e-39) * rng.standard_normal(shape).astype(np.float32)
+        data[(pick >= 0.15) & (pick < 0.20)] = big             # sums overflow to inf
+        tiny = np.float32(tiny_scale) * rng.standard_normal(shape).astype(np.float32)
         data[(pick >= 0.20) & (pick < 0.30)] = tiny[(pick >= 0.20) & (pick < 0.30)]
     elif kind == "negzero":
         data = np.full(shape, -0.0, np.float32)
         data[rng.random(shape) < 0.01] = 1.0
     else:   # subnormal sums (a few normal values mixed in)
-        data = np.float32(1e-39) * rng.standard_normal(shape).astype(np.float32)
+        data = np.float32(tiny_scale) * rng.standard_normal(shape).astype(np.float32)
         data[rng.random(shape) < 0.05] = 0.5
     return data.astype(dtype)
 
 
 def test_k3s2_kernels_match_reference(tmp_path):
     rng = np.random.default_rng(11)
+    rng16 = np.random.default_rng(12)   # fp16 draws its own values: fp32's and bf16's stay as they were
     inputs, wants = {}, {}
     for idx, (N, C, H, W) in enumerate(CASES):
         L = k3s2_windows(H) * k3s2_windows(W)
         for kind in VALUE_SETS:
-            for dname, dtype in (("fp32", np.float32), ("bf16", ml_dtypes.bfloat16)):
+            for dname, dtype in (("fp32", np.float32), ("fp16", np.float16), ("bf16", ml_dtypes.bfloat16)):
                 name = f"{dname}_{H}_{W}_{kind}_{idx}"
-                cols = make_values(kind, (N, C * 9, L), rng, dtype)
+                cols = make_values(kind, (N, C * 9, L), rng16 if dname == "fp16" else rng, dtype)
                 want = ref.col2im(cols, (H, W), 3, 1, 1, 2)
                 if dname == "fp32":
                     torch_out = torch.ops.aten.col2im(torch.from_numpy(cols), [H, W], [3, 3], [1, 1],
@@ -161,9 +164,9 @@ int main(int argc, char **argv)
 {
     if (argc != 7) return 2;
     const int64_t H = atoll(argv[3]), W = atoll(argv[4]), planes = atoll(argv[5]);
-    const int bf16 = atoi(argv[6]);
-    const aclDataType dt = bf16 ? ACL_BF16 : ACL_FLOAT;
-    const size_t es = bf16 ? 2 : 4;
+    const int code = atoi(argv[6]);   /* 0 fp32, 1 bf16, 2 fp16 */
+    const aclDataType dt = code == 1 ? ACL_BF16 : code == 2 ? ACL_FLOAT16 : ACL_FLOAT;
+    const size_t es = code ? 2 : 4;
     const int64_t OH = (H - 1) / 2 + 1, OW = (W - 1) / 2 + 1, L = OH * OW;
     const size_t in_bytes = (size_t)(planes * 9 * L) * es, out_bytes = (size_t)(planes * H * W) * es;
     char *cols = guarded(in_bytes), *out = guarded(out_bytes);
@@ -212,12 +215,12 @@ GUARD_RUNS = [tiers.Run(threads=1), tiers.Run(threads=2), tiers.Run("avx2", thre
               tiers.Run("portable", threads=2)]
 
 
-@pytest.mark.parametrize("dtype", ["bf16", "fp32"])
+@pytest.mark.parametrize("dtype", ["bf16", "fp16", "fp32"])
 def test_k3s2_reads_and_writes_stay_inside_the_tensors(tmp_path, dtype):
     source = tmp_path / "im2col_backward_guard.c"
     source.write_text(GUARD_PROGRAM)
     exe = support.compile_program(source, out_dir=tmp_path)
-    np_dtype = ml_dtypes.bfloat16 if dtype == "bf16" else np.float32
+    np_dtype = {"bf16": ml_dtypes.bfloat16, "fp16": np.float16, "fp32": np.float32}[dtype]
     rng = np.random.default_rng(5)
     for H, W in [(14, 10), (28, 28), (2, 32), (30, 2), (6, 6), (4, 18)]:
         for planes in (1, 3):
@@ -229,7 +232,7 @@ def test_k3s2_reads_and_writes_stay_inside_the_tensors(tmp_path, dtype):
             for run in tiers.every_tier(GUARD_RUNS):
                 res = support.run_program(exe, env=run.env(),
                                           args=(str(src), str(dst), str(H), str(W), str(planes),
-                                                "1" if dtype == "bf16" else "0"))
+                                                {"fp32": "0", "bf16": "1", "fp16": "2"}[dtype]))
                 assert res.returncode == 0, f"{H}x{W} {planes} planes, {run}: exit {res.returncode}"
                 got = np.frombuffer(dst.read_bytes(), dtype=np_dtype).reshape(1, planes, H, W)
                 assert np.array_equal(bits(got), bits(want)), f"{H}x{W} {planes} planes, {run}"
