@@ -1,9 +1,10 @@
 """aclnnIm2colBackward: the kernel 3 / stride 2 / padding 1 row kernels for small images.
 
-On AVX-512 CPUs, fp32, fp16 and bf16 col2im with kernel 3x3, stride 2, padding 1, dilation 1, an even
-image twice the window grid (H = 2*OH, W = 2*OW) and OW <= 16 go through dedicated kernels (fp16/bf16:
-two output rows per 32-word load; bf16 rounded with AVX512-BF16 when the CPU has it and with the
-integer rounding for pairs holding a subnormal sum).  Their results must equal PyTorch (fp32) and
+On AVX-512 CPUs, fp32 and bf16 col2im with kernel 3x3, stride 2, padding 1, dilation 1, an even
+image twice the window grid (H = 2*OH, W = 2*OW) and OW <= 16 go through dedicated kernels (bf16:
+two output rows per 32-word load, rounded with AVX512-BF16 when the CPU has it and with the
+integer rounding for pairs holding a subnormal sum); fp16 on the same geometry takes the generic
+row kernel and is checked here too.  Their results must equal PyTorch (fp32) and
 the fp32 sum in (ki, kj) order from +0.0, rounded once (fp16/bf16, reference.col2im), bit for bit -
 including -0.0 inputs, subnormals, infinities and NaNs - at 1, 2 and 3 threads and on the AVX2
 and portable tiers.  Each configuration runs in its own process (the pool size and the SIMD

@@ -87,13 +87,13 @@ struct nn_col2im_avx512_plan {
     uint16_t pair_idx[2][32];
 };
 
-/* The k3s2p1 kernels' geometry: one dtype in and out (fp32, fp16 or bf16), kernel 3x3, stride 2, padding 1,
+/* The k3s2p1 kernels' geometry: bf16 -> bf16 or fp32 -> fp32, kernel 3x3, stride 2, padding 1,
  * dilation 1, an even image exactly twice the window grid (H = 2*OH, W = 2*OW) and at most 16
- * windows per row (fp16/bf16: two window rows in one 32-word vector; one 32-column output chunk) - the
+ * windows per row (bf16: two window rows in one 32-word vector; one 32-column output chunk) - the
  * stride-2 3x3 layers of ResNet-style networks on 28x28 and smaller maps. */
 static bool k3s2_geometry(const col2im_plan *p)
 {
-    return p->in_dtype == p->out_dtype && p->kH == 3 && p->kW == 3 &&
+    return p->in_dtype == p->out_dtype && p->in_dtype != ACL_FLOAT16 && p->kH == 3 && p->kW == 3 &&
            p->sH == 2 && p->sW == 2 && p->pH == 1 && p->pW == 1 && p->dH == 1 && p->dW == 1 &&
            p->H == 2 * p->OH && p->W == 2 * p->OW && p->OW <= 16;
 }
@@ -356,23 +356,6 @@ pair_load(const uint16_t *src, __mmask32 w, __mmask16 a, __mmask16 b, __m512 *lo
     *hi = _mm512_castsi512_ps(_mm512_maskz_and_epi32(b, v, _mm512_set1_epi32((int)0xffff0000u)));
 }
 
-/* pair_load for fp16 words: the even words (the low halves of the dwords, vpmovdw) and the odd
- * ones (shifted down first), widened with vcvtph2ps - exact, as the row kernel's loads. */
-AVX512_TARGET static inline __attribute__((always_inline)) void
-pair_load_f16(const uint16_t *src, __mmask32 w, __mmask16 a, __mmask16 b, __m512 *lo, __m512 *hi)
-{
-    const __m512i v = _mm512_maskz_loadu_epi16(w, src);
-    *lo = _mm512_maskz_cvtph_ps(a, _mm512_cvtepi32_epi16(v));
-    *hi = _mm512_maskz_cvtph_ps(b, _mm512_cvtepi32_epi16(_mm512_srli_epi32(v, 16)));
-}
-
-AVX512_TARGET static inline __attribute__((always_inline)) void
-pair_load_any(const uint16_t *src, __mmask32 w, __mmask16 a, __mmask16 b, __m512 *lo, __m512 *hi, bool f16)
-{
-    if (f16) pair_load_f16(src, w, a, b, lo, hi);
-    else pair_load(src, w, a, b, lo, hi);
-}
-
 /* 16 rounded bf16 values in the high words of the lanes (nn512_round_bf16 before its shift). */
 AVX512_TARGET static inline __attribute__((always_inline)) __m512i pair_pack_int(__m512 a, __m512 b)
 {
@@ -405,32 +388,32 @@ pair_store_int(const fast_plan *fp, pair_acc acc, uint16_t *row0, int64_t W, boo
 /* Sums one row pair; the caller rounds and stores it. */
 AVX512_TARGET static inline __attribute__((always_inline)) pair_acc
 pair_sum(const fast_plan *fp, const uint16_t *const *blk, int64_t OW, int64_t oh, int64_t nr,
-         int64_t nr_next, bool odd_rows, bool f16)
+         int64_t nr_next, bool odd_rows)
 {
     const __m512 zero = _mm512_setzero_ps();
     __m512 a, b, c, d;
     pair_acc acc;
     if (!odd_rows) {
         const int64_t o = oh * OW;
-        pair_load_any(blk[4] + o, fp->pair_w0[nr], fp->pair_a0[nr], fp->pair_b0[nr], &acc.ea, &acc.eb, f16);
-        pair_load_any(blk[3] + o + 1, fp->pair_w1[nr], fp->pair_a1[nr], fp->pair_b1[nr], &a, &b, f16);
-        pair_load_any(blk[5] + o, fp->pair_w0[nr], fp->pair_a0[nr], fp->pair_b0[nr], &c, &d, f16);
+        pair_load(blk[4] + o, fp->pair_w0[nr], fp->pair_a0[nr], fp->pair_b0[nr], &acc.ea, &acc.eb);
+        pair_load(blk[3] + o + 1, fp->pair_w1[nr], fp->pair_a1[nr], fp->pair_b1[nr], &a, &b);
+        pair_load(blk[5] + o, fp->pair_w0[nr], fp->pair_a0[nr], fp->pair_b0[nr], &c, &d);
         acc.oa = _mm512_add_ps(a, c);
         acc.ob = _mm512_add_ps(b, d);
     } else {
         const int64_t o0 = (oh + 1) * OW, o2 = oh * OW;   /* ki = 0 at oh + 1, ki = 2 at oh */
-        pair_load_any(blk[1] + o0, fp->pair_w0[nr_next], fp->pair_a0[nr_next], fp->pair_b0[nr_next], &a, &b, f16);
-        pair_load_any(blk[7] + o2, fp->pair_w0[nr], fp->pair_a0[nr], fp->pair_b0[nr], &c, &d, f16);
+        pair_load(blk[1] + o0, fp->pair_w0[nr_next], fp->pair_a0[nr_next], fp->pair_b0[nr_next], &a, &b);
+        pair_load(blk[7] + o2, fp->pair_w0[nr], fp->pair_a0[nr], fp->pair_b0[nr], &c, &d);
         acc.ea = _mm512_add_ps(a, c);
         acc.eb = _mm512_add_ps(b, d);
-        pair_load_any(blk[0] + o0 + 1, fp->pair_w1[nr_next], fp->pair_a1[nr_next], fp->pair_b1[nr_next], &acc.oa, &acc.ob, f16);
-        pair_load_any(blk[2] + o0, fp->pair_w0[nr_next], fp->pair_a0[nr_next], fp->pair_b0[nr_next], &a, &b, f16);
+        pair_load(blk[0] + o0 + 1, fp->pair_w1[nr_next], fp->pair_a1[nr_next], fp->pair_b1[nr_next], &acc.oa, &acc.ob);
+        pair_load(blk[2] + o0, fp->pair_w0[nr_next], fp->pair_a0[nr_next], fp->pair_b0[nr_next], &a, &b);
         acc.oa = _mm512_add_ps(acc.oa, a);
         acc.ob = _mm512_add_ps(acc.ob, b);
-        pair_load_any(blk[6] + o2 + 1, fp->pair_w1[nr], fp->pair_a1[nr], fp->pair_b1[nr], &a, &b, f16);
+        pair_load(blk[6] + o2 + 1, fp->pair_w1[nr], fp->pair_a1[nr], fp->pair_b1[nr], &a, &b);
         acc.oa = _mm512_add_ps(acc.oa, a);
         acc.ob = _mm512_add_ps(acc.ob, b);
-        pair_load_any(blk[8] + o2, fp->pair_w0[nr], fp->pair_a0[nr], fp->pair_b0[nr], &a, &b, f16);
+        pair_load(blk[8] + o2, fp->pair_w0[nr], fp->pair_a0[nr], fp->pair_b0[nr], &a, &b);
         acc.oa = _mm512_add_ps(acc.oa, a);
         acc.ob = _mm512_add_ps(acc.ob, b);
     }
@@ -443,7 +426,7 @@ pair_sum(const fast_plan *fp, const uint16_t *const *blk, int64_t OW, int64_t oh
 
 /* One plane, two output rows of each parity per step; STORE rounds (pair_store_int or, with
  * AVX512-BF16, pair_store_cvt). */
-#define DEFINE_PAIR_PLANE(NAME, TARGET, STORE, F16)                                                      \
+#define DEFINE_PAIR_PLANE(NAME, TARGET, STORE)                                                      \
 TARGET static void NAME(const col2im_plan *p, const fast_plan *fp, const void *cols, void *dst)     \
 {                                                                                                   \
     const int64_t OH = p->OH, OW = p->OW, W = p->W, L = OH * OW;                                   \
@@ -457,22 +440,11 @@ TARGET static void NAME(const col2im_plan *p, const fast_plan *fp, const void *c
         const int64_t nr = OH - oh >= 2 ? 2 : 1, left = OH - oh - 1;                               \
         const int64_t nr_next = left >= 2 ? 2 : left;                                               \
         uint16_t *row = (uint16_t *)dst + 2 * oh * W;   /* output row 2*oh */                       \
-        STORE(fp, pair_sum(fp, blk, OW, oh, nr, nr_next, false, F16), row, W, nr == 2);             \
-        STORE(fp, pair_sum(fp, blk, OW, oh, nr, nr_next, true, F16), row + W, W, nr == 2);          \
+        STORE(fp, pair_sum(fp, blk, OW, oh, nr, nr_next, false), row, W, nr == 2);                  \
+        STORE(fp, pair_sum(fp, blk, OW, oh, nr, nr_next, true), row + W, W, nr == 2);               \
     }                                                                                               \
 }
-DEFINE_PAIR_PLANE(k3s2_plane_bf16_int, AVX512_TARGET, pair_store_int, false)
-
-/* fp16: each accumulator rounded with vcvtps2ph (nn512_round_f16), a and b lanes as words 0..15
- * and 16..31, the layout pair_store_words expects. */
-AVX512_TARGET static inline __attribute__((always_inline)) void
-pair_store_f16(const fast_plan *fp, pair_acc acc, uint16_t *row0, int64_t W, bool two_rows)
-{
-    const __m512i e = _mm512_inserti64x4(_mm512_castsi256_si512(nn512_round_f16(acc.ea)), nn512_round_f16(acc.eb), 1);
-    const __m512i o = _mm512_inserti64x4(_mm512_castsi256_si512(nn512_round_f16(acc.oa)), nn512_round_f16(acc.ob), 1);
-    pair_store_words(fp, e, o, row0, W, two_rows);
-}
-DEFINE_PAIR_PLANE(k3s2_plane_f16, AVX512_TARGET, pair_store_f16, true)
+DEFINE_PAIR_PLANE(k3s2_plane_bf16_int, AVX512_TARGET, pair_store_int)
 
 /* With AVX512-BF16 (nn512_round_bf16_pair_normal: vcvtne2ps2bf16, which reads subnormal inputs
  * as zero), a pair holding a subnormal sum (vfpclassps 0x20) takes the integer rounding instead. */
@@ -491,7 +463,7 @@ pair_store_cvt(const fast_plan *fp, pair_acc acc, uint16_t *row0, int64_t W, boo
     pair_store_words(fp, nn512_round_bf16_pair_normal(acc.ea, acc.eb), nn512_round_bf16_pair_normal(acc.oa, acc.ob),
                      row0, W, two_rows);
 }
-DEFINE_PAIR_PLANE(k3s2_plane_bf16_cvt, NN_AVX512BF16, pair_store_cvt, false)
+DEFINE_PAIR_PLANE(k3s2_plane_bf16_cvt, NN_AVX512BF16, pair_store_cvt)
 
 /* fp32 on the same geometry: one output row at a time, 16 even and 16 odd output columns in two
  * accumulators (the generic row kernel's layout, without its tables and loops):
@@ -538,8 +510,6 @@ AVX512_TARGET static void fast_plane_any(const col2im_plan *p, const fast_plan *
     if (fp->k3s2) {
         if (p->in_dtype == ACL_FLOAT) {
             k3s2_plane_f32(p, cols, dst);
-        } else if (p->in_dtype == ACL_FLOAT16) {
-            k3s2_plane_f16(p, fp, cols, dst);
         } else if (fp->k3s2_cvt) {
             k3s2_plane_bf16_cvt(p, fp, cols, dst);
         } else {
@@ -599,7 +569,6 @@ const char *nn_col2im_avx512_path(const nn_i2c_plan *p, const nn_col2im_avx512_p
 {
     if (!fp->k3s2) return "col2im_avx512_rows";
     if (p->in_dtype == ACL_FLOAT) return "col2im_avx512_k3s2p1_f32";
-    if (p->in_dtype == ACL_FLOAT16) return "col2im_avx512_k3s2p1_f16";
     return fp->k3s2_cvt ? "col2im_avx512_k3s2p1_bf16_cvt" : "col2im_avx512_k3s2p1_bf16";
 }
 
