@@ -286,8 +286,8 @@ class _ThreadState(threading.local):
         self.executors = OrderedDict()   # signature -> _Executor
         self.workspace = None            # a DeviceBuffer reused by every call of the thread
         self.lanes = {}                  # eager torch call signature -> its runner (_lane)
-        self.launched = None             # [(executor, inputs, made)] of the cached launches of
-                                         # one eager call while remember() watches it
+        self.launched = None             # [(executor, inputs, made, outputs, kind)] of the
+                                         # cached launches of one call remember() watches
 
 
 _local = _ThreadState()
@@ -468,8 +468,7 @@ def launch(op, inputs, attrs, outputs):
         # A cached signature is never an empty call (those are not cached): rebind and run.
         cache.move_to_end(key)
         made = _run_cached(executor, pointers, outputs, kind)
-        if _local.launched is not None:
-            _local.launched.append((executor, inputs, made, outputs, kind))
+        _note_launch(executor, inputs, made, outputs, kind)
         return made
 
     made = [_make(spec, kind) for spec in outputs]
@@ -496,9 +495,14 @@ def launch(op, inputs, attrs, outputs):
         cache.popitem(last=False)[1].destroy()
     _run(executor, consumed=False)
     made = [result for result, _ in made]
+    _note_launch(executor, inputs, made, outputs, kind)
+    return made
+
+
+def _note_launch(executor, inputs, made, outputs, kind):
+    """Tells a watching remember() which cached executor a call launched and with what."""
     if _local.launched is not None:
         _local.launched.append((executor, inputs, made, outputs, kind))
-    return made
 
 
 def _run_cached(executor, pointers, outputs, kind):
@@ -549,8 +553,7 @@ def _lane(executor, outputs, kind, single):
     template = templates[0][0]
     inputs, result_tensor, bound = tuple(executor.inputs), executor.outputs[0], executor.bound
     last = len(inputs)
-    phase2, handle, empty_like = executor.phase2, executor.pointer, _torch_empty_like
-    set_address = _set_raw_address_int
+    empty_like = _torch_empty_like
 
     def run_one(pointers):                  # one small result, no workspace: most small calls
         if executor.pointer is None:
@@ -563,16 +566,9 @@ def _lane(executor, outputs, kind, single):
         result = empty_like(template)
         pointer = result.data_ptr()
         if pointer != bound[last]:
-            status = set_address(result_tensor, pointer)
-            if status:
-                _errors.check_aclnn(status, "aclSetRawTensorAddr")
+            _set_address(result_tensor, pointer)
             bound[last] = pointer
-        status = phase2(NULL, 0, handle, NULL)
-        if status:
-            _errors.check_aclnn(status, executor.name)
-        status = synchronize(NULL)
-        if status:
-            _errors.check_acl(status, "aclrtSynchronizeStream")
+        _run(executor, False)
         return result if single else (result,)
     return run_one
 

@@ -462,6 +462,12 @@ _function_modes = torch._C._is_torch_function_mode_enabled
 _profiling = torch._C._autograd._profiler_enabled
 
 
+def _watched():
+    """Whether something watches the dispatcher: jit.trace, a TorchDispatchMode or
+    TorchFunctionMode, the profiler (torch.compile is asked apart: it takes the overload)."""
+    return _tracing_state() is not None or _dispatch_modes() or _function_modes() or _profiling()
+
+
 def _call(name, tensors, *attrs):
     """``torch.ops.aclnn.<name>(*tensors, *attrs)``.
 
@@ -473,8 +479,7 @@ def _call(name, tensors, *attrs):
     goes through the dispatcher, so tracers, modes and autograd see the op."""
     if _is_compiling():
         return _OVERLOADS[name](*tensors, *attrs)
-    if _tracing_state() is None and not _dispatch_modes() and not _function_modes() and \
-            not _profiling():
+    if not _watched():
         grad = _grad_enabled()
         for t in tensors:
             if type(t) is not Tensor or not t.is_cpu or (grad and t.requires_grad):
@@ -490,8 +495,7 @@ def functional_entry(name, args, kwargs):
     (pyaclnn._dispatch.lane_key): the executor its first call launched, without the argument
     handling of the route, which costs more than a small call's kernel."""
     route = ROUTES[name]
-    if _is_compiling() or _tracing_state() is not None or _dispatch_modes() or \
-            _function_modes() or _profiling():
+    if _is_compiling() or _watched():
         return route(*args, **kwargs)
     described = _lane_key(name, args, kwargs, _grad_enabled())
     if described is None:

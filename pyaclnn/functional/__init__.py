@@ -64,10 +64,10 @@ def _torch_routed(name, function):
             tensor = torch.Tensor
             for value in args:
                 if isinstance(value, tensor):
-                    return (_entry[0] or _torch_entry())(name, args, kwargs)
+                    return _torch_entry()(name, args, kwargs)
             for value in kwargs.values():
                 if isinstance(value, tensor):
-                    return (_entry[0] or _torch_entry())(name, args, kwargs)
+                    return _torch_entry()(name, args, kwargs)
         return function(*args, **kwargs)
     call.__wrapped_operator__ = function
     return call
