@@ -10,6 +10,7 @@
 #   make dist       the Python sdist and wheel, into build/dist (docs/packaging.md)
 #   make cross-test aarch64: cross-build the library, its filter libraries and install tree,
 #                   then run the C tests and the examples under qemu-aarch64 (.ci/run runs it)
+#   make clang-test the library, the C tests and the examples built with clang (.ci/run runs it)
 
 CC      ?= cc
 CXX     ?= g++
@@ -38,7 +39,7 @@ CFLAGS_LIB := -std=c11 -O3 -fPIC -fvisibility=hidden -pthread -D_GNU_SOURCE -DFU
 LDFLAGS_LIB := -shared -pthread -Wl,-soname,libaclnn.so -Wl,--no-undefined -lm $(EXTRA_LDFLAGS)
 
 .PHONY: tools-check all lib test check-test ctest pytest demo install sanitize bench bench-driver venv clean \
-        cdef dist sdist wheel cross-tools cross-test
+        cdef dist sdist wheel cross-tools cross-test clang-test
 all: lib
 lib: $(LIB) $(FILTERS)
 
@@ -148,7 +149,7 @@ bench-driver: $(BUILD)/bench/max_pool_bw_slots
 	$< 4 bf16 && $< 4 f32 && ACLNN_DRIVER_STREAM=1 $< 4 bf16
 
 clean:
-	rm -rf $(BUILD) build-asan $(CROSS_BUILD)
+	rm -rf $(BUILD) build-asan $(CROSS_BUILD) $(CLANG_BUILD)
 
 # ---- aarch64, cross-built and run under qemu (README, "Platforms") ---------------------------
 # The same sources and flags as a native aarch64 build (X86_64 is empty there, so no file gets
@@ -224,3 +225,13 @@ tsan: tools-check
 	  $(TSAN_DIR)/tests/test_threads_streams
 	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ACLNN_NUM_THREADS=2 ACLNN_TEST_ITERS=100 \
 	  ACLNN_CHECK=1 ACLNN_CHECK_EXITCODE=86 $(TSAN_DIR)/tests/test_threads_streams
+
+# ---- clang (README, "Platforms") -------------------------------------------------------------
+# The same sources and flags built with clang (tools-check installs it), then the C tests and the
+# C/C++ examples compiled with clang/clang++ against that library.
+CLANG_BUILD := build-clang
+CLANG_ENV   := CC=clang CXX=clang++ ACLNN_TEST_LIBDIR=$(CLANG_BUILD)/lib64 ACLNN_TEST_BINDIR=$(CLANG_BUILD)/tests
+clang-test: tools-check
+	$(MAKE) BUILD=$(CLANG_BUILD) CC=clang CXX=clang++ lib
+	$(CLANG_ENV) $(PYTHON) tests/run_c_tests.py
+	$(CLANG_ENV) $(PYTHON) examples/run_demo.py --lib $(CLANG_BUILD)/lib64/libaclnn.so --c-only

@@ -3,7 +3,8 @@
  * default branch) and the public fp16 helpers with CANN's documented quirks (§3.1):
  * aclFloat16ToFloat treats exponent 31 as a normal exponent, aclFloatToFloat16 rounds to
  * nearest even and saturates.  The reference for finite values is the compiler's IEEE
- * _Float16 type.
+ * _Float16 type, or the CPU's F16C conversions where the compiler has no _Float16 (clang
+ * before 15 on x86-64).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -31,19 +32,38 @@ static void test_data_type_size(void)
     }
 }
 
-static uint16_t f16_bits(_Float16 h)
+#ifdef __FLT16_MANT_DIG__
+/* float -> IEEE half, rounded to nearest even (Inf and NaN as IEEE keeps them). */
+static uint16_t half_of(float value)
 {
+    _Float16 h = (_Float16)value;
     uint16_t bits;
     memcpy(&bits, &h, sizeof bits);
     return bits;
 }
 
-static _Float16 f16_from_bits(uint16_t bits)
+/* IEEE half -> float (exact). */
+static float float_of_half(uint16_t bits)
 {
     _Float16 h;
     memcpy(&h, &bits, sizeof h);
-    return h;
+    return (float)h;
 }
+#elif defined(__x86_64__)
+#include <immintrin.h>
+
+__attribute__((target("f16c"))) static uint16_t half_of(float value)
+{
+    return (uint16_t)_cvtss_sh(value, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+}
+
+__attribute__((target("f16c"))) static float float_of_half(uint16_t bits)
+{
+    return _cvtsh_ss(bits);
+}
+#else
+#error "no IEEE half reference for this compiler and target"
+#endif
 
 static float f32_from_bits(uint32_t bits)
 {
@@ -68,7 +88,7 @@ static void test_half_to_float(void)
             CHECK(aclFloat16ToFloat((aclFloat16)bits) == expected, "0x%04x", bits);
             continue;
         }
-        float expected = (float)f16_from_bits((uint16_t)bits);
+        float expected = float_of_half((uint16_t)bits);
         float got = aclFloat16ToFloat((aclFloat16)bits);
         CHECK(memcmp(&got, &expected, sizeof got) == 0, "aclFloat16ToFloat(0x%04x) = %a, "
               "expected %a", bits, got, expected);
@@ -80,7 +100,7 @@ static uint16_t saturating_reference(float value)
 {
     if (isnan(value))
         return signbit(value) ? 0xFBFF : 0x7BFF;
-    uint16_t bits = f16_bits((_Float16)value);
+    uint16_t bits = half_of(value);
     if ((bits & 0x7FFFu) == 0x7C00u)
         bits = (uint16_t)((bits & 0x8000u) | 0x7BFFu);
     return bits;
@@ -112,7 +132,7 @@ static void test_float_to_half(void)
               expected);
     }
     for (uint32_t h = 0; h < 0x7C00; h++) {
-        float exact = (float)f16_from_bits((uint16_t)h);
+        float exact = float_of_half((uint16_t)h);
         uint32_t fb;
         memcpy(&fb, &exact, sizeof fb);
         for (int delta = -2; delta <= 2; delta++) {

@@ -551,9 +551,12 @@ SLOT_TARGET static inline __attribute__((always_inline)) __m256i next_round_pair
                                                                                    aclDataType dtype)
 {
     if (dtype == ACL_FLOAT16) {
-        const int round = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
-        const __m128i q = _mm256_maskz_cvtps_ph(0xff, private_cells, round),
-                      s = _mm256_maskz_cvtps_ph(0xff, shared_cells, round);
+        /* The rounding is written out, not held in a const int: clang requires an integer
+         * constant expression there, which a const variable is not in C. */
+        const __m128i q = _mm256_maskz_cvtps_ph(0xff, private_cells,
+                                                _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC),
+                      s = _mm256_maskz_cvtps_ph(0xff, shared_cells,
+                                                _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
         return _mm256_set_m128i(_mm_unpackhi_epi16(q, s), _mm_unpacklo_epi16(q, s));
     }
     static const uint16_t words[16] __attribute__((aligned(32))) = {0, 8, 1, 9, 2, 10, 3, 11,
