@@ -30,8 +30,14 @@ struct nn_im2col_avx512_plan {
     bool two_loads;           /* a chunk's columns reach past the first vector (sW > 1) */
     uint32_t last_store;      /* store mask of a row's last chunk */
     uint16_t pick[32];        /* the permute's source element of lane l: l*sW (0 past `lanes`) */
-    bool pairs;               /* 2-byte rows of OW <= 16 whose columns fit one vector: two rows a step */
-    uint16_t pick_pair[32];   /* lane l < OW: element l*sW of the first row, then of the second */
+    bool short_rows;          /* one chunk a row, and the loads at kernel column 0's s0 reach every
+                               * kernel column's source columns: short_rows() */
+    bool pairs;               /* short 2-byte rows, two rows in one vector: two rows a step */
+    bool short_two_loads;     /* short rows: the kernel columns' span reaches past the first vector */
+    unsigned char *short_pick; /* [kW] 64-byte permute indices (16 dwords, or 32 words for 2-byte
+                               * elements): lane l's element, from kernel column 0's s0, of kernel
+                               * column kj: l*sW + kj*dW; pairs: the first row's lanes l < OW, the
+                               * second row's (from the second load, + 32) lanes OW..2*OW-1 */
     i2c_chunk *table;         /* [kW][chunks]: the chunks of each kernel column */
 };
 
@@ -48,16 +54,30 @@ nn_im2col_avx512_plan *nn_im2col_avx512_plan_create(const nn_i2c_plan *p)
     f->chunks = nn_ceil_div(p->OW, f->lanes);
     f->two_loads = (f->lanes - 1) * p->sW >= V;
     for (int64_t l = 0; l < 32; l++) f->pick[l] = (uint16_t)(l < f->lanes ? l * p->sW : 0);
-    /* Short 2-byte rows (k3s2p1 on 28x28: OW = 14) cost per row, not per byte: two rows of one
-     * kernel cell are neighbours in out, so one permute of their two loads makes both. */
-    f->pairs = esz == 2 && 2 * p->OW <= 32 && (p->OW - 1) * p->sW < 32;
-    for (int64_t l = 0; l < 32; l++)
-        f->pick_pair[l] = (uint16_t)(l < p->OW ? l * p->sW : l < 2 * p->OW ? 32 + (l - p->OW) * p->sW : 0);
     f->last_store = nn_lane_range(0, p->OW - (f->chunks - 1) * f->lanes, 32);
+    /* Short rows (k3s2p1 on 28x28: OW = 14) cost per row, not per byte (short_rows()). `span`:
+     * the source columns of every kernel column, counted from kernel column 0's first. */
+    const int64_t span = (p->kW - 1) * p->dW + (p->OW - 1) * p->sW + 1;
+    f->short_rows = f->chunks == 1 && span <= 2 * V;
+    f->pairs = f->short_rows && esz == 2 && 2 * p->OW <= 32 && span <= 32;
+    f->short_two_loads = span > V;
     f->table = malloc((size_t)(p->kW * f->chunks) * sizeof *f->table);
-    if (f->table == NULL) {
+    f->short_pick = f->short_rows ? malloc((size_t)p->kW * 64) : NULL;
+    if (f->table == NULL || (f->short_rows && f->short_pick == NULL)) {
+        free(f->table);
+        free(f->short_pick);
         free(f);
         return NULL;
+    }
+    for (int64_t kj = 0; f->short_rows && kj < p->kW; kj++) {
+        for (int64_t l = 0; l < V; l++) {
+            const int64_t at = kj * p->dW + (f->pairs && l >= p->OW ? 32 + (l - p->OW) * p->sW : l * p->sW);
+            const int64_t pick = l < (f->pairs ? 2 : 1) * p->OW ? at : 0;
+            if (esz == 4)
+                ((uint32_t *)(void *)f->short_pick)[kj * 16 + l] = (uint32_t)pick;
+            else
+                ((uint16_t *)(void *)f->short_pick)[kj * 32 + l] = (uint16_t)pick;
+        }
     }
     for (int64_t kj = 0; kj < p->kW; kj++) {
         for (int64_t c = 0; c < f->chunks; c++) {
@@ -74,6 +94,7 @@ void nn_im2col_avx512_plan_destroy(nn_im2col_avx512_plan *f)
 {
     if (f == NULL) return;
     free(f->table);
+    free(f->short_pick);
     free(f);
 }
 
@@ -87,6 +108,58 @@ static inline const void *element_at(const void *row, int64_t at, int64_t esz)
  * (base/nn_simd.h) when the output is large: flushed once this many bytes are complete. */
 enum { I2C_FLUSH_BYTES = 256 };
 
+/* Short rows: one chunk a row (OW <= lanes; k3s2p1 on 28x28 has OW = 14) whose every kernel
+ * column's source columns lie within the loads made at kernel column 0's first one, stored
+ * directly into the plane's block `out`.  Such rows cost per row, not per byte, so a window row
+ * is loaded once for all kW kernel columns (one or two masked loads; the masks keep only columns
+ * inside [0, W), so padding reads as 0) and each kernel column's row is one permute of them
+ * (short_pick) and one store.  2-byte rows with `pairs` are made two at a time: rows oh and
+ * oh + 1 of a kernel cell are neighbours in out, so one permute of their two window rows' loads
+ * fills both.  The plan's numbers are copied into locals: a store through `unsigned char *` would
+ * otherwise make the compiler reload them every step.  Inlined once per element size. */
+NN_AVX512 static inline __attribute__((always_inline)) void
+short_rows(const nn_i2c_plan *p, const i2c_fast *f, const void *plane, unsigned char *out, bool wide)
+{
+    const int64_t esz = wide ? 4 : 2, V = 64 / esz;
+    const int64_t H = p->H, OH = p->OH, kH = p->kH, kW = p->kW, sH = p->sH, dH = p->dH, pH = p->pH;
+    const int64_t in_row = p->W * esz, out_row = p->OW * esz, cell = OH * out_row;
+    const bool pairs = f->pairs, two_loads = f->short_two_loads;
+    const int64_t step = pairs ? 2 : 1, src = f->table[0].src;
+    const uint32_t load_lo = f->table[0].load_lo, load_hi = f->table[0].load_hi;
+    const unsigned char *short_pick = f->short_pick;
+    const uint32_t one_store = nn_lane_range(0, p->OW, 32);
+    const uint32_t pair_store = pairs ? nn_lane_range(0, 2 * p->OW, 32) : one_store;
+    for (int64_t ki = 0; ki < kH; ki++) {
+        unsigned char *cell_out = out + ki * kW * cell;
+        for (int64_t oh = 0; oh < OH; oh += step) {
+            const int64_t ih_a = oh * sH - pH + ki * dH, ih_b = ih_a + sH;
+            const bool in_a = ih_a >= 0 && ih_a < H, in_b = pairs && oh + 1 < OH && ih_b >= 0 && ih_b < H;
+            const unsigned char *row_a = (const unsigned char *)plane + (in_a ? ih_a : 0) * in_row;
+            const unsigned char *row_b = (const unsigned char *)plane + (in_b ? ih_b : 0) * in_row;
+            const uint32_t keep_a = in_a ? ~0u : 0u, keep_b = in_b ? ~0u : 0u;
+            const uint32_t store = oh + 1 < OH ? pair_store : one_store;
+            __m512i x, y; /* the permutes' two sources: rows a and b, or row a's two vectors */
+            if (wide) {
+                x = _mm512_maskz_loadu_epi32((__mmask16)(load_lo & keep_a), element_at(row_a, src, 4));
+                y = two_loads ? _mm512_maskz_loadu_epi32((__mmask16)(load_hi & keep_a), element_at(row_a, src + V, 4)) : x;
+            } else {
+                x = _mm512_maskz_loadu_epi16(load_lo & keep_a, element_at(row_a, src, 2));
+                y = pairs       ? _mm512_maskz_loadu_epi16(load_lo & keep_b, element_at(row_b, src, 2))
+                    : two_loads ? _mm512_maskz_loadu_epi16(load_hi & keep_a, element_at(row_a, src + V, 2))
+                                : x;
+            }
+            unsigned char *dst = cell_out + oh * out_row;
+            for (int64_t kj = 0; kj < kW; kj++, dst += cell) {
+                const __m512i pick = _mm512_loadu_si512(short_pick + kj * 64);
+                if (wide)
+                    _mm512_mask_storeu_epi32(dst, (__mmask16)store, _mm512_permutex2var_epi32(x, pick, y));
+                else
+                    _mm512_mask_storeu_epi16(dst, store, _mm512_permutex2var_epi16(x, pick, y));
+            }
+        }
+    }
+}
+
 /* Plane `plane`'s kH*kW*L block of out, which starts `at` bytes into the output range being
  * written: stored at out + at directly, or through `stage` (whose dst is out).  `wide`: four-byte
  * elements.  Inlined once per size. */
@@ -99,27 +172,8 @@ fast_plane(const nn_i2c_plan *p, const i2c_fast *f, const void *plane, unsigned 
     const __m512i pick32 = _mm512_loadu_si512(f->pick);
     const uint32_t full_store = nn_lane_range(0, f->lanes, 32);
     const bool two_loads = f->two_loads;
-    if (!wide && stage == NULL && f->pairs) {
-        /* two output rows (oh, oh + 1) of a kernel cell per step: each row's columns from one
-         * masked load of its input row (none in the vertical padding), one permute for both */
-        const __m512i pick_pair = _mm512_loadu_si512(f->pick_pair);
-        const uint32_t pair_store = nn_lane_range(0, 2 * p->OW, 32), row_store = nn_lane_range(0, p->OW, 32);
-        for (int64_t ki = 0; ki < p->kH; ki++) {
-            for (int64_t kj = 0; kj < p->kW; kj++) {
-                const i2c_chunk *ch = f->table + kj * f->chunks;
-                for (int64_t oh = 0; oh < p->OH; oh += 2, at += 2 * row_bytes) {
-                    const int64_t ih_a = oh * p->sH - p->pH + ki * p->dH, ih_b = ih_a + p->sH;
-                    const bool in_a = ih_a >= 0 && ih_a < p->H, in_b = oh + 1 < p->OH && ih_b >= 0 && ih_b < p->H;
-                    const unsigned char *row_a = (const unsigned char *)plane + (in_a ? ih_a : 0) * p->W * esz;
-                    const unsigned char *row_b = (const unsigned char *)plane + (in_b ? ih_b : 0) * p->W * esz;
-                    const __m512i a = _mm512_maskz_loadu_epi16(in_a ? ch->load_lo : 0, element_at(row_a, ch->src, 2));
-                    const __m512i b = _mm512_maskz_loadu_epi16(in_b ? ch->load_lo : 0, element_at(row_b, ch->src, 2));
-                    _mm512_mask_storeu_epi16(out + at, oh + 1 < p->OH ? pair_store : row_store,
-                                             _mm512_permutex2var_epi16(a, pick_pair, b));
-                }
-                at -= (p->OH & 1) * row_bytes; /* an odd last row advanced by two */
-            }
-        }
+    if (stage == NULL && f->short_rows) {
+        short_rows(p, f, plane, out + at, wide);
         return;
     }
     for (int64_t ki = 0; ki < p->kH; ki++) {
