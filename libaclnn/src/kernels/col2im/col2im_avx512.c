@@ -24,6 +24,15 @@
 #include "kernels/col2im/col2im.h"
 
 #if NN_HAVE_X86_SIMD
+/* acc + x with acc the first source: when both are NaN, x86 keeps the first source's NaN, and
+ * GCC, which takes vaddps as commutative, could swap the operands (col2im_avx2.c's add_in_order). */
+NN_AVX512 static inline __attribute__((always_inline)) __m512 add_in_order(__m512 acc, __m512 x)
+{
+    __m512 sum;
+    __asm__("vaddps %2, %1, %0" : "=v"(sum) : "v"(acc), "vm"(x));
+    return sum;
+}
+
 typedef nn_i2c_plan col2im_plan;
 typedef struct nn_col2im_avx512_plan fast_plan;
 
@@ -296,11 +305,11 @@ fast_plane(const col2im_plan *p, const fast_plan *fp, const void *cols, void *ds
             for (int64_t r = r_lo; r < r_hi; r++) {   /* ki ascending, then kj ascending */
                 const unsigned char *row = (const unsigned char *)cols + (size_t)fp->row_offset[r] * esz;
                 for (int64_t i = 0; i < even_count; i++) {
-                    even = _mm512_add_ps(even, load16(row, taps[i].offset, taps[i].lanes, in_dt));
+                    even = add_in_order(even, load16(row, taps[i].offset, taps[i].lanes, in_dt));
                 }
                 if (sW == 2) {
                     for (int64_t i = even_count; i < kW; i++) {
-                        odd = _mm512_add_ps(odd, load16(row, taps[i].offset, taps[i].lanes, in_dt));
+                        odd = add_in_order(odd, load16(row, taps[i].offset, taps[i].lanes, in_dt));
                     }
                 }
             }
@@ -398,29 +407,29 @@ pair_sum(const fast_plan *fp, const uint16_t *const *blk, int64_t OW, int64_t oh
         pair_load(blk[4] + o, fp->pair_w0[nr], fp->pair_a0[nr], fp->pair_b0[nr], &acc.ea, &acc.eb);
         pair_load(blk[3] + o + 1, fp->pair_w1[nr], fp->pair_a1[nr], fp->pair_b1[nr], &a, &b);
         pair_load(blk[5] + o, fp->pair_w0[nr], fp->pair_a0[nr], fp->pair_b0[nr], &c, &d);
-        acc.oa = _mm512_add_ps(a, c);
-        acc.ob = _mm512_add_ps(b, d);
+        acc.oa = add_in_order(a, c);
+        acc.ob = add_in_order(b, d);
     } else {
         const int64_t o0 = (oh + 1) * OW, o2 = oh * OW;   /* ki = 0 at oh + 1, ki = 2 at oh */
         pair_load(blk[1] + o0, fp->pair_w0[nr_next], fp->pair_a0[nr_next], fp->pair_b0[nr_next], &a, &b);
         pair_load(blk[7] + o2, fp->pair_w0[nr], fp->pair_a0[nr], fp->pair_b0[nr], &c, &d);
-        acc.ea = _mm512_add_ps(a, c);
-        acc.eb = _mm512_add_ps(b, d);
+        acc.ea = add_in_order(a, c);
+        acc.eb = add_in_order(b, d);
         pair_load(blk[0] + o0 + 1, fp->pair_w1[nr_next], fp->pair_a1[nr_next], fp->pair_b1[nr_next], &acc.oa, &acc.ob);
         pair_load(blk[2] + o0, fp->pair_w0[nr_next], fp->pair_a0[nr_next], fp->pair_b0[nr_next], &a, &b);
-        acc.oa = _mm512_add_ps(acc.oa, a);
-        acc.ob = _mm512_add_ps(acc.ob, b);
+        acc.oa = add_in_order(acc.oa, a);
+        acc.ob = add_in_order(acc.ob, b);
         pair_load(blk[6] + o2 + 1, fp->pair_w1[nr], fp->pair_a1[nr], fp->pair_b1[nr], &a, &b);
-        acc.oa = _mm512_add_ps(acc.oa, a);
-        acc.ob = _mm512_add_ps(acc.ob, b);
+        acc.oa = add_in_order(acc.oa, a);
+        acc.ob = add_in_order(acc.ob, b);
         pair_load(blk[8] + o2, fp->pair_w0[nr], fp->pair_a0[nr], fp->pair_b0[nr], &a, &b);
-        acc.oa = _mm512_add_ps(acc.oa, a);
-        acc.ob = _mm512_add_ps(acc.ob, b);
+        acc.oa = add_in_order(acc.oa, a);
+        acc.ob = add_in_order(acc.ob, b);
     }
-    acc.ea = _mm512_add_ps(acc.ea, zero);
-    acc.eb = _mm512_add_ps(acc.eb, zero);
-    acc.oa = _mm512_add_ps(acc.oa, zero);
-    acc.ob = _mm512_add_ps(acc.ob, zero);
+    acc.ea = add_in_order(acc.ea, zero);
+    acc.eb = add_in_order(acc.eb, zero);
+    acc.oa = add_in_order(acc.oa, zero);
+    acc.ob = add_in_order(acc.ob, zero);
     return acc;
 }
 
@@ -486,18 +495,18 @@ AVX512_TARGET static void k3s2_plane_f32(const col2im_plan *p, const void *cols,
         prefetch_plane_slice(cols, plane_bytes, slice, (size_t)oh);
         const int64_t o = oh * OW, o1 = o + OW;
         const __m512 zero = _mm512_setzero_ps();
-        __m512 e = _mm512_add_ps(zero, _mm512_maskz_loadu_ps(in_row, blk[4] + o));
-        __m512 d = _mm512_add_ps(zero, _mm512_maskz_loadu_ps(ahead, blk[3] + o + 1));
-        d = _mm512_add_ps(d, _mm512_maskz_loadu_ps(in_row, blk[5] + o));
+        __m512 e = add_in_order(zero, _mm512_maskz_loadu_ps(in_row, blk[4] + o));
+        __m512 d = add_in_order(zero, _mm512_maskz_loadu_ps(ahead, blk[3] + o + 1));
+        d = add_in_order(d, _mm512_maskz_loadu_ps(in_row, blk[5] + o));
         _mm512_mask_storeu_ps(row, store_lo, _mm512_permutex2var_ps(e, lo_idx, d));
         _mm512_mask_storeu_ps(row + 16, store_hi, _mm512_permutex2var_ps(e, hi_idx, d));
         const __mmask16 next = oh + 1 < OH ? in_row : 0, next_ahead = oh + 1 < OH ? ahead : 0;
-        e = _mm512_add_ps(zero, _mm512_maskz_loadu_ps(next, blk[1] + o1));
-        e = _mm512_add_ps(e, _mm512_maskz_loadu_ps(in_row, blk[7] + o));
-        d = _mm512_add_ps(zero, _mm512_maskz_loadu_ps(next_ahead, blk[0] + o1 + 1));
-        d = _mm512_add_ps(d, _mm512_maskz_loadu_ps(next, blk[2] + o1));
-        d = _mm512_add_ps(d, _mm512_maskz_loadu_ps(ahead, blk[6] + o + 1));
-        d = _mm512_add_ps(d, _mm512_maskz_loadu_ps(in_row, blk[8] + o));
+        e = add_in_order(zero, _mm512_maskz_loadu_ps(next, blk[1] + o1));
+        e = add_in_order(e, _mm512_maskz_loadu_ps(in_row, blk[7] + o));
+        d = add_in_order(zero, _mm512_maskz_loadu_ps(next_ahead, blk[0] + o1 + 1));
+        d = add_in_order(d, _mm512_maskz_loadu_ps(next, blk[2] + o1));
+        d = add_in_order(d, _mm512_maskz_loadu_ps(ahead, blk[6] + o + 1));
+        d = add_in_order(d, _mm512_maskz_loadu_ps(in_row, blk[8] + o));
         _mm512_mask_storeu_ps(row + W, store_lo, _mm512_permutex2var_ps(e, lo_idx, d));
         _mm512_mask_storeu_ps(row + W + 16, store_hi, _mm512_permutex2var_ps(e, hi_idx, d));
     }
