@@ -172,8 +172,10 @@ fast_plane(const nn_i2c_plan *p, const i2c_fast *f, const void *plane, unsigned 
     const __m512i pick32 = _mm512_loadu_si512(f->pick);
     const uint32_t full_store = nn_lane_range(0, f->lanes, 32);
     const bool two_loads = f->two_loads;
-    if (stage == NULL && f->short_rows) {
-        short_rows(p, f, plane, out + at, wide);
+    if (f->short_rows) {
+        /* streamed: the whole block in the stage, flushed up to its last whole line */
+        short_rows(p, f, plane, stage != NULL ? nn_line_stage_at(stage, at) : out + at, wide);
+        if (stage != NULL) nn512_line_stage_flush(stage, at + p->kH * p->kW * p->OH * p->OW * (wide ? 4 : 2), false);
         return;
     }
     for (int64_t ki = 0; ki < p->kH; ki++) {
@@ -225,8 +227,10 @@ fast_planes(const nn_im2col_ctx *ctx, int64_t begin, int64_t end, bool stream, b
     nn_line_stage stage = {NULL, out, 0, true};
     unsigned char *stage_region = NULL;
     if (stream) {
-        /* a flush's worth, a row, the carried-over line and a line of slack, kept in one page */
-        const size_t stage_bytes = (size_t)(I2C_FLUSH_BYTES + p->OW * esz + 2 * 64);
+        /* a flush's worth and a row (short rows: a plane's block), the carried-over line and a
+         * line of slack, kept in one page when they fit */
+        const size_t stage_bytes =
+            (size_t)((ctx->avx512->short_rows ? block : I2C_FLUSH_BYTES + p->OW * esz) + 2 * 64);
         stage_region = malloc(stage_bytes + NN_LINE_STAGE_SLACK);
         if (stage_region == NULL) return false;
         stage.buf = nn_line_stage_place(stage_region, stage_bytes);
