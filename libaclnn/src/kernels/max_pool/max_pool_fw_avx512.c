@@ -440,11 +440,44 @@ NN_AVX512 static inline void drain(unsigned char *dst, const unsigned char *src,
     memcpy(d, s, (size_t)n);
 }
 
+/* The memory traffic a plane spreads over its output rows: equal shares of the next plane's
+ * prefetch (into L2) and of the tail's streaming stores before each row, and (io->out_nt) the
+ * finished lines of values and indices after it. */
+typedef struct row_shares {
+    int64_t lines, fetch_step, zero_step, fetched, zeroed, values_done, indices_done;
+} row_shares;
+
+static inline row_shares shares_of(const fw_plane_io *io, const mp_geometry *g, int64_t elem)
+{
+    const int64_t Ho = g->out_height, lines = io->next ? (g->height * g->width * elem + 63) / 64 : 0;
+    return (row_shares){lines, (lines + Ho - 1) / Ho, (io->zero_lines + Ho - 1) / Ho, 0, 0, 0, 0};
+}
+
+NN_AVX512 static inline __attribute__((always_inline)) void shares_before_row(const fw_plane_io *io, row_shares *sh)
+{
+    for (const int64_t end = sh->fetched + sh->fetch_step < sh->lines ? sh->fetched + sh->fetch_step : sh->lines;
+         sh->fetched < end; ++sh->fetched)
+        _mm_prefetch((const char *)io->next + sh->fetched * 64, _MM_HINT_T1);
+    for (const int64_t end = sh->zeroed + sh->zero_step < io->zero_lines ? sh->zeroed + sh->zero_step : io->zero_lines;
+         sh->zeroed < end; ++sh->zeroed)
+        _mm512_stream_si512((void *)(io->zeros + sh->zeroed * 64), _mm512_setzero_si512());
+}
+
+/* After output row oh of a plane of Ho rows of Wo outputs of elem bytes. */
+NN_AVX512 static inline __attribute__((always_inline)) void shares_after_row(const fw_plane_io *io, row_shares *sh,
+                                                                             int64_t oh, int64_t Ho, int64_t Wo,
+                                                                             int64_t elem)
+{
+    if (!io->out_nt) return;
+    const bool last = oh + 1 == Ho;
+    drain(io->out_nt, io->values, &sh->values_done, (oh + 1) * Wo * elem, last);
+    drain(io->indices_nt, (const unsigned char *)io->argmax, &sh->indices_done, (oh + 1) * Wo * 4, last);
+}
+
 /* The keyed plane.  Each output row builds the key rows it is the first to need, then pools;
- * between rows go equal shares of the next plane's prefetch, of the tail's streaming stores
- * and (io->out_nt) of the finished lines of values and indices, so the memory traffic runs
- * under the computation.  False for a plane with a NaN (the rows built so far hold none; the
- * caller redoes the plane on the cell path). */
+ * the row shares (above) run between rows, so the memory traffic runs under the computation.
+ * False for a plane with a NaN (the rows built so far hold none; the caller redoes the plane on
+ * the cell path). */
 NN_AVX512 static inline __attribute__((always_inline)) bool key_plane(const fw_plane_io *io, const mp_geometry *geometry,
                                                                       int s, int kw, int kh, aclDataType dtype)
 {
@@ -462,11 +495,9 @@ NN_AVX512 static inline __attribute__((always_inline)) bool key_plane(const fw_p
         dtype == ACL_FLOAT ? _mm512_set1_epi32((int32_t)0xFF800000) : _mm512_set1_epi16((int16_t)-inf_bits);
     _mm512_storeu_si512(spare, spare_keys);
     _mm512_storeu_si512(spare + 64, spare_keys);
-    const int64_t lines = io->next ? (H * g->width * elem + 63) / 64 : 0;
-    const int64_t fetch_step = (lines + Ho - 1) / Ho, zero_step = (io->zero_lines + Ho - 1) / Ho;
-    const __m512i zero = _mm512_setzero_si512();
+    row_shares sh = shares_of(io, g, elem);
     __m512i hi = _mm512_setzero_si512(), lo = hi;
-    int64_t fetched = 0, zeroed = 0, built = 0, values_done = 0, indices_done = 0;
+    int64_t built = 0;
     for (int64_t oh = 0; oh < Ho; ++oh) {
         const window_rows wr = rows_of(g, oh);
         for (; built < wr.h_lo + wr.rows; ++built) {
@@ -479,22 +510,118 @@ NN_AVX512 static inline __attribute__((always_inline)) bool key_plane(const fw_p
                                : _mm512_cmpgt_epi16_mask(hi, _mm512_set1_epi16(inf_bits)) |
                                      _mm512_cmplt_epi16_mask(lo, _mm512_set1_epi16((int16_t)-inf_bits)))
             return false;
-        for (const int64_t end = fetched + fetch_step < lines ? fetched + fetch_step : lines; fetched < end; ++fetched)
-            _mm_prefetch((const char *)io->next + fetched * 64, _MM_HINT_T1);
-        for (const int64_t end = zeroed + zero_step < io->zero_lines ? zeroed + zero_step : io->zero_lines; zeroed < end;
-             ++zeroed)
-            _mm512_stream_si512((void *)(io->zeros + zeroed * 64), zero);
+        shares_before_row(io, &sh);
         if (dtype == ACL_FLOAT)
             key_row32((const float *)io->keys, len, g, wr, s, kw, kh, &kc, io->argmax + oh * Wo,
                       (float *)io->values + oh * Wo);
         else
             key_row16((const int16_t *)io->keys, len, g, wr, s, kw, kh, (int16_t)-inf_bits, &kc,
                       (const uint16_t *)io->in, io->argmax + oh * Wo, (uint16_t *)io->values + oh * Wo);
-        if (io->out_nt) {
-            const bool last = oh + 1 == Ho;
-            drain(io->out_nt, io->values, &values_done, (oh + 1) * Wo * elem, last);
-            drain(io->indices_nt, (const unsigned char *)io->argmax, &indices_done, (oh + 1) * Wo * 4, last);
+        shares_after_row(io, &sh, oh, Ho, Wo, elem);
+    }
+    return true;
+}
+
+/* ---- The paired path: 2x2 windows, stride 2, no padding ------------------------------------
+ * When every window lies inside the plane (no ceil-mode window past its edge), output (oh, ow)
+ * is the two pairs at columns 2ow, 2ow+1 of rows 2oh and 2oh+1: each step loads 16 outputs'
+ * 32 elements of both rows and pools them in registers, with no key rows.  In PyTorch's order
+ * (kh outer, kw inner; the first maximum wins) a pair's second cell is taken when greater than
+ * its first, then the bottom pair's best when greater than the top's.  fp16/bf16 compare int16
+ * keys (key16) in the even word of each 32-bit lane (the odd cell shifted down onto it); fp32
+ * compares the values after vpermt2ps has split even and odd columns.  The same masks give the
+ * index (2oh*W + 2ow + dy*W + dx) and select the winner's raw element, so -0.0/+0.0 and ties
+ * come out as on the other paths.  A NaN anywhere sends the plane to the cell path, as the
+ * keyed path does. */
+static inline bool pair_geometry(const mp_geometry *g)
+{
+    return g->kernel_h == 2 && g->kernel_w == 2 && g->stride_h == 2 && g->stride_w == 2 && g->pad_h == 0 &&
+           g->pad_w == 0 && 2 * g->out_height <= g->height && 2 * g->out_width <= g->width &&
+           g->width < 65535; /* W + 1 fits the 16-bit index offsets */
+}
+
+/* 16 outputs from 16-bit elements: top at row 2oh, column 2*ow0; `live` the elements loaded. */
+NN_AVX512 static inline __attribute__((always_inline)) void pair_step16(const uint16_t *top, int64_t W, __mmask32 live,
+                                                                        __mmask16 outs, __m512i base, int32_t *arg,
+                                                                        uint16_t *val, __m512i *hi, __m512i *lo)
+{
+    const __mmask32 even = 0x55555555u;
+    const __m512i t = _mm512_maskz_loadu_epi16(live, top), b = _mm512_maskz_loadu_epi16(live, top + W);
+    const __m512i kt = key16(t), kb = key16(b);
+    *hi = _mm512_max_epi16(*hi, _mm512_max_epi16(kt, kb));
+    *lo = _mm512_min_epi16(*lo, _mm512_min_epi16(kt, kb));
+    const __m512i kt1 = _mm512_srli_epi32(kt, 16), kb1 = _mm512_srli_epi32(kb, 16);
+    const __mmask32 mt = _mm512_mask_cmpgt_epi16_mask(even, kt1, kt), mb = _mm512_mask_cmpgt_epi16_mask(even, kb1, kb);
+    const __mmask32 mv = _mm512_mask_cmpgt_epi16_mask(even, _mm512_mask_mov_epi16(kb, mb, kb1),
+                                                      _mm512_mask_mov_epi16(kt, mt, kt1));
+    const __m512i rt = _mm512_mask_mov_epi16(t, mt, _mm512_srli_epi32(t, 16));
+    const __m512i rb = _mm512_mask_mov_epi16(b, mb, _mm512_srli_epi32(b, 16));
+    _mm256_mask_storeu_epi16(val, outs, _mm512_cvtepi32_epi16(_mm512_mask_mov_epi16(rt, mv, rb)));
+    /* the offsets dy*W + dx in the even words (odd words stay 0) */
+    const __m512i dx = _mm512_maskz_mov_epi16(mt, _mm512_set1_epi32(1));
+    const __m512i below = _mm512_mask_mov_epi16(_mm512_set1_epi32((int32_t)W), mb, _mm512_set1_epi32((int32_t)W + 1));
+    _mm512_mask_storeu_epi32(arg, outs, _mm512_add_epi32(base, _mm512_mask_mov_epi16(dx, mv, below)));
+}
+
+/* The same from fp32 elements; `nan` gathers the lanes that met a NaN. */
+NN_AVX512 static inline __attribute__((always_inline)) void pair_step32(const float *top, int64_t W, __mmask32 live,
+                                                                        __mmask16 outs, __m512i base, int32_t *arg,
+                                                                        float *val, __mmask16 *nan)
+{
+    const __m512i even = _mm512_load_si512(even_lanes), odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
+    const __mmask16 live0 = (__mmask16)live, live1 = (__mmask16)(live >> 16);
+    const __m512 t0 = _mm512_maskz_loadu_ps(live0, top), t1 = _mm512_maskz_loadu_ps(live1, top + 16);
+    const __m512 b0 = _mm512_maskz_loadu_ps(live0, top + W), b1 = _mm512_maskz_loadu_ps(live1, top + W + 16);
+    const __m512 te = _mm512_permutex2var_ps(t0, even, t1), to = _mm512_permutex2var_ps(t0, odd, t1);
+    const __m512 be = _mm512_permutex2var_ps(b0, even, b1), bo = _mm512_permutex2var_ps(b0, odd, b1);
+    *nan |= _mm512_cmp_ps_mask(te, to, _CMP_UNORD_Q) | _mm512_cmp_ps_mask(be, bo, _CMP_UNORD_Q);
+    const __mmask16 mt = _mm512_cmp_ps_mask(to, te, _CMP_GT_OQ), mb = _mm512_cmp_ps_mask(bo, be, _CMP_GT_OQ);
+    const __m512 bt = _mm512_mask_mov_ps(te, mt, to), bb = _mm512_mask_mov_ps(be, mb, bo);
+    const __mmask16 mv = _mm512_cmp_ps_mask(bb, bt, _CMP_GT_OQ);
+    _mm512_mask_storeu_ps(val, outs, _mm512_mask_mov_ps(bt, mv, bb));
+    const __m512i dx = _mm512_maskz_mov_epi32(mt, _mm512_set1_epi32(1));
+    const __m512i below = _mm512_mask_mov_epi32(_mm512_set1_epi32((int32_t)W), mb, _mm512_set1_epi32((int32_t)W + 1));
+    _mm512_mask_storeu_epi32(arg, outs, _mm512_add_epi32(base, _mm512_mask_mov_epi32(dx, mv, below)));
+}
+
+/* The paired plane, with the row shares between rows; false for a plane with a NaN. */
+NN_AVX512 static inline __attribute__((always_inline)) bool pair_plane(const fw_plane_io *io, const mp_geometry *geometry,
+                                                                       aclDataType dtype)
+{
+    const mp_geometry local = *geometry, *g = &local; /* as in key_plane */
+    const int64_t W = g->width, Wo = g->out_width, Ho = g->out_height, elem = dtype == ACL_FLOAT ? 4 : 2;
+    const int64_t full = Wo / 16 * 16;
+    const __mmask16 tail_outs = (__mmask16)nn_lane_range(0, Wo - full, 16);
+    const __mmask32 tail_live = nn_lane_range(0, 2 * (Wo - full), 32);
+    const __m512i lane2 = _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_load_si256((const __m256i *)lane_words)), 1);
+    const int16_t inf_bits = dtype == ACL_FLOAT16 ? 0x7C00 : 0x7F80;
+    row_shares sh = shares_of(io, g, elem);
+    __m512i hi = _mm512_set1_epi16((int16_t)-inf_bits), lo = _mm512_set1_epi16(inf_bits);
+    __mmask16 nan = 0;
+    for (int64_t oh = 0; oh < Ho; ++oh) {
+        shares_before_row(io, &sh);
+        const int64_t first = 2 * oh * W;
+        __m512i base = _mm512_add_epi32(lane2, _mm512_set1_epi32((int32_t)first));
+        int32_t *arg = io->argmax + oh * Wo;
+        int64_t ow0 = 0;
+        if (dtype == ACL_FLOAT) {
+            const float *top = (const float *)io->in + first;
+            float *val = (float *)io->values + oh * Wo;
+            for (; ow0 < full; ow0 += 16, base = _mm512_add_epi32(base, _mm512_set1_epi32(32)))
+                pair_step32(top + 2 * ow0, W, ~(__mmask32)0, (__mmask16)0xFFFF, base, arg + ow0, val + ow0, &nan);
+            if (tail_outs) pair_step32(top + 2 * ow0, W, tail_live, tail_outs, base, arg + ow0, val + ow0, &nan);
+            if (nan) return false;
+        } else {
+            const uint16_t *top = (const uint16_t *)io->in + first;
+            uint16_t *val = (uint16_t *)io->values + oh * Wo;
+            for (; ow0 < full; ow0 += 16, base = _mm512_add_epi32(base, _mm512_set1_epi32(32)))
+                pair_step16(top + 2 * ow0, W, ~(__mmask32)0, (__mmask16)0xFFFF, base, arg + ow0, val + ow0, &hi, &lo);
+            if (tail_outs) pair_step16(top + 2 * ow0, W, tail_live, tail_outs, base, arg + ow0, val + ow0, &hi, &lo);
+            if (_mm512_cmpgt_epi16_mask(hi, _mm512_set1_epi16(inf_bits)) |
+                _mm512_cmplt_epi16_mask(lo, _mm512_set1_epi16((int16_t)-inf_bits)))
+                return false;
         }
+        shares_after_row(io, &sh, oh, Ho, Wo, elem);
     }
     return true;
 }
@@ -529,6 +656,12 @@ KEY_PLANE_DTYPE(f32, ACL_FLOAT)
 KEY_PLANE_DTYPE(f16, ACL_FLOAT16)
 KEY_PLANE_DTYPE(bf16, ACL_BF16)
 
+#define PAIR_PLANE_VARIANT(name, dtype)                                                                              \
+    NN_AVX512 static bool name(const fw_plane_io *io, const mp_geometry *g) { return pair_plane(io, g, dtype); }
+PAIR_PLANE_VARIANT(pairs_f32, ACL_FLOAT)
+PAIR_PLANE_VARIANT(pairs_f16, ACL_FLOAT16)
+PAIR_PLANE_VARIANT(pairs_bf16, ACL_BF16)
+
 typedef bool (*key_plane_fn)(const fw_plane_io *, const mp_geometry *);
 
 static key_plane_fn pick_key_plane(const mp_geometry *g, aclDataType dtype)
@@ -538,6 +671,7 @@ static key_plane_fn pick_key_plane(const mp_geometry *g, aclDataType dtype)
         {keys_f16_s1, keys_f16_s2, keys_f16_s2k2, keys_f16_s2k3, keys_f16_s1k3},
         {keys_bf16_s1, keys_bf16_s2, keys_bf16_s2k2, keys_bf16_s2k3, keys_bf16_s1k3}};
     const int d = dtype == ACL_FLOAT ? 0 : dtype == ACL_FLOAT16 ? 1 : 2;
+    if (pair_geometry(g)) return (key_plane_fn[]){pairs_f32, pairs_f16, pairs_bf16}[d];
     const int square = g->kernel_h == g->kernel_w ? (int)g->kernel_w : 0;
     if (g->stride_w == 1) return fns[d][square == 3 ? 4 : 0];
     return fns[d][square == 2 ? 2 : square == 3 ? 3 : 1];
