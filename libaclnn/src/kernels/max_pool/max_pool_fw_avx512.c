@@ -527,9 +527,10 @@ NN_AVX512 static inline __attribute__((always_inline)) bool key_plane(const fw_p
  * is the two pairs at columns 2ow, 2ow+1 of rows 2oh and 2oh+1: each step loads 16 outputs'
  * 32 elements of both rows and pools them in registers, with no key rows.  In PyTorch's order
  * (kh outer, kw inner; the first maximum wins) a pair's second cell is taken when greater than
- * its first, then the bottom pair's best when greater than the top's.  fp16/bf16 compare int16
- * keys (key16) in the even word of each 32-bit lane (the odd cell shifted down onto it); fp32
- * compares the values after vpermt2ps has split even and odd columns.  The same masks give the
+ * its first, then the bottom pair's best when greater than the top's.  fp16 compares int16 keys
+ * (key16) in the even word of each 32-bit lane (the odd cell shifted down onto it); bf16 the
+ * exact fp32 values of the even (shifted up) and odd (masked) words of each lane; fp32 the
+ * values after vpermt2ps has split even and odd columns.  The same masks give the
  * index (2oh*W + 2ow + dy*W + dx) and select the winner's raw element, so -0.0/+0.0 and ties
  * come out as on the other paths.  A NaN anywhere sends the plane to the cell path, as the
  * keyed path does. */
@@ -540,7 +541,18 @@ static inline bool pair_geometry(const mp_geometry *g)
            g->width < 65535; /* W + 1 fits the 16-bit index offsets */
 }
 
-/* 16 outputs from 16-bit elements: top at row 2oh, column 2*ow0; `live` the elements loaded. */
+/* 16 outputs' indices from the masks of 16 windows: mt (top pair's second cell), mb (bottom
+ * pair's), mv (the bottom pair won). */
+NN_AVX512 static inline __attribute__((always_inline)) void pair_index(int64_t W, __mmask16 mt, __mmask16 mb,
+                                                                       __mmask16 mv, __m512i base, int32_t *arg,
+                                                                       __mmask16 outs)
+{
+    const __m512i dx = _mm512_maskz_mov_epi32(mt, _mm512_set1_epi32(1));
+    const __m512i below = _mm512_mask_mov_epi32(_mm512_set1_epi32((int32_t)W), mb, _mm512_set1_epi32((int32_t)W + 1));
+    _mm512_mask_storeu_epi32(arg, outs, _mm512_add_epi32(base, _mm512_mask_mov_epi32(dx, mv, below)));
+}
+
+/* 16 outputs from fp16 elements: top at row 2oh, column 2*ow0; `live` the elements loaded. */
 NN_AVX512 static inline __attribute__((always_inline)) void pair_step16(const uint16_t *top, int64_t W, __mmask32 live,
                                                                         __mmask16 outs, __m512i base, int32_t *arg,
                                                                         uint16_t *val, __m512i *hi, __m512i *lo)
@@ -563,6 +575,26 @@ NN_AVX512 static inline __attribute__((always_inline)) void pair_step16(const ui
     _mm512_mask_storeu_epi32(arg, outs, _mm512_add_epi32(base, _mm512_mask_mov_epi16(dx, mv, below)));
 }
 
+/* The same from bf16 elements on their exact fp32 values (a shift and a mask, no keys): the
+ * compares and the NaN test are one instruction each, and the best's top half is the winner's
+ * word. */
+NN_AVX512 static inline __attribute__((always_inline)) void pair_step_bf16(const uint16_t *top, int64_t W,
+                                                                           __mmask32 live, __mmask16 outs, __m512i base,
+                                                                           int32_t *arg, uint16_t *val, __mmask16 *nan)
+{
+    const __m512i high = _mm512_set1_epi32((int32_t)0xFFFF0000);
+    const __m512i t = _mm512_maskz_loadu_epi16(live, top), b = _mm512_maskz_loadu_epi16(live, top + W);
+    const __m512 te = _mm512_castsi512_ps(_mm512_slli_epi32(t, 16)), to = _mm512_castsi512_ps(_mm512_and_si512(t, high));
+    const __m512 be = _mm512_castsi512_ps(_mm512_slli_epi32(b, 16)), bo = _mm512_castsi512_ps(_mm512_and_si512(b, high));
+    *nan |= _mm512_cmp_ps_mask(te, to, _CMP_UNORD_Q) | _mm512_cmp_ps_mask(be, bo, _CMP_UNORD_Q);
+    const __mmask16 mt = _mm512_cmp_ps_mask(to, te, _CMP_GT_OQ), mb = _mm512_cmp_ps_mask(bo, be, _CMP_GT_OQ);
+    const __m512 bt = _mm512_mask_mov_ps(te, mt, to), bb = _mm512_mask_mov_ps(be, mb, bo);
+    const __mmask16 mv = _mm512_cmp_ps_mask(bb, bt, _CMP_GT_OQ);
+    _mm256_mask_storeu_epi16(val, outs,
+                             _mm512_cvtepi32_epi16(_mm512_srli_epi32(_mm512_castps_si512(_mm512_mask_mov_ps(bt, mv, bb)), 16)));
+    pair_index(W, mt, mb, mv, base, arg, outs);
+}
+
 /* The same from fp32 elements; `nan` gathers the lanes that met a NaN. */
 NN_AVX512 static inline __attribute__((always_inline)) void pair_step32(const float *top, int64_t W, __mmask32 live,
                                                                         __mmask16 outs, __m512i base, int32_t *arg,
@@ -579,9 +611,7 @@ NN_AVX512 static inline __attribute__((always_inline)) void pair_step32(const fl
     const __m512 bt = _mm512_mask_mov_ps(te, mt, to), bb = _mm512_mask_mov_ps(be, mb, bo);
     const __mmask16 mv = _mm512_cmp_ps_mask(bb, bt, _CMP_GT_OQ);
     _mm512_mask_storeu_ps(val, outs, _mm512_mask_mov_ps(bt, mv, bb));
-    const __m512i dx = _mm512_maskz_mov_epi32(mt, _mm512_set1_epi32(1));
-    const __m512i below = _mm512_mask_mov_epi32(_mm512_set1_epi32((int32_t)W), mb, _mm512_set1_epi32((int32_t)W + 1));
-    _mm512_mask_storeu_epi32(arg, outs, _mm512_add_epi32(base, _mm512_mask_mov_epi32(dx, mv, below)));
+    pair_index(W, mt, mb, mv, base, arg, outs);
 }
 
 /* The paired plane, with the row shares between rows; false for a plane with a NaN. */
@@ -610,6 +640,13 @@ NN_AVX512 static inline __attribute__((always_inline)) bool pair_plane(const fw_
             for (; ow0 < full; ow0 += 16, base = _mm512_add_epi32(base, _mm512_set1_epi32(32)))
                 pair_step32(top + 2 * ow0, W, ~(__mmask32)0, (__mmask16)0xFFFF, base, arg + ow0, val + ow0, &nan);
             if (tail_outs) pair_step32(top + 2 * ow0, W, tail_live, tail_outs, base, arg + ow0, val + ow0, &nan);
+            if (nan) return false;
+        } else if (dtype == ACL_BF16) {
+            const uint16_t *top = (const uint16_t *)io->in + first;
+            uint16_t *val = (uint16_t *)io->values + oh * Wo;
+            for (; ow0 < full; ow0 += 16, base = _mm512_add_epi32(base, _mm512_set1_epi32(32)))
+                pair_step_bf16(top + 2 * ow0, W, ~(__mmask32)0, (__mmask16)0xFFFF, base, arg + ow0, val + ow0, &nan);
+            if (tail_outs) pair_step_bf16(top + 2 * ow0, W, tail_live, tail_outs, base, arg + ow0, val + ow0, &nan);
             if (nan) return false;
         } else {
             const uint16_t *top = (const uint16_t *)io->in + first;
