@@ -354,38 +354,13 @@ static inline window_rows rows_of(const mp_geometry *g, int64_t oh)
     return (window_rows){ih0, h_lo, h_hi - h_lo};
 }
 
-/* The memory traffic a plane spreads over its output rows: equal shares of the next plane's
- * prefetch (into L2) and of the tail's streaming stores before each row, and (io->out_nt) the
- * finished lines of values and indices after it. */
-typedef struct row_shares {
-    int64_t lines, fetch_step, zero_step, fetched, zeroed, values_done, indices_done;
-} row_shares;
-
-/* Shares for `slots` calls of shares_step. */
-static inline row_shares shares_of(const fw_plane_io *io, const mp_geometry *g, int64_t elem, int64_t slots)
-{
-    const int64_t lines = io->next ? (g->height * g->width * elem + 63) / 64 : 0;
-    return (row_shares){lines, (lines + slots - 1) / slots, (io->zero_lines + slots - 1) / slots, 0, 0, 0, 0};
-}
-
-NN_AVX512 static inline __attribute__((always_inline)) void shares_step(const fw_plane_io *io, row_shares *sh)
-{
-    for (const int64_t end = sh->fetched + sh->fetch_step < sh->lines ? sh->fetched + sh->fetch_step : sh->lines;
-         sh->fetched < end; ++sh->fetched)
-        _mm_prefetch((const char *)io->next + sh->fetched * 64, _MM_HINT_T1);
-    for (const int64_t end = sh->zeroed + sh->zero_step < io->zero_lines ? sh->zeroed + sh->zero_step : io->zero_lines;
-         sh->zeroed < end; ++sh->zeroed)
-        _mm512_stream_si512((void *)(io->zeros + sh->zeroed * 64), _mm512_setzero_si512());
-}
-
 /* One output row from int16 keys, 32 outputs per step; s, kw and kh are constants after
  * inlining (kh 0: any), and the rows of a full window run with a constant count. */
 NN_AVX512 static inline __attribute__((always_inline)) void key_row16(const int16_t *keys, int64_t len,
                                                                       const mp_geometry *g, window_rows wr, int s, int kw,
                                                                       int kh, int16_t ninf_key, const key_consts *kc,
                                                                       const uint16_t *in, int32_t *arg_row,
-                                                                      uint16_t *val_row, const fw_plane_io *io,
-                                                                      row_shares *sh)
+                                                                      uint16_t *val_row)
 {
     const int64_t W = g->width, Wo = g->out_width;
     const int16_t *k0 = keys + wr.h_lo * s * len;
@@ -393,7 +368,6 @@ NN_AVX512 static inline __attribute__((always_inline)) void key_row16(const int1
     const __m512i id_row = _mm512_set1_epi16((int16_t)((wr.h_lo - wr.ih0) * kw));
     __m512i base = _mm512_add_epi32(kc->lane_step, _mm512_set1_epi32((int32_t)(wr.ih0 * W - g->pad_w)));
     for (int64_t ow0 = 0; ow0 < Wo; ow0 += 32) {
-        shares_step(io, sh);
         __m512i best = _mm512_set1_epi16(ninf_key);
         __m512i id = ow0 == 0 ? _mm512_add_epi16(kc->first_dx, id_row) : id_row;
         if (kh && wr.rows == kh)
@@ -422,8 +396,7 @@ NN_AVX512 static inline __attribute__((always_inline)) void key_row16(const int1
 NN_AVX512 static inline __attribute__((always_inline)) void key_row32(const float *keys, int64_t len,
                                                                       const mp_geometry *g, window_rows wr, int s, int kw,
                                                                       int kh, const key_consts *kc, int32_t *arg_row,
-                                                                      float *val_row, const fw_plane_io *io,
-                                                                      row_shares *sh)
+                                                                      float *val_row)
 {
     const int64_t W = g->width, Wo = g->out_width;
     const float *k0 = keys + wr.h_lo * s * len;
@@ -431,7 +404,6 @@ NN_AVX512 static inline __attribute__((always_inline)) void key_row32(const floa
     const __m512i id_row = _mm512_set1_epi32((int32_t)((wr.h_lo - wr.ih0) * kw));
     __m512i base = _mm512_add_epi32(kc->lane_step, _mm512_set1_epi32((int32_t)(wr.ih0 * W - g->pad_w)));
     for (int64_t ow0 = 0; ow0 < Wo; ow0 += 16) {
-        shares_step(io, sh);
         __m512 best = _mm512_set1_ps(-__builtin_inff());
         __m512i id = ow0 == 0 ? _mm512_add_epi32(kc->first_dx, id_row) : id_row;
         if (kh && wr.rows == kh)
@@ -468,6 +440,29 @@ NN_AVX512 static inline void drain(unsigned char *dst, const unsigned char *src,
     memcpy(d, s, (size_t)n);
 }
 
+/* The memory traffic a plane spreads over its output rows: equal shares of the next plane's
+ * prefetch (into L2) and of the tail's streaming stores before each row, and (io->out_nt) the
+ * finished lines of values and indices after it. */
+typedef struct row_shares {
+    int64_t lines, fetch_step, zero_step, fetched, zeroed, values_done, indices_done;
+} row_shares;
+
+static inline row_shares shares_of(const fw_plane_io *io, const mp_geometry *g, int64_t elem)
+{
+    const int64_t Ho = g->out_height, lines = io->next ? (g->height * g->width * elem + 63) / 64 : 0;
+    return (row_shares){lines, (lines + Ho - 1) / Ho, (io->zero_lines + Ho - 1) / Ho, 0, 0, 0, 0};
+}
+
+NN_AVX512 static inline __attribute__((always_inline)) void shares_before_row(const fw_plane_io *io, row_shares *sh)
+{
+    for (const int64_t end = sh->fetched + sh->fetch_step < sh->lines ? sh->fetched + sh->fetch_step : sh->lines;
+         sh->fetched < end; ++sh->fetched)
+        _mm_prefetch((const char *)io->next + sh->fetched * 64, _MM_HINT_T1);
+    for (const int64_t end = sh->zeroed + sh->zero_step < io->zero_lines ? sh->zeroed + sh->zero_step : io->zero_lines;
+         sh->zeroed < end; ++sh->zeroed)
+        _mm512_stream_si512((void *)(io->zeros + sh->zeroed * 64), _mm512_setzero_si512());
+}
+
 /* After output row oh of a plane of Ho rows of Wo outputs of elem bytes. */
 NN_AVX512 static inline __attribute__((always_inline)) void shares_after_row(const fw_plane_io *io, row_shares *sh,
                                                                              int64_t oh, int64_t Ho, int64_t Wo,
@@ -500,7 +495,7 @@ NN_AVX512 static inline __attribute__((always_inline)) bool key_plane(const fw_p
         dtype == ACL_FLOAT ? _mm512_set1_epi32((int32_t)0xFF800000) : _mm512_set1_epi16((int16_t)-inf_bits);
     _mm512_storeu_si512(spare, spare_keys);
     _mm512_storeu_si512(spare + 64, spare_keys);
-    row_shares sh = shares_of(io, g, elem, Ho * ((Wo + key_lanes(dtype) - 1) / key_lanes(dtype)));
+    row_shares sh = shares_of(io, g, elem);
     __m512i hi = _mm512_setzero_si512(), lo = hi;
     int64_t built = 0;
     for (int64_t oh = 0; oh < Ho; ++oh) {
@@ -515,12 +510,13 @@ NN_AVX512 static inline __attribute__((always_inline)) bool key_plane(const fw_p
                                : _mm512_cmpgt_epi16_mask(hi, _mm512_set1_epi16(inf_bits)) |
                                      _mm512_cmplt_epi16_mask(lo, _mm512_set1_epi16((int16_t)-inf_bits)))
             return false;
+        shares_before_row(io, &sh);
         if (dtype == ACL_FLOAT)
             key_row32((const float *)io->keys, len, g, wr, s, kw, kh, &kc, io->argmax + oh * Wo,
-                      (float *)io->values + oh * Wo, io, &sh);
+                      (float *)io->values + oh * Wo);
         else
             key_row16((const int16_t *)io->keys, len, g, wr, s, kw, kh, (int16_t)-inf_bits, &kc,
-                      (const uint16_t *)io->in, io->argmax + oh * Wo, (uint16_t *)io->values + oh * Wo, io, &sh);
+                      (const uint16_t *)io->in, io->argmax + oh * Wo, (uint16_t *)io->values + oh * Wo);
         shares_after_row(io, &sh, oh, Ho, Wo, elem);
     }
     return true;
@@ -629,11 +625,11 @@ NN_AVX512 static inline __attribute__((always_inline)) bool pair_plane(const fw_
     const __mmask32 tail_live = nn_lane_range(0, 2 * (Wo - full), 32);
     const __m512i lane2 = _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_load_si256((const __m256i *)lane_words)), 1);
     const int16_t inf_bits = dtype == ACL_FLOAT16 ? 0x7C00 : 0x7F80;
-    row_shares sh = shares_of(io, g, elem, Ho);
+    row_shares sh = shares_of(io, g, elem);
     __m512i hi = _mm512_set1_epi16((int16_t)-inf_bits), lo = _mm512_set1_epi16(inf_bits);
     __mmask16 nan = 0;
     for (int64_t oh = 0; oh < Ho; ++oh) {
-        shares_step(io, &sh);
+        shares_before_row(io, &sh);
         const int64_t first = 2 * oh * W;
         __m512i base = _mm512_add_epi32(lane2, _mm512_set1_epi32((int32_t)first));
         int32_t *arg = io->argmax + oh * Wo;
