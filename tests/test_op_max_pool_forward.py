@@ -1,13 +1,17 @@
 """aclnnMaxPool2dWithMask forward: every SIMD tier and thread count against a NumPy loop, bit for bit.
 
-The forward has an AVX-512 plane kernel in two forms - the keyed path (planes without NaN: key
-rows built first, then 16 or 32 outputs per compare) and the cell path (planes with a NaN: 16
-outputs per vector, the winner's bits carried in registers) - and the portable row-at-a-time
+The forward has an AVX-512 plane kernel in three forms - the paired path (2x2 windows, stride 2,
+no padding, planes without NaN: 16 outputs per step pooled from the loaded rows), the keyed path
+(other planes without NaN: key rows built first, then 16 or 32 outputs per compare) and the cell
+path (planes with a NaN: 16 outputs per vector, the winner's bits carried in registers) - and the
+portable row-at-a-time
 kernel (widened fp32 copy of the plane, winners gathered by index); all must give exactly
 reference.max_pool_argmax's indices and the raw input bits at them - NaN payloads (quiet,
 signalling, negative), infinities, signed zeros and ties included - and the mask container's
-zero tail.  Every input is run with NaNs (the cell path) and without (the keyed path).
+zero tail.  Every input is run with NaNs (the cell path) and without (the paired or keyed path).
 """
+import hashlib
+import itertools
 import textwrap
 
 import ml_dtypes
@@ -66,8 +70,6 @@ _SCRIPT = textwrap.dedent("""
 
 
 def reference_digest():
-    import hashlib
-    import itertools
     h = hashlib.sha256()
     for name, (si, shape), nans in itertools.product(DTYPES, enumerate(SHAPES), (True, False)):
         x = make_input(shape, name, si, nans)
@@ -94,6 +96,72 @@ def test_streamed_outputs_and_tail():
     for name, shape, nans in (("float32", (13, 64, 66, 70), True), ("bfloat16", (14, 64, 66, 70), True),
                               ("float16", (14, 64, 66, 70), False), ("float32", (13, 64, 66, 70), False)):
         x = make_input(shape, name, 3, nans)
+        index = ref.max_pool_argmax(x, k, s, p, False)
+        want_mask = ref.max_pool_mask(index, k)
+        with pyaclnn.Tensor.from_numpy(x) as xt, \
+                pyaclnn.Tensor.empty(index.shape, DTYPES[name], fill=7) as out, \
+                pyaclnn.Tensor.empty(want_mask.shape, np.int8, fill=-1) as mask:
+            pyaclnn.run_op("MaxPool2dWithMask", xt, list(k), list(s), list(p), [1, 1], False, out, mask)
+            assert want_mask.nbytes >= 16 << 20
+            assert out.numpy().tobytes() == np.ascontiguousarray(ref.max_pool_values(x, index)).tobytes(), name
+            assert np.array_equal(mask.numpy(), want_mask), name
+
+
+# The paired path (2x2 windows, stride 2, no padding, every window inside the plane): row
+# widths with and without a partial last step of 16 outputs, odd H and W (a last row / column in
+# no window), one output per row.
+PAIRED_SHAPES = [(1, 2, 8, 32), (2, 1, 7, 66), (1, 3, 6, 63), (1, 2, 5, 2), (1, 1, 34, 98), (1, 1, 4, 130)]
+ZERO_TIE_CELLS = (-0.0, 0.0, -1.0, 1.0, -np.inf)
+
+
+def paired_inputs(name):
+    """The paired path's inputs of one dtype: random planes with and without NaNs; every window
+    of four cells from ZERO_TIE_CELLS (625 windows: signed zeros tied with each other, -inf
+    alone); and a NaN only in the column that no window covers (W odd)."""
+    dtype = DTYPES[name]
+    xs = [make_input(shape, name, 10 + i, nans) for i, shape in enumerate(PAIRED_SHAPES) for nans in (True, False)]
+    windows = np.array(list(itertools.product(ZERO_TIE_CELLS, repeat=4)), dtype=np.float32).reshape(25, 25, 2, 2)
+    xs.append(windows.transpose(0, 2, 1, 3).reshape(1, 1, 50, 50).astype(dtype))
+    outside = make_input((1, 2, 6, 35), name, 30, False)
+    outside[:, :, :, -1] = np.nan
+    xs.append(outside)
+    return xs
+
+
+_PAIRED_SCRIPT = textwrap.dedent("""
+    import hashlib, sys
+    sys.path.insert(0, "tests")
+    from test_op_max_pool_forward import DTYPES, paired_inputs
+    from pyaclnn.functional import max_pool2d_with_mask
+    h = hashlib.sha256()
+    for name in DTYPES:
+        for x in paired_inputs(name):
+            out, mask = max_pool2d_with_mask(x, (2, 2), (2, 2), (0, 0), 1, False)
+            h.update(out.tobytes())
+            h.update(mask.tobytes())
+    print(h.hexdigest())
+""")
+
+
+def test_paired_2x2_windows_on_every_tier_and_thread_count():
+    h = hashlib.sha256()
+    for name in DTYPES:
+        for x in paired_inputs(name):
+            index = ref.max_pool_argmax(x, (2, 2), (2, 2), (0, 0), False)
+            h.update(np.ascontiguousarray(ref.max_pool_values(x, index)).tobytes())
+            h.update(np.ascontiguousarray(ref.max_pool_mask(index, (2, 2))).tobytes())
+    runs = tiers.sweep(threads=(1, 2))
+    for run, got in zip(runs, tiers.outputs(_PAIRED_SCRIPT, runs)):
+        assert got == h.hexdigest(), "%s: the 2x2 stride-2 forward's out or mask differs from the reference" % run
+
+
+def test_paired_streamed_outputs_and_tail():
+    """The paired path with out + mask past 16 MiB: values and indices drained between rows with
+    streaming stores, the tail zeroed in the rows; the container is prefilled."""
+    import pyaclnn
+    k, s, p = (2, 2), (2, 2), (0, 0)
+    for name, nans in (("float32", False), ("float16", False), ("bfloat16", False), ("bfloat16", True)):
+        x = make_input((16, 64, 66, 134), name, 4, nans)
         index = ref.max_pool_argmax(x, k, s, p, False)
         want_mask = ref.max_pool_mask(index, k)
         with pyaclnn.Tensor.from_numpy(x) as xt, \
