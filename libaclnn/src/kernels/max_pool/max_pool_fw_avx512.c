@@ -626,7 +626,6 @@ NN_AVX512 static inline __attribute__((always_inline)) bool pair_plane(const fw_
     const __m512i lane2 = _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_load_si256((const __m256i *)lane_words)), 1);
     const int16_t inf_bits = dtype == ACL_FLOAT16 ? 0x7C00 : 0x7F80;
     row_shares sh = shares_of(io, g, elem);
-    sh.lines = 0;
     __m512i hi = _mm512_set1_epi16((int16_t)-inf_bits), lo = _mm512_set1_epi16(inf_bits);
     __mmask16 nan = 0;
     for (int64_t oh = 0; oh < Ho; ++oh) {
