@@ -457,7 +457,7 @@ NN_AVX512 static inline __attribute__((always_inline)) void shares_before_row(co
 {
     for (const int64_t end = sh->fetched + sh->fetch_step < sh->lines ? sh->fetched + sh->fetch_step : sh->lines;
          sh->fetched < end; ++sh->fetched)
-        _mm_prefetch((const char *)io->next + sh->fetched * 64, _MM_HINT_NTA);
+        _mm_prefetch((const char *)io->next + sh->fetched * 64, _MM_HINT_T1);
     for (const int64_t end = sh->zeroed + sh->zero_step < io->zero_lines ? sh->zeroed + sh->zero_step : io->zero_lines;
          sh->zeroed < end; ++sh->zeroed)
         _mm512_stream_si512((void *)(io->zeros + sh->zeroed * 64), _mm512_setzero_si512());
