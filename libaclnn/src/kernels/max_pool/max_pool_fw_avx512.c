@@ -552,12 +552,10 @@ NN_AVX512 static inline __attribute__((always_inline)) void pair_index(int64_t W
     _mm512_mask_storeu_epi32(arg, outs, _mm512_add_epi32(base, _mm512_mask_mov_epi32(dx, mv, below)));
 }
 
-/* 16 outputs from fp16 elements: top at row 2oh, column 2*ow0; `live` the elements loaded.
- * Returns the winners' words in the even words (the caller packs two steps' with one
- * vpermt2w). */
-NN_AVX512 static inline __attribute__((always_inline)) __m512i pair_step16(const uint16_t *top, int64_t W,
-                                                                           __mmask32 live, __mmask16 outs, __m512i base,
-                                                                           int32_t *arg, __m512i *hi, __m512i *lo)
+/* 16 outputs from fp16 elements: top at row 2oh, column 2*ow0; `live` the elements loaded. */
+NN_AVX512 static inline __attribute__((always_inline)) void pair_step16(const uint16_t *top, int64_t W, __mmask32 live,
+                                                                        __mmask16 outs, __m512i base, int32_t *arg,
+                                                                        uint16_t *val, __m512i *hi, __m512i *lo)
 {
     const __mmask32 even = 0x55555555u;
     const __m512i t = _mm512_maskz_loadu_epi16(live, top), b = _mm512_maskz_loadu_epi16(live, top + W);
@@ -570,11 +568,11 @@ NN_AVX512 static inline __attribute__((always_inline)) __m512i pair_step16(const
                                                       _mm512_mask_mov_epi16(kt, mt, kt1));
     const __m512i rt = _mm512_mask_mov_epi16(t, mt, _mm512_srli_epi32(t, 16));
     const __m512i rb = _mm512_mask_mov_epi16(b, mb, _mm512_srli_epi32(b, 16));
+    _mm256_mask_storeu_epi16(val, outs, _mm512_cvtepi32_epi16(_mm512_mask_mov_epi16(rt, mv, rb)));
     /* the offsets dy*W + dx in the even words (odd words stay 0) */
     const __m512i dx = _mm512_maskz_mov_epi16(mt, _mm512_set1_epi32(1));
     const __m512i below = _mm512_mask_mov_epi16(_mm512_set1_epi32((int32_t)W), mb, _mm512_set1_epi32((int32_t)W + 1));
     _mm512_mask_storeu_epi32(arg, outs, _mm512_add_epi32(base, _mm512_mask_mov_epi16(dx, mv, below)));
-    return _mm512_mask_mov_epi16(rt, mv, rb);
 }
 
 /* The same from bf16 elements on their exact fp32 values (a shift and a mask, no keys): the
@@ -627,13 +625,6 @@ NN_AVX512 static inline __attribute__((always_inline)) bool pair_plane(const fw_
     const __mmask32 tail_live = nn_lane_range(0, 2 * (Wo - full), 32);
     const __m512i lane2 = _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_load_si256((const __m256i *)lane_words)), 1);
     const int16_t inf_bits = dtype == ACL_FLOAT16 ? 0x7C00 : 0x7F80;
-    /* fp16 runs 32 outputs a step (two half steps): the masks of its last, partial step */
-    const int64_t rest = Wo % 32;
-    const struct {
-        __mmask32 live[2];
-        __mmask16 outs[2];
-    } pack_tail = {{nn_lane_range(0, 2 * rest, 32), nn_lane_range(0, 2 * (rest - 16), 32)},
-                   {(__mmask16)nn_lane_range(0, rest, 16), (__mmask16)nn_lane_range(0, rest - 16, 16)}};
     row_shares sh = shares_of(io, g, elem);
     __m512i hi = _mm512_set1_epi16((int16_t)-inf_bits), lo = _mm512_set1_epi16(inf_bits);
     __mmask16 nan = 0;
@@ -660,22 +651,9 @@ NN_AVX512 static inline __attribute__((always_inline)) bool pair_plane(const fw_
         } else {
             const uint16_t *top = (const uint16_t *)io->in + first;
             uint16_t *val = (uint16_t *)io->values + oh * Wo;
-            const __m512i even = _mm512_load_si512(even_words);
-            for (; ow0 + 32 <= Wo; ow0 += 32, base = _mm512_add_epi32(base, _mm512_set1_epi32(64))) {
-                const __m512i r0 = pair_step16(top + 2 * ow0, W, ~(__mmask32)0, (__mmask16)0xFFFF, base, arg + ow0, &hi, &lo);
-                const __m512i r1 = pair_step16(top + 2 * ow0 + 32, W, ~(__mmask32)0, (__mmask16)0xFFFF,
-                                               _mm512_add_epi32(base, _mm512_set1_epi32(32)), arg + ow0 + 16, &hi, &lo);
-                _mm512_storeu_si512(val + ow0, _mm512_permutex2var_epi16(r0, even, r1));
-            }
-            if (ow0 < Wo) { /* the last 1-31 outputs: the masks of pack_tail */
-                const __m512i r0 = pair_step16(top + 2 * ow0, W, pack_tail.live[0], pack_tail.outs[0], base, arg + ow0, &hi, &lo);
-                const __m512i r1 = pack_tail.live[1] ? pair_step16(top + 2 * ow0 + 32, W, pack_tail.live[1], pack_tail.outs[1],
-                                                                   _mm512_add_epi32(base, _mm512_set1_epi32(32)),
-                                                                   arg + ow0 + 16, &hi, &lo)
-                                                     : _mm512_setzero_si512();
-                _mm512_mask_storeu_epi16(val + ow0, pack_tail.outs[0] | (__mmask32)pack_tail.outs[1] << 16,
-                                         _mm512_permutex2var_epi16(r0, even, r1));
-            }
+            for (; ow0 < full; ow0 += 16, base = _mm512_add_epi32(base, _mm512_set1_epi32(32)))
+                pair_step16(top + 2 * ow0, W, ~(__mmask32)0, (__mmask16)0xFFFF, base, arg + ow0, val + ow0, &hi, &lo);
+            if (tail_outs) pair_step16(top + 2 * ow0, W, tail_live, tail_outs, base, arg + ow0, val + ow0, &hi, &lo);
             if (_mm512_cmpgt_epi16_mask(hi, _mm512_set1_epi16(inf_bits)) |
                 _mm512_cmplt_epi16_mask(lo, _mm512_set1_epi16((int16_t)-inf_bits)))
                 return false;
