@@ -5,7 +5,8 @@
  *   max_pool_fw_portable.c  per plane: widen fp16/bf16 to fp32, pool a whole output row per
  *                           window cell, gather the winners bit for bit, store the argmax in the
  *                           form the plan asks (mask stream, int32, int64); the 1x1 legacy mask
- *   max_pool_fw_avx512.c    AVX-512: the plane kernel for strides 1 and 2 along the row: key rows
+ *   max_pool_fw_avx512.c    AVX-512: the plane kernel for strides 1 and 2 along the row: 2x2
+ *                           stride-2 windows from the loaded rows (the paired path) or key rows
  *                           (planes without NaN) or straight from fp32/fp16/bf16 (the cell path)
  *   max_pool_fw_general.c   one output at a time, for what the above does not take (mp_is_plain
  *                           false: dilation > 1, NHWC, planes of 2^31 cells or more)
@@ -80,8 +81,9 @@ typedef struct fw_plane_io {
 
 enum { MP_PLANE_NOT_TAKEN, MP_PLANE_POOLED, MP_PLANE_WRITTEN };
 
-/* Pools the plane: the keyed path when io->keys is given and the plane holds no NaN, else the
- * cell path.  Returns MP_PLANE_WRITTEN when values and argmax also went out to io->out_nt and
+/* Pools the plane: when io->keys is given and no window holds a NaN, the paired path (2x2
+ * windows, stride 2, no padding, no window past the edge) or the keyed path, else the cell
+ * path.  Returns MP_PLANE_WRITTEN when values and argmax also went out to io->out_nt and
  * io->indices_nt, MP_PLANE_POOLED when they are only in io->values and io->argmax, and
  * MP_PLANE_NOT_TAKEN (nothing written) for a stride_w other than 1 or 2 or a kernel_w over 16:
  * the plan checks both. */

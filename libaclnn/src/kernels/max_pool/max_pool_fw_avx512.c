@@ -1,7 +1,9 @@
 /*
  * max_pool_fw_avx512.c - the max-pool forward's plane kernel with AVX-512 (max_pool_fw.h), for
- * strides 1 and 2 along the row, in fp32, fp16 or bf16, in two forms: the keyed path (below,
- * "The keyed path") for planes without NaN, and the cell path for the rest, described here.
+ * strides 1 and 2 along the row, in fp32, fp16 or bf16, in three forms for planes without NaN
+ * in a window, the paired path for 2x2 stride-2 windows (below, "The paired path") and the
+ * keyed path for the other geometries (below, "The keyed path"), and the cell path for the rest,
+ * described here.
  * The cell path: 16 outputs of a row per vector, straight from the input (no widened copy of
  * the plane, no gather of the winners).
  *
@@ -532,8 +534,8 @@ NN_AVX512 static inline __attribute__((always_inline)) bool key_plane(const fw_p
  * exact fp32 values of the even (shifted up) and odd (masked) words of each lane; fp32 the
  * values after vpermt2ps has split even and odd columns.  The same masks give the
  * index (2oh*W + 2ow + dy*W + dx) and select the winner's raw element, so -0.0/+0.0 and ties
- * come out as on the other paths.  A NaN anywhere sends the plane to the cell path, as the
- * keyed path does. */
+ * come out as on the other paths.  A NaN in a window sends the plane to the cell path, as the
+ * keyed path does (a NaN in the last row or column of an odd H or W is in no window). */
 static inline bool pair_geometry(const mp_geometry *g)
 {
     return g->kernel_h == 2 && g->kernel_w == 2 && g->stride_h == 2 && g->stride_w == 2 && g->pad_h == 0 &&
