@@ -88,23 +88,28 @@ def test_every_tier_and_thread_count_gives_the_reference_bits():
         assert got == want, "%s: the forward's out or mask differs from the reference" % run
 
 
+def check_streamed(x, name, k, s, p):
+    """The forward of x, out + mask of 16 MiB or more, into a container prefilled with -1 and an
+    out prefilled with 7: every byte the forward owes is compared with the reference."""
+    import pyaclnn
+    index = ref.max_pool_argmax(x, k, s, p, False)
+    want_mask = ref.max_pool_mask(index, k)
+    with pyaclnn.Tensor.from_numpy(x) as xt, \
+            pyaclnn.Tensor.empty(index.shape, DTYPES[name], fill=7) as out, \
+            pyaclnn.Tensor.empty(want_mask.shape, np.int8, fill=-1) as mask:
+        pyaclnn.run_op("MaxPool2dWithMask", xt, list(k), list(s), list(p), [1, 1], False, out, mask)
+        assert want_mask.nbytes >= 16 << 20
+        assert out.numpy().tobytes() == np.ascontiguousarray(ref.max_pool_values(x, index)).tobytes(), name
+        assert np.array_equal(mask.numpy(), want_mask), name
+
+
 def test_streamed_outputs_and_tail():
     """out + mask of 16 MiB or more are written with streaming stores, the tail zeroed in the
     kernel's rows: the container is prefilled so every byte the forward owes is checked."""
-    import pyaclnn
     k, s, p = (3, 3), (2, 2), (1, 1)
     for name, shape, nans in (("float32", (13, 64, 66, 70), True), ("bfloat16", (14, 64, 66, 70), True),
                               ("float16", (14, 64, 66, 70), False), ("float32", (13, 64, 66, 70), False)):
-        x = make_input(shape, name, 3, nans)
-        index = ref.max_pool_argmax(x, k, s, p, False)
-        want_mask = ref.max_pool_mask(index, k)
-        with pyaclnn.Tensor.from_numpy(x) as xt, \
-                pyaclnn.Tensor.empty(index.shape, DTYPES[name], fill=7) as out, \
-                pyaclnn.Tensor.empty(want_mask.shape, np.int8, fill=-1) as mask:
-            pyaclnn.run_op("MaxPool2dWithMask", xt, list(k), list(s), list(p), [1, 1], False, out, mask)
-            assert want_mask.nbytes >= 16 << 20
-            assert out.numpy().tobytes() == np.ascontiguousarray(ref.max_pool_values(x, index)).tobytes(), name
-            assert np.array_equal(mask.numpy(), want_mask), name
+        check_streamed(make_input(shape, name, 3, nans), name, k, s, p)
 
 
 # The paired path (2x2 windows, stride 2, no padding, every window inside the plane): row
@@ -158,16 +163,6 @@ def test_paired_2x2_windows_on_every_tier_and_thread_count():
 def test_paired_streamed_outputs_and_tail():
     """The paired path with out + mask past 16 MiB: values and indices drained between rows with
     streaming stores, the tail zeroed in the rows; the container is prefilled."""
-    import pyaclnn
     k, s, p = (2, 2), (2, 2), (0, 0)
     for name, nans in (("float32", False), ("float16", False), ("bfloat16", False), ("bfloat16", True)):
-        x = make_input((16, 64, 66, 134), name, 4, nans)
-        index = ref.max_pool_argmax(x, k, s, p, False)
-        want_mask = ref.max_pool_mask(index, k)
-        with pyaclnn.Tensor.from_numpy(x) as xt, \
-                pyaclnn.Tensor.empty(index.shape, DTYPES[name], fill=7) as out, \
-                pyaclnn.Tensor.empty(want_mask.shape, np.int8, fill=-1) as mask:
-            pyaclnn.run_op("MaxPool2dWithMask", xt, list(k), list(s), list(p), [1, 1], False, out, mask)
-            assert want_mask.nbytes >= 16 << 20
-            assert out.numpy().tobytes() == np.ascontiguousarray(ref.max_pool_values(x, index)).tobytes(), name
-            assert np.array_equal(mask.numpy(), want_mask), name
+        check_streamed(make_input((16, 64, 66, 134), name, 4, nans), name, k, s, p)
