@@ -28,17 +28,6 @@
 typedef nn_i2c_plan col2im_plan;
 typedef struct nn_col2im_avx2_plan avx2_plan;
 
-/* acc + x with acc the first source.  When both are NaN, x86 keeps the first source's NaN; GCC
- * takes vaddps as commutative and may swap its operands, and this kernel then gave +NaN where
- * the portable and AVX-512 paths give the -NaN of an earlier inf + -inf.  The asm fixes the order
- * (the portable loops and the AVX-512 kernels add acc + x too). */
-NN_AVX2 static inline __attribute__((always_inline)) __m256 add_in_order(__m256 acc, __m256 x)
-{
-    __m256 sum;
-    __asm__("vaddps %2, %1, %0" : "=x"(sum) : "x"(acc), "xm"(x));
-    return sum;
-}
-
 #define AVX2_MAX_MARGIN 64                 /* zero floats on each side of a scratch row, at most */
 #define AVX2_MAX_SCRATCH_FLOATS (8 * 1024) /* 32 KiB */
 
@@ -198,12 +187,12 @@ NN_AVX2 static inline __attribute__((always_inline)) void avx2_plane(const col2i
             for (int64_t r = r0; r < r1; r++) {
                 const float *row = scratch + ap->row_offset[r];
                 if (sW == 1) {
-                    for (int64_t i = 0; i < kW; i++) even = add_in_order(even, _mm256_loadu_ps(row + tap[i]));
+                    for (int64_t i = 0; i < kW; i++) even = add8(even, _mm256_loadu_ps(row + tap[i]));
                 } else {
                     for (int64_t i = 0; i < ap->even_count; i++)
-                        even = add_in_order(even, _mm256_loadu_ps(row + tap[i]));
+                        even = add8(even, _mm256_loadu_ps(row + tap[i]));
                     for (int64_t i = ap->even_count; i < kW; i++)
-                        odd = add_in_order(odd, _mm256_loadu_ps(row + tap[i]));
+                        odd = add8(odd, _mm256_loadu_ps(row + tap[i]));
                 }
             }
             const int64_t at = ih * W + q * span;
@@ -299,18 +288,18 @@ NN_AVX2 static inline __attribute__((always_inline)) void avx2_k3s2_plane(const 
                 _mm256_cmpgt_epi32(_mm256_set1_epi32((int32_t)(OW - 1 - n0)), lane));
             const int64_t at = m * OW + n0, at_below = at + OW;
             const __m256 c10 = _mm256_and_ps(ahead, avx2_k3s2_at(cols, 3 * L, at + 1, dt));
-            const __m256 e0 = add_in_order(zero, avx2_k3s2_at(cols, 4 * L, at, dt));
-            const __m256 o0 = add_in_order(add_in_order(zero, c10), avx2_k3s2_at(cols, 5 * L, at, dt));
+            const __m256 e0 = add8(zero, avx2_k3s2_at(cols, 4 * L, at, dt));
+            const __m256 o0 = add8(add8(zero, c10), avx2_k3s2_at(cols, 5 * L, at, dt));
             avx2_store_pairs(row0, 2 * n0, e0, o0, dt, true);
             __m256 e1 = zero, o1 = zero;
             if (below) {
-                e1 = add_in_order(e1, avx2_k3s2_at(cols, 1 * L, at_below, dt));
-                o1 = add_in_order(o1, _mm256_and_ps(ahead, avx2_k3s2_at(cols, 0, at_below + 1, dt)));
-                o1 = add_in_order(o1, avx2_k3s2_at(cols, 2 * L, at_below, dt));
+                e1 = add8(e1, avx2_k3s2_at(cols, 1 * L, at_below, dt));
+                o1 = add8(o1, _mm256_and_ps(ahead, avx2_k3s2_at(cols, 0, at_below + 1, dt)));
+                o1 = add8(o1, avx2_k3s2_at(cols, 2 * L, at_below, dt));
             }
-            e1 = add_in_order(e1, avx2_k3s2_at(cols, 7 * L, at, dt));
-            o1 = add_in_order(o1, _mm256_and_ps(ahead, avx2_k3s2_at(cols, 6 * L, at + 1, dt)));
-            o1 = add_in_order(o1, avx2_k3s2_at(cols, 8 * L, at, dt));
+            e1 = add8(e1, avx2_k3s2_at(cols, 7 * L, at, dt));
+            o1 = add8(o1, _mm256_and_ps(ahead, avx2_k3s2_at(cols, 6 * L, at + 1, dt)));
+            o1 = add8(o1, avx2_k3s2_at(cols, 8 * L, at, dt));
             avx2_store_pairs(row1, 2 * n0, e1, o1, dt, false);
         }
     }

@@ -25,7 +25,7 @@
 
 #if NN_HAVE_X86_SIMD
 /* acc + x with acc the first source: when both are NaN, x86 keeps the first source's NaN, and
- * GCC, which takes vaddps as commutative, could swap the operands (col2im_avx2.c's add_in_order). */
+ * GCC, which takes vaddps as commutative, could swap the operands (col2im_phase.inc's add8). */
 NN_AVX512 static inline __attribute__((always_inline)) __m512 add_in_order(__m512 acc, __m512 x)
 {
     __m512 sum;
