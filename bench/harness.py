@@ -39,8 +39,8 @@ How a case is timed
 -------------------
 ``run.py`` starts one worker process per thread count (1 and all cores) with ``ACLNN_NUM_THREADS``
 set (the library reads it when it starts) and ``torch.set_num_threads`` called.  In the worker,
-each case is warmed up, a call count per sample is calibrated so one sample lasts a few
-milliseconds, and then ours and theirs are timed *alternately* (ours first on even repetitions,
+each case is warmed up, a call count per sample is calibrated for each side so one sample of
+each lasts a few milliseconds, and then ours and theirs are timed *alternately* (ours first on even repetitions,
 theirs first on odd ones) so drifting machine load hits both equally.  The reported time is the
 median per call over the repetitions.  The same worker measures STREAM copy bandwidth (the best
 of torch's ``copy_`` and glibc ``memmove`` on as many threads) on two arrays far larger than the
@@ -189,20 +189,30 @@ def _sample(fn, calls):
 
 
 def time_pair(ours, theirs, repetitions, warmup=2, target_seconds=0.005):
-    """Median seconds per call of ours() and theirs(), measured alternately."""
+    """Median seconds per call of ours() and theirs(), measured alternately.
+
+    Each side gets its own call count, so each side's sample lasts about target_seconds. A
+    shared count (the smaller one) would make a 1 ms call of ours a sample of one call right
+    after torch's 10-30 ms call, and on the reference host a ~1 ms memory-bound call that
+    starts after milliseconds of little memory traffic runs at up to half speed (the
+    same kernel back to back runs at full speed): the sample would time the host's memory
+    clock ramping up, not the kernel, and STREAM, which the fraction divides by, is measured
+    in steady state. Returns (ours seconds, theirs seconds, (ours calls, theirs calls))."""
     for _ in range(warmup):
         ours()
         theirs()
-    calls = min(_calibrate(ours, target_seconds), _calibrate(theirs, target_seconds))
+    ours_calls = _calibrate(ours, target_seconds)
+    theirs_calls = _calibrate(theirs, target_seconds)
     ours_times, theirs_times = [], []
     for rep in range(repetitions):
         if rep % 2 == 0:
-            ours_times.append(_sample(ours, calls))
-            theirs_times.append(_sample(theirs, calls))
+            ours_times.append(_sample(ours, ours_calls))
+            theirs_times.append(_sample(theirs, theirs_calls))
         else:
-            theirs_times.append(_sample(theirs, calls))
-            ours_times.append(_sample(ours, calls))
-    return statistics.median(ours_times), statistics.median(theirs_times), calls
+            theirs_times.append(_sample(theirs, theirs_calls))
+            ours_times.append(_sample(ours, ours_calls))
+    return (statistics.median(ours_times), statistics.median(theirs_times),
+            (ours_calls, theirs_calls))
 
 
 class StreamCopy:
