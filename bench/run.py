@@ -204,7 +204,12 @@ def write_markdown(path, results, rows, png_name, quick, check_rows=None):
              "* Each row: median time per call over alternating repetitions of our kernel "
              "(phase 2 + synchronize, repeatable executor, outputs and workspace preallocated) and "
              "the PyTorch equivalent (outputs preallocated), in the same process with the same "
-             "thread count (`ACLNN_NUM_THREADS` and `torch.set_num_threads`). `OMP_WAIT_POLICY=PASSIVE` "
+             "thread count (`ACLNN_NUM_THREADS` and `torch.set_num_threads`). Each side's sample "
+             "is as many back-to-back calls as fill about 5 ms, counted per side: a ~1 ms "
+             "memory-bound call timed alone right after torch's 10-30 ms call ran at up to half "
+             "speed on the reference host, while the same call back to back ran at full speed (likely "
+             "the memory clock winding up after a quiet spell). "
+             "`OMP_WAIT_POLICY=PASSIVE` "
              "keeps torch's idle OpenMP threads from spinning on the core our next call needs; it "
              "does not change torch's own times.",
              "* Memory: our tensors come from `aclrtMalloc`, which under CANN's default policy puts "
