@@ -285,9 +285,9 @@ class _ThreadState(threading.local):
     def __init__(self):
         self.executors = OrderedDict()   # signature -> _Executor
         self.workspace = None            # a DeviceBuffer reused by every call of the thread
-        self.lanes = {}                  # eager torch call signature -> its runner (_lane)
+        self.lanes = {}                  # eager torch call signature -> its runner (_lane.py)
         self.launched = None             # [(executor, inputs, made, outputs, kind)] of the
-                                         # cached launches of one call remember() watches
+                                         # cached launches of one call a lane's first watches
 
 
 _local = _ThreadState()
@@ -500,7 +500,8 @@ def launch(op, inputs, attrs, outputs):
 
 
 def _note_launch(executor, inputs, made, outputs, kind):
-    """Tells a watching remember() which cached executor a call launched and with what."""
+    """Tells a watching lane (pyaclnn._lane) which cached executor a call launched and with
+    what."""
     if _local.launched is not None:
         _local.launched.append((executor, inputs, made, outputs, kind))
 
@@ -522,127 +523,6 @@ def _run_cached(executor, pointers, outputs, kind):
     _run(executor, consumed=False)
     # The inputs stay referenced by the caller until here: the call is synchronous.
     return made
-
-
-# ---- the eager lane: a repeated torch call straight to its executor ------------------------------
-# A pyaclnn.functional call with torch tensors runs, in plain eager mode, through
-# pyaclnn.torch_ops and the operator's functional function, whose argument handling costs more
-# than the kernel of a small call.  When such a call launched exactly one cached executor with
-# the call's own tensors as its inputs (in order) and returned that launch's results unchanged,
-# its signature - the arguments as given, tensors by shape and dtype, everything else by type and
-# value - gets a lane to that executor: the argument handling is deterministic in the signature,
-# so the next call with the same signature goes straight to phase 2.
-LANE_ENTRIES = 2 * CACHE_ENTRIES
-_LANE_SCALARS = frozenset((int, float, bool, str, type(None)))
-
-
-def _lane(executor, outputs, kind, single):
-    """The function a lane calls with the tensors' data pointers: rebinds and runs ``executor``
-    and returns its results, or None once the executor is gone (evicted from the cache).  Built
-    once per signature, with what it reads held in the closure: a small call's time is mostly
-    Python's, and this is the shortest path through it."""
-    templates = executor.templates
-    if templates is None or executor.workspace_size or len(templates) != 1 or templates[0][1]:
-        def run_general(pointers):          # large or several results, a workspace, NHWC
-            if executor.pointer is None:
-                return None
-            made = _run_cached(executor, pointers, outputs, kind)
-            return made[0] if single else tuple(made)
-        return run_general
-
-    template = templates[0][0]
-    inputs, result_tensor, bound = tuple(executor.inputs), executor.outputs[0], executor.bound
-    last = len(inputs)
-    empty_like = _torch_empty_like
-
-    def run_one(pointers):                  # one small result, no workspace: most small calls
-        if executor.pointer is None:
-            return None
-        if pointers != bound[:last]:        # an input moved (a weight passed again has not)
-            for index, pointer in enumerate(pointers):
-                if pointer != bound[index]:
-                    _set_address(inputs[index], pointer)
-                    bound[index] = pointer
-        result = empty_like(template)
-        pointer = result.data_ptr()
-        if pointer != bound[last]:
-            _set_address(result_tensor, pointer)
-            bound[last] = pointer
-        _run(executor, False)
-        return result if single else (result,)
-    return run_one
-
-
-def lane_key(name, args, kwargs, grad):
-    """(signature, the tensor arguments, their data pointers) of a call the lane can take, or
-    None.  Tensors must be contiguous CPU tensors of class Tensor, no conjugate or negative
-    view, none requiring grad while grad mode is on; other arguments Python scalars, strings,
-    None, torch dtypes, or tuples and lists of ints.  Keyword arguments count in their order."""
-    key = [name, _core.soc_epoch, _thread_soc.name]
-    tensors, pointers = [], []
-    for value in (args if not kwargs else _with_keywords(args, kwargs)):
-        kind = type(value)
-        if kind is _TORCH_TENSOR:
-            if not value.is_cpu or not value.is_contiguous() or value.is_neg() \
-                    or grad and value.requires_grad:
-                return None
-            dtype = value.dtype
-            if dtype.is_complex and value.is_conj():
-                return None
-            # an empty tensor needs no test: an empty call is never cached, so it has no lane
-            key += (value.shape, dtype)
-            tensors.append(value)
-            pointers.append(value.data_ptr())
-        elif kind in _LANE_SCALARS or kind is _TORCH_DTYPE:
-            key += (kind, value)        # the type too: 1, 1.0 and True are equal keys
-        elif kind is tuple or kind is list:
-            for item in value:
-                if type(item) is not int:
-                    return None
-            key += (kind, tuple(value))
-        else:
-            return None
-    return tuple(key), tensors, pointers
-
-
-def _with_keywords(args, kwargs):
-    """The positional arguments, then each keyword's name and value."""
-    values = list(args)
-    for item in kwargs.items():
-        values += item
-    return values
-
-
-def lanes():
-    """The calling thread's lanes: signature (lane_key) -> the function that runs the call with
-    the tensors' data pointers and returns its results, or None when its executor is gone.  A
-    signature not in it runs through :func:`remember`."""
-    return _local.lanes
-
-
-def remember(key, tensors, call):
-    """``call()``'s result; opens a lane for ``key`` when the call qualifies (above)."""
-    state = _local
-    if state.launched is not None:          # a nested call: the outer one is watching
-        return call()
-    state.launched = launched = []
-    try:
-        result = call()
-    finally:
-        state.launched = None
-    if len(launched) != 1:
-        return result
-    executor, inputs, made, outputs, kind = launched[0]
-    if len(inputs) != len(tensors) or any(a is not b for a, b in zip(inputs, tensors)):
-        return result
-    single = not isinstance(result, (tuple, list))
-    returned = (result,) if single else result
-    if len(returned) != len(made) or any(a is not b for a, b in zip(returned, made)):
-        return result
-    if len(state.lanes) >= LANE_ENTRIES:
-        state.lanes.clear()
-    state.lanes[key] = _lane(executor, outputs, kind, single)
-    return result
 
 
 # ---- ACLNN_STRICT=1: register the caller's pages for the call ------------------------------------

@@ -36,7 +36,7 @@ from torch import Tensor
 
 from . import mask as _mask
 from ._core import current_product, soc
-from . import _dispatch
+from ._lane import make_entry, watched, _grad_enabled, _is_compiling
 from ._dtypes import acl_dtype
 from ._interop import torch_dtype
 from .functional import _im2col_prelu, _max_pool, _max_pool_indices, _pad_upsample
@@ -454,20 +454,6 @@ def _dtype(value):
     return torch_dtype(acl_dtype(value))
 
 
-_tracing_state = torch._C._get_tracing_state
-_is_compiling = torch.compiler.is_compiling
-_grad_enabled = torch.is_grad_enabled
-_dispatch_modes = torch._C._len_torch_dispatch_stack
-_function_modes = torch._C._is_torch_function_mode_enabled
-_profiling = torch._C._autograd._profiler_enabled
-
-
-def _watched():
-    """Whether something watches the dispatcher: jit.trace, a TorchDispatchMode or
-    TorchFunctionMode, the profiler (torch.compile is asked apart: it takes the overload)."""
-    return _tracing_state() is not None or _dispatch_modes() or _function_modes() or _profiling()
-
-
 def _call(name, tensors, *attrs):
     """``torch.ops.aclnn.<name>(*tensors, *attrs)``.
 
@@ -479,7 +465,7 @@ def _call(name, tensors, *attrs):
     goes through the dispatcher, so tracers, modes and autograd see the op."""
     if _is_compiling():
         return _OVERLOADS[name](*tensors, *attrs)
-    if not _watched():
+    if not watched():
         grad = _grad_enabled()
         for t in tensors:
             if type(t) is not Tensor or not t.is_cpu or (grad and t.requires_grad):
@@ -487,30 +473,6 @@ def _call(name, tensors, *attrs):
         else:
             return _KERNELS[name](*tensors, *attrs)
     return _ENTRIES[name](*tensors, *attrs)
-
-
-def functional_entry(name, args, kwargs):
-    """pyaclnn.functional's call ``name(*args, **kwargs)`` with a torch tensor among the
-    arguments.  A plain eager call (see :func:`_call`) seen before takes its lane
-    (pyaclnn._dispatch.lane_key): the executor its first call launched, without the argument
-    handling of the route, which costs more than a small call's kernel."""
-    route = ROUTES[name]
-    if _is_compiling() or _watched():
-        return route(*args, **kwargs)
-    described = _lane_key(name, args, kwargs, _grad_enabled())
-    if described is None:
-        return route(*args, **kwargs)
-    key, tensors, pointers = described
-    run = _lanes().get(key)
-    if run is not None:
-        results = run(pointers)
-        if results is not None:
-            return results
-    return _dispatch.remember(key, tensors, lambda: route(*args, **kwargs))
-
-
-_lane_key, _lanes = _dispatch.lane_key, _dispatch.lanes
-_dispatch._torch_tensor_class()      # torch is imported: lane_key can tell tensors
 
 
 def replication_pad2d(x, padding):
@@ -607,3 +569,6 @@ _OVERLOADS = {name: getattr(ops, name).default for name in OPERATORS}
 _ENTRIES = {name: overload._op for name, overload in _OVERLOADS.items()}
 #: functional name -> the function above that takes the functional's arguments.
 ROUTES = {name: globals()[name] for name in OPERATORS}
+#: pyaclnn.functional's call ``name(*args, **kwargs)`` with a torch tensor among the arguments:
+#: ``ROUTES[name]``, or the call's lane (pyaclnn._lane) when it is a plain eager call seen before.
+functional_entry = make_entry(ROUTES)

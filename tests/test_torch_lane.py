@@ -1,4 +1,4 @@
-"""The eager lane (pyaclnn._dispatch.lane_key / remember): a repeated pyaclnn.functional call on
+"""The eager lane (pyaclnn._lane): a repeated pyaclnn.functional call on
 torch tensors goes straight to the executor its first call launched.  Each test opens a lane
 with a first call, then checks that the calls taking it - or that must not take it - give
 torch's values."""
@@ -12,7 +12,7 @@ import torch.nn.functional as TF
 
 import pyaclnn
 import pyaclnn.functional as F
-from pyaclnn import _dispatch
+from pyaclnn import _dispatch, _lane
 
 PAD = (1, 2, 1, 0)
 
@@ -22,7 +22,7 @@ def _pad_ref(x):
 
 
 def _lane_count():
-    return len(_dispatch.lanes())
+    return len(_lane.lanes())
 
 
 def test_a_repeated_call_opens_a_lane_and_follows_new_data():
@@ -94,8 +94,11 @@ def test_views_that_must_not_take_the_lane():
 
 def test_a_conjugate_view_does_not_take_the_lane():
     z = torch.randn(1, 2, 4, 4, dtype=torch.complex64)
+    before = _lane_count()
     F.replication_pad2d(z, PAD)
     F.replication_pad2d(z, PAD)
+    assert _lane_count() == before          # complex calls open no lane: a conjugate view has
+                                            # the same shape and dtype as the tensor it views
     c = torch.randn(1, 2, 4, 4, dtype=torch.complex64).conj()
     assert c.is_conj() and c.is_contiguous()
     torch.testing.assert_close(F.replication_pad2d(c, PAD), _pad_ref(c.resolve_conj()),

@@ -59,22 +59,32 @@ def _torch_routed(name, function):
 
     @functools.wraps(function)
     def call(*args, **kwargs):
+        entry = _entry[0]
+        if entry is not None:      # torch_ops tells the calls apart (and takes the quick ones)
+            return entry(name, function, args, kwargs)
         torch = sys.modules.get("torch")
-        if torch is not None:
-            tensor = torch.Tensor
-            for value in args:
-                if isinstance(value, tensor):
-                    return _torch_entry()(name, args, kwargs)
-            for value in kwargs.values():
-                if isinstance(value, tensor):
-                    return _torch_entry()(name, args, kwargs)
+        if torch is not None and has_tensor(torch.Tensor, args, kwargs):
+            return _torch_entry()(name, function, args, kwargs)
         return function(*args, **kwargs)
     call.__wrapped_operator__ = function
     return call
 
 
+def has_tensor(tensor_class, args, kwargs):
+    """Whether an argument or keyword argument is an instance of ``tensor_class``."""
+    for value in args:
+        if isinstance(value, tensor_class):
+            return True
+    for value in kwargs.values():
+        if isinstance(value, tensor_class):
+            return True
+    return False
+
+
 def _torch_entry():
-    """pyaclnn.torch_ops.functional_entry (torch_ops is imported on the first torch call)."""
+    """pyaclnn.torch_ops.functional_entry (torch_ops is imported on the first torch call):
+    ``entry(name, function, args, kwargs)`` runs the call through torch_ops when an argument
+    is a torch tensor, else ``function`` itself."""
     entry = _entry[0]
     if entry is None:
         from .. import torch_ops
