@@ -18,7 +18,7 @@ import torch
 from torch import Tensor
 
 from . import _core, _dispatch, _errors
-from .functional import has_tensor
+from .functional import _has_tensor
 from ._dispatch import NULL, synchronize, _local, _run_cached, _set_address, _workspace
 
 LANE_ENTRIES = 2 * _dispatch.CACHE_ENTRIES     # lanes kept per thread (all dropped when full)
@@ -26,7 +26,11 @@ LANE_ENTRIES = 2 * _dispatch.CACHE_ENTRIES     # lanes kept per thread (all drop
 # the signature (1, 1.0 and True are equal keys), and their value is fixed for their lifetime.
 _SCALARS = frozenset((int, float, bool, str, type(None), torch.dtype))
 
-_is_compiling = torch.compiler.is_compiling
+# torch.compile's tracer must not follow a call into its lane (it takes the overload through
+# torch_ops); it reads this function as True while it traces.  Cheaper than is_compiling (one
+# frame instead of two), whose other cases - torch.export's and AOT autograd's tracing - pass
+# fake tensors under a dispatch mode, which no lane takes.
+_dynamo_tracing = torch.compiler.is_dynamo_compiling
 _tracing_state = torch._C._get_tracing_state
 _dispatch_modes = torch._C._len_torch_dispatch_stack
 _function_modes = torch._C._is_torch_function_mode_enabled
@@ -56,7 +60,7 @@ def make_entry(routes):
     product selection (an executor keeps the product it was planned on), and each argument as
     given - keywords in their order."""
     def functional_entry(name, function, args, kwargs):
-        if _is_compiling() or _tracing_state() is not None or _dispatch_modes() \
+        if _dynamo_tracing() or _tracing_state() is not None or _dispatch_modes() \
                 or _function_modes() or _profiling():
             return _route(routes[name], function, args, kwargs)
         grad = _grad_enabled()
@@ -101,7 +105,7 @@ def make_entry(routes):
 def _route(route, function, args, kwargs):
     """A call that takes no lane: ``route`` (torch_ops) when an argument is a torch tensor,
     ``function`` (the numpy path) otherwise."""
-    if has_tensor(Tensor, args, kwargs):
+    if _has_tensor(Tensor, args, kwargs):
         return route(*args, **kwargs)
     return function(*args, **kwargs)
 

@@ -36,7 +36,7 @@ from torch import Tensor
 
 from . import mask as _mask
 from ._core import current_product, soc
-from ._lane import make_entry, watched, _grad_enabled, _is_compiling
+from ._lane import make_entry, watched, _grad_enabled
 from ._dtypes import acl_dtype
 from ._interop import torch_dtype
 from .functional import _im2col_prelu, _max_pool, _max_pool_indices, _pad_upsample
@@ -452,6 +452,9 @@ def _dtype(value):
     if value is None or isinstance(value, torch.dtype):
         return value
     return torch_dtype(acl_dtype(value))
+
+
+_is_compiling = torch.compiler.is_compiling
 
 
 def _call(name, tensors, *attrs):

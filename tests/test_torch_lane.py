@@ -204,3 +204,61 @@ def test_large_results_and_a_workspace():
     TF.prelu(xr, wr).backward(g)
     torch.testing.assert_close(gx, xr.grad, rtol=1e-6, atol=1e-6)
     torch.testing.assert_close(gw, wr.grad, rtol=1e-4, atol=1e-4)
+
+
+def test_the_entry_keeps_numpy_and_subclass_calls_on_their_paths():
+    x = torch.randn(1, 3, 8, 8)
+    F.replication_pad2d(x, PAD)                 # the functional entry is torch_ops' from here
+    before = _lane_count()
+    a = np.random.default_rng(1).standard_normal((1, 3, 8, 8)).astype(np.float32)
+    out = F.replication_pad2d(a, list(PAD))     # only numpy and ints: the numpy path
+    assert isinstance(out, np.ndarray)
+    np.testing.assert_array_equal(out, _pad_ref(torch.from_numpy(a)).numpy())
+    scalar = F.prelu(a, 0.25)                   # a numpy array and a float: the numpy path
+    assert isinstance(scalar, np.ndarray)
+    np.testing.assert_array_equal(scalar, TF.prelu(torch.from_numpy(a), torch.tensor([0.25])).numpy())
+    p = torch.nn.Parameter(x.clone())           # a Tensor subclass: the route, with autograd
+    for _ in range(2):
+        y = F.replication_pad2d(p, PAD)
+    assert isinstance(y, torch.Tensor) and y.requires_grad and _lane_count() == before
+    y.sum().backward()
+    xt = x.clone().requires_grad_()
+    _pad_ref(xt).sum().backward()
+    torch.testing.assert_close(p.grad, xt.grad, rtol=0, atol=0)
+
+
+def test_keyword_arguments_are_part_of_the_signature():
+    g = torch.Generator().manual_seed(3)
+    for _ in range(3):
+        x = torch.randn(2, 3, 9, 9, generator=g)
+        ref_out, ref_idx = TF.max_pool2d(x, 3, 2, 1, return_indices=True)
+        out, mask = F.max_pool2d_with_mask(x, kernel_size=3, stride=2, padding=1)
+        torch.testing.assert_close(out, ref_out, rtol=0, atol=0)
+        swapped, _ = F.max_pool2d_with_mask(x, padding=1, stride=2, kernel_size=3)
+        torch.testing.assert_close(swapped, ref_out, rtol=0, atol=0)
+        other, _ = F.max_pool2d_with_mask(x, kernel_size=3, stride=3, padding=1)
+        torch.testing.assert_close(other, TF.max_pool2d(x, 3, 3, 1), rtol=0, atol=0)
+    indices = pyaclnn.indices_from_mask(mask, out.shape)
+    torch.testing.assert_close(torch.as_tensor(np.asarray(indices)).long(), ref_idx,
+                               rtol=0, atol=0)
+
+
+def test_tracers_see_the_operator_of_a_call_that_has_a_lane():
+    x = torch.randn(1, 3, 8, 8)
+    F.replication_pad2d(x, PAD)
+    F.replication_pad2d(x, PAD)                 # the lane is open
+    graphs = []
+
+    def backend(graph_module, example_inputs):
+        graphs.append(graph_module.graph)
+        return graph_module.forward
+
+    compiled = torch.compile(lambda t: F.replication_pad2d(t, PAD), fullgraph=True,
+                             backend=backend)  # a graph break (a data_ptr read) would raise
+    torch.testing.assert_close(compiled(x), _pad_ref(x), rtol=0, atol=0)
+    assert any("aclnn.replication_pad2d" in str(node.target)
+               for graph in graphs for node in graph.nodes)
+    traced = torch.jit.trace(lambda t: F.replication_pad2d(t, PAD), (x,))
+    assert "aclnn::replication_pad2d" in str(traced.graph)
+    y = torch.randn(1, 3, 8, 8)
+    torch.testing.assert_close(traced(y), _pad_ref(y), rtol=0, atol=0)

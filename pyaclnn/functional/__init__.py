@@ -63,14 +63,14 @@ def _torch_routed(name, function):
         if entry is not None:      # torch_ops tells the calls apart (and takes the quick ones)
             return entry(name, function, args, kwargs)
         torch = sys.modules.get("torch")
-        if torch is not None and has_tensor(torch.Tensor, args, kwargs):
+        if torch is not None and _has_tensor(torch.Tensor, args, kwargs):
             return _torch_entry()(name, function, args, kwargs)
         return function(*args, **kwargs)
     call.__wrapped_operator__ = function
     return call
 
 
-def has_tensor(tensor_class, args, kwargs):
+def _has_tensor(tensor_class, args, kwargs):
     """Whether an argument or keyword argument is an instance of ``tensor_class``."""
     for value in args:
         if isinstance(value, tensor_class):
