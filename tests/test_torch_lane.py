@@ -262,3 +262,26 @@ def test_tracers_see_the_operator_of_a_call_that_has_a_lane():
     assert "aclnn::replication_pad2d" in str(traced.graph)
     y = torch.randn(1, 3, 8, 8)
     torch.testing.assert_close(traced(y), _pad_ref(y), rtol=0, atol=0)
+
+
+def test_a_kernel_error_reported_by_the_wait_raises_through_the_lane():
+    # phase 2 and the wait are one C call on a lane (aclnnCpuLaunchAndSynchronize): an error the
+    # kernel reports at the wait must come out as the wait's, as it does off the lane
+    x = torch.randn(1, 2, 4, 4)
+    out, idx = torch.ops.aten.max_pool2d_with_indices(x, [2, 2], [2, 2], [0, 0], [1, 1], False)
+    idx = idx.to(torch.int32)
+    grad = torch.ones(out.shape)
+    ref = torch.ops.aten.max_pool2d_with_indices_backward(grad, x, [2, 2], [2, 2], [0, 0], [1, 1],
+                                                          False, idx.long())
+    before = _lane_count()
+    for _ in range(2):
+        got = F.max_pool2d_with_indices_backward(grad, x, idx, 2, 2, 0, 1)
+        torch.testing.assert_close(got, ref, rtol=0, atol=0)
+    assert _lane_count() == before + 1
+    bad = idx.clone()
+    bad.view(-1)[5] = 99                        # outside the 4x4 plane
+    with pytest.raises(pyaclnn.AclError) as err:
+        F.max_pool2d_with_indices_backward(grad, x, bad, 2, 2, 0, 1)
+    assert err.value.code == 507015 and "99" in err.value.message
+    torch.testing.assert_close(F.max_pool2d_with_indices_backward(grad, x, idx, 2, 2, 0, 1), ref,
+                               rtol=0, atol=0)

@@ -9,6 +9,8 @@
  *   - executors follow their tensors (CANN's opbase): aclSet*TensorAddr sets the given tensor's
  *     address whatever the index; aclSetRawTensorAddr after phase 1 redirects the launch; a tensor
  *     destroyed before the launch -> 161002 with a message; one destroyed after it is fine
+ *   - aclnnCpuLaunchAndSynchronize (libaclnn's phase 2 + wait in one call): the values are there
+ *     when it returns, a failed phase 2's status passes through, NULL arguments are refused
  * The reference is a plain loop here: out = x > 0 ? x : weight[c] * x.
  */
 #include <stdint.h>
@@ -16,6 +18,7 @@
 #include <string.h>
 
 #include "acl/acl.h"
+#include "aclnn/acl_meta.h"
 #include "aclnnop/aclnn_prelu.h"
 #include "aclnn/opdev/op_errno.h"
 
@@ -314,6 +317,36 @@ static void test_destroyed_tensor(void)
     free_args(&a);
 }
 
+static void test_launch_and_synchronize(void)
+{
+    prelu_args a;
+    make_contiguous_args(&a, 4);
+    uint64_t ws = 0;
+    aclOpExecutor *ex = NULL;
+    aclError waited = -1;
+    CHECK(aclnnPreluGetWorkspaceSize(a.self, a.weight, a.out, &ws, &ex) == ACLNN_SUCCESS, "phase 1");
+    CHECK(aclSetAclOpExecutorRepeatable(ex) == ACLNN_SUCCESS, "repeatable");
+    CHECK(aclnnCpuLaunchAndSynchronize(aclnnPrelu, NULL, 0, ex, stream, &waited) == ACLNN_SUCCESS &&
+              waited == ACL_SUCCESS, "launch and wait");
+    check_contiguous_out(a.out_dev, 4, "launch and wait"); /* no aclrtSynchronizeStream of its own */
+
+    CHECK(aclnnCpuLaunchAndSynchronize(NULL, NULL, 0, ex, stream, &waited) == ACLNN_ERR_PARAM_NULLPTR,
+          "NULL launch");
+    EXPECT_MSG("NULL launch", "aclnnCpuLaunchAndSynchronize", "launch");
+    CHECK(aclnnCpuLaunchAndSynchronize(aclnnPrelu, NULL, 0, ex, stream, NULL) == ACLNN_ERR_PARAM_NULLPTR,
+          "NULL waited");
+    EXPECT_MSG("NULL waited", "aclnnCpuLaunchAndSynchronize", "waited");
+    waited = -1;
+    CHECK(aclnnCpuLaunchAndSynchronize(aclnnPrelu, NULL, 8, ex, stream, &waited) == ACLNN_ERR_PARAM_NULLPTR &&
+              waited == ACL_SUCCESS, "phase 2's status passes through, no wait");
+    EXPECT_MSG("NULL workspace", "aclnnPrelu", "workspace");
+    CHECK(aclDestroyAclOpExecutor(ex) == ACLNN_SUCCESS, "destroy");
+    CHECK(aclnnCpuLaunchAndSynchronize(aclnnPrelu, NULL, 0, ex, stream, &waited) == ACLNN_ERR_PARAM_INVALID,
+          "destroyed executor");
+    EXPECT_MSG("destroyed executor", "aclnnPrelu", "not a live executor");
+    free_args(&a);
+}
+
 int main(void)
 {
     CHECK(aclInit(NULL) == ACL_SUCCESS, "aclInit");
@@ -325,6 +358,7 @@ int main(void)
     test_rebind_by_tensor();
     test_rebind_by_raw_address();
     test_destroyed_tensor();
+    test_launch_and_synchronize();
     aclrtDestroyStream(stream);
     aclrtResetDevice(0);
     aclFinalize();

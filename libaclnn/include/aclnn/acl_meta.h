@@ -206,6 +206,19 @@ ACL_FUNC_VISIBILITY uint64_t aclnnCpuCheckErrorCount(void);
  * keep its own hands off device memory under memcheck. */
 ACL_FUNC_VISIBILITY uint32_t aclnnCpuCheckTools(void);
 
+/* Runs an operator's phase 2 and waits for it, in one call: launch(workspace, workspaceSize,
+ * executor, stream) - `launch` is the operator's aclnnXxx function - then, when it returned 0,
+ * aclrtSynchronizeStream(stream), whose aclError goes to *waited (0 otherwise).  Returns
+ * launch's status, or ACLNN_ERR_RUNTIME_ERROR when the wait failed (*waited then says how), so
+ * that 0 means both succeeded.  For a binding that pays for each foreign call (pyaclnn's eager
+ * lane): one call where the two-phase API takes two.  A NULL launch or waited returns
+ * ACLNN_ERR_PARAM_NULLPTR without launching. */
+ACL_FUNC_VISIBILITY aclnnStatus aclnnCpuLaunchAndSynchronize(
+    aclnnStatus (*launch)(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                          aclrtStream stream),
+    void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream,
+    aclError *waited);
+
 #ifdef __cplusplus
 }
 #endif

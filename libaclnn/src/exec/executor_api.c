@@ -1,13 +1,14 @@
 /*
  * executor_api.c - the public executor functions of aclnn/acl_meta.h: repeatable executors,
  * destroying them, rebinding their tensor addresses, plus aclDumpOpTensors and
- * aclnnInit/aclnnFinalize.
+ * aclnnInit/aclnnFinalize, and libaclnn's aclnnCpuLaunchAndSynchronize.
  *
  * Every function looks the executor up in the registry before touching it, so a consumed,
  * destroyed or foreign pointer gives a status and a message instead of a crash.
  */
 #include <string.h>
 
+#include "acl/acl_rt.h"
 #include "exec/nn_executor_impl.h"
 
 NN_EXPORT aclnnStatus aclSetAclOpExecutorRepeatable(aclOpExecutor *executor)
@@ -215,4 +216,21 @@ NN_EXPORT aclnnStatus aclnnInit(const char *configPath)
 NN_EXPORT aclnnStatus aclnnFinalize(void)
 {
     return ACLNN_SUCCESS;
+}
+
+NN_EXPORT aclnnStatus aclnnCpuLaunchAndSynchronize(
+    aclnnStatus (*launch)(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                          aclrtStream stream),
+    void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream,
+    aclError *waited)
+{
+    if (launch == NULL || waited == NULL)
+        return nn_error(ACLNN_ERR_PARAM_NULLPTR, "aclnnCpuLaunchAndSynchronize: %s must not be null.",
+                        launch == NULL ? "launch" : "waited");
+    *waited = ACL_SUCCESS;
+    aclnnStatus status = launch(workspace, workspaceSize, executor, stream);
+    if (status != ACLNN_SUCCESS)
+        return status;
+    *waited = aclrtSynchronizeStream(stream);
+    return *waited == ACL_SUCCESS ? ACLNN_SUCCESS : ACLNN_ERR_RUNTIME_ERROR;
 }
