@@ -110,41 +110,6 @@ NN_AVX512 static inline __attribute__((always_inline)) void pool_down(float *con
     }
 }
 
-/* Experiment: an output row of whole windows whose first row is pooled: rows r0+1 and r0+2
- * pooled in registers step by step and taken down at once, only r0+2 stored (for the next
- * output row). */
-NN_AVX512 static void pool_fused(const float *in, const mp_geometry *g, int64_t r0, __m512i first_dx,
-                                 float *const *hv, int32_t *const *hx, int64_t len, __mmask16 *nan, float *val,
-                                 int32_t *arg)
-{
-    const int64_t W = g->width, pW = g->pad_w, Wo = g->out_width;
-    const float *row1 = in + (r0 + 1) * W, *row2 = row1 + W;
-    const __m512i lanes = _mm512_cvtepu16_epi32(_mm256_load_si256((const __m256i *)lane_words));
-    const __m512i step = _mm512_set1_epi32(32), down = _mm512_set1_epi32((int32_t)W);
-    __m512i base = _mm512_add_epi32(_mm512_slli_epi32(lanes, 1), _mm512_set1_epi32((int32_t)((r0 + 1) * W - pW)));
-    for (int64_t j0 = 0; j0 < len; j0 += 16, base = _mm512_add_epi32(base, step)) {
-        const int64_t c0 = 2 * j0 - pW;
-        const bool inside = c0 >= 0 && c0 + 33 <= W;
-        const __mmask16 la = inside ? 0xFFFF : (__mmask16)step_lanes(c0, W, 16);
-        const __mmask16 lb = inside ? 0xFFFF : (__mmask16)step_lanes(c0 + 16, W, 16);
-        const __mmask16 ln = (__mmask16)(c0 + 32 < W);
-        const __m512i first = c0 < 0 ? _mm512_add_epi32(base, first_dx) : base;
-        const pooled16 h1 = row_step(row1 + c0, la, lb, ln, base, first, nan);
-        const pooled16 h2 = row_step(row2 + c0, la, lb, ln, _mm512_add_epi32(base, down), _mm512_add_epi32(first, down), nan);
-        pooled16 best = {_mm512_load_ps(hv[0] + j0), _mm512_load_si512(hx[0] + j0)};
-        const __mmask16 m1 = _mm512_cmp_ps_mask(h1.v, best.v, _CMP_GT_OQ);
-        best.v = _mm512_mask_mov_ps(best.v, m1, h1.v);
-        best.x = _mm512_mask_mov_epi32(best.x, m1, h1.x);
-        const __mmask16 m2 = _mm512_cmp_ps_mask(h2.v, best.v, _CMP_GT_OQ);
-        best.v = _mm512_mask_mov_ps(best.v, m2, h2.v);
-        best.x = _mm512_mask_mov_epi32(best.x, m2, h2.x);
-        store_pooled(h2, hv[2] + j0, hx[2] + j0);
-        const __mmask16 outs = Wo - j0 >= 16 ? (__mmask16)0xFFFF : (__mmask16)nn_lane_range(0, Wo - j0, 16);
-        _mm512_mask_storeu_ps(val + j0, outs, best.v);
-        _mm512_mask_storeu_epi32(arg + j0, outs, best.x);
-    }
-}
-
 bool nn_mp_fw_rows3_plane(const fw_plane_io *io, const mp_geometry *geometry)
 {
     const mp_geometry local = *geometry, *g = &local; /* the stores below could alias it */
@@ -161,19 +126,6 @@ bool nn_mp_fw_rows3_plane(const fw_plane_io *io, const mp_geometry *geometry)
         const window_rows wr = rows_of(g, oh);
         float *hv[3];
         int32_t *hx[3];
-        for (int64_t k = 0; k < wr.rows; ++k) {
-            hv[k] = slots + (wr.h_lo + k) % 3 * 2 * len;
-            hx[k] = (int32_t *)(hv[k] + len);
-        }
-        if (wr.rows == 3 && pooled == wr.h_lo + 1) {
-            shares_before_row(io, &sh);
-            pool_fused((const float *)io->in, g, wr.h_lo, first_dx, hv, hx, len, &nan, (float *)io->values + oh * Wo,
-                       io->argmax + oh * Wo);
-            pooled = wr.h_lo + 3;
-            if (nan) return false;
-            shares_after_row(io, &sh, oh, Ho, Wo, 4);
-            continue;
-        }
         for (int64_t k = 0; k < wr.rows; ++k) {
             hv[k] = slots + (wr.h_lo + k) % 3 * 2 * len;
             hx[k] = (int32_t *)(hv[k] + len);
