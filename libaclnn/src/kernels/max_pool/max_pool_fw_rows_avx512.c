@@ -7,7 +7,11 @@
  * along the row once (hv[ow], the first maximum of its three cells, hx[ow] its index) and an
  * output is the first of its rows' pooled values that no later row exceeds.  With stride 2 the
  * last row of one output row's windows is the first of the next's, so an input row is pooled
- * once for two output rows: about 26 operations per 16 outputs against the keyed path's 40.
+ * once for two output rows: about 26 vector operations per 16 outputs against the keyed path's
+ * 40.  An output row of whole windows pools its two new rows step by step in registers and
+ * takes them down at once, storing only the last (the next output row's first); the first and
+ * the last output rows (windows cut by the padding or the edge) pool their rows into the
+ * three-row scratch first.
  *
  * A row step loads 32 elements from column 2*ow0 - pW, splits the even columns (each window's
  * first cell) from the odd ones (its second) with vpermt2ps, and takes the third cell as the
@@ -58,53 +62,84 @@ NN_AVX512 static inline __attribute__((always_inline)) void store_pooled(pooled1
     _mm512_store_si512(hx, p.x);
 }
 
-/* Input row r pooled along the row into hv, hx (len = Wo rounded up to 16 windows): the steps
- * that start left of the row (column -1), those wholly inside it, those that reach past it. */
+/* The step at column c0 of a row of W: row_step's load lanes; first_dx for a step left of the
+ * row. */
+typedef struct step_at {
+    __mmask16 la, lb, ln;
+    bool left;
+} step_at;
+static inline step_at step_of(int64_t c0, int64_t W)
+{
+    const bool inside = c0 >= 0 && c0 + 33 <= W;
+    return (step_at){inside ? 0xFFFF : (__mmask16)step_lanes(c0, W, 16),
+                     inside ? 0xFFFF : (__mmask16)step_lanes(c0 + 16, W, 16), (__mmask16)(c0 + 32 < W), c0 < 0};
+}
+
+/* Input row r pooled along the row into hv, hx (len = Wo rounded up to 16 windows). */
 NN_AVX512 static void pool_input_row(const float *in, const mp_geometry *g, int64_t r, __m512i first_dx, float *hv,
                                      int32_t *hx, int64_t len, __mmask16 *nan)
 {
     const int64_t W = g->width, pW = g->pad_w;
     const float *row = in + r * W;
     const __m512i lanes = _mm512_cvtepu16_epi32(_mm256_load_si256((const __m256i *)lane_words));
-    const __m512i step = _mm512_set1_epi32(32);
     __m512i base = _mm512_add_epi32(_mm512_slli_epi32(lanes, 1), _mm512_set1_epi32((int32_t)(r * W - pW)));
-    int64_t j0 = 0;
-    for (; j0 < len && 2 * j0 - pW < 0; j0 += 16, base = _mm512_add_epi32(base, step)) {
-        const int64_t c0 = 2 * j0 - pW;
-        store_pooled(row_step(row + c0, (__mmask16)step_lanes(c0, W, 16), (__mmask16)step_lanes(c0 + 16, W, 16),
-                              (__mmask16)(c0 + 32 < W), base, _mm512_add_epi32(base, first_dx), nan),
-                     hv + j0, hx + j0);
-    }
-    for (; j0 < len && 2 * j0 - pW + 33 <= W; j0 += 16, base = _mm512_add_epi32(base, step))
-        store_pooled(row_step(row + 2 * j0 - pW, 0xFFFF, 0xFFFF, 1, base, base, nan), hv + j0, hx + j0);
-    for (; j0 < len; j0 += 16, base = _mm512_add_epi32(base, step)) {
-        const int64_t c0 = 2 * j0 - pW;
-        store_pooled(row_step(row + c0, (__mmask16)step_lanes(c0, W, 16), (__mmask16)step_lanes(c0 + 16, W, 16),
-                              (__mmask16)(c0 + 32 < W), base, base, nan),
-                     hv + j0, hx + j0);
+    for (int64_t j0 = 0; j0 < len; j0 += 16, base = _mm512_add_epi32(base, _mm512_set1_epi32(32))) {
+        const step_at st = step_of(2 * j0 - pW, W);
+        const __m512i first = st.left ? _mm512_add_epi32(base, first_dx) : base;
+        store_pooled(row_step(row + 2 * j0 - pW, st.la, st.lb, st.ln, base, first, nan), hv + j0, hx + j0);
     }
 }
 
-/* The pooled row k (hv, hx) taken over `best` where greater. */
-NN_AVX512 static inline __attribute__((always_inline)) pooled16 take_later(pooled16 best, const float *hv,
-                                                                           const int32_t *hx)
+/* p taken over `best` where greater (a later row of the windows). */
+NN_AVX512 static inline __attribute__((always_inline)) pooled16 take(pooled16 best, pooled16 p)
 {
-    const __m512 v = _mm512_load_ps(hv);
-    const __mmask16 m = _mm512_cmp_ps_mask(v, best.v, _CMP_GT_OQ);
-    best.v = _mm512_mask_mov_ps(best.v, m, v);
-    best.x = _mm512_mask_mov_epi32(best.x, m, _mm512_load_si512(hx));
+    const __mmask16 m = _mm512_cmp_ps_mask(p.v, best.v, _CMP_GT_OQ);
+    best.v = _mm512_mask_mov_ps(best.v, m, p.v);
+    best.x = _mm512_mask_mov_epi32(best.x, m, p.x);
     return best;
 }
 
-/* One output row from its `rows` pooled rows (1 to 3; `rows` a constant 3 for whole windows). */
+NN_AVX512 static inline __attribute__((always_inline)) pooled16 load_pooled(const float *hv, const int32_t *hx)
+{
+    return (pooled16){_mm512_load_ps(hv), _mm512_load_si512(hx)};
+}
+
+/* One output row from its `rows` pooled rows (1 to 3). */
 NN_AVX512 static inline __attribute__((always_inline)) void pool_down(float *const *hv, int32_t *const *hx,
                                                                       int64_t rows, int64_t Wo, float *val,
                                                                       int32_t *arg)
 {
     for (int64_t j0 = 0; j0 < Wo; j0 += 16) {
         const __mmask16 outs = Wo - j0 >= 16 ? (__mmask16)0xFFFF : (__mmask16)nn_lane_range(0, Wo - j0, 16);
-        pooled16 best = {_mm512_load_ps(hv[0] + j0), _mm512_load_si512(hx[0] + j0)};
-        for (int64_t k = 1; k < rows; ++k) best = take_later(best, hv[k] + j0, hx[k] + j0);
+        pooled16 best = load_pooled(hv[0] + j0, hx[0] + j0);
+        for (int64_t k = 1; k < rows; ++k) best = take(best, load_pooled(hv[k] + j0, hx[k] + j0));
+        _mm512_mask_storeu_ps(val + j0, outs, best.v);
+        _mm512_mask_storeu_epi32(arg + j0, outs, best.x);
+    }
+}
+
+/* An output row of whole windows whose first row is pooled: rows r0+1 and r0+2 pooled in
+ * registers step by step and taken down at once; only r0+2 is stored (the next output row's
+ * first). */
+NN_AVX512 static void pool_fused(const float *in, const mp_geometry *g, int64_t r0, __m512i first_dx,
+                                 float *const *hv, int32_t *const *hx, int64_t len, __mmask16 *nan, float *val,
+                                 int32_t *arg)
+{
+    const int64_t W = g->width, pW = g->pad_w, Wo = g->out_width;
+    const float *row1 = in + (r0 + 1) * W, *row2 = row1 + W;
+    const __m512i lanes = _mm512_cvtepu16_epi32(_mm256_load_si256((const __m256i *)lane_words));
+    const __m512i step = _mm512_set1_epi32(32), down = _mm512_set1_epi32((int32_t)W);
+    __m512i base = _mm512_add_epi32(_mm512_slli_epi32(lanes, 1), _mm512_set1_epi32((int32_t)((r0 + 1) * W - pW)));
+    for (int64_t j0 = 0; j0 < len; j0 += 16, base = _mm512_add_epi32(base, step)) {
+        const int64_t c0 = 2 * j0 - pW;
+        const step_at st = step_of(c0, W);
+        const __m512i first = st.left ? _mm512_add_epi32(base, first_dx) : base;
+        const pooled16 h1 = row_step(row1 + c0, st.la, st.lb, st.ln, base, first, nan);
+        const pooled16 h2 =
+            row_step(row2 + c0, st.la, st.lb, st.ln, _mm512_add_epi32(base, down), _mm512_add_epi32(first, down), nan);
+        const pooled16 best = take(take(load_pooled(hv[0] + j0, hx[0] + j0), h1), h2);
+        store_pooled(h2, hv[2] + j0, hx[2] + j0);
+        const __mmask16 outs = Wo - j0 >= 16 ? (__mmask16)0xFFFF : (__mmask16)nn_lane_range(0, Wo - j0, 16);
         _mm512_mask_storeu_ps(val + j0, outs, best.v);
         _mm512_mask_storeu_epi32(arg + j0, outs, best.x);
     }
@@ -129,6 +164,19 @@ bool nn_mp_fw_rows3_plane(const fw_plane_io *io, const mp_geometry *geometry)
         for (int64_t k = 0; k < wr.rows; ++k) {
             hv[k] = slots + (wr.h_lo + k) % 3 * 2 * len;
             hx[k] = (int32_t *)(hv[k] + len);
+        }
+        if (wr.rows == 3 && pooled == wr.h_lo + 1) {
+            shares_before_row(io, &sh);
+            pool_fused((const float *)io->in, g, wr.h_lo, first_dx, hv, hx, len, &nan, (float *)io->values + oh * Wo,
+                       io->argmax + oh * Wo);
+            pooled = wr.h_lo + 3;
+            if (nan) return false;
+            shares_after_row(io, &sh, oh, Ho, Wo, 4);
+            continue;
+        }
+        for (int64_t k = 0; k < wr.rows; ++k) {
+            hv[k] = slots + (wr.h_lo + k) % 3 * 2 * len;
+            hx[k] = (int32_t *)(hv[k] + len);
             if (wr.h_lo + k >= pooled) pool_input_row((const float *)io->in, g, wr.h_lo + k, first_dx, hv[k], hx[k], len, &nan);
         }
         pooled = wr.h_lo + wr.rows;
@@ -136,10 +184,7 @@ bool nn_mp_fw_rows3_plane(const fw_plane_io *io, const mp_geometry *geometry)
         shares_before_row(io, &sh);
         float *val = (float *)io->values + oh * Wo;
         int32_t *arg = io->argmax + oh * Wo;
-        if (wr.rows == 3)
-            pool_down(hv, hx, 3, Wo, val, arg);
-        else
-            pool_down(hv, hx, wr.rows, Wo, val, arg);
+        pool_down(hv, hx, wr.rows, Wo, val, arg);
         shares_after_row(io, &sh, oh, Ho, Wo, 4);
     }
     return true;
