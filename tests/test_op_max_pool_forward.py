@@ -185,13 +185,20 @@ def rows3_inputs():
     """fp32 planes for the pooled-rows path: random with and without NaNs (ties, +-0, +-inf, a
     plane of -inf); windows of ROWS3_CELLS only, so a maximum recurs in a window's rows and
     columns (the first in row order must win, not the first down a column); a NaN only in the
-    last row, which no window covers without padding."""
+    last row, which no window covers without padding; a lone NaN in the third cell of a row's
+    last window."""
     xs = [make_input(shape, "float32", 40 + i, nans) for i, shape in enumerate(ROWS3_SHAPES) for nans in (True, False)]
     rng = np.random.default_rng(50)
     xs.append(np.array(ROWS3_CELLS, np.float32)[rng.integers(0, len(ROWS3_CELLS), (2, 3, 17, 41))])
     outside = make_input((1, 2, 8, 37), "float32", 51, False)
     outside[:, :, -1, :] = np.nan
     xs.append(outside)
+    # a lone NaN in the last column a row's last step reads (its windows' third cell, one past
+    # the step's 32 loaded elements): W = 64 with padding, 66 and 33 without
+    for i, (w, col) in enumerate(((64, 63), (66, 64), (33, 32), (34, 32))):
+        last = make_input((1, 1, 5, w), "float32", 52 + i, False)
+        last[0, 0, 2, col] = np.nan
+        xs.append(last)
     return xs
 
 

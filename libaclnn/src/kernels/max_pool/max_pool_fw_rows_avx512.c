@@ -19,8 +19,8 @@
  * the row load as -inf, which is never taken; a window's pooled index starts at its first cell
  * inside the row (column 0 for a window at column -1), and its output at its first row inside
  * the plane, so a window of -inf cells gives its first in-range cell, as the other paths do.
- * A NaN in a pooled row (unordered compare of its elements) gives the plane back to the cell
- * path.
+ * A NaN in a pooled row (unordered compare of each step's 32 elements, and of element 32 after
+ * the row's last step) gives the plane back to the cell path.
  */
 #include "kernels/max_pool/max_pool_fw_avx512.h"
 
@@ -31,13 +31,27 @@ typedef struct pooled16 {
     __m512i x;
 } pooled16;
 
-/* 16 windows of one row from row[c0 ..] (`at`): la and lb the lanes of the two loads inside
- * the row, ln whether row[c0 + 32] is; base the index of each window's column c0 + 2*lane,
- * first the index taken when neither later cell is greater. */
-NN_AVX512 static inline __attribute__((always_inline)) pooled16 row_step(const float *at, __mmask16 la, __mmask16 lb,
-                                                                         __mmask16 ln, __m512i base, __m512i first,
-                                                                         __mmask16 *nan)
+/* The step at column c0 of a row of W: the lanes of its two loads inside the row (la, lb),
+ * whether row[c0 + 32] is (ln) and must be tested for NaN here (last: no later step of the row
+ * loads it), and whether the step starts left of the row. */
+typedef struct step_at {
+    __mmask16 la, lb, ln;
+    bool last, left;
+} step_at;
+static inline step_at step_of(int64_t c0, int64_t W, bool last)
 {
+    const bool inside = c0 >= 0 && c0 + 33 <= W;
+    return (step_at){inside ? 0xFFFF : (__mmask16)step_lanes(c0, W, 16),
+                     inside ? 0xFFFF : (__mmask16)step_lanes(c0 + 16, W, 16), (__mmask16)(c0 + 32 < W),
+                     last && c0 + 32 < W, c0 < 0};
+}
+
+/* 16 windows of one row from row[c0 ..] (`at`) for the step `st`; base the index of each
+ * window's column c0 + 2*lane, first the index taken when neither later cell is greater. */
+NN_AVX512 static inline __attribute__((always_inline)) pooled16 row_step(const float *at, step_at st, __m512i base,
+                                                                         __m512i first, __mmask16 *nan)
+{
+    const __mmask16 la = st.la, lb = st.lb, ln = st.ln;
     const __m512 fill = _mm512_set1_ps(-__builtin_inff());
     const __m512i even = _mm512_load_si512(even_lanes), odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
     const __m512 a = _mm512_mask_loadu_ps(fill, la, at), b = _mm512_mask_loadu_ps(fill, lb, at + 16);
@@ -45,7 +59,8 @@ NN_AVX512 static inline __attribute__((always_inline)) pooled16 row_step(const f
     const __m512 next = _mm512_mask_loadu_ps(fill, ln, at + 32);
     const __m512 c2 =
         _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(next), _mm512_castps_si512(c0), 1));
-    *nan |= _mm512_cmp_ps_mask(c0, c1, _CMP_UNORD_Q);
+    *nan |= _mm512_cmp_ps_mask(c0, c1, _CMP_UNORD_Q); /* the 32 loaded elements */
+    if (st.last) *nan |= _mm512_mask_cmp_ps_mask(1, next, next, _CMP_UNORD_Q);
     const __mmask16 m1 = _mm512_cmp_ps_mask(c1, c0, _CMP_GT_OQ);
     pooled16 p;
     p.v = _mm512_mask_mov_ps(c0, m1, c1);
@@ -62,19 +77,6 @@ NN_AVX512 static inline __attribute__((always_inline)) void store_pooled(pooled1
     _mm512_store_si512(hx, p.x);
 }
 
-/* The step at column c0 of a row of W: row_step's load lanes; first_dx for a step left of the
- * row. */
-typedef struct step_at {
-    __mmask16 la, lb, ln;
-    bool left;
-} step_at;
-static inline step_at step_of(int64_t c0, int64_t W)
-{
-    const bool inside = c0 >= 0 && c0 + 33 <= W;
-    return (step_at){inside ? 0xFFFF : (__mmask16)step_lanes(c0, W, 16),
-                     inside ? 0xFFFF : (__mmask16)step_lanes(c0 + 16, W, 16), (__mmask16)(c0 + 32 < W), c0 < 0};
-}
-
 /* Input row r pooled along the row into hv, hx (len = Wo rounded up to 16 windows). */
 NN_AVX512 static void pool_input_row(const float *in, const mp_geometry *g, int64_t r, __m512i first_dx, float *hv,
                                      int32_t *hx, int64_t len, __mmask16 *nan)
@@ -84,9 +86,9 @@ NN_AVX512 static void pool_input_row(const float *in, const mp_geometry *g, int6
     const __m512i lanes = _mm512_cvtepu16_epi32(_mm256_load_si256((const __m256i *)lane_words));
     __m512i base = _mm512_add_epi32(_mm512_slli_epi32(lanes, 1), _mm512_set1_epi32((int32_t)(r * W - pW)));
     for (int64_t j0 = 0; j0 < len; j0 += 16, base = _mm512_add_epi32(base, _mm512_set1_epi32(32))) {
-        const step_at st = step_of(2 * j0 - pW, W);
+        const step_at st = step_of(2 * j0 - pW, W, j0 + 16 >= len);
         const __m512i first = st.left ? _mm512_add_epi32(base, first_dx) : base;
-        store_pooled(row_step(row + 2 * j0 - pW, st.la, st.lb, st.ln, base, first, nan), hv + j0, hx + j0);
+        store_pooled(row_step(row + 2 * j0 - pW, st, base, first, nan), hv + j0, hx + j0);
     }
 }
 
@@ -132,11 +134,10 @@ NN_AVX512 static void pool_fused(const float *in, const mp_geometry *g, int64_t 
     __m512i base = _mm512_add_epi32(_mm512_slli_epi32(lanes, 1), _mm512_set1_epi32((int32_t)((r0 + 1) * W - pW)));
     for (int64_t j0 = 0; j0 < len; j0 += 16, base = _mm512_add_epi32(base, step)) {
         const int64_t c0 = 2 * j0 - pW;
-        const step_at st = step_of(c0, W);
+        const step_at st = step_of(c0, W, j0 + 16 >= len);
         const __m512i first = st.left ? _mm512_add_epi32(base, first_dx) : base;
-        const pooled16 h1 = row_step(row1 + c0, st.la, st.lb, st.ln, base, first, nan);
-        const pooled16 h2 =
-            row_step(row2 + c0, st.la, st.lb, st.ln, _mm512_add_epi32(base, down), _mm512_add_epi32(first, down), nan);
+        const pooled16 h1 = row_step(row1 + c0, st, base, first, nan);
+        const pooled16 h2 = row_step(row2 + c0, st, _mm512_add_epi32(base, down), _mm512_add_epi32(first, down), nan);
         const pooled16 best = take(take(load_pooled(hv[0] + j0, hx[0] + j0), h1), h2);
         store_pooled(h2, hv[2] + j0, hx[2] + j0);
         const __mmask16 outs = Wo - j0 >= 16 ? (__mmask16)0xFFFF : (__mmask16)nn_lane_range(0, Wo - j0, 16);
