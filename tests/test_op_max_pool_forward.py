@@ -1,8 +1,10 @@
 """aclnnMaxPool2dWithMask forward: every SIMD tier and thread count against a NumPy loop, bit for bit.
 
-The forward has an AVX-512 plane kernel in three forms - the paired path (2x2 windows, stride 2,
-no padding, planes without NaN: 16 outputs per step pooled from the loaded rows), the keyed path
-(other planes without NaN: key rows built first, then 16 or 32 outputs per compare) and the cell
+The forward has an AVX-512 plane kernel in four forms - the paired path (2x2 windows, stride 2,
+no padding, planes without NaN: 16 outputs per step pooled from the loaded rows), the pooled-rows
+path (fp32 3x3 windows, stride 2, planes without NaN: each input row pooled along the row once,
+then down), the keyed path (other planes without NaN: key rows built first, then 16 or 32
+outputs per compare) and the cell
 path (planes with a NaN: 16 outputs per vector, the winner's bits carried in registers) - and the
 portable row-at-a-time
 kernel (widened fp32 copy of the plane, winners gathered by index); all must give exactly
@@ -69,16 +71,22 @@ _SCRIPT = textwrap.dedent("""
 """)
 
 
-def reference_digest():
+def digest_of_reference(cases):
+    """The digest the scripts print, from the NumPy reference: out, then mask, per (x, k, s, p,
+    ceil_mode) case."""
     h = hashlib.sha256()
-    for name, (si, shape), nans in itertools.product(DTYPES, enumerate(SHAPES), (True, False)):
-        x = make_input(shape, name, si, nans)
-        for k, s, p in GEOMETRIES:
-            for ceil_mode in (False, True):
-                index = ref.max_pool_argmax(x, k, s, p, ceil_mode)
-                h.update(np.ascontiguousarray(ref.max_pool_values(x, index)).tobytes())
-                h.update(np.ascontiguousarray(ref.max_pool_mask(index, k)).tobytes())
+    for x, k, s, p, ceil_mode in cases:
+        index = ref.max_pool_argmax(x, k, s, p, ceil_mode)
+        h.update(np.ascontiguousarray(ref.max_pool_values(x, index)).tobytes())
+        h.update(np.ascontiguousarray(ref.max_pool_mask(index, k)).tobytes())
     return h.hexdigest()
+
+
+def reference_digest():
+    return digest_of_reference(
+        (make_input(shape, name, si, nans), k, s, p, ceil_mode)
+        for name, (si, shape), nans in itertools.product(DTYPES, enumerate(SHAPES), (True, False))
+        for k, s, p in GEOMETRIES for ceil_mode in (False, True))
 
 
 def test_every_tier_and_thread_count_gives_the_reference_bits():
@@ -149,15 +157,10 @@ _PAIRED_SCRIPT = textwrap.dedent("""
 
 
 def test_paired_2x2_windows_on_every_tier_and_thread_count():
-    h = hashlib.sha256()
-    for name in DTYPES:
-        for x in paired_inputs(name):
-            index = ref.max_pool_argmax(x, (2, 2), (2, 2), (0, 0), False)
-            h.update(np.ascontiguousarray(ref.max_pool_values(x, index)).tobytes())
-            h.update(np.ascontiguousarray(ref.max_pool_mask(index, (2, 2))).tobytes())
+    want = digest_of_reference((x, (2, 2), (2, 2), (0, 0), False) for name in DTYPES for x in paired_inputs(name))
     runs = tiers.sweep(threads=(1, 2))
     for run, got in zip(runs, tiers.outputs(_PAIRED_SCRIPT, runs)):
-        assert got == h.hexdigest(), "%s: the 2x2 stride-2 forward's out or mask differs from the reference" % run
+        assert got == want, "%s: the 2x2 stride-2 forward's out or mask differs from the reference" % run
 
 
 def test_paired_streamed_outputs_and_tail():
@@ -166,3 +169,68 @@ def test_paired_streamed_outputs_and_tail():
     k, s, p = (2, 2), (2, 2), (0, 0)
     for name, nans in (("float32", False), ("float16", False), ("bfloat16", False), ("bfloat16", True)):
         check_streamed(make_input((16, 64, 66, 134), name, 4, nans), name, k, s, p)
+
+
+# The pooled-rows path (fp32, 3x3 windows, stride 2, planes without NaN): each input row pooled
+# along the row once, then down.  Paddings 0 and 1 on each axis with and without ceil mode; row
+# widths whose output rows end before, on and after a step of 16 windows; one output row and
+# one output column; a last row or column in no window.
+ROWS3_PADDINGS = [(0, 0), (1, 1), (0, 1), (1, 0)]
+ROWS3_SHAPES = [(1, 2, 9, 31), (2, 1, 8, 32), (1, 1, 6, 33), (1, 2, 3, 3), (1, 1, 1, 64), (1, 1, 2, 66),
+                (1, 1, 35, 67), (1, 1, 4, 97), (1, 1, 5, 130)]
+ROWS3_CELLS = (-0.0, 0.0, -1.0, 1.0, -np.inf)
+
+
+def rows3_inputs():
+    """fp32 planes for the pooled-rows path: random with and without NaNs (ties, +-0, +-inf, a
+    plane of -inf); windows of ROWS3_CELLS only, so a maximum recurs in a window's rows and
+    columns (the first in row order must win, not the first down a column); a NaN only in the
+    last row, which no window covers without padding; a lone NaN in the third cell of a row's
+    last window."""
+    xs = [make_input(shape, "float32", 40 + i, nans) for i, shape in enumerate(ROWS3_SHAPES) for nans in (True, False)]
+    rng = np.random.default_rng(50)
+    xs.append(np.array(ROWS3_CELLS, np.float32)[rng.integers(0, len(ROWS3_CELLS), (2, 3, 17, 41))])
+    outside = make_input((1, 2, 8, 37), "float32", 51, False)
+    outside[:, :, -1, :] = np.nan
+    xs.append(outside)
+    # a lone NaN in the last column a row's last step reads (its windows' third cell, one past
+    # the step's 32 loaded elements): W = 64 with padding, 66 and 33 without
+    for i, (w, col) in enumerate(((64, 63), (66, 64), (33, 32), (34, 32))):
+        last = make_input((1, 1, 5, w), "float32", 52 + i, False)
+        last[0, 0, 2, col] = np.nan
+        xs.append(last)
+    return xs
+
+
+def rows3_cases():
+    """(x, k, s, p, ceil_mode) of the pooled-rows test: every input with every padding, with and
+    without ceil mode, where the padded plane holds a window."""
+    return [(x, (3, 3), (2, 2), p, ceil_mode) for x in rows3_inputs() for p in ROWS3_PADDINGS
+            for ceil_mode in (False, True) if x.shape[2] + 2 * p[0] >= 3 and x.shape[3] + 2 * p[1] >= 3]
+
+
+_ROWS3_SCRIPT = textwrap.dedent("""
+    import hashlib, sys
+    sys.path.insert(0, "tests")
+    from test_op_max_pool_forward import rows3_cases
+    from pyaclnn.functional import max_pool2d_with_mask
+    h = hashlib.sha256()
+    for x, k, s, p, ceil_mode in rows3_cases():
+        out, mask = max_pool2d_with_mask(x, k, s, p, 1, ceil_mode)
+        h.update(out.tobytes())
+        h.update(mask.tobytes())
+    print(h.hexdigest())
+""")
+
+
+def test_pooled_rows_3x3_stride2_on_every_tier_and_thread_count():
+    want = digest_of_reference(rows3_cases())
+    runs = tiers.sweep(threads=(1, 2))
+    for run, got in zip(runs, tiers.outputs(_ROWS3_SCRIPT, runs)):
+        assert got == want, "%s: the 3x3 stride-2 fp32 forward's out or mask differs from the reference" % run
+
+
+def test_pooled_rows_streamed_outputs_and_tail():
+    """The pooled-rows path with out + mask past 16 MiB, unpadded and with ceil-mode windows
+    past the edge on one axis; the container is prefilled."""
+    check_streamed(make_input((13, 64, 67, 69), "float32", 5, False), "float32", (3, 3), (2, 2), (0, 1))

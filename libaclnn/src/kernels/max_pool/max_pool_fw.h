@@ -8,6 +8,8 @@
  *   max_pool_fw_avx512.c    AVX-512: the plane kernel for strides 1 and 2 along the row: 2x2
  *                           stride-2 windows from the loaded rows (the paired path) or key rows
  *                           (planes without NaN) or straight from fp32/fp16/bf16 (the cell path)
+ *   max_pool_fw_rows_avx512.c  AVX-512: fp32 3x3 stride-2 planes without NaN, each input row
+ *                           pooled along the row once, then down (the pooled-rows path)
  *   max_pool_fw_general.c   one output at a time, for what the above does not take (mp_is_plain
  *                           false: dilation > 1, NHWC, planes of 2^31 cells or more)
  *
@@ -82,14 +84,14 @@ typedef struct fw_plane_io {
 enum { MP_PLANE_NOT_TAKEN, MP_PLANE_POOLED, MP_PLANE_WRITTEN };
 
 /* Pools the plane: when io->keys is given and no window holds a NaN, the paired path (2x2
- * windows, stride 2, no padding, no window past the edge) or the keyed path, else the cell
- * path.  Returns MP_PLANE_WRITTEN when values and argmax also went out to io->out_nt and
- * io->indices_nt, MP_PLANE_POOLED when they are only in io->values and io->argmax, and
- * MP_PLANE_NOT_TAKEN (nothing written) for a stride_w other than 1 or 2 or a kernel_w over 16:
- * the plan checks both. */
+ * windows, stride 2, no padding, no window past the edge), the pooled-rows path (fp32, 3x3
+ * windows, stride 2) or the keyed path, else the cell path.  Returns MP_PLANE_WRITTEN when
+ * values and argmax also went out to io->out_nt and io->indices_nt, MP_PLANE_POOLED when they
+ * are only in io->values and io->argmax, and MP_PLANE_NOT_TAKEN (nothing written) for a
+ * stride_w other than 1 or 2 or a kernel_w over 16: the plan checks both. */
 int nn_mp_fw_plane_avx512(const fw_plane_io *io, const mp_geometry *g, aclDataType dtype);
-/* Bytes of the keyed path's key rows for one plane (0: the geometry has no keyed path); `keys`
- * above, 64-byte aligned, or NULL for the cell path only. */
+/* Bytes of the keyed path's key rows for one plane, or of the pooled-rows path's rows if more
+ * (0: the geometry has neither); `keys` above, 64-byte aligned, or NULL for the cell path only. */
 int64_t nn_mp_fw_keys_bytes(const mp_geometry *g, aclDataType dtype);
 /* The general kernel (max_pool_fw_general.c, int32/int64 indices only): the thread pool's range
  * function over nn_mp_fw_general_units(g) units (NCHW: planes; NHWC: output rows (n, oh)). */

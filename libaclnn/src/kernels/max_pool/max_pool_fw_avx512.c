@@ -1,9 +1,9 @@
 /*
  * max_pool_fw_avx512.c - the max-pool forward's plane kernel with AVX-512 (max_pool_fw.h), for
- * strides 1 and 2 along the row, in fp32, fp16 or bf16, in three forms for planes without NaN
- * in a window, the paired path for 2x2 stride-2 windows (below, "The paired path") and the
- * keyed path for the other geometries (below, "The keyed path"), and the cell path for the rest,
- * described here.
+ * strides 1 and 2 along the row, in fp32, fp16 or bf16: for planes without NaN in a window,
+ * the paired path for 2x2 stride-2 windows (below, "The paired path"), the pooled-rows path for
+ * fp32 3x3 stride-2 windows (max_pool_fw_rows_avx512.c) and the keyed path for the other
+ * geometries (below, "The keyed path"); the cell path for the rest, described here.
  * The cell path: 16 outputs of a row per vector, straight from the input (no widened copy of
  * the plane, no gather of the winners).
  *
@@ -23,16 +23,11 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "base/nn_simd.h"
-#include "kernels/max_pool/max_pool_fw.h"
+#include "kernels/max_pool/max_pool_fw_avx512.h"
 
 #if NN_HAVE_X86_SIMD
 /* Widest window the kernel takes (a row of cell masks on the stack); wider ones run portable. */
 #define MAX_KERNEL_W 16
-
-/* Even elements of two 16-lane vectors (lo's 0, 2, ..., 14, then hi's). */
-static const int32_t even_lanes[16] __attribute__((aligned(64))) = {0,  2,  4,  6,  8,  10, 12, 14,
-                                                                    16, 18, 20, 22, 24, 26, 28, 30};
 
 /* The 16 cells row[col + s*lane] (s = 1 or 2) of one window cell for a block of 16 outputs, as
  * fp32 values and (16-bit dtypes) raw words; `live` marks the elements row[col + j] inside the
@@ -196,14 +191,13 @@ static inline bool keyed_geometry(const mp_geometry *g)
 int64_t nn_mp_fw_keys_bytes(const mp_geometry *g, aclDataType dtype)
 {
     if (!keyed_geometry(g)) return 0;
-    return (g->height * g->stride_w * key_row_len(g, dtype) + 2 * key_lanes(dtype)) * (dtype == ACL_FLOAT ? 4 : 2);
+    const int64_t keys = (g->height * g->stride_w * key_row_len(g, dtype) + 2 * key_lanes(dtype)) * (dtype == ACL_FLOAT ? 4 : 2);
+    /* the pooled-rows path uses the same scratch */
+    return mp_rows3_geometry(g, dtype) && mp_rows3_bytes(g) > keys ? mp_rows3_bytes(g) : keys;
 }
 
 static const int16_t even_words[32] __attribute__((aligned(64))) = {
     0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30, 32, 34, 36, 38, 40, 42, 44, 46, 48, 50, 52, 54, 56, 58, 60, 62};
-static const int16_t lane_words[32] __attribute__((aligned(64))) = {
-    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
-
 /* fp16/bf16 bits -> int16 key in value order: x >= 0 keeps its bits, -x becomes -bits(x). */
 NN_AVX512 static inline __attribute__((always_inline)) __m512i key16(__m512i w)
 {
@@ -217,12 +211,6 @@ NN_AVX512 static inline __attribute__((always_inline)) __m512i unkey16(__m512i k
 {
     return _mm512_ternarylogic_epi32(_mm512_abs_epi16(k), _mm512_srai_epi16(k, 15), _mm512_set1_epi16((int16_t)0x8000),
                                      0xF8);
-}
-
-/* The lanes of a key-row step that read inside the row: all of them but at the row's ends. */
-static inline uint32_t step_lanes(int64_t c0, int64_t W, int64_t lanes)
-{
-    return c0 >= 0 && c0 + lanes <= W ? (uint32_t)((1ull << lanes) - 1) : nn_lane_range(-c0, W - c0, lanes);
 }
 
 /* Builds input row ih's key rows (phase r at keys + (ih*s + r) * len); hi/lo gather the keys'
@@ -344,18 +332,6 @@ NN_AVX512 static inline __attribute__((always_inline)) void key_cells32(const fl
     KEY_CELLS_LOOP(__m512, _mm512_loadu_ps, GT32, MOV32, MOVID32)
 }
 
-/* The rows an output row's windows cover: [h_lo, h_hi), ih0 the first (maybe above the plane). */
-typedef struct window_rows {
-    int64_t ih0, h_lo, rows;
-} window_rows;
-static inline window_rows rows_of(const mp_geometry *g, int64_t oh)
-{
-    const int64_t ih0 = oh * g->stride_h - g->pad_h;
-    const int64_t h_lo = ih0 < 0 ? 0 : ih0;
-    const int64_t h_hi = ih0 + g->kernel_h < g->height ? ih0 + g->kernel_h : g->height;
-    return (window_rows){ih0, h_lo, h_hi - h_lo};
-}
-
 /* One output row from int16 keys, 32 outputs per step; s, kw and kh are constants after
  * inlining (kh 0: any), and the rows of a full window run with a constant count. */
 NN_AVX512 static inline __attribute__((always_inline)) void key_row16(const int16_t *keys, int64_t len,
@@ -418,62 +394,6 @@ NN_AVX512 static inline __attribute__((always_inline)) void key_row32(const floa
         _mm512_mask_storeu_ps(val_row + ow0, outs, best);
         base = _mm512_add_epi32(base, _mm512_set1_epi32(16 * s));
     }
-}
-
-/* Copies [*done, upto) of a plane's values or indices from the scratch to their tensor with
- * streaming stores, once 4 lines or more are ready, up to the last line boundary of the
- * destination (`all`: everything).  Only a line the plane shares with its neighbour, at either
- * end, takes ordinary stores. */
-NN_AVX512 static inline void drain(unsigned char *dst, const unsigned char *src, int64_t *done, int64_t upto, bool all)
-{
-    if (!all) {
-        upto = (int64_t)((((uintptr_t)dst + (uintptr_t)upto) & ~(uintptr_t)63) - (uintptr_t)dst);
-        if (upto - *done < 256) return;
-    }
-    unsigned char *d = dst + *done;
-    const unsigned char *s = src + *done;
-    int64_t n = upto - *done;
-    *done = upto;
-    int64_t head = (int64_t)((64 - ((uintptr_t)d & 63)) & 63);
-    if (head > n) head = n;
-    memcpy(d, s, (size_t)head);
-    for (d += head, s += head, n -= head; n >= 64; d += 64, s += 64, n -= 64)
-        _mm512_stream_si512((void *)d, _mm512_loadu_si512(s));
-    memcpy(d, s, (size_t)n);
-}
-
-/* The memory traffic a plane spreads over its output rows: equal shares of the next plane's
- * prefetch (into L2) and of the tail's streaming stores before each row, and (io->out_nt) the
- * finished lines of values and indices after it. */
-typedef struct row_shares {
-    int64_t lines, fetch_step, zero_step, fetched, zeroed, values_done, indices_done;
-} row_shares;
-
-static inline row_shares shares_of(const fw_plane_io *io, const mp_geometry *g, int64_t elem)
-{
-    const int64_t Ho = g->out_height, lines = io->next ? (g->height * g->width * elem + 63) / 64 : 0;
-    return (row_shares){lines, (lines + Ho - 1) / Ho, (io->zero_lines + Ho - 1) / Ho, 0, 0, 0, 0};
-}
-
-NN_AVX512 static inline __attribute__((always_inline)) void shares_before_row(const fw_plane_io *io, row_shares *sh)
-{
-    for (const int64_t end = sh->fetched + sh->fetch_step < sh->lines ? sh->fetched + sh->fetch_step : sh->lines;
-         sh->fetched < end; ++sh->fetched)
-        _mm_prefetch((const char *)io->next + sh->fetched * 64, _MM_HINT_T1);
-    for (const int64_t end = sh->zeroed + sh->zero_step < io->zero_lines ? sh->zeroed + sh->zero_step : io->zero_lines;
-         sh->zeroed < end; ++sh->zeroed)
-        _mm512_stream_si512((void *)(io->zeros + sh->zeroed * 64), _mm512_setzero_si512());
-}
-
-/* After output row oh of a plane of Ho rows of Wo outputs of elem bytes. */
-NN_AVX512 static inline __attribute__((always_inline)) void shares_after_row(const fw_plane_io *io, row_shares *sh,
-                                                                             int64_t oh, int64_t Ho, int64_t Wo,
-                                                                             int64_t elem)
-{
-    if (!io->out_nt) return;
-    const bool last = oh + 1 == Ho;
-    drain(io->out_nt, io->values, &sh->values_done, (oh + 1) * Wo * elem, last);
-    drain(io->indices_nt, (const unsigned char *)io->argmax, &sh->indices_done, (oh + 1) * Wo * 4, last);
 }
 
 /* The keyed plane.  Each output row builds the key rows it is the first to need, then pools;
@@ -719,7 +639,8 @@ static key_plane_fn pick_key_plane(const mp_geometry *g, aclDataType dtype)
 int nn_mp_fw_plane_avx512(const fw_plane_io *io, const mp_geometry *g, aclDataType dtype)
 {
     if ((g->stride_w != 1 && g->stride_w != 2) || g->kernel_w > MAX_KERNEL_W) return MP_PLANE_NOT_TAKEN;
-    if (io->keys && keyed_geometry(g) && pick_key_plane(g, dtype)(io, g))
+    if (io->keys && keyed_geometry(g) &&
+        (mp_rows3_geometry(g, dtype) ? nn_mp_fw_rows3_plane(io, g) : pick_key_plane(g, dtype)(io, g)))
         return io->out_nt ? MP_PLANE_WRITTEN : MP_PLANE_POOLED;
     const unsigned char *in = io->in, *next = io->next;
     int32_t *argmax = io->argmax;

@@ -1,0 +1,114 @@
+/*
+ * max_pool_fw_avx512.h - what the max-pool forward's AVX-512 plane paths share
+ * (max_pool_fw_avx512.c: the cell, keyed and paired paths; max_pool_fw_rows_avx512.c: the
+ * pooled-rows path): lane tables, the input rows an output row covers, and the memory traffic a
+ * plane spreads over its output rows.
+ */
+#ifndef NN_KERNELS_MAX_POOL_FW_AVX512_H
+#define NN_KERNELS_MAX_POOL_FW_AVX512_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "base/nn_simd.h"
+#include "kernels/max_pool/max_pool_fw.h"
+
+#if NN_HAVE_X86_SIMD
+/* Even elements of two 16-lane vectors (lo's 0, 2, ..., 14, then hi's). */
+static const int32_t even_lanes[16] __attribute__((aligned(64))) = {0,  2,  4,  6,  8,  10, 12, 14,
+                                                                    16, 18, 20, 22, 24, 26, 28, 30};
+
+/* 0 .. 31 in 16-bit lanes (widened, the first 16 are the lane numbers of a 32-bit vector). */
+static const int16_t lane_words[32] __attribute__((aligned(64))) = {
+    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
+
+/* The lanes of a row step that read inside the row: all of them but at the row's ends. */
+static inline uint32_t step_lanes(int64_t c0, int64_t W, int64_t lanes)
+{
+    return c0 >= 0 && c0 + lanes <= W ? (uint32_t)((1ull << lanes) - 1) : nn_lane_range(-c0, W - c0, lanes);
+}
+
+/* The rows an output row's windows cover: [h_lo, h_hi), ih0 the first (maybe above the plane). */
+typedef struct window_rows {
+    int64_t ih0, h_lo, rows;
+} window_rows;
+static inline window_rows rows_of(const mp_geometry *g, int64_t oh)
+{
+    const int64_t ih0 = oh * g->stride_h - g->pad_h;
+    const int64_t h_lo = ih0 < 0 ? 0 : ih0;
+    const int64_t h_hi = ih0 + g->kernel_h < g->height ? ih0 + g->kernel_h : g->height;
+    return (window_rows){ih0, h_lo, h_hi - h_lo};
+}
+
+/* Copies [*done, upto) of a plane's values or indices from the scratch to their tensor with
+ * streaming stores, once 4 lines or more are ready, up to the last line boundary of the
+ * destination (`all`: everything).  Only a line the plane shares with its neighbour, at either
+ * end, takes ordinary stores. */
+NN_AVX512 static inline void drain(unsigned char *dst, const unsigned char *src, int64_t *done, int64_t upto, bool all)
+{
+    if (!all) {
+        upto = (int64_t)((((uintptr_t)dst + (uintptr_t)upto) & ~(uintptr_t)63) - (uintptr_t)dst);
+        if (upto - *done < 256) return;
+    }
+    unsigned char *d = dst + *done;
+    const unsigned char *s = src + *done;
+    int64_t n = upto - *done;
+    *done = upto;
+    int64_t head = (int64_t)((64 - ((uintptr_t)d & 63)) & 63);
+    if (head > n) head = n;
+    memcpy(d, s, (size_t)head);
+    for (d += head, s += head, n -= head; n >= 64; d += 64, s += 64, n -= 64)
+        _mm512_stream_si512((void *)d, _mm512_loadu_si512(s));
+    memcpy(d, s, (size_t)n);
+}
+
+/* The memory traffic a plane spreads over its output rows: equal shares of the next plane's
+ * prefetch (into L2) and of the tail's streaming stores before each row, and (io->out_nt) the
+ * finished lines of values and indices after it. */
+typedef struct row_shares {
+    int64_t lines, fetch_step, zero_step, fetched, zeroed, values_done, indices_done;
+} row_shares;
+
+static inline row_shares shares_of(const fw_plane_io *io, const mp_geometry *g, int64_t elem)
+{
+    const int64_t Ho = g->out_height, lines = io->next ? (g->height * g->width * elem + 63) / 64 : 0;
+    return (row_shares){lines, (lines + Ho - 1) / Ho, (io->zero_lines + Ho - 1) / Ho, 0, 0, 0, 0};
+}
+
+NN_AVX512 static inline __attribute__((always_inline)) void shares_before_row(const fw_plane_io *io, row_shares *sh)
+{
+    for (const int64_t end = sh->fetched + sh->fetch_step < sh->lines ? sh->fetched + sh->fetch_step : sh->lines;
+         sh->fetched < end; ++sh->fetched)
+        _mm_prefetch((const char *)io->next + sh->fetched * 64, _MM_HINT_T1);
+    for (const int64_t end = sh->zeroed + sh->zero_step < io->zero_lines ? sh->zeroed + sh->zero_step : io->zero_lines;
+         sh->zeroed < end; ++sh->zeroed)
+        _mm512_stream_si512((void *)(io->zeros + sh->zeroed * 64), _mm512_setzero_si512());
+}
+
+/* After output row oh of a plane of Ho rows of Wo outputs of elem bytes. */
+NN_AVX512 static inline __attribute__((always_inline)) void shares_after_row(const fw_plane_io *io, row_shares *sh,
+                                                                             int64_t oh, int64_t Ho, int64_t Wo,
+                                                                             int64_t elem)
+{
+    if (!io->out_nt) return;
+    const bool last = oh + 1 == Ho;
+    drain(io->out_nt, io->values, &sh->values_done, (oh + 1) * Wo * elem, last);
+    drain(io->indices_nt, (const unsigned char *)io->argmax, &sh->indices_done, (oh + 1) * Wo * 4, last);
+}
+
+/* The pooled-rows path (max_pool_fw_rows_avx512.c): fp32 planes of 3x3 windows with stride 2
+ * (any padding, ceil mode or not), pooled first along each input row, then down.  Its scratch
+ * (in the keyed path's rows, nn_mp_fw_keys_bytes) holds three pooled rows of values and
+ * indices. */
+static inline bool mp_rows3_geometry(const mp_geometry *g, aclDataType dtype)
+{
+    return dtype == ACL_FLOAT && g->kernel_h == 3 && g->kernel_w == 3 && g->stride_h == 2 && g->stride_w == 2;
+}
+static inline int64_t mp_rows3_len(const mp_geometry *g) { return (g->out_width + 15) / 16 * 16; }
+static inline int64_t mp_rows3_bytes(const mp_geometry *g) { return 3 * 2 * mp_rows3_len(g) * 4; }
+/* False for a plane with a NaN in a window (nothing is final; the caller redoes the plane). */
+bool nn_mp_fw_rows3_plane(const fw_plane_io *io, const mp_geometry *g);
+#endif /* NN_HAVE_X86_SIMD */
+
+#endif /* NN_KERNELS_MAX_POOL_FW_AVX512_H */
