@@ -205,7 +205,7 @@ def write_markdown(path, results, rows, png_name, quick, check_rows=None):
              "(phase 2 + synchronize, repeatable executor, outputs and workspace preallocated) and "
              "the PyTorch equivalent (outputs preallocated), in the same process with the same "
              "thread count (`ACLNN_NUM_THREADS` and `torch.set_num_threads`). Each side's sample "
-             "is as many back-to-back calls as fill about 5 ms, counted per side: a ~1 ms "
+             "is as many back-to-back calls as fill about 20 ms, counted per side: a ~1 ms "
              "memory-bound call timed alone right after torch's 10-30 ms call ran at up to half "
              "speed on the reference host, while the same call back to back ran at full speed (likely "
              "the memory clock winding up after a quiet spell). "
