@@ -71,6 +71,22 @@ NN_AVX512 static inline __attribute__((always_inline)) pooled16 row_step(const f
     return p;
 }
 
+/* The index of each of the first step's windows' column 2*lane - pW in input row r. */
+NN_AVX512 static inline __attribute__((always_inline)) __m512i row_base(int64_t r, int64_t W, int64_t pW)
+{
+    const __m512i lanes = _mm512_cvtepu16_epi32(_mm256_load_si256((const __m256i *)lane_words));
+    return _mm512_add_epi32(_mm512_slli_epi32(lanes, 1), _mm512_set1_epi32((int32_t)(r * W - pW)));
+}
+
+/* The outputs j0 .. of a row of Wo from their windows' winners. */
+NN_AVX512 static inline __attribute__((always_inline)) void store_outputs(pooled16 best, int64_t j0, int64_t Wo,
+                                                                          float *val, int32_t *arg)
+{
+    const __mmask16 outs = Wo - j0 >= 16 ? (__mmask16)0xFFFF : (__mmask16)nn_lane_range(0, Wo - j0, 16);
+    _mm512_mask_storeu_ps(val + j0, outs, best.v);
+    _mm512_mask_storeu_epi32(arg + j0, outs, best.x);
+}
+
 NN_AVX512 static inline __attribute__((always_inline)) void store_pooled(pooled16 p, float *hv, int32_t *hx)
 {
     _mm512_store_ps(hv, p.v);
@@ -83,8 +99,7 @@ NN_AVX512 static void pool_input_row(const float *in, const mp_geometry *g, int6
 {
     const int64_t W = g->width, pW = g->pad_w;
     const float *row = in + r * W;
-    const __m512i lanes = _mm512_cvtepu16_epi32(_mm256_load_si256((const __m256i *)lane_words));
-    __m512i base = _mm512_add_epi32(_mm512_slli_epi32(lanes, 1), _mm512_set1_epi32((int32_t)(r * W - pW)));
+    __m512i base = row_base(r, W, pW);
     for (int64_t j0 = 0; j0 < len; j0 += 16, base = _mm512_add_epi32(base, _mm512_set1_epi32(32))) {
         const step_at st = step_of(2 * j0 - pW, W, j0 + 16 >= len);
         const __m512i first = st.left ? _mm512_add_epi32(base, first_dx) : base;
@@ -112,11 +127,9 @@ NN_AVX512 static inline __attribute__((always_inline)) void pool_down(float *con
                                                                       int32_t *arg)
 {
     for (int64_t j0 = 0; j0 < Wo; j0 += 16) {
-        const __mmask16 outs = Wo - j0 >= 16 ? (__mmask16)0xFFFF : (__mmask16)nn_lane_range(0, Wo - j0, 16);
         pooled16 best = load_pooled(hv[0] + j0, hx[0] + j0);
         for (int64_t k = 1; k < rows; ++k) best = take(best, load_pooled(hv[k] + j0, hx[k] + j0));
-        _mm512_mask_storeu_ps(val + j0, outs, best.v);
-        _mm512_mask_storeu_epi32(arg + j0, outs, best.x);
+        store_outputs(best, j0, Wo, val, arg);
     }
 }
 
@@ -129,9 +142,8 @@ NN_AVX512 static void pool_fused(const float *in, const mp_geometry *g, int64_t 
 {
     const int64_t W = g->width, pW = g->pad_w, Wo = g->out_width;
     const float *row1 = in + (r0 + 1) * W, *row2 = row1 + W;
-    const __m512i lanes = _mm512_cvtepu16_epi32(_mm256_load_si256((const __m256i *)lane_words));
     const __m512i step = _mm512_set1_epi32(32), down = _mm512_set1_epi32((int32_t)W);
-    __m512i base = _mm512_add_epi32(_mm512_slli_epi32(lanes, 1), _mm512_set1_epi32((int32_t)((r0 + 1) * W - pW)));
+    __m512i base = row_base(r0 + 1, W, pW);
     for (int64_t j0 = 0; j0 < len; j0 += 16, base = _mm512_add_epi32(base, step)) {
         const int64_t c0 = 2 * j0 - pW;
         const step_at st = step_of(c0, W, j0 + 16 >= len);
@@ -140,9 +152,7 @@ NN_AVX512 static void pool_fused(const float *in, const mp_geometry *g, int64_t 
         const pooled16 h2 = row_step(row2 + c0, st, _mm512_add_epi32(base, down), _mm512_add_epi32(first, down), nan);
         const pooled16 best = take(take(load_pooled(hv[0] + j0, hx[0] + j0), h1), h2);
         store_pooled(h2, hv[2] + j0, hx[2] + j0);
-        const __mmask16 outs = Wo - j0 >= 16 ? (__mmask16)0xFFFF : (__mmask16)nn_lane_range(0, Wo - j0, 16);
-        _mm512_mask_storeu_ps(val + j0, outs, best.v);
-        _mm512_mask_storeu_epi32(arg + j0, outs, best.x);
+        store_outputs(best, j0, Wo, val, arg);
     }
 }
 
@@ -176,8 +186,6 @@ bool nn_mp_fw_rows3_plane(const fw_plane_io *io, const mp_geometry *geometry)
             continue;
         }
         for (int64_t k = 0; k < wr.rows; ++k) {
-            hv[k] = slots + (wr.h_lo + k) % 3 * 2 * len;
-            hx[k] = (int32_t *)(hv[k] + len);
             if (wr.h_lo + k >= pooled) pool_input_row((const float *)io->in, g, wr.h_lo + k, first_dx, hv[k], hx[k], len, &nan);
         }
         pooled = wr.h_lo + wr.rows;
