@@ -510,12 +510,10 @@ aclnnStatus nn_launch_executor(const char *op_name, void *workspace, uint64_t wo
      * Clearing all NN_MAX_OPERANDS operands (4 KiB) cost a small launch more than the rest
      * of its bookkeeping. */
     launch_task *task = malloc(sizeof *task);
-    if (task != NULL) {
-        memset(task, 0, offsetof(launch_task, operands));
-        task->translated = false;
-    }
     if (task == NULL)
         return nn_error(ACLNN_ERR_INNER_NULLPTR, "%s: could not allocate the launch task.", op_name);
+    memset(task, 0, offsetof(launch_task, operands));
+    task->translated = false;
 
     pthread_mutex_lock(&nn_executor_lock);
     aclnnStatus status = ACLNN_SUCCESS;
