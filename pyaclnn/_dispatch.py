@@ -200,18 +200,16 @@ class _NoTensor:
 
 
 _TORCH_TENSOR = None
-_TORCH_DTYPE = None
 _torch_empty_like = None
 
 
 def _torch_tensor_class():
     """torch.Tensor once torch is imported (remembered), _NoTensor until then."""
-    global _TORCH_TENSOR, _TORCH_DTYPE, _torch_empty_like
+    global _TORCH_TENSOR, _torch_empty_like
     torch = sys.modules.get("torch")
     if torch is None:
         return _NoTensor
     _torch_empty_like = torch.empty_like
-    _TORCH_DTYPE = torch.dtype
     _TORCH_TENSOR = torch.Tensor
     return _TORCH_TENSOR
 

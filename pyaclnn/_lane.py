@@ -61,8 +61,7 @@ def make_entry(routes):
     product selection (an executor keeps the product it was planned on), and each argument as
     given - keywords in their order."""
     def functional_entry(name, function, args, kwargs):
-        if _dynamo_tracing() or _tracing_state() is not None or _dispatch_modes() \
-                or _function_modes() or _profiling():
+        if _dynamo_tracing() or watched():
             return _route(routes[name], function, args, kwargs)
         grad = _grad_enabled()
         key = [name, _core.soc_epoch, _thread_soc.name]
