@@ -11,6 +11,8 @@
  *     destroyed before the launch -> 161002 with a message; one destroyed after it is fine
  *   - aclnnCpuLaunchAndSynchronize (libaclnn's phase 2 + wait in one call): the values are there
  *     when it returns, a failed phase 2's status passes through, NULL arguments are refused
+ *   - many live executors (the registry): 2000 repeatable ones, launched and destroyed in a
+ *     scattered order; each destroyed one is reported, each live one still runs
  * The reference is a plain loop here: out = x > 0 ? x : weight[c] * x.
  */
 #include <stdint.h>
@@ -347,6 +349,51 @@ static void test_launch_and_synchronize(void)
     free_args(&a);
 }
 
+/* The registry keeps many live executors apart: destroyed ones are refused, the others run. */
+#define MANY_EXECUTORS 2000
+static void test_many_executors(void)
+{
+    static aclOpExecutor *many[MANY_EXECUTORS];
+    prelu_args a;
+    make_contiguous_args(&a, 6);
+    uint64_t ws = 0;
+    int created = 0;
+    for (int i = 0; i < MANY_EXECUTORS; i++) {
+        many[i] = NULL;
+        created += aclnnPreluGetWorkspaceSize(a.self, a.weight, a.out, &ws, &many[i]) == ACLNN_SUCCESS &&
+                   aclSetAclOpExecutorRepeatable(many[i]) == ACLNN_SUCCESS;
+    }
+    CHECK(created == MANY_EXECUTORS, "%d of %d repeatable executors created", created, MANY_EXECUTORS);
+    /* 7 is prime to 2000: i -> 7i mod 2000 visits every executor once, out of creation order */
+    int destroyed = 0, launched = 0, refused = 0;
+    for (int i = 0; i < MANY_EXECUTORS; i++) {
+        int k = (int)((7L * i) % MANY_EXECUTORS);
+        if (k % 3 == 0)
+            destroyed += aclDestroyAclOpExecutor(many[k]) == ACLNN_SUCCESS;
+    }
+    for (int i = 0; i < MANY_EXECUTORS; i++) {
+        int k = (int)((11L * i) % MANY_EXECUTORS);
+        aclnnStatus st = aclnnPrelu(NULL, 0, many[k], stream);
+        if (k % 3 == 0)
+            refused += st == ACLNN_ERR_PARAM_INVALID;
+        else
+            launched += st == ACLNN_SUCCESS;
+    }
+    (void)aclGetRecentErrMsg();
+    const int expect_destroyed = (MANY_EXECUTORS + 2) / 3;
+    CHECK(destroyed == expect_destroyed && refused == expect_destroyed, "destroyed %d, refused %d of %d", destroyed,
+          refused, expect_destroyed);
+    CHECK(launched == MANY_EXECUTORS - expect_destroyed, "launched %d", launched);
+    CHECK(aclrtSynchronizeStream(stream) == ACL_SUCCESS, "sync");
+    check_contiguous_out(a.out_dev, 6, "many executors");
+    int left = 0;
+    for (int k = 0; k < MANY_EXECUTORS; k++)
+        if (k % 3 != 0)
+            left += aclDestroyAclOpExecutor(many[k]) == ACLNN_SUCCESS;
+    CHECK(left == MANY_EXECUTORS - expect_destroyed, "destroyed the other %d", left);
+    free_args(&a);
+}
+
 int main(void)
 {
     CHECK(aclInit(NULL) == ACL_SUCCESS, "aclInit");
@@ -359,6 +406,7 @@ int main(void)
     test_rebind_by_raw_address();
     test_destroyed_tensor();
     test_launch_and_synchronize();
+    test_many_executors();
     aclrtDestroyStream(stream);
     aclrtResetDevice(0);
     aclFinalize();

@@ -304,8 +304,8 @@ bool nn_view_is_contiguous(uint64_t ndim, const int64_t *dims, const int64_t *st
 /* ---- sorted arrays (sorted.c) -------------------------------------------------------------- */
 
 /* Arrays of records kept in increasing order of their first member, a uintptr_t key, and
- * searched by bisection: the runtime's registries (allocations, registered host ranges, live
- * handles), which are small and read far more often than changed.  The caller owns the array
+ * searched by bisection: the registries (allocations, registered host ranges, live handles,
+ * live executors), which are read far more often than changed.  The caller owns the array
  * and its lock. */
 
 /* Index of the first record whose key is > key (count when none is). */

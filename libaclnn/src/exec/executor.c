@@ -33,7 +33,12 @@
 #include "runtime/nn_runtime.h"
 
 pthread_mutex_t nn_executor_lock = PTHREAD_MUTEX_INITIALIZER;
-static aclOpExecutor *registry_head = NULL;
+
+/* The live executors' addresses in increasing order (nn_sorted_*): every launch and every
+ * aclSet*TensorAddr looks its executor up here, so the lookup is a bisection, whatever number of
+ * repeatable executors a program keeps (a model's layers); a list walk grew with each of them. */
+static uintptr_t *registry = NULL;
+static size_t registry_count = 0, registry_capacity = 0;
 
 /* ---- registry ------------------------------------------------------------------------------ */
 
@@ -51,40 +56,41 @@ static void executor_unref_locked(aclOpExecutor *ex)
         executor_free(ex);
 }
 
+/* Index one past where `ex` is or would be in the registry.  Caller holds the lock. */
+static size_t registry_slot_after(const aclOpExecutor *ex)
+{
+    return nn_sorted_upper_bound(registry, registry_count, sizeof *registry, (uintptr_t)ex);
+}
+
 bool nn_executor_registered_locked(const aclOpExecutor *ex)
 {
-    for (const aclOpExecutor *it = registry_head; it != NULL; it = it->next)
-        if (it == ex)
-            return true;
-    return false;
+    const size_t after = registry_slot_after(ex);
+    return after > 0 && registry[after - 1] == (uintptr_t)ex;
 }
 
 void nn_executor_unregister_locked(aclOpExecutor *ex)
 {
     if (!ex->registered)
         return;
-    if (ex->prev)
-        ex->prev->next = ex->next;
-    else
-        registry_head = ex->next;
-    if (ex->next)
-        ex->next->prev = ex->prev;
-    ex->prev = ex->next = NULL;
+    nn_sorted_remove(registry, &registry_count, sizeof *registry, registry_slot_after(ex) - 1);
     ex->registered = false;
     nn_check_object_destroyed(ex);
     executor_unref_locked(ex);
 }
 
-static void register_locked(aclOpExecutor *ex)
+/* False, with nothing registered, when the registry could not grow. */
+static bool register_locked(aclOpExecutor *ex)
 {
-    ex->prev = NULL;
-    ex->next = registry_head;
-    if (registry_head)
-        registry_head->prev = ex;
-    registry_head = ex;
+    const uintptr_t key = (uintptr_t)ex;
+    uintptr_t *grown = nn_sorted_insert(registry, &registry_count, &registry_capacity, 64, sizeof *registry,
+                                        registry_slot_after(ex), &key);
+    if (grown == NULL)
+        return false;
+    registry = grown;
     ex->registered = true;
     ex->refs = 1;
     nn_check_object_created(ex, "aclOpExecutor", ex->op_name, false);
+    return true;
 }
 
 /* ---- phase 1 ------------------------------------------------------------------------------- */
@@ -271,8 +277,14 @@ aclnnStatus nn_executor_finish(aclOpExecutor *ex, uint64_t *workspaceSize, aclOp
     ex->workspace_size = size;
 
     pthread_mutex_lock(&nn_executor_lock);
-    register_locked(ex);
+    const bool registered = register_locked(ex);
     pthread_mutex_unlock(&nn_executor_lock);
+    if (!registered) {
+        aclnnStatus st = nn_error(ACLNN_ERR_INNER_CREATE_EXECUTOR,
+                                  "%s: could not grow the executor registry.", ex->op_name);
+        executor_free(ex);
+        return st;
+    }
     *workspaceSize = size;
     *executor = ex;
     return ACLNN_SUCCESS;

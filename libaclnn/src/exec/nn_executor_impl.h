@@ -29,8 +29,7 @@ struct aclOpExecutor {
     uint64_t workspace_size;      /* planned at finish */
     bool repeatable;
     int refs;                     /* the registry's reference + one per queued task */
-    struct aclOpExecutor *prev, *next; /* registry links while registered */
-    bool registered;
+    bool registered;              /* its address is in the registry (executor.c) */
 };
 
 /* The registry of live executors.  Everything that reads or writes a registered executor's
