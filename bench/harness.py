@@ -44,7 +44,10 @@ each lasts about 20 ms, and then ours and theirs are timed *alternately* (ours f
 theirs first on odd ones) so drifting machine load hits both equally.  The reported time is the
 median per call over the repetitions.  The same worker measures STREAM copy bandwidth (the best
 of torch's ``copy_`` and glibc ``memmove`` on as many threads) on two arrays far larger than the
-caches.
+caches: once after each repetition's pair, so each of our samples has a bandwidth of its own
+moment (the fraction of STREAM is the median of the per-repetition ratios, paired_fraction), and
+as the best of 8 copies just before and after the case (the earlier, looser pairing, kept for
+comparison).
 """
 
 import dataclasses
@@ -188,8 +191,8 @@ def _sample(fn, calls):
     return (time.perf_counter() - start) / calls
 
 
-def time_pair(ours, theirs, repetitions, warmup=2, target_seconds=0.02):
-    """Median seconds per call of ours() and theirs(), measured alternately.
+def time_samples(ours, theirs, repetitions, warmup=2, target_seconds=0.02, between=None):
+    """Per-repetition seconds per call of ours() and theirs(), measured alternately.
 
     Each side gets its own call count, so each side's sample lasts about target_seconds. A
     shared count (the smaller one) would make a 1 ms call of ours a sample of one call right
@@ -199,13 +202,17 @@ def time_pair(ours, theirs, repetitions, warmup=2, target_seconds=0.02):
     clock ramping up, not the kernel, and STREAM, which the fraction divides by, is measured
     in steady state. The ramp lasts about 2-3 such calls (fp16 Im2col N8 C256 28x28, 1 thread:
     1.3 ms for each of the first two calls after torch's, 0.85-0.9 ms from the fourth on), so
-    a sample of 20 ms is mostly steady state where one of 5 ms was not. Returns (ours seconds, theirs seconds, (ours calls, theirs calls))."""
+    a sample of 20 ms is mostly steady state where one of 5 ms was not.
+
+    ``between()``, if given, is called once per repetition right after the pair (the STREAM copy
+    of that moment) and its values are returned alongside. Returns (ours seconds list, theirs
+    seconds list, between values list, (ours calls, theirs calls))."""
     for _ in range(warmup):
         ours()
         theirs()
     ours_calls = _calibrate(ours, target_seconds)
     theirs_calls = _calibrate(theirs, target_seconds)
-    ours_times, theirs_times = [], []
+    ours_times, theirs_times, between_values = [], [], []
     for rep in range(repetitions):
         if rep % 2 == 0:
             ours_times.append(_sample(ours, ours_calls))
@@ -213,8 +220,24 @@ def time_pair(ours, theirs, repetitions, warmup=2, target_seconds=0.02):
         else:
             theirs_times.append(_sample(theirs, theirs_calls))
             ours_times.append(_sample(ours, ours_calls))
-    return (statistics.median(ours_times), statistics.median(theirs_times),
-            (ours_calls, theirs_calls))
+        if between is not None:
+            between_values.append(between())
+    return ours_times, theirs_times, between_values, (ours_calls, theirs_calls)
+
+
+def time_pair(ours, theirs, repetitions, warmup=2, target_seconds=0.02):
+    """Median seconds per call of ours() and theirs() (time_samples). Returns (ours seconds,
+    theirs seconds, (ours calls, theirs calls))."""
+    ours_times, theirs_times, _, calls = time_samples(ours, theirs, repetitions, warmup, target_seconds)
+    return statistics.median(ours_times), statistics.median(theirs_times), calls
+
+
+def paired_fraction(bytes_moved, ours_times, stream_gbps):
+    """The median over repetitions of our bandwidth in a repetition over the STREAM copy of the
+    same repetition: a neighbour's burst that slows one repetition slows both sides of its
+    ratio, where a single STREAM figure taken before and after the case would judge the slowed
+    repetitions against a moment they did not share."""
+    return statistics.median(bytes_moved / t / 1e9 / gbps for t, gbps in zip(ours_times, stream_gbps))
 
 
 class StreamCopy:
@@ -284,12 +307,17 @@ def run_worker(threads, quick, only=None):
             made = case.make()
             ours, theirs, bytes_moved = made[:3]
             cleanup = made[3] if len(made) > 3 else None
-            # STREAM copy sampled just before and just after the case: its own moment's bandwidth.
+            # The STREAM copy of each repetition's moment (one copy per method, right after the
+            # pair), and the best of 8 copies just before and just after the case.
             stream_before = stream.best(2)
-            ours_s, theirs_s, calls = time_pair(ours, theirs, repetitions)
-            entry.update(ours_ms=ours_s * 1e3, torch_ms=theirs_s * 1e3, bytes=int(bytes_moved),
+            ours_t, theirs_t, stream_t, calls = time_samples(ours, theirs, repetitions,
+                                                             between=lambda: stream.best(1))
+            entry.update(ours_ms=statistics.median(ours_t) * 1e3,
+                         torch_ms=statistics.median(theirs_t) * 1e3, bytes=int(bytes_moved),
                          calls_per_sample=calls,
-                         stream_gbps=max(stream_before, stream.best(2)))
+                         stream_gbps=statistics.median(stream_t),
+                         of_stream=paired_fraction(bytes_moved, ours_t, stream_t),
+                         stream_best_gbps=max(stream_before, stream.best(2)))
         except Exception:
             entry["error"] = traceback.format_exc()
         finally:

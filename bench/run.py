@@ -137,13 +137,15 @@ def _rows(results):
             if "error" in case:
                 continue
             stream = case.get("stream_gbps", result["stream_gbps"])
+            best = case.get("stream_best_gbps", stream)
             gbps = case["bytes"] / (case["ours_ms"] * 1e-3) / 1e9
             rows.append(dict(case=case["name"], dtype=case["dtype"], threads=result["threads"],
                              table=case.get("table", "kernels"), bar=case.get("bar"),
                              ours=case["ours_ms"], torch=case["torch_ms"],
                              speedup=case["torch_ms"] / case["ours_ms"], gbps=gbps,
                              stream_gbps=stream,
-                             stream=gbps / stream if stream else float("nan")))
+                             stream=case.get("of_stream", gbps / stream if stream else float("nan")),
+                             of_best=gbps / best if best else float("nan")))
     return rows
 
 
@@ -217,9 +219,14 @@ def write_markdown(path, results, rows, png_name, quick, check_rows=None):
              "its default allocator, which does not (`THP_MEM_ALLOC_ENABLE=1` would: about 4 % "
              "off torch's 1-thread max-pool backward here, docs/kernels_max_pool.md).",
              "* speed-up = torch time / our time (> 1: we are faster). GB/s counts the bytes an "
-             "ideal kernel must read and write, at our time; the last column divides that by the "
-             "STREAM copy bandwidth of the case's own moment: the best of 8 copies timed just "
-             "before and just after the case, in the same process.",
+             "ideal kernel must read and write, at our time. `STREAM GB/s` is the median of "
+             "the STREAM copies timed once after each repetition's pair (one `copy_` and one "
+             "`memmove`, the better of the two), in the same process; `of STREAM copy` is the "
+             "median over the repetitions of our bandwidth in that repetition over the copy of "
+             "the same repetition, so a neighbour's burst that slows a repetition slows both "
+             "sides of its ratio. `of best STREAM before/after` divides our median bandwidth by "
+             "the best of 8 copies timed just before and just after the case, the looser "
+             "pairing used before (bench/harness.py).",
              "* The machine is shared; bandwidth can drift by up to 2x over minutes, which is why "
              "both sides are interleaved and why the bandwidth is sampled next to each case "
              "rather than once per run.", "",
@@ -238,13 +245,13 @@ def write_markdown(path, results, rows, png_name, quick, check_rows=None):
             lines.append("| %d | %.1f | | | |" % (result["threads"], result["stream_gbps"]))
     lines += ["", "## Operators", "",
               "| case | dtype | threads | ours ms | torch ms | speed-up | GB/s | STREAM GB/s "
-              "| of STREAM copy |",
-              "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+              "| of STREAM copy | of best STREAM before/after |",
+              "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     kernel_rows = [r for r in rows if r["table"] == "kernels"]
     for r in sorted(kernel_rows, key=lambda r: (r["case"], r["dtype"], r["threads"])):
-        lines.append("| %s | %s | %d | %.3f | %.3f | %.2fx | %.1f | %.1f | %.0f%% |" % (
+        lines.append("| %s | %s | %d | %.3f | %.3f | %.2fx | %.1f | %.1f | %.0f%% | %.0f%% |" % (
             r["case"], r["dtype"], r["threads"], r["ours"], r["torch"], r["speedup"], r["gbps"],
-            r["stream_gbps"], 100 * r["stream"]))
+            r["stream_gbps"], 100 * r["stream"], 100 * r["of_best"]))
     lines += _scaling_lines(kernel_rows)
     lines += _python_lines([r for r in rows if r["table"] == "python"])
     lines += check_cost.lines(check_rows, _cpu_count()) if check_rows else []

@@ -36,3 +36,30 @@ def test_each_side_gets_its_own_call_count_and_the_calls_alternate():
     assert runs == [["ours", ours_calls], ["theirs", 2], ["ours", 2 * ours_calls], ["theirs", 2],
                     ["ours", ours_calls]]
     assert timed.count("ours") == 4 * ours_calls and timed.count("theirs") == 4
+
+
+def test_between_runs_once_per_repetition_right_after_the_pair():
+    order = []
+
+    def between():
+        order.append("between")
+        return len(order)
+
+    ours_t, theirs_t, values, calls = harness.time_samples(lambda: order.append("ours"),
+                                                           lambda: order.append("theirs"),
+                                                           repetitions=3, target_seconds=0.0,
+                                                           between=between)
+    assert calls == (1, 1) and len(ours_t) == len(theirs_t) == 3
+    timed = order[2 * 2 + 2:]
+    assert timed == ["ours", "theirs", "between", "theirs", "ours", "between",
+                     "ours", "theirs", "between"]
+    assert values == [9, 12, 15]      # len(order) when each ran: 6 before the timed part
+
+
+def test_paired_fraction_divides_each_repetition_by_its_own_stream_copy():
+    # 1 GB moved: 1 s -> 1 GB/s, 0.5 s -> 2 GB/s, 0.25 s -> 4 GB/s; the copies of the same
+    # repetitions were 2, 2 and 8 GB/s: ratios 0.5, 1.0, 0.5, median 0.5.
+    assert harness.paired_fraction(1e9, [1.0, 0.5, 0.25], [2.0, 2.0, 8.0]) == 0.5
+    # Against one figure for the whole case (the best copy, 8 GB/s) the median bandwidth of
+    # 2 GB/s would give 0.25: the slow repetitions judged against a fast moment.
+    assert harness.paired_fraction(1e9, [1.0], [1.0]) == 1.0
