@@ -38,7 +38,9 @@ Drop a module ``bench/cases_<op>.py`` next to this file that defines ``CASES``, 
 How a case is timed
 -------------------
 ``run.py`` starts one worker process per thread count (1 and all cores) with ``ACLNN_NUM_THREADS``
-set (the library reads it when it starts) and ``torch.set_num_threads`` called.  In the worker,
+set (the library reads it when it starts) and ``torch.set_num_threads`` called; the workers take
+turns case by case (one measures while the others wait), so a case's rows at each thread count
+are taken seconds apart.  In the worker,
 each case is warmed up, a call count per sample is calibrated for each side so one sample of
 each lasts about 20 ms, and then ours and theirs are timed *alternately* (ours first on even repetitions,
 theirs first on odd ones) so drifting machine load hits both equally.  The reported time is the
@@ -281,8 +283,13 @@ class StreamCopy:
         self.pool.shutdown()
 
 
-def run_worker(threads, quick, only=None):
-    """Measure every case in this process (env already set by the parent); return a dict."""
+def run_worker(threads, quick, only=None, turn=None):
+    """Measure every case in this process (env already set by the parent); return a dict.
+
+    ``turn()``, if given, is called before the start's STREAM copy and before each case, and
+    returns when this worker may measure: run.py uses it to take the thread counts' workers in
+    turns, case by case (run.py: run_in_turns)."""
+    turn = turn or (lambda: None)
     import torch
     torch.set_num_threads(threads)
     import pyaclnn
@@ -292,6 +299,7 @@ def run_worker(threads, quick, only=None):
     result = {"threads": threads, "torch_threads": torch.get_num_threads(), "cases": [],
               "errors": []}
     stream = StreamCopy(threads, (64 if quick else 256) << 20)
+    turn()
     result["stream_gbps"] = stream.best(5 if quick else 10)
     cases, errors = discover()
     result["errors"].extend("%s: %s" % e for e in errors)
@@ -300,8 +308,9 @@ def run_worker(threads, quick, only=None):
             continue
         if only and not any(word in case.name for word in only):
             continue
+        turn()
         entry = {"name": case.name, "dtype": case.dtype, "module": case.module,
-                 "table": case.table, "bar": case.bar}
+                 "table": case.table, "bar": case.bar, "started": time.time()}
         ours = theirs = cleanup = None
         try:
             made = case.make()
@@ -329,6 +338,7 @@ def run_worker(threads, quick, only=None):
                         obj.close()
             except Exception:
                 entry.setdefault("error", traceback.format_exc())
+        entry["ended"] = time.time()
         result["cases"].append(entry)
     stream.close()
     return result

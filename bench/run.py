@@ -6,7 +6,8 @@
 For each thread count (default: 1 and every core this process may use) a worker process is
 started with ``ACLNN_NUM_THREADS`` set before libaclnn loads and ``torch.set_num_threads`` called;
 it times every registered case (see bench/harness.py for how to add one) against PyTorch,
-alternating the two, and measures STREAM copy bandwidth.  The parent collects the results and
+alternating the two, and measures STREAM copy bandwidth.  The workers take turns, one case each
+(run_in_turns), so each case's thread counts are measured close together.  The parent collects the results and
 writes a Markdown table and a bar chart of the speed-ups.
 """
 
@@ -17,6 +18,7 @@ import os
 import platform
 import subprocess
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -110,7 +112,8 @@ def _simd_tier():
     return "portable loops"
 
 
-def run_threads(threads, quick, only):
+def _start_worker(threads, quick, only, log):
+    """A worker process for one thread count, waiting for its first turn (run_in_turns)."""
     env = dict(os.environ)
     env["ACLNN_NUM_THREADS"] = str(threads)
     env["OMP_NUM_THREADS"] = str(threads)
@@ -122,12 +125,48 @@ def run_threads(threads, quick, only):
         cmd.append("--quick")
     if only:
         cmd += ["--only", ",".join(only)]
-    proc = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          universal_newlines=True)
-    if proc.returncode != 0:
-        raise SystemExit("bench worker (%d threads) failed:\n%s" % (threads, proc.stderr))
-    sys.stderr.write(proc.stderr)
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return subprocess.Popen(cmd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
+                            universal_newlines=True)
+
+
+def run_in_turns(thread_counts, quick, only):
+    """Every thread count's results, measured case by case in turns: one worker process per
+    thread count, each measuring one case (or the start's STREAM copy) while the others wait,
+    so a case's 1- and 2-thread rows are taken seconds apart rather than one whole run apart
+    (their ratio is a table of its own, and the host's load drifts over minutes). The workers
+    all list the same cases, so they end on the same turn, each with its results as a JSON line."""
+    with tempfile.TemporaryFile("w+") as log:
+        workers = [_start_worker(threads, quick, only, log) for threads in thread_counts]
+
+        def signal(i):
+            """The worker's next "turn" (ready for a step: the previous one is done) or its
+            results; exits with the workers' log if it died."""
+            for line in workers[i].stdout:
+                if line == "turn\n" or line.startswith("{"):
+                    return line
+            for other in workers:
+                other.kill()
+            log.seek(0)
+            raise SystemExit("bench worker (%d threads) failed:\n%s" % (thread_counts[i], log.read()))
+
+        for i in range(len(workers)):
+            signal(i)  # imported and ready for the start's STREAM copy
+        results = [None] * len(workers)
+        while any(r is None for r in results):
+            for i, worker in enumerate(workers):
+                if results[i] is not None:
+                    continue
+                worker.stdin.write("go\n")
+                worker.stdin.flush()
+                line = signal(i)
+                if line.startswith("{"):
+                    results[i] = json.loads(line)
+        for worker in workers:
+            worker.stdin.close()
+            worker.wait()
+        log.seek(0)
+        sys.stderr.write(log.read())
+    return results
 
 
 def _rows(results):
@@ -206,7 +245,9 @@ def write_markdown(path, results, rows, png_name, quick, check_rows=None):
              "* Each row: median time per call over alternating repetitions of our kernel "
              "(phase 2 + synchronize, repeatable executor, outputs and workspace preallocated) and "
              "the PyTorch equivalent (outputs preallocated), in the same process with the same "
-             "thread count (`ACLNN_NUM_THREADS` and `torch.set_num_threads`). Each side's sample "
+             "thread count (`ACLNN_NUM_THREADS` and `torch.set_num_threads`); one process per "
+             "thread count, the processes taking turns case by case, so a case's 1- and 2-thread "
+             "rows are measured seconds apart. Each side's sample "
              "is as many back-to-back calls as fill about 20 ms, counted per side: a ~1 ms "
              "memory-bound call timed alone right after torch's 10-30 ms call ran at up to half "
              "speed on the reference host, while the same call back to back ran at full speed (likely "
@@ -300,6 +341,14 @@ def write_chart(path, rows):
     plt.close(fig)
 
 
+def _wait_for_turn():
+    """A worker's turn (run_in_turns): report the previous step done, then wait for "go"."""
+    sys.stdout.write("turn\n")
+    sys.stdout.flush()
+    if not sys.stdin.readline():
+        raise SystemExit("bench worker: the parent has gone")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=os.path.join(ROOT, "docs", "performance.md"))
@@ -312,16 +361,14 @@ def main(argv=None):
 
     if args.worker:
         import harness
-        result = harness.run_worker(int(args.threads), args.quick, only)
+        result = harness.run_worker(int(args.threads), args.quick, only, turn=_wait_for_turn)
         sys.stdout.write(json.dumps(result) + "\n")
         return 0
 
     thread_counts = ([int(t) for t in args.threads.split(",")] if args.threads
                      else sorted({1, _cpu_count()}))
-    results = []
-    for threads in thread_counts:
-        print("bench: %d thread%s..." % (threads, "" if threads == 1 else "s"), flush=True)
-        results.append(run_threads(threads, args.quick, only))
+    print("bench: %s thread(s), each case in turns..." % " and ".join(map(str, thread_counts)), flush=True)
+    results = run_in_turns(thread_counts, args.quick, only)
     rows = _rows(results)
     print("bench: checking mode's cost...", flush=True)
     check_rows = check_cost.measure(rounds=3 if args.quick else 5)

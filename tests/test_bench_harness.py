@@ -63,3 +63,19 @@ def test_paired_fraction_divides_each_repetition_by_its_own_stream_copy():
     # Against one figure for the whole case (the best copy, 8 GB/s) the median bandwidth of
     # 2 GB/s would give 0.25: the slow repetitions judged against a fast moment.
     assert harness.paired_fraction(1e9, [1.0], [1.0]) == 1.0
+
+
+def test_the_thread_counts_workers_measure_in_turns():
+    # bench/run.py's workers (1 and 2 threads) take turns case by case: each case of the
+    # 2-thread worker starts after the 1-thread worker's same case has ended, and before the
+    # 1-thread worker's next case starts.
+    import run  # bench/run.py
+    one, two = run.run_in_turns([1, 2], quick=True, only=["memcpy", "replication_pad2d N8"])
+    assert one["threads"] == 1 and two["threads"] == 2
+    names = [c["name"] for c in one["cases"]]
+    assert len(names) >= 2 and names == [c["name"] for c in two["cases"]]
+    for i, (a, b) in enumerate(zip(one["cases"], two["cases"])):
+        assert "error" not in a and "error" not in b, (a.get("error"), b.get("error"))
+        assert a["ended"] <= b["started"]
+        if i + 1 < len(names):
+            assert b["ended"] <= one["cases"][i + 1]["started"]
