@@ -234,3 +234,86 @@ def test_pooled_rows_streamed_outputs_and_tail():
     """The pooled-rows path with out + mask past 16 MiB, unpadded and with ceil-mode windows
     past the edge on one axis; the container is prefilled."""
     check_streamed(make_input((13, 64, 67, 69), "float32", 5, False), "float32", (3, 3), (2, 2), (0, 1))
+
+
+# The pooled-rows path in fp16 and bf16 (elements widened to fp32 exactly, compared as fp32's,
+# the output the winner's own bits), against PyTorch's CPU max_pool2d: the fp32 inputs above in
+# each dtype, and planes of subnormal halves (the largest of a window a subnormal, or tied with
+# a zero of either sign).
+HALF_SUBNORMALS = {
+    "float16": (np.uint16, [0x0001, 0x0002, 0x03FF, 0x8001, 0x83FF, 0x0400, 0x8400, 0x0000, 0x8000]),
+    "bfloat16": (np.uint16, [0x0001, 0x0002, 0x007F, 0x8001, 0x807F, 0x0080, 0x8080, 0x0000, 0x8000]),
+}
+
+
+def rows3_half_inputs(name):
+    """rows3_inputs' planes in fp16 or bf16, then two planes of subnormals and signed zeros."""
+    dtype = DTYPES[name]
+    xs = [make_input(shape, name, 60 + i, nans) for i, shape in enumerate(ROWS3_SHAPES) for nans in (True, False)]
+    rng = np.random.default_rng(70)
+    xs.append(np.array(ROWS3_CELLS, np.float32)[rng.integers(0, len(ROWS3_CELLS), (2, 3, 17, 41))].astype(dtype))
+    outside = make_input((1, 2, 8, 37), name, 71, False)
+    outside[:, :, -1, :] = np.nan
+    xs.append(outside)
+    for i, (w, col) in enumerate(((64, 63), (66, 64), (33, 32), (34, 32))):
+        last = make_input((1, 1, 5, w), name, 72 + i, False)
+        last[0, 0, 2, col] = np.nan
+        xs.append(last)
+    word, subnormals = HALF_SUBNORMALS[name]
+    for i, shape in enumerate(((1, 2, 9, 35), (1, 1, 12, 66))):
+        xs.append(np.array(subnormals, word)[rng.integers(0, len(subnormals), shape)].view(dtype))
+    return xs
+
+
+def rows3_half_cases():
+    return [(x, (3, 3), (2, 2), p, ceil_mode) for name in ("float16", "bfloat16") for x in rows3_half_inputs(name)
+            for p in ROWS3_PADDINGS for ceil_mode in (False, True)
+            if x.shape[2] + 2 * p[0] >= 3 and x.shape[3] + 2 * p[1] >= 3]
+
+
+def torch_out_and_mask(x, k, s, p, ceil_mode):
+    """out and the mask container from PyTorch's CPU max_pool2d (return_indices): its indices as
+    the mask's int32 stream, and out as the input's bits at them - PyTorch's values, whose NaNs
+    come back with its own payload, must be those numbers (NaN where NaN, zeros' signs too)."""
+    import torch
+    import torch.nn.functional as F
+    from op_helpers import assert_bits, from_torch, to_torch
+    got, index = F.max_pool2d(to_torch(x), k, s, p, ceil_mode=ceil_mode, return_indices=True)
+    index = index.numpy()
+    values = np.ascontiguousarray(ref.max_pool_values(x, index))
+    assert_bits(from_torch(got, x.dtype), values, "torch's values at its indices", nan_sign_free=True)
+    return values, ref.max_pool_mask(index, k)
+
+
+_ROWS3_HALF_SCRIPT = _ROWS3_SCRIPT.replace("rows3_cases", "rows3_half_cases")
+
+
+def test_pooled_rows_half_precision_against_torch_on_every_tier_and_thread_count():
+    import torch
+    torch.set_num_threads(1)
+    h = hashlib.sha256()
+    for case in rows3_half_cases():
+        for part in torch_out_and_mask(*case):
+            h.update(part.tobytes())
+    want = h.hexdigest()
+    runs = tiers.sweep(threads=(1, 2))
+    for run, got in zip(runs, tiers.outputs(_ROWS3_HALF_SCRIPT, runs)):
+        assert got == want, "%s: the 3x3 stride-2 fp16/bf16 forward's out or mask differs from PyTorch's" % run
+
+
+def test_pooled_rows_half_precision_streamed_against_torch():
+    """fp16 and bf16 pooled-rows planes with out + mask past 16 MiB (values and indices drained
+    between rows, the tail zeroed in the rows), ceil-mode windows past the edge on one axis; the
+    container and out are prefilled."""
+    import pyaclnn
+    k, s, p = (3, 3), (2, 2), (0, 1)
+    for name in ("float16", "bfloat16"):
+        x = make_input((14, 64, 67, 69), name, 6, False)
+        want_out, want_mask = torch_out_and_mask(x, k, s, p, False)
+        assert want_mask.nbytes >= 16 << 20
+        with pyaclnn.Tensor.from_numpy(x) as xt, \
+                pyaclnn.Tensor.empty(want_out.shape, DTYPES[name], fill=7) as out, \
+                pyaclnn.Tensor.empty(want_mask.shape, np.int8, fill=-1) as mask:
+            pyaclnn.run_op("MaxPool2dWithMask", xt, list(k), list(s), list(p), [1, 1], False, out, mask)
+            assert out.numpy().tobytes() == want_out.tobytes(), name
+            assert np.array_equal(mask.numpy(), want_mask), name

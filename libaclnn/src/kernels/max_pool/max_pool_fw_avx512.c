@@ -640,7 +640,7 @@ int nn_mp_fw_plane_avx512(const fw_plane_io *io, const mp_geometry *g, aclDataTy
 {
     if ((g->stride_w != 1 && g->stride_w != 2) || g->kernel_w > MAX_KERNEL_W) return MP_PLANE_NOT_TAKEN;
     if (io->keys && keyed_geometry(g) &&
-        (mp_rows3_geometry(g, dtype) ? nn_mp_fw_rows3_plane(io, g) : pick_key_plane(g, dtype)(io, g)))
+        (mp_rows3_geometry(g, dtype) ? nn_mp_fw_rows3_plane(io, g, dtype) : pick_key_plane(g, dtype)(io, g)))
         return io->out_nt ? MP_PLANE_WRITTEN : MP_PLANE_POOLED;
     const unsigned char *in = io->in, *next = io->next;
     int32_t *argmax = io->argmax;
