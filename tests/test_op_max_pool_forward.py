@@ -1,9 +1,10 @@
-"""aclnnMaxPool2dWithMask forward: every SIMD tier and thread count against a NumPy loop, bit for bit.
+"""aclnnMaxPool2dWithMask forward: every SIMD tier and thread count against a NumPy loop (the 3x3
+stride-2 fp16/bf16 planes against PyTorch), bit for bit.
 
 The forward has an AVX-512 plane kernel in four forms - the paired path (2x2 windows, stride 2,
 no padding, planes without NaN: 16 outputs per step pooled from the loaded rows), the pooled-rows
-path (fp32 3x3 windows, stride 2, planes without NaN: each input row pooled along the row once,
-then down), the keyed path (other planes without NaN: key rows built first, then 16 or 32
+path (fp32 and bf16 3x3 windows, stride 2, planes without NaN: each input row pooled along the
+row once, then down), the keyed path (other planes without NaN: key rows built first, then 16 or 32
 outputs per compare) and the cell
 path (planes with a NaN: 16 outputs per vector, the winner's bits carried in registers) - and the
 portable row-at-a-time
@@ -236,10 +237,10 @@ def test_pooled_rows_streamed_outputs_and_tail():
     check_streamed(make_input((13, 64, 67, 69), "float32", 5, False), "float32", (3, 3), (2, 2), (0, 1))
 
 
-# The pooled-rows path in fp16 and bf16 (elements widened to fp32 exactly, compared as fp32's,
-# the output the winner's own bits), against PyTorch's CPU max_pool2d: the fp32 inputs above in
-# each dtype, and planes of subnormal halves (the largest of a window a subnormal, or tied with
-# a zero of either sign).
+# The 3x3 stride-2 planes in bf16 (the pooled-rows path: elements widened to fp32 exactly,
+# compared as fp32's, the output the winner's own bits) and fp16 (the keyed path), against
+# PyTorch's CPU max_pool2d: the fp32 inputs above in each dtype, and planes of subnormal halves
+# (the largest of a window a subnormal, or tied with a zero of either sign).
 HALF_SUBNORMALS = {
     "float16": (np.uint16, [0x0001, 0x0002, 0x03FF, 0x8001, 0x83FF, 0x0400, 0x8400, 0x0000, 0x8000]),
     "bfloat16": (np.uint16, [0x0001, 0x0002, 0x007F, 0x8001, 0x807F, 0x0080, 0x8080, 0x0000, 0x8000]),
@@ -288,7 +289,7 @@ def torch_out_and_mask(x, k, s, p, ceil_mode):
 _ROWS3_HALF_SCRIPT = _ROWS3_SCRIPT.replace("rows3_cases", "rows3_half_cases")
 
 
-def test_pooled_rows_half_precision_against_torch_on_every_tier_and_thread_count():
+def test_3x3_stride2_half_precision_against_torch_on_every_tier_and_thread_count():
     import torch
     torch.set_num_threads(1)
     h = hashlib.sha256()
@@ -301,8 +302,8 @@ def test_pooled_rows_half_precision_against_torch_on_every_tier_and_thread_count
         assert got == want, "%s: the 3x3 stride-2 fp16/bf16 forward's out or mask differs from PyTorch's" % run
 
 
-def test_pooled_rows_half_precision_streamed_against_torch():
-    """fp16 and bf16 pooled-rows planes with out + mask past 16 MiB (values and indices drained
+def test_3x3_stride2_half_precision_streamed_against_torch():
+    """fp16 and bf16 3x3 stride-2 planes with out + mask past 16 MiB (values and indices drained
     between rows, the tail zeroed in the rows), ceil-mode windows past the edge on one axis; the
     container and out are prefilled."""
     import pyaclnn

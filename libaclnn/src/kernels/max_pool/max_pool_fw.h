@@ -8,7 +8,7 @@
  *   max_pool_fw_avx512.c    AVX-512: the plane kernel for strides 1 and 2 along the row: 2x2
  *                           stride-2 windows from the loaded rows (the paired path) or key rows
  *                           (planes without NaN) or straight from fp32/fp16/bf16 (the cell path)
- *   max_pool_fw_rows_avx512.c  AVX-512: fp32 3x3 stride-2 planes without NaN, each input row
+ *   max_pool_fw_rows_avx512.c  AVX-512: fp32/bf16 3x3 stride-2 planes without NaN, each input row
  *                           pooled along the row once, then down (the pooled-rows path)
  *   max_pool_fw_general.c   one output at a time, for what the above does not take (mp_is_plain
  *                           false: dilation > 1, NHWC, planes of 2^31 cells or more)
@@ -84,7 +84,7 @@ typedef struct fw_plane_io {
 enum { MP_PLANE_NOT_TAKEN, MP_PLANE_POOLED, MP_PLANE_WRITTEN };
 
 /* Pools the plane: when io->keys is given and no window holds a NaN, the paired path (2x2
- * windows, stride 2, no padding, no window past the edge), the pooled-rows path (fp32, 3x3
+ * windows, stride 2, no padding, no window past the edge), the pooled-rows path (fp32 or bf16, 3x3
  * windows, stride 2) or the keyed path, else the cell path.  Returns MP_PLANE_WRITTEN when
  * values and argmax also went out to io->out_nt and io->indices_nt, MP_PLANE_POOLED when they
  * are only in io->values and io->argmax, and MP_PLANE_NOT_TAKEN (nothing written) for a

@@ -2,7 +2,7 @@
  * max_pool_fw_avx512.c - the max-pool forward's plane kernel with AVX-512 (max_pool_fw.h), for
  * strides 1 and 2 along the row, in fp32, fp16 or bf16: for planes without NaN in a window,
  * the paired path for 2x2 stride-2 windows (below, "The paired path"), the pooled-rows path for
- * fp32 3x3 stride-2 windows (max_pool_fw_rows_avx512.c) and the keyed path for the other
+ * fp32 and bf16 3x3 stride-2 windows (max_pool_fw_rows_avx512.c) and the keyed path for the other
  * geometries (below, "The keyed path"); the cell path for the rest, described here.
  * The cell path: 16 outputs of a row per vector, straight from the input (no widened copy of
  * the plane, no gather of the winners).

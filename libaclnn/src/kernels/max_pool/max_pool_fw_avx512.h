@@ -97,14 +97,14 @@ NN_AVX512 static inline __attribute__((always_inline)) void shares_after_row(con
     drain(io->indices_nt, (const unsigned char *)io->argmax, &sh->indices_done, (oh + 1) * Wo * 4, last);
 }
 
-/* The pooled-rows path (max_pool_fw_rows_avx512.c): fp32, fp16 and bf16 planes of 3x3 windows
- * with stride 2 (any padding, ceil mode or not), pooled first along each input row, then down,
- * on exact fp32 values.  Its scratch (in the keyed path's rows, nn_mp_fw_keys_bytes) holds three
- * pooled rows of fp32 values and indices. */
+/* The pooled-rows path (max_pool_fw_rows_avx512.c): fp32 and bf16 planes of 3x3 windows with
+ * stride 2 (any padding, ceil mode or not), pooled first along each input row, then down, on
+ * exact fp32 values (fp16 takes the keyed path, which was faster for it).  Its scratch (in the
+ * keyed path's rows, nn_mp_fw_keys_bytes) holds three pooled rows of fp32 values and indices. */
 static inline bool mp_rows3_geometry(const mp_geometry *g, aclDataType dtype)
 {
-    return (dtype == ACL_FLOAT || dtype == ACL_FLOAT16 || dtype == ACL_BF16) && g->kernel_h == 3 &&
-           g->kernel_w == 3 && g->stride_h == 2 && g->stride_w == 2;
+    return (dtype == ACL_FLOAT || dtype == ACL_BF16) && g->kernel_h == 3 && g->kernel_w == 3 && g->stride_h == 2 &&
+           g->stride_w == 2;
 }
 static inline int64_t mp_rows3_len(const mp_geometry *g) { return (g->out_width + 15) / 16 * 16; }
 static inline int64_t mp_rows3_bytes(const mp_geometry *g) { return 3 * 2 * mp_rows3_len(g) * 4; }

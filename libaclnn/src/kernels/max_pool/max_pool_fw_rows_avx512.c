@@ -1,6 +1,7 @@
 /*
  * max_pool_fw_rows_avx512.c - the max-pool forward's pooled-rows path (max_pool_fw_avx512.h):
- * fp32, fp16 and bf16 planes of 3x3 windows with stride 2, any padding, without NaN in a window.
+ * fp32 and bf16 planes of 3x3 windows with stride 2, any padding, without NaN in a window (fp16
+ * stays on the keyed path: widened by vcvtph2ps it ran slower than its int16 keys).
  *
  * In PyTorch's order (kh outer, kw inner, the first maximum wins) the winner of a window is the
  * first maximum of the first row that holds the window's maximum: so each input row is pooled
@@ -15,11 +16,10 @@
  *
  * A row step loads 32 elements from column 2*ow0 - pW and splits the even columns (each
  * window's first cell) from the odd ones (its second) as exact fp32 values (load_step: fp32 by
- * vpermt2ps; bf16 by a shift and a mask of each 32-bit lane's two words; fp16 by one vpermw and
- * vcvtph2ps), and takes the third cell as the even columns moved down one lane (valignd, the
- * last lane from element 32).  From there every dtype runs the same fp32 compares, and the
- * scratch holds fp32 values; an output goes back to its dtype exactly (bf16: the top half,
- * fp16: vcvtps2ph of a value that came from fp16), so out holds the winner's bits.
+ * vpermt2ps; bf16 by a shift and a mask of each 32-bit lane's two words), and takes the third
+ * cell as the even columns moved down one lane (valignd, the last lane from element 32).  From
+ * there both dtypes run the same fp32 compares, and the scratch holds fp32 values; a bf16
+ * output is the top half of its fp32 value, so out holds the winner's bits.
  * Elements outside the row load as -inf, which is never taken; a window's pooled index starts
  * at its first cell inside the row (column 0 for a window at column -1), and its output at its
  * first row inside the plane, so a window of -inf cells gives its first in-range cell, as the
@@ -52,8 +52,8 @@ static inline step_at step_of(int64_t c0, int64_t W, bool last)
 
 /* A row step's cells as exact fp32 values: c0 the even elements of at[0 .. 31] (each window's
  * first cell), c1 the odd ones (its second), nx at[32] in lane 0; elements outside the row are
- * -inf.  fp32 and fp16 split the 32 values with vpermt2ps (fp16 widened by vcvtph2ps from
- * memory); bf16 takes each 32-bit lane's low word shifted up and its high word masked. */
+ * -inf.  fp32 splits the 32 values with vpermt2ps; bf16 takes each 32-bit lane's low word
+ * shifted up and its high word masked. */
 typedef struct step_cells {
     __m512 c0, c1, nx;
 } step_cells;
@@ -72,21 +72,11 @@ NN_AVX512 static inline __attribute__((always_inline)) step_cells load_step(cons
         c.nx = _mm512_castps128_ps512(_mm_castsi128_ps(_mm_slli_epi32(nx, 16)));
         return c;
     }
-    __m512 a, b;
-    if (dtype == ACL_FLOAT) {
-        const float *f = (const float *)at;
-        a = st.inside ? _mm512_loadu_ps(f) : _mm512_mask_loadu_ps(neg_inf, (__mmask16)st.live, f);
-        b = st.inside ? _mm512_loadu_ps(f + 16) : _mm512_mask_loadu_ps(neg_inf, (__mmask16)(st.live >> 16), f + 16);
-        c.nx = _mm512_mask_loadu_ps(neg_inf, st.ln, f + 32);
-    } else {
-        const uint16_t *h = (const uint16_t *)at;
-        const __m256i fill = _mm256_set1_epi16((int16_t)0xFC00);
-        a = _mm512_cvtph_ps(st.inside ? _mm256_loadu_si256((const __m256i *)h)
-                                      : _mm256_mask_loadu_epi16(fill, (__mmask16)st.live, h));
-        b = _mm512_cvtph_ps(st.inside ? _mm256_loadu_si256((const __m256i *)(h + 16))
-                                      : _mm256_mask_loadu_epi16(fill, (__mmask16)(st.live >> 16), h + 16));
-        c.nx = _mm512_castps128_ps512(_mm_cvtph_ps(_mm_mask_loadu_epi16(_mm256_castsi256_si128(fill), (__mmask8)st.ln, h + 32)));
-    }
+    const float *f = (const float *)at;
+    const __m512 a = st.inside ? _mm512_loadu_ps(f) : _mm512_mask_loadu_ps(neg_inf, (__mmask16)st.live, f);
+    const __m512 b =
+        st.inside ? _mm512_loadu_ps(f + 16) : _mm512_mask_loadu_ps(neg_inf, (__mmask16)(st.live >> 16), f + 16);
+    c.nx = _mm512_mask_loadu_ps(neg_inf, st.ln, f + 32);
     const __m512i even = _mm512_load_si512(even_lanes), odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
     c.c0 = _mm512_permutex2var_ps(a, even, b);
     c.c1 = _mm512_permutex2var_ps(a, odd, b);
@@ -134,14 +124,9 @@ NN_AVX512 static inline __attribute__((always_inline)) void store_outputs(pooled
     const __mmask16 outs = Wo - j0 >= 16 ? (__mmask16)0xFFFF : (__mmask16)nn_lane_range(0, Wo - j0, 16);
     if (dtype == ACL_FLOAT) {
         _mm512_mask_storeu_ps((float *)val + j0, outs, best.v);
-    } else {
-        /* exact: the value came from this dtype (fp16: no NaN here, so no quieting) */
-        const __m256i words =
-            dtype == ACL_FLOAT16
-                ? _mm512_cvtps_ph(best.v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
-                : _mm512_castsi512_si256(_mm512_permutexvar_epi16(_mm512_load_si512(odd_words),
-                                                                  _mm512_castps_si512(best.v)));
-        _mm256_mask_storeu_epi16((uint16_t *)val + j0, outs, words);
+    } else { /* bf16: the top halves */
+        const __m512i words = _mm512_permutexvar_epi16(_mm512_load_si512(odd_words), _mm512_castps_si512(best.v));
+        _mm256_mask_storeu_epi16((uint16_t *)val + j0, outs, _mm512_castsi512_si256(words));
     }
     _mm512_mask_storeu_epi32(arg + j0, outs, best.x);
 }
@@ -292,11 +277,10 @@ NN_AVX512 static inline __attribute__((always_inline)) bool rows3_plane(const fw
         return rows3_plane(io, g, dtype, input_row_##suffix, fused_##suffix);                                      \
     }
 ROWS3_DTYPE(f32, ACL_FLOAT)
-ROWS3_DTYPE(f16, ACL_FLOAT16)
 ROWS3_DTYPE(bf16, ACL_BF16)
 
 bool nn_mp_fw_rows3_plane(const fw_plane_io *io, const mp_geometry *g, aclDataType dtype)
 {
-    return dtype == ACL_FLOAT ? rows3_f32(io, g) : dtype == ACL_FLOAT16 ? rows3_f16(io, g) : rows3_bf16(io, g);
+    return dtype == ACL_FLOAT ? rows3_f32(io, g) : rows3_bf16(io, g);
 }
 #endif /* NN_HAVE_X86_SIMD */
