@@ -1,15 +1,17 @@
 """aclnnIm2colBackward: the kernel 3 / stride 2 / padding 1 row kernels for small images.
 
-On AVX-512 CPUs, fp32 and bf16 col2im with kernel 3x3, stride 2, padding 1, dilation 1, an even
-image twice the window grid (H = 2*OH, W = 2*OW) and OW <= 16 go through dedicated kernels (bf16:
-two output rows per 32-word load, rounded with AVX512-BF16 when the CPU has it and with the
-integer rounding for pairs holding a subnormal sum); fp16 on the same geometry takes the generic
-row kernel and is checked here too.  Their results must equal PyTorch (fp32) and
-the fp32 sum in (ki, kj) order from +0.0, rounded once (fp16/bf16, reference.col2im), bit for bit -
-including -0.0 inputs, subnormals, infinities and NaNs - at 1, 2 and 3 threads and on the AVX2
-and portable tiers.  Each configuration runs in its own process (the pool size and the SIMD
-switch are read when the library starts).
+On AVX-512 CPUs, fp32, fp16 and bf16 col2im with kernel 3x3, stride 2, padding 1, dilation 1, an
+even image twice the window grid (H = 2*OH, W = 2*OW) and OW <= 16 go through dedicated kernels
+(bf16: two output rows per 32-word load, rounded with AVX512-BF16 when the CPU has it and with the
+integer rounding for pairs holding a subnormal sum; fp16: the fp32 kernel's sums over taps widened
+with vcvtph2ps, rounded with vcvtps2ph).  Their results must equal PyTorch's col2im (fp32; for
+fp16/bf16 PyTorch's fp32 col2im of the widened columns, rounded once) and the fp32 sum in (ki, kj)
+order from +0.0, rounded once (reference.col2im), bit for bit - including -0.0 inputs, subnormals,
+infinities and NaNs - at 1, 2 and 3 threads, with the output streamed (built per plane in a buffer
+and copied out non-temporally), and on the AVX2 and portable tiers.  Each configuration runs in its
+own process (the pool size, the store policy and the SIMD switch are read when the library starts).
 """
+import re
 import textwrap
 
 import ml_dtypes
@@ -33,8 +35,8 @@ CASES = [
     (1, 3, 27, 28),
 ]
 VALUE_SETS = ["normal", "special", "negzero", "subnormal"]
-RUNS = [tiers.Run(threads=1), tiers.Run(threads=2), tiers.Run(threads=3), tiers.Run("portable", threads=1),
-        tiers.Run("avx2", threads=2)]
+RUNS = [tiers.Run(threads=1), tiers.Run(threads=2), tiers.Run(threads=3), tiers.Run(threads=1, streaming=1),
+        tiers.Run(threads=2, streaming=1), tiers.Run("portable", threads=1), tiers.Run("avx2", threads=2)]
 
 SCRIPT = textwrap.dedent("""
     import sys, numpy as np, ml_dtypes
@@ -81,6 +83,18 @@ def make_values(kind, shape, rng, dtype):
     return data.astype(dtype)
 
 
+def torch_col2im_k3s2(cols, size, dname):
+    """PyTorch's col2im of the columns widened to fp32, rounded once to their dtype (torch's own
+    fp16/bf16 col2im accumulates in the narrow type)."""
+    out = torch.ops.aten.col2im(torch.from_numpy(cols.astype(np.float32)), list(size), [3, 3], [1, 1],
+                                [1, 1], [2, 2])
+    if dname == "fp32":
+        return out.numpy()
+    if dname == "fp16":
+        return out.to(torch.float16).numpy()
+    return out.to(torch.bfloat16).view(torch.int16).numpy().view(ml_dtypes.bfloat16)
+
+
 def test_k3s2_kernels_match_reference(tmp_path):
     rng = np.random.default_rng(11)
     rng16 = np.random.default_rng(12)   # fp16 draws its own values: fp32's and bf16's stay as they were
@@ -92,11 +106,11 @@ def test_k3s2_kernels_match_reference(tmp_path):
                 name = f"{dname}_{H}_{W}_{kind}_{idx}"
                 cols = make_values(kind, (N, C * 9, L), rng16 if dname == "fp16" else rng, dtype)
                 want = ref.col2im(cols, (H, W), 3, 1, 1, 2)
-                if dname == "fp32":
-                    torch_out = torch.ops.aten.col2im(torch.from_numpy(cols), [H, W], [3, 3], [1, 1],
-                                                      [1, 1], [2, 2]).numpy()
-                    same = np.isnan(want) & np.isnan(torch_out) | (bits(want) == bits(torch_out))
-                    assert same.all(), f"NumPy reference disagrees with torch on {name}"
+                torch_out = torch_col2im_k3s2(cols, (H, W), dname)
+                nan = np.isnan(want.astype(np.float32))
+                assert np.array_equal(nan, np.isnan(torch_out.astype(np.float32))), f"NaN positions, {name}"
+                same = nan | (bits(want) == bits(torch_out))
+                assert same.all(), f"NumPy reference disagrees with torch on {name}"
                 inputs[name] = cols.view(np.uint16) if dname == "bf16" else cols
                 wants[name] = want
     src = tmp_path / "cols.npz"
@@ -121,6 +135,56 @@ def test_k3s2_kernels_match_reference(tmp_path):
                 assert np.array_equal(bits(first[name]), bits(got_all[name])), f"{name}, {run}"
         if first is None:
             first = got_all
+
+
+# ---- which kernel each geometry takes ------------------------------------------------------------
+# The launch trace names the path (kernel=...).  On an AVX-512 CPU the k3s2p1 geometries take each
+# dtype's own kernel and the cases just outside it (OW = 17, odd H) the generic row kernel; the
+# other tiers never name an AVX-512 path.
+TRACE_SCRIPT = textwrap.dedent("""
+    import sys, numpy as np, ml_dtypes
+    from pyaclnn.functional import im2col_backward
+    for H, W in %r:
+        L = ((H - 1) // 2 + 1) * ((W - 1) // 2 + 1)
+        for dtype in (np.float32, np.float16, ml_dtypes.bfloat16):
+            im2col_backward(np.ones((1, 9, L), dtype), (H, W), 3, 1, 1, 2)
+            sys.stdout.flush()
+""") % ([(H, W) for _, _, H, W in CASES],)
+TRACE = (("ASCEND_GLOBAL_LOG_LEVEL", "1"), ("ASCEND_SLOG_PRINT_TO_STDOUT", "1"))
+
+
+def test_k3s2_geometries_take_their_kernels():
+    geometries = [(H, W) for _, _, H, W in CASES]
+    k3s2 = [W % 2 == 0 and H % 2 == 0 and W <= 32 for H, W in geometries]
+    assert k3s2 == [True, True, True, True, False, False]
+    for run in tiers.every_tier([tiers.Run(threads=2, extra=TRACE), tiers.Run("avx2", threads=1, extra=TRACE),
+                                 tiers.Run("portable", threads=1, extra=TRACE)]):
+        out = tiers.run_script(TRACE_SCRIPT, run)
+        paths = re.findall(r"\[aclnnIm2colBackward\] exec .* kernel=(\S+)", out)
+        assert len(paths) == 3 * len(geometries), (run, out[-2000:])
+        for i, (H, W) in enumerate(geometries):
+            fp32, fp16, bf16 = paths[3 * i:3 * i + 3]
+            if not fp32.startswith("col2im_avx512"):
+                assert run.tier != "best" or not AVX512 <= cpu_flags(), (run, fp32)
+                assert not any(path.startswith("col2im_avx512") for path in (fp16, bf16)), (run, H, W)
+                continue
+            assert run.tier == "best", (run, fp32)
+            if k3s2[i]:
+                assert (fp32, fp16) == ("col2im_avx512_k3s2p1_f32", "col2im_avx512_k3s2p1_f16"), (H, W)
+                assert bf16.startswith("col2im_avx512_k3s2p1_bf16"), (H, W, bf16)
+            else:
+                assert fp32 == fp16 == bf16 == "col2im_avx512_rows", (H, W, fp32, fp16, bf16)
+
+
+AVX512 = {"avx512f", "avx512bw", "avx512vl", "avx512dq"}   # what the library calls AVX-512
+
+
+def cpu_flags():
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("flags"):
+                return set(line.split(":", 1)[1].split())
+    return set()
 
 
 # ---- NaN bits on every tier -----------------------------------------------------------------------

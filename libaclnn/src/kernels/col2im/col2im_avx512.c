@@ -96,13 +96,13 @@ struct nn_col2im_avx512_plan {
     uint16_t pair_idx[2][32];
 };
 
-/* The k3s2p1 kernels' geometry: bf16 -> bf16 or fp32 -> fp32, kernel 3x3, stride 2, padding 1,
- * dilation 1, an even image exactly twice the window grid (H = 2*OH, W = 2*OW) and at most 16
- * windows per row (bf16: two window rows in one 32-word vector; one 32-column output chunk) - the
- * stride-2 3x3 layers of ResNet-style networks on 28x28 and smaller maps. */
+/* The k3s2p1 kernels' geometry: one dtype in and out (fp32, fp16 or bf16), kernel 3x3, stride 2,
+ * padding 1, dilation 1, an even image exactly twice the window grid (H = 2*OH, W = 2*OW) and at
+ * most 16 windows per row (bf16: two window rows in one 32-word vector; one 32-column output
+ * chunk) - the stride-2 3x3 layers of ResNet-style networks on 28x28 and smaller maps. */
 static bool k3s2_geometry(const col2im_plan *p)
 {
-    return p->in_dtype == p->out_dtype && p->in_dtype != ACL_FLOAT16 && p->kH == 3 && p->kW == 3 &&
+    return p->in_dtype == p->out_dtype && p->kH == 3 && p->kW == 3 &&
            p->sH == 2 && p->sW == 2 && p->pH == 1 && p->pW == 1 && p->dH == 1 && p->dW == 1 &&
            p->H == 2 * p->OH && p->W == 2 * p->OW && p->OW <= 16;
 }
@@ -474,42 +474,74 @@ pair_store_cvt(const fast_plan *fp, pair_acc acc, uint16_t *row0, int64_t W, boo
 }
 DEFINE_PAIR_PLANE(k3s2_plane_bf16_cvt, NN_AVX512BF16, pair_store_cvt)
 
-/* fp32 on the same geometry: one output row at a time, 16 even and 16 odd output columns in two
- * accumulators (the generic row kernel's layout, without its tables and loops):
+/* Stores one k3s2p1 output row from its even (e) and odd (d) output columns: fp32 interleaved
+ * with two permutes; fp16 rounded with vcvtps2ph and merged with one word permute (the row
+ * kernel's fp16 store). */
+AVX512_TARGET static inline __attribute__((always_inline)) void
+k3s2_store_row(void *row, __m512 e, __m512 d, int64_t W, int dt)
+{
+    if (dt == NN_C2I_F32) {
+        const __m512i lo_idx = _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
+        const __m512i hi_idx = _mm512_set_epi32(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9,
+                                                24, 8);
+        _mm512_mask_storeu_ps(row, lanes_below(W), _mm512_permutex2var_ps(e, lo_idx, d));
+        _mm512_mask_storeu_ps((float *)row + 16, lanes_below(W - 16), _mm512_permutex2var_ps(e, hi_idx, d));
+    } else {
+        /* word j: half j/2 of the even block (words 0..15) or of the odd block (16..31) */
+        const __m512i idx = _mm512_set_epi16(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8,
+                                              23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
+        const __m512i halves = _mm512_inserti64x4(_mm512_castsi256_si512(nn512_round_f16(e)),
+                                                  nn512_round_f16(d), 1);
+        _mm512_mask_storeu_epi16(row, lanes32_below(W), _mm512_permutexvar_epi16(idx, halves));
+    }
+}
+
+/* fp32 and fp16 on the same geometry: one output row at a time, 16 even and 16 odd output columns
+ * in two accumulators (the generic row kernel's layout, without its tables and loops); fp16 taps
+ * are widened with vcvtph2ps (load16, exact) and the row rounded once:
  *   row 2oh:      E = x(1,1);            O = x(1,0)+ + x(1,2)
- *   row 2oh + 1:  E = x(0,1)' + x(2,1);  O = x(0,0)'+ + x(0,2)' + x(2,0)+ + x(2,2)   */
-AVX512_TARGET static void k3s2_plane_f32(const col2im_plan *p, const void *cols, void *dst)
+ *   row 2oh + 1:  E = x(0,1)' + x(2,1);  O = x(0,0)'+ + x(0,2)' + x(2,0)+ + x(2,2)
+ * fp16 on the generic row kernel took ~1.4x this time per plane in cache, the same taps and
+ * stores in its table-driven loops (docs/kernels_im2col_prelu.md). */
+AVX512_TARGET static inline __attribute__((always_inline)) void
+k3s2_plane_rows(const col2im_plan *p, const void *cols, void *dst, int dt)
 {
     const int64_t OH = p->OH, OW = p->OW, W = p->W, L = OH * OW;
-    const float *blk[9];
-    for (int b = 0; b < 9; b++) blk[b] = (const float *)cols + b * L;
+    const size_t esz = dt == NN_C2I_F32 ? 4 : 2;
+    const unsigned char *blk[9];
+    for (int b = 0; b < 9; b++) blk[b] = (const unsigned char *)cols + (size_t)(b * L) * esz;
     const __mmask16 in_row = lanes_below(OW), ahead = lanes_below(OW - 1);
-    const __mmask16 store_lo = lanes_below(W), store_hi = lanes_below(W - 16);
-    const __m512i lo_idx = _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
-    const __m512i hi_idx = _mm512_set_epi32(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9,
-                                            24, 8);
-    const size_t plane_bytes = (size_t)(9 * L) * 4;
+    const size_t plane_bytes = (size_t)(9 * L) * esz;
     const size_t slice = prefetch_slice_bytes(plane_bytes, (size_t)OH);
-    float *row = (float *)dst;
-    for (int64_t oh = 0; oh < OH; oh++, row += 2 * W) {
+    unsigned char *row = (unsigned char *)dst;
+    const size_t row_bytes = (size_t)W * esz;
+    for (int64_t oh = 0; oh < OH; oh++, row += 2 * row_bytes) {
         prefetch_plane_slice(cols, plane_bytes, slice, (size_t)oh);
         const int64_t o = oh * OW, o1 = o + OW;
         const __m512 zero = _mm512_setzero_ps();
-        __m512 e = add_in_order(zero, _mm512_maskz_loadu_ps(in_row, blk[4] + o));
-        __m512 d = add_in_order(zero, _mm512_maskz_loadu_ps(ahead, blk[3] + o + 1));
-        d = add_in_order(d, _mm512_maskz_loadu_ps(in_row, blk[5] + o));
-        _mm512_mask_storeu_ps(row, store_lo, _mm512_permutex2var_ps(e, lo_idx, d));
-        _mm512_mask_storeu_ps(row + 16, store_hi, _mm512_permutex2var_ps(e, hi_idx, d));
+        __m512 e = add_in_order(zero, load16(blk[4], o, in_row, dt));
+        __m512 d = add_in_order(zero, load16(blk[3], o + 1, ahead, dt));
+        d = add_in_order(d, load16(blk[5], o, in_row, dt));
+        k3s2_store_row(row, e, d, W, dt);
         const __mmask16 next = oh + 1 < OH ? in_row : 0, next_ahead = oh + 1 < OH ? ahead : 0;
-        e = add_in_order(zero, _mm512_maskz_loadu_ps(next, blk[1] + o1));
-        e = add_in_order(e, _mm512_maskz_loadu_ps(in_row, blk[7] + o));
-        d = add_in_order(zero, _mm512_maskz_loadu_ps(next_ahead, blk[0] + o1 + 1));
-        d = add_in_order(d, _mm512_maskz_loadu_ps(next, blk[2] + o1));
-        d = add_in_order(d, _mm512_maskz_loadu_ps(ahead, blk[6] + o + 1));
-        d = add_in_order(d, _mm512_maskz_loadu_ps(in_row, blk[8] + o));
-        _mm512_mask_storeu_ps(row + W, store_lo, _mm512_permutex2var_ps(e, lo_idx, d));
-        _mm512_mask_storeu_ps(row + W + 16, store_hi, _mm512_permutex2var_ps(e, hi_idx, d));
+        e = add_in_order(zero, load16(blk[1], o1, next, dt));
+        e = add_in_order(e, load16(blk[7], o, in_row, dt));
+        d = add_in_order(zero, load16(blk[0], o1 + 1, next_ahead, dt));
+        d = add_in_order(d, load16(blk[2], o1, next, dt));
+        d = add_in_order(d, load16(blk[6], o + 1, ahead, dt));
+        d = add_in_order(d, load16(blk[8], o, in_row, dt));
+        k3s2_store_row(row + row_bytes, e, d, W, dt);
     }
+}
+
+AVX512_TARGET static void k3s2_plane_f32(const col2im_plan *p, const void *cols, void *dst)
+{
+    k3s2_plane_rows(p, cols, dst, NN_C2I_F32);
+}
+
+AVX512_TARGET static void k3s2_plane_f16(const col2im_plan *p, const void *cols, void *dst)
+{
+    k3s2_plane_rows(p, cols, dst, NN_C2I_F16);
 }
 
 /* Instantiates fast_plane for every (in, out) dtype pair and both strides. */
@@ -519,6 +551,8 @@ AVX512_TARGET static void fast_plane_any(const col2im_plan *p, const fast_plan *
     if (fp->k3s2) {
         if (p->in_dtype == ACL_FLOAT) {
             k3s2_plane_f32(p, cols, dst);
+        } else if (p->in_dtype == ACL_FLOAT16) {
+            k3s2_plane_f16(p, cols, dst);
         } else if (fp->k3s2_cvt) {
             k3s2_plane_bf16_cvt(p, fp, cols, dst);
         } else {
@@ -578,6 +612,7 @@ const char *nn_col2im_avx512_path(const nn_i2c_plan *p, const nn_col2im_avx512_p
 {
     if (!fp->k3s2) return "col2im_avx512_rows";
     if (p->in_dtype == ACL_FLOAT) return "col2im_avx512_k3s2p1_f32";
+    if (p->in_dtype == ACL_FLOAT16) return "col2im_avx512_k3s2p1_f16";
     return fp->k3s2_cvt ? "col2im_avx512_k3s2p1_bf16_cvt" : "col2im_avx512_k3s2p1_bf16";
 }
 
