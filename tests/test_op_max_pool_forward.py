@@ -3,8 +3,8 @@ stride-2 fp16/bf16 planes against PyTorch), bit for bit.
 
 The forward has an AVX-512 plane kernel in four forms - the paired path (2x2 windows, stride 2,
 no padding, planes without NaN: 16 outputs per step pooled from the loaded rows), the pooled-rows
-path (fp32 and bf16 3x3 windows, stride 2, planes without NaN: each input row pooled along the
-row once, then down), the keyed path (other planes without NaN: key rows built first, then 16 or 32
+path (3x3 windows, stride 2, planes without NaN: each input row pooled along the row once, then
+down; fp32 on its values, fp16 and bf16 on int16 keys, 32 windows per vector), the keyed path (other planes without NaN: key rows built first, then 16 or 32
 outputs per compare) and the cell
 path (planes with a NaN: 16 outputs per vector, the winner's bits carried in registers) - and the
 portable row-at-a-time
@@ -237,10 +237,12 @@ def test_pooled_rows_streamed_outputs_and_tail():
     check_streamed(make_input((13, 64, 67, 69), "float32", 5, False), "float32", (3, 3), (2, 2), (0, 1))
 
 
-# The 3x3 stride-2 planes in bf16 (the pooled-rows path: elements widened to fp32 exactly,
-# compared as fp32's, the output the winner's own bits) and fp16 (the keyed path), against
-# PyTorch's CPU max_pool2d: the fp32 inputs above in each dtype, and planes of subnormal halves
-# (the largest of a window a subnormal, or tied with a zero of either sign).
+# The 3x3 stride-2 planes in fp16 and bf16 (the pooled-rows path on int16 keys, 32 windows per
+# step; rows of more than 2048 outputs: bf16 on the fp32 form, fp16 on the keyed path), against
+# PyTorch's CPU max_pool2d: the fp32 inputs above in each dtype, rows ending before, on and after
+# a step of 32 windows, a lone NaN of either sign in the cell after a step's 64 elements (the
+# last window's third), and planes of subnormal halves (the largest of a window a subnormal, or
+# tied with a zero of either sign).
 HALF_SUBNORMALS = {
     "float16": (np.uint16, [0x0001, 0x0002, 0x03FF, 0x8001, 0x83FF, 0x0400, 0x8400, 0x0000, 0x8000]),
     "bfloat16": (np.uint16, [0x0001, 0x0002, 0x007F, 0x8001, 0x807F, 0x0080, 0x8080, 0x0000, 0x8000]),
@@ -248,7 +250,8 @@ HALF_SUBNORMALS = {
 
 
 def rows3_half_inputs(name):
-    """rows3_inputs' planes in fp16 or bf16, then two planes of subnormals and signed zeros."""
+    """rows3_inputs' planes in fp16 or bf16, the 32-window steps' edges, then two planes of
+    subnormals and signed zeros."""
     dtype = DTYPES[name]
     xs = [make_input(shape, name, 60 + i, nans) for i, shape in enumerate(ROWS3_SHAPES) for nans in (True, False)]
     rng = np.random.default_rng(70)
@@ -256,11 +259,17 @@ def rows3_half_inputs(name):
     outside = make_input((1, 2, 8, 37), name, 71, False)
     outside[:, :, -1, :] = np.nan
     xs.append(outside)
-    for i, (w, col) in enumerate(((64, 63), (66, 64), (33, 32), (34, 32))):
-        last = make_input((1, 1, 5, w), name, 72 + i, False)
-        last[0, 0, 2, col] = np.nan
-        xs.append(last)
     word, subnormals = HALF_SUBNORMALS[name]
+    negative_nan = np.array([0xFE00 if name == "float16" else 0xFFC0], word).view(dtype)[0]
+    # (64, 63) ... (34, 32): the 16-window steps' edges; (65, 64) ... (130, 129): the 32-window
+    # steps' (the last window's third cell one past a step's 64 elements, padded or not)
+    for i, (w, col) in enumerate(((64, 63), (66, 64), (33, 32), (34, 32), (65, 64), (129, 128), (128, 127),
+                                  (130, 129))):
+        last = make_input((1, 1, 5, w), name, 72 + i, False)
+        last[0, 0, 2, col] = negative_nan if i % 2 else np.nan
+        xs.append(last)
+    for i, shape in enumerate(((1, 2, 5, 190), (1, 1, 3, 194), (1, 1, 3, 4101))):
+        xs.append(make_input(shape, name, 80 + i, False))
     for i, shape in enumerate(((1, 2, 9, 35), (1, 1, 12, 66))):
         xs.append(np.array(subnormals, word)[rng.integers(0, len(subnormals), shape)].view(dtype))
     return xs

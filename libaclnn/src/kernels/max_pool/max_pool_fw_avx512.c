@@ -2,7 +2,7 @@
  * max_pool_fw_avx512.c - the max-pool forward's plane kernel with AVX-512 (max_pool_fw.h), for
  * strides 1 and 2 along the row, in fp32, fp16 or bf16: for planes without NaN in a window,
  * the paired path for 2x2 stride-2 windows (below, "The paired path"), the pooled-rows path for
- * fp32 and bf16 3x3 stride-2 windows (max_pool_fw_rows_avx512.c) and the keyed path for the other
+ * 3x3 stride-2 windows (max_pool_fw_rows_avx512.c, max_pool_fw_rows16_avx512.c) and the keyed path for the other
  * geometries (below, "The keyed path"); the cell path for the rest, described here.
  * The cell path: 16 outputs of a row per vector, straight from the input (no widened copy of
  * the plane, no gather of the winners).
@@ -198,21 +198,6 @@ int64_t nn_mp_fw_keys_bytes(const mp_geometry *g, aclDataType dtype)
 
 static const int16_t even_words[32] __attribute__((aligned(64))) = {
     0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30, 32, 34, 36, 38, 40, 42, 44, 46, 48, 50, 52, 54, 56, 58, 60, 62};
-/* fp16/bf16 bits -> int16 key in value order: x >= 0 keeps its bits, -x becomes -bits(x). */
-NN_AVX512 static inline __attribute__((always_inline)) __m512i key16(__m512i w)
-{
-    const __m512i sign = _mm512_srai_epi16(w, 15);
-    /* w ^ (sign & 0x7FFF), then + 1 where negative (-0.0 -> 0) */
-    const __m512i flipped = _mm512_ternarylogic_epi32(w, sign, _mm512_set1_epi16(0x7FFF), 0x78);
-    return _mm512_sub_epi16(flipped, sign);
-}
-/* The inverse for a key other than 0: |key| with the key's sign bit. */
-NN_AVX512 static inline __attribute__((always_inline)) __m512i unkey16(__m512i k)
-{
-    return _mm512_ternarylogic_epi32(_mm512_abs_epi16(k), _mm512_srai_epi16(k, 15), _mm512_set1_epi16((int16_t)0x8000),
-                                     0xF8);
-}
-
 /* Builds input row ih's key rows (phase r at keys + (ih*s + r) * len); hi/lo gather the keys'
  * extremes (a NaN's key lies beyond +-inf's). */
 NN_AVX512 static inline __attribute__((always_inline)) void build_row16(const uint16_t *in, const mp_geometry *g,

@@ -23,6 +23,21 @@ static const int32_t even_lanes[16] __attribute__((aligned(64))) = {0,  2,  4,  
 static const int16_t lane_words[32] __attribute__((aligned(64))) = {
     0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
 
+/* fp16/bf16 bits -> int16 key in value order: x >= 0 keeps its bits, -x becomes -bits(x). */
+NN_AVX512 static inline __attribute__((always_inline)) __m512i key16(__m512i w)
+{
+    const __m512i sign = _mm512_srai_epi16(w, 15);
+    /* w ^ (sign & 0x7FFF), then + 1 where negative (-0.0 -> 0) */
+    const __m512i flipped = _mm512_ternarylogic_epi32(w, sign, _mm512_set1_epi16(0x7FFF), 0x78);
+    return _mm512_sub_epi16(flipped, sign);
+}
+/* The inverse for a key other than 0 (0 is +0.0 and -0.0): |key| with the key's sign bit. */
+NN_AVX512 static inline __attribute__((always_inline)) __m512i unkey16(__m512i k)
+{
+    return _mm512_ternarylogic_epi32(_mm512_abs_epi16(k), _mm512_srai_epi16(k, 15), _mm512_set1_epi16((int16_t)0x8000),
+                                     0xF8);
+}
+
 /* The lanes of a row step that read inside the row: all of them but at the row's ends. */
 static inline uint32_t step_lanes(int64_t c0, int64_t W, int64_t lanes)
 {
@@ -97,19 +112,23 @@ NN_AVX512 static inline __attribute__((always_inline)) void shares_after_row(con
     drain(io->indices_nt, (const unsigned char *)io->argmax, &sh->indices_done, (oh + 1) * Wo * 4, last);
 }
 
-/* The pooled-rows path (max_pool_fw_rows_avx512.c): fp32 and bf16 planes of 3x3 windows with
- * stride 2 (any padding, ceil mode or not), pooled first along each input row, then down, on
- * exact fp32 values (fp16 takes the keyed path, which was faster for it).  Its scratch (in the
- * keyed path's rows, nn_mp_fw_keys_bytes) holds three pooled rows of fp32 values and indices. */
+/* The pooled-rows path: planes of 3x3 windows with stride 2 (any padding, ceil mode or not),
+ * pooled first along each input row, then down; fp32 on exact fp32 values
+ * (max_pool_fw_rows_avx512.c), fp16 and bf16 on int16 keys, 32 windows per vector
+ * (max_pool_fw_rows16_avx512.c; bf16 rows wider than MP_ROWS16_MAX_WO outputs take the fp32
+ * form, fp16 ones the keyed path).  Its scratch (in the keyed path's rows, nn_mp_fw_keys_bytes)
+ * holds three pooled rows (fp32: values and indices; 16-bit: keys and cell codes, less). */
+#define MP_ROWS16_MAX_WO 2048 /* the 16-bit form's per-step masks sit on the stack */
 static inline bool mp_rows3_geometry(const mp_geometry *g, aclDataType dtype)
 {
-    return (dtype == ACL_FLOAT || dtype == ACL_BF16) && g->kernel_h == 3 && g->kernel_w == 3 && g->stride_h == 2 &&
-           g->stride_w == 2;
+    return (dtype == ACL_FLOAT || dtype == ACL_BF16 || (dtype == ACL_FLOAT16 && g->out_width <= MP_ROWS16_MAX_WO)) &&
+           g->kernel_h == 3 && g->kernel_w == 3 && g->stride_h == 2 && g->stride_w == 2;
 }
 static inline int64_t mp_rows3_len(const mp_geometry *g) { return (g->out_width + 15) / 16 * 16; }
 static inline int64_t mp_rows3_bytes(const mp_geometry *g) { return 3 * 2 * mp_rows3_len(g) * 4; }
 /* False for a plane with a NaN in a window (nothing is final; the caller redoes the plane). */
 bool nn_mp_fw_rows3_plane(const fw_plane_io *io, const mp_geometry *g, aclDataType dtype);
+bool nn_mp_fw_rows16_plane(const fw_plane_io *io, const mp_geometry *g, aclDataType dtype);
 #endif /* NN_HAVE_X86_SIMD */
 
 #endif /* NN_KERNELS_MAX_POOL_FW_AVX512_H */

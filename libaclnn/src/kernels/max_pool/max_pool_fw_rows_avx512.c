@@ -1,7 +1,8 @@
 /*
  * max_pool_fw_rows_avx512.c - the max-pool forward's pooled-rows path (max_pool_fw_avx512.h):
- * fp32 and bf16 planes of 3x3 windows with stride 2, any padding, without NaN in a window (fp16
- * stays on the keyed path: widened by vcvtph2ps it ran slower than its int16 keys).
+ * fp32 planes of 3x3 windows with stride 2, any padding, without NaN in a window, and bf16 ones
+ * wider than MP_ROWS16_MAX_WO outputs (narrower fp16/bf16 planes take the int16-key form of
+ * max_pool_fw_rows16_avx512.c; widened by vcvtph2ps, fp16 ran slower here than its keys).
  *
  * In PyTorch's order (kh outer, kw inner, the first maximum wins) the winner of a window is the
  * first maximum of the first row that holds the window's maximum: so each input row is pooled
@@ -281,6 +282,7 @@ ROWS3_DTYPE(bf16, ACL_BF16)
 
 bool nn_mp_fw_rows3_plane(const fw_plane_io *io, const mp_geometry *g, aclDataType dtype)
 {
-    return dtype == ACL_FLOAT ? rows3_f32(io, g) : rows3_bf16(io, g);
+    if (dtype == ACL_FLOAT) return rows3_f32(io, g);
+    return g->out_width <= MP_ROWS16_MAX_WO ? nn_mp_fw_rows16_plane(io, g, dtype) : rows3_bf16(io, g);
 }
 #endif /* NN_HAVE_X86_SIMD */
