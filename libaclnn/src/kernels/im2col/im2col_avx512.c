@@ -20,6 +20,17 @@
  * stored as zeros.  A pure copy of the bits, like the portable loop. */
 enum { I2C_MAX_STRIDE = 8 }; /* wider strides keep too few lanes per chunk; portable loop */
 
+/* One step of the short rows (one or, with `pairs`, two output rows of kernel row ki, for every
+ * kernel column): the byte offsets of its two loads from the plane's start, their masks (0 for
+ * a row in the vertical padding, so the load reads zeros and its offset is 0), the store mask and
+ * the byte offset of kernel column 0's row in the plane's block.  Precomputed so the step loop
+ * does no index arithmetic: with it done inline, register pressure left the loop at ~2.5x the
+ * time of a straight-line copy (in L1). */
+typedef struct i2c_step {
+    int64_t load_a, load_b, out;
+    uint32_t mask_a, mask_b, store;
+} i2c_step;
+
 typedef struct i2c_chunk {
     int64_t src;              /* s0: the chunk's first source column (negative in the padding) */
     uint32_t load_lo, load_hi; /* element masks of the loads at s0 and s0 + V */
@@ -39,9 +50,43 @@ struct nn_im2col_avx512_plan {
                                * column kj: l*sW + kj*dW; pairs: the first row's lanes l < OW, the
                                * second row's (from the second load, + 32) lanes OW..2*OW-1 */
     i2c_chunk *table;         /* [kW][chunks]: the chunks of each kernel column */
+    i2c_step *steps;          /* short rows: [n_steps], the (ki, oh) steps in store order */
+    int64_t n_steps;
 };
 
 typedef struct nn_im2col_avx512_plan i2c_fast;
+
+/* The short rows' steps (i2c_step), walked ki, oh (two rows at a time with `pairs`): in the
+ * block's order of kernel rows, so each kernel column's rows are stored in increasing order. */
+static bool build_steps(const nn_i2c_plan *p, i2c_fast *f)
+{
+    const int64_t esz = (int64_t)nn_dtype_size(p->in_dtype), V = 64 / esz, step = f->pairs ? 2 : 1;
+    const i2c_chunk *first = &f->table[0]; /* kernel column 0's loads, which cover every column */
+    const uint32_t one_store = nn_lane_range(0, p->OW, 32);
+    f->n_steps = p->kH * nn_ceil_div(p->OH, step);
+    f->steps = malloc((size_t)f->n_steps * sizeof *f->steps);
+    if (f->steps == NULL) return false;
+    i2c_step *st = f->steps;
+    for (int64_t ki = 0; ki < p->kH; ki++) {
+        for (int64_t oh = 0; oh < p->OH; oh += step, st++) {
+            const int64_t ih_a = oh * p->sH - p->pH + ki * p->dH, ih_b = ih_a + p->sH;
+            const bool in_a = ih_a >= 0 && ih_a < p->H;
+            const bool in_b = f->pairs && oh + 1 < p->OH && ih_b >= 0 && ih_b < p->H;
+            st->load_a = in_a ? (ih_a * p->W + first->src) * esz : 0;
+            st->mask_a = in_a ? first->load_lo : 0;
+            if (f->pairs) { /* the second row's load, at the same columns */
+                st->load_b = in_b ? (ih_b * p->W + first->src) * esz : 0;
+                st->mask_b = in_b ? first->load_lo : 0;
+            } else { /* the first row's second vector, or nothing */
+                st->load_b = in_a && f->short_two_loads ? st->load_a + V * esz : 0;
+                st->mask_b = in_a && f->short_two_loads ? first->load_hi : 0;
+            }
+            st->store = f->pairs && oh + 1 < p->OH ? nn_lane_range(0, 2 * p->OW, 32) : one_store;
+            st->out = (ki * p->kW * p->OH + oh) * p->OW * esz;
+        }
+    }
+    return true;
+}
 
 nn_im2col_avx512_plan *nn_im2col_avx512_plan_create(const nn_i2c_plan *p)
 {
@@ -87,6 +132,10 @@ nn_im2col_avx512_plan *nn_im2col_avx512_plan_create(const nn_i2c_plan *p)
             ch->load_hi = nn_lane_range(-ch->src - V, p->W - ch->src - V, V);
         }
     }
+    if (f->short_rows && !build_steps(p, f)) {
+        nn_im2col_avx512_plan_destroy(f);
+        return NULL;
+    }
     return f;
 }
 
@@ -95,6 +144,7 @@ void nn_im2col_avx512_plan_destroy(nn_im2col_avx512_plan *f)
     if (f == NULL) return;
     free(f->table);
     free(f->short_pick);
+    free(f->steps);
     free(f);
 }
 
@@ -107,61 +157,53 @@ static inline const void *element_at(const void *row, int64_t at, int64_t esz)
 /* A plane's block is written in whole 64-byte lines, non-temporal, through a line stage
  * (base/nn_simd.h) when the output is large: flushed once this many bytes are complete. */
 enum { I2C_FLUSH_BYTES = 256 };
+/* Short rows build a plane's block in the stage even when not streaming, up to this size (in
+ * L1), and copy it out in whole lines: their masked row stores, one per kernel column in turn,
+ * each straddling two lines of three streams 392 bytes apart (k3s2p1 28x28 fp16), were bound by
+ * the stores once the block left L1. */
+enum { I2C_STAGE_MAX_BYTES = 16384 };
 
 /* Short rows: one chunk a row (OW <= lanes; k3s2p1 on 28x28 has OW = 14) whose every kernel
  * column's source columns lie within the loads made at kernel column 0's first one, stored
- * directly into the plane's block `out`.  Such rows cost per row, not per byte, so a window row
+ * into the plane's block `out` (in the stage, or the output when the block is too large to
+ * stage).  Such rows cost per row, not per byte, so a window row
  * is loaded once for all kW kernel columns (one or two masked loads; the masks keep only columns
  * inside [0, W), so padding reads as 0) and each kernel column's row is one permute of them
  * (short_pick) and one store.  2-byte rows with `pairs` are made two at a time: rows oh and
  * oh + 1 of a kernel cell are neighbours in out, so one permute of their two window rows' loads
- * fills both.  The plan's numbers are copied into locals: a store through `unsigned char *` would
- * otherwise make the compiler reload them every step.  Inlined once per element size. */
+ * fills both.  The steps' offsets and masks come from the plan (build_steps).  `kw3`: kW = 3,
+ * the permute indices held in registers.  Inlined once per element size and kW case. */
 NN_AVX512 static inline __attribute__((always_inline)) void
-short_rows(const nn_i2c_plan *p, const i2c_fast *f, const void *plane, unsigned char *out, bool wide)
+short_rows(const i2c_fast *f, int64_t kW, int64_t cell, const void *plane, unsigned char *out, bool wide, bool kw3)
 {
-    const int64_t esz = wide ? 4 : 2, V = 64 / esz;
-    const int64_t H = p->H, OH = p->OH, kH = p->kH, kW = p->kW, sH = p->sH, dH = p->dH, pH = p->pH;
-    const int64_t in_row = p->W * esz, out_row = p->OW * esz, cell = OH * out_row;
-    const bool pairs = f->pairs, two_loads = f->short_two_loads;
-    const int64_t step = pairs ? 2 : 1, src = f->table[0].src;
-    const uint32_t load_lo = f->table[0].load_lo, load_hi = f->table[0].load_hi;
     const unsigned char *short_pick = f->short_pick;
-    const uint32_t one_store = nn_lane_range(0, p->OW, 32);
-    const uint32_t pair_store = pairs ? nn_lane_range(0, 2 * p->OW, 32) : one_store;
-    for (int64_t ki = 0; ki < kH; ki++) {
-        unsigned char *cell_out = out + ki * kW * cell;
-        for (int64_t oh = 0; oh < OH; oh += step) {
-            const int64_t ih_a = oh * sH - pH + ki * dH, ih_b = ih_a + sH;
-            const bool in_a = ih_a >= 0 && ih_a < H, in_b = pairs && oh + 1 < OH && ih_b >= 0 && ih_b < H;
-            const unsigned char *row_a = (const unsigned char *)plane + (in_a ? ih_a : 0) * in_row;
-            const unsigned char *row_b = (const unsigned char *)plane + (in_b ? ih_b : 0) * in_row;
-            const uint32_t keep_a = in_a ? ~0u : 0u, keep_b = in_b ? ~0u : 0u;
-            const uint32_t store = oh + 1 < OH ? pair_store : one_store;
-            __m512i x, y; /* the permutes' two sources: rows a and b, or row a's two vectors */
-            if (wide) {
-                x = _mm512_maskz_loadu_epi32((__mmask16)(load_lo & keep_a), element_at(row_a, src, 4));
-                y = two_loads ? _mm512_maskz_loadu_epi32((__mmask16)(load_hi & keep_a), element_at(row_a, src + V, 4)) : x;
-            } else {
-                x = _mm512_maskz_loadu_epi16(load_lo & keep_a, element_at(row_a, src, 2));
-                y = pairs       ? _mm512_maskz_loadu_epi16(load_lo & keep_b, element_at(row_b, src, 2))
-                    : two_loads ? _mm512_maskz_loadu_epi16(load_hi & keep_a, element_at(row_a, src + V, 2))
-                                : x;
-            }
-            unsigned char *dst = cell_out + oh * out_row;
-            for (int64_t kj = 0; kj < kW; kj++, dst += cell) {
-                const __m512i pick = _mm512_loadu_si512(short_pick + kj * 64);
-                if (wide)
-                    _mm512_mask_storeu_epi32(dst, (__mmask16)store, _mm512_permutex2var_epi32(x, pick, y));
-                else
-                    _mm512_mask_storeu_epi16(dst, store, _mm512_permutex2var_epi16(x, pick, y));
-            }
+    const __m512i pick0 = _mm512_loadu_si512(short_pick), pick1 = _mm512_loadu_si512(short_pick + (kw3 ? 64 : 0));
+    const __m512i pick2 = _mm512_loadu_si512(short_pick + (kw3 ? 128 : 0));
+    const i2c_step *const end = f->steps + f->n_steps;
+    for (const i2c_step *st = f->steps; st < end; st++) {
+        __m512i x, y; /* the permutes' two sources: rows a and b, or row a's two vectors */
+        if (wide) {
+            x = _mm512_maskz_loadu_epi32((__mmask16)st->mask_a, element_at(plane, st->load_a, 1));
+            y = _mm512_maskz_loadu_epi32((__mmask16)st->mask_b, element_at(plane, st->load_b, 1));
+        } else {
+            x = _mm512_maskz_loadu_epi16(st->mask_a, element_at(plane, st->load_a, 1));
+            y = _mm512_maskz_loadu_epi16(st->mask_b, element_at(plane, st->load_b, 1));
+        }
+        unsigned char *dst = out + st->out;
+        const uint32_t store = st->store;
+        for (int64_t kj = 0; kj < (kw3 ? 3 : kW); kj++, dst += cell) {
+            const __m512i pick = kw3 ? (kj == 0 ? pick0 : kj == 1 ? pick1 : pick2) : _mm512_loadu_si512(short_pick + kj * 64);
+            if (wide)
+                _mm512_mask_storeu_epi32(dst, (__mmask16)store, _mm512_permutex2var_epi32(x, pick, y));
+            else
+                _mm512_mask_storeu_epi16(dst, store, _mm512_permutex2var_epi16(x, pick, y));
         }
     }
 }
 
 /* Plane `plane`'s kH*kW*L block of out, which starts `at` bytes into the output range being
- * written: stored at out + at directly, or through `stage` (whose dst is out).  `wide`: four-byte
+ * written: stored at out + at directly, or through `stage` (whose dst is out; streamed, or short
+ * rows' blocks up to I2C_STAGE_MAX_BYTES).  `wide`: four-byte
  * elements.  Inlined once per size. */
 NN_AVX512 static inline __attribute__((always_inline)) void
 fast_plane(const nn_i2c_plan *p, const i2c_fast *f, const void *plane, unsigned char *out, int64_t at,
@@ -174,7 +216,12 @@ fast_plane(const nn_i2c_plan *p, const i2c_fast *f, const void *plane, unsigned 
     const bool two_loads = f->two_loads;
     if (f->short_rows) {
         /* streamed: the whole block in the stage, flushed up to its last whole line */
-        short_rows(p, f, plane, stage != NULL ? nn_line_stage_at(stage, at) : out + at, wide);
+        unsigned char *block = stage != NULL ? nn_line_stage_at(stage, at) : out + at;
+        const int64_t cell = p->OH * p->OW * (wide ? 4 : 2);
+        if (p->kW == 3)
+            short_rows(f, 3, cell, plane, block, wide, true);
+        else
+            short_rows(f, p->kW, cell, plane, block, wide, false);
         if (stage != NULL) nn512_line_stage_flush(stage, at + p->kH * p->kW * p->OH * p->OW * (wide ? 4 : 2), false);
         return;
     }
@@ -224,9 +271,10 @@ fast_planes(const nn_im2col_ctx *ctx, int64_t begin, int64_t end, bool stream, b
     const int64_t esz = wide ? 4 : 2, in_plane = p->H * p->W * esz;
     const int64_t block = p->kH * p->kW * p->OH * p->OW * esz;
     unsigned char *out = ctx->out + begin * block;
-    nn_line_stage stage = {NULL, out, 0, true};
+    nn_line_stage stage = {NULL, out, 0, stream};
     unsigned char *stage_region = NULL;
-    if (stream) {
+    const bool staged = stream || (ctx->avx512->short_rows && block <= I2C_STAGE_MAX_BYTES);
+    if (staged) {
         /* a flush's worth and a row (short rows: a plane's block), the carried-over line and a
          * line of slack, kept in one page when they fit */
         const size_t stage_bytes =
@@ -236,11 +284,11 @@ fast_planes(const nn_im2col_ctx *ctx, int64_t begin, int64_t end, bool stream, b
         stage.buf = nn_line_stage_place(stage_region, stage_bytes);
     }
     for (int64_t plane = begin; plane < end; plane++)
-        fast_plane(p, ctx->avx512, ctx->in + plane * in_plane, out, (plane - begin) * block, stream ? &stage : NULL,
+        fast_plane(p, ctx->avx512, ctx->in + plane * in_plane, out, (plane - begin) * block, staged ? &stage : NULL,
                    wide);
-    if (stream) {
+    if (staged) {
         nn512_line_stage_flush(&stage, (end - begin) * block, true);
-        nn_streaming_fence();
+        if (stream) nn_streaming_fence();
         free(stage_region);
     }
     return true;
