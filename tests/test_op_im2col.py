@@ -213,9 +213,9 @@ _PATHS_SCRIPT = textwrap.dedent("""
     cases = [((2, 3, 28, 28), (3, 3), (1, 1), (1, 1), (2, 2)), ((1, 4, 56, 57), (3, 3), (1, 1), (1, 1), (1, 1)),
              ((2, 2, 19, 45), (2, 5), (2, 1), (0, 3), (3, 4)), ((1, 3, 9, 70), (1, 4), (1, 3), (2, 1), (1, 8)),
              ((1, 2, 12, 40), (2, 2), (1, 1), (1, 1), (2, 9)), ((3, 1, 5, 3), (3, 3), (1, 1), (2, 2), (1, 1)),
-             # short rows (one chunk a row), staged per plane below 16 KiB a block: 15 planes, an odd
-             # OH (a pair step with one row), paddings 0 and 2, a dilation, kW != 3, 2-byte rows that
-             # are not pairs (one or two loads), and blocks too large to stage (OH = 200)
+             # short rows (one chunk a row, up to 8 steps' loads held at a time): 15 planes, an odd OH
+             # (a pair step with one row), paddings 0 and 2, a dilation, kW != 3, 2-byte rows that are
+             # not pairs (one or two loads), more than 8 steps per kernel row (fp32, OH = 200)
              ((3, 5, 28, 28), (3, 3), (1, 1), (1, 1), (2, 2)), ((1, 7, 27, 27), (3, 3), (1, 1), (2, 2), (2, 2)),
              ((2, 3, 14, 13), (3, 3), (1, 1), (0, 0), (1, 1)), ((1, 5, 10, 9), (3, 3), (2, 2), (1, 2), (1, 2)),
              ((2, 3, 9, 20), (2, 5), (1, 1), (1, 1), (1, 1)), ((1, 3, 6, 40), (3, 2), (1, 3), (1, 1), (2, 2)),
@@ -235,8 +235,9 @@ _PATHS_SCRIPT = textwrap.dedent("""
 
 def test_vector_streaming_and_portable_paths_agree_with_torch():
     """The AVX-512 rows (one or two loads per chunk, strides up to 8; short rows, one or two a step,
-    staged per plane or not), streamed or not, split over 1-3 threads, the AVX2 tier and the portable loop (also taken for strides above 8): the same
-    bits, which are torch's unfold of the same bit patterns (carried exactly as float64 integers)."""
+    in groups of held steps), streamed or not, split over 1-3 threads, the AVX2 tier and the
+    portable loop (also taken for strides above 8): the same bits, which are torch's unfold of the
+    same bit patterns (carried exactly as float64 integers)."""
     runs = [tiers.Run(threads=t, streaming=s) for t, s in ((1, 1), (1, 0), (2, 1), (2, 0), (3, 0))]
     runs += [tiers.Run("avx2", threads=2), tiers.Run("portable", threads=2)]
     tiers.assert_same_output(_PATHS_SCRIPT, runs)

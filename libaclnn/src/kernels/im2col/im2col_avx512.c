@@ -51,7 +51,7 @@ struct nn_im2col_avx512_plan {
                                * second row's (from the second load, + 32) lanes OW..2*OW-1 */
     i2c_chunk *table;         /* [kW][chunks]: the chunks of each kernel column */
     i2c_step *steps;          /* short rows: [n_steps], the (ki, oh) steps in store order */
-    int64_t n_steps;
+    int64_t n_steps, steps_per_ki, kH;
 };
 
 typedef struct nn_im2col_avx512_plan i2c_fast;
@@ -63,7 +63,9 @@ static bool build_steps(const nn_i2c_plan *p, i2c_fast *f)
     const int64_t esz = (int64_t)nn_dtype_size(p->in_dtype), V = 64 / esz, step = f->pairs ? 2 : 1;
     const i2c_chunk *first = &f->table[0]; /* kernel column 0's loads, which cover every column */
     const uint32_t one_store = nn_lane_range(0, p->OW, 32);
-    f->n_steps = p->kH * nn_ceil_div(p->OH, step);
+    f->steps_per_ki = nn_ceil_div(p->OH, step);
+    f->n_steps = p->kH * f->steps_per_ki;
+    f->kH = p->kH;
     f->steps = malloc((size_t)f->n_steps * sizeof *f->steps);
     if (f->steps == NULL) return false;
     i2c_step *st = f->steps;
@@ -157,53 +159,71 @@ static inline const void *element_at(const void *row, int64_t at, int64_t esz)
 /* A plane's block is written in whole 64-byte lines, non-temporal, through a line stage
  * (base/nn_simd.h) when the output is large: flushed once this many bytes are complete. */
 enum { I2C_FLUSH_BYTES = 256 };
-/* Short rows build a plane's block in the stage even when not streaming, up to this size (in
- * L1), and copy it out in whole lines: their masked row stores, one per kernel column in turn,
- * each straddling two lines of three streams 392 bytes apart (k3s2p1 28x28 fp16), were bound by
- * the stores once the block left L1. */
-enum { I2C_STAGE_MAX_BYTES = 16384 };
 
 /* Short rows: one chunk a row (OW <= lanes; k3s2p1 on 28x28 has OW = 14) whose every kernel
- * column's source columns lie within the loads made at kernel column 0's first one, stored
- * into the plane's block `out` (in the stage, or the output when the block is too large to
- * stage).  Such rows cost per row, not per byte, so a window row
- * is loaded once for all kW kernel columns (one or two masked loads; the masks keep only columns
- * inside [0, W), so padding reads as 0) and each kernel column's row is one permute of them
- * (short_pick) and one store.  2-byte rows with `pairs` are made two at a time: rows oh and
- * oh + 1 of a kernel cell are neighbours in out, so one permute of their two window rows' loads
- * fills both.  The steps' offsets and masks come from the plan (build_steps).  `kw3`: kW = 3,
- * the permute indices held in registers.  Inlined once per element size and kW case. */
+ * column's source columns lie within the loads made at kernel column 0's first one.  Such rows
+ * cost per row, not per byte, so a window row is loaded once for all kW kernel columns (one or
+ * two masked loads; the masks keep only columns inside [0, W), so padding reads as 0) and each
+ * kernel column's row is one permute of them (short_pick) and one store.  2-byte rows with
+ * `pairs` are made two at a time: rows oh and oh + 1 of a kernel cell are neighbours in out, so
+ * one permute of their two window rows' loads fills both.  The loads of up to I2C_HELD_STEPS
+ * steps (build_steps) are held in registers while every kernel column stores its rows of them,
+ * so the stores run through each cell in order (one row per kernel column in turn, three
+ * streams 392 bytes apart for k3s2p1 28x28 fp16, was bound by the stores once the block left
+ * L1: 170-200 ns a plane in L2).  `kw3`: kW = 3, the permute indices held in registers.
+ * Inlined once per element size and kW case. */
+enum { I2C_HELD_STEPS = 8 };
+
 NN_AVX512 static inline __attribute__((always_inline)) void
 short_rows(const i2c_fast *f, int64_t kW, int64_t cell, const void *plane, unsigned char *out, bool wide, bool kw3)
 {
     const unsigned char *short_pick = f->short_pick;
     const __m512i pick0 = _mm512_loadu_si512(short_pick), pick1 = _mm512_loadu_si512(short_pick + (kw3 ? 64 : 0));
     const __m512i pick2 = _mm512_loadu_si512(short_pick + (kw3 ? 128 : 0));
-    const i2c_step *const end = f->steps + f->n_steps;
-    for (const i2c_step *st = f->steps; st < end; st++) {
-        __m512i x, y; /* the permutes' two sources: rows a and b, or row a's two vectors */
-        if (wide) {
-            x = _mm512_maskz_loadu_epi32((__mmask16)st->mask_a, element_at(plane, st->load_a, 1));
-            y = _mm512_maskz_loadu_epi32((__mmask16)st->mask_b, element_at(plane, st->load_b, 1));
-        } else {
-            x = _mm512_maskz_loadu_epi16(st->mask_a, element_at(plane, st->load_a, 1));
-            y = _mm512_maskz_loadu_epi16(st->mask_b, element_at(plane, st->load_b, 1));
-        }
-        unsigned char *dst = out + st->out;
-        const uint32_t store = st->store;
-        for (int64_t kj = 0; kj < (kw3 ? 3 : kW); kj++, dst += cell) {
-            const __m512i pick = kw3 ? (kj == 0 ? pick0 : kj == 1 ? pick1 : pick2) : _mm512_loadu_si512(short_pick + kj * 64);
-            if (wide)
-                _mm512_mask_storeu_epi32(dst, (__mmask16)store, _mm512_permutex2var_epi32(x, pick, y));
-            else
-                _mm512_mask_storeu_epi16(dst, store, _mm512_permutex2var_epi16(x, pick, y));
+    const int64_t per_ki = f->steps_per_ki;
+    for (int64_t ki = 0; ki < f->kH; ki++) {
+        for (int64_t first = 0; first < per_ki; first += I2C_HELD_STEPS) {
+            const i2c_step *st = f->steps + ki * per_ki + first;
+            const int64_t n = per_ki - first < I2C_HELD_STEPS ? per_ki - first : I2C_HELD_STEPS;
+            __m512i x[I2C_HELD_STEPS], y[I2C_HELD_STEPS]; /* each step's two permute sources */
+            int64_t at[I2C_HELD_STEPS];
+            uint32_t store[I2C_HELD_STEPS];
+#pragma GCC unroll 8
+            for (int64_t i = 0; i < I2C_HELD_STEPS; i++) {
+                x[i] = y[i] = _mm512_setzero_si512();
+                at[i] = 0;
+                store[i] = 0;
+                if (i >= n) continue;
+                if (wide) {
+                    x[i] = _mm512_maskz_loadu_epi32((__mmask16)st[i].mask_a, element_at(plane, st[i].load_a, 1));
+                    y[i] = _mm512_maskz_loadu_epi32((__mmask16)st[i].mask_b, element_at(plane, st[i].load_b, 1));
+                } else {
+                    x[i] = _mm512_maskz_loadu_epi16(st[i].mask_a, element_at(plane, st[i].load_a, 1));
+                    y[i] = _mm512_maskz_loadu_epi16(st[i].mask_b, element_at(plane, st[i].load_b, 1));
+                }
+                at[i] = st[i].out;
+                store[i] = st[i].store;
+            }
+            for (int64_t kj = 0; kj < (kw3 ? 3 : kW); kj++) {
+                const __m512i pick =
+                    kw3 ? (kj == 0 ? pick0 : kj == 1 ? pick1 : pick2) : _mm512_loadu_si512(short_pick + kj * 64);
+                unsigned char *cell_out = out + kj * cell;
+#pragma GCC unroll 8
+                for (int64_t i = 0; i < I2C_HELD_STEPS; i++) {
+                    if (i >= n) break;
+                    if (wide)
+                        _mm512_mask_storeu_epi32(cell_out + at[i], (__mmask16)store[i],
+                                                 _mm512_permutex2var_epi32(x[i], pick, y[i]));
+                    else
+                        _mm512_mask_storeu_epi16(cell_out + at[i], store[i], _mm512_permutex2var_epi16(x[i], pick, y[i]));
+                }
+            }
         }
     }
 }
 
 /* Plane `plane`'s kH*kW*L block of out, which starts `at` bytes into the output range being
- * written: stored at out + at directly, or through `stage` (whose dst is out; streamed, or short
- * rows' blocks up to I2C_STAGE_MAX_BYTES).  `wide`: four-byte
+ * written: stored at out + at directly, or through `stage` (whose dst is out).  `wide`: four-byte
  * elements.  Inlined once per size. */
 NN_AVX512 static inline __attribute__((always_inline)) void
 fast_plane(const nn_i2c_plan *p, const i2c_fast *f, const void *plane, unsigned char *out, int64_t at,
@@ -271,10 +291,9 @@ fast_planes(const nn_im2col_ctx *ctx, int64_t begin, int64_t end, bool stream, b
     const int64_t esz = wide ? 4 : 2, in_plane = p->H * p->W * esz;
     const int64_t block = p->kH * p->kW * p->OH * p->OW * esz;
     unsigned char *out = ctx->out + begin * block;
-    nn_line_stage stage = {NULL, out, 0, stream};
+    nn_line_stage stage = {NULL, out, 0, true};
     unsigned char *stage_region = NULL;
-    const bool staged = stream || (ctx->avx512->short_rows && block <= I2C_STAGE_MAX_BYTES);
-    if (staged) {
+    if (stream) {
         /* a flush's worth and a row (short rows: a plane's block), the carried-over line and a
          * line of slack, kept in one page when they fit */
         const size_t stage_bytes =
@@ -284,11 +303,11 @@ fast_planes(const nn_im2col_ctx *ctx, int64_t begin, int64_t end, bool stream, b
         stage.buf = nn_line_stage_place(stage_region, stage_bytes);
     }
     for (int64_t plane = begin; plane < end; plane++)
-        fast_plane(p, ctx->avx512, ctx->in + plane * in_plane, out, (plane - begin) * block, staged ? &stage : NULL,
+        fast_plane(p, ctx->avx512, ctx->in + plane * in_plane, out, (plane - begin) * block, stream ? &stage : NULL,
                    wide);
-    if (staged) {
+    if (stream) {
         nn512_line_stage_flush(&stage, (end - begin) * block, true);
-        if (stream) nn_streaming_fence();
+        nn_streaming_fence();
         free(stage_region);
     }
     return true;
