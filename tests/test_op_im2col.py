@@ -224,6 +224,8 @@ _PATHS_SCRIPT = textwrap.dedent("""
         for dtype in (np.float32, np.float16, ml_dtypes.bfloat16):
             x = rng.standard_normal(shape).astype(np.float32).astype(dtype)
             x.view(np.uint8)[::13] = 0xff                   # NaNs with payloads, copied as bits
+            x.view(np.uint16)[::7] = 0x8000                 # -0.0 (fp16, bf16; fp32 halves)
+            x.view(np.uint16)[5::11] = 0x0001               # subnormals
             ours = im2col(x, list(k), list(d), list(p), list(s))
             want = torch.nn.functional.unfold(torch.from_numpy(x.view(np.uint16 if x.itemsize == 2 else np.int32)
                                                                .astype(np.float64)), k, d, p, s).numpy()
