@@ -50,7 +50,7 @@ struct nn_im2col_avx512_plan {
                                * column kj: l*sW + kj*dW; pairs: the first row's lanes l < OW, the
                                * second row's (from the second load, + 32) lanes OW..2*OW-1 */
     i2c_chunk *table;         /* [kW][chunks]: the chunks of each kernel column */
-    i2c_step *steps;          /* short rows: [n_steps], the (ki, oh) steps in store order */
+    i2c_step *steps;          /* short rows: [n_steps], kernel row by kernel row (build_steps) */
     int64_t n_steps, steps_per_ki, kH;
 };
 
