@@ -8,7 +8,9 @@ down; fp32 on its values, fp16 and bf16 on int16 keys, 32 windows per vector), t
 outputs per compare) and the cell
 path (planes with a NaN: 16 outputs per vector, the winner's bits carried in registers) - and the
 portable row-at-a-time
-kernel (widened fp32 copy of the plane, winners gathered by index); all must give exactly
+kernel (widened fp32 copy of the plane, winners gathered by index).  On a CPU with AVX512-FP16
+the paired and pooled-rows paths compare fp16 with vcmpph instead of int16 keys; the tests of
+those paths also run the key form (ACLNN_NO_AVX512FP16=1).  All must give exactly
 reference.max_pool_argmax's indices and the raw input bits at them - NaN payloads (quiet,
 signalling, negative), infinities, signed zeros and ties included - and the mask container's
 zero tail.  Every input is run with NaNs (the cell path) and without (the paired or keyed path).
@@ -157,9 +159,16 @@ _PAIRED_SCRIPT = textwrap.dedent("""
 """)
 
 
+def sweep_both_fp16_forms():
+    """tiers.sweep at 1 and 2 threads, then the best tier again with ACLNN_NO_AVX512FP16=1: on a
+    CPU with AVX512-FP16 the fp16 paired and pooled-rows steps compare the halves with vcmpph,
+    and the switch keeps their int16-key form, so both forms meet the reference."""
+    return tiers.sweep(threads=(1, 2)) + [tiers.Run(threads=t, extra=(("ACLNN_NO_AVX512FP16", "1"),)) for t in (1, 2)]
+
+
 def test_paired_2x2_windows_on_every_tier_and_thread_count():
     want = digest_of_reference((x, (2, 2), (2, 2), (0, 0), False) for name in DTYPES for x in paired_inputs(name))
-    runs = tiers.sweep(threads=(1, 2))
+    runs = sweep_both_fp16_forms()
     for run, got in zip(runs, tiers.outputs(_PAIRED_SCRIPT, runs)):
         assert got == want, "%s: the 2x2 stride-2 forward's out or mask differs from the reference" % run
 
@@ -298,17 +307,36 @@ def torch_out_and_mask(x, k, s, p, ceil_mode):
 _ROWS3_HALF_SCRIPT = _ROWS3_SCRIPT.replace("rows3_cases", "rows3_half_cases")
 
 
-def test_3x3_stride2_half_precision_against_torch_on_every_tier_and_thread_count():
+def assert_torch_bits_on_every_run(cases, script, what):
+    """The script's digest of out + mask over the cases, on every tier, at 1 and 2 threads and
+    in both fp16 forms, against PyTorch's."""
     import torch
     torch.set_num_threads(1)
     h = hashlib.sha256()
-    for case in rows3_half_cases():
+    for case in cases:
         for part in torch_out_and_mask(*case):
             h.update(part.tobytes())
     want = h.hexdigest()
-    runs = tiers.sweep(threads=(1, 2))
-    for run, got in zip(runs, tiers.outputs(_ROWS3_HALF_SCRIPT, runs)):
-        assert got == want, "%s: the 3x3 stride-2 fp16/bf16 forward's out or mask differs from PyTorch's" % run
+    runs = sweep_both_fp16_forms()
+    for run, got in zip(runs, tiers.outputs(script, runs)):
+        assert got == want, "%s: the %s forward's out or mask differs from PyTorch's" % (run, what)
+
+
+def test_3x3_stride2_half_precision_against_torch_on_every_tier_and_thread_count():
+    assert_torch_bits_on_every_run(rows3_half_cases(), _ROWS3_HALF_SCRIPT, "3x3 stride-2 fp16/bf16")
+
+
+def paired_half_cases():
+    return [(x, (2, 2), (2, 2), (0, 0), False) for name in ("float16", "bfloat16") for x in paired_inputs(name)]
+
+
+_PAIRED_HALF_SCRIPT = _ROWS3_SCRIPT.replace("rows3_cases", "paired_half_cases")
+
+
+def test_paired_half_precision_against_torch_in_both_fp16_forms():
+    """The paired path's fp16 and bf16 inputs against PyTorch's CPU max_pool2d, fp16 both with
+    vcmpph (where the CPU has AVX512-FP16) and on int16 keys."""
+    assert_torch_bits_on_every_run(paired_half_cases(), _PAIRED_HALF_SCRIPT, "2x2 stride-2 fp16/bf16")
 
 
 def test_3x3_stride2_half_precision_streamed_against_torch():

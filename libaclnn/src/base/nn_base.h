@@ -148,6 +148,7 @@ typedef struct nn_cpu_features {
     bool avx2;       /* AVX2 and F16C: the second tier of fast paths */
     bool avx512;     /* AVX-512 F, BW, VL and DQ (implies avx2) */
     bool avx512bf16; /* avx512 and AVX512-BF16 (vcvtne2ps2bf16) */
+    bool avx512fp16; /* avx512 and AVX512-FP16 (vcmpph), unless ACLNN_NO_AVX512FP16=1 */
 } nn_cpu_features;
 
 const nn_cpu_features *nn_cpu_features_get(void);
@@ -156,6 +157,7 @@ bool nn_cpu_avx(void);
 bool nn_cpu_avx2(void);
 bool nn_cpu_avx512(void);
 bool nn_cpu_avx512bf16(void);
+bool nn_cpu_avx512fp16(void);
 /* "avx512", "avx2" or "portable": the best tier the table allows (for the launch trace). */
 const char *nn_cpu_tier_name(void);
 

@@ -435,7 +435,9 @@ NN_AVX512 static inline __attribute__((always_inline)) bool key_plane(const fw_p
  * 32 elements of both rows and pools them in registers, with no key rows.  In PyTorch's order
  * (kh outer, kw inner; the first maximum wins) a pair's second cell is taken when greater than
  * its first, then the bottom pair's best when greater than the top's.  fp16 compares int16 keys
- * (key16) in the even word of each 32-bit lane (the odd cell shifted down onto it); bf16 the
+ * (key16) in the even word of each 32-bit lane (the odd cell shifted down onto it), or on a CPU
+ * with AVX512-FP16 the words themselves with vcmpph (no keys; one unordered compare of the two
+ * rows finds a NaN); bf16 the
  * exact fp32 values of the even (shifted up) and odd (masked) words of each lane; fp32 the
  * values after vpermt2ps has split even and odd columns.  The same masks give the
  * index (2oh*W + 2ow + dy*W + dx) and select the winner's raw element, so -0.0/+0.0 and ties
@@ -459,20 +461,33 @@ NN_AVX512 static inline __attribute__((always_inline)) void pair_index(int64_t W
     _mm512_mask_storeu_epi32(arg, outs, _mm512_add_epi32(base, _mm512_mask_mov_epi32(dx, mv, below)));
 }
 
-/* 16 outputs from fp16 elements: top at row 2oh, column 2*ow0; `live` the elements loaded. */
+/* 16 outputs from fp16 elements: top at row 2oh, column 2*ow0; `live` the elements loaded.
+ * `ph` (AVX512-FP16): the words are compared as they are, with vcmpph, and a NaN is found by
+ * one unordered compare of the two rows (into *nan); else as int16 keys, whose extremes go into
+ * *hi and *lo (a key beyond +-inf's is a NaN).  In the keys' form the odd words are masked off
+ * the compares; in ph's their mask bits are left as they come: the values and the index offsets
+ * below only read the even words. */
 NN_AVX512 static inline __attribute__((always_inline)) void pair_step16(const uint16_t *top, int64_t W, __mmask32 live,
                                                                         __mmask16 outs, __m512i base, int32_t *arg,
-                                                                        uint16_t *val, __m512i *hi, __m512i *lo)
+                                                                        uint16_t *val, __m512i *hi, __m512i *lo,
+                                                                        __mmask32 *nan, bool ph)
 {
     const __mmask32 even = 0x55555555u;
     const __m512i t = _mm512_maskz_loadu_epi16(live, top), b = _mm512_maskz_loadu_epi16(live, top + W);
-    const __m512i kt = key16(t), kb = key16(b);
-    *hi = _mm512_max_epi16(*hi, _mm512_max_epi16(kt, kb));
-    *lo = _mm512_min_epi16(*lo, _mm512_min_epi16(kt, kb));
+    __m512i kt = t, kb = b;
+    if (ph) {
+        *nan |= ph_unordered(t, b);
+    } else {
+        kt = key16(t), kb = key16(b);
+        *hi = _mm512_max_epi16(*hi, _mm512_max_epi16(kt, kb));
+        *lo = _mm512_min_epi16(*lo, _mm512_min_epi16(kt, kb));
+    }
     const __m512i kt1 = _mm512_srli_epi32(kt, 16), kb1 = _mm512_srli_epi32(kb, 16);
-    const __mmask32 mt = _mm512_mask_cmpgt_epi16_mask(even, kt1, kt), mb = _mm512_mask_cmpgt_epi16_mask(even, kb1, kb);
-    const __mmask32 mv = _mm512_mask_cmpgt_epi16_mask(even, _mm512_mask_mov_epi16(kb, mb, kb1),
-                                                      _mm512_mask_mov_epi16(kt, mt, kt1));
+    const __mmask32 mt = ph ? ph_greater(kt1, kt) : _mm512_mask_cmpgt_epi16_mask(even, kt1, kt);
+    const __mmask32 mb = ph ? ph_greater(kb1, kb) : _mm512_mask_cmpgt_epi16_mask(even, kb1, kb);
+    const __m512i bt = _mm512_mask_mov_epi16(kt, mt, kt1), bb = _mm512_mask_mov_epi16(kb, mb, kb1);
+    const __mmask32 mv = ph ? ph_greater(bb, bt) : _mm512_mask_cmpgt_epi16_mask(even, bb, bt);
+    /* the winner's word (ph: bt and bb already are) */
     const __m512i rt = _mm512_mask_mov_epi16(t, mt, _mm512_srli_epi32(t, 16));
     const __m512i rb = _mm512_mask_mov_epi16(b, mb, _mm512_srli_epi32(b, 16));
     _mm256_mask_storeu_epi16(val, outs, _mm512_cvtepi32_epi16(_mm512_mask_mov_epi16(rt, mv, rb)));
@@ -523,7 +538,7 @@ NN_AVX512 static inline __attribute__((always_inline)) void pair_step32(const fl
 
 /* The paired plane, with the row shares between rows; false for a plane with a NaN. */
 NN_AVX512 static inline __attribute__((always_inline)) bool pair_plane(const fw_plane_io *io, const mp_geometry *geometry,
-                                                                       aclDataType dtype)
+                                                                       aclDataType dtype, bool ph)
 {
     const mp_geometry local = *geometry, *g = &local; /* as in key_plane */
     const int64_t W = g->width, Wo = g->out_width, Ho = g->out_height, elem = dtype == ACL_FLOAT ? 4 : 2;
@@ -535,6 +550,7 @@ NN_AVX512 static inline __attribute__((always_inline)) bool pair_plane(const fw_
     row_shares sh = shares_of(io, g, elem);
     __m512i hi = _mm512_set1_epi16((int16_t)-inf_bits), lo = _mm512_set1_epi16(inf_bits);
     __mmask16 nan = 0;
+    __mmask32 nan16 = 0;
     for (int64_t oh = 0; oh < Ho; ++oh) {
         shares_before_row(io, &sh);
         const int64_t first = 2 * oh * W;
@@ -559,10 +575,13 @@ NN_AVX512 static inline __attribute__((always_inline)) bool pair_plane(const fw_
             const uint16_t *top = (const uint16_t *)io->in + first;
             uint16_t *val = (uint16_t *)io->values + oh * Wo;
             for (; ow0 < full; ow0 += 16, base = _mm512_add_epi32(base, _mm512_set1_epi32(32)))
-                pair_step16(top + 2 * ow0, W, ~(__mmask32)0, (__mmask16)0xFFFF, base, arg + ow0, val + ow0, &hi, &lo);
-            if (tail_outs) pair_step16(top + 2 * ow0, W, tail_live, tail_outs, base, arg + ow0, val + ow0, &hi, &lo);
-            if (_mm512_cmpgt_epi16_mask(hi, _mm512_set1_epi16(inf_bits)) |
-                _mm512_cmplt_epi16_mask(lo, _mm512_set1_epi16((int16_t)-inf_bits)))
+                pair_step16(top + 2 * ow0, W, ~(__mmask32)0, (__mmask16)0xFFFF, base, arg + ow0, val + ow0, &hi, &lo,
+                            &nan16, ph);
+            if (tail_outs)
+                pair_step16(top + 2 * ow0, W, tail_live, tail_outs, base, arg + ow0, val + ow0, &hi, &lo, &nan16, ph);
+            if (ph ? nan16 != 0
+                   : (_mm512_cmpgt_epi16_mask(hi, _mm512_set1_epi16(inf_bits)) |
+                      _mm512_cmplt_epi16_mask(lo, _mm512_set1_epi16((int16_t)-inf_bits))) != 0)
                 return false;
         }
         shares_after_row(io, &sh, oh, Ho, Wo, elem);
@@ -600,11 +619,12 @@ KEY_PLANE_DTYPE(f32, ACL_FLOAT)
 KEY_PLANE_DTYPE(f16, ACL_FLOAT16)
 KEY_PLANE_DTYPE(bf16, ACL_BF16)
 
-#define PAIR_PLANE_VARIANT(name, dtype)                                                                              \
-    NN_AVX512 static bool name(const fw_plane_io *io, const mp_geometry *g) { return pair_plane(io, g, dtype); }
-PAIR_PLANE_VARIANT(pairs_f32, ACL_FLOAT)
-PAIR_PLANE_VARIANT(pairs_f16, ACL_FLOAT16)
-PAIR_PLANE_VARIANT(pairs_bf16, ACL_BF16)
+#define PAIR_PLANE_VARIANT(name, dtype, ph)                                                                          \
+    NN_AVX512 static bool name(const fw_plane_io *io, const mp_geometry *g) { return pair_plane(io, g, dtype, ph); }
+PAIR_PLANE_VARIANT(pairs_f32, ACL_FLOAT, false)
+PAIR_PLANE_VARIANT(pairs_f16, ACL_FLOAT16, false)
+PAIR_PLANE_VARIANT(pairs_f16_ph, ACL_FLOAT16, true) /* only when nn_cpu_avx512fp16() */
+PAIR_PLANE_VARIANT(pairs_bf16, ACL_BF16, false)
 
 typedef bool (*key_plane_fn)(const fw_plane_io *, const mp_geometry *);
 
@@ -615,7 +635,8 @@ static key_plane_fn pick_key_plane(const mp_geometry *g, aclDataType dtype)
         {keys_f16_s1, keys_f16_s2, keys_f16_s2k2, keys_f16_s2k3, keys_f16_s1k3},
         {keys_bf16_s1, keys_bf16_s2, keys_bf16_s2k2, keys_bf16_s2k3, keys_bf16_s1k3}};
     const int d = dtype == ACL_FLOAT ? 0 : dtype == ACL_FLOAT16 ? 1 : 2;
-    if (pair_geometry(g)) return (key_plane_fn[]){pairs_f32, pairs_f16, pairs_bf16}[d];
+    if (pair_geometry(g))
+        return (key_plane_fn[]){pairs_f32, nn_cpu_avx512fp16() ? pairs_f16_ph : pairs_f16, pairs_bf16}[d];
     const int square = g->kernel_h == g->kernel_w ? (int)g->kernel_w : 0;
     if (g->stride_w == 1) return fns[d][square == 3 ? 4 : 0];
     return fns[d][square == 2 ? 2 : square == 3 ? 3 : 1];

@@ -38,6 +38,25 @@ NN_AVX512 static inline __attribute__((always_inline)) __m512i unkey16(__m512i k
                                      0xF8);
 }
 
+/* fp16 compares of 32 words (AVX512-FP16's vcmpph), for the forms chosen only when
+ * nn_cpu_avx512fp16(): a > b (ordered, so a NaN on either side gives false; +0.0 and -0.0 tie),
+ * and a or b a NaN.  Written as assembly so that they can sit in the always-inline helpers the
+ * int16-key forms share: a target("avx512fp16") helper cannot be inlined into those (GCC refuses
+ * across the target difference) and clang 14's headers declare the FP16 intrinsics only under
+ * -mavx512fp16, which would let the compiler use FP16 in the whole file. */
+NN_AVX512 static inline __attribute__((always_inline)) __mmask32 ph_greater(__m512i a, __m512i b)
+{
+    __mmask32 m;
+    __asm__("vcmpph $0x1e, %2, %1, %0" : "=k"(m) : "v"(a), "v"(b)); /* 0x1e: _CMP_GT_OQ */
+    return m;
+}
+NN_AVX512 static inline __attribute__((always_inline)) __mmask32 ph_unordered(__m512i a, __m512i b)
+{
+    __mmask32 m;
+    __asm__("vcmpph $0x03, %2, %1, %0" : "=k"(m) : "v"(a), "v"(b)); /* 0x03: _CMP_UNORD_Q */
+    return m;
+}
+
 /* The lanes of a row step that read inside the row: all of them but at the row's ends. */
 static inline uint32_t step_lanes(int64_t c0, int64_t W, int64_t lanes)
 {
@@ -114,7 +133,8 @@ NN_AVX512 static inline __attribute__((always_inline)) void shares_after_row(con
 
 /* The pooled-rows path: planes of 3x3 windows with stride 2 (any padding, ceil mode or not),
  * pooled first along each input row, then down; fp32 on exact fp32 values
- * (max_pool_fw_rows_avx512.c), fp16 and bf16 on int16 keys, 32 windows per vector
+ * (max_pool_fw_rows_avx512.c), fp16 and bf16 on int16 keys (fp16 on its words with vcmpph on
+ * a CPU with AVX512-FP16), 32 windows per vector
  * (max_pool_fw_rows16_avx512.c; bf16 rows wider than MP_ROWS16_MAX_WO outputs take the fp32
  * form, fp16 ones the keyed path).  Its scratch (in the keyed path's rows, nn_mp_fw_keys_bytes)
  * holds three pooled rows (fp32: values and indices; 16-bit: keys and cell codes, less). */
