@@ -106,7 +106,9 @@ def _simd_tier():
     if os.environ.get("ACLNN_NO_SIMD") == "1":
         return "portable loops (ACLNN_NO_SIMD=1)"
     if {"avx512f", "avx512bw", "avx512vl", "avx512dq"} <= flags and os.environ.get("ACLNN_NO_AVX512") != "1":
-        return "AVX-512" + (" with AVX512-BF16" if "avx512_bf16" in flags else "")
+        extras = [name for flag, name in (("avx512_bf16", "AVX512-BF16"), ("avx512_fp16", "AVX512-FP16"))
+                  if flag in flags and not (flag == "avx512_fp16" and os.environ.get("ACLNN_NO_AVX512FP16") == "1")]
+        return "AVX-512" + (" with " + " and ".join(extras) if extras else "")
     if {"avx2", "f16c"} <= flags:
         return "AVX2 (no AVX-512)"
     return "portable loops"

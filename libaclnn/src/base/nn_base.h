@@ -141,7 +141,7 @@ static inline void nn_from_f32_n(aclDataType dtype, const float *src, void *dst,
 
 /* What this CPU can run and the environment allows, decided once per process:
  * ACLNN_NO_SIMD=1 turns every field off (portable loops everywhere), ACLNN_NO_AVX512=1 the
- * AVX-512 ones (the AVX2 tier).  A kernel file compiled for an instruction set is called only
+ * AVX-512 ones (the AVX2 tier), ACLNN_NO_AVX512FP16=1 avx512fp16 alone.  A kernel file compiled for an instruction set is called only
  * when its field is true. */
 typedef struct nn_cpu_features {
     bool avx;        /* AVX: 256-bit (streaming) stores */
