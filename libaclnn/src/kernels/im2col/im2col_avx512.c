@@ -50,8 +50,8 @@ struct nn_im2col_avx512_plan {
                                * column kj: l*sW + kj*dW; pairs: the first row's lanes l < OW, the
                                * second row's (from the second load, + 32) lanes OW..2*OW-1 */
     i2c_chunk *table;         /* [kW][chunks]: the chunks of each kernel column */
-    i2c_step *steps;          /* short rows: [n_steps], kernel row by kernel row (build_steps) */
-    int64_t n_steps, steps_per_ki, kH;
+    i2c_step *steps;          /* short rows: [kH * steps_per_ki], kernel row by kernel row (build_steps) */
+    int64_t steps_per_ki, kH;
 };
 
 typedef struct nn_im2col_avx512_plan i2c_fast;
@@ -64,9 +64,8 @@ static bool build_steps(const nn_i2c_plan *p, i2c_fast *f)
     const i2c_chunk *first = &f->table[0]; /* kernel column 0's loads, which cover every column */
     const uint32_t one_store = nn_lane_range(0, p->OW, 32);
     f->steps_per_ki = nn_ceil_div(p->OH, step);
-    f->n_steps = p->kH * f->steps_per_ki;
     f->kH = p->kH;
-    f->steps = malloc((size_t)f->n_steps * sizeof *f->steps);
+    f->steps = malloc((size_t)(p->kH * f->steps_per_ki) * sizeof *f->steps);
     if (f->steps == NULL) return false;
     i2c_step *st = f->steps;
     for (int64_t ki = 0; ki < p->kH; ki++) {
