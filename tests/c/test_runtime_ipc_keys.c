@@ -5,6 +5,8 @@
  *   - a block exported, freed without aclrtIpcMemClose, and a new block allocated (usually at
  *     the same address) and exported: the old key fails, the new key reads the new bytes, and
  *     the child's write reaches the parent;
+ *   - a child that imported a block before the parent freed it keeps the bytes it had, and its
+ *     writes do not reach the block allocated after the free (usually at the same address);
  *   - a closed key fails, even when another file took its descriptor number right after the
  *     close, and that file is left untouched; a closed key fails too while another key of the
  *     same memory lives and a third key is made after the close;
@@ -107,6 +109,64 @@ static void test_free_kills_keys(void)
     }
     EXPECT_OK(aclrtIpcMemClose(keys.new_key));
     EXPECT_OK(aclrtFree(new_block));
+}
+
+/* ---- an import that outlives the exporter's block --------------------------------------- */
+
+/* The child imports the key, tells the parent (one byte on `to_parent`), waits for the parent
+ * to free the block and allocate a new one, writes into its import, and tells the parent. */
+static int import_then_write_after_free(const char *key, int to_parent, int from_parent)
+{
+    void *ptr = NULL;
+    char token = 'i';
+    EXPECT_OK(aclrtIpcMemImportByKey(&ptr, key, 0));
+    CHECK(write(to_parent, &token, 1) == 1, "child: cannot signal the parent");
+    CHECK(read(from_parent, &token, 1) == 1, "child: the parent did not answer");
+    if (ptr != NULL) {
+        unsigned seen = tu_dev_byte(ptr, 0);
+        CHECK(seen == 0xD4, "the import lost the freed block's bytes: %#x", seen);
+        EXPECT_OK(aclrtMemset(ptr, BLOCK_BYTES, 0xEE, BLOCK_BYTES)); /* must reach nobody */
+        EXPECT_OK(aclrtIpcMemClose(key));
+    }
+    CHECK(write(to_parent, &token, 1) == 1, "child: cannot signal the parent");
+    return child_status();
+}
+
+static void test_freed_pages_are_private(void)
+{
+    int to_parent[2], from_parent[2];
+    CHECK(pipe(to_parent) == 0 && pipe(from_parent) == 0, "pipe failed");
+    char key[KEY_LEN], token = 'p';
+    void *block = NULL, *next = NULL, *large = NULL;
+    /* glibc unmaps a freed block it had mapped on its own; freeing a larger one first raises
+     * its mmap threshold, so the next blocks come from the heap, where a free unmaps nothing
+     * and the next block takes the same pages */
+    EXPECT_OK(aclrtMalloc(&large, 4 * BLOCK_BYTES, ACL_MEM_MALLOC_HUGE_FIRST));
+    EXPECT_OK(aclrtFree(large));
+    EXPECT_OK(aclrtMalloc(&block, BLOCK_BYTES, ACL_MEM_MALLOC_HUGE_FIRST));
+    EXPECT_OK(aclrtMemset(block, BLOCK_BYTES, 0xD4, BLOCK_BYTES));
+    EXPECT_OK(aclrtIpcMemGetExportKey(block, BLOCK_BYTES, key, KEY_LEN, 0));
+    fflush(NULL);
+    pid_t child = fork();
+    if (child == 0)
+        _exit(import_then_write_after_free(key, to_parent[1], from_parent[0]));
+    CHECK(read(to_parent[0], &token, 1) == 1, "the child did not import");
+    EXPECT_OK(aclrtFree(block));
+    EXPECT_OK(aclrtMalloc(&next, BLOCK_BYTES, ACL_MEM_MALLOC_HUGE_FIRST)); /* usually at block's address */
+    EXPECT_OK(aclrtMemset(next, BLOCK_BYTES, 0x0F, BLOCK_BYTES));
+    CHECK(write(from_parent[1], &token, 1) == 1, "cannot signal the child");
+    CHECK(read(to_parent[0], &token, 1) == 1, "the child did not write");
+    int wstatus = 0;
+    waitpid(child, &wstatus, 0);
+    CHECK(WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0, "the importing process failed (status %d)", wstatus);
+    unsigned first = tu_dev_byte(next, 0), last = tu_dev_byte(next, BLOCK_BYTES - 1);
+    CHECK(first == 0x0F && last == 0x0F, "the importer of a freed block wrote into the new block: %#x %#x",
+          first, last);
+    EXPECT_OK(aclrtFree(next));
+    close(to_parent[0]);
+    close(to_parent[1]);
+    close(from_parent[0]);
+    close(from_parent[1]);
 }
 
 /* ---- a closed key, its descriptor number taken by another file ----------------------------- */
@@ -239,6 +299,7 @@ int main(void)
     if (tu_open_device() != 0)
         return 1;
     test_free_kills_keys();
+    test_freed_pages_are_private();
     test_closed_keys_fail();
     test_vmm_exports_die_with_handle();
     tu_close_device();
