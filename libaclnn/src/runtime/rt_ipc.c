@@ -223,7 +223,8 @@ static aclError share_new_pages(const char *api, uintptr_t first, size_t len, in
     }
     const shared_pages shared = {first, len, fd, *nonce, two_views};
     pthread_mutex_lock(&g_ipc_lock);
-    /* (if the record cannot be kept, the pages stay shared until the process ends) */
+    /* (if the record cannot be kept, the pages stay on a memfd no key names and no other
+     * process can open once its descriptor is closed) */
     bool recorded = append_locked(&g_shared, &g_num_shared, &g_cap_shared, sizeof shared, &shared);
     *key_fd = recorded ? key_descriptor_locked(fd, *nonce) : -1;
     pthread_mutex_unlock(&g_ipc_lock);
