@@ -140,6 +140,8 @@ typedef struct nn_check_alloc {
     void *tool_state[4];   /* per tool (index: the tool's bit number), owned by that tool */
     nn_check_trace freed;  /* the program's stack at the free (memcheck keeps freed records a
                             * while, to name them when a freed address is used) */
+    int pid;               /* the process that made it: a forked child's leak report leaves out
+                            * what it inherited (its parent's to free) */
 } nn_check_alloc;
 
 /* Records an allocation (the caller's stack is captured here).  Returns the record, or NULL when
