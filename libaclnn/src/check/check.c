@@ -20,6 +20,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "acl/error_codes/rt_error_codes.h"
 #include "check/check_internal.h"
 #include "check/nn_check.h"
 
@@ -96,12 +97,29 @@ void nn_check_note_refusal(void)
 /* A call failed (nn_error's observer): the program got the status; the report says which call,
  * why, and from where, so a status the program ignores does not go unsaid.  A refusal a check
  * already reported is not reported twice. */
+/* Statuses that tell a state, not a mistake: a wait or poll that timed out, work not complete
+ * yet, a report thread polling aclrtProcessReport before it is subscribed or after (CANN's
+ * callback samples start the thread first and stop it by a flag). */
+static bool state_status(int code)
+{
+    static const int states[] = {ACL_ERROR_RT_REPORT_TIMEOUT,      ACL_ERROR_RT_WAIT_TIMEOUT,
+                                 ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, ACL_ERROR_RT_EVENT_SYNC_TIMEOUT,
+                                 ACL_ERROR_RT_STREAM_NOT_COMPLETE, ACL_ERROR_RT_EVENT_NOT_COMPLETE,
+                                 ACL_ERROR_RT_THREAD_SUBSCRIBE};
+    for (size_t i = 0; i < sizeof states / sizeof states[0]; ++i)
+        if (states[i] == code)
+            return true;
+    return false;
+}
+
 static void report_failed_call(int code, const char *text)
 {
     if (t_refusal_reported) {
         t_refusal_reported = false;
         return;
     }
+    if (state_status(code))
+        return;
     nn_check_trace where;
     nn_check_capture(&where);
     nn_check_report *report = nn_check_begin(NN_CHECK_ERROR, NN_CHECK_API, "a call failed");
