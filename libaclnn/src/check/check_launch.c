@@ -149,6 +149,8 @@ bool nn_check_copy(nn_check_copy_args *args)
             args->src = nn_check_lib_of(from, args->src);
     }
     nn_check_alloc_unlock();
+    if (!ok)
+        nn_check_note_refusal();
     return ok;
 }
 
@@ -357,5 +359,7 @@ bool nn_check_launch(const char *op_name, nn_check_operand *operands, int count,
         }
     }
     nn_check_alloc_unlock();
+    if (!ok)
+        nn_check_note_refusal();
     return ok;
 }

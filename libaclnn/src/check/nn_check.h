@@ -45,6 +45,12 @@ enum {
     /* Not a tool of its own: warnings about what the emulated product's documentation calls
      * unsupported (ops/products.c), made when any tool is on (or ACLNN_CHECK=product alone). */
     NN_CHECK_PRODUCT = 1u << 4,
+    /* Not a tool of its own either: a call that fails returns its status to the program and is
+     * also reported, with the status, the message and the program's stack, as compute-sanitizer
+     * reports failed API calls (ported code often ignores what aclrtFree or aclrtMemcpy return).
+     * On whenever any tool is; ACLNN_CHECK_API_ERRORS=0 turns it off for programs that make
+     * calls fail on purpose (tests of error codes). */
+    NN_CHECK_API = 1u << 5,
 };
 
 /* The tools ACLNN_CHECK enables (read once per process; 0 when unset). */
