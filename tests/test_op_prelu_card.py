@@ -66,6 +66,8 @@ CHECK_SCRIPT = textwrap.dedent(r'''
         (-2.0 ** -12, 3 * 2.0 ** -12, 0.5),                     # fp16 products below and at 2^-25
         (-300.0, 300.0, 0.5), (-256.0, 256.0, 0.5),             # fp16 update overflow, and 65536
         (-1.0, 300.0, 300.0), (-1.0, -300.0, 300.0),            # fp16 gradInput overflow
+        (-1.0, 208.0, 315.0), (-1.0, 208.0, 314.5),             # 65520 (ties to inf) and below
+        (-1.0, float.fromhex("0x1.02p64"), float.fromhex("0x1.fcp63")),  # bf16 gradInput overflow
         (-(1 + 2.0 ** -10), 1.5, 0.5), (-(1 + 2.0 ** -7), 1.5, 0.5),  # per-term ties (fp16, bf16)
         (-(1 + 3 * 2.0 ** -10), 1.5, 0.5),
         (2.0 ** -130, 3.0, 0.5), (2.0 ** -149, 3.0, 0.5), (2.0 ** -126, 3.0, 0.5),  # fp32 subnormal x

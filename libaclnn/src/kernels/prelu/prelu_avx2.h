@@ -52,26 +52,11 @@ PS_TARGET void ps_st_bf16(uint16_t *p, __m256 v, bool nt)
     if (nt) _mm_stream_si128((__m128i *)p, h); else _mm_storeu_si128((__m128i *)p, h);
 }
 
-/* The narrowing store that also returns what was stored, read back as fp32 (the backward's
- * update terms and the dx that 0 * dx reads are the values the dtype holds). */
-PS_TARGET __m256 ps_st_rt_f32(float *p, __m256 v, bool nt)
-{
-    ps_st_f32(p, v, nt);
-    return v;
-}
-PS_TARGET __m256 ps_st_rt_f16(uint16_t *p, __m256 v, bool nt)
-{
-    __m128i h = _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    if (nt) _mm_stream_si128((__m128i *)p, h); else _mm_storeu_si128((__m128i *)p, h);
-    return _mm256_cvtph_ps(h);
-}
-PS_TARGET __m256 ps_st_rt_bf16(uint16_t *p, __m256 v, bool nt)
-{
-    __m256i r = nn_half_bf16_round_avx2(_mm256_castps_si256(v));
-    __m128i h = _mm_packus_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
-    if (nt) _mm_stream_si128((__m128i *)p, h); else _mm_storeu_si128((__m128i *)p, h);
-    return _mm256_castsi256_ps(_mm256_slli_epi32(r, 16));
-}
+/* The smallest magnitude whose rounding to the dtype gives inf (RNE): a dx at or above it (or
+ * NaN) is not finite once stored, which is when the TBE kernel's 0 * dx spreads NaN. */
+#define PS_DX_LIMIT_f32 INFINITY
+#define PS_DX_LIMIT_f16 65520.0f
+#define PS_DX_LIMIT_bf16 0x1.ffp127f
 
 /* v rounded to the dtype and read back (RNE, no store). */
 PS_TARGET __m256 ps_rt_f32(__m256 v) { return v; }

@@ -19,7 +19,10 @@
  * (ctx->pos_factor / neg_factor); stores gradInput and returns the 8 update terms as the dtype
  * holds them.
  *   sel: gi = x > 0 ? g : nf*g (nf = w), term = x > 0 ? +0.0 : x*g (andnot)
- *   tbe: dx = (x > 0 ? pf : nf) * g, term = ((x > 0 ? 0 : 1) * x) * g + 0 * dx
+ *   tbe: dx = (x > 0 ? pf : nf) * g, term = ((x > 0 ? 0 : 1) * x) * g + 0 * dx, formed as the
+ *        sel term with NaN where the card's 0 * inf makes one: where the stored dx is not finite
+ *        (|dx| >= PS_DX_LIMIT or NaN) and where x = +inf (0 * x).  The card's other terms differ
+ *        from the sel term only in the sign of a zero, which no sum starting from +0 can show.
  */
 #define PS_DEFINE_STEPS(KIND, T)                                                                    \
 PS_TARGET __m256 ps_step_sel_##KIND(__m256 xv, __m256 gv, __m256 pf, __m256 nf, T *gi, bool nt)     \
@@ -31,13 +34,14 @@ PS_TARGET __m256 ps_step_sel_##KIND(__m256 xv, __m256 gv, __m256 pf, __m256 nf, 
 }                                                                                                   \
 PS_TARGET __m256 ps_step_tbe_##KIND(__m256 xv, __m256 gv, __m256 pf, __m256 nf, T *gi, bool nt)     \
 {                                                                                                   \
-    const __m256 zero = _mm256_setzero_ps();                                                        \
-    const __m256 pos = _mm256_cmp_ps(xv, zero, _CMP_GT_OQ);                                         \
-    const __m256 dx = ps_st_rt_##KIND(gi, _mm256_mul_ps(_mm256_blendv_ps(nf, pf, pos), gv), nt);     \
-    const __m256 neg = _mm256_andnot_ps(pos, _mm256_set1_ps(1.0f));                                 \
-    const __m256 update = _mm256_add_ps(_mm256_mul_ps(_mm256_mul_ps(neg, xv), gv),                  \
-                                        _mm256_mul_ps(zero, dx));                                   \
-    return ps_rt_##KIND(update);                                                                    \
+    const __m256 pos = _mm256_cmp_ps(xv, _mm256_setzero_ps(), _CMP_GT_OQ);                          \
+    const __m256 dx = _mm256_mul_ps(_mm256_blendv_ps(nf, pf, pos), gv);                             \
+    ps_st_##KIND(gi, dx, nt);                                                                       \
+    const __m256 magnitude = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), dx);                           \
+    const __m256 spread = _mm256_or_ps(_mm256_cmp_ps(magnitude, _mm256_set1_ps(PS_DX_LIMIT_##KIND), _CMP_NLT_UQ), \
+                                       _mm256_cmp_ps(xv, _mm256_set1_ps(INFINITY), _CMP_EQ_OQ));    \
+    const __m256 term = ps_rt_##KIND(_mm256_andnot_ps(pos, _mm256_mul_ps(xv, gv)));                 \
+    return _mm256_blendv_ps(term, _mm256_set1_ps(NAN), spread);                                     \
 }
 
 /*

@@ -33,14 +33,15 @@ P512_TARGET static inline __attribute__((always_inline)) void b512_st_f32(float 
         _mm256_stream_ps(p + 8, _mm512_extractf32x8_ps(v, 1));
     }
 }
-/* st_rt: the store that returns what it stored, read back as fp32; rt: the same without the
- * store (the values a tensor of the dtype holds). */
-P512_TARGET static inline __attribute__((always_inline)) __m512 b512_st_rt_f32(float *p, __m512 v, __mmask16 m, bool nt)
-{
-    b512_st_f32(p, v, m, nt);
-    return v;
-}
+/* rt: v rounded to the dtype and read back (the values a tensor of the dtype holds). */
 P512_TARGET static inline __attribute__((always_inline)) __m512 b512_rt_f32(__m512 v) { return v; }
+
+/* The smallest magnitude whose rounding to the dtype gives inf (RNE): a dx at or above it (or
+ * NaN) is not finite once stored, which is when the TBE kernel's 0 * dx spreads NaN. */
+#define B512_DX_LIMIT_f32 INFINITY
+#define B512_DX_LIMIT_f16 65520.0f
+#define B512_DX_LIMIT_bf16 0x1.ffp127f
+#define B512_DX_LIMIT_pbf16 0x1.ffp127f
 
 /* 16 packed halves back to fp32 */
 P512_TARGET static inline __attribute__((always_inline)) __m512 b512_widen(__m256i h, bool bf16)
@@ -49,23 +50,33 @@ P512_TARGET static inline __attribute__((always_inline)) __m512 b512_widen(__m25
     return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
 }
 
+/* An update term rounded to bf16 in its fp32 lane (RNE: add 0x7fff and the kept part's lowest
+ * bit, clear the low 16 bits).  Without the NaN check of nn_half_f32_to_bf16: every NaN a term can
+ * be is quiet with its low 16 bits clear (a bf16 input's, or the default NaN), and stays itself. */
+P512_TARGET static inline __attribute__((always_inline)) __m512 b512_rt_bf16_lanes(__m512 v)
+{
+    const __m512i u = _mm512_castps_si512(v);
+    const __m512i odd = _mm512_and_si512(_mm512_srli_epi32(u, 16), _mm512_set1_epi32(1));
+    const __m512i r = _mm512_add_epi32(_mm512_add_epi32(u, _mm512_set1_epi32(0x7fff)), odd);
+    return _mm512_castsi512_ps(_mm512_and_si512(r, _mm512_set1_epi32((int)0xffff0000u)));
+}
+
 #define B512_HALF_IO(KIND, TARGET, NARROW, BF16)                                                      \
 TARGET static inline __attribute__((always_inline)) __m512 b512_ld_##KIND(const uint16_t *p, __mmask16 m) \
 {                                                                                                     \
     return p512_load(p, m, BF16);                                                                     \
 }                                                                                                     \
-TARGET static inline __attribute__((always_inline)) __m512 b512_st_rt_##KIND(uint16_t *p, __m512 v,   \
-                                                                             __mmask16 m, bool nt)    \
+TARGET static inline __attribute__((always_inline)) void b512_st_##KIND(uint16_t *p, __m512 v, __mmask16 m, \
+                                                                        bool nt)                      \
 {                                                                                                     \
     const __m256i h = NARROW(v, BF16);                                                                \
     if (m != 0xffff) _mm256_mask_storeu_epi16(p, m, h);                                               \
     else if (nt) _mm256_stream_si256((__m256i *)p, h);                                                \
     else _mm256_storeu_si256((__m256i *)p, h);                                                        \
-    return b512_widen(h, BF16);                                                                       \
 }                                                                                                     \
 TARGET static inline __attribute__((always_inline)) __m512 b512_rt_##KIND(__m512 v)                   \
 {                                                                                                     \
-    return b512_widen(NARROW(v, BF16), BF16);                                                         \
+    return BF16 ? b512_rt_bf16_lanes(v) : b512_widen(NARROW(v, BF16), BF16);                          \
 }
 B512_HALF_IO(f16, P512_TARGET, p512_narrow, false)
 B512_HALF_IO(bf16, P512_TARGET, p512_narrow, true)
@@ -76,8 +87,11 @@ B512_HALF_IO(pbf16, PBF_TARGET, pbf_narrow, true)
  * (ctx->pos_factor / neg_factor):
  *   sel: gi = x > 0 ? g : nf*g (nf = w); term = x > 0 ? +0.0 : x*g (maskz_mul), in the dtype
  *   tbe: dx = (x > 0 ? pf : nf) * g; term = ((x > 0 ? 0 : 1) * x) * g + 0 * dx, dx and term in
- *        the dtype
- * as nn_prelu_bw_element computes them, so the terms have the portable loops' bits.
+ *        the dtype, formed as the sel term with NaN where the card's 0 * inf makes one: where the
+ *        stored dx is not finite (|dx| >= B512_DX_LIMIT or NaN) and where x = +inf (0 * x); the
+ *        card's other terms differ from the sel term only in the sign of a zero, which no sum
+ *        starting from +0 can show
+ * so the sums have the portable loops' bits.
  *   sw: a run sharing weight w; returns the folded sum of the 16 lanes (the portable tree).
  *       Streams only when gi is 32-byte aligned at the start of the run (the lanes must stay in
  *       phase with the run, so there is no head).
@@ -107,18 +121,21 @@ TARGET static inline __attribute__((always_inline)) __m512 b512_step_sel_##KIND(
     (void)pf;                                                                                         \
     const __m512 xv = b512_ld_##KIND(x, m), gv = b512_ld_##KIND(g, m);                                \
     const __mmask16 pos = _mm512_cmp_ps_mask(xv, _mm512_setzero_ps(), _CMP_GT_OQ);                   \
-    b512_st_rt_##KIND(gi, _mm512_mask_blend_ps(pos, _mm512_mul_ps(nf, gv), gv), m, nt);              \
+    b512_st_##KIND(gi, _mm512_mask_blend_ps(pos, _mm512_mul_ps(nf, gv), gv), m, nt);                 \
     return b512_rt_##KIND(_mm512_maskz_mul_ps((__mmask16)~pos, xv, gv));                              \
 }                                                                                                     \
 TARGET static inline __attribute__((always_inline)) __m512 b512_step_tbe_##KIND(                      \
     const T *x, const T *g, T *gi, __m512 pf, __m512 nf, __mmask16 m, bool nt)                        \
 {                                                                                                     \
-    const __m512 zero = _mm512_setzero_ps();                                                          \
     const __m512 xv = b512_ld_##KIND(x, m), gv = b512_ld_##KIND(g, m);                                \
-    const __mmask16 pos = _mm512_cmp_ps_mask(xv, zero, _CMP_GT_OQ);                                  \
-    const __m512 dx = b512_st_rt_##KIND(gi, _mm512_mul_ps(_mm512_mask_blend_ps(pos, nf, pf), gv), m, nt); \
-    const __m512 neg = _mm512_maskz_mov_ps((__mmask16)~pos, _mm512_set1_ps(1.0f));                   \
-    return b512_rt_##KIND(_mm512_add_ps(_mm512_mul_ps(_mm512_mul_ps(neg, xv), gv), _mm512_mul_ps(zero, dx))); \
+    const __mmask16 pos = _mm512_cmp_ps_mask(xv, _mm512_setzero_ps(), _CMP_GT_OQ);                   \
+    const __m512 dx = _mm512_mul_ps(_mm512_mask_blend_ps(pos, nf, pf), gv);                           \
+    b512_st_##KIND(gi, dx, m, nt);                                                                    \
+    const __mmask16 spread =                                                                          \
+        _mm512_cmp_ps_mask(_mm512_abs_ps(dx), _mm512_set1_ps(B512_DX_LIMIT_##KIND), _CMP_NLT_UQ) |    \
+        _mm512_cmp_ps_mask(xv, _mm512_set1_ps(INFINITY), _CMP_EQ_OQ);                                 \
+    const __m512 term = b512_rt_##KIND(_mm512_maskz_mul_ps((__mmask16)~pos, xv, gv));                 \
+    return _mm512_mask_mov_ps(term, spread, _mm512_set1_ps(NAN));                                     \
 }
 
 #define B512_BACKWARD(KIND, T, TARGET, RULE)                                                          \
