@@ -88,9 +88,11 @@ B512_HALF_IO(pbf16, PBF_TARGET, pbf_narrow, true)
  *   sel: gi = x > 0 ? g : nf*g (nf = w); term = x > 0 ? +0.0 : x*g (maskz_mul), in the dtype
  *   tbe: dx = (x > 0 ? pf : nf) * g; term = ((x > 0 ? 0 : 1) * x) * g + 0 * dx, dx and term in
  *        the dtype, formed as the sel term with NaN where the card's 0 * inf makes one: where the
- *        stored dx is not finite (|dx| >= B512_DX_LIMIT or NaN) and where x = +inf (0 * x); the
- *        card's other terms differ from the sel term only in the sign of a zero, which no sum
- *        starting from +0 can show
+ *        stored dx is not finite (|dx| >= B512_DX_LIMIT or NaN) and where x = +inf (0 * x), both
+ *        found by one compare of max(x, |dx|) (a NaN |dx| wins vmaxps as its second operand; a
+ *        finite x of the dtype is below the limit; a NaN x makes the term NaN anyway); the card's
+ *        other terms differ from the sel term only in the sign of a zero, which no sum starting
+ *        from +0 can show
  * so the sums have the portable loops' bits.
  *   sw: a run sharing weight w; returns the folded sum of the 16 lanes (the portable tree).
  *       Streams only when gi is 32-byte aligned at the start of the run (the lanes must stay in
@@ -131,9 +133,8 @@ TARGET static inline __attribute__((always_inline)) __m512 b512_step_tbe_##KIND(
     const __mmask16 pos = _mm512_cmp_ps_mask(xv, _mm512_setzero_ps(), _CMP_GT_OQ);                   \
     const __m512 dx = _mm512_mul_ps(_mm512_mask_blend_ps(pos, nf, pf), gv);                           \
     b512_st_##KIND(gi, dx, m, nt);                                                                    \
-    const __mmask16 spread =                                                                          \
-        _mm512_cmp_ps_mask(_mm512_abs_ps(dx), _mm512_set1_ps(B512_DX_LIMIT_##KIND), _CMP_NLT_UQ) |    \
-        _mm512_cmp_ps_mask(xv, _mm512_set1_ps(INFINITY), _CMP_EQ_OQ);                                 \
+    const __mmask16 spread = _mm512_cmp_ps_mask(_mm512_max_ps(xv, _mm512_abs_ps(dx)),                 \
+                                                _mm512_set1_ps(B512_DX_LIMIT_##KIND), _CMP_NLT_UQ);   \
     const __m512 term = b512_rt_##KIND(_mm512_maskz_mul_ps((__mmask16)~pos, xv, gv));                 \
     return _mm512_mask_mov_ps(term, spread, _mm512_set1_ps(NAN));                                     \
 }
