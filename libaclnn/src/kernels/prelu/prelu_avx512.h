@@ -38,9 +38,7 @@ P512_TARGET static inline __attribute__((always_inline)) __m256i p512_narrow(__m
 PBF_TARGET static inline __attribute__((always_inline)) __m256i pbf_narrow(__m512 v, bool bf16)
 {
     (void)bf16; /* always bf16: the parameter gives p512_narrow's signature */
-    const __m512i u = _mm512_castps_si512(v);
-    const __mmask16 subnormal = _mm512_testn_epi32_mask(u, _mm512_set1_epi32(0x7f800000)) &
-                                _mm512_test_epi32_mask(u, _mm512_set1_epi32(0x007fffff));
+    const __mmask16 subnormal = _mm512_fpclass_ps_mask(v, 0x20); /* the denormal class */
     if (subnormal) return p512_narrow(v, true);
     const __m256bh h = _mm512_cvtneps_pbh(v);
     __m256i r;

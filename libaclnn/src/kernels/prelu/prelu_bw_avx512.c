@@ -56,8 +56,9 @@ P512_TARGET static inline __attribute__((always_inline)) __m512 b512_widen(__m25
 P512_TARGET static inline __attribute__((always_inline)) __m512 b512_rt_bf16_lanes(__m512 v)
 {
     const __m512i u = _mm512_castps_si512(v);
-    const __m512i odd = _mm512_and_si512(_mm512_srli_epi32(u, 16), _mm512_set1_epi32(1));
-    const __m512i r = _mm512_add_epi32(_mm512_add_epi32(u, _mm512_set1_epi32(0x7fff)), odd);
+    const __mmask16 odd = _mm512_test_epi32_mask(u, _mm512_set1_epi32(0x10000));
+    __m512i r = _mm512_add_epi32(u, _mm512_set1_epi32(0x7fff));
+    r = _mm512_mask_add_epi32(r, odd, r, _mm512_set1_epi32(1));
     return _mm512_castsi512_ps(_mm512_and_si512(r, _mm512_set1_epi32((int)0xffff0000u)));
 }
 
