@@ -162,6 +162,14 @@ void nn_prelu_bw_blocks_portable(void *ctx, int64_t begin, int64_t end);
 void nn_prelu_bw_blocks_avx2(void *ctx, int64_t begin, int64_t end);
 void nn_prelu_bw_blocks_avx512(void *ctx, int64_t begin, int64_t end);
 
+/* The smallest magnitude whose rounding to the dtype gives inf (RNE), per vector-loop element
+ * kind: a dx at or above it (or NaN) is not finite once stored, which is when the TBE kernel's
+ * 0 * dx spreads NaN. */
+#define NN_PRELU_DX_LIMIT_f32 INFINITY
+#define NN_PRELU_DX_LIMIT_f16 65520.0f
+#define NN_PRELU_DX_LIMIT_bf16 0x1.ffp127f
+#define NN_PRELU_DX_LIMIT_pbf16 0x1.ffp127f
+
 /* The vector loops carry the SELECT and TBE rules without saturation; anything else runs the
  * portable loops on every CPU. */
 static inline bool nn_prelu_bw_has_vector_loops(const nn_prelu_bw_plan *p)

@@ -52,12 +52,6 @@ PS_TARGET void ps_st_bf16(uint16_t *p, __m256 v, bool nt)
     if (nt) _mm_stream_si128((__m128i *)p, h); else _mm_storeu_si128((__m128i *)p, h);
 }
 
-/* The smallest magnitude whose rounding to the dtype gives inf (RNE): a dx at or above it (or
- * NaN) is not finite once stored, which is when the TBE kernel's 0 * dx spreads NaN. */
-#define PS_DX_LIMIT_f32 INFINITY
-#define PS_DX_LIMIT_f16 65520.0f
-#define PS_DX_LIMIT_bf16 0x1.ffp127f
-
 /* v rounded to the dtype and read back (RNE, no store). */
 PS_TARGET __m256 ps_rt_f32(__m256 v) { return v; }
 PS_TARGET __m256 ps_rt_f16(__m256 v)

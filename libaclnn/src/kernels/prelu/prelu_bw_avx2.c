@@ -21,7 +21,7 @@
  *   sel: gi = x > 0 ? g : nf*g (nf = w), term = x > 0 ? +0.0 : x*g (andnot)
  *   tbe: dx = (x > 0 ? pf : nf) * g, term = ((x > 0 ? 0 : 1) * x) * g + 0 * dx, formed as the
  *        sel term with NaN where the card's 0 * inf makes one: where the stored dx is not finite
- *        (|dx| >= PS_DX_LIMIT or NaN) and where x = +inf (0 * x), both found by one compare of
+ *        (|dx| >= NN_PRELU_DX_LIMIT or NaN) and where x = +inf (0 * x), both found by one compare of
  *        max(x, |dx|) (a NaN |dx| wins vmaxps as its second operand; a finite x of the dtype is
  *        below the limit; a NaN x makes the term NaN anyway).  The card's other terms differ
  *        from the sel term only in the sign of a zero, which no sum starting from +0 can show.
@@ -40,7 +40,7 @@ PS_TARGET __m256 ps_step_tbe_##KIND(__m256 xv, __m256 gv, __m256 pf, __m256 nf, 
     const __m256 dx = _mm256_mul_ps(_mm256_blendv_ps(nf, pf, pos), gv);                             \
     ps_st_##KIND(gi, dx, nt);                                                                       \
     const __m256 magnitude = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), dx);                           \
-    const __m256 spread = _mm256_cmp_ps(_mm256_max_ps(xv, magnitude), _mm256_set1_ps(PS_DX_LIMIT_##KIND), \
+    const __m256 spread = _mm256_cmp_ps(_mm256_max_ps(xv, magnitude), _mm256_set1_ps(NN_PRELU_DX_LIMIT_##KIND), \
                                         _CMP_NLT_UQ);                                               \
     const __m256 term = ps_rt_##KIND(_mm256_andnot_ps(pos, _mm256_mul_ps(xv, gv)));                 \
     return _mm256_blendv_ps(term, _mm256_set1_ps(NAN), spread);                                     \

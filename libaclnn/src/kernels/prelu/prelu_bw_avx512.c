@@ -36,20 +36,6 @@ P512_TARGET static inline __attribute__((always_inline)) void b512_st_f32(float 
 /* rt: v rounded to the dtype and read back (the values a tensor of the dtype holds). */
 P512_TARGET static inline __attribute__((always_inline)) __m512 b512_rt_f32(__m512 v) { return v; }
 
-/* The smallest magnitude whose rounding to the dtype gives inf (RNE): a dx at or above it (or
- * NaN) is not finite once stored, which is when the TBE kernel's 0 * dx spreads NaN. */
-#define B512_DX_LIMIT_f32 INFINITY
-#define B512_DX_LIMIT_f16 65520.0f
-#define B512_DX_LIMIT_bf16 0x1.ffp127f
-#define B512_DX_LIMIT_pbf16 0x1.ffp127f
-
-/* 16 packed halves back to fp32 */
-P512_TARGET static inline __attribute__((always_inline)) __m512 b512_widen(__m256i h, bool bf16)
-{
-    if (!bf16) return _mm512_cvtph_ps(h);
-    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
-}
-
 /* An update term rounded to bf16 in its fp32 lane (RNE: add 0x7fff and the kept part's lowest
  * bit, clear the low 16 bits).  Without the NaN check of nn_half_f32_to_bf16: every NaN a term can
  * be is quiet with its low 16 bits clear (a bf16 input's, or the default NaN), and stays itself. */
@@ -77,7 +63,7 @@ TARGET static inline __attribute__((always_inline)) void b512_st_##KIND(uint16_t
 }                                                                                                     \
 TARGET static inline __attribute__((always_inline)) __m512 b512_rt_##KIND(__m512 v)                   \
 {                                                                                                     \
-    return BF16 ? b512_rt_bf16_lanes(v) : b512_widen(NARROW(v, BF16), BF16);                          \
+    return BF16 ? b512_rt_bf16_lanes(v) : _mm512_cvtph_ps(NARROW(v, BF16));                           \
 }
 B512_HALF_IO(f16, P512_TARGET, p512_narrow, false)
 B512_HALF_IO(bf16, P512_TARGET, p512_narrow, true)
@@ -89,7 +75,7 @@ B512_HALF_IO(pbf16, PBF_TARGET, pbf_narrow, true)
  *   sel: gi = x > 0 ? g : nf*g (nf = w); term = x > 0 ? +0.0 : x*g (maskz_mul), in the dtype
  *   tbe: dx = (x > 0 ? pf : nf) * g; term = ((x > 0 ? 0 : 1) * x) * g + 0 * dx, dx and term in
  *        the dtype, formed as the sel term with NaN where the card's 0 * inf makes one: where the
- *        stored dx is not finite (|dx| >= B512_DX_LIMIT or NaN) and where x = +inf (0 * x), both
+ *        stored dx is not finite (|dx| >= NN_PRELU_DX_LIMIT or NaN) and where x = +inf (0 * x), both
  *        found by one compare of max(x, |dx|) (a NaN |dx| wins vmaxps as its second operand; a
  *        finite x of the dtype is below the limit; a NaN x makes the term NaN anyway); the card's
  *        other terms differ from the sel term only in the sign of a zero, which no sum starting
@@ -135,7 +121,7 @@ TARGET static inline __attribute__((always_inline)) __m512 b512_step_tbe_##KIND(
     const __m512 dx = _mm512_mul_ps(_mm512_mask_blend_ps(pos, nf, pf), gv);                           \
     b512_st_##KIND(gi, dx, m, nt);                                                                    \
     const __mmask16 spread = _mm512_cmp_ps_mask(_mm512_max_ps(xv, _mm512_abs_ps(dx)),                 \
-                                                _mm512_set1_ps(B512_DX_LIMIT_##KIND), _CMP_NLT_UQ);   \
+                                                _mm512_set1_ps(NN_PRELU_DX_LIMIT_##KIND), _CMP_NLT_UQ);   \
     const __m512 term = b512_rt_##KIND(_mm512_maskz_mul_ps((__mmask16)~pos, xv, gv));                 \
     return _mm512_mask_mov_ps(term, spread, _mm512_set1_ps(NAN));                                     \
 }
