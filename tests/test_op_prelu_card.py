@@ -5,8 +5,8 @@ the TBE kernels' after-v200 branch (A2/A3/310P) and pre-v200 branch (Ascend910),
 term rounded to the dtype, 0 * inf spreading NaN, fp16 saturation of the intermediates on the
 products that only have saturation mode.
 
-The checks run inside fresh processes, one per SIMD tier and thread count (tests/tiers.py), and
-those print the same digest.  gradWeight is compared bit for bit on every weight value whose terms
+The checks run inside fresh processes, one per SIMD tier and thread count (tests/tiers.py, and
+ACLNN_NO_AVX512FP16), and those print the same digest.  gradWeight is compared bit for bit on every weight value whose terms
 add up exactly in fp32 (then every summation order gives the same bits; the inputs are built so
 that most do), and within a bound of the float64 sum otherwise: the card's fp32 reduce order is
 not in the sources.  A zero gradWeight is compared as +0 (the library's sum starts from +0; the
@@ -147,7 +147,10 @@ CHECK_SCRIPT = textwrap.dedent(r'''
 
 
 def test_card_bits_on_every_product_tier_and_thread_count():
-    outs = tiers.outputs(CHECK_SCRIPT, tiers.sweep(threads=(1, 2)))
+    """tiers.sweep at 1 and 2 threads, and the best tier without AVX512-FP16 (whose fp16 update
+    terms are one vmulph on a CPU that has it)."""
+    runs = tiers.sweep(threads=(1, 2)) + [tiers.Run(threads=2, extra=(("ACLNN_NO_AVX512FP16", "1"),))]
+    outs = tiers.outputs(CHECK_SCRIPT, runs)
     assert len(set(outs)) == 1, outs
     assert int(outs[0].split()[0]) >= 900    # most weight values were compared bit for bit
 

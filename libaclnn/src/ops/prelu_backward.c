@@ -127,7 +127,8 @@ static aclnnStatus prelu_bw_kernel(const nn_launch *l)
     const bool avx512 = vector && cpu->avx512, avx2 = vector && cpu->avx2;
     const bool streaming = avx2 && nn_use_streaming_stores(3 * (uint64_t)p->numel * nn_dtype_size(p->dtype));
     prelu_bw_ctx ctx = {p, grad, l->operands[1].data, weight, pos_factor, neg_factor, l->operands[3].data,
-                        (float *)(scratch + p->partial_offset), streaming, cpu->avx512bf16, {0, 0, 0}};
+                        (float *)(scratch + p->partial_offset), streaming, cpu->avx512bf16, cpu->avx512fp16,
+                        {0, 0, 0}};
     nn_launch_set_path(l, avx512 ? "prelu_bw_avx512" : avx2 ? "prelu_bw_avx2" : "prelu_bw_portable");
     nn_claims_init(&ctx.claims, p->num_blocks, 8, 1); /* claims of ~1/8 of a thread's share */
     nn_parallel_for(p->num_blocks, 1,

@@ -153,6 +153,7 @@ typedef struct nn_prelu_bw_ctx {
     float *partials;
     bool streaming;                  /* non-temporal gradInput stores (fused loops only) */
     bool avx512bf16;                 /* prelu_bw_avx512.c: bf16 rounded with vcvtneps2bf16 */
+    bool avx512fp16;                 /* prelu_bw_avx512.c: fp16 update terms with vmulph */
     nn_claims claims;                /* blocks, claimed in chunks by the threads */
 } nn_prelu_bw_ctx;
 

@@ -188,6 +188,41 @@ B512_KIND(f16, uint16_t, P512_TARGET)
 B512_KIND(bf16, uint16_t, P512_TARGET)
 B512_KIND(pbf16, uint16_t, PBF_TARGET)
 
+/* fp16 on a CPU with AVX512-FP16 (nn_cpu_avx512fp16): the term's x*g is one vmulph on the fp16
+ * words - the exact product rounded once to fp16, as the fp32 product (exact for two fp16 values)
+ * rounded by vcvtps2ph is - widened with the x > 0 lanes zeroed, instead of vmulps, vcvtps2ph and
+ * vcvtph2ps.  gradInput, dx and the NaN check are the f16 steps'. */
+#define PFP16_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512fp16,f16c,avx2")))
+PFP16_TARGET static inline __attribute__((always_inline)) __m512 h16_term(__m256i xr, __m256i gr, __mmask16 pos)
+{
+    const __m256h product = _mm256_mul_ph(_mm256_castsi256_ph(xr), _mm256_castsi256_ph(gr));
+    return _mm512_maskz_cvtph_ps((__mmask16)~pos, _mm256_castph_si256(product));
+}
+PFP16_TARGET static inline __attribute__((always_inline)) __m512 b512_step_sel_h16(
+    const uint16_t *x, const uint16_t *g, uint16_t *gi, __m512 pf, __m512 nf, __mmask16 m, bool nt)
+{
+    (void)pf;
+    const __m256i xr = _mm256_maskz_loadu_epi16(m, x), gr = _mm256_maskz_loadu_epi16(m, g);
+    const __m512 xv = _mm512_cvtph_ps(xr), gv = _mm512_cvtph_ps(gr);
+    const __mmask16 pos = _mm512_cmp_ps_mask(xv, _mm512_setzero_ps(), _CMP_GT_OQ);
+    b512_st_f16(gi, _mm512_mask_blend_ps(pos, _mm512_mul_ps(nf, gv), gv), m, nt);
+    return h16_term(xr, gr, pos);
+}
+PFP16_TARGET static inline __attribute__((always_inline)) __m512 b512_step_tbe_h16(
+    const uint16_t *x, const uint16_t *g, uint16_t *gi, __m512 pf, __m512 nf, __mmask16 m, bool nt)
+{
+    const __m256i xr = _mm256_maskz_loadu_epi16(m, x), gr = _mm256_maskz_loadu_epi16(m, g);
+    const __m512 xv = _mm512_cvtph_ps(xr), gv = _mm512_cvtph_ps(gr);
+    const __mmask16 pos = _mm512_cmp_ps_mask(xv, _mm512_setzero_ps(), _CMP_GT_OQ);
+    const __m512 dx = _mm512_mul_ps(_mm512_mask_blend_ps(pos, nf, pf), gv);
+    b512_st_f16(gi, dx, m, nt);
+    const __mmask16 spread = _mm512_cmp_ps_mask(_mm512_max_ps(xv, _mm512_abs_ps(dx)),
+                                                _mm512_set1_ps(NN_PRELU_DX_LIMIT_f16), _CMP_NLT_UQ);
+    return _mm512_mask_mov_ps(h16_term(xr, gr, pos), spread, _mm512_set1_ps(NAN));
+}
+B512_BACKWARD(h16, uint16_t, PFP16_TARGET, sel)
+B512_BACKWARD(h16, uint16_t, PFP16_TARGET, tbe)
+
 /* One run of the plan's dtype and rule (prelu_bw_fused.inc); the dx factors of one weight value
  * are prelu_backward.c's pos_factor / neg_factor formulas. */
 #define B512_ARGS(T, at) (const T *)ctx->self + (at), (const T *)ctx->grad + (at), (T *)ctx->grad_input + (at)
@@ -199,6 +234,9 @@ static float fused_sw(const nn_prelu_bw_ctx *ctx, int64_t at, int64_t len, float
     if (p->dtype == ACL_FLOAT)
         return tbe ? b512_sw_tbe_f32(B512_ARGS(float, at), pf, nf, len, nt)
                    : b512_sw_sel_f32(B512_ARGS(float, at), pf, nf, len, nt);
+    if (p->dtype == ACL_FLOAT16 && ctx->avx512fp16)
+        return tbe ? b512_sw_tbe_h16(B512_ARGS(uint16_t, at), pf, nf, len, nt)
+                   : b512_sw_sel_h16(B512_ARGS(uint16_t, at), pf, nf, len, nt);
     if (p->dtype == ACL_FLOAT16)
         return tbe ? b512_sw_tbe_f16(B512_ARGS(uint16_t, at), pf, nf, len, nt)
                    : b512_sw_sel_f16(B512_ARGS(uint16_t, at), pf, nf, len, nt);
@@ -218,6 +256,9 @@ static void fused_vw(const nn_prelu_bw_ctx *ctx, int64_t first, int64_t n, const
     if (p->dtype == ACL_FLOAT) {
         if (tbe) b512_vw_tbe_f32(B512_ARGS(float, first), pf, nf, sums, n, nt);
         else b512_vw_sel_f32(B512_ARGS(float, first), pf, nf, sums, n, nt);
+    } else if (p->dtype == ACL_FLOAT16 && ctx->avx512fp16) {
+        if (tbe) b512_vw_tbe_h16(B512_ARGS(uint16_t, first), pf, nf, sums, n, nt);
+        else b512_vw_sel_h16(B512_ARGS(uint16_t, first), pf, nf, sums, n, nt);
     } else if (p->dtype == ACL_FLOAT16) {
         if (tbe) b512_vw_tbe_f16(B512_ARGS(uint16_t, first), pf, nf, sums, n, nt);
         else b512_vw_sel_f16(B512_ARGS(uint16_t, first), pf, nf, sums, n, nt);
