@@ -183,32 +183,85 @@ def channel_view(x_shape, w):
     return flat.reshape((1, flat.size) + (1,) * (len(x_shape) - 2))
 
 
-def prelu(x, w, out_dtype=None):
-    """x > 0 ? x : w[c] * x: one fp32 multiply, rounded to the promoted dtype, then to out_dtype."""
+def prelu(x, w, out_dtype=None, soc="Ascend910B"):
+    """Prelu as the card of `soc` computes it, in the promoted dtype (op_api casts both inputs to
+    it), then cast to out_dtype.  Every product but the Ascend910 selects x > 0 ? x : x*w (the
+    950's AscendC kernel, the TBE PRelu's after_v200 branch); the Ascend910 (TBE, pre-v200) adds
+    vmaxs(x, 0) + vmul(vmins(x, 0), w), each op in the compute dtype (a NumPy fp16 op rounds its
+    exact result once, as a native fp16 op does), with the documented choices for the vector
+    max/min: max(-0, 0) = +0, min(-0, 0) = -0, NaN propagates."""
     compute = promote(x.dtype, w.dtype)
-    xf = x.astype(np.float32)
-    wf = np.asarray(channel_view(x.shape, w.astype(np.float32)), dtype=np.float32)
-    with np.errstate(invalid="ignore"):                     # w * inf with w = 0: NaN, as in C
-        y = np.where(xf > 0, xf, wf * xf).astype(np.float32)
-    y = y.astype(compute)
+    xc = x.astype(compute)
+    wc = np.asarray(channel_view(x.shape, w.astype(compute)), dtype=compute)
+    with np.errstate(invalid="ignore", over="ignore"):     # 0 * inf: NaN, as on the card
+        if soc == "Ascend910":
+            zero = np.zeros((), compute)
+            upper = np.where(xc <= 0, zero, xc).astype(compute)
+            lower = np.where(xc > 0, zero, xc).astype(compute)
+            y = (upper + (lower * wc).astype(compute)).astype(compute)
+        else:
+            y = np.where(xc > 0, xc, (wc * xc).astype(compute)).astype(compute)
     return y.astype(out_dtype or compute)
 
 
-def prelu_backward(g, x, w):
-    """(gradInput, gradWeight in float64, the float64 sum of |update| per weight value):
-    gradInput = x > 0 ? g : w[c] * g (one fp32 multiply); gradWeight = the per-channel sum of
-    (x > 0 ? 0 : x * g), the library's fp32 sum being checked against it with a bound."""
+def in_dtype(v, dtype, saturate=False):
+    """fp32 values as a tensor of `dtype` holds them, read back as fp32: rounded to nearest even;
+    with `saturate` (Ascend910/310P) a finite fp16 overflow gives +-65504."""
+    v = np.asarray(v, np.float32)
+    if np.dtype(dtype) == np.float16 and saturate:
+        with np.errstate(invalid="ignore"):
+            big = np.isfinite(v) & (np.abs(v) > 65504)
+        v = np.where(big, np.copysign(np.float32(65504), v), v).astype(np.float32)
+    with np.errstate(over="ignore"):
+        return v.astype(dtype).astype(np.float32)
+
+
+def prelu_backward_terms(g, x, w, soc="Ascend910B"):
+    """(gradInput in x's dtype, the fp32 update terms as the card's update tensor holds them),
+    written from the sources' arithmetic, every op an fp32 NumPy op:
+      Ascend950 (ops-nn:activation/p_relu_grad_update/op_kernel/arch35/prelu_grad_update_dag.h):
+        dx = Select(x > 0, g, w*g), update = Select(x > 0, 0, x*g), both in the dtype;
+      TBE prelu_grad_update (A2/A3/310P: after_v200; Ascend910: the other branch):
+        pos = x > 0 as 1/0 (Ascend910: min(x, 2^-126), max(., 0), * 2^38 * 2^44 * 2^44),
+        neg = 1 - pos (Ascend910: |pos - 1|), dx = (pos + neg*w) * g rounded to the dtype,
+        update = (neg*x)*g + 0*dx rounded to the dtype; Ascend910/310P saturate fp16."""
+    dtype = x.dtype
+    saturate = soc in ("Ascend910", "Ascend310P")
     gb = np.broadcast_to(g, x.shape).astype(np.float32)
     xf = x.astype(np.float32)
-    wf = channel_view(x.shape, w.astype(np.float32))
-    gi = np.where(xf > 0, gb, (wf * gb).astype(np.float32)).astype(x.dtype)
-    upd = np.where(xf > 0, 0.0, xf.astype(np.float64) * gb.astype(np.float64))
+    wf = np.asarray(channel_view(x.shape, w.astype(np.float32)), dtype=np.float32)
+    f32 = np.float32
+    with np.errstate(invalid="ignore", over="ignore", under="ignore"):
+        if soc == "Ascend950":
+            dx = np.where(xf > 0, gb, wf * gb).astype(f32)
+            terms = np.where(xf > 0, f32(0), in_dtype(xf * gb, dtype, saturate)).astype(f32)
+            return dx.astype(dtype), terms
+        if soc == "Ascend910":
+            smallest_normal = f32(2.0 ** -126)
+            clamped = np.where(xf > smallest_normal, smallest_normal, np.where(xf > 0, xf, f32(0)))
+            clamped = np.where(np.isnan(xf), xf, clamped).astype(f32)
+            pos = (clamped * f32(2.0 ** 38) * f32(2.0 ** 44) * f32(2.0 ** 44)).astype(f32)
+            neg = np.abs(pos + f32(-1)).astype(f32)
+        else:
+            pos = np.where(xf > 0, f32(1), f32(0)).astype(f32)
+            neg = np.where(xf > 0, f32(0), f32(1)).astype(f32)
+        dx = ((pos + neg * wf) * gb).astype(f32)
+        update = ((neg * xf) * gb + f32(0) * in_dtype(dx, dtype, saturate)).astype(f32)
+        return dx.astype(dtype), in_dtype(update, dtype, saturate)
+
+
+def prelu_backward(g, x, w, soc="Ascend910B"):
+    """(gradInput, gradWeight in float64, the float64 sum of |term| per weight value): gradWeight
+    is the per-channel sum of the card's update terms (prelu_backward_terms); the library's fp32
+    sum (an order the sources leave open) is checked against the float64 one with a bound."""
+    gi, terms = prelu_backward_terms(g, x, w, soc)
     if w.size == 1 or x.ndim <= 1:
         axes = tuple(range(x.ndim))
     else:
         axes = (0,) + tuple(range(2, x.ndim))
-    gw = upd.sum(axis=axes).reshape(-1)
-    mag = np.abs(upd).sum(axis=axes).reshape(-1)
+    terms = terms.astype(np.float64)
+    gw = terms.sum(axis=axes).reshape(-1)
+    mag = np.abs(terms).sum(axis=axes).reshape(-1)
     return gi, gw, mag
 
 

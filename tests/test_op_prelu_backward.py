@@ -1,9 +1,12 @@
 """aclnnPreluBackward against the NumPy reference (reference.prelu_backward) and
 torch.ops.aten._prelu_kernel_backward plus the channel reduction PyTorch's autograd performs.
 
-gradInput = x > 0 ? g : w[c] * g is a single multiply: bit-exact for every dtype.
-gradWeight = sum of (x > 0 ? 0 : x * g) per channel: the library sums in fp32 over fixed blocks and
-rounds once; checked against a float64 sum with a bound proportional to the sum of magnitudes.
+These run on the default product (Ascend910B, the TBE kernel); tests/test_op_prelu_card.py covers
+every product.  gradInput = x > 0 ? g : w[c] * g is a single multiply for a finite weight:
+bit-exact for every dtype.  gradWeight = sum of the update terms (x > 0 ? 0 : x * g, each rounded
+to the dtype as the card's update tensor holds it) per channel: the library sums in fp32 over
+fixed blocks and rounds once; checked against a float64 sum of the same terms with a bound
+proportional to the sum of magnitudes.
 """
 import textwrap
 

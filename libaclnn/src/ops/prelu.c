@@ -1,5 +1,6 @@
 /*
- * prelu.c - aclnnPrelu: out = self > 0 ? self : weight(c) * self.
+ * prelu.c - aclnnPrelu: out = self > 0 ? self : weight(c) * self (Ascend910: the card's
+ * max(self, 0) + min(self, 0) * weight(c), which differs in signed zeros and 0 * inf).
  *
  * weight holds 1 value or one value per channel (channels = self.shape[1], 1 for a 0-D/1-D
  * self), whatever its own rank.  As in CANN, self and weight are promoted to a common dtype
@@ -33,9 +34,11 @@ static aclnnStatus prelu_kernel(const nn_launch *l)
     }
     nn_to_f32_n(p->weight_dtype, l->operands[1].data, weight, (size_t)p->channels);
     /* The path (kernels/prelu/): the fused loops need one dtype throughout (a cast to another
-     * out dtype is staged through fp32); AVX-512 takes the fused fp16/bf16 ones. */
+     * out dtype is staged through fp32) and the select formula; AVX-512 takes the fused
+     * fp16/bf16 ones.  Ascend910's max/min formula runs the staged loops. */
     const nn_cpu_features *cpu = nn_cpu_features_get();
-    const bool fused = cpu->avx2 && p->self_dtype == p->out_dtype && p->compute_dtype == p->self_dtype;
+    const bool fused = cpu->avx2 && !p->max_min && p->self_dtype == p->out_dtype &&
+                       p->compute_dtype == p->self_dtype;
     const bool avx512 = fused && cpu->avx512 && p->self_dtype != ACL_FLOAT;
     const bool streaming = fused && nn_use_streaming_stores((uint64_t)p->numel * nn_dtype_size(p->out_dtype));
     nn_prelu_ctx ctx = {p, l->operands[0].data, weight, l->operands[2].data, streaming, cpu->avx512bf16};
@@ -130,6 +133,10 @@ aclnnStatus aclnnPreluGetWorkspaceSize(const aclTensor *self, const aclTensor *w
     plan.weight_dtype = weight->dtype;
     plan.out_dtype = out->dtype;
     plan.compute_dtype = promote(self->dtype, weight->dtype);
+    /* The TBE PRelu selects x > 0 ? x : x*w when `after_v200()` (tik.vcopy: 310P's v200 and
+     * A2/A3's v220 cores), as the 950's AscendC kernel does; the Ascend910's v100 core takes its
+     * max(x, 0) + min(x, 0) * w (docs/precision.md, "Prelu"). */
+    plan.max_min = nn_soc_current() == NN_SOC_ASCEND910;
 
     const bool empty = nn_tensor_is_empty(self) || nn_tensor_is_empty(weight);
     if (empty) {

@@ -2,13 +2,17 @@
  * prelu_backward.c - aclnnPreluBackward.
  *
  *   gradInput[i]  = self[i] > 0 ? g[i] : w(c) * g[i]           (g = gradOutput broadcast to self)
- *   gradWeight[c] = sum over every axis but 1 of (self[i] > 0 ? 0 : self[i] * g[i])
+ *   gradWeight[c] = sum over every axis but 1 of update[i], update[i] = self[i] > 0 ? 0 : self[i] * g[i]
  *                   (the sum of all elements when weight has a single value)
  *
- * One fused, branchless pass reads self and g once, writes gradInput once and reduces the weight
- * gradient on the fly - no full-size temporary.  All arithmetic is fp32 (fp16/bf16 converted on
- * the way in, rounded once on the way out), so gradInput is bit-identical to a native
- * half-precision multiply and gradWeight is an fp32 sum rounded once.
+ * computed as the card of the selected product computes them (choose_rule; the formulas are in
+ * kernels/prelu/prelu.h): the card's update is a tensor of self's dtype, so every term is rounded
+ * to fp16/bf16 before the fp32 sum, and the TBE kernel of A2/A3/910/310P spreads NaN from 0 * inf
+ * (an infinite gradInput, gradOutput or weight).
+ *
+ * One fused pass reads self and g once, writes gradInput once and reduces the weight gradient on
+ * the fly - no full-size temporary, no update tensor.  The arithmetic is fp32 with the card's
+ * roundings to the dtype; gradWeight is the fp32 sum of the terms rounded once.
  *
  * Determinism: the tensor is cut into fixed-size BLOCKS whose shape depends only on the tensor
  * shape (never on the thread count).  Each block is summed by one thread in a fixed order (16
@@ -71,6 +75,18 @@ static void combine_partials(const prelu_bw_plan *p, const float *partials, floa
     }
 }
 
+/* The vector loops' dx factors per weight value (prelu.h): x > 0 gives 1 + 0*w (NaN for an
+ * infinite or NaN w under the TBE rule, where the card multiplies the mask's 0 by w) and x <= 0
+ * gives 0 + w (the card's 0 + 1*w turns w = -0 into +0); the select rule uses w itself. */
+static void dx_factors(const prelu_bw_plan *p, const float *weight, float *pos_factor, float *neg_factor)
+{
+    const bool tbe = p->rule != NN_PRELU_BW_SELECT;
+    for (int64_t c = 0; c < p->channels; c++) {
+        pos_factor[c] = tbe ? 1.0f + 0.0f * weight[c] : 1.0f;
+        neg_factor[c] = tbe ? 0.0f + weight[c] : weight[c];
+    }
+}
+
 static aclnnStatus zero_grad_weight_kernel(const nn_launch *l)
 {
     const prelu_bw_plan *p = (const prelu_bw_plan *)l->plan;
@@ -89,13 +105,15 @@ static aclnnStatus prelu_bw_kernel(const nn_launch *l)
                               p->grad_strides);
         grad = expanded;
     }
-    float *weight = malloc((size_t)p->channels * 2 * sizeof(float));
+    float *weight = malloc((size_t)p->channels * 4 * sizeof(float));
     if (weight == NULL) {
         return nn_error(ACLNN_ERR_INNER, OP ": could not allocate %lld fp32 weight values.",
                         (long long)p->channels);
     }
     float *grad_weight = weight + p->channels;
+    float *pos_factor = grad_weight + p->channels, *neg_factor = pos_factor + p->channels;
     nn_to_f32_n(p->dtype, l->operands[2].data, weight, (size_t)p->channels);
+    dx_factors(p, weight, pos_factor, neg_factor);
 
     /* The path (kernels/prelu/): fused loops for every layout, 16-lane AVX-512 ones when the CPU
      * table has that tier, else 8-lane AVX2 ones.  Streaming is decided on the bytes the launch
@@ -105,10 +123,12 @@ static aclnnStatus prelu_bw_kernel(const nn_launch *l)
      * ownership and ran at about half the memory's bandwidth on an Intel Xeon
      * (docs/kernels_im2col_prelu.md). */
     const nn_cpu_features *cpu = nn_cpu_features_get();
-    const bool avx512 = cpu->avx512, avx2 = cpu->avx2;
+    const bool vector = nn_prelu_bw_has_vector_loops(p);
+    const bool avx512 = vector && cpu->avx512, avx2 = vector && cpu->avx2;
     const bool streaming = avx2 && nn_use_streaming_stores(3 * (uint64_t)p->numel * nn_dtype_size(p->dtype));
-    prelu_bw_ctx ctx = {p, grad, l->operands[1].data, weight, l->operands[3].data,
-                        (float *)(scratch + p->partial_offset), streaming, cpu->avx512bf16, {0, 0, 0}};
+    prelu_bw_ctx ctx = {p, grad, l->operands[1].data, weight, pos_factor, neg_factor, l->operands[3].data,
+                        (float *)(scratch + p->partial_offset), streaming, cpu->avx512bf16, cpu->avx512fp16,
+                        {0, 0, 0}};
     nn_launch_set_path(l, avx512 ? "prelu_bw_avx512" : avx2 ? "prelu_bw_avx2" : "prelu_bw_portable");
     nn_claims_init(&ctx.claims, p->num_blocks, 8, 1); /* claims of ~1/8 of a thread's share */
     nn_parallel_for(p->num_blocks, 1,
@@ -225,6 +245,19 @@ static aclnnStatus check_shapes(const aclTensor *gradOutput, const aclTensor *se
     return check_broadcast(self, gradOutput);
 }
 
+/* The card's arithmetic on the selected product (docs/precision.md, "PreluBackward"): the 950
+ * runs the AscendC arch35 PReluGradUpdate (selects), the others the TBE prelu_grad_update,
+ * whose `after_v200()` branch (tik.vcopy: the v200 and v220 cores, 310P and A2/A3) builds its
+ * factors from the x > 0 mask and whose other branch (the Ascend910's v100 core) from min/max
+ * scaling.  Ascend910 and Ascend310P only have saturation mode. */
+static void choose_rule(prelu_bw_plan *p)
+{
+    const nn_soc soc = nn_soc_current();
+    p->rule = soc == NN_SOC_ASCEND950 ? NN_PRELU_BW_SELECT
+              : soc == NN_SOC_ASCEND910 ? NN_PRELU_BW_TBE_PRE_V200 : NN_PRELU_BW_TBE;
+    p->saturate = soc == NN_SOC_ASCEND910 || soc == NN_SOC_ASCEND310P;
+}
+
 /* Chooses the blocks (see the file comment); depends on the shape only. */
 static void plan_blocks(prelu_bw_plan *p)
 {
@@ -284,6 +317,7 @@ aclnnStatus aclnnPreluBackwardGetWorkspaceSize(const aclTensor *gradOutput, cons
     prelu_bw_plan plan;
     memset(&plan, 0, sizeof plan);
     plan.dtype = self->dtype;
+    choose_rule(&plan);
     plan.numel = nn_tensor_numel(self);
     plan.grad_weight_numel = nn_tensor_numel(gradWeight);
     plan.empty = nn_tensor_is_empty(gradOutput) || nn_tensor_is_empty(self) ||

@@ -52,6 +52,17 @@ PS_TARGET void ps_st_bf16(uint16_t *p, __m256 v, bool nt)
     if (nt) _mm_stream_si128((__m128i *)p, h); else _mm_storeu_si128((__m128i *)p, h);
 }
 
+/* v rounded to the dtype and read back (RNE, no store). */
+PS_TARGET __m256 ps_rt_f32(__m256 v) { return v; }
+PS_TARGET __m256 ps_rt_f16(__m256 v)
+{
+    return _mm256_cvtph_ps(_mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+}
+PS_TARGET __m256 ps_rt_bf16(__m256 v)
+{
+    return _mm256_castsi256_ps(_mm256_slli_epi32(nn_half_bf16_round_avx2(_mm256_castps_si256(v)), 16));
+}
+
 /* Scalar conversions for the tails (same rules as the vector ones). */
 static inline float ps_sld_f32(float v) { return v; }
 static inline float ps_sld_f16(uint16_t v) { return nn_half_f16_to_f32(v); }

@@ -32,16 +32,21 @@ P512_TARGET static inline __attribute__((always_inline)) __m256i p512_narrow(__m
     return bf16 ? nn512_round_bf16(v) : nn512_round_f16(v);
 }
 
+/* The integer rounding out of line, for pbf_narrow's rare vectors: inlined, its constants took
+ * registers the hot loops around pbf_narrow then rebuilt every step. */
+P512_TARGET __attribute__((noinline, unused)) static __m256i p512_narrow_bf16_rare(__m512 v)
+{
+    return nn512_round_bf16(v);
+}
+
 /* bf16 with AVX512-BF16: vcvtneps2bf16 rounds to nearest even and quiets NaNs exactly like
  * nn_half_f32_to_bf16, but reads subnormal inputs as zero; a vector holding a subnormal value is
  * rounded with the integer code instead (rare: only values below 2^-126). */
 PBF_TARGET static inline __attribute__((always_inline)) __m256i pbf_narrow(__m512 v, bool bf16)
 {
     (void)bf16; /* always bf16: the parameter gives p512_narrow's signature */
-    const __m512i u = _mm512_castps_si512(v);
-    const __mmask16 subnormal = _mm512_testn_epi32_mask(u, _mm512_set1_epi32(0x7f800000)) &
-                                _mm512_test_epi32_mask(u, _mm512_set1_epi32(0x007fffff));
-    if (subnormal) return p512_narrow(v, true);
+    const __mmask16 subnormal = _mm512_fpclass_ps_mask(v, 0x20); /* the denormal class */
+    if (__builtin_expect(subnormal != 0, 0)) return p512_narrow_bf16_rare(v);
     const __m256bh h = _mm512_cvtneps_pbh(v);
     __m256i r;
     memcpy(&r, &h, sizeof r);

@@ -1,7 +1,7 @@
 /*
- * prelu_bw_portable.c - the PreluBackward kernel for any CPU (prelu.h): one fused, branchless
- * pass per run - gradInput = self > 0 ? g : w*g, the weight gradient's update self*g summed on
- * the fly - in fp32, fp16/bf16 staged through fp32 in NN_PRELU_BW_CHUNK pieces.  A run sharing
+ * prelu_bw_portable.c - the PreluBackward kernel for any CPU and every rule (prelu.h): one fused
+ * pass per run - gradInput and the weight gradient's update terms of the plan's rule, the terms
+ * summed on the fly - in fp32, fp16/bf16 staged through fp32 in NN_PRELU_BW_CHUNK pieces.  A run sharing
  * one weight value is summed in 16 interleaved fp32 lanes folded in a fixed tree; a channel-last
  * run adds into per-channel sums element by element.  prelu_bw_avx2.c does the same adds on
  * fused AVX2 loops.
@@ -24,46 +24,41 @@ static inline float fold_lanes(const float *lanes)
     return (s4[0] + s4[2]) + (s4[1] + s4[3]);
 }
 
-/* The products are computed unconditionally and then selected: GCC does not speculate a
- * conditional floating-point multiply (-ftrapping-math), so the select form below is what makes
- * these loops branchless and vectorised. */
+/* Each element goes through nn_prelu_bw_element (prelu.h), the plan's rule with its roundings to
+ * the dtype; the vector loops of prelu_bw_avx2.c / prelu_bw_avx512.c give the same bits. */
 
 /* gradInput for a run sharing one weight value; returns the run's fixed-order update sum. */
-NN_PRELU_HOT __attribute__((noinline)) static float run_scalar_w(const float *restrict x, const float *restrict g,
-                                    float *restrict gi, float w, int64_t n)
+NN_PRELU_HOT __attribute__((noinline)) static float run_scalar_w(const nn_prelu_bw_plan *p, const float *restrict x,
+                                                                 const float *restrict g, float *restrict gi, float w,
+                                                                 int64_t n)
 {
     float lanes[LANES] = {0};
     int64_t i = 0;
     for (; i + LANES <= n; i += LANES) {
         for (int k = 0; k < LANES; k++) {
-            const float xv = x[i + k], gv = g[i + k];
-            const float scaled = w * gv, update = xv * gv;
-            const bool pos = xv > 0.0f;
-            gi[i + k] = pos ? gv : scaled;
-            lanes[k] += pos ? 0.0f : update;
+            float term;
+            gi[i + k] = nn_prelu_bw_element(p, x[i + k], g[i + k], w, &term);
+            lanes[k] += term;
         }
     }
     for (int k = 0; i < n; i++, k++) {
-        const float xv = x[i], gv = g[i];
-        const float scaled = w * gv, update = xv * gv;
-        const bool pos = xv > 0.0f;
-        gi[i] = pos ? gv : scaled;
-        lanes[k] += pos ? 0.0f : update;
+        float term;
+        gi[i] = nn_prelu_bw_element(p, x[i], g[i], w, &term);
+        lanes[k] += term;
     }
     return fold_lanes(lanes);
 }
 
 /* Channel-last run: weight and per-channel sums advance with the element. */
-NN_PRELU_HOT __attribute__((noinline)) static void run_vector_w(const float *restrict x, const float *restrict g,
-                                   float *restrict gi, const float *restrict w,
-                                   float *restrict sums, int64_t n)
+NN_PRELU_HOT __attribute__((noinline)) static void run_vector_w(const nn_prelu_bw_plan *p, const float *restrict x,
+                                                                const float *restrict g, float *restrict gi,
+                                                                const float *restrict w, float *restrict sums,
+                                                                int64_t n)
 {
     for (int64_t i = 0; i < n; i++) {
-        const float xv = x[i], gv = g[i];
-        const float scaled = w[i] * gv, update = xv * gv;
-        const bool pos = xv > 0.0f;
-        gi[i] = pos ? gv : scaled;
-        sums[i] += pos ? 0.0f : update;
+        float term;
+        gi[i] = nn_prelu_bw_element(p, x[i], g[i], w[i], &term);
+        sums[i] += term;
     }
 }
 
@@ -108,7 +103,7 @@ static float span_scalar_w(const nn_prelu_bw_ctx *ctx, run_io *io, int64_t first
     for (int64_t done = 0; done < n; done += piece) {
         const int64_t len = n - done < piece ? n - done : piece;
         stage_in(ctx, io, first + done, len);
-        total += run_scalar_w(io->x, io->g, io->gi, w, len);
+        total += run_scalar_w(ctx->plan, io->x, io->g, io->gi, w, len);
         stage_out(ctx, io, first + done, len);
     }
     return total;
@@ -121,7 +116,7 @@ static void span_vector_w(const nn_prelu_bw_ctx *ctx, run_io *io, int64_t first,
     for (int64_t done = 0; done < n; done += piece) {
         const int64_t len = n - done < piece ? n - done : piece;
         stage_in(ctx, io, first + done, len);
-        run_vector_w(io->x, io->g, io->gi, w + done, sums + done, len);
+        run_vector_w(ctx->plan, io->x, io->g, io->gi, w + done, sums + done, len);
         stage_out(ctx, io, first + done, len);
     }
 }
