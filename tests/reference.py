@@ -5,7 +5,8 @@ Each function states the arithmetic it performs; the tests compare the library w
 bit (and, in their own files, with PyTorch where PyTorch rounds the same way).
 
     im2col / col2im                  the window gather, and the sum of the columns back into
-                                     the image in (ki, kj) order in fp32, rounded once
+                                     the image in fp32 in the card's order on a product,
+                                     rounded to the columns' dtype, then to out's
     max_pool_argmax, max_pool_mask   PyTorch's selection rule; the INT8 mask container
     max_pool_backward                the fp32 sum of the gradients in output order, rounded once
     prelu, prelu_backward            one multiply; the per-channel sum in float64
@@ -59,10 +60,26 @@ def im2col(x, k, d, p, s):
     return out if batched else out[0]
 
 
-def col2im(cols, size, k, d, p, s, out_dtype=None):
-    """Every image cell's contributions summed in fp32 from +0.0 in kernel order (ki, then kj),
-    rounded once to out_dtype (default: cols' dtype).  cols is (C*kH*kW, L) or (N, C*kH*kW, L);
-    size is (H, W); k, d, p, s are pairs or single values."""
+def col2im_order(soc, p):
+    """The order the card adds an image cell's contributions in on `soc`, from CANN's kernels:
+    "window" (increasing window position oh, then ow) for Ascend950's SIMT Col2im
+    (ops-cv:image/col2im/op_kernel/arch35/col2im_simt.h) and for the A2/A3 TBE Col2im's
+    atomic-add path, taken when both paddings are 0 (TBE impl/dynamic/col2im.py,
+    _compute_each_task_with_atomic_add); "kernel" ((ki, kj) ascending) for its padded path
+    (_compute_each_task: one kernel position after another) and on Ascend910/310P (no source:
+    the library keeps kernel order)."""
+    p = pair(p)
+    if soc == "Ascend950" or (soc in ("Ascend910B", "Ascend910_93") and p == (0, 0)):
+        return "window"
+    return "kernel"
+
+
+def col2im(cols, size, k, d, p, s, out_dtype=None, soc="Ascend910B"):
+    """The card's Im2colBackward on `soc`: every image cell's contributions summed in fp32 from
+    +0.0 in the card's order (col2im_order), rounded once to cols' dtype (the card's Col2im
+    writes gradOutput's dtype), then converted to out_dtype (default: cols' dtype; l0 Cast, round
+    to nearest even).  cols is (C*kH*kW, L) or (N, C*kH*kW, L); size is (H, W); k, d, p, s are
+    pairs or single values."""
     k, d, p, s = pair(k), pair(d), pair(p), pair(s)
     batched = cols.ndim == 3
     cb = (cols if batched else cols[None]).astype(np.float32)
@@ -72,12 +89,21 @@ def col2im(cols, size, k, d, p, s, out_dtype=None):
     oh, ow = windows(h, k[0], d[0], p[0], s[0]), windows(w, k[1], d[1], p[1], s[1])
     cb = cb.reshape(n, c, k[0], k[1], oh, ow)
     acc = np.zeros((n, c, h + 2 * p[0], w + 2 * p[1]), dtype=np.float32)
+    rows, cols_at = np.arange(k[0]) * d[0], np.arange(k[1]) * d[1]
     with np.errstate(over="ignore", invalid="ignore"):      # inf and NaN inputs are test cases
-        for ki in range(k[0]):
-            for kj in range(k[1]):
-                r0, c0 = ki * d[0], kj * d[1]
-                acc[:, :, r0:r0 + s[0] * (oh - 1) + 1:s[0], c0:c0 + s[1] * (ow - 1) + 1:s[1]] += cb[:, :, ki, kj]
-    out = acc[:, :, p[0]:p[0] + h, p[1]:p[1] + w].astype(out_dtype or cols.dtype)
+        if col2im_order(soc, p) == "window":
+            # one window after the other, each adding its kH x kW patch (distinct cells)
+            for i in range(oh):
+                for j in range(ow):
+                    patch = np.ix_(rows + i * s[0], cols_at + j * s[1])
+                    acc[:, :, patch[0], patch[1]] += cb[:, :, :, :, i, j]
+        else:
+            # one kernel position after the other, each adding its value in every window
+            for ki in range(k[0]):
+                for kj in range(k[1]):
+                    r0, c0 = ki * d[0], kj * d[1]
+                    acc[:, :, r0:r0 + s[0] * (oh - 1) + 1:s[0], c0:c0 + s[1] * (ow - 1) + 1:s[1]] += cb[:, :, ki, kj]
+        out = acc[:, :, p[0]:p[0] + h, p[1]:p[1] + w].astype(cols.dtype).astype(out_dtype or cols.dtype)
     return out if batched else out[0]
 
 

@@ -86,3 +86,17 @@ def assert_same_output(script, runs, timeout=300):
     """The script (which prints a digest of its results) prints the same under every run."""
     outs = outputs(script, runs, timeout)
     assert len(set(outs)) == 1, ["%s: %s" % pair for pair in zip(map(str, runs), outs)]
+
+
+def npz_results(script, runs, inputs, folder, timeout=300):
+    """{run: {name: array}}: `inputs` ({name: array}) saved to folder/in.npz, then `script` run under
+    each run (which together must cover every tier) with the arguments (that file, an output
+    .npz), its output read back.  One process per run serves every case."""
+    import numpy as np
+    src, dst = folder / "in.npz", folder / "out.npz"
+    np.savez(src, **inputs)
+    by_run = {}
+    for run in every_tier(runs):
+        run_script(script, run, args=(src, dst), timeout=timeout)
+        by_run[run] = dict(np.load(dst))
+    return by_run

@@ -141,7 +141,16 @@ static const nn_product im2col[NN_SOC_COUNT] = {
         [NN_SOC_ASCEND310P] = {.dtypes = F32_F16, .doc_unsupported_page = doc_310p},                     \
     }
 #define I2C_BW_DOC "docs/aclnnIm2colBackward.md (ops-cv)"
-static const nn_product im2col_bw[NN_SOC_COUNT] = NO_BF16_ON_OLD(I2C_BW_DOC, I2C_BW_DOC);
+/* Im2colBackward adds in the card's order: A2/A3 run the TBE Col2im, whose padding-free path
+ * atomic-adds window after window and whose padded path adds kernel position after kernel
+ * position; Ascend950's SIMT kernel loops over the windows (docs/precision.md). */
+static const nn_product im2col_bw[NN_SOC_COUNT] = {
+    [NN_SOC_ASCEND910] = {.dtypes = F32_F16, .doc_unsupported_page = I2C_BW_DOC},
+    [NN_SOC_ASCEND910B] = {.dtypes = FLOATS, .col2im_order = NN_COL2IM_WINDOW_ORDER_UNPADDED},
+    [NN_SOC_ASCEND910_93] = {.dtypes = FLOATS, .col2im_order = NN_COL2IM_WINDOW_ORDER_UNPADDED},
+    [NN_SOC_ASCEND950] = {.dtypes = FLOATS, .col2im_order = NN_COL2IM_WINDOW_ORDER},
+    [NN_SOC_ASCEND310P] = {.dtypes = F32_F16, .doc_unsupported_page = I2C_BW_DOC},
+};
 static const nn_product prelu[NN_SOC_COUNT] = NO_BF16_ON_OLD(NULL, NULL);
 static const nn_product prelu_bw[NN_SOC_COUNT] = NO_BF16_ON_OLD(NULL, "docs/aclnnPreluBackward.md (ops-nn)");
 

@@ -38,9 +38,11 @@ struct nn_col2im_avx2_plan {
     int64_t chunks;            /* per output row, 8*sW columns each */
     int64_t even_count;        /* taps feeding the even-column accumulator (all of them for sW 1) */
     int64_t *taps;             /* chunks x kW scratch offsets of a chunk's loads, the even phase's
-                                * kj ascending then the odd phase's; include the kj block */
+                                * kj ascending (window order: descending) then the odd
+                                * phase's; include the kj block */
     int64_t *row_first;        /* H + 1 entries into row_offset, as in the AVX-512 plan */
-    int64_t *row_offset;       /* scratch offset of row (ki, kj = 0, oh), ki ascending */
+    int64_t *row_offset;       /* scratch offset of row (ki, kj = 0, oh), in the plane's
+                                * ki order (nn_col2im_fill_row_tables) */
 };
 
 static void free_avx2_tables(avx2_plan *ap)
@@ -54,7 +56,7 @@ static void free_avx2_tables(avx2_plan *ap)
  * stride-2 3x3 layers of ResNet-style networks. */
 static bool avx2_k3s2_geometry(const col2im_plan *p)
 {
-    return p->in_dtype == p->out_dtype && p->kH == 3 && p->kW == 3 && p->sH == 2 && p->sW == 2 && p->pH == 1 &&
+    return !p->window_order && p->in_dtype == p->out_dtype && p->kH == 3 && p->kW == 3 && p->sH == 2 && p->sW == 2 && p->pH == 1 &&
            p->pW == 1 && p->dH == 1 && p->dW == 1 && p->H == 2 * p->OH && p->W == 2 * p->OW;
 }
 
@@ -102,7 +104,8 @@ static bool build_avx2_plan(const col2im_plan *p, avx2_plan *ap)
     }
     int64_t n = 0;
     for (int pass = 0; pass < 2; pass++) {
-        for (int64_t kj = 0; kj < p->kW; kj++) {
+        for (int64_t i = 0; i < p->kW; i++) {   /* kj descending for window order */
+            const int64_t kj = p->window_order ? p->kW - 1 - i : i;
             const int64_t koff = kj * p->dW - p->pW;
             const int64_t r = ((koff % p->sW) + p->sW) % p->sW;
             if (r != pass) continue;

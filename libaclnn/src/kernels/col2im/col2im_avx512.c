@@ -5,7 +5,8 @@
  * On AVX-512 CPUs each output row is produced in registers and stored once: for a chunk of 16
  * output columns (sW == 1) or 32 columns split into 16 even and 16 odd ones (sW == 2), every
  * (ki, kj) contribution is one masked 16-lane load of a gradOutput row (widened in registers
- * for fp16/bf16) added to the chunk's accumulator, ki ascending then kj ascending - the same
+ * for fp16/bf16) added to the chunk's accumulator, ki ascending then kj ascending (both
+ * descending for window order, col2im.h: only the tables change) - the same
  * per-element order as the phase-plane code (col2im_portable.c), starting from +0.0.  Lanes outside the
  * window (padding, row ends) load +0.0; adding +0.0 never changes an accumulator that started
  * at +0.0 (it cannot be -0.0), so the results are bit-identical to the portable path.  The
@@ -79,12 +80,14 @@ typedef struct fast_tap {
 
 struct nn_col2im_avx512_plan {
     int64_t chunks;            /* column chunks per output row */
-    fast_tap *taps;            /* chunks x kW: the even-phase kj ascending, then the odd ones;
+    fast_tap *taps;            /* chunks x kW: the even-phase kj ascending (window order:
+                                * descending), then the odd ones;
                                 * offsets include the kernel column's block (kj * L) */
     int64_t even_count;        /* how many taps per chunk feed the even-column accumulator */
     int64_t *row_first;        /* H + 1 entries: output row ih reads kernel rows
                                 * row_first[ih] .. row_first[ih + 1] - 1 of row_offset */
-    int64_t *row_offset;       /* ki ascending: plane offset of gradOutput row (ki, kj = 0, oh) */
+    int64_t *row_offset;       /* ki ascending (window order: descending): plane offset
+                                * of gradOutput row (ki, kj = 0, oh) */
     /* The k3s2p1 small-image kernels (k3s2_geometry): k3s2 says they apply, k3s2_cvt that bf16
      * rounds with AVX512-BF16.  bf16 row pairs (k3s2_plane_bf16_*): for a two-row window holding
      * nr = 0, 1, 2 valid rows and a tap read in place (0) or one column ahead (1), the valid words
@@ -96,13 +99,14 @@ struct nn_col2im_avx512_plan {
     uint16_t pair_idx[2][32];
 };
 
-/* The k3s2p1 kernels' geometry: one dtype in and out (fp32, fp16 or bf16), kernel 3x3, stride 2,
- * padding 1, dilation 1, an even image exactly twice the window grid (H = 2*OH, W = 2*OW) and at
- * most 16 windows per row (bf16: two window rows in one 32-word vector; one 32-column output
- * chunk) - the stride-2 3x3 layers of ResNet-style networks on 28x28 and smaller maps. */
+/* The k3s2p1 kernels' geometry: kernel order (their sums are written out in it), one dtype in
+ * and out (fp32, fp16 or bf16), kernel 3x3, stride 2, padding 1, dilation 1, an even image
+ * exactly twice the window grid (H = 2*OH, W = 2*OW) and at most 16 windows per row (bf16: two
+ * window rows in one 32-word vector; one 32-column output chunk) - the stride-2 3x3 layers of
+ * ResNet-style networks on 28x28 and smaller maps. */
 static bool k3s2_geometry(const col2im_plan *p)
 {
-    return p->in_dtype == p->out_dtype && p->kH == 3 && p->kW == 3 &&
+    return !p->window_order && p->in_dtype == p->out_dtype && p->kH == 3 && p->kW == 3 &&
            p->sH == 2 && p->sW == 2 && p->pH == 1 && p->pW == 1 && p->dH == 1 && p->dW == 1 &&
            p->H == 2 * p->OH && p->W == 2 * p->OW && p->OW <= 16;
 }
@@ -166,7 +170,8 @@ static bool build_fast_plan(const col2im_plan *p, fast_plan *fp)
     }
     fp->even_count = 0;
     for (int pass = 0, n = 0; pass < 2; pass++) {
-        for (int64_t kj = 0; kj < p->kW; kj++) {
+        for (int64_t i = 0; i < p->kW; i++) {   /* kj descending for window order */
+            const int64_t kj = p->window_order ? p->kW - 1 - i : i;
             int64_t r = (kj * p->dW - p->pW) % p->sW;
             if (r < 0) r += p->sW;
             if (r == pass) kj_order[n++] = kj;
@@ -302,7 +307,7 @@ fast_plane(const col2im_plan *p, const fast_plan *fp, const void *cols, void *ds
         for (int64_t q = 0; q < fp->chunks; q++) {
             const fast_tap *taps = fp->taps + q * kW;
             __m512 even = _mm512_setzero_ps(), odd = _mm512_setzero_ps();
-            for (int64_t r = r_lo; r < r_hi; r++) {   /* ki ascending, then kj ascending */
+            for (int64_t r = r_lo; r < r_hi; r++) {   /* the tables' (ki, kj) order */
                 const unsigned char *row = (const unsigned char *)cols + (size_t)fp->row_offset[r] * esz;
                 for (int64_t i = 0; i < even_count; i++) {
                     even = add_in_order(even, load16(row, taps[i].offset, taps[i].lanes, in_dt));
