@@ -13,8 +13,8 @@
  *   otherwise                col2im_portable (also with ACLNN_NO_SIMD=1)
  * All add each output element's contributions from +0.0 in fp32 in the order the card adds them
  * on the selected product (ops/products.c, im2col_bw): window order (oh, then ow, ascending) on
- * A2/A3 when padding is (0, 0) and on Ascend950, kernel order ((ki, kj) ascending) otherwise;
- * the k3s2p1 kernels, written in kernel order, are left out for window order.  Like the card's
+ * A2/A3 when padding is (0, 0) and on Ascend950, kernel order ((ki, kj) ascending) otherwise
+ * (kernels/col2im/col2im.h).  Like the card's
  * Col2im they round the sum to gradOutput's dtype, and a different `out` dtype is then reached
  * by a second conversion (the card's l0 Cast).  All paths give the same bits; the launch trace
  * names the one that ran.

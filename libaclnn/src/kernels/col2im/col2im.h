@@ -15,8 +15,8 @@
  * Every path adds an output element's contributions in the same order - ki ascending, then kj
  * ascending (kernel order), or both descending when plan->window_order (window order: oh, then
  * ow, ascending) - from +0.0, in fp32, rounded once to the output dtype, so all give the same
- * bits.  The k3s2p1 straight-line kernels have kernel order written into them: they are not
- * chosen for window order.
+ * bits.  The tables of the row and phase-plane kernels carry the order; the k3s2p1
+ * straight-line kernels have both orders written out.
  * The operator (ops/im2col_backward.c) chooses the path from the CPU table: an _avx2 / _avx512
  * function is called only when nn_cpu_features says that set may run.
  */
