@@ -11,7 +11,8 @@ bit (and, in their own files, with PyTorch where PyTorch rounds the same way).
     max_pool_backward                the fp32 sum of the gradients in output order, rounded once
     prelu, prelu_backward            one multiply; the per-channel sum in float64
     replication_pad2d[_backward]     the clamped gather; its sum in gradOutput order
-    upsample_nearest_exact1d[...]    the float32 source index; its sum in increasing d order
+    upsample_nearest_exact1d[...]    the float32 source index; the backward as the card's kernel
+                                     on a product computes it (gather map, A2/A3's slide product)
 
 The three backward sums (max-pool, pad, upsample) are one scatter: `scatter_sum`.
 """
@@ -34,7 +35,8 @@ def scatter_sum(values, targets, size, acc_dtype=np.float32):
     targets = np.broadcast_to(targets, values.shape)
     out = np.zeros(planes * size, dtype=acc_dtype)
     flat = (np.arange(planes)[:, None] * size + targets).reshape(-1)
-    np.add.at(out, flat, values.astype(acc_dtype).reshape(-1))
+    with np.errstate(invalid="ignore", over="ignore"):      # inf and NaN inputs are test cases
+        np.add.at(out, flat, values.astype(acc_dtype).reshape(-1))
     return out.reshape(planes, size)
 
 
@@ -286,9 +288,74 @@ def upsample_nearest_exact1d(x, Lout, scales):
     return x[..., nearest_exact_source(x.shape[-1], Lout, scales)]
 
 
-def upsample_nearest_exact1d_backward(g, L, scales):
-    """gradInput as (rows, L): every gradient added to its source cell in increasing d order from
-    +0, in fp32 (float64 for float64); not rounded."""
-    src = nearest_exact_source(L, g.shape[-1], scales)
-    acc = np.float32 if g.dtype != np.float64 else np.float64
-    return scatter_sum(g.reshape(-1, g.shape[-1]), src, L, acc)
+def upsample_backward_scale(L, Lout, scales):
+    """The card's scale, outputs per input: float32(scales), or float32(Lout) / float32(L) when
+    that is not positive (CANN's op_api and both tilings)."""
+    given = np.float32(scales) if scales > 0 else np.float32(0)
+    return given if given > 0 else np.float32(Lout) / np.float32(L)
+
+
+def upsample_backward_first_owned(L, Lout, scales):
+    """first[i] for i = 0 .. L: input i owns gradients [first[i], first[i + 1]) in CANN's gather
+    kernels - min(ceil(float32(float32(i * s) - 0.5)), Lout), each step in float32 (A2/A3: Muls,
+    Adds, Ceil, Mins; Ascend950: ComputeOrig)."""
+    s = upsample_backward_scale(L, Lout, scales)
+    at = np.arange(L + 1, dtype=np.float32) * s
+    first = np.ceil(at - np.float32(0.5))
+    return np.minimum(first, np.float32(Lout)).astype(np.int64)
+
+
+def upsample_backward_owner(L, Lout, scales):
+    """owner[d]: the input cell whose gradient d is in CANN's gather kernels, -1 for a gradient
+    no cell owns (dropped)."""
+    first = upsample_backward_first_owned(L, Lout, scales)
+    owner = np.full(Lout, -1, np.int64)
+    for i in range(L):
+        owner[first[i]:first[i + 1]] = i
+    return owner
+
+
+def a2_slide(scale):
+    """The A2/A3 tiling's slide of gradInput cells per matrix product (getSlideSize)."""
+    most = max(np.float32(1), scale)
+    return 64 if most <= 5 else 48 if most <= 8 else 32 if most <= 20 else 16
+
+
+def upsample_nearest_exact1d_backward(g, L, scales, soc="Ascend910B"):
+    """gradInput as (rows, L), in fp32 (float64 for float64), not rounded, as the card computes it
+    on `soc`:
+      Ascend910/310P  (no kernel in the sources: the library's choice) every gradient added to its
+                      forward source cell in increasing d order from +0 (PyTorch's scatter)
+      Ascend950       the SIMT kernel: each cell i sums the gradients it owns
+                      (upsample_backward_first_owned) in increasing d from +0; Lin == Lout with a
+                      scale of 1 (within 1e-8) is a copy
+      A2/A3           the Cube kernel: per slide of cells [c0, c1) (a2_slide), the product of
+                      gradOutput[:, K] (K = [first[c0], first[c1]), or the single column first[c0]
+                      (0 past the row) when that is empty) with the 0/1 matrix R[j][i] = cell i owns
+                      j, each dot product added in increasing j from +0 (the Cube's own order is not
+                      in the sources: this is the library's choice); a scale within 1e-6 of 1 is
+                      gradOutput times 1"""
+    rows = g.reshape(-1, g.shape[-1])
+    Lout = rows.shape[1]
+    acc_t = np.float32 if g.dtype != np.float64 else np.float64
+    if soc in ("Ascend910", "Ascend310P"):
+        return scatter_sum(rows, nearest_exact_source(L, Lout, scales), L, acc_t)
+    first = upsample_backward_first_owned(L, Lout, scales)
+    scale = upsample_backward_scale(L, Lout, scales)
+    wide = rows.astype(acc_t)
+    if soc == "Ascend950" and L == Lout and abs(scale - np.float32(1)) <= np.float32(1e-8):
+        return wide
+    owner = upsample_backward_owner(L, Lout, scales)
+    if soc == "Ascend950" or abs(scale - np.float32(1)) < np.float32(1e-6):
+        keep = owner >= 0
+        return scatter_sum(rows[:, keep], owner[keep], L, acc_t)
+    out = np.zeros((rows.shape[0], L), acc_t)
+    size = a2_slide(scale)
+    with np.errstate(invalid="ignore", over="ignore"):
+        for c0 in range(0, L, size):
+            c1 = min(c0 + size, L)
+            k = list(range(first[c0], first[c1])) or [first[c0] if first[c0] < Lout else 0]
+            ratio = np.array([[owner[j] == i for i in range(c0, c1)] for j in k], acc_t)
+            for r, j in enumerate(k):
+                out[:, c0:c1] += wide[:, j:j + 1] * ratio[r]
+    return out

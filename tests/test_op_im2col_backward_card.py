@@ -13,8 +13,6 @@ of >= 3 overlapping contributions depend on their order, and each test also chec
 other order (or a single rounding) would have given different bits somewhere.  PyTorch (kernel
 order, fp32) stays a tolerance check.
 """
-import textwrap
-
 import ml_dtypes
 import numpy as np
 import pytest
@@ -46,24 +44,10 @@ CASES = [
 MIXED = [("fp16", "fp32"), ("bf16", "fp32"), ("fp16", "bf16"), ("bf16", "fp16"), ("fp32", "fp16"),
          ("fp32", "bf16")]
 
-SCRIPT = textwrap.dedent("""
-    import sys, numpy as np, ml_dtypes, pyaclnn
-    from pyaclnn.functional import im2col_backward
-    DT = {"fp32": np.float32, "fp16": np.float16, "bf16": ml_dtypes.bfloat16}
-    src, dst = sys.argv[1:]
-    data = np.load(src, allow_pickle=False)
-    outs = {}
-    for name in data.files:
-        if name.startswith("geometry_"):
-            continue
-        soc, in_dt, out_dt, _ = name.split("/")
-        pyaclnn.set_soc_version(soc)
-        H, W, k, d, ph, pw, s = (int(v) for v in data["geometry_" + name])
-        cols = data[name].view(DT[in_dt])
-        out = im2col_backward(cols, (H, W), k, d, (ph, pw), s, out_dtype=DT[out_dt])
-        outs[name] = out.view(np.uint16) if out.dtype.itemsize == 2 else out
-    np.savez(dst, **outs)
-""")
+# meta: H, W, k, d, pH, pW, s; the name's third part: out's dtype
+SCRIPT = tiers.product_script("F.im2col_backward(x, (int(meta[0]), int(meta[1])), int(meta[2]), int(meta[3]), "
+                              "(int(meta[4]), int(meta[5])), int(meta[6]), out_dtype=DT[name.split('/')[2]])")
+
 
 RUNS = [tiers.Run(tier, threads=t) for tier in tiers.TIERS for t in (1, 2)]
 
@@ -108,7 +92,7 @@ def results(tmp_path_factory):
         cols = inputs_of(*combo)
         data[name] = cols.view(np.uint16) if cols.dtype.itemsize == 2 else cols
         N, C, H, W, k, d, _, s = CASES[combo[3]]
-        data["geometry_" + name] = np.array([H, W, k, d, *padding(CASES[combo[3]]), s], np.int64)
+        data["meta_" + name] = np.array([H, W, k, d, *padding(CASES[combo[3]]), s], np.float64)
     return tiers.npz_results(SCRIPT, RUNS, data, folder)
 
 

@@ -10,6 +10,7 @@ operator C programs run on each tier too (tests/test_c_programs.py).
 import os
 import subprocess
 import sys
+import textwrap
 from dataclasses import dataclass
 
 from support import ROOT
@@ -100,3 +101,29 @@ def npz_results(script, runs, inputs, folder, timeout=300):
         run_script(script, run, args=(src, dst), timeout=timeout)
         by_run[run] = dict(np.load(dst))
     return by_run
+
+
+def product_script(call):
+    """A script for npz_results that runs one operator call per input on its product: an input
+    named "<soc>/<dtype>/..." (dtype fp32, fp16 or bf16; names starting "meta_" are skipped) is
+    given to `call`, a Python expression of `x` (the input in its dtype), `meta` (the float64
+    array stored under "meta_<name>"), `name` and `DT` (the dtypes by name), with `F` =
+    pyaclnn.functional, after pyaclnn.set_soc_version(soc); its result is saved under the name
+    (2-byte results as uint16)."""
+    return textwrap.dedent("""
+        import sys, numpy as np, ml_dtypes, pyaclnn
+        from pyaclnn import functional as F
+        DT = {"fp32": np.float32, "fp16": np.float16, "bf16": ml_dtypes.bfloat16}
+        src, dst = sys.argv[1:]
+        data = np.load(src, allow_pickle=False)
+        outs = {}
+        for name in data.files:
+            if name.startswith("meta_"):
+                continue
+            soc, dt = name.split("/")[:2]
+            pyaclnn.set_soc_version(soc)
+            x, meta = data[name].view(DT[dt]), data["meta_" + name]
+            out = %s
+            outs[name] = out.view(np.uint16) if out.dtype.itemsize == 2 else out
+        np.savez(dst, **outs)
+    """) % call

@@ -56,12 +56,14 @@ static const nn_product upsample[NN_SOC_COUNT] = {
                            .doc_unsupported_dtypes = DTYPES(ACL_BF16, ACL_UINT8)},
 };
 
-/* The docs: unsupported on 910 and 310P (aclnnUpsampleNearestExact1dBackward.md:19-23). */
+/* The docs: unsupported on 910 and 310P (aclnnUpsampleNearestExact1dBackward.md:19-23).  The
+ * kernels: A2/A3's Cube gather, Ascend950's SIMT gather (ops-cv:image/upsample_nearest_exact2d_grad). */
 #define UP_BW_DOC "docs/aclnnUpsampleNearestExact1dBackward.md (ops-cv)"
 static const nn_product upsample_bw[NN_SOC_COUNT] = {
     [NN_SOC_ASCEND910] = {.dtypes = FLOATS, .doc_unsupported_page = UP_BW_DOC},
-    [NN_SOC_ASCEND910B] = {.dtypes = FLOATS},
-    [NN_SOC_ASCEND910_93] = {.dtypes = FLOATS}, [NN_SOC_ASCEND950] = {.dtypes = FLOATS},
+    [NN_SOC_ASCEND910B] = {.dtypes = FLOATS, .upsample_bw_kernel = NN_UPSAMPLE_BW_CUBE},
+    [NN_SOC_ASCEND910_93] = {.dtypes = FLOATS, .upsample_bw_kernel = NN_UPSAMPLE_BW_CUBE},
+    [NN_SOC_ASCEND950] = {.dtypes = FLOATS, .upsample_bw_kernel = NN_UPSAMPLE_BW_SIMT},
     [NN_SOC_ASCEND310P] = {.dtypes = FLOATS, .doc_unsupported_page = UP_BW_DOC},
 };
 

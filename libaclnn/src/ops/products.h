@@ -49,6 +49,16 @@ typedef enum nn_col2im_order {
                                       * ascending = (ki, kj) descending) for any padding */
 } nn_col2im_order;
 
+/* What aclnnUpsampleNearestExact1dBackward computes on the card (docs/precision.md,
+ * "UpsampleNearestExact1dBackward"). */
+typedef enum nn_upsample_bw_kernel {
+    NN_UPSAMPLE_BW_SCATTER = 0, /* Ascend910/310P (open: no kernel binary): PyTorch's scatter form */
+    NN_UPSAMPLE_BW_CUBE,        /* A2/A3: the gather map, summed by a matrix product on the Cube per
+                                 * slide of gradInput cells (0 * inf spreads NaN over the slide) */
+    NN_UPSAMPLE_BW_SIMT,        /* Ascend950: the gather map, summed per cell; a bit copy when
+                                 * Lin == Lout and the scale is 1 */
+} nn_upsample_bw_kernel;
+
 typedef struct nn_dtype_list {
     const aclDataType *list;
     size_t count;
@@ -71,6 +81,7 @@ typedef struct nn_product {
     bool float_reciprocal;   /* upsample: the scale's reciprocal in float (Ascend950) */
     nn_mask_layout mask_layout; /* max-pool mask pair: the mask's layout */
     nn_col2im_order col2im_order; /* im2col backward: the card's order of additions */
+    nn_upsample_bw_kernel upsample_bw_kernel; /* upsample backward: the card's kernel */
     /* upsample: an NLC self fails with ACLNN_ERR_INNER_NULLPTR (Ascend950's l0 builds nothing
      * for it); elsewhere NLC runs as [N, L, C]. */
     bool nlc_inner_nullptr;
