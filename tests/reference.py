@@ -5,13 +5,15 @@ Each function states the arithmetic it performs; the tests compare the library w
 bit (and, in their own files, with PyTorch where PyTorch rounds the same way).
 
     im2col / col2im                  the window gather, and the sum of the columns back into
-                                     the image in (ki, kj) order in fp32, rounded once
+                                     the image in fp32 in the card's order on a product,
+                                     rounded to the columns' dtype, then to out's
     max_pool_argmax, max_pool_mask   PyTorch's selection rule; the INT8 mask container
     max_pool_backward                the fp32 sum of the gradients in output order, rounded once
     prelu, prelu_backward            one multiply; the per-channel sum in float64
     replication_pad2d[_backward]     the clamped gather; its sum in gradOutput order
     replication_pad2d_backward_a2    the same sums as Atlas A2/A3's kernels order and round them
-    upsample_nearest_exact1d[...]    the float32 source index; its sum in increasing d order
+    upsample_nearest_exact1d[...]    the float32 source index; the backward as the card's kernel
+                                     on a product computes it (gather map, A2/A3's slide product)
 
 The three backward sums (max-pool, pad, upsample) are one scatter: `scatter_sum`.
 """
@@ -34,7 +36,8 @@ def scatter_sum(values, targets, size, acc_dtype=np.float32):
     targets = np.broadcast_to(targets, values.shape)
     out = np.zeros(planes * size, dtype=acc_dtype)
     flat = (np.arange(planes)[:, None] * size + targets).reshape(-1)
-    np.add.at(out, flat, values.astype(acc_dtype).reshape(-1))
+    with np.errstate(invalid="ignore", over="ignore"):      # inf and NaN inputs are test cases
+        np.add.at(out, flat, values.astype(acc_dtype).reshape(-1))
     return out.reshape(planes, size)
 
 
@@ -60,10 +63,26 @@ def im2col(x, k, d, p, s):
     return out if batched else out[0]
 
 
-def col2im(cols, size, k, d, p, s, out_dtype=None):
-    """Every image cell's contributions summed in fp32 from +0.0 in kernel order (ki, then kj),
-    rounded once to out_dtype (default: cols' dtype).  cols is (C*kH*kW, L) or (N, C*kH*kW, L);
-    size is (H, W); k, d, p, s are pairs or single values."""
+def col2im_order(soc, p):
+    """The order the card adds an image cell's contributions in on `soc`, from CANN's kernels:
+    "window" (increasing window position oh, then ow) for Ascend950's SIMT Col2im
+    (ops-cv:image/col2im/op_kernel/arch35/col2im_simt.h) and for the A2/A3 TBE Col2im's
+    atomic-add path, taken when both paddings are 0 (TBE impl/dynamic/col2im.py,
+    _compute_each_task_with_atomic_add); "kernel" ((ki, kj) ascending) for its padded path
+    (_compute_each_task: one kernel position after another) and on Ascend910/310P (no source:
+    the library keeps kernel order)."""
+    p = pair(p)
+    if soc == "Ascend950" or (soc in ("Ascend910B", "Ascend910_93") and p == (0, 0)):
+        return "window"
+    return "kernel"
+
+
+def col2im(cols, size, k, d, p, s, out_dtype=None, soc="Ascend910B"):
+    """The card's Im2colBackward on `soc`: every image cell's contributions summed in fp32 from
+    +0.0 in the card's order (col2im_order), rounded once to cols' dtype (the card's Col2im
+    writes gradOutput's dtype), then converted to out_dtype (default: cols' dtype; l0 Cast, round
+    to nearest even).  cols is (C*kH*kW, L) or (N, C*kH*kW, L); size is (H, W); k, d, p, s are
+    pairs or single values."""
     k, d, p, s = pair(k), pair(d), pair(p), pair(s)
     batched = cols.ndim == 3
     cb = (cols if batched else cols[None]).astype(np.float32)
@@ -73,12 +92,21 @@ def col2im(cols, size, k, d, p, s, out_dtype=None):
     oh, ow = windows(h, k[0], d[0], p[0], s[0]), windows(w, k[1], d[1], p[1], s[1])
     cb = cb.reshape(n, c, k[0], k[1], oh, ow)
     acc = np.zeros((n, c, h + 2 * p[0], w + 2 * p[1]), dtype=np.float32)
+    rows, cols_at = np.arange(k[0]) * d[0], np.arange(k[1]) * d[1]
     with np.errstate(over="ignore", invalid="ignore"):      # inf and NaN inputs are test cases
-        for ki in range(k[0]):
-            for kj in range(k[1]):
-                r0, c0 = ki * d[0], kj * d[1]
-                acc[:, :, r0:r0 + s[0] * (oh - 1) + 1:s[0], c0:c0 + s[1] * (ow - 1) + 1:s[1]] += cb[:, :, ki, kj]
-    out = acc[:, :, p[0]:p[0] + h, p[1]:p[1] + w].astype(out_dtype or cols.dtype)
+        if col2im_order(soc, p) == "window":
+            # one window after the other, each adding its kH x kW patch (distinct cells)
+            for i in range(oh):
+                for j in range(ow):
+                    patch = np.ix_(rows + i * s[0], cols_at + j * s[1])
+                    acc[:, :, patch[0], patch[1]] += cb[:, :, :, :, i, j]
+        else:
+            # one kernel position after the other, each adding its value in every window
+            for ki in range(k[0]):
+                for kj in range(k[1]):
+                    r0, c0 = ki * d[0], kj * d[1]
+                    acc[:, :, r0:r0 + s[0] * (oh - 1) + 1:s[0], c0:c0 + s[1] * (ow - 1) + 1:s[1]] += cb[:, :, ki, kj]
+        out = acc[:, :, p[0]:p[0] + h, p[1]:p[1] + w].astype(cols.dtype).astype(out_dtype or cols.dtype)
     return out if batched else out[0]
 
 
@@ -414,9 +442,74 @@ def upsample_nearest_exact1d(x, Lout, scales):
     return x[..., nearest_exact_source(x.shape[-1], Lout, scales)]
 
 
-def upsample_nearest_exact1d_backward(g, L, scales):
-    """gradInput as (rows, L): every gradient added to its source cell in increasing d order from
-    +0, in fp32 (float64 for float64); not rounded."""
-    src = nearest_exact_source(L, g.shape[-1], scales)
-    acc = np.float32 if g.dtype != np.float64 else np.float64
-    return scatter_sum(g.reshape(-1, g.shape[-1]), src, L, acc)
+def upsample_backward_scale(L, Lout, scales):
+    """The card's scale, outputs per input: float32(scales), or float32(Lout) / float32(L) when
+    that is not positive (CANN's op_api and both tilings)."""
+    given = np.float32(scales) if scales > 0 else np.float32(0)
+    return given if given > 0 else np.float32(Lout) / np.float32(L)
+
+
+def upsample_backward_first_owned(L, Lout, scales):
+    """first[i] for i = 0 .. L: input i owns gradients [first[i], first[i + 1]) in CANN's gather
+    kernels - min(ceil(float32(float32(i * s) - 0.5)), Lout), each step in float32 (A2/A3: Muls,
+    Adds, Ceil, Mins; Ascend950: ComputeOrig)."""
+    s = upsample_backward_scale(L, Lout, scales)
+    at = np.arange(L + 1, dtype=np.float32) * s
+    first = np.ceil(at - np.float32(0.5))
+    return np.minimum(first, np.float32(Lout)).astype(np.int64)
+
+
+def upsample_backward_owner(L, Lout, scales):
+    """owner[d]: the input cell whose gradient d is in CANN's gather kernels, -1 for a gradient
+    no cell owns (dropped)."""
+    first = upsample_backward_first_owned(L, Lout, scales)
+    owner = np.full(Lout, -1, np.int64)
+    for i in range(L):
+        owner[first[i]:first[i + 1]] = i
+    return owner
+
+
+def a2_slide(scale):
+    """The A2/A3 tiling's slide of gradInput cells per matrix product (getSlideSize)."""
+    most = max(np.float32(1), scale)
+    return 64 if most <= 5 else 48 if most <= 8 else 32 if most <= 20 else 16
+
+
+def upsample_nearest_exact1d_backward(g, L, scales, soc="Ascend910B"):
+    """gradInput as (rows, L), in fp32 (float64 for float64), not rounded, as the card computes it
+    on `soc`:
+      Ascend910/310P  (no kernel in the sources: the library's choice) every gradient added to its
+                      forward source cell in increasing d order from +0 (PyTorch's scatter)
+      Ascend950       the SIMT kernel: each cell i sums the gradients it owns
+                      (upsample_backward_first_owned) in increasing d from +0; Lin == Lout with a
+                      scale of 1 (within 1e-8) is a copy
+      A2/A3           the Cube kernel: per slide of cells [c0, c1) (a2_slide), the product of
+                      gradOutput[:, K] (K = [first[c0], first[c1]), or the single column first[c0]
+                      (0 past the row) when that is empty) with the 0/1 matrix R[j][i] = cell i owns
+                      j, each dot product added in increasing j from +0 (the Cube's own order is not
+                      in the sources: this is the library's choice); a scale within 1e-6 of 1 is
+                      gradOutput times 1"""
+    rows = g.reshape(-1, g.shape[-1])
+    Lout = rows.shape[1]
+    acc_t = np.float32 if g.dtype != np.float64 else np.float64
+    if soc in ("Ascend910", "Ascend310P"):
+        return scatter_sum(rows, nearest_exact_source(L, Lout, scales), L, acc_t)
+    first = upsample_backward_first_owned(L, Lout, scales)
+    scale = upsample_backward_scale(L, Lout, scales)
+    wide = rows.astype(acc_t)
+    if soc == "Ascend950" and L == Lout and abs(scale - np.float32(1)) <= np.float32(1e-8):
+        return wide
+    owner = upsample_backward_owner(L, Lout, scales)
+    if soc == "Ascend950" or abs(scale - np.float32(1)) < np.float32(1e-6):
+        keep = owner >= 0
+        return scatter_sum(rows[:, keep], owner[keep], L, acc_t)
+    out = np.zeros((rows.shape[0], L), acc_t)
+    size = a2_slide(scale)
+    with np.errstate(invalid="ignore", over="ignore"):
+        for c0 in range(0, L, size):
+            c1 = min(c0 + size, L)
+            k = list(range(first[c0], first[c1])) or [first[c0] if first[c0] < Lout else 0]
+            ratio = np.array([[owner[j] == i for i in range(c0, c1)] for j in k], acc_t)
+            for r, j in enumerate(k):
+                out[:, c0:c1] += wide[:, j:j + 1] * ratio[r]
+    return out

@@ -7,7 +7,8 @@ integer rounding for pairs holding a subnormal sum; fp16: the fp32 kernel's sums
 with vcvtph2ps, rounded with vcvtps2ph).  Their results must equal PyTorch's col2im (fp32; for
 fp16/bf16 PyTorch's fp32 col2im of the widened columns, rounded once) and the fp32 sum in (ki, kj)
 order from +0.0, rounded once (reference.col2im), bit for bit - including -0.0 inputs, subnormals,
-infinities and NaNs - at 1, 2 and 3 threads, with the output streamed (built per plane in a buffer
+infinities and NaNs - on Ascend910B; on Ascend950 (window order: the same sums in the reverse
+order) the reference alone, bit for bit - at 1, 2 and 3 threads, with the output streamed (built per plane in a buffer
 and copied out non-temporally), and on the AVX2 and portable tiers.  Each configuration runs in its
 own process (the pool size, the store policy and the SIMD switch are read when the library starts).
 """
@@ -95,7 +96,16 @@ def torch_col2im_k3s2(cols, size, dname):
     return out.to(torch.bfloat16).view(torch.int16).numpy().view(ml_dtypes.bfloat16)
 
 
-def test_k3s2_kernels_match_reference(tmp_path):
+# the kernels' two orders of additions: kernel order on A2/A3 (padding 1), window order on 950
+SOCS = ["Ascend910B", "Ascend950"]
+
+
+def on_soc(runs, soc):
+    return [tiers.Run(r.tier, r.threads, r.streaming, r.extra + (("ACLNN_SOC_VERSION", soc),)) for r in runs]
+
+
+@pytest.mark.parametrize("soc", SOCS)
+def test_k3s2_kernels_match_reference(tmp_path, soc):
     rng = np.random.default_rng(11)
     rng16 = np.random.default_rng(12)   # fp16 draws its own values: fp32's and bf16's stay as they were
     inputs, wants = {}, {}
@@ -105,18 +115,19 @@ def test_k3s2_kernels_match_reference(tmp_path):
             for dname, dtype in (("fp32", np.float32), ("fp16", np.float16), ("bf16", ml_dtypes.bfloat16)):
                 name = f"{dname}_{H}_{W}_{kind}_{idx}"
                 cols = make_values(kind, (N, C * 9, L), rng16 if dname == "fp16" else rng, dtype)
-                want = ref.col2im(cols, (H, W), 3, 1, 1, 2)
-                torch_out = torch_col2im_k3s2(cols, (H, W), dname)
-                nan = np.isnan(want.astype(np.float32))
-                assert np.array_equal(nan, np.isnan(torch_out.astype(np.float32))), f"NaN positions, {name}"
-                same = nan | (bits(want) == bits(torch_out))
-                assert same.all(), f"NumPy reference disagrees with torch on {name}"
+                want = ref.col2im(cols, (H, W), 3, 1, 1, 2, soc=soc)
+                if soc == "Ascend910B":   # kernel order, as torch adds
+                    torch_out = torch_col2im_k3s2(cols, (H, W), dname)
+                    nan = np.isnan(want.astype(np.float32))
+                    assert np.array_equal(nan, np.isnan(torch_out.astype(np.float32))), f"NaN positions, {name}"
+                    same = nan | (bits(want) == bits(torch_out))
+                    assert same.all(), f"NumPy reference disagrees with torch on {name}"
                 inputs[name] = cols.view(np.uint16) if dname == "bf16" else cols
                 wants[name] = want
     src = tmp_path / "cols.npz"
     np.savez(src, **inputs)
     first = None
-    for run in tiers.every_tier(RUNS):
+    for run in tiers.every_tier(on_soc(RUNS, soc)):
         dst = tmp_path / "out.npz"
         tiers.run_script(SCRIPT, run, args=(src, dst))
         got_all = dict(np.load(dst))
@@ -153,12 +164,13 @@ TRACE_SCRIPT = textwrap.dedent("""
 TRACE = (("ASCEND_GLOBAL_LOG_LEVEL", "1"), ("ASCEND_SLOG_PRINT_TO_STDOUT", "1"))
 
 
-def test_k3s2_geometries_take_their_kernels():
+@pytest.mark.parametrize("soc", SOCS)
+def test_k3s2_geometries_take_their_kernels(soc):
     geometries = [(H, W) for _, _, H, W in CASES]
     k3s2 = [W % 2 == 0 and H % 2 == 0 and W <= 32 for H, W in geometries]
     assert k3s2 == [True, True, True, True, False, False]
-    for run in tiers.every_tier([tiers.Run(threads=2, extra=TRACE), tiers.Run("avx2", threads=1, extra=TRACE),
-                                 tiers.Run("portable", threads=1, extra=TRACE)]):
+    for run in tiers.every_tier(on_soc([tiers.Run(threads=2, extra=TRACE), tiers.Run("avx2", threads=1, extra=TRACE),
+                                        tiers.Run("portable", threads=1, extra=TRACE)], soc)):
         out = tiers.run_script(TRACE_SCRIPT, run)
         paths = re.findall(r"\[aclnnIm2colBackward\] exec .* kernel=(\S+)", out)
         assert len(paths) == 3 * len(geometries), (run, out[-2000:])
@@ -196,7 +208,8 @@ def cpu_flags():
 NAN_SEEDS = 40
 
 
-def test_k3s2_nan_bits_are_the_same_on_every_tier(tmp_path):
+@pytest.mark.parametrize("soc", SOCS)
+def test_k3s2_nan_bits_are_the_same_on_every_tier(tmp_path, soc):
     inputs, wants = {}, {}
     for seed in range(NAN_SEEDS):
         rng = np.random.default_rng(1000 + seed)
@@ -204,16 +217,17 @@ def test_k3s2_nan_bits_are_the_same_on_every_tier(tmp_path):
             name = f"{dname}_28_28_{seed}"
             cols = make_values("special", (1, 8 * 9, k3s2_windows(28) ** 2), rng, dtype)
             inputs[name] = cols.view(np.uint16) if dname == "bf16" else cols
-            wants[name] = ref.col2im(cols, (28, 28), 3, 1, 1, 2)
+            wants[name] = ref.col2im(cols, (28, 28), 3, 1, 1, 2, soc=soc)
     src = tmp_path / "cols.npz"
     np.savez(src, **inputs)
     outs = {}
-    for run in tiers.every_tier([tiers.Run("portable", threads=1), tiers.Run(threads=1),
-                                 tiers.Run(threads=2), tiers.Run("avx2", threads=2)]):
+    runs = on_soc([tiers.Run("portable", threads=1), tiers.Run(threads=1), tiers.Run(threads=2),
+                   tiers.Run("avx2", threads=2)], soc)
+    for run in tiers.every_tier(runs):
         dst = tmp_path / "out.npz"
         tiers.run_script(SCRIPT, run, args=(src, dst))
         outs[run] = dict(np.load(dst))
-    portable = outs[tiers.Run("portable", threads=1)]
+    portable = outs[runs[0]]
     for name, want in wants.items():
         dtype = want.dtype
         want32 = want.astype(np.float32)

@@ -76,13 +76,7 @@ def results(tmp_path_factory):
             cols = case_cols(case, dtype)
             inputs[name] = cols.view(np.uint16) if dtype == "bf16" else cols
             inputs["geometry_" + name] = np.array(case[2:], np.int64)
-    src, dst = folder / "cols.npz", folder / "out.npz"
-    np.savez(src, **inputs)
-    by_run = {}
-    for run in tiers.every_tier(RUNS):
-        tiers.run_script(SCRIPT, run, args=(src, dst))
-        by_run[run] = dict(np.load(dst))
-    return by_run
+    return tiers.npz_results(SCRIPT, RUNS, inputs, folder)
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: "N{}C{}_{}x{}_k{}d{}p{}s{}".format(*c))

@@ -10,6 +10,7 @@ operator C programs run on each tier too (tests/test_c_programs.py).
 import os
 import subprocess
 import sys
+import textwrap
 from dataclasses import dataclass
 
 from support import ROOT
@@ -86,3 +87,43 @@ def assert_same_output(script, runs, timeout=300):
     """The script (which prints a digest of its results) prints the same under every run."""
     outs = outputs(script, runs, timeout)
     assert len(set(outs)) == 1, ["%s: %s" % pair for pair in zip(map(str, runs), outs)]
+
+
+def npz_results(script, runs, inputs, folder, timeout=300):
+    """{run: {name: array}}: `inputs` ({name: array}) saved to folder/in.npz, then `script` run under
+    each run (which together must cover every tier) with the arguments (that file, an output
+    .npz), its output read back.  One process per run serves every case."""
+    import numpy as np
+    src, dst = folder / "in.npz", folder / "out.npz"
+    np.savez(src, **inputs)
+    by_run = {}
+    for run in every_tier(runs):
+        run_script(script, run, args=(src, dst), timeout=timeout)
+        by_run[run] = dict(np.load(dst))
+    return by_run
+
+
+def product_script(call):
+    """A script for npz_results that runs one operator call per input on its product: an input
+    named "<soc>/<dtype>/..." (dtype fp32, fp16 or bf16; names starting "meta_" are skipped) is
+    given to `call`, a Python expression of `x` (the input in its dtype), `meta` (the float64
+    array stored under "meta_<name>"), `name` and `DT` (the dtypes by name), with `F` =
+    pyaclnn.functional, after pyaclnn.set_soc_version(soc); its result is saved under the name
+    (2-byte results as uint16)."""
+    return textwrap.dedent("""
+        import sys, numpy as np, ml_dtypes, pyaclnn
+        from pyaclnn import functional as F
+        DT = {"fp32": np.float32, "fp16": np.float16, "bf16": ml_dtypes.bfloat16}
+        src, dst = sys.argv[1:]
+        data = np.load(src, allow_pickle=False)
+        outs = {}
+        for name in data.files:
+            if name.startswith("meta_"):
+                continue
+            soc, dt = name.split("/")[:2]
+            pyaclnn.set_soc_version(soc)
+            x, meta = data[name].view(DT[dt]), data["meta_" + name]
+            out = %s
+            outs[name] = out.view(np.uint16) if out.dtype.itemsize == 2 else out
+        np.savez(dst, **outs)
+    """) % call

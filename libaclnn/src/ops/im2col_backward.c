@@ -11,8 +11,13 @@
  *   AVX2 + F16C and sW <= 2  col2im_avx2   (only without AVX-512)
  *   otherwise, AVX2 + F16C   col2im_phase_avx2 (the portable loops built for AVX2)
  *   otherwise                col2im_portable (also with ACLNN_NO_SIMD=1)
- * All add each output element's contributions in (ki, kj) order from +0.0 in fp32 and round
- * once, so they give the same bits.  The launch trace names the path that ran.
+ * All add each output element's contributions from +0.0 in fp32 in the order the card adds them
+ * on the selected product (ops/products.c, im2col_bw): window order (oh, then ow, ascending) on
+ * A2/A3 when padding is (0, 0) and on Ascend950, kernel order ((ki, kj) ascending) otherwise
+ * (kernels/col2im/col2im.h).  Like the card's
+ * Col2im they round the sum to gradOutput's dtype, and a different `out` dtype is then reached
+ * by a second conversion (the card's l0 Cast).  All paths give the same bits; the launch trace
+ * names the one that ran.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -36,11 +41,39 @@ typedef nn_i2c_plan col2im_plan;
 /* Phase 2                                                                                   */
 /* ---------------------------------------------------------------------------------------- */
 
+/* Converts the n values of `from` (fp16 or bf16) at buf to `to` in place, as l0 Cast does after
+ * the card's Col2im: widening is exact, fp16 <-> bf16 goes through fp32 and is rounded once
+ * (RNE).  Chunks are read whole before they are written and taken from the end backwards, so
+ * the wider results never overwrite values not yet read. */
+static void recast_in_place(void *buf, aclDataType from, aclDataType to, int64_t n)
+{
+    enum { CHUNK = 1024 };
+    float wide[CHUNK];
+    const size_t from_size = nn_dtype_size(from), to_size = nn_dtype_size(to);
+    for (int64_t end = n; end > 0;) {
+        const int64_t begin = end > CHUNK ? end - CHUNK : 0;
+        nn_to_f32_n(from, (const unsigned char *)buf + (size_t)begin * from_size, wide, (size_t)(end - begin));
+        nn_from_f32_n(to, wide, (unsigned char *)buf + (size_t)begin * to_size, (size_t)(end - begin));
+        end = begin;
+    }
+}
+
 /* The vector kernels ask for the fastest tier the CPU table allows and fall back to the
  * portable one when their plan does not fit the geometry. */
 static aclnnStatus col2im_kernel(const nn_launch *l)
 {
     const col2im_plan *p = (const col2im_plan *)l->plan;
+    /* The card's Col2im writes gradOutput's dtype (ops-cv:image/col2im/op_api/col2im.cpp) and
+     * l0 Cast then converts to out's (ops-cv:image/col2im/op_api/aclnn_im2col_backward.cpp): a
+     * fp16/bf16 gradOutput is folded into its own dtype in out's buffer (which is at least as
+     * large) and converted there.  A fp32 sum narrowed to out's dtype is one rounding either way. */
+    const bool recast = p->in_dtype != p->out_dtype && p->in_dtype != ACL_FLOAT;
+    col2im_plan in_dtype_plan;
+    if (recast) {
+        in_dtype_plan = *p;
+        in_dtype_plan.out_dtype = p->in_dtype;
+        p = &in_dtype_plan;
+    }
     const nn_cpu_features *cpu = nn_cpu_features_get();
     nn_col2im_avx512_plan *avx512 = cpu->avx512 ? nn_col2im_avx512_plan_create(p) : NULL;
     nn_col2im_avx2_plan *avx2 = cpu->avx2 && !cpu->avx512 ? nn_col2im_avx2_plan_create(p) : NULL;
@@ -81,6 +114,10 @@ static aclnnStatus col2im_kernel(const nn_launch *l)
     if (!ok) {
         return nn_error(ACLNN_ERR_INNER, OP ": could not allocate the per-thread fp32 buffers "
                         "(%lld image values per plane).", (long long)(p->H * p->W));
+    }
+    if (recast) {
+        const col2im_plan *asked = (const col2im_plan *)l->plan;
+        recast_in_place(job.out, asked->in_dtype, asked->out_dtype, p->planes * p->H * p->W);
     }
     return ACLNN_SUCCESS;
 }
@@ -215,6 +252,8 @@ aclnnStatus aclnnIm2colBackwardGetWorkspaceSize(const aclTensor *gradOutput,
     if (st == ACLNN_SUCCESS) st = check_arrays(gradOutput, inputSize, kernelSize, dilation, padding, stride, &plan);
     if (st == ACLNN_SUCCESS) st = check_out_shape(gradOutput, inputSize, kernelSize, out);
     if (st != ACLNN_SUCCESS) return st;
+    plan.window_order = pr->col2im_order == NN_COL2IM_WINDOW_ORDER ||
+                        (pr->col2im_order == NN_COL2IM_WINDOW_ORDER_UNPADDED && plan.pH == 0 && plan.pW == 0);
     return nn_i2c_make_executor(OP, col2im_kernel, &plan, gradOutput, out, workspaceSize, executor);
 }
 

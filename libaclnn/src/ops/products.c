@@ -61,12 +61,14 @@ static const nn_product upsample[NN_SOC_COUNT] = {
                            .doc_unsupported_dtypes = DTYPES(ACL_BF16, ACL_UINT8)},
 };
 
-/* The docs: unsupported on 910 and 310P (aclnnUpsampleNearestExact1dBackward.md:19-23). */
+/* The docs: unsupported on 910 and 310P (aclnnUpsampleNearestExact1dBackward.md:19-23).  The
+ * kernels: A2/A3's Cube gather, Ascend950's SIMT gather (ops-cv:image/upsample_nearest_exact2d_grad). */
 #define UP_BW_DOC "docs/aclnnUpsampleNearestExact1dBackward.md (ops-cv)"
 static const nn_product upsample_bw[NN_SOC_COUNT] = {
     [NN_SOC_ASCEND910] = {.dtypes = FLOATS, .doc_unsupported_page = UP_BW_DOC},
-    [NN_SOC_ASCEND910B] = {.dtypes = FLOATS},
-    [NN_SOC_ASCEND910_93] = {.dtypes = FLOATS}, [NN_SOC_ASCEND950] = {.dtypes = FLOATS},
+    [NN_SOC_ASCEND910B] = {.dtypes = FLOATS, .upsample_bw_kernel = NN_UPSAMPLE_BW_CUBE},
+    [NN_SOC_ASCEND910_93] = {.dtypes = FLOATS, .upsample_bw_kernel = NN_UPSAMPLE_BW_CUBE},
+    [NN_SOC_ASCEND950] = {.dtypes = FLOATS, .upsample_bw_kernel = NN_UPSAMPLE_BW_SIMT},
     [NN_SOC_ASCEND310P] = {.dtypes = FLOATS, .doc_unsupported_page = UP_BW_DOC},
 };
 
@@ -146,7 +148,16 @@ static const nn_product im2col[NN_SOC_COUNT] = {
         [NN_SOC_ASCEND310P] = {.dtypes = F32_F16, .doc_unsupported_page = doc_310p},                     \
     }
 #define I2C_BW_DOC "docs/aclnnIm2colBackward.md (ops-cv)"
-static const nn_product im2col_bw[NN_SOC_COUNT] = NO_BF16_ON_OLD(I2C_BW_DOC, I2C_BW_DOC);
+/* Im2colBackward adds in the card's order: A2/A3 run the TBE Col2im, whose padding-free path
+ * atomic-adds window after window and whose padded path adds kernel position after kernel
+ * position; Ascend950's SIMT kernel loops over the windows (docs/precision.md). */
+static const nn_product im2col_bw[NN_SOC_COUNT] = {
+    [NN_SOC_ASCEND910] = {.dtypes = F32_F16, .doc_unsupported_page = I2C_BW_DOC},
+    [NN_SOC_ASCEND910B] = {.dtypes = FLOATS, .col2im_order = NN_COL2IM_WINDOW_ORDER_UNPADDED},
+    [NN_SOC_ASCEND910_93] = {.dtypes = FLOATS, .col2im_order = NN_COL2IM_WINDOW_ORDER_UNPADDED},
+    [NN_SOC_ASCEND950] = {.dtypes = FLOATS, .col2im_order = NN_COL2IM_WINDOW_ORDER},
+    [NN_SOC_ASCEND310P] = {.dtypes = F32_F16, .doc_unsupported_page = I2C_BW_DOC},
+};
 static const nn_product prelu[NN_SOC_COUNT] = NO_BF16_ON_OLD(NULL, NULL);
 static const nn_product prelu_bw[NN_SOC_COUNT] = NO_BF16_ON_OLD(NULL, "docs/aclnnPreluBackward.md (ops-nn)");
 

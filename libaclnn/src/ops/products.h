@@ -38,6 +38,27 @@ typedef enum nn_mask_layout {
     NN_MASK_V1_BITS,          /* Ascend910/310P: MaxPoolWithArgmaxV1's uint16 bit mask */
 } nn_mask_layout;
 
+/* The order in which aclnnIm2colBackward adds an image element's contributions on the card
+ * (docs/precision.md, "Im2colBackward"). */
+typedef enum nn_col2im_order {
+    NN_COL2IM_KERNEL_ORDER = 0,      /* (ki, kj) ascending: the A2/A3 TBE Col2im's per-kernel-
+                                      * position read-add-write; 910/310P (open: no kernel source) */
+    NN_COL2IM_WINDOW_ORDER_UNPADDED, /* A2/A3: window order when padding is (0, 0) (the TBE
+                                      * Col2im's atomic-add path), else kernel order */
+    NN_COL2IM_WINDOW_ORDER,          /* Ascend950's SIMT Col2im: window order (oh, then ow,
+                                      * ascending = (ki, kj) descending) for any padding */
+} nn_col2im_order;
+
+/* What aclnnUpsampleNearestExact1dBackward computes on the card (docs/precision.md,
+ * "UpsampleNearestExact1dBackward"). */
+typedef enum nn_upsample_bw_kernel {
+    NN_UPSAMPLE_BW_SCATTER = 0, /* Ascend910/310P (open: no kernel binary): PyTorch's scatter form */
+    NN_UPSAMPLE_BW_CUBE,        /* A2/A3: the gather map, summed by a matrix product on the Cube per
+                                 * slide of gradInput cells (0 * inf spreads NaN over the slide) */
+    NN_UPSAMPLE_BW_SIMT,        /* Ascend950: the gather map, summed per cell; a bit copy when
+                                 * Lin == Lout and the scale is 1 */
+} nn_upsample_bw_kernel;
+
 typedef struct nn_dtype_list {
     const aclDataType *list;
     size_t count;
@@ -59,6 +80,8 @@ typedef struct nn_product {
     bool fp32_as_fp16;       /* max-pool mask path: FLOAT is computed as FLOAT16 (Ascend910) */
     bool float_reciprocal;   /* upsample: the scale's reciprocal in float (Ascend950) */
     nn_mask_layout mask_layout; /* max-pool mask pair: the mask's layout */
+    nn_col2im_order col2im_order; /* im2col backward: the card's order of additions */
+    nn_upsample_bw_kernel upsample_bw_kernel; /* upsample backward: the card's kernel */
     /* upsample: an NLC self fails with ACLNN_ERR_INNER_NULLPTR (Ascend950's l0 builds nothing
      * for it); elsewhere NLC runs as [N, L, C]. */
     bool nlc_inner_nullptr;

@@ -2,14 +2,20 @@
  * upsample_nearest_exact1d_backward.c - aclnnUpsampleNearestExact1dBackward: the gradient of
  * aclnnUpsampleNearestExact1d with respect to its input.
  *
- *   out[n, c, i] = sum of gradOutput[n, c, d] over every d whose forward source index is i
+ *   out[n, c, i] = sum of gradOutput[n, c, d] over the d that input i owns
  *
- * with the forward's index map (scale = scales > 0 ? fl32(1/scales) : fl32(Lin)/fl32(Lout)),
- * i.e. PyTorch's scatter form (an Lout larger than Lin*scales clamps the extra
- * gradients into the last cell, as PyTorch does).
+ * with the index map of the card's kernel on the selected product (ops/products.c, upsample_bw):
+ *   A2/A3, Ascend950  CANN's gather form: i owns [first(i), first(i+1)) with
+ *                     first(i) = min(ceil(fl(fl(i*s) - 0.5)), Lout), s = scales > 0 ?
+ *                     fl32(scales) : fl32(Lout)/fl32(Lin) (outputs per input); gradients from
+ *                     first(Lin) on are dropped (kernels/upsample/upsample.h)
+ *   Ascend910/310P    (open: no kernel) the forward's map, PyTorch's scatter form (an Lout larger
+ *                     than Lin*scales clamps the extra gradients into the last cell)
+ * On A2/A3 the card sums with a matrix product per slide of gradInput cells, so an inf or NaN
+ * gradient turns the slide's other cells into NaN: each row does the same once summed
+ * (nn_upsample_bw_cube_row).  On Ascend950 Lin == Lout with a scale of 1 is a bit copy.
  *
- * Written as a gather: the map is monotone, so input i owns the contiguous outputs
- * [lo(i), lo(i+1)).  The map is built once per launch and shared by all N*C rows; each row
+ * Either map is monotone, so input i owns the contiguous outputs [lo(i), lo(i+1)).  The map is built once per launch and shared by all N*C rows; each row
  * is then computed with loops that suit the map: stretches of equal count k become
  * "gi[t] = go[k t] + ... + go[k t + k-1]" loops the compiler vectorises, irregular maps walk
  * lo(), and pure downsampling (every count <= 1) is a zero fill plus one pick per gradient.
@@ -23,6 +29,7 @@
  * together), and gradInput is streamed out when the whole launch's traffic passes base's
  * streaming threshold, as whole aligned lines even when rows are not multiples of 16 floats.
  */
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,9 +52,22 @@ typedef nn_upsample_bw_ctx upsample_bwd_ctx;
 #define MODE_PER_INPUT NN_UPSAMPLE_BW_PER_INPUT
 #define MODE_PICK NN_UPSAMPLE_BW_PICK
 
+/* The plan's index map (upsample.h); false when out of memory. */
+static bool build_map(const upsample_bwd_plan *p, nn_ne_map *map)
+{
+    return p->gather ? nn_ne_map_build_gather(map, p->in_len, p->out_len, p->gather_scale)
+                     : nn_ne_map_build(map, p->in_len, p->out_len, p->scales, false);
+}
+
 static aclnnStatus upsample_bwd_kernel(const nn_launch *launch)
 {
     const upsample_bwd_plan *p = (const upsample_bwd_plan *)launch->plan;
+    if (p->copy) { /* Ascend950's DataCopy template (upsample_nearest_exact2d_grad_tiling_arch35.cpp) */
+        nn_launch_set_path(launch, "upsample_bw_copy");
+        memcpy(launch->operands[1].data, launch->operands[0].data,
+               (size_t)(p->rows * p->in_len) * nn_dtype_size(p->dtype));
+        return ACLNN_SUCCESS;
+    }
     nn_ne_map map;
     const bool planned = p->num_runs > 0;
     if (planned) { /* a view of the plan's run list (MODE_RUNS only reads runs) */
@@ -57,7 +77,7 @@ static aclnnStatus upsample_bwd_kernel(const nn_launch *launch)
         map.max_count = p->max_count;
         map.num_runs = p->num_runs;
         map.runs = (nn_ne_run *)p->runs;
-    } else if (!nn_ne_map_build(&map, p->in_len, p->out_len, p->scales, false)) {
+    } else if (!build_map(p, &map)) {
         return nn_error(ACLNN_ERR_INNER_NULLPTR, OP ": out of memory for the index map (L %lld -> %lld).",
                         (long long)p->in_len, (long long)p->out_len);
     }
@@ -70,6 +90,12 @@ static aclnnStatus upsample_bwd_kernel(const nn_launch *launch)
                    : (map.max_count <= 1 ? MODE_PICK : MODE_PER_INPUT);
     ctx.grad_out = launch->operands[0].data;
     ctx.grad_in = launch->operands[1].data;
+    int64_t *empty_slides = NULL;
+    if (p->cube_slide > 0 && (empty_slides = nn_upsample_bw_empty_slides(p, &ctx.cube_empty_count)) == NULL) {
+        if (!planned) nn_ne_map_free(&map);
+        return nn_error(ACLNN_ERR_INNER_NULLPTR, OP ": out of memory for the slide list (L %lld).", (long long)p->in_len);
+    }
+    ctx.cube_empty = empty_slides;
     /* Streamed when the whole launch (gradOutput read + gradInput written) passes base's
      * threshold, not only gradInput: a 3x upsampling's 16 MB gradInput sits just under it,
      * yet the 49 MB of gradOutput read after it evicts it from the caches anyway, so
@@ -97,6 +123,7 @@ static aclnnStatus upsample_bwd_kernel(const nn_launch *launch)
         rows_fn(&ctx, 0, p->rows);
     }
     if (!planned) nn_ne_map_free(&map);
+    free(empty_slides);
     if (ctx.failed) {
         return nn_error(ACLNN_ERR_INNER_NULLPTR, OP ": out of memory for the fp32 row buffers.");
     }
@@ -197,13 +224,44 @@ static aclnnStatus check_sizes(const aclTensor *grad_out, const aclIntArray *out
     return ACLNN_SUCCESS;
 }
 
+/* The card's scale (outputs per input) as its op_api and tilings derive it: fl32(scales), or
+ * fl32(Lout) / fl32(Lin) when that is not positive (aclnn_upsample_nearest_exact1d_backward.cpp,
+ * compute_scale_value in upsample_nearest_exact2d_grad_tiling.h, ComputeScales in
+ * upsample_nearest_exact2d_grad_tiling_arch35.cpp). */
+static float card_scale(int64_t Lin, int64_t Lout, double scales)
+{
+    const float given = scales > 0 ? (float)scales : 0.0f;
+    return given > 0 ? given : (float)Lout / (float)Lin;
+}
+
+/* The A2/A3 tiling's slide of gradInput cells per matrix product, from the larger of the two
+ * scales (H's is 1): getSlideSize in upsample_nearest_exact2d_grad_tiling.cpp. */
+static int64_t cube_slide(float scale_w)
+{
+    const float most = scale_w > 1.0f ? scale_w : 1.0f;
+    return most <= 5.0f ? 64 : most <= 8.0f ? 48 : most <= 20.0f ? 32 : 16;
+}
+
+/* What the product's kernel computes (ops/products.h), frozen in the plan. */
+static void plan_card(upsample_bwd_plan *plan, nn_upsample_bw_kernel kernel)
+{
+    plan->gather = kernel != NN_UPSAMPLE_BW_SCATTER;
+    plan->gather_scale = card_scale(plan->in_len, plan->out_len, plan->scales);
+    const float off_one = fabsf(plan->gather_scale - 1.0f);
+    /* Ascend950 copies when the lengths and scales match (EPSILON 1e-8, in its tiling) */
+    plan->copy = kernel == NN_UPSAMPLE_BW_SIMT && plan->in_len == plan->out_len && off_one <= 1e-8f;
+    /* A2/A3 skip the W product when the scale is within 1e-6 of 1 (FloatEqual): gradInput is
+     * then gradOutput times 1, which spreads nothing */
+    plan->cube_slide = kernel == NN_UPSAMPLE_BW_CUBE && !(off_one < 1e-6f) ? cube_slide(plan->gather_scale) : 0;
+}
+
 /* Keeps a short run list in the plan (see upsample_bwd_plan); if the map cannot be built here
  * (out of memory) the launches build it and report that themselves. */
 static void plan_runs(upsample_bwd_plan *plan)
 {
     nn_ne_map map;
     plan->num_runs = 0;
-    if (!nn_ne_map_build(&map, plan->in_len, plan->out_len, plan->scales, false)) {
+    if (!build_map(plan, &map)) {
         return;
     }
     if (nn_ne_map_runs_are_long(&map) && map.num_runs <= PLAN_MAX_RUNS) {
@@ -240,6 +298,7 @@ aclnnStatus aclnnUpsampleNearestExact1dBackwardGetWorkspaceSize(const aclTensor 
     plan.out_len = gradOutput->dims[2];
     plan.scales = scales;
     plan.dtype = gradOutput->dtype;
+    plan_card(&plan, nn_product_row(NN_PR_UPSAMPLE_NEAREST_EXACT1D_BACKWARD)->upsample_bw_kernel);
     plan_runs(&plan);
 
     return nn_finish_phase1(OP,

@@ -13,7 +13,10 @@
  *                      loads; k3s2p1 on small images in straight-line row kernels
  *
  * Every path adds an output element's contributions in the same order - ki ascending, then kj
- * ascending, from +0.0, in fp32, rounded once to the output dtype - so all give the same bits.
+ * ascending (kernel order), or both descending when plan->window_order (window order: oh, then
+ * ow, ascending) - from +0.0, in fp32, rounded once to the output dtype, so all give the same
+ * bits.  The tables of the row and phase-plane kernels carry the order; the k3s2p1
+ * straight-line kernels have both orders written out.
  * The operator (ops/im2col_backward.c) chooses the path from the CPU table: an _avx2 / _avx512
  * function is called only when nn_cpu_features says that set may run.
  */
@@ -32,6 +35,10 @@ typedef struct nn_i2c_plan {
     int64_t H, W, OH, OW;
     int64_t kH, kW, dH, dW, pH, pW, sH, sW;
     aclDataType in_dtype, out_dtype;
+    /* col2im: add an element's contributions in window order (oh, then ow, ascending - which
+     * is (ki, kj) descending) instead of kernel order ((ki, kj) ascending): the card's order
+     * on the product (ops/products.h, nn_col2im_order). */
+    bool window_order;
 } nn_i2c_plan;
 
 /* For one kernel offset `koff` (= k*dil - pad), the window positions o in [lo, hi) whose source
@@ -79,7 +86,8 @@ void nn_col2im_planes_portable(void *job, int64_t begin, int64_t end);
 void nn_col2im_planes_phase_avx2(void *job, int64_t begin, int64_t end);
 
 /* Used by the vector paths' table builders: the gradOutput rows each output row ih reads,
- * entries row_first[ih] .. row_first[ih+1]-1 of row_offset, ki ascending, each the offset of
+ * entries row_first[ih] .. row_first[ih+1]-1 of row_offset, ki ascending (descending for
+ * window order), each the offset of
  * row (ki, kj = 0, oh) in a layout where a kernel position's OH rows take `kpos_size` elements
  * and a row `row_stride`. */
 void nn_col2im_fill_row_tables(const nn_i2c_plan *p, int64_t kpos_size, int64_t row_stride,

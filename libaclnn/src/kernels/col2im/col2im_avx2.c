@@ -38,9 +38,11 @@ struct nn_col2im_avx2_plan {
     int64_t chunks;            /* per output row, 8*sW columns each */
     int64_t even_count;        /* taps feeding the even-column accumulator (all of them for sW 1) */
     int64_t *taps;             /* chunks x kW scratch offsets of a chunk's loads, the even phase's
-                                * kj ascending then the odd phase's; include the kj block */
+                                * kj ascending (window order: descending) then the odd
+                                * phase's; include the kj block */
     int64_t *row_first;        /* H + 1 entries into row_offset, as in the AVX-512 plan */
-    int64_t *row_offset;       /* scratch offset of row (ki, kj = 0, oh), ki ascending */
+    int64_t *row_offset;       /* scratch offset of row (ki, kj = 0, oh), in the plane's
+                                * ki order (nn_col2im_fill_row_tables) */
 };
 
 static void free_avx2_tables(avx2_plan *ap)
@@ -102,7 +104,8 @@ static bool build_avx2_plan(const col2im_plan *p, avx2_plan *ap)
     }
     int64_t n = 0;
     for (int pass = 0; pass < 2; pass++) {
-        for (int64_t kj = 0; kj < p->kW; kj++) {
+        for (int64_t i = 0; i < p->kW; i++) {   /* kj descending for window order */
+            const int64_t kj = p->window_order ? p->kW - 1 - i : i;
             const int64_t koff = kj * p->dW - p->pW;
             const int64_t r = ((koff % p->sW) + p->sW) % p->sW;
             if (r != pass) continue;
@@ -228,7 +231,7 @@ NN_AVX2 static inline __attribute__((always_inline)) void avx2_plane(const col2i
  *   row 2m:   col 2n = 0 + C11[m][n]          col 2n+1 = (0 + C10[m][n+1]) + C12[m][n]
  *   row 2m+1: col 2n = (0 + C01[m+1][n]) + C21[m][n]
  *             col 2n+1 = (((0 + C00[m+1][n+1]) + C02[m+1][n]) + C20[m][n+1]) + C22[m][n]
- * in (ki, kj) order from +0.0 as everywhere; a term whose m+1 or n+1 reaches OH or OW is left
+ * in (ki, kj) order from +0.0 as everywhere (window order: each sum's terms reversed); a term whose m+1 or n+1 reaches OH or OW is left
  * out (the n+1 loads are zeroed in those lanes).  8 window columns per step; a row's last step
  * (which may spill past the row) goes first.  The loads of a step may read up to 8 values past
  * a block row, so the tensor's last plane is run from a padded copy.
@@ -263,9 +266,10 @@ NN_AVX2 static inline __attribute__((always_inline)) void avx2_store_pairs(void 
                         _mm256_or_si256(e, _mm256_slli_epi32(avx2_round_words(odd, dt), 16)));
 }
 
+/* `window` (a compile-time constant): each sum's terms in the reverse order, window order (col2im.h). */
 NN_AVX2 static inline __attribute__((always_inline)) void avx2_k3s2_plane(const col2im_plan *p,
                                                                          const unsigned char *cols, void *out,
-                                                                         int dt)
+                                                                         int dt, bool window)
 {
     const int64_t OH = p->OH, OW = p->OW, L = OH * OW, W = p->W;
     const size_t esz = dt == NN_C2I_F32 ? 4 : 2;
@@ -288,18 +292,28 @@ NN_AVX2 static inline __attribute__((always_inline)) void avx2_k3s2_plane(const 
                 _mm256_cmpgt_epi32(_mm256_set1_epi32((int32_t)(OW - 1 - n0)), lane));
             const int64_t at = m * OW + n0, at_below = at + OW;
             const __m256 c10 = _mm256_and_ps(ahead, avx2_k3s2_at(cols, 3 * L, at + 1, dt));
+            const __m256 c12 = avx2_k3s2_at(cols, 5 * L, at, dt);
             const __m256 e0 = add8(zero, avx2_k3s2_at(cols, 4 * L, at, dt));
-            const __m256 o0 = add8(add8(zero, c10), avx2_k3s2_at(cols, 5 * L, at, dt));
+            const __m256 o0 = window ? add8(add8(zero, c12), c10) : add8(add8(zero, c10), c12);
             avx2_store_pairs(row0, 2 * n0, e0, o0, dt, true);
             __m256 e1 = zero, o1 = zero;
-            if (below) {
-                e1 = add8(e1, avx2_k3s2_at(cols, 1 * L, at_below, dt));
-                o1 = add8(o1, _mm256_and_ps(ahead, avx2_k3s2_at(cols, 0, at_below + 1, dt)));
-                o1 = add8(o1, avx2_k3s2_at(cols, 2 * L, at_below, dt));
+            if (window) {   /* ki = 2 (at m), then ki = 0 (at m + 1); kj descending */
+                e1 = add8(e1, avx2_k3s2_at(cols, 7 * L, at, dt));
+                o1 = add8(o1, avx2_k3s2_at(cols, 8 * L, at, dt));
+                o1 = add8(o1, _mm256_and_ps(ahead, avx2_k3s2_at(cols, 6 * L, at + 1, dt)));
             }
-            e1 = add8(e1, avx2_k3s2_at(cols, 7 * L, at, dt));
-            o1 = add8(o1, _mm256_and_ps(ahead, avx2_k3s2_at(cols, 6 * L, at + 1, dt)));
-            o1 = add8(o1, avx2_k3s2_at(cols, 8 * L, at, dt));
+            if (below) {
+                const __m256 c01 = avx2_k3s2_at(cols, 1 * L, at_below, dt);
+                const __m256 c00 = _mm256_and_ps(ahead, avx2_k3s2_at(cols, 0, at_below + 1, dt));
+                const __m256 c02 = avx2_k3s2_at(cols, 2 * L, at_below, dt);
+                e1 = add8(e1, c01);
+                o1 = window ? add8(add8(o1, c02), c00) : add8(add8(o1, c00), c02);
+            }
+            if (!window) {
+                e1 = add8(e1, avx2_k3s2_at(cols, 7 * L, at, dt));
+                o1 = add8(o1, _mm256_and_ps(ahead, avx2_k3s2_at(cols, 6 * L, at + 1, dt)));
+                o1 = add8(o1, avx2_k3s2_at(cols, 8 * L, at, dt));
+            }
             avx2_store_pairs(row1, 2 * n0, e1, o1, dt, false);
         }
     }
@@ -312,9 +326,10 @@ NN_AVX2 static void avx2_plane_any(const col2im_plan *p, const avx2_plan *ap, co
     const int in = nn_col2im_dt_code(p->in_dtype), outd = nn_col2im_dt_code(p->out_dtype);
     const bool k3 = p->kW == 3;
     if (ap->k3s2) {
-        if (in == NN_C2I_F32) avx2_k3s2_plane(p, cols, out, NN_C2I_F32);
-        else if (in == NN_C2I_BF16) avx2_k3s2_plane(p, cols, out, NN_C2I_BF16);
-        else avx2_k3s2_plane(p, cols, out, NN_C2I_F16);
+        const bool w = p->window_order;
+        if (in == NN_C2I_F32) w ? avx2_k3s2_plane(p, cols, out, NN_C2I_F32, true) : avx2_k3s2_plane(p, cols, out, NN_C2I_F32, false);
+        else if (in == NN_C2I_BF16) w ? avx2_k3s2_plane(p, cols, out, NN_C2I_BF16, true) : avx2_k3s2_plane(p, cols, out, NN_C2I_BF16, false);
+        else w ? avx2_k3s2_plane(p, cols, out, NN_C2I_F16, true) : avx2_k3s2_plane(p, cols, out, NN_C2I_F16, false);
         return;
     }
 #define COL2IM_AVX2_CASE(I, O)                                                                \

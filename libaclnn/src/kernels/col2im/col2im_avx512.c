@@ -5,7 +5,8 @@
  * On AVX-512 CPUs each output row is produced in registers and stored once: for a chunk of 16
  * output columns (sW == 1) or 32 columns split into 16 even and 16 odd ones (sW == 2), every
  * (ki, kj) contribution is one masked 16-lane load of a gradOutput row (widened in registers
- * for fp16/bf16) added to the chunk's accumulator, ki ascending then kj ascending - the same
+ * for fp16/bf16) added to the chunk's accumulator, ki ascending then kj ascending (both
+ * descending for window order, col2im.h: only the tables change) - the same
  * per-element order as the phase-plane code (col2im_portable.c), starting from +0.0.  Lanes outside the
  * window (padding, row ends) load +0.0; adding +0.0 never changes an accumulator that started
  * at +0.0 (it cannot be -0.0), so the results are bit-identical to the portable path.  The
@@ -79,12 +80,14 @@ typedef struct fast_tap {
 
 struct nn_col2im_avx512_plan {
     int64_t chunks;            /* column chunks per output row */
-    fast_tap *taps;            /* chunks x kW: the even-phase kj ascending, then the odd ones;
+    fast_tap *taps;            /* chunks x kW: the even-phase kj ascending (window order:
+                                * descending), then the odd ones;
                                 * offsets include the kernel column's block (kj * L) */
     int64_t even_count;        /* how many taps per chunk feed the even-column accumulator */
     int64_t *row_first;        /* H + 1 entries: output row ih reads kernel rows
                                 * row_first[ih] .. row_first[ih + 1] - 1 of row_offset */
-    int64_t *row_offset;       /* ki ascending: plane offset of gradOutput row (ki, kj = 0, oh) */
+    int64_t *row_offset;       /* ki ascending (window order: descending): plane offset
+                                * of gradOutput row (ki, kj = 0, oh) */
     /* The k3s2p1 small-image kernels (k3s2_geometry): k3s2 says they apply, k3s2_cvt that bf16
      * rounds with AVX512-BF16.  bf16 row pairs (k3s2_plane_bf16_*): for a two-row window holding
      * nr = 0, 1, 2 valid rows and a tap read in place (0) or one column ahead (1), the valid words
@@ -96,10 +99,11 @@ struct nn_col2im_avx512_plan {
     uint16_t pair_idx[2][32];
 };
 
-/* The k3s2p1 kernels' geometry: one dtype in and out (fp32, fp16 or bf16), kernel 3x3, stride 2,
- * padding 1, dilation 1, an even image exactly twice the window grid (H = 2*OH, W = 2*OW) and at
- * most 16 windows per row (bf16: two window rows in one 32-word vector; one 32-column output
- * chunk) - the stride-2 3x3 layers of ResNet-style networks on 28x28 and smaller maps. */
+/* The k3s2p1 kernels' geometry (their sums are written out in kernel and in window order): one
+ * dtype in and out (fp32, fp16 or bf16), kernel 3x3, stride 2, padding 1, dilation 1, an even image
+ * exactly twice the window grid (H = 2*OH, W = 2*OW) and at most 16 windows per row (bf16: two
+ * window rows in one 32-word vector; one 32-column output chunk) - the stride-2 3x3 layers of
+ * ResNet-style networks on 28x28 and smaller maps. */
 static bool k3s2_geometry(const col2im_plan *p)
 {
     return p->in_dtype == p->out_dtype && p->kH == 3 && p->kW == 3 &&
@@ -166,7 +170,8 @@ static bool build_fast_plan(const col2im_plan *p, fast_plan *fp)
     }
     fp->even_count = 0;
     for (int pass = 0, n = 0; pass < 2; pass++) {
-        for (int64_t kj = 0; kj < p->kW; kj++) {
+        for (int64_t i = 0; i < p->kW; i++) {   /* kj descending for window order */
+            const int64_t kj = p->window_order ? p->kW - 1 - i : i;
             int64_t r = (kj * p->dW - p->pW) % p->sW;
             if (r < 0) r += p->sW;
             if (r == pass) kj_order[n++] = kj;
@@ -302,7 +307,7 @@ fast_plane(const col2im_plan *p, const fast_plan *fp, const void *cols, void *ds
         for (int64_t q = 0; q < fp->chunks; q++) {
             const fast_tap *taps = fp->taps + q * kW;
             __m512 even = _mm512_setzero_ps(), odd = _mm512_setzero_ps();
-            for (int64_t r = r_lo; r < r_hi; r++) {   /* ki ascending, then kj ascending */
+            for (int64_t r = r_lo; r < r_hi; r++) {   /* the tables' (ki, kj) order */
                 const unsigned char *row = (const unsigned char *)cols + (size_t)fp->row_offset[r] * esz;
                 for (int64_t i = 0; i < even_count; i++) {
                     even = add_in_order(even, load16(row, taps[i].offset, taps[i].lanes, in_dt));
@@ -344,7 +349,8 @@ fast_plane(const col2im_plan *p, const fast_plan *fp, const void *cols, void *ds
  * one 32-word load covers both (2*OW <= 32 values).  Read as 16 dwords, the low words (shifted up 16) are the
  * even positions and the high words (masked) the odd ones - already fp32, so each tap costs one
  * load-and-op per half instead of a load, a zero-extend and a shift per row.  Per output element
- * the taps are added ki ascending, then kj ascending, as everywhere else; the accumulators start
+ * the taps are added ki ascending, then kj ascending, as everywhere else (or both descending:
+ * window order, col2im.h); the accumulators start
  * from the first tap instead of +0.0 and get +0.0 added last, which gives the same bits (a sum
  * can only differ from the +0.0-started one by being -0.0 where that one is +0.0).
  *   even rows 2oh:     E = x(1,1);                 O = x(1,0)+ + x(1,2)
@@ -394,10 +400,25 @@ pair_store_int(const fast_plan *fp, pair_acc acc, uint16_t *row0, int64_t W, boo
     pair_store_words(fp, pair_pack_int(acc.ea, acc.eb), pair_pack_int(acc.oa, acc.ob), row0, W, two_rows);
 }
 
-/* Sums one row pair; the caller rounds and stores it. */
+/* Two taps in kernel order (first + second), or in window order (second + first; col2im.h). */
+AVX512_TARGET static inline __attribute__((always_inline)) __m512 add2(__m512 first, __m512 second, bool window)
+{
+    return window ? add_in_order(second, first) : add_in_order(first, second);
+}
+
+/* Four taps given in kernel order, added in kernel or window order. */
+AVX512_TARGET static inline __attribute__((always_inline)) __m512 add4(__m512 t0, __m512 t1, __m512 t2, __m512 t3,
+                                                                      bool window)
+{
+    return window ? add_in_order(add_in_order(add_in_order(t3, t2), t1), t0)
+                  : add_in_order(add_in_order(add_in_order(t0, t1), t2), t3);
+}
+
+/* Sums one row pair, its taps in kernel or window order (a compile-time constant); the caller
+ * rounds and stores it. */
 AVX512_TARGET static inline __attribute__((always_inline)) pair_acc
 pair_sum(const fast_plan *fp, const uint16_t *const *blk, int64_t OW, int64_t oh, int64_t nr,
-         int64_t nr_next, bool odd_rows)
+         int64_t nr_next, bool odd_rows, bool window)
 {
     const __m512 zero = _mm512_setzero_ps();
     __m512 a, b, c, d;
@@ -407,24 +428,21 @@ pair_sum(const fast_plan *fp, const uint16_t *const *blk, int64_t OW, int64_t oh
         pair_load(blk[4] + o, fp->pair_w0[nr], fp->pair_a0[nr], fp->pair_b0[nr], &acc.ea, &acc.eb);
         pair_load(blk[3] + o + 1, fp->pair_w1[nr], fp->pair_a1[nr], fp->pair_b1[nr], &a, &b);
         pair_load(blk[5] + o, fp->pair_w0[nr], fp->pair_a0[nr], fp->pair_b0[nr], &c, &d);
-        acc.oa = add_in_order(a, c);
-        acc.ob = add_in_order(b, d);
+        acc.oa = add2(a, c, window);
+        acc.ob = add2(b, d, window);
     } else {
         const int64_t o0 = (oh + 1) * OW, o2 = oh * OW;   /* ki = 0 at oh + 1, ki = 2 at oh */
         pair_load(blk[1] + o0, fp->pair_w0[nr_next], fp->pair_a0[nr_next], fp->pair_b0[nr_next], &a, &b);
         pair_load(blk[7] + o2, fp->pair_w0[nr], fp->pair_a0[nr], fp->pair_b0[nr], &c, &d);
-        acc.ea = add_in_order(a, c);
-        acc.eb = add_in_order(b, d);
-        pair_load(blk[0] + o0 + 1, fp->pair_w1[nr_next], fp->pair_a1[nr_next], fp->pair_b1[nr_next], &acc.oa, &acc.ob);
-        pair_load(blk[2] + o0, fp->pair_w0[nr_next], fp->pair_a0[nr_next], fp->pair_b0[nr_next], &a, &b);
-        acc.oa = add_in_order(acc.oa, a);
-        acc.ob = add_in_order(acc.ob, b);
-        pair_load(blk[6] + o2 + 1, fp->pair_w1[nr], fp->pair_a1[nr], fp->pair_b1[nr], &a, &b);
-        acc.oa = add_in_order(acc.oa, a);
-        acc.ob = add_in_order(acc.ob, b);
-        pair_load(blk[8] + o2, fp->pair_w0[nr], fp->pair_a0[nr], fp->pair_b0[nr], &a, &b);
-        acc.oa = add_in_order(acc.oa, a);
-        acc.ob = add_in_order(acc.ob, b);
+        acc.ea = add2(a, c, window);
+        acc.eb = add2(b, d, window);
+        __m512 a0, b0, a2, b2, a6, b6, a8, b8;
+        pair_load(blk[0] + o0 + 1, fp->pair_w1[nr_next], fp->pair_a1[nr_next], fp->pair_b1[nr_next], &a0, &b0);
+        pair_load(blk[2] + o0, fp->pair_w0[nr_next], fp->pair_a0[nr_next], fp->pair_b0[nr_next], &a2, &b2);
+        pair_load(blk[6] + o2 + 1, fp->pair_w1[nr], fp->pair_a1[nr], fp->pair_b1[nr], &a6, &b6);
+        pair_load(blk[8] + o2, fp->pair_w0[nr], fp->pair_a0[nr], fp->pair_b0[nr], &a8, &b8);
+        acc.oa = add4(a0, a2, a6, a8, window);
+        acc.ob = add4(b0, b2, b6, b8, window);
     }
     acc.ea = add_in_order(acc.ea, zero);
     acc.eb = add_in_order(acc.eb, zero);
@@ -434,8 +452,8 @@ pair_sum(const fast_plan *fp, const uint16_t *const *blk, int64_t OW, int64_t oh
 }
 
 /* One plane, two output rows of each parity per step; STORE rounds (pair_store_int or, with
- * AVX512-BF16, pair_store_cvt). */
-#define DEFINE_PAIR_PLANE(NAME, TARGET, STORE)                                                      \
+ * AVX512-BF16, pair_store_cvt); WINDOW: the taps in window order. */
+#define DEFINE_PAIR_PLANE(NAME, TARGET, STORE, WINDOW)                                              \
 TARGET static void NAME(const col2im_plan *p, const fast_plan *fp, const void *cols, void *dst)     \
 {                                                                                                   \
     const int64_t OH = p->OH, OW = p->OW, W = p->W, L = OH * OW;                                   \
@@ -449,11 +467,12 @@ TARGET static void NAME(const col2im_plan *p, const fast_plan *fp, const void *c
         const int64_t nr = OH - oh >= 2 ? 2 : 1, left = OH - oh - 1;                               \
         const int64_t nr_next = left >= 2 ? 2 : left;                                               \
         uint16_t *row = (uint16_t *)dst + 2 * oh * W;   /* output row 2*oh */                       \
-        STORE(fp, pair_sum(fp, blk, OW, oh, nr, nr_next, false), row, W, nr == 2);                  \
-        STORE(fp, pair_sum(fp, blk, OW, oh, nr, nr_next, true), row + W, W, nr == 2);               \
+        STORE(fp, pair_sum(fp, blk, OW, oh, nr, nr_next, false, WINDOW), row, W, nr == 2);          \
+        STORE(fp, pair_sum(fp, blk, OW, oh, nr, nr_next, true, WINDOW), row + W, W, nr == 2);       \
     }                                                                                               \
 }
-DEFINE_PAIR_PLANE(k3s2_plane_bf16_int, AVX512_TARGET, pair_store_int)
+DEFINE_PAIR_PLANE(k3s2_plane_bf16_int, AVX512_TARGET, pair_store_int, false)
+DEFINE_PAIR_PLANE(k3s2_plane_bf16_int_window, AVX512_TARGET, pair_store_int, true)
 
 /* With AVX512-BF16 (nn512_round_bf16_pair_normal: vcvtne2ps2bf16, which reads subnormal inputs
  * as zero), a pair holding a subnormal sum (vfpclassps 0x20) takes the integer rounding instead. */
@@ -472,7 +491,8 @@ pair_store_cvt(const fast_plan *fp, pair_acc acc, uint16_t *row0, int64_t W, boo
     pair_store_words(fp, nn512_round_bf16_pair_normal(acc.ea, acc.eb), nn512_round_bf16_pair_normal(acc.oa, acc.ob),
                      row0, W, two_rows);
 }
-DEFINE_PAIR_PLANE(k3s2_plane_bf16_cvt, NN_AVX512BF16, pair_store_cvt)
+DEFINE_PAIR_PLANE(k3s2_plane_bf16_cvt, NN_AVX512BF16, pair_store_cvt, false)
+DEFINE_PAIR_PLANE(k3s2_plane_bf16_cvt_window, NN_AVX512BF16, pair_store_cvt, true)
 
 /* Stores one k3s2p1 output row from its even (e) and odd (d) output columns: fp32 interleaved
  * with two permutes; fp16 rounded with vcvtps2ph and merged with one word permute (the row
@@ -502,9 +522,10 @@ k3s2_store_row(void *row, __m512 e, __m512 d, int64_t W, int dt)
  *   row 2oh:      E = x(1,1);            O = x(1,0)+ + x(1,2)
  *   row 2oh + 1:  E = x(0,1)' + x(2,1);  O = x(0,0)'+ + x(0,2)' + x(2,0)+ + x(2,2)
  * fp16 on the generic row kernel took ~1.4x this time per plane in cache, the same taps and
- * stores in its table-driven loops (docs/kernels_im2col_prelu.md). */
+ * stores in its table-driven loops (docs/kernels_im2col_prelu.md).  `window` (a compile-time
+ * constant) adds each sum's taps in the reverse order, window order (col2im.h). */
 AVX512_TARGET static inline __attribute__((always_inline)) void
-k3s2_plane_rows(const col2im_plan *p, const void *cols, void *dst, int dt)
+k3s2_plane_rows(const col2im_plan *p, const void *cols, void *dst, int dt, bool window)
 {
     const int64_t OH = p->OH, OW = p->OW, W = p->W, L = OH * OW;
     const size_t esz = dt == NN_C2I_F32 ? 4 : 2;
@@ -520,28 +541,31 @@ k3s2_plane_rows(const col2im_plan *p, const void *cols, void *dst, int dt)
         const int64_t o = oh * OW, o1 = o + OW;
         const __m512 zero = _mm512_setzero_ps();
         __m512 e = add_in_order(zero, load16(blk[4], o, in_row, dt));
-        __m512 d = add_in_order(zero, load16(blk[3], o + 1, ahead, dt));
-        d = add_in_order(d, load16(blk[5], o, in_row, dt));
+        /* x(ki, kj) as in the comment above; each sum from +0.0, in kernel or window order */
+        const __m512 x10 = load16(blk[3], o + 1, ahead, dt), x12 = load16(blk[5], o, in_row, dt);
+        __m512 d = add_in_order(add_in_order(zero, window ? x12 : x10), window ? x10 : x12);
         k3s2_store_row(row, e, d, W, dt);
         const __mmask16 next = oh + 1 < OH ? in_row : 0, next_ahead = oh + 1 < OH ? ahead : 0;
-        e = add_in_order(zero, load16(blk[1], o1, next, dt));
-        e = add_in_order(e, load16(blk[7], o, in_row, dt));
-        d = add_in_order(zero, load16(blk[0], o1 + 1, next_ahead, dt));
-        d = add_in_order(d, load16(blk[2], o1, next, dt));
-        d = add_in_order(d, load16(blk[6], o + 1, ahead, dt));
-        d = add_in_order(d, load16(blk[8], o, in_row, dt));
+        const __m512 x01 = load16(blk[1], o1, next, dt), x21 = load16(blk[7], o, in_row, dt);
+        e = add_in_order(add_in_order(zero, window ? x21 : x01), window ? x01 : x21);
+        const __m512 x00 = load16(blk[0], o1 + 1, next_ahead, dt), x02 = load16(blk[2], o1, next, dt);
+        const __m512 x20 = load16(blk[6], o + 1, ahead, dt), x22 = load16(blk[8], o, in_row, dt);
+        d = window ? add4(add_in_order(zero, x22), x20, x02, x00, false)
+                   : add4(add_in_order(zero, x00), x02, x20, x22, false);
         k3s2_store_row(row + row_bytes, e, d, W, dt);
     }
 }
 
 AVX512_TARGET static void k3s2_plane_f32(const col2im_plan *p, const void *cols, void *dst)
 {
-    k3s2_plane_rows(p, cols, dst, NN_C2I_F32);
+    if (p->window_order) k3s2_plane_rows(p, cols, dst, NN_C2I_F32, true);
+    else k3s2_plane_rows(p, cols, dst, NN_C2I_F32, false);
 }
 
 AVX512_TARGET static void k3s2_plane_f16(const col2im_plan *p, const void *cols, void *dst)
 {
-    k3s2_plane_rows(p, cols, dst, NN_C2I_F16);
+    if (p->window_order) k3s2_plane_rows(p, cols, dst, NN_C2I_F16, true);
+    else k3s2_plane_rows(p, cols, dst, NN_C2I_F16, false);
 }
 
 /* Instantiates fast_plane for every (in, out) dtype pair and both strides. */
@@ -554,9 +578,9 @@ AVX512_TARGET static void fast_plane_any(const col2im_plan *p, const fast_plan *
         } else if (p->in_dtype == ACL_FLOAT16) {
             k3s2_plane_f16(p, cols, dst);
         } else if (fp->k3s2_cvt) {
-            k3s2_plane_bf16_cvt(p, fp, cols, dst);
+            (p->window_order ? k3s2_plane_bf16_cvt_window : k3s2_plane_bf16_cvt)(p, fp, cols, dst);
         } else {
-            k3s2_plane_bf16_int(p, fp, cols, dst);
+            (p->window_order ? k3s2_plane_bf16_int_window : k3s2_plane_bf16_int)(p, fp, cols, dst);
         }
         return;
     }

@@ -11,7 +11,8 @@
  * the contributions of a kernel offset (ki, kj) are contiguous runs of gradOutput, so every inner
  * loop is a unit-stride, vectorisable add (a single run for a whole kernel row block when it
  * covers complete phase rows); the phases are interleaved back into the image at the end (with
- * stride 1 the accumulator is the output plane itself).
+ * stride 1 the accumulator is the output plane itself).  For window order (col2im.h) the kernel
+ * rows are visited ki descending and each group's columns kj descending: the same loops.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -38,14 +39,16 @@ static void build_spans(const nn_i2c_plan *p, kcol_span *spans)
     }
 }
 
-/* Groups the non-empty kernel columns by residue class, kj ascending within a class. */
+/* Groups the non-empty kernel columns by residue class, kj ascending within a class (descending
+ * for window order: a group adds its members in member order). */
 static int64_t build_groups(const nn_i2c_plan *p, const kcol_span *spans, int64_t class_len,
                             kcol_group *groups)
 {
     int64_t n = 0;
     for (int64_t r = 0; r < p->sW; r++) {
         kcol_group *g = NULL;
-        for (int64_t kj = 0; kj < p->kW; kj++) {
+        for (int64_t i = 0; i < p->kW; i++) {
+            const int64_t kj = p->window_order ? p->kW - 1 - i : i;
             const kcol_span *sp = &spans[kj];
             if (sp->residue != r || sp->t_lo >= sp->t_hi) continue;
             if (g == NULL || g->count == GROUP_MAX) {
@@ -112,7 +115,8 @@ void nn_col2im_fill_row_tables(const nn_i2c_plan *p, int64_t kpos_size, int64_t 
     int64_t n = 0;
     for (int64_t ih = 0; ih < p->H; ih++) {
         row_first[ih] = n;
-        for (int64_t ki = 0; ki < p->kH; ki++) {
+        for (int64_t i = 0; i < p->kH; i++) {
+            const int64_t ki = p->window_order ? p->kH - 1 - i : i;
             const int64_t t = ih + p->pH - ki * p->dH;
             if (t < 0 || t % p->sH != 0 || t / p->sH >= p->OH) continue;
             row_offset[n++] = ki * p->kW * kpos_size + (t / p->sH) * row_stride;

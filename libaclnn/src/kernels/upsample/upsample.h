@@ -93,9 +93,8 @@ static inline void nn_ne_map_free(nn_ne_map *map)
     map->num_runs = 0;
 }
 
-/* Builds the map in_len -> out_len (both > 0).  Returns false on allocation failure. */
-static inline bool nn_ne_map_build(nn_ne_map *map, int64_t in_len, int64_t out_len, double scales,
-                                   bool float_reciprocal)
+/* The arrays of a map in_len -> out_len (lo zeroed); false (nothing held) when out of memory. */
+static inline bool nn_ne_map_alloc(nn_ne_map *map, int64_t in_len, int64_t out_len)
 {
     memset(map, 0, sizeof *map);
     map->in_len = in_len;
@@ -107,32 +106,78 @@ static inline bool nn_ne_map_build(nn_ne_map *map, int64_t in_len, int64_t out_l
         nn_ne_map_free(map);
         return false;
     }
-    const float scale = nn_nearest_exact_scale(in_len, out_len, scales, float_reciprocal);
-    for (int64_t d = 0; d < out_len; d++) {
-        map->src[d] = nn_nearest_exact_src(d, scale, in_len);
-        map->lo[map->src[d] + 1]++; /* counts, turned into starts below */
-    }
-    for (int64_t i = 0; i < in_len;) {
-        const int64_t count = map->lo[i + 1];
+    return true;
+}
+
+/* The runs and max_count of a map whose lo[] holds the starts. */
+static inline void nn_ne_map_find_runs(nn_ne_map *map)
+{
+    const int64_t *lo = map->lo;
+    for (int64_t i = 0; i < map->in_len;) {
+        const int64_t count = lo[i + 1] - lo[i];
         int64_t j = i + 1;
-        while (j < in_len && map->lo[j + 1] == count) {
+        while (j < map->in_len && lo[j + 1] - lo[j] == count) {
             j++;
         }
         nn_ne_run *run = &map->runs[map->num_runs++];
         run->i0 = i;
         run->i1 = j;
+        run->d0 = lo[i];
         run->count = count;
         if (count > map->max_count) {
             map->max_count = count;
         }
         i = j;
     }
+}
+
+/* Builds the map in_len -> out_len (both > 0) from the forward's index of every output (the
+ * scatter form: every output has an input).  Returns false on allocation failure. */
+static inline bool nn_ne_map_build(nn_ne_map *map, int64_t in_len, int64_t out_len, double scales,
+                                   bool float_reciprocal)
+{
+    if (!nn_ne_map_alloc(map, in_len, out_len)) return false;
+    const float scale = nn_nearest_exact_scale(in_len, out_len, scales, float_reciprocal);
+    for (int64_t d = 0; d < out_len; d++) {
+        map->src[d] = nn_nearest_exact_src(d, scale, in_len);
+        map->lo[map->src[d] + 1]++; /* counts, turned into starts below */
+    }
     for (int64_t i = 0; i < in_len; i++) {
         map->lo[i + 1] += map->lo[i];
     }
-    for (int64_t r = 0; r < map->num_runs; r++) {
-        map->runs[r].d0 = map->lo[map->runs[r].i0];
+    nn_ne_map_find_runs(map);
+    return true;
+}
+
+/* The first output position input i owns in CANN's backward kernels (the gather form):
+ * min(ceil(fl(fl(i * scale) - 0.5)), out_len), in float, with `scale` outputs per input - the
+ * vector ops Muls, Adds(-0.5), Ceil, Mins of the A2/A3 kernel
+ * (ops-cv:image/upsample_nearest_exact2d_grad/op_kernel/upsample_nearest_exact2d_grad_kernel.h,
+ * calculateIntermediateTensorX) and ComputeOrig of Ascend950's
+ * (ops-cv:image/upsample_nearest_exact2d_grad/op_kernel/arch35/upsample_nearest_exact2d_grad_simt_base.h).
+ * (float)i is exact below 2^24. */
+static inline int64_t nn_nearest_exact_first_owned(int64_t i, float scale, int64_t out_len)
+{
+    const float product = (float)i * scale; /* no contraction: -std=c11 keeps -ffp-contract=off */
+    const float first = ceilf(product - 0.5f);
+    return !((double)first < (double)out_len) ? out_len : (first > 0.0f ? (int64_t)first : 0);
+}
+
+/* Builds the map in_len -> out_len (both > 0) in the gather form of CANN's backward kernels:
+ * input i owns outputs [first_owned(i), first_owned(i + 1)); outputs from first_owned(in_len)
+ * on belong to no input (their gradients are dropped) and have src[d] = -1.  Returns false on
+ * allocation failure. */
+static inline bool nn_ne_map_build_gather(nn_ne_map *map, int64_t in_len, int64_t out_len, float scale)
+{
+    if (!nn_ne_map_alloc(map, in_len, out_len)) return false;
+    for (int64_t i = 0; i <= in_len; i++) {
+        map->lo[i] = nn_nearest_exact_first_owned(i, scale, out_len);
     }
+    for (int64_t i = 0; i < in_len; i++) {
+        for (int64_t d = map->lo[i]; d < map->lo[i + 1]; d++) map->src[d] = i;
+    }
+    for (int64_t d = map->lo[in_len]; d < out_len; d++) map->src[d] = -1;
+    nn_ne_map_find_runs(map);
     return true;
 }
 
@@ -179,6 +224,14 @@ typedef struct nn_upsample_bw_plan {
     int64_t in_len, out_len; /* Lin (gradInput), Lout (gradOutput) */
     double scales;
     aclDataType dtype;
+    /* The card's arithmetic (ops/products.h, nn_upsample_bw_kernel): gather: the map of CANN's
+     * kernels (nn_ne_map_build_gather with gather_scale, outputs per input); cube_slide > 0:
+     * A2/A3's matrix product, whose 0 * inf spreads a non-finite gradient over the slide of
+     * cube_slide gradInput cells that reads it; copy: Ascend950's bit copy (Lin == Lout and a
+     * scale of 1). */
+    bool gather, copy;
+    float gather_scale;
+    int64_t cube_slide;
     /* The map's run list when it is short and long-running (MODE_RUNS), else num_runs = 0 and
      * each launch builds the map: saves the launch ~30 us of index arithmetic before the
      * threads start. */
@@ -197,12 +250,35 @@ typedef struct nn_upsample_bw_ctx {
     bool stream;             /* large gradInput: rows are built in a buffer and streamed out */
     bool avx512;             /* fp32 runs on upsample_bw_avx512.c (only in the AVX2 build) */
     int failed;              /* a range could not get its conversion buffers */
+    const int64_t *cube_empty; /* A2/A3: nn_upsample_bw_empty_slides */
+    int64_t cube_empty_count;
     nn_guided_claims claims; /* rows, claimed in shrinking chunks by the threads */
 } nn_upsample_bw_ctx;
 
 /* Range functions (the range is ignored: rows are claimed from ctx->claims). */
 void nn_upsample_bw_rows_portable(void *ctx, int64_t begin, int64_t end);
 void nn_upsample_bw_rows_avx2(void *ctx, int64_t begin, int64_t end);
+
+/* How many of n fp32 values are inf or NaN (a count, so that the loop vectorises; inline, so
+ * that each kernel file builds it for its own instruction set). */
+static inline uint32_t nn_upsample_bw_count_nonfinite(const float *row, int64_t n)
+{
+    const uint32_t *bits = (const uint32_t *)(const void *)row;
+    uint32_t count = 0;
+    for (int64_t t = 0; t < n; t++) count += (bits[t] & 0x7f800000u) == 0x7f800000u;
+    return count;
+}
+
+/* A2/A3 (plan->cube_slide > 0), on each fp32 gradInput row `gi` right after its sums: the NaN
+ * that the card's matrix product spreads from an inf or NaN gradient over its slide of cells
+ * (upsample_bw_portable.c).  `go`: the row's gradients, of go_dtype; row_nonfinite: whether a
+ * sum of the row is inf or NaN (the caller counts them while the row is in cache, or as it
+ * stores them).  ctx->cube_empty: nn_upsample_bw_empty_slides. */
+void nn_upsample_bw_cube_row(const nn_upsample_bw_ctx *ctx, const void *go, aclDataType go_dtype, float *gi,
+                             bool row_nonfinite);
+/* The first cells of the slides no gradient of which any cell owns (malloc'd; NULL with
+ * *count = 0 when out of memory). */
+int64_t *nn_upsample_bw_empty_slides(const nn_upsample_bw_plan *p, int64_t *count);
 
 /* How many rows a thread works on at once, each from its own stretch of its claimed chunk.
  * One sequential stream per core does not keep enough misses in flight (the hardware

@@ -6,6 +6,7 @@
  * stretches at once (more memory streams in flight per core); streamed outputs go through one
  * line stage per stretch (base/nn_simd.h), as whole aligned lines.
  */
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,22 +34,24 @@ NN_AVX512 static inline __m512i index_vector(int64_t count, int64_t s)
  * (<= NN_UPSAMPLE_BW_LOCKSTEP_ROWS) rows in lockstep: s[i] and o[i] are row i's gradients and sums.  16
  * inputs per vector, each ((0 + g0) + g1) + g2 in d order exactly as run_sums_f32 does; the
  * last n % 16 inputs use the scalar loop's arithmetic.  With `stream`, every o[i] is 64-byte
- * aligned and every full vector is stored non-temporally.  Returns false for other counts. */
+ * aligned and every full vector is stored non-temporally.  nonfinite[i] (when not NULL) becomes
+ * true if a sum of row i is inf or NaN (vfpclassps).  Returns false for other counts. */
 NN_AVX512 static bool run_sums_f32_avx512(const float *const *s, float *const *o, int m, int64_t n,
-                                             int64_t count, bool stream)
+                                             int64_t count, bool stream, bool *nonfinite)
 {
     if (count < 1 || count > 3) {
         return false;
     }
     const int64_t n16 = n & ~(int64_t)15;
     const __m512 zero = _mm512_setzero_ps();
-#define STORE_SUM(dst, v)                   \
-    do {                                    \
-        if (stream) {                       \
-            _mm512_stream_ps(dst, v);       \
-        } else {                            \
-            _mm512_storeu_ps(dst, v);       \
-        }                                   \
+#define STORE_SUM(dst, v)                                                          \
+    do {                                                                           \
+        if (stream) {                                                              \
+            _mm512_stream_ps(dst, v);                                              \
+        } else {                                                                   \
+            _mm512_storeu_ps(dst, v);                                              \
+        }                                                                          \
+        if (nonfinite != NULL) nonfinite[i] |= _mm512_fpclass_ps_mask(v, 0x99) != 0; \
     } while (0)
 #define PREFETCH_AHEAD(g, k) _mm_prefetch((const char *)((uintptr_t)(g) + PREFETCH_BYTES + 64 * (k)), _MM_HINT_T0)
     if (count == 1) {
@@ -110,14 +113,17 @@ NN_AVX512 static bool run_sums_f32_avx512(const float *const *s, float *const *o
                 acc += g[j];
             }
             o[i][t] = acc;
+            if (nonfinite != NULL) nonfinite[i] |= !isfinite(acc);
         }
     }
     return true;
 }
 
-/* m fp32 gradInput rows in NN_UPSAMPLE_BW_RUNS, in lockstep, with the AVX-512 run sums where they apply. */
+/* m fp32 gradInput rows in NN_UPSAMPLE_BW_RUNS, in lockstep, with the AVX-512 run sums where they
+ * apply.  nonfinite (not NULL): whether each row has an inf or NaN sum. */
 NN_AVX512 static void rows_f32_runs_avx512(const nn_ne_map *map, const float *const *go,
-                                           float *const *gi, int m, bool stream, nn_upsample_bw_sums_fn sums)
+                                           float *const *gi, int m, bool stream, nn_upsample_bw_sums_fn sums,
+                                           bool *nonfinite)
 {
     for (int64_t r = 0; r < map->num_runs; r++) {
         const nn_ne_run *run = &map->runs[r];
@@ -127,9 +133,10 @@ NN_AVX512 static void rows_f32_runs_avx512(const nn_ne_map *map, const float *co
             s[i] = go[i] + run->d0;
             o[i] = gi[i] + run->i0;
         }
-        if (!run_sums_f32_avx512(s, o, m, run->i1 - run->i0, run->count, stream)) {
+        if (!run_sums_f32_avx512(s, o, m, run->i1 - run->i0, run->count, stream, nonfinite)) {
             for (int i = 0; i < m; i++) {
                 sums(s[i], o[i], run->i1 - run->i0, run->count);
+                if (nonfinite != NULL) nonfinite[i] |= nn_upsample_bw_count_nonfinite(o[i], run->i1 - run->i0) != 0;
             }
         }
     }
@@ -141,7 +148,7 @@ NN_AVX512 static void rows_f32_runs_avx512(const nn_ne_map *map, const float *co
  * else ordinary stores), or, with `stages` (nn_upsample_bw_lockstep_stretches(Lin, true) buffers of Lin + 16
  * floats), through one streaming line stage per stretch (base/nn_simd.h): a stretch goes out as
  * one flat stream of whole lines, with partial lines only at its two ends. */
-NN_AVX512 static void rows_f32_runs_lockstep(const nn_ne_map *map, const float *go_base,
+NN_AVX512 static void rows_f32_runs_lockstep(const nn_upsample_bw_ctx *ctx, const nn_ne_map *map, const float *go_base,
                                              float *gi_base, int64_t begin, int64_t end,
                                              bool direct, float *stages, nn_upsample_bw_sums_fn sums)
 {
@@ -172,7 +179,13 @@ NN_AVX512 static void rows_f32_runs_lockstep(const nn_ne_map *map, const float *
                                       : gi_base + (first[live] + j) * Lin;
             live++;
         }
-        rows_f32_runs_avx512(map, go, gi, live, direct, sums);
+        /* A2/A3: the rows' sums are classified as they are stored (even past the cache) */
+        const bool cube = ctx->plan->cube_slide > 0;
+        bool nonfinite[NN_UPSAMPLE_BW_LOCKSTEP_ROWS] = {false};
+        rows_f32_runs_avx512(map, go, gi, live, direct, sums, cube ? nonfinite : NULL);
+        for (int i = 0; i < live && cube; i++) {
+            nn_upsample_bw_cube_row(ctx, go[i], ACL_FLOAT, gi[i], nonfinite[i]);
+        }
         if (stages != NULL) {
             for (int i = 0; i < live; i++) {
                 nn512_line_stage_flush(&flat[i], (j + 1) * row_bytes, false);
@@ -199,7 +212,7 @@ bool nn_upsample_bw_rows_f32_avx512(const nn_upsample_bw_ctx *ctx, int64_t begin
     if (ctx->stream && !direct_stream && !flat) {
         return false;
     }
-    rows_f32_runs_lockstep(ctx->map, (const float *)ctx->grad_out, (float *)ctx->grad_in, begin, end,
+    rows_f32_runs_lockstep(ctx, ctx->map, (const float *)ctx->grad_out, (float *)ctx->grad_in, begin, end,
                            direct_stream, flat ? buffer : NULL, sums);
     return true;
 }
