@@ -52,6 +52,8 @@ static const void *race_mark_at(nn_stream *stream)
 
 static void race_enter(const void *mark)
 {
+    if (mark == NULL)
+        return;
     nn_check_race_host_waited_event(mark);
     nn_check_race_event_destroyed(mark);
 }
@@ -524,19 +526,33 @@ static int run_host_func(void *ctx)
     return 0;
 }
 
-ACL_FUNC_VISIBILITY aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFunc fn, void *args)
+/* `program_code`: a function of the program's, ordered for racecheck as its stream orders it
+ * (race_mark_at); the library's own stream work (2-D copies, 32-bit fills) is checked as the
+ * device task it stands for instead, and must not teach the host any order. */
+static aclError launch_host_func(const char *api, aclrtStream stream, aclrtHostFunc fn, void *args,
+                                 bool program_code)
 {
     if (fn == NULL)
-        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "aclrtLaunchHostFunc: fn must not be null.");
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: fn must not be null.", api);
     nn_stream *s;
-    aclError ret = nn_stream_resolve_named("aclrtLaunchHostFunc", stream, &s);
+    aclError ret = nn_stream_resolve_named(api, stream, &s);
     if (ret != ACL_SUCCESS)
         return ret;
     host_func_task *task = malloc(sizeof *task);
     if (task == NULL)
-        return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "aclrtLaunchHostFunc: out of memory.");
+        return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: out of memory.", api);
     task->fn = fn;
     task->args = args;
-    task->race_mark = race_mark_at(s);
+    task->race_mark = program_code ? race_mark_at(s) : NULL;
     return nn_stream_submit(s, run_host_func, free, task);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFunc fn, void *args)
+{
+    return launch_host_func("aclrtLaunchHostFunc", stream, fn, args, true);
+}
+
+aclError nn_stream_launch_library_task(const char *api, aclrtStream stream, aclrtHostFunc fn, void *args)
+{
+    return launch_host_func(api, stream, fn, args, false);
 }

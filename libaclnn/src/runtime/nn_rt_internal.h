@@ -186,4 +186,9 @@ void nn_ipc_block_freed(const void *base, size_t size);
 }
 #endif
 
+/* Queues `fn(args)` on a stream as the library's own work (2-D copies, 32-bit fills): as
+ * aclrtLaunchHostFunc, without the racecheck order a program's host function gets (callback.c);
+ * `api` names the call in messages. */
+aclError nn_stream_launch_library_task(const char *api, aclrtStream stream, aclrtHostFunc fn, void *args);
+
 #endif /* NN_RT_INTERNAL_H */

@@ -152,7 +152,7 @@ ACL_FUNC_VISIBILITY aclError aclrtMemcpy2dAsync(void *dst, size_t dpitch, const 
     nn_stream *s = NULL;
     if (nn_check_on(NN_CHECK_RACECHECK) && nn_stream_resolve_named(api, stream, &s) == ACL_SUCCESS)
         race_check_2d(api, &program, s);
-    ret = aclrtLaunchHostFunc(stream, run_2d_task, task);
+    ret = nn_stream_launch_library_task(api, stream, run_2d_task, task);
     if (ret != ACL_SUCCESS)
         free(task);
     return ret;
@@ -324,7 +324,7 @@ ACL_FUNC_VISIBILITY aclError aclrtMemsetD32Async(void *ptr, size_t memSize, uint
         return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: out of memory.", api);
     *f = (fill32){(uint32_t *)(void *)bytes, value, N};
     race_check_d32(api, ptr, N, stream, true);
-    ret = aclrtLaunchHostFunc(stream, run_fill32, f);
+    ret = nn_stream_launch_library_task(api, stream, run_fill32, f);
     if (ret != ACL_SUCCESS)
         free(f);
     return ret;
