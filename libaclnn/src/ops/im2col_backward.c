@@ -215,7 +215,7 @@ aclnnStatus aclnnIm2colBackwardGetWorkspaceSize(const aclTensor *gradOutput,
     if (st == ACLNN_SUCCESS) st = check_arrays(gradOutput, inputSize, kernelSize, dilation, padding, stride, &plan);
     if (st == ACLNN_SUCCESS) st = check_out_shape(gradOutput, inputSize, kernelSize, out);
     if (st != ACLNN_SUCCESS) return st;
-    return nn_i2c_make_executor(OP, col2im_kernel, &plan, gradOutput, out, workspaceSize, executor);
+    return nn_i2c_make_executor(OP, col2im_kernel, &plan, gradOutput, out, true, workspaceSize, executor);
 }
 
 aclnnStatus aclnnIm2colBackward(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,

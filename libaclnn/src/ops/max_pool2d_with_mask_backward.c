@@ -276,7 +276,8 @@ static aclnnStatus build_executor(const char *op, const aclTensor *grad_output, 
                                              .plan_size = sizeof *plan, .inputs = {grad_output, self, indices},
                                              .input_names = {"gradOutput", "self", "indices"},
                                              .output_names = {"gradInput"}, .shape_only_inputs = 1u << 1,
-                                             .outputs = {grad_input}, .scratch_bytes = scratch},
+                                             .outputs = {grad_input}, .scratch_bytes = scratch,
+                                             .computed_outputs = true},
                             workspaceSize, executor);
 }
 

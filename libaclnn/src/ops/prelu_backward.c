@@ -318,7 +318,7 @@ aclnnStatus aclnnPreluBackwardGetWorkspaceSize(const aclTensor *gradOutput, cons
                             &(nn_phase1_end){.kernel = prelu_bw_kernel, .plan = &plan, .plan_size = sizeof plan,
                                              .inputs = {gradOutput, self, weight}, .outputs = {gradInput, gradWeight},
                                              .input_names = {"gradOutput", "self", "weight"},
-                                             .output_names = {"gradInput", "gradWeight"},
+                                             .output_names = {"gradInput", "gradWeight"}, .computed_outputs = true,
                                              .scratch_bytes = plan.partial_offset +
                                                               (uint64_t)plan.num_partials * sizeof(float)},
                             workspaceSize, executor);
