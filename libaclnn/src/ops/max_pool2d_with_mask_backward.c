@@ -233,6 +233,7 @@ static aclnnStatus check_and_plan(const char *op, const aclTensor *grad_output, 
     plan->indices_int64 = !is_mask && indices->dtype == ACL_INT64;
     plan->no_binary = !is_mask && pr->kernel_index_dtypes.count > 0 &&
                       !nn_dtype_in(indices->dtype, pr->kernel_index_dtypes.list, pr->kernel_index_dtypes.count);
+    nn_check_product_determinism(op, pr, g.kernel_h > g.stride_h || g.kernel_w > g.stride_w);
     return ACLNN_SUCCESS;
 }
 

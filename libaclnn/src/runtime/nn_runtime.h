@@ -48,6 +48,12 @@ bool nn_strict_mode(void);
 /* Whether ACLNN_STRICT=1 itself is set (nn_strict_mode is also on under ACLNN_CHECK's memcheck). */
 bool nn_strict_mode_asked(void);
 
+/* The process's ACL_OPT_DETERMINISTIC (aclrtSetSysParamOpt; 0 when never set): what CANN's
+ * opbase reads at every phase 1 to choose deterministic kernels (opbase:src/nnopbase/
+ * composite_op/aclnn_engine/op_executor.cpp, GetDeterministicLevelFromRt).  The context-scope
+ * aclrtCtxSetSysParamOpt value is not consulted there. */
+int64_t nn_rt_deterministic_level(void);
+
 #ifdef __cplusplus
 }
 #endif
