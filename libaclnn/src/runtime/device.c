@@ -317,7 +317,8 @@ ACL_FUNC_VISIBILITY aclError aclrtSynchronizeDeviceWithTimeout(int32_t timeout)
 
 /* As CANN's rtSetDeviceSatMode: a mode the product does not have is refused with
  * ACL_ERROR_RT_FEATURE_NOT_SUPPORT (Ascend950 has only INF/NaN, Ascend910/310P only saturation);
- * asking a saturation-only product for saturation succeeds and changes nothing. */
+ * asking a saturation-only product for saturation succeeds and records nothing (the runtime
+ * returns before it sets the mode), so a later switch to an A2 product starts in INF/NaN mode. */
 ACL_FUNC_VISIBILITY aclError aclrtSetDeviceSatMode(aclrtFloatOverflowMode mode)
 {
     if (mode != ACL_RT_OVERFLOW_MODE_SATURATION && mode != ACL_RT_OVERFLOW_MODE_INFNAN)
@@ -330,7 +331,7 @@ ACL_FUNC_VISIBILITY aclError aclrtSetDeviceSatMode(aclrtFloatOverflowMode mode)
                            "aclrtSetDeviceSatMode: %s supports only the %s mode; the %s mode cannot be set.",
                            nn_soc_family_name(nn_soc_current()), saturation ? "INF/NaN" : "saturation",
                            saturation ? "saturation" : "INF/NaN");
-    nn_overflow_set_device_saturation(saturation);
+    if (!nn_overflow_saturation_only()) nn_overflow_set_device_saturation(saturation);
     return ACL_SUCCESS;
 }
 
