@@ -1,7 +1,8 @@
 """The card's overflow mode (docs/precision.md, "Overflow mode"), per product and device mode.
 
 Ascend910 and Ascend310P have only saturation mode; A2/A3 start in INF/NaN mode and
-aclrtSetDeviceSatMode(ACL_RT_OVERFLOW_MODE_SATURATION) switches them; Ascend950 has only INF/NaN
+aclrtSetDeviceSatMode(ACL_RT_OVERFLOW_MODE_SATURATION) switches the device, which the streams
+created after it follow (a stream keeps the mode it was created in); Ascend950 has only INF/NaN
 mode.  In saturation mode a computed fp16/bf16 result that is Inf becomes the largest finite
 value of its sign and a NaN result becomes +0 (CANN runtime's aclrtFloatOverflowMode page); fp32
 results stay as computed, and copies (the forwards that move data) keep Inf and NaN.
@@ -134,87 +135,129 @@ def prelu_backward_case(rng):
     return (g, x, w), (grad_input, grad_weight)
 
 
-def run_computed(op, rng, dtype):
+def launch(op, args, outputs, stream=None):
+    """pyaclnn.run_op on `stream` (None: the default stream) with NumPy arrays as tensors and
+    tuples as aclIntArrays; `outputs` are (shape, dtype) pairs; returns them as NumPy arrays."""
+    handles = []
+
+    def handle(value):
+        if isinstance(value, np.ndarray):
+            handles.append(pyaclnn.Tensor.from_numpy(np.ascontiguousarray(value)))
+        elif isinstance(value, tuple):
+            handles.append(pyaclnn.IntArray(list(value)))
+        else:
+            return value
+        return handles[-1]
+
+    made = [handle(np.zeros(shape, dtype)) for shape, dtype in outputs]
+    try:
+        pyaclnn.run_op(op, *[handle(value) for value in args], *made, stream=stream)
+        return [tensor.numpy().copy() for tensor in made]
+    finally:
+        for item in handles:
+            item.close()
+
+
+def run_computed(op, rng, dtype, stream=None):
     """(outputs, fp32 references) of one computed operator on fp16/bf16 inputs."""
-    as_dtype = lambda a: a.astype(dtype)
     if op == "pad_backward":
         (g, x), want = pad_backward_case(rng)
-        return [F.replication_pad2d_backward(as_dtype(g), x.astype(dtype), (1, 1, 1, 1))], [want]
+        args, outputs = (g.astype(dtype), x.astype(dtype), (1, 1, 1, 1)), [(x.shape, dtype)]
+        return launch("ReplicationPad2dBackward", args, outputs, stream), [want]
     if op == "upsample_backward":
         g, want = upsample_backward_case(rng)
-        return [F.upsample_nearest_exact1d_backward(as_dtype(g), 12, (2, 3, 6))], [want]
+        args = (g.astype(dtype), (12,), (2, 3, 6), 0.0)
+        return launch("UpsampleNearestExact1dBackward", args, [(want.shape, dtype)], stream), [want]
     if op == "col2im":
         cols, want = col2im_case(rng)
-        return [F.im2col_backward(as_dtype(cols), (3, 4), 2)], [want]
+        args = (cols.astype(dtype), (3, 4), (2, 2), (1, 1), (0, 0), (1, 1))
+        return launch("Im2colBackward", args, [(want.shape, dtype)], stream), [want]
     if op == "prelu":
         (x, w), want = prelu_case(rng)
-        return [F.prelu(as_dtype(x), as_dtype(w))], [want]
+        return launch("Prelu", (x.astype(dtype), w.astype(dtype)), [(x.shape, dtype)], stream), [want]
     (g, x, w), wants = prelu_backward_case(rng)
-    return list(F.prelu_backward(as_dtype(g), as_dtype(x), as_dtype(w))), list(wants)
+    outputs = [(x.shape, dtype), (w.shape, dtype)]
+    return launch("PreluBackward", (g.astype(dtype), x.astype(dtype), w.astype(dtype)), outputs, stream), list(wants)
 
 
 @pytest.fixture
-def device_mode():
-    """Sets the device's overflow mode through aclrtSetDeviceSatMode; INF/NaN again afterwards."""
-    def set_mode(mode):
-        assert lib.aclrtSetDeviceSatMode(mode) == 0
-    yield set_mode
+def saturating_stream():
+    """aclrtSetDeviceSatMode(SATURATION), then a stream created after it (streams copy the
+    device's mode when they are created); INF/NaN again and the stream destroyed afterwards."""
+    made = []
+
+    def make():
+        assert lib.aclrtSetDeviceSatMode(SATURATION) == 0
+        made.append(pyaclnn.Stream())
+        return made[-1]
+    yield make
+    for stream in made:
+        stream.close()
     with pyaclnn.soc("Ascend910B"):
         assert lib.aclrtSetDeviceSatMode(INFNAN) == 0
 
 
 # ---- computed outputs -----------------------------------------------------------------------------
 
-# Every product in its default mode, and the two that can switch, switched.
+# Every product in its default mode, and the two that can switch, on a stream made after switching.
 MODES = [(product, "default") for product in PRODUCTS] + [(product, "saturation") for product in sorted(SWITCHABLE)]
 
 
 @pytest.mark.parametrize("op", ["pad_backward", "upsample_backward", "col2im", "prelu", "prelu_backward"])
 @pytest.mark.parametrize("product,device", MODES)
-def test_computed_fp16_outputs(device_mode, op, product, device):
+def test_computed_fp16_outputs(saturating_stream, op, product, device):
     """fp16 results beyond 65504: Inf (and NaN) in INF/NaN mode, +-65504 (and +0) where the product
-    only saturates or the device was switched."""
+    only saturates or the stream was made in saturation mode."""
     with pyaclnn.soc(product):
-        if device == "saturation":
-            device_mode(SATURATION)
+        stream = saturating_stream() if device == "saturation" else None
         saturate = product in SATURATION_ONLY or device == "saturation"
-        outs, wants = run_computed(op, np.random.default_rng(7), np.float16)
+        outs, wants = run_computed(op, np.random.default_rng(7), np.float16, stream)
     for got, want in zip(outs, wants):
         assert_same(got, narrow(want, np.float16, saturate))
     if saturate:  # the case must reach the rule
         assert any((np.abs(w) > 65504).any() for w in wants)
 
 
-def test_mode_is_read_at_each_launch(device_mode):
-    """A2: the same call (pyaclnn serves it from its executor cache: phase 1 is not run again)
-    gives Inf, then 65504 after aclrtSetDeviceSatMode(SATURATION), then Inf again after INFNAN;
-    aclrtGetDeviceSatMode follows."""
+def test_streams_keep_the_mode_they_were_created_in(saturating_stream):
+    """A2, as CANN's aclrtSetDeviceSatMode page says: the mode applies to streams created after
+    the call.  The default stream and a stream made before keep INF/NaN; a stream made after
+    saturates, and keeps saturating after the device goes back to INF/NaN, while a stream made then
+    does not.  aclrtGetDeviceSatMode reports the device's mode."""
     mode = ffi.new("aclrtFloatOverflowMode *")
     (g, x), want = pad_backward_case(np.random.default_rng(3))
     g, x = g.astype(np.float16), x.astype(np.float16)
-    results = []
-    for setting in (None, SATURATION, INFNAN):
-        if setting is not None:
-            device_mode(setting)
-        assert lib.aclrtGetDeviceSatMode(mode) == 0
-        assert mode[0] == (SATURATION if setting == SATURATION else INFNAN)
-        results.append(F.replication_pad2d_backward(g, x, (1, 1, 1, 1)))
-    assert_same(results[0], narrow(want, np.float16, False))
-    assert_same(results[1], narrow(want, np.float16, True))
-    assert_same(results[2], narrow(want, np.float16, False))
-    assert np.isinf(results[0].astype(np.float32)).any()
+    ieee, saturated = narrow(want, np.float16, False), narrow(want, np.float16, True)
+    assert np.isinf(ieee.astype(np.float32)).any()
+
+    def pad_backward(stream):
+        return launch("ReplicationPad2dBackward", (g, x, (1, 1, 1, 1)), [(x.shape, np.float16)], stream)[0]
+
+    with pyaclnn.Stream() as before:
+        switched = saturating_stream()
+        assert lib.aclrtGetDeviceSatMode(mode) == 0 and mode[0] == SATURATION
+        assert_same(pad_backward(None), ieee)
+        assert_same(pad_backward(before), ieee)
+        assert_same(pad_backward(switched), saturated)
+        assert_same(F.replication_pad2d_backward(g, x, (1, 1, 1, 1)), ieee)  # functional: default stream
+        assert lib.aclrtSetDeviceSatMode(INFNAN) == 0
+        assert lib.aclrtGetDeviceSatMode(mode) == 0 and mode[0] == INFNAN
+        assert_same(pad_backward(switched), saturated)
+        with pyaclnn.Stream() as after:
+            assert_same(pad_backward(after), ieee)
 
 
-def test_bf16_saturates_and_fp32_does_not(device_mode):
+def test_bf16_saturates_and_fp32_does_not(saturating_stream):
     """A2 in saturation mode: bf16 sums beyond bf16's range give +-bf16 max; the same sums in
     fp32 stay +-inf (the mode's documented types are half results and narrowing casts)."""
-    device_mode(SATURATION)
+    stream = saturating_stream()
     big = np.float32(ml_dtypes.bfloat16(2.5e38))
     g = np.tile(np.float32([big, big, -big, -big, 1, 2]), (1, 2, 1))  # inputs: 5e38, -5e38, 3
     with np.errstate(over="ignore"):
         want = g[..., 0::2] + g[..., 1::2]
-        out_bf16 = F.upsample_nearest_exact1d_backward(g.astype(ml_dtypes.bfloat16), 6, (1, 2, 3))
-        out_f32 = F.upsample_nearest_exact1d_backward(g, 6, (1, 2, 3))
+    args = ((6,), (1, 2, 3), 0.0)
+    out_bf16, = launch("UpsampleNearestExact1dBackward", (g.astype(ml_dtypes.bfloat16),) + args,
+                       [((1, 2, 3), ml_dtypes.bfloat16)], stream)
+    out_f32, = launch("UpsampleNearestExact1dBackward", (g,) + args, [((1, 2, 3), np.float32)], stream)
     assert_same(out_bf16, narrow(want, ml_dtypes.bfloat16, True))
     assert out_bf16.astype(np.float32)[0, 0, 0] == float(ml_dtypes.finfo(ml_dtypes.bfloat16).max)
     assert_same(out_f32, want)
@@ -234,14 +277,13 @@ def test_fp32_outputs_keep_ieee_on_saturation_only_products(product):
 
 @pytest.mark.parametrize("product,device", [("Ascend910", "default"), ("Ascend310P", "default"),
                                             ("Ascend910B", "saturation")])
-def test_copies_keep_inf_and_nan(device_mode, product, device):
+def test_copies_keep_inf_and_nan(saturating_stream, product, device):
     x = np.float16([[[[np.inf, -np.inf, np.nan], [65504, -65504, 1]]]])
     with pyaclnn.soc(product):
-        if device == "saturation":
-            device_mode(SATURATION)
-        padded = F.replication_pad2d(x, (1, 1, 1, 1))
-        columns = F.im2col(x, 2)
-        resized = F.upsample_nearest_exact1d(x[0], 6)
+        stream = saturating_stream() if device == "saturation" else None
+        padded, = launch("ReplicationPad2d", (x, (1, 1, 1, 1)), [((1, 1, 4, 5), np.float16)], stream)
+        columns, = launch("Im2col", (x, (2, 2), (1, 1), (0, 0), (1, 1)), [((1, 4, 2), np.float16)], stream)
+        resized, = launch("UpsampleNearestExact1d", (x[0], (6,), 0.0), [((1, 2, 6), np.float16)], stream)
     assert_same(padded, np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)), mode="edge"))
     # 2x2 windows at columns 0 and 1: row ki*2 + kj of the columns holds x[ki, l + kj].
     assert_same(columns, np.float16([[[x[0, 0, ki, l + kj] for l in range(2)] for ki in range(2) for kj in range(2)]]))

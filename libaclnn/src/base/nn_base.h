@@ -297,10 +297,11 @@ int nn_soc_check(const char *fn);
 /* The card's overflow mode (soc.c; docs/precision.md, "Overflow mode").  Ascend910 and
  * Ascend310P have only saturation mode; A2/A3 start in INF/NaN mode and switch with
  * aclrtSetDeviceSatMode, which the runtime pushes here (base knows no runtime); Ascend950 has
- * only INF/NaN mode.  nn_overflow_saturates: results saturate now - the current product only
+ * only INF/NaN mode.  nn_overflow_saturates: the device's mode now - the current product only
  * saturates, or it can and the device was switched to saturation (what aclrtGetDeviceSatMode
- * reports).  The executor freezes the product's modes at phase 1 and reads the device's mode at
- * each phase-2 call (nn_launch.saturation), which is what a kernel should follow. */
+ * reports).  Streams copy the device's mode when they are created, as on the card; the executor
+ * freezes the product's modes at phase 1 and takes the stream's at each phase-2 call
+ * (nn_launch.saturation), which is what a kernel should follow. */
 bool nn_overflow_saturates(void);
 /* Whether the current product has only saturation mode (Ascend910, Ascend310P). */
 bool nn_overflow_saturation_only(void);

@@ -621,9 +621,6 @@ aclnnStatus nn_launch_executor(const char *op_name, void *workspace, uint64_t wo
     task->launch.scratch_size = executor->scratch_bytes;
     task->path = NULL;
     task->launch.path = &task->path;
-    /* The device's mode now, as a card's stream takes it (at its creation; see precision.md). */
-    task->launch.saturation = executor->saturation_only ||
-                              (executor->saturation_possible && nn_overflow_device_saturation());
     if (nn_check_on(NN_CHECK_MEMCHECK | NN_CHECK_INITCHECK) &&
         !check_mode_launch(task, executor, workspace, workspaceSize)) {
         status = nn_error(ACLNN_ERR_PARAM_INVALID, "%s: the launch would touch device memory it "
@@ -644,6 +641,10 @@ aclnnStatus nn_launch_executor(const char *op_name, void *workspace, uint64_t wo
         release_task(task);
         return rt == ACL_ERROR_INVALID_PARAM ? ACLNN_ERR_PARAM_INVALID : ACLNN_ERR_RUNTIME_ERROR;
     }
+    /* The overflow mode: the product's (frozen at phase 1), or the stream's, which it copied from
+     * the device when it was created (docs/precision.md, "Overflow mode"). */
+    task->launch.saturation = task->ex->saturation_only ||
+                              (task->ex->saturation_possible && nn_stream_saturation(resolved));
     race_check_launch(task, resolved);
     use_lib_addresses(task);
     rt = nn_stream_submit_inline_ok(resolved, run_task, release_task, task); /* releases on failure too */

@@ -60,8 +60,9 @@ typedef struct nn_launch {
     uint64_t scratch_size;
     const char **path;         /* where nn_launch_set_path records the kernel path that ran */
     bool saturation;           /* this launch runs in saturation mode: the product's only mode,
-                                * or the device's mode at the phase-2 call (docs/precision.md,
-                                * "Overflow mode"); a kernel's own narrowings may follow it */
+                                * or the stream's, copied from the device when it was created
+                                * (docs/precision.md, "Overflow mode"); a kernel's own
+                                * narrowings should follow it */
 } nn_launch;
 
 /* Names the kernel path a kernel chose (a string literal such as "col2im_avx512_rows"); the

@@ -29,7 +29,7 @@ struct aclOpExecutor {
     uint64_t workspace_size;      /* planned at finish */
     bool repeatable;
     /* The overflow mode (docs/precision.md, "Overflow mode"): the product's modes, frozen at
-     * create like the product; the device's mode is read at each phase-2 call. */
+     * create like the product; a stream that can switch brings its own at each phase-2 call. */
     bool saturation_only;         /* the product has only saturation mode (Ascend910, 310P) */
     bool saturation_possible;     /* aclrtSetDeviceSatMode can switch it to saturation (A2/A3) */
     bool computed_outputs;        /* nn_executor_saturate_outputs: saturate them in that mode */
