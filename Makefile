@@ -11,6 +11,8 @@
 #   make cross-test aarch64: cross-build the library, its filter libraries and install tree,
 #                   then run the C tests and the examples under qemu-aarch64 (.ci/run runs it)
 #   make clang-test the library, the C tests and the examples built with clang (.ci/run runs it)
+#   make probe      tools/card_probe.c built as a CANN program against the install tree and run on
+#                   every product: docs/card_probe/<product>.txt (docs/precision.md, "Probing a card")
 
 CC      ?= cc
 CXX     ?= g++
@@ -150,6 +152,21 @@ bench-driver: $(BUILD)/bench/max_pool_bw_slots
 
 clean:
 	rm -rf $(BUILD) build-asan $(CROSS_BUILD) $(CLANG_BUILD)
+
+# ---- The card probe (docs/precision.md, "Probing a card") -------------------------------------
+# Built with the line a CANN program uses, against `make install`'s tree; its output on each
+# emulated product is kept in docs/card_probe/ for a user with a card to diff against.
+PROBE_PREFIX   := $(BUILD)/probe-install
+PROBE_PRODUCTS := Ascend910B Ascend910_93 Ascend950 Ascend910 Ascend310P
+$(BUILD)/card_probe: tools/card_probe.c $(LIB) $(FILTERS)
+	$(PYTHON) tools/install_tree.py --prefix "$(PROBE_PREFIX)" --lib "$(LIB)" >/dev/null
+	$(CC) -std=c11 -Wall -Wextra -Werror tools/card_probe.c -I$(PROBE_PREFIX)/include \
+	    -I$(PROBE_PREFIX)/include/aclnnop -L$(PROBE_PREFIX)/lib64 -lascendcl -lnnopbase -lopapi -lm \
+	    -Wl,-rpath,$(abspath $(PROBE_PREFIX))/lib64 -o $@
+.PHONY: probe
+probe: $(BUILD)/card_probe
+	@mkdir -p docs/card_probe
+	for p in $(PROBE_PRODUCTS); do ACLNN_SOC_VERSION=$$p $(BUILD)/card_probe > docs/card_probe/$$p.txt || exit 1; done
 
 # ---- aarch64, cross-built and run under qemu (README, "Platforms") ---------------------------
 # The same sources and flags as a native aarch64 build (X86_64 is empty there, so no file gets

@@ -12,10 +12,15 @@ which is faster for them.
 Results for torch callers must stay resizable, as torch's own are (``torch.cat(..., out=y)``
 grows ``y``), and a tensor over foreign memory (``torch.frombuffer``) is not.  Their blocks are
 therefore storages torch allocated itself (:class:`TorchBlocks`): the pool keeps a reference to
-each and hands it out again once it is the only holder (``torch._C._storage_Use_Count`` is 1:
-every tensor and view of the result is gone).  A storage the user resized (it then holds other
-memory) leaves the pool.  Blocks of 2 MiB and more are advised to use huge pages, as
-aclrtMalloc's are.
+each and hands it out again only once nothing outside the pool can reach it (design decision 20):
+no tensor or view uses it (``torch._C._storage_Use_Count`` is 1), no Python object holds the
+pool's storage object (``y.untyped_storage()`` returns that very object, so a caller keeping
+only it shows in its reference count, not in the use count), and it was never moved to shared
+memory (``is_shared()``: ``torch.multiprocessing``, a ``DataLoader`` worker or an ``mp.Queue``
+moves a storage it sends into shared memory in place, and the receiving process keeps reading
+those pages after the sender dropped its tensor).  A shared storage, or one the user resized (it
+then holds other memory), leaves the pool for good.  Blocks of 2 MiB and more are advised to
+use huge pages, as aclrtMalloc's are.
 
 The cache is bounded: a freed block that would take the cached bytes over ``limit`` is given
 back to the library at once.  :func:`empty_cache` gives back every cached block.  Environment:
@@ -25,6 +30,7 @@ back to the library at once.  :func:`empty_cache` gives back every cached block.
 
 import ctypes
 import os
+import sys
 import threading
 
 import numpy as np
@@ -141,6 +147,47 @@ class TorchBlocks:
         self._cache = cache
         self._blocks = {}          # rounded size -> [torch.UntypedStorage], oldest first
         self._lock = threading.Lock()
+        # The reference count a pooled storage object shows to _python_holders when only the
+        # pool's list holds it, measured once on a probe reached the same way (the count an
+        # interpreter reports for the same holders differs between Python versions).
+        self._pool_only_refs = None
+
+    @staticmethod
+    def _refs_of_entry(blocks, index):
+        return sys.getrefcount(blocks[index])
+
+    def _python_holders(self, blocks, index):
+        """References to ``blocks[index]`` from Python objects outside the pool."""
+        if self._pool_only_refs is None:
+            self._pool_only_refs = self._refs_of_entry([object()], 0)
+        return self._refs_of_entry(blocks, index) - self._pool_only_refs
+
+    def _state(self, blocks, index, size, use_count):
+        """'idle' (only the pool reaches the storage), 'busy' (a tensor, view or Python object
+        still does) or 'gone' (it left the pool's control: shared with another process, or
+        resized to other memory)."""
+        # No local name for the storage: it would be one more reference to it.
+        if blocks[index].is_shared() or blocks[index].nbytes() != size:
+            return "gone"
+        if use_count(blocks[index]._cdata) != 1 or self._python_holders(blocks, index) > 0:
+            return "busy"
+        return "idle"
+
+    def _sweep(self, size, use_count):
+        """Drops the storages of ``size`` that left the pool's control; returns the index of an
+        idle one, or None."""
+        blocks = self._blocks.setdefault(size, [])
+        idle = None
+        index = 0
+        while index < len(blocks):
+            state = self._state(blocks, index, size, use_count)
+            if state == "gone":
+                del blocks[index]
+                continue
+            if state == "idle" and idle is None:
+                idle = index
+            index += 1
+        return idle
 
     def tensor(self, shape, dtype, nbytes):
         """A contiguous torch tensor of ``shape`` and ``dtype`` on a pooled, resizable storage."""
@@ -148,41 +195,40 @@ class TorchBlocks:
         size = _rounded(nbytes)
         use_count = torch._C._storage_Use_Count
         with self._lock:
-            blocks = self._blocks.setdefault(size, [])
-            resized = []
-            for storage in blocks:
-                if use_count(storage._cdata) == 1:
-                    if storage.nbytes() == size:
-                        return torch.empty(0, dtype=dtype).set_(storage, 0, shape)
-                    resized.append(storage)        # its user resized it: other memory now
-            for storage in resized:
-                blocks.remove(storage)
+            idle = self._sweep(size, use_count)
+            if idle is not None:
+                return torch.empty(0, dtype=dtype).set_(self._blocks[size][idle], 0, shape)
             storage = torch.empty(size, dtype=torch.uint8).untyped_storage()
             if size >= _HUGE_PAGE:
                 _advise_huge_pages(storage.data_ptr(), size)
-            blocks.append(storage)
+            self._blocks[size].append(storage)
             self._trim(use_count)
             return torch.empty(0, dtype=dtype).set_(storage, 0, shape)
 
+    def _idle_indices(self, use_count):
+        """(size, index) of every idle storage, oldest first within a size."""
+        return [(size, index) for size, blocks in self._blocks.items() for index in range(len(blocks))
+                if self._state(blocks, index, size, use_count) == "idle"]
+
     def _idle_bytes(self, use_count):
-        return sum(s.nbytes() for blocks in self._blocks.values() for s in blocks
-                   if use_count(s._cdata) == 1)
+        return sum(size for size, _ in self._idle_indices(use_count))
 
     def _trim(self, use_count):
         """Drops idle storages, oldest first, while the idle ones exceed the limit."""
-        excess = self._idle_bytes(use_count) - self._cache.limit
-        for blocks in self._blocks.values():
-            for storage in list(blocks):
-                if excess <= 0:
-                    return
-                if use_count(storage._cdata) == 1:
-                    excess -= storage.nbytes()
-                    blocks.remove(storage)
+        idle = self._idle_indices(use_count)
+        excess = sum(size for size, _ in idle) - self._cache.limit
+        dropped = []
+        for size, index in idle:
+            if excess <= 0:
+                break
+            excess -= size
+            dropped.append((size, index))
+        for size, index in reversed(dropped):      # later indices first: earlier ones stay valid
+            del self._blocks[size][index]
 
     @property
     def cached_bytes(self):
         """Bytes of the storages only the pool holds, ready for the next result."""
-        import sys
         torch = sys.modules.get("torch")
         if torch is None:
             return 0

@@ -10,6 +10,7 @@ bit (and, in their own files, with PyTorch where PyTorch rounds the same way).
     max_pool_backward                the fp32 sum of the gradients in output order, rounded once
     prelu, prelu_backward            one multiply; the per-channel sum in float64
     replication_pad2d[_backward]     the clamped gather; its sum in gradOutput order
+    replication_pad2d_backward_a2    the same sums as Atlas A2/A3's kernels order and round them
     upsample_nearest_exact1d[...]    the float32 source index; its sum in increasing d order
 
 The three backward sums (max-pool, pad, upsample) are one scatter: `scatter_sum`.
@@ -242,6 +243,106 @@ def replication_pad2d_backward(g, x_shape, pad, acc_dtype):
     targets = (rows[:, None] * w + cols[None, :]).reshape(-1)
     planes = int(np.prod(x_shape[:-2]))
     return scatter_sum(g.reshape(planes, -1), targets, h * w, acc_dtype).reshape(x_shape)
+
+
+def f32_to_f16(x, ties_away=False):
+    """fp32 -> fp16 rounding, written out: to nearest, ties to even (AscendC CAST_RINT, and
+    CAST_NONE where it rounds) or ties away from zero (CAST_ROUND).  Overflow gives Inf (the
+    A2/A3 default INF/NaN mode); NaN stays NaN."""
+    x = np.asarray(x, np.float32)
+    mag = np.abs(x.astype(np.float64))
+    finite = np.isfinite(mag) & (mag > 0)
+    safe = np.where(finite, mag, 1.0)
+    _, e = np.frexp(safe)                                # safe = m * 2**e, m in [0.5, 1)
+    ulp = np.ldexp(1.0, np.maximum(e - 1, -14) - 10)     # fp16 spacing there (subnormals: 2**-24)
+    q = safe / ulp                                       # exact: a power-of-two division
+    low = np.floor(q)
+    frac = q - low
+    if ties_away:
+        up = frac >= 0.5
+    else:
+        up = (frac > 0.5) | ((frac == 0.5) & (np.fmod(low, 2) == 1))
+    rounded = (low + up) * ulp
+    rounded = np.where(rounded > 65504.0, np.inf, rounded)
+    out = np.where(finite, rounded, mag)                 # 0, Inf and NaN pass through
+    return np.copysign(out, x.astype(np.float64)).astype(np.float16)
+
+
+def replication_pad2d_backward_a2(g, x_shape, pad):
+    """gradInput as Atlas A2/A3 compute it (PadV3GradReplicate, ops-math:conversion/
+    pad_v3_grad_replicate), in g's dtype, for fp32/fp16/bf16 with AI-Core pads (no H padding,
+    or every pad <= 7).  bf16 is widened to fp32 (op_api's Cast), summed as fp32 and rounded to
+    nearest even.  The tiling key (H, W of gradOutput) picks the kernel:
+      W unpadded (_h.h): an edge row is +0 + the rows from the outermost to the edge row
+        (bottom: from the last row upwards; one gradInput row: +0 + every row downwards);
+      H unpadded (_w.h): an edge column is the edge column + the left pad columns from 0
+        inward, + the right pad columns from the last inward; fp16 edges round ties away;
+      else (_h_w_mini.h when H, W <= 64; the small-H, large-H and large kernels otherwise): the
+        rows as _w.h does the columns, then the columns of the result; fp16 row sums are
+        rounded to fp16 (ties to even) before the column pass except in the mini kernel.
+    Every sum in fp32, fp16 rounded to nearest even at the end unless said; elements that no
+    addition touches are copied bit for bit (-0 stays -0)."""
+    with np.errstate(over="ignore", invalid="ignore"):   # fp32/fp16 overflow gives Inf, as on the card
+        left, right, top, bottom = pad
+        dtype = g.dtype
+        fp16 = dtype == np.float16
+        Ho, Wo = g.shape[-2], g.shape[-1]
+        H, W = Ho - top - bottom, Wo - left - right
+        v = g.reshape(-1, Ho, Wo).astype(np.float32)
+        touched = np.zeros((H, W), bool)
+
+        def edge_first(a, axis, lo, hi, n_out):
+            # a[..., lo] += a[..., i] for i < lo, then a[..., last - hi] += a[..., last - i], in the
+            # kernels' statement order (each Add(dst, src_i, dst) is src_i + dst, the same bits)
+            a = np.moveaxis(a.copy(), axis, -1)
+            n_in = a.shape[-1]
+            for i in range(lo):
+                a[..., lo] = a[..., i] + a[..., lo]
+            for i in range(hi):
+                a[..., n_in - 1 - hi] = a[..., n_in - 1 - i] + a[..., n_in - 1 - hi]
+            return np.moveaxis(a[..., lo:lo + n_out], -1, axis)
+
+        if left == right == 0 and (top or bottom):              # W unpadded
+            out = v[:, top:top + H, :].copy()
+            zero = np.zeros_like(v[:, 0, :])
+            if H == 1:
+                acc = zero
+                for r in range(Ho):
+                    acc = acc + v[:, r, :]
+                out[:, 0, :] = acc
+            else:
+                acc = zero
+                for r in range(top + 1):
+                    acc = acc + v[:, r, :]
+                out[:, 0, :] = acc
+                acc = zero
+                for i in range(bottom + 1):
+                    acc = acc + v[:, Ho - 1 - i, :]
+                out[:, H - 1, :] = acc
+            touched[[0, H - 1], :] = True
+            narrowed = f32_to_f16(out) if fp16 else out.astype(dtype)
+        elif top == bottom == 0 and (left or right):            # H unpadded
+            out = edge_first(v, 2, left, right, W)
+            touched[:, [0, W - 1]] = True
+            narrowed = f32_to_f16(out, ties_away=True) if fp16 else out.astype(dtype)
+        else:                                                   # both padded (or none)
+            rows = edge_first(v, 1, top, bottom, H)
+            mini = Ho <= 64 and Wo <= 64
+            if fp16 and not mini:
+                rows = f32_to_f16(rows).astype(np.float32)
+            out = edge_first(rows, 2, left, right, W)
+            touched[[0, H - 1], :] = True
+            touched[:, [0, W - 1]] = True
+            narrowed = f32_to_f16(out) if fp16 else out.astype(dtype)
+        copied = g.reshape(-1, Ho, Wo)[:, top:top + H, left:left + W]
+        return np.where(touched, narrowed, copied).reshape(tuple(x_shape))
+
+
+def a2_runs_on_ai_core(pad, dtype):
+    """Whether A2/A3 run PadV3GradReplicate (else AI-CPU, whose source is not public)."""
+    left, right, top, bottom = pad
+    ai_core_pads = (top == 0 and bottom == 0) or max(pad) <= 7
+    return ai_core_pads and np.dtype(dtype).name in ("float32", "float16", "bfloat16")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -6,15 +6,20 @@ loops; tests/tiers.py).
 
 Shapes are chosen to reach the paths: rows of a multiple of 16 floats (whole aligned vectors,
 streamed straight from registers) and odd widths whose rows and thread ranges start mid-line.
-Every run must be bit-identical to torch (fp32 sums, and copies of every width) and print the
-same digest of all results (fp16/bf16 sums, which round once unlike torch, included).
+Every run must be bit-identical to torch (copies of every width, and the fp32 backward on
+Ascend950, whose order is ATen's), to the Atlas A2 kernels' arithmetic (the backward in every
+dtype on the default product, reference.replication_pad2d_backward_a2) and print the same digest
+of all results (fp16/bf16 sums, which round once unlike torch, included).
 """
 import textwrap
 
 import tiers
 
 SCRIPT = textwrap.dedent("""
-    import hashlib, numpy as np, ml_dtypes, torch
+    import hashlib, sys, numpy as np, ml_dtypes, torch
+    sys.path.insert(0, "tests")
+    import pyaclnn
+    import reference as ref
     from pyaclnn.functional import (replication_pad2d, replication_pad2d_backward,
                                     upsample_nearest_exact1d, upsample_nearest_exact1d_backward)
     torch.set_num_threads(1)
@@ -38,10 +43,15 @@ SCRIPT = textwrap.dedent("""
             digest.update(ours.tobytes())
             g = rng.standard_normal(ours.shape).astype(np.float32)
             grad = replication_pad2d_backward(g.astype(dtype), np.zeros(shape, dtype), pad)
+            check(grad, ref.replication_pad2d_backward_a2(g.astype(dtype), shape, pad),
+                  ("backward on A2", shape, pad, name))
+            digest.update(grad.tobytes())
+            with pyaclnn.soc("Ascend950"):
+                grad = replication_pad2d_backward(g.astype(dtype), np.zeros(shape, dtype), pad)
             if name == "float32":
                 want = torch.ops.aten.replication_pad2d_backward(
                     torch.from_numpy(g), torch.from_numpy(x), pad).numpy()
-                check(grad, want, ("backward", shape, pad, name))
+                check(grad, want, ("backward on 950", shape, pad, name))
             digest.update(grad.tobytes())
 
     # the forward alone: wide pads (edges over several 64-byte lines, and more than the line

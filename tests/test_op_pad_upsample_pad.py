@@ -2,11 +2,15 @@
 (torch.ops.aten.replication_pad2d{,_backward}) and the NumPy references
 (reference.replication_pad2d[_backward]).
 
-The forward is a copy: bit-exact for every dtype.  The backward sums, per gradInput element, the
-gradOutput values of its replicated strip in (row, column) order starting from +0 -- ATen's order
--- so fp32/fp64/complex128 results are bit-identical to PyTorch.  fp16/bf16 are summed in fp32 and
-rounded once (ATen rounds after every add, see docs/precision.md); complex64 in double: both are
-compared bit for bit against the wider reference rounded once, and against torch with a tolerance.
+The forward is a copy: bit-exact for every dtype.  The backward follows the selected product
+(docs/precision.md): on Ascend950 (and for fp64/complex everywhere) it sums, per gradInput
+element, the gradOutput values of its replicated strip in (row, column) order starting from +0 --
+ATen's order -- so fp32/fp64/complex128 results are bit-identical to PyTorch there; fp16/bf16 are
+summed in fp32 and rounded once (ATen rounds after every add), complex64 in double: both are
+compared bit for bit against the wider reference rounded once, and against torch with a
+tolerance.  On Atlas A2/A3 (the default) fp32/fp16/bf16 follow the card's kernels: compared bit
+for bit with reference.replication_pad2d_backward_a2 and with torch within a tolerance
+(tests/test_op_pad_backward_card.py covers that arithmetic case by case).
 """
 import textwrap
 
@@ -141,9 +145,11 @@ def test_forward_empty_rules(acl, shape, out_shape):
 
 # ---- backward --------------------------------------------------------------------------------
 
+@pytest.mark.parametrize("product", ["Ascend910B", "Ascend950"])
 @pytest.mark.parametrize("shape,pad", SHAPES, ids=SHAPE_IDS)
 @pytest.mark.parametrize("dtype", BWD_DTYPES, ids=lambda d: np.dtype(d).name)
-def test_backward_matches_reference(acl, rng, shape, pad, dtype):
+def test_backward_matches_reference(acl, soc, rng, shape, pad, dtype, product):
+    soc(product)
     x = random_values(shape, dtype, rng)
     g = random_values(ref.padded_shape(shape, pad), dtype, rng)
     if np.dtype(dtype) == np.dtype(BF16) and (pad[2] or pad[3]) and max(pad) > 7:
@@ -154,6 +160,15 @@ def test_backward_matches_reference(acl, rng, shape, pad, dtype):
         return
     gi = replication_pad2d_backward(g, x, pad)
     acc = widened(dtype)
+    if product == "Ascend910B" and ref.a2_runs_on_ai_core(pad, dtype):
+        assert_bitwise_equal(gi, ref.replication_pad2d_backward_a2(g, shape, pad))
+        exact = ref.replication_pad2d_backward(g, shape, pad, np.float64)
+        magnitude = ref.replication_pad2d_backward(np.abs(g.astype(np.float64)), shape, pad, np.float64)
+        ulp = {np.dtype(np.float32): 2.0 ** -23, np.dtype(np.float16): 2.0 ** -10,
+               np.dtype(BF16): 2.0 ** -7}[np.dtype(dtype)]
+        contributions = (max(pad[0], pad[1]) + 1) * (max(pad[2], pad[3]) + 1)
+        assert np.all(np.abs(gi.astype(np.float64) - exact) <= 2 * ulp * contributions * magnitude)
+        return
     want = ref.replication_pad2d_backward(g, shape, pad, acc).astype(dtype)   # summed wide, rounded once
     assert_bitwise_equal(gi, want)
     t = torch.from_numpy(g.astype(acc)) if acc != np.dtype(dtype) else torch.from_numpy(g)
@@ -195,13 +210,22 @@ def test_backward_spec_examples(acl):
     assert err.value.code == INVALID and "padding" in err.value.message
 
 
-def test_backward_fp16_sums_in_fp32(acl):
-    # 16 copies of 0.1 (fp16) into one corner: fp32 sum rounded once, not 15 fp16 roundings
+@pytest.mark.parametrize("product", ["Ascend910B", "Ascend950"])
+def test_backward_fp16_sums_in_fp32(acl, soc, product):
+    # 16 copies of 0.1 (fp16) into one corner: fp32 sums rounded once, not 15 fp16 roundings.
+    # Ascend950: +0 and the 16 in a row; A2 (the mini kernel): each column's 4 (the edge row
+    # first), then the 4 column sums.
+    soc(product)
     g = np.full((1, 1, 7, 7), np.float16(0.1), np.float16)
     gi = replication_pad2d_backward(g, np.zeros((1, 1, 4, 4), np.float16), [3, 0, 3, 0])
-    corner = np.float32(0)
-    for _ in range(16):
-        corner = np.float32(corner + np.float32(np.float16(0.1)))
+    x = np.float32(np.float16(0.1))
+    if product == "Ascend950":
+        corner = np.float32(0)
+        for _ in range(16):
+            corner = np.float32(corner + x)
+    else:
+        column = np.float32(np.float32(np.float32(x + x) + x) + x)
+        corner = np.float32(np.float32(np.float32(column + column) + column) + column)
     assert gi[0, 0, 0, 0] == np.float16(corner)
 
 
@@ -210,7 +234,7 @@ def test_backward_strided_and_offset_views(acl, rng, which):
     shape, pad = (2, 3, 6, 5), (2, 1, 3, 2)
     x = random_values(shape, np.float32, rng)
     g = random_values(ref.padded_shape(shape, pad), np.float32, rng)
-    want = ref.replication_pad2d_backward(g, shape, pad, np.float32)
+    want = ref.replication_pad2d_backward_a2(g, shape, pad)   # the default product: Atlas A2
     target_shape = {"gradOutput": g.shape, "self": shape, "gradInput": shape}[which]
     for strides, offset, storage in layouts(target_shape):
         def make(name, values):
@@ -254,7 +278,7 @@ def test_repeatable_executors_with_new_addresses(acl, rng):
                               inputs=[(0, first[0], second[0]), (1, first[1], second[1])],
                               outputs=[(0, first[2], second[2])])
         for (g, _), (gi,) in zip(data, results):
-            assert_bitwise_equal(gi, ref.replication_pad2d_backward(g, shape, pad, np.float32))
+            assert_bitwise_equal(gi, ref.replication_pad2d_backward_a2(g, shape, pad))
         # forward: input 0 self, output 0 out (fresh tensors: the ones above were rebound)
         xs = [pyaclnn.Tensor.from_numpy(x) for _, x in data]
         outs = [pyaclnn.Tensor.empty(ref.padded_shape(shape, pad), np.float32, fill=np.nan) for _ in data]
@@ -358,7 +382,7 @@ def test_backward_validation(acl, case):
 def test_backward_bf16_pads_allowed_without_h_padding(acl, rng):
     g = random_values((1, 2, 4, 40), BF16, rng)
     gi = replication_pad2d_backward(g, np.zeros((1, 2, 4, 20), BF16), [12, 8, 0, 0])
-    assert_bitwise_equal(gi, ref.replication_pad2d_backward(g, (1, 2, 4, 20), (12, 8, 0, 0), np.float32).astype(BF16))
+    assert_bitwise_equal(gi, ref.replication_pad2d_backward_a2(g, (1, 2, 4, 20), (12, 8, 0, 0)))
 
 
 def test_backward_dtype_and_null_checks(acl):

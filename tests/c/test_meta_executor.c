@@ -130,6 +130,36 @@ static void test_contiguous(void)
     free_args(&a);
 }
 
+/* A consumed executor's pointer stays dead when the next phase 1 makes a new executor, though
+ * malloc may place the new object where the consumed one was: the stale pointer is refused and
+ * the new executor is still there to launch (it once ran the new executor, on its tensors). */
+static void test_stale_pointer_after_reuse(void)
+{
+    prelu_args first, second;
+    make_contiguous_args(&first, 1);
+    make_contiguous_args(&second, 2);
+    uint64_t ws = 0;
+    aclOpExecutor *consumed = NULL, *fresh = NULL;
+    CHECK(aclnnPreluGetWorkspaceSize(first.self, first.weight, first.out, &ws, &consumed) == ACLNN_SUCCESS,
+          "stale: phase 1");
+    CHECK(aclnnPrelu(NULL, 0, consumed, stream) == ACLNN_SUCCESS, "stale: phase 2");
+    CHECK(aclrtSynchronizeStream(stream) == ACL_SUCCESS, "stale: sync"); /* the task frees the object */
+    for (int round = 0; round < 50; round++) {
+        CHECK(aclnnPreluGetWorkspaceSize(second.self, second.weight, second.out, &ws, &fresh) == ACLNN_SUCCESS,
+              "stale: next phase 1");
+        CHECK(fresh != consumed, "stale: round %d handed out the consumed executor's pointer again", round);
+        CHECK(aclnnPrelu(NULL, 0, consumed, stream) == ACLNN_ERR_PARAM_INVALID, "stale: relaunch refused");
+        EXPECT_MSG("stale relaunch", "aclnnPrelu", "not a live executor");
+        CHECK(aclrtMemset(second.out_dev, NUMEL * sizeof(float), 0, NUMEL * sizeof(float)) == ACL_SUCCESS,
+              "stale: clear out");
+        CHECK(aclnnPrelu(NULL, 0, fresh, stream) == ACLNN_SUCCESS, "stale: the new executor still launches");
+        CHECK(aclrtSynchronizeStream(stream) == ACL_SUCCESS, "stale: sync");
+        check_contiguous_out(second.out_dev, 2, "stale: the new executor's result");
+    }
+    free_args(&first);
+    free_args(&second);
+}
+
 static void test_strided(void)
 {
     /* self: logical [N, C, W] stored as [N, W, C] (a transpose); out: rows padded to 5 */
@@ -400,6 +430,7 @@ int main(void)
     CHECK(aclrtSetDevice(0) == ACL_SUCCESS, "aclrtSetDevice");
     CHECK(aclrtCreateStream(&stream) == ACL_SUCCESS, "aclrtCreateStream");
     test_contiguous();
+    test_stale_pointer_after_reuse();
     test_strided();
     test_repeatable();
     test_rebind_by_tensor();

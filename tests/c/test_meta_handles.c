@@ -294,6 +294,36 @@ static void check_executors(void)
         destroy_arg(&prelu->args[i], args[i]);
 }
 
+/* A destroyed handle stays dead when new objects are made after it, though malloc would place
+ * them at its address: a second destroy is refused and the new object lives on (it once
+ * destroyed the new object). */
+static void check_stale_pointers_after_reuse(void)
+{
+    const int64_t dims[2] = {2, 3};
+    for (int round = 0; round < 100; round++) {
+        aclTensor *gone = aclCreateTensor(dims, 2, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, dims, 2, g_data);
+        aclIntArray *gone_array = aclCreateIntArray(dims, 2);
+        EXPECT_OK(aclDestroyTensor(gone));
+        EXPECT_OK(aclDestroyIntArray(gone_array));
+        aclTensor *fresh = aclCreateTensor(dims, 2, ACL_FLOAT16, NULL, 0, ACL_FORMAT_ND, dims, 2, g_data);
+        aclIntArray *fresh_array = aclCreateIntArray(dims, 1);
+        CHECK(fresh != gone && (void *)fresh_array != (void *)gone_array,
+              "round %d: a destroyed handle's address was handed out again", round);
+        EXPECT(aclDestroyTensor(gone), ACLNN_ERR_PARAM_INVALID, "not a live aclTensor");
+        EXPECT(aclDestroyIntArray(gone_array), ACLNN_ERR_PARAM_INVALID, "not a live aclIntArray");
+        int64_t *shape = NULL;
+        uint64_t n = 0;
+        EXPECT_OK(aclGetViewShape(fresh, &shape, &n));
+        CHECK(n == 2 && shape != NULL && shape[1] == 3, "round %d: the new tensor's shape", round);
+        aclnnCpuFreeArray(shape);
+        uint64_t size = 0;
+        EXPECT_OK(aclGetIntArraySize(fresh_array, &size));
+        CHECK(size == 1, "round %d: the new array's size %llu", round, (unsigned long long)size);
+        EXPECT_OK(aclDestroyTensor(fresh));
+        EXPECT_OK(aclDestroyIntArray(fresh_array));
+    }
+}
+
 int main(void)
 {
     if (tu_open_device() != 0)
@@ -307,6 +337,7 @@ int main(void)
     for (size_t i = 0; i < sizeof OPS / sizeof OPS[0]; i++)
         check_op(&OPS[i], other_tensor, other_array);
     check_double_destroys();
+    check_stale_pointers_after_reuse();
     check_executors();
     aclDestroyTensor(other_tensor);
     aclDestroyIntArray(other_array);

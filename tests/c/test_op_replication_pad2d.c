@@ -120,10 +120,50 @@ static void test_forward_c128(void)
     tu_free_tensor(&out);
 }
 
-/* Backward: the official example (ones [1,1,4,4], pad 1 -> 4 everywhere) and a bigger fp32 case
- * against a scatter loop in the same (row, column) order, which must agree bit for bit. */
+/* Atlas A2's order when both H and W are padded (or neither): PadV3GradReplicate's edge-first
+ * loops (ops-math:conversion/pad_v3_grad_replicate/op_kernel/pad_v3_grad_replicate_h_w_mini.h):
+ * each gradOutput column summed over the rows of a gradInput row (the replicated row, then the
+ * top pad rows from row 0, then the bottom pad rows from the last), then those sums likewise
+ * across the columns. */
+static void edge_first_f32(const float *go, int64_t planes, int64_t H, int64_t W, const int64_t pad[4],
+                           float *want)
+{
+    const int64_t left = pad[0], right = pad[1], top = pad[2], bottom = pad[3];
+    const int64_t Ho = H + top + bottom, Wo = W + left + right;
+    float *row = malloc((size_t)Wo * sizeof(float));
+    for (int64_t p = 0; p < planes; p++) {
+        const float *g = go + p * Ho * Wo;
+        for (int64_t h = 0; h < H; h++) {
+            for (int64_t j = 0; j < Wo; j++) {
+                float acc = g[(h + top) * Wo + j];
+                for (int64_t i = 0; h == 0 && i < top; i++) {
+                    acc = g[i * Wo + j] + acc;
+                }
+                for (int64_t i = 0; h == H - 1 && i < bottom; i++) {
+                    acc = g[(Ho - 1 - i) * Wo + j] + acc;
+                }
+                row[j] = acc;
+            }
+            for (int64_t w = 0; w < W; w++) {
+                float acc = row[w + left];
+                for (int64_t j = 0; w == 0 && j < left; j++) {
+                    acc = row[j] + acc;
+                }
+                for (int64_t j = 0; w == W - 1 && j < right; j++) {
+                    acc = row[Wo - 1 - j] + acc;
+                }
+                want[(p * H + h) * W + w] = acc;
+            }
+        }
+    }
+    free(row);
+}
+
+/* Backward: the official example (ones [1,1,4,4], pad 1 -> 4 everywhere) and bigger fp32 cases,
+ * bit for bit: on Ascend950 against a scatter loop in its (row, column) order from +0, on the
+ * default Atlas A2 against edge_first_f32 (every case here pads both H and W, or neither). */
 static void test_backward_f32(int64_t N, int64_t C, int64_t H, int64_t W, const int64_t pad[4],
-                              int ones)
+                              int ones, const char *product)
 {
     const int64_t Ho = H + pad[2] + pad[3], Wo = W + pad[0] + pad[1];
     const int64_t in_shape[4] = {N, C, H, W}, go_shape[4] = {N, C, Ho, Wo};
@@ -137,7 +177,8 @@ static void test_backward_f32(int64_t N, int64_t C, int64_t H, int64_t W, const 
     for (int64_t i = 0; i < n_in; i++) {
         gi[i] = NAN;
     }
-    for (int64_t p = 0; p < N * C; p++) {
+    const int row_major = strcmp(product, "Ascend950") == 0;
+    for (int64_t p = 0; row_major && p < N * C; p++) {
         for (int64_t i = 0; i < Ho; i++) {
             for (int64_t j = 0; j < Wo; j++) {
                 want[p * H * W + clamp64(i - pad[2], 0, H - 1) * W + clamp64(j - pad[0], 0, W - 1)] +=
@@ -145,6 +186,10 @@ static void test_backward_f32(int64_t N, int64_t C, int64_t H, int64_t W, const 
             }
         }
     }
+    if (!row_major) {
+        edge_first_f32(go, N * C, H, W, pad, want);
+    }
+    CHECK(aclnnCpuSetSocVersion(product) == 0, "aclnnCpuSetSocVersion(%s)", product);
     tu_tensor grad_out = tu_make_tensor(go, (size_t)n_go, 4, go_shape, 4, NULL, 0, ACL_FLOAT, ACL_FORMAT_ND);
     tu_tensor self = tu_make_tensor(NULL, (size_t)n_in, 4, in_shape, 4, NULL, 0, ACL_FLOAT, ACL_FORMAT_ND);
     tu_tensor grad_in = tu_make_tensor(gi, (size_t)n_in, 4, in_shape, 4, NULL, 0, ACL_FLOAT, ACL_FORMAT_ND);
@@ -161,9 +206,10 @@ static void test_backward_f32(int64_t N, int64_t C, int64_t H, int64_t W, const 
         for (int64_t i = 0; i < n_in; i++) {
             bad += memcmp(&gi[i], &want[i], sizeof(float)) != 0;
         }
-        CHECK(bad == 0, "backward fp32 [%lld,%lld,%lld,%lld]: %d wrong elements (first %g vs %g)",
-              (long long)N, (long long)C, (long long)H, (long long)W, bad, gi[0], want[0]);
+        CHECK(bad == 0, "backward fp32 %s [%lld,%lld,%lld,%lld]: %d wrong elements (first %g vs %g)",
+              product, (long long)N, (long long)C, (long long)H, (long long)W, bad, gi[0], want[0]);
     }
+    aclnnCpuSetSocVersion(NULL);
     aclDestroyIntArray(padding);
     tu_free_tensor(&grad_out);
     tu_free_tensor(&self);
@@ -272,10 +318,13 @@ int main(void)
     test_forward_f32(1);
     test_forward_c128();
     const int64_t pad1[4] = {1, 1, 1, 1}, pad_mixed[4] = {3, 1, 0, 2}, pad0[4] = {0, 0, 0, 0};
-    test_backward_f32(1, 1, 2, 2, pad1, 1);
-    test_backward_f32(2, 3, 7, 9, pad_mixed, 0);
-    test_backward_f32(1, 2, 1, 1, pad0, 0);
-    test_backward_f32(3, 2, 33, 40, (const int64_t[4]){5, 7, 2, 6}, 0);
+    for (int k = 0; k < 2; k++) {
+        const char *product = k == 0 ? "Ascend910B" : "Ascend950";
+        test_backward_f32(1, 1, 2, 2, pad1, 1, product);
+        test_backward_f32(2, 3, 7, 9, pad_mixed, 0, product);
+        test_backward_f32(1, 2, 1, 1, pad0, 0, product);
+        test_backward_f32(3, 2, 33, 40, (const int64_t[4]){5, 7, 2, 6}, 0, product);
+    }
     test_backward_f64_3d();
     test_validation();
     tu_close_device();

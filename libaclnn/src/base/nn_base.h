@@ -59,6 +59,9 @@ void nn_error_peek(char *buf, size_t buf_size);
 /* Adds an already-formatted full message (prefix included) as this thread's newest one; used
  * to hand a stream worker's error to the thread that synchronizes. */
 void nn_error_push_raw(const char *message);
+/* Calls `observer` with the code and the text of every error nn_error records from now on (NULL:
+ * none).  The checking mode reports failed calls through it (check.c); base knows no more. */
+void nn_error_set_observer(void (*observer)(int code, const char *text));
 
 /* ------------------------------------------------------------------------------------------ */
 /* Logging (ASCEND_GLOBAL_LOG_LEVEL, ASCEND_SLOG_PRINT_TO_STDOUT / ASCEND_LOG_PRINT_TO_STDOUT)  */

@@ -90,6 +90,28 @@ static inline uint16_t nn_half_f32_to_f16(float f)
     return (uint16_t)(sign | ((mantissa + (1u << (shift - 1)) - 1u + odd) >> shift));
 }
 
+/* fp32 -> fp16 rounding ties away from zero (AscendC's RoundMode::CAST_ROUND; the kernels whose
+ * arithmetic libaclnn follows use it in a few narrowings).  NaN, Inf and overflow as above:
+ * >= 65520 is a tie between 65504 and 2^16 and goes to Inf. */
+static inline uint16_t nn_half_f32_to_f16_ties_away(float f)
+{
+    uint32_t u = nn_half_f32_bits(f);
+    uint16_t sign = (uint16_t)((u >> 16) & 0x8000u);
+    uint32_t magnitude = u & 0x7fffffffu;
+    if (magnitude > 0x7f800000u)
+        return (uint16_t)(sign | 0x7e00u | ((magnitude >> 13) & 0x3ffu));
+    if (magnitude >= 0x477ff000u)
+        return (uint16_t)(sign | 0x7c00u);
+    if (magnitude >= 0x38800000u) /* normal: add half an fp16 ulp, ties carry away from zero */
+        return (uint16_t)(sign | (((magnitude + 0x1000u) >> 13) - (112u << 10)));
+    if (magnitude < 0x33000000u) /* below 2^-25: zero */
+        return sign;
+    uint32_t exponent = magnitude >> 23;
+    uint32_t mantissa = (magnitude & 0x7fffffu) | 0x800000u;
+    uint32_t shift = 126u - exponent; /* 14 .. 24 */
+    return (uint16_t)(sign | ((mantissa + (1u << (shift - 1))) >> shift));
+}
+
 static inline float nn_half_bf16_to_f32(uint16_t b)
 {
     return nn_half_bits_f32((uint32_t)b << 16);

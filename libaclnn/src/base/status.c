@@ -91,6 +91,14 @@ void nn_error_push_raw(const char *message)
     st->pending[st->pending_len] = '\0';
 }
 
+/* The checking mode's observer of failed calls (check.c), or NULL. */
+static void (*_Atomic g_observer)(int code, const char *text);
+
+void nn_error_set_observer(void (*observer)(int code, const char *text))
+{
+    g_observer = observer;
+}
+
 int nn_verror(int code, const char *fmt, va_list args)
 {
     char text[NN_ERR_MESSAGE_MAX];
@@ -106,6 +114,9 @@ int nn_verror(int code, const char *fmt, va_list args)
              text);
     nn_error_push_raw(message);
     nn_log(NN_LOG_ERROR, "%s", text);
+    void (*observer)(int, const char *) = g_observer;
+    if (observer != NULL)
+        observer(code, text);
     return code;
 }
 

@@ -20,6 +20,8 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "acl/error_codes/rt_error_codes.h"
+#include "check/check_internal.h"
 #include "check/nn_check.h"
 
 #define MARK "========="
@@ -39,6 +41,7 @@ static const struct {
     {"memcheck", NN_CHECK_MEMCHECK},   {"initcheck", NN_CHECK_INITCHECK},
     {"racecheck", NN_CHECK_RACECHECK}, {"synccheck", NN_CHECK_RACECHECK},
     {"leakcheck", NN_CHECK_LEAKCHECK}, {"product", NN_CHECK_PRODUCT},
+    {"api", NN_CHECK_API},
     {"all", NN_CHECK_ALL},
     {"1", NN_CHECK_ALL},               {"on", NN_CHECK_ALL},
     {"yes", NN_CHECK_ALL},             {"true", NN_CHECK_ALL},
@@ -70,7 +73,7 @@ static unsigned parse_tools(const char *value)
                     bit = tool_names[i].bit;
             if (bit == 0 && strcmp(word, "0") != 0 && strcasecmp(word, "off") != 0)
                 fprintf(stderr, MARK " ACLNN_CHECK: unknown tool '%s' ignored (memcheck, initcheck, "
-                                "racecheck, leakcheck, product, all)\n", word);
+                                "racecheck, leakcheck, product, api, all)\n", word);
             tools |= bit;
         } else if (len > 0) {
             fprintf(stderr, MARK " ACLNN_CHECK: unknown tool '%.*s' ignored\n", (int)len, p);
@@ -83,12 +86,70 @@ static unsigned parse_tools(const char *value)
 
 static void print_summary_at_exit(void);
 
+/* Set by a check that reported why it refuses the call in progress on this thread. */
+static _Thread_local bool t_refusal_reported;
+
+void nn_check_note_refusal(void)
+{
+    t_refusal_reported = true;
+}
+
+/* A call failed (nn_error's observer): the program got the status; the report says which call,
+ * why, and from where, so a status the program ignores does not go unsaid.  A refusal a check
+ * already reported is not reported twice. */
+/* Statuses that tell a state, not a mistake: a wait or poll that timed out, work not complete
+ * yet, a report thread polling aclrtProcessReport before it is subscribed or after (CANN's
+ * callback samples start the thread first and stop it by a flag). */
+static bool state_status(int code)
+{
+    static const int states[] = {ACL_ERROR_RT_REPORT_TIMEOUT,      ACL_ERROR_RT_WAIT_TIMEOUT,
+                                 ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, ACL_ERROR_RT_EVENT_SYNC_TIMEOUT,
+                                 ACL_ERROR_RT_STREAM_NOT_COMPLETE, ACL_ERROR_RT_EVENT_NOT_COMPLETE,
+                                 ACL_ERROR_RT_THREAD_SUBSCRIBE};
+    for (size_t i = 0; i < sizeof states / sizeof states[0]; ++i)
+        if (states[i] == code)
+            return true;
+    return false;
+}
+
+static void report_failed_call(int code, const char *text)
+{
+    if (t_refusal_reported) {
+        t_refusal_reported = false;
+        return;
+    }
+    if (state_status(code))
+        return;
+    nn_check_trace where;
+    nn_check_capture(&where);
+    nn_check_report *report = nn_check_begin(NN_CHECK_ERROR, NN_CHECK_API, "a call failed");
+    nn_check_line(report, "message:", "%s", text);
+    nn_check_line(report, "status:", "%d, returned to the program at:", code);
+    nn_check_trace_lines(report, &where);
+    nn_check_end(report);
+}
+
+/* Failed calls are reported when any tool is on, unless ACLNN_CHECK_API_ERRORS=0. */
+static bool report_failed_calls(unsigned tools)
+{
+    const char *value = getenv("ACLNN_CHECK_API_ERRORS");
+    bool asked_off = value != NULL && (strcmp(value, "0") == 0 || strcasecmp(value, "off") == 0 ||
+                                       strcasecmp(value, "no") == 0);
+    return tools != 0 && !asked_off;
+}
+
 static void read_config(void)
 {
     const char *value = getenv("ACLNN_CHECK");
     g_tools = value != NULL ? parse_tools(value) : 0;
+    if (report_failed_calls(g_tools))
+        g_tools |= NN_CHECK_API;
+    else
+        g_tools &= ~(unsigned)NN_CHECK_API;
     if (g_tools == 0)
         return;
+    if (g_tools & NN_CHECK_API)
+        nn_error_set_observer(report_failed_call);
     const char *code = getenv("ACLNN_CHECK_EXITCODE");
     if (code != NULL)
         g_exit_code = atoi(code);

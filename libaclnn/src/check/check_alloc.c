@@ -7,6 +7,7 @@
  */
 #include <pthread.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "check/check_internal.h"
 
@@ -38,6 +39,8 @@ bool nn_check_alloc_trylock(void)
 nn_check_alloc *nn_check_alloc_add(void *base, size_t size, const char *api, void *lib_base)
 {
     nn_check_alloc *alloc = calloc(1, sizeof *alloc);
+    if (alloc != NULL)
+        alloc->pid = (int)getpid();
     if (alloc == NULL)
         return NULL;
     alloc->base = (uintptr_t)base;

@@ -44,4 +44,8 @@ void nn_check_init_copy_locked(nn_check_alloc *dst, size_t dst_offset, const nn_
 bool nn_check_init_written_locked(const nn_check_alloc *alloc, size_t offset, size_t length,
                                   size_t *first);
 
+/* A check reported why it refuses the call in progress on this thread: the status the call then
+ * returns is not reported again as a failed call (check.c). */
+void nn_check_note_refusal(void);
+
 #endif /* NN_CHECK_INTERNAL_H */

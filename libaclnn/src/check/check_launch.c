@@ -6,6 +6,7 @@
  * the program made its calls, never from when a stream's worker happens to run.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check/check_internal.h"
@@ -149,6 +150,8 @@ bool nn_check_copy(nn_check_copy_args *args)
             args->src = nn_check_lib_of(from, args->src);
     }
     nn_check_alloc_unlock();
+    if (!ok)
+        nn_check_note_refusal();
     return ok;
 }
 
@@ -317,6 +320,77 @@ static bool check_workspace_locked(const char *op_name, void *workspace, uint64_
     return true;
 }
 
+/* ---- outputs that share bytes ---------------------------------------------------------------- */
+
+/* The bytes both views cover, found exactly: a bitmap of the shared span marked by one view's
+ * runs and tested by the other's (two interleaved strided views share a span, not a byte). */
+typedef struct overlap_walk {
+    uintptr_t lo, hi;     /* the shared span, absolute addresses */
+    unsigned char *marks; /* a bit per byte of [lo, hi) */
+    const char *base;     /* the walked view's base */
+    bool testing;         /* false: marking */
+    bool found;
+} overlap_walk;
+
+static bool overlap_run(void *ctx, int64_t byte_offset, size_t length)
+{
+    overlap_walk *walk = ctx;
+    uintptr_t start = (uintptr_t)(walk->base + byte_offset), end = start + length;
+    start = start < walk->lo ? walk->lo : start;
+    end = end > walk->hi ? walk->hi : end;
+    for (uintptr_t at = start; at < end; ++at) {
+        size_t bit = at - walk->lo;
+        if (!walk->testing)
+            walk->marks[bit / 8] |= (unsigned char)(1u << (bit % 8));
+        else if (walk->marks[bit / 8] & (1u << (bit % 8)))
+            walk->found = true;
+    }
+    return !walk->found;
+}
+
+static bool outputs_share_bytes(const nn_check_operand *a, const nn_check_operand *b)
+{
+    int64_t a_first, b_first;
+    size_t a_len, b_len;
+    view_span(a, &a_first, &a_len);
+    view_span(b, &b_first, &b_len);
+    uintptr_t a_lo = (uintptr_t)(a->base + a_first), b_lo = (uintptr_t)(b->base + b_first);
+    overlap_walk walk = {a_lo > b_lo ? a_lo : b_lo, 0, NULL, a->base, false, false};
+    walk.hi = a_lo + a_len < b_lo + b_len ? a_lo + a_len : b_lo + b_len;
+    if (walk.lo >= walk.hi)
+        return false;
+    walk.marks = calloc((walk.hi - walk.lo + 7) / 8, 1);
+    if (walk.marks == NULL)
+        return true; /* out of memory: the spans overlap, say so */
+    each_run(a, overlap_run, &walk);
+    walk.base = b->base;
+    walk.testing = true;
+    each_run(b, overlap_run, &walk);
+    free(walk.marks);
+    return walk.found;
+}
+
+/* Two outputs of one launch in the same bytes: on a card the kernel's writes race, and what is
+ * left there is neither result.  Reported, not refused (a card runs it). */
+static void check_output_aliasing(const char *op_name, const nn_check_operand *operands, int count)
+{
+    char first[96], second[96];
+    for (int i = 0; i < count; ++i)
+        for (int j = i + 1; j < count; ++j) {
+            const nn_check_operand *a = &operands[i], *b = &operands[j];
+            if (!a->is_output || !b->is_output || a->base == NULL || b->base == NULL || a->numel <= 0 ||
+                b->numel <= 0 || !outputs_share_bytes(a, b))
+                continue;
+            nn_check_report *report = nn_check_begin(NN_CHECK_ERROR, NN_CHECK_MEMCHECK,
+                                                     "two outputs of one launch share bytes");
+            call_lines(report, "%s: %s", op_name, operand_name(a, first, sizeof first));
+            nn_check_line(report, "and:", "%s, in the same device memory", operand_name(b, second, sizeof second));
+            nn_check_line(report, "advice:", "give each output its own memory: the kernel writes both, and "
+                          "on a card the bytes they share end up holding neither result");
+            nn_check_end(report);
+        }
+}
+
 bool nn_check_launch(const char *op_name, nn_check_operand *operands, int count, void *workspace,
                      uint64_t workspace_size, void **lib_workspace)
 {
@@ -334,10 +408,12 @@ bool nn_check_launch(const char *op_name, nn_check_operand *operands, int count,
         if (memcheck && allocs[i] != NULL)
             op->lib_base = nn_check_lib_of(allocs[i], op->base);
     }
-    if (memcheck)
+    if (memcheck) {
         ok = check_workspace_locked(op_name, workspace, workspace_size, lib_workspace) && ok;
-    else
+        check_output_aliasing(op_name, operands, count);
+    } else {
         *lib_workspace = workspace;
+    }
     if (ok && nn_check_on(NN_CHECK_INITCHECK)) {
         char name[96];
         for (int i = 0; i < count; ++i) { /* inputs are read before any output is written */
@@ -357,5 +433,7 @@ bool nn_check_launch(const char *op_name, nn_check_operand *operands, int count,
         }
     }
     nn_check_alloc_unlock();
+    if (!ok)
+        nn_check_note_refusal();
     return ok;
 }

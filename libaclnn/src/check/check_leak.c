@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check/nn_check.h"
 
@@ -26,6 +27,7 @@ typedef struct leak_object {
     const char *type;      /* "aclTensor", "aclrtStream", ... */
     char api[80];          /* the creating call */
     bool device_resource;  /* error, not warning */
+    int pid;               /* the process that made it (a forked child inherits the record) */
     bool reported;
     nn_check_trace where;
 } leak_object;
@@ -70,6 +72,7 @@ void nn_check_object_created(const void *handle, const char *type, const char *a
     snprintf(object->api, sizeof object->api, strcmp(type, "aclOpExecutor") == 0 ? "%sGetWorkspaceSize" : "%s",
              api);
     object->device_resource = device_resource;
+    object->pid = (int)getpid();
     nn_check_capture(&object->where);
 
     pthread_mutex_lock(&g_lock);
@@ -142,7 +145,7 @@ static void report_object(const leak_object *object, const char *when)
 
 static void report_allocation(nn_check_alloc *alloc, void *ctx)
 {
-    if (alloc->tool_state[LEAK_STATE] != NULL)
+    if (alloc->tool_state[LEAK_STATE] != NULL || alloc->pid != (int)getpid())
         return;
     alloc->tool_state[LEAK_STATE] = alloc; /* reported */
     char title[160];
@@ -160,7 +163,9 @@ static int by_creation(const void *a, const void *b)
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* Reports every live object and allocation not reported yet, oldest first. */
+/* Reports every live object and allocation not reported yet, oldest first; in a forked child,
+ * only those the child made itself (what it inherited is its parent's to release, and a child
+ * that never calls the runtime and exits has leaked nothing). */
 static void report_unreported(const char *when)
 {
     nn_check_alloc_lock();
@@ -171,7 +176,7 @@ static void report_unreported(const char *when)
     leak_object **pending = malloc((g_count + 1) * sizeof *pending);
     size_t n = 0;
     for (size_t i = 0; pending != NULL && i < g_count; ++i)
-        if (!g_slots[i].object->reported)
+        if (!g_slots[i].object->reported && g_slots[i].object->pid == (int)getpid())
             pending[n++] = g_slots[i].object;
     if (pending != NULL) {
         qsort(pending, n, sizeof *pending, by_creation);

@@ -164,6 +164,13 @@ void nn_check_freed_lines(nn_check_report *report, const nn_check_alloc *alloc)
 static struct sigaction g_previous_segv, g_previous_bus;
 static pthread_once_t g_handler_once = PTHREAD_ONCE_INIT;
 
+/* A signal another process or the program itself sent (si_code SI_USER, SI_QUEUE, SI_TKILL...,
+ * all <= 0), not a fault of an instruction: its si_addr means nothing. */
+static bool sent_signal(const siginfo_t *info)
+{
+    return info->si_code <= 0;
+}
+
 /* Hands a fault that is not ours to the handler installed before ours. */
 static void chain(int sig, siginfo_t *info, void *context)
 {
@@ -176,8 +183,12 @@ static void chain(int sig, siginfo_t *info, void *context)
         previous->sa_handler(sig);
         return;
     }
-    /* The default action: restore it and return, so the faulting instruction faults again. */
+    /* The default action: restore it and return, so the faulting instruction faults again.  A
+     * signal that was sent (kill, raise, sigqueue) has no instruction to repeat: raise it again,
+     * to be delivered with the default action once this handler returns. */
     signal(sig, SIG_DFL);
+    if (sent_signal(info))
+        raise(sig);
 }
 
 /* The program counter of the faulting instruction. */
@@ -240,7 +251,7 @@ static bool lock_for_handler(void)
 static void on_fault(int sig, siginfo_t *info, void *context)
 {
     const void *address = info->si_addr;
-    if (!lock_for_handler()) {
+    if (sent_signal(info) || !lock_for_handler()) {
         chain(sig, info, context);
         return;
     }
@@ -283,8 +294,53 @@ static void on_fault(int sig, siginfo_t *info, void *context)
     nn_check_fatal_exit();
 }
 
+/* ---- fork ------------------------------------------------------------------------------------ */
+
+/* Without checking, a forked child's device memory is a copy of its parent's (private pages,
+ * copied on write).  Under memcheck both views of an allocation map one memfd, which the child
+ * shares: its writes would change its parent's data.  So the child moves each live allocation
+ * to a memfd of its own holding the same bytes, mapped over both views in place. */
+static bool write_all(int fd, const unsigned char *bytes, size_t length)
+{
+    for (size_t done = 0; done < length;) {
+        ssize_t n = pwrite(fd, bytes + done, length - done, (off_t)done);
+        if (n <= 0)
+            return false;
+        done += (size_t)n;
+    }
+    return true;
+}
+
+static void copy_for_child(nn_check_alloc *alloc, void *failures)
+{
+    if (alloc->lib_base == (void *)alloc->base)
+        return; /* heap memory: already the child's own */
+    const size_t length = mapped_length(alloc->size);
+    int fd = memfd_create("aclnn-device-memory", MFD_CLOEXEC);
+    bool ok = fd >= 0 && ftruncate(fd, (off_t)length) == 0 && write_all(fd, alloc->lib_base, length) &&
+              mmap(alloc->lib_base, length, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) != MAP_FAILED &&
+              mmap((void *)alloc->base, length, PROT_NONE, MAP_SHARED | MAP_FIXED, fd, 0) != MAP_FAILED;
+    if (fd >= 0)
+        close(fd);
+    *(size_t *)failures += !ok;
+}
+
+static void fork_prepare(void) { nn_check_alloc_lock(); }
+static void fork_parent(void) { nn_check_alloc_unlock(); }
+
+static void fork_child(void)
+{
+    size_t failures = 0;
+    nn_check_alloc_each_locked(copy_for_child, &failures);
+    nn_check_alloc_unlock();
+    if (failures > 0)
+        fprintf(stderr, "========= ACLNN_CHECK: fork: %zu device allocation(s) could not be copied for the "
+                        "child; it shares them with its parent\n", failures);
+}
+
 static void install_handler(void)
 {
+    pthread_atfork(fork_prepare, fork_parent, fork_child);
     /* backtrace() loads its unwinder on first use: do it now, not inside the handler */
     void *frames[2];
     (void)backtrace(frames, 2);

@@ -45,6 +45,12 @@ enum {
     /* Not a tool of its own: warnings about what the emulated product's documentation calls
      * unsupported (ops/products.c), made when any tool is on (or ACLNN_CHECK=product alone). */
     NN_CHECK_PRODUCT = 1u << 4,
+    /* Not a tool of its own either: a call that fails returns its status to the program and is
+     * also reported, with the status, the message and the program's stack, as compute-sanitizer
+     * reports failed API calls (ported code often ignores what aclrtFree or aclrtMemcpy return).
+     * On whenever any tool is; ACLNN_CHECK_API_ERRORS=0 turns it off for programs that make
+     * calls fail on purpose (tests of error codes). */
+    NN_CHECK_API = 1u << 5,
 };
 
 /* The tools ACLNN_CHECK enables (read once per process; 0 when unset). */
@@ -134,6 +140,8 @@ typedef struct nn_check_alloc {
     void *tool_state[4];   /* per tool (index: the tool's bit number), owned by that tool */
     nn_check_trace freed;  /* the program's stack at the free (memcheck keeps freed records a
                             * while, to name them when a freed address is used) */
+    int pid;               /* the process that made it: a forked child's leak report leaves out
+                            * what it inherited (its parent's to free) */
 } nn_check_alloc;
 
 /* Records an allocation (the caller's stack is captured here).  Returns the record, or NULL when

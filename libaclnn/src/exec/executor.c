@@ -21,9 +21,15 @@
  * CANN) and is freed when its task has run; a repeatable one stays registered until
  * aclDestroyAclOpExecutor.  Because every public entry point looks the pointer up in the
  * registry first, a consumed or foreign executor is reported, never dereferenced.
+ *
+ * Handles: the pointer a program holds is not the executor's address but a handle, an address
+ * in a reserved range that nothing is ever mapped at, handed out once and never again (design
+ * decision 20).  With the object's own address, malloc gives a consumed executor's address to
+ * the next phase 1, and a second launch through the stale pointer ran that other executor.
  */
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/mman.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -34,11 +40,41 @@
 
 pthread_mutex_t nn_executor_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* The live executors' addresses in increasing order (nn_sorted_*): every launch and every
+/* The live executors by handle, in increasing order (nn_sorted_*): every launch and every
  * aclSet*TensorAddr looks its executor up here, so the lookup is a bisection, whatever number of
  * repeatable executors a program keeps (a model's layers); a list walk grew with each of them. */
-static uintptr_t *registry = NULL;
+typedef struct registry_entry {
+    uintptr_t handle; /* the sort key: what the program holds */
+    aclOpExecutor *ex;
+} registry_entry;
+static registry_entry *registry = NULL;
 static size_t registry_count = 0, registry_capacity = 0;
+
+/* ---- handles ------------------------------------------------------------------------------- */
+
+/* Handles are taken in order from a reserved, inaccessible range of the address space (a
+ * dereference faults, as a stale pointer should); a used-up range is followed by a new one and
+ * none is ever unmapped, so no value comes back.  256 MiB in steps of 8 bytes: 32 M executors
+ * per range, for the price of one mapping. */
+#define HANDLE_RANGE_BYTES ((size_t)256 << 20)
+#define HANDLE_STEP 8u
+static uintptr_t handle_next = 0, handle_end = 0;
+
+/* A never-used handle, or 0 when no range could be reserved.  Caller holds the lock. */
+static uintptr_t new_handle_locked(void)
+{
+    if (handle_next == handle_end) {
+        void *range = mmap(NULL, HANDLE_RANGE_BYTES, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                           -1, 0);
+        if (range == MAP_FAILED)
+            return 0;
+        handle_next = (uintptr_t)range;
+        handle_end = handle_next + HANDLE_RANGE_BYTES;
+    }
+    const uintptr_t handle = handle_next;
+    handle_next += HANDLE_STEP;
+    return handle;
+}
 
 /* ---- registry ------------------------------------------------------------------------------ */
 
@@ -56,40 +92,43 @@ static void executor_unref_locked(aclOpExecutor *ex)
         executor_free(ex);
 }
 
-/* Index one past where `ex` is or would be in the registry.  Caller holds the lock. */
-static size_t registry_slot_after(const aclOpExecutor *ex)
+/* Index one past where `handle` is or would be in the registry.  Caller holds the lock. */
+static size_t registry_slot_after(uintptr_t handle)
 {
-    return nn_sorted_upper_bound(registry, registry_count, sizeof *registry, (uintptr_t)ex);
+    return nn_sorted_upper_bound(registry, registry_count, sizeof *registry, handle);
 }
 
-bool nn_executor_registered_locked(const aclOpExecutor *ex)
+aclOpExecutor *nn_executor_live_locked(const aclOpExecutor *handle)
 {
-    const size_t after = registry_slot_after(ex);
-    return after > 0 && registry[after - 1] == (uintptr_t)ex;
+    const size_t after = registry_slot_after((uintptr_t)handle);
+    return after > 0 && registry[after - 1].handle == (uintptr_t)handle ? registry[after - 1].ex : NULL;
 }
 
 void nn_executor_unregister_locked(aclOpExecutor *ex)
 {
     if (!ex->registered)
         return;
-    nn_sorted_remove(registry, &registry_count, sizeof *registry, registry_slot_after(ex) - 1);
+    nn_sorted_remove(registry, &registry_count, sizeof *registry, registry_slot_after(ex->handle) - 1);
     ex->registered = false;
-    nn_check_object_destroyed(ex);
+    nn_check_object_destroyed((void *)ex->handle);
     executor_unref_locked(ex);
 }
 
-/* False, with nothing registered, when the registry could not grow. */
+/* False, with nothing registered, when no handle is left or the registry could not grow. */
 static bool register_locked(aclOpExecutor *ex)
 {
-    const uintptr_t key = (uintptr_t)ex;
-    uintptr_t *grown = nn_sorted_insert(registry, &registry_count, &registry_capacity, 64, sizeof *registry,
-                                        registry_slot_after(ex), &key);
+    const registry_entry entry = {.handle = new_handle_locked(), .ex = ex};
+    if (entry.handle == 0)
+        return false;
+    registry_entry *grown = nn_sorted_insert(registry, &registry_count, &registry_capacity, 64, sizeof *registry,
+                                             registry_slot_after(entry.handle), &entry);
     if (grown == NULL)
         return false;
     registry = grown;
+    ex->handle = entry.handle;
     ex->registered = true;
     ex->refs = 1;
-    nn_check_object_created(ex, "aclOpExecutor", ex->op_name, false);
+    nn_check_object_created((void *)ex->handle, "aclOpExecutor", ex->op_name, false);
     return true;
 }
 
@@ -288,12 +327,12 @@ aclnnStatus nn_executor_finish(aclOpExecutor *ex, uint64_t *workspaceSize, aclOp
     pthread_mutex_unlock(&nn_executor_lock);
     if (!registered) {
         aclnnStatus st = nn_error(ACLNN_ERR_INNER_CREATE_EXECUTOR,
-                                  "%s: could not grow the executor registry.", ex->op_name);
+                                  "%s: could not grow the executor registry or reserve handles.", ex->op_name);
         executor_free(ex);
         return st;
     }
     *workspaceSize = size;
-    *executor = ex;
+    *executor = (aclOpExecutor *)ex->handle;
     return ACLNN_SUCCESS;
 }
 
@@ -549,9 +588,9 @@ static void consume_on_failure_locked(aclOpExecutor *ex)
 }
 
 aclnnStatus nn_launch_executor(const char *op_name, void *workspace, uint64_t workspaceSize,
-                               aclOpExecutor *executor, aclrtStream stream)
+                               aclOpExecutor *handle, aclrtStream stream)
 {
-    if (executor == NULL)
+    if (handle == NULL)
         return nn_error(ACLNN_ERR_PARAM_NULLPTR,
                         "%s: Expected a proper executor but got null for argument executor.", op_name);
 
@@ -567,13 +606,14 @@ aclnnStatus nn_launch_executor(const char *op_name, void *workspace, uint64_t wo
 
     pthread_mutex_lock(&nn_executor_lock);
     aclnnStatus status = ACLNN_SUCCESS;
-    if (!nn_executor_registered_locked(executor)) {
+    aclOpExecutor *executor = nn_executor_live_locked(handle);
+    if (executor == NULL) {
         pthread_mutex_unlock(&nn_executor_lock);
         free(task);
         return nn_error(ACLNN_ERR_PARAM_INVALID,
                         "%s: executor %p is not a live executor (already consumed by a previous "
                         "launch, destroyed, or never returned by a GetWorkspaceSize call).",
-                        op_name, (void *)executor);
+                        op_name, (void *)handle);
     }
     if (strcmp(executor->op_name, op_name) != 0)
         nn_log(NN_LOG_WARNING, "%s: launching an executor created by %s.", op_name, executor->op_name);

@@ -17,9 +17,10 @@ NN_EXPORT aclnnStatus aclSetAclOpExecutorRepeatable(aclOpExecutor *executor)
         return nn_error(ACLNN_ERR_INNER_NULLPTR,
                         "aclSetAclOpExecutorRepeatable: executor must not be null.");
     pthread_mutex_lock(&nn_executor_lock);
-    bool live = nn_executor_registered_locked(executor);
+    aclOpExecutor *ex = nn_executor_live_locked(executor);
+    const bool live = ex != NULL;
     if (live)
-        executor->repeatable = true;
+        ex->repeatable = true;
     pthread_mutex_unlock(&nn_executor_lock);
     if (!live)
         return nn_error(ACLNN_ERR_INNER,
@@ -34,9 +35,10 @@ NN_EXPORT aclnnStatus aclDestroyAclOpExecutor(aclOpExecutor *executor)
     if (executor == NULL)
         return nn_error(ACLNN_ERR_INNER_NULLPTR, "aclDestroyAclOpExecutor: executor must not be null.");
     pthread_mutex_lock(&nn_executor_lock);
-    bool live = nn_executor_registered_locked(executor);
+    aclOpExecutor *ex = nn_executor_live_locked(executor);
+    const bool live = ex != NULL;
     if (live)
-        nn_executor_unregister_locked(executor); /* freed now, or when its last queued task ends */
+        nn_executor_unregister_locked(ex); /* freed now, or when its last queued task ends */
     pthread_mutex_unlock(&nn_executor_lock);
     if (!live)
         return nn_error(ACLNN_ERR_INNER,
@@ -67,17 +69,18 @@ static aclnnStatus set_tensor_addr(const char *fn, aclOpExecutor *executor,
         return live;
 
     pthread_mutex_lock(&nn_executor_lock);
-    if (!nn_executor_registered_locked(executor)) {
+    const aclOpExecutor *ex = nn_executor_live_locked(executor);
+    if (ex == NULL) {
         pthread_mutex_unlock(&nn_executor_lock);
         return nn_error(ACLNN_ERR_INNER,
                         "%s: executor %p is not a live executor (consumed by phase 2 or destroyed).",
                         fn, (void *)executor);
     }
     bool planned = false; /* as an input or an output: the address is the tensor's either way */
-    for (int i = 0; i < executor->num_operands && !planned; i++)
-        planned = executor->operands[i].handle == tensor;
+    for (int i = 0; i < ex->num_operands && !planned; i++)
+        planned = ex->operands[i].handle == tensor;
     char op_name[NN_OP_NAME_MAX];
-    memcpy(op_name, executor->op_name, sizeof op_name);
+    memcpy(op_name, ex->op_name, sizeof op_name);
     pthread_mutex_unlock(&nn_executor_lock);
     if (!planned)
         nn_log(NN_LOG_WARNING,
@@ -135,9 +138,12 @@ static aclnnStatus set_dynamic_addr(const char *fn, aclOpExecutor *executor, siz
         nn_tensor_alive(tensors->items[relativeIndex]))
         tensors->items[relativeIndex]->data = addr;
     pthread_mutex_lock(&nn_executor_lock);
-    bool live = nn_executor_registered_locked(executor);
+    const aclOpExecutor *ex = nn_executor_live_locked(executor);
+    char op_name[NN_OP_NAME_MAX] = "";
+    if (ex != NULL)
+        memcpy(op_name, ex->op_name, sizeof op_name);
     pthread_mutex_unlock(&nn_executor_lock);
-    if (!live)
+    if (ex == NULL)
         return nn_error(ACLNN_ERR_INNER,
                         "%s: executor %p is not a live executor (consumed by phase 2 or destroyed).",
                         fn, (void *)executor);
@@ -147,7 +153,7 @@ static aclnnStatus set_dynamic_addr(const char *fn, aclOpExecutor *executor, siz
                         (unsigned long long)tensors->size, relativeIndex);
     return nn_error(ACLNN_ERR_PARAM_INVALID,
                     "%s: the %s executor has no tensor-list argument (irIndex %zu).", fn,
-                    executor->op_name, irIndex);
+                    op_name, irIndex);
 }
 
 NN_EXPORT aclnnStatus aclSetDynamicInputTensorAddr(aclOpExecutor *executor, size_t irIndex,

@@ -34,15 +34,17 @@ struct aclOpExecutor {
     bool saturation_possible;     /* aclrtSetDeviceSatMode can switch it to saturation (A2/A3) */
     bool computed_outputs;        /* nn_executor_saturate_outputs: saturate them in that mode */
     int refs;                     /* the registry's reference + one per queued task */
-    bool registered;              /* its address is in the registry (executor.c) */
+    bool registered;              /* its handle is in the registry (executor.c) */
+    uintptr_t handle;             /* what the program holds as aclOpExecutor * (never reused) */
 };
 
 /* The registry of live executors.  Everything that reads or writes a registered executor's
  * fields (other than a task's private snapshot) holds nn_executor_lock. */
 extern pthread_mutex_t nn_executor_lock;
 
-/* True if `ex` is a registered (live, not consumed) executor.  Caller holds the lock. */
-bool nn_executor_registered_locked(const aclOpExecutor *ex);
+/* The registered (live, not consumed) executor a program's `handle` names, or NULL.  Caller
+ * holds the lock.  A program's aclOpExecutor * is a handle, never the object's address. */
+aclOpExecutor *nn_executor_live_locked(const aclOpExecutor *handle);
 /* Removes `ex` from the registry and drops the registry's reference.  Caller holds the lock. */
 void nn_executor_unregister_locked(aclOpExecutor *ex);
 

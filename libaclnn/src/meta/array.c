@@ -40,7 +40,7 @@ static bool copy_values(const char *fn, const void *values, uint64_t size, size_
         void *values;                                                                              \
         if (!copy_values(#CreateFn, value, size, sizeof(Elem), &values))                           \
             return NULL;                                                                           \
-        Type *array = calloc(1, sizeof *array);                                                    \
+        Type *array = nn_handle_alloc(sizeof *array);                                              \
         if (array == NULL) {                                                                       \
             free(values);                                                                          \
             nn_error(ACLNN_ERR_INNER_NULLPTR, "%s: out of memory.", #CreateFn);                    \
@@ -63,7 +63,7 @@ static bool copy_values(const char *fn, const void *values, uint64_t size, size_
             return st;                                                                             \
         Type *owned = (Type *)(uintptr_t)array;                                                    \
         free(owned->values);                                                                       \
-        free(owned);                                                                               \
+        nn_handle_free(owned);                                                                     \
         return ACLNN_SUCCESS;                                                                      \
     }                                                                                              \
     NN_EXPORT aclnnStatus SizeFn(const Type *array, uint64_t *size)                                \
@@ -118,7 +118,7 @@ NN_EXPORT aclScalar *aclCreateScalar(void *value, aclDataType dataType)
                  (int)dataType, nn_dtype_name(dataType));
         return NULL;
     }
-    aclScalar *scalar = calloc(1, sizeof *scalar);
+    aclScalar *scalar = nn_handle_alloc(sizeof *scalar);
     if (scalar == NULL) {
         nn_error(ACLNN_ERR_INNER_NULLPTR, "aclCreateScalar: out of memory.");
         return NULL;
@@ -134,7 +134,7 @@ NN_EXPORT aclnnStatus aclDestroyScalar(const aclScalar *scalar)
         return ACLNN_SUCCESS;
     aclnnStatus st = nn_handle_release("aclDestroyScalar", "scalar", scalar, NN_HANDLE_SCALAR);
     if (st == ACLNN_SUCCESS)
-        free((aclScalar *)(uintptr_t)scalar);
+        nn_handle_free((aclScalar *)(uintptr_t)scalar);
     return st;
 }
 
@@ -160,12 +160,12 @@ static void **copy_pointers(const char *fn, const void *const *value, uint64_t s
 
 NN_EXPORT aclTensorList *aclCreateTensorList(const aclTensor *const *value, uint64_t size)
 {
-    aclTensorList *list = calloc(1, sizeof *list);
+    aclTensorList *list = nn_handle_alloc(sizeof *list);
     uint64_t count;
     void **items = list ? copy_pointers("aclCreateTensorList", (const void *const *)value, size, &count)
                         : NULL;
     if (items == NULL) {
-        free(list);
+        nn_handle_free(list);
         nn_error(ACLNN_ERR_INNER_NULLPTR, "aclCreateTensorList: out of memory.");
         return NULL;
     }
@@ -191,7 +191,7 @@ NN_EXPORT aclnnStatus aclDestroyTensorList(const aclTensorList *array)
         if (aclDestroyTensor(owned->items[i]) != ACLNN_SUCCESS)
             st = ACLNN_ERR_PARAM_INVALID;
     free(owned->items);
-    free(owned);
+    nn_handle_free(owned);
     return st;
 }
 
@@ -209,12 +209,12 @@ NN_EXPORT aclnnStatus aclGetTensorListSize(const aclTensorList *tensorList, uint
 
 NN_EXPORT aclScalarList *aclCreateScalarList(const aclScalar *const *value, uint64_t size)
 {
-    aclScalarList *list = calloc(1, sizeof *list);
+    aclScalarList *list = nn_handle_alloc(sizeof *list);
     uint64_t count;
     void **items = list ? copy_pointers("aclCreateScalarList", (const void *const *)value, size, &count)
                         : NULL;
     if (items == NULL) {
-        free(list);
+        nn_handle_free(list);
         nn_error(ACLNN_ERR_INNER_NULLPTR, "aclCreateScalarList: out of memory.");
         return NULL;
     }
@@ -240,7 +240,7 @@ NN_EXPORT aclnnStatus aclDestroyScalarList(const aclScalarList *array)
         if (aclDestroyScalar(owned->items[i]) != ACLNN_SUCCESS)
             st = ACLNN_ERR_PARAM_INVALID;
     free(owned->items);
-    free(owned);
+    nn_handle_free(owned);
     return st;
 }
 

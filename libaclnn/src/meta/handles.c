@@ -173,7 +173,7 @@ aclnnStatus nn_handle_check(const char *fn, const char *name, const void *handle
 void *nn_handle_register(void *object, nn_handle_kind kind, const char *fn)
 {
     if (object != NULL && !nn_handle_add(object, kind)) {
-        free(object);
+        nn_handle_free(object);
         nn_error(ACLNN_ERR_INNER_NULLPTR, "%s: out of memory.", fn);
         return NULL;
     }

@@ -59,6 +59,12 @@ typedef enum nn_handle_kind {
     NN_HANDLE_SCALAR_LIST,
 } nn_handle_kind;
 
+/* Memory for a meta object (at most 4 KiB, zeroed) at an address never handed out before or
+ * again, and its release (handle_space.c): a stale pointer can never name a later object.
+ * NULL when out of memory. */
+void *nn_handle_alloc(size_t size);
+void nn_handle_free(void *object);
+
 /* Records a new handle; false (out of memory) leaves it unrecorded. */
 bool nn_handle_add(const void *handle, nn_handle_kind kind);
 /* Forgets `handle` if it is live with `kind`; returns the kind it had (NN_HANDLE_NONE when it

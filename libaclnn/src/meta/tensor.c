@@ -206,7 +206,7 @@ NN_EXPORT aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsN
     if (!build_desc("aclCreateTensor", &d, NULL, viewDims, viewDimsNum, dataType, stride, offset,
                     format, storageDims, storageDimsNum))
         return NULL;
-    aclTensor *t = calloc(1, sizeof *t);
+    aclTensor *t = nn_handle_alloc(sizeof *t);
     if (t == NULL) {
         nn_error(ACLNN_ERR_INNER_NULLPTR, "aclCreateTensor: out of memory.");
         return NULL;
@@ -244,7 +244,7 @@ NN_EXPORT aclnnStatus aclDestroyTensor(const aclTensor *tensor)
         return ACLNN_SUCCESS;
     aclnnStatus st = nn_handle_release("aclDestroyTensor", "tensor", tensor, NN_HANDLE_TENSOR);
     if (st == ACLNN_SUCCESS)
-        free((aclTensor *)(uintptr_t)tensor);
+        nn_handle_free((aclTensor *)(uintptr_t)tensor);
     return st;
 }
 

@@ -33,11 +33,16 @@ static const nn_product pad[NN_SOC_COUNT] = {
     [NN_SOC_ASCEND310P] = {.dtypes = PAD_A2},
 };
 
-/* ReplicationPad2dBackward: one list, no SoC branch. */
+/* ReplicationPad2dBackward: one dtype list; A2/A3 route fp32/fp16/bf16 to PadV3GradReplicate
+ * (ops-math:conversion/pad_v3_grad/op_api/padv3grad.cpp, IsPadV3GradReplicateAicoreSupport), whose
+ * arithmetic the kernels follow; 950's SIMT kernel is the row-major order, and 910/310P's TBE
+ * kernel is not public (row-major kept). */
 #define PAD_BW DTYPES(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128)
 static const nn_product pad_bw[NN_SOC_COUNT] = {
-    [NN_SOC_ASCEND910] = {.dtypes = PAD_BW},   [NN_SOC_ASCEND910B] = {.dtypes = PAD_BW},
-    [NN_SOC_ASCEND910_93] = {.dtypes = PAD_BW}, [NN_SOC_ASCEND950] = {.dtypes = PAD_BW},
+    [NN_SOC_ASCEND910] = {.dtypes = PAD_BW},
+    [NN_SOC_ASCEND910B] = {.dtypes = PAD_BW, .pad_grad_replicate = true},
+    [NN_SOC_ASCEND910_93] = {.dtypes = PAD_BW, .pad_grad_replicate = true},
+    [NN_SOC_ASCEND950] = {.dtypes = PAD_BW},
     [NN_SOC_ASCEND310P] = {.dtypes = PAD_BW},
 };
 

@@ -69,6 +69,9 @@ typedef struct nn_product {
                               * forward's shape inference fails (561103) for a 4-D self in another
                               * public format */
     bool large_planes;       /* no INT_MAX check on H*W */
+    /* pad backward: fp32/fp16/bf16 with AI-Core pads run Atlas A2/A3's PadV3GradReplicate
+     * kernels' orders and roundings (docs/precision.md), else the row-major order */
+    bool pad_grad_replicate;
     /* The indices dtypes the device kernel has binaries for (empty: every accepted one).  An
      * accepted dtype outside it passes phase 1 and fails at launch (ACLNN_ERR_INNER). */
     nn_dtype_list kernel_index_dtypes;

@@ -4,13 +4,16 @@
  *
  *   gradInput[..., clamp(i - top, 0, H-1), clamp(j - left, 0, W-1)] += gradOutput[..., i, j]
  *
- * Phase 1 checks the arguments in CANN's order and records the geometry; phase 2 gathers every
- * gradInput row once from the gradOutput rows that replicate it (kernels/pad/): the AVX-512 rows
- * for fp32/fp16/bf16 when the CPU table allows them, the portable rows otherwise.  Per element
- * the contributions are added in (row, column) order from +0 on either (ATen's order for
- * fp32/fp64: bit-identical to PyTorch).  The launch trace names the path.
+ * Phase 1 checks the arguments in CANN's order, records the geometry and chooses the arithmetic
+ * of the selected product (choose_arithmetic); phase 2 gathers every gradInput row once from the
+ * gradOutput rows that replicate it (kernels/pad/): the AVX-512 rows for fp32/fp16/bf16 when the
+ * CPU table allows them, the portable rows otherwise, all in that arithmetic.  The launch trace
+ * names the path.
  *
- * Precision: fp16/bf16 are accumulated in fp32 and rounded once; complex64 in double.
+ * Precision (docs/precision.md): on Atlas A2/A3 fp32/fp16/bf16 follow the PadV3GradReplicate
+ * kernel CANN's tiling picks (order of additions, fp16 roundings, copies that keep -0); elsewhere,
+ * and for fp64/complex, every element from +0 in (row, column) order (ATen's order), fp16/bf16
+ * accumulated in fp32 and rounded once, complex64 in double.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -162,6 +165,51 @@ static int kind_of(aclDataType dtype)
     }
 }
 
+/* op_api's padFlag (ops-math:conversion/pad_v3_grad_replicate/op_host/op_api/aclnn_pad2d_backward.cpp,
+ * CheckPaddingValue): no H padding, or every pad <= 7.  Without it PadV3Grad runs on AI-CPU. */
+static bool ai_core_padding(const pad_bwd_plan *plan)
+{
+    if (plan->top == 0 && plan->bottom == 0) {
+        return true;
+    }
+    return plan->left <= 7 && plan->right <= 7 && plan->top <= 7 && plan->bottom <= 7;
+}
+
+/* The arithmetic of the product's kernel (pad_bw.h, pad_bw_arith).  On A2/A3 fp32/fp16 reach
+ * PadV3GradReplicate as they are and bf16 as fp32 (op_api casts it, then casts the result back
+ * with round to nearest even); the tiling key (ops-math:conversion/pad_v3_grad_replicate/op_host/
+ * pad_v3_grad_replicate_tiling.cpp, GetTilingKey; H, W are gradOutput's) picks the kernel:
+ *   W unpadded, H padded       _h.h        outermost first from +0, fp16 rounded once (CAST_RINT)
+ *   H unpadded, W padded       _w.h        edge-first; fp16 edges rounded ties away (CAST_ROUND)
+ *   H <= 64 and W <= 64        _h_w_mini.h edge-first, rows then columns, fp16 rounded once
+ *   otherwise                  _small_h_large_w_f16.h, _large_h_small_w_f16.h, _h_w_large.h:
+ *                              as mini, but fp16 row sums are stored as fp16 (CAST_RINT) before
+ *                              the column pass, so corners are rounded twice
+ * The outHeight == 1 kernel (_h_w.h) needs H > 64 with one gradInput row, i.e. a pad > 7 with H
+ * padded, which op_api sends to AI-CPU: it is never chosen from aclnn. */
+static void choose_arithmetic(const nn_product *pr, pad_bwd_plan *plan)
+{
+    const bool card_dtype = plan->kind == KIND_F32 || plan->kind == KIND_F16 || plan->kind == KIND_BF16;
+    plan->arith = PAD_BW_ROW_MAJOR;
+    if (!pr->pad_grad_replicate || !card_dtype || !ai_core_padding(plan)) {
+        return;
+    }
+    const bool h_padded = plan->top != 0 || plan->bottom != 0;
+    const bool w_padded = plan->left != 0 || plan->right != 0;
+    const bool fp16 = plan->kind == KIND_F16;
+    if (h_padded && !w_padded) {
+        plan->arith = PAD_BW_OUTERMOST_FIRST;
+        return;
+    }
+    plan->arith = PAD_BW_EDGE_FIRST;
+    if (!h_padded && w_padded) {
+        plan->edges_ties_away = fp16;
+        return;
+    }
+    const bool mini = plan->Ho <= 64 && plan->Wo <= 64;
+    plan->round_row_sums = fp16 && !mini;
+}
+
 aclnnStatus aclnnReplicationPad2dBackwardGetWorkspaceSize(const aclTensor *gradOutput,
                                                           const aclTensor *self,
                                                           const aclIntArray *padding,
@@ -199,9 +247,11 @@ aclnnStatus aclnnReplicationPad2dBackwardGetWorkspaceSize(const aclTensor *gradO
     plan.Ho = gradOutput->dims[nd - 2];
     plan.Wo = gradOutput->dims[nd - 1];
     plan.left = padding->values[0];
+    plan.right = padding->values[1];
     plan.top = padding->values[2];
     plan.bottom = padding->values[3];
     plan.kind = kind_of(self->dtype);
+    choose_arithmetic(nn_product_row(NN_PR_REPLICATION_PAD2D_BACKWARD), &plan);
     plan.block_rows = 2048 / (plan.Wo > 0 ? plan.Wo : 1);
     plan.block_rows = plan.block_rows < 1 ? 1 : (plan.block_rows > plan.H ? plan.H : plan.block_rows);
 

@@ -16,8 +16,10 @@
  * subscription (unsubscribe, stream destroy, aclFinalize) returns 107012 at once.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 
+#include "check/nn_check.h"
 #include "runtime/nn_rt_internal.h"
 
 #define NN_MAX_REPORT_THREADS 1024
@@ -28,8 +30,31 @@ typedef struct report_item {
     bool block;   /* the stream task waits for `done` (the item lives on its stack) */
     bool done;
     nn_stream *stream;
+    const void *race_mark; /* racecheck: the stream's order at the launch (race_mark_at) */
     struct report_item *next;
 } report_item;
+
+/* ---- racecheck: host code a stream runs is ordered as the stream orders it ---------------- */
+
+/* A callback or host function runs on the host once the stream reached it: it comes after every
+ * task queued on the stream before it.  The launch records the stream's clock under a mark of
+ * its own (racecheck's events; an odd number, never an event's address), and the host takes it
+ * when the code runs: a copy in a callback that reads the preceding launch's output is ordered,
+ * as on the card.  (The host has one clock: from then on every host thread counts as ordered
+ * after those tasks, which can hide a race, never invent one.) */
+static const void *race_mark_at(nn_stream *stream)
+{
+    static atomic_uintptr_t next_mark = 1;
+    const void *mark = (const void *)atomic_fetch_add(&next_mark, 2);
+    nn_check_race_event_recorded(mark, stream);
+    return mark;
+}
+
+static void race_enter(const void *mark)
+{
+    nn_check_race_host_waited_event(mark);
+    nn_check_race_event_destroyed(mark);
+}
 
 typedef struct report_thread {
     uint64_t thread_id;
@@ -146,6 +171,7 @@ static void run_item(report_item *item)
     const nn_stream *outer = tl_blocking_stream;
     if (item->block)
         tl_blocking_stream = item->stream;
+    race_enter(item->race_mark);
     item->fn(item->user_data);
     tl_blocking_stream = outer;
     cb_lock();
@@ -357,12 +383,13 @@ typedef struct callback_task {
     void *user_data;
     bool block;
     nn_stream *stream;
+    const void *race_mark;
 } callback_task;
 
 static int run_callback_task(void *ctx)
 {
     callback_task *task = ctx;
-    report_item local = {task->fn, task->user_data, true, false, task->stream, NULL};
+    report_item local = {task->fn, task->user_data, true, false, task->stream, task->race_mark, NULL};
     report_item *item = &local;
     if (!task->block) {
         item = malloc(sizeof *item);
@@ -378,6 +405,7 @@ static int run_callback_task(void *ctx)
         cb_unlock();
         nn_log(NN_LOG_WARNING, "aclrtLaunchCallback: stream %p is no longer subscribed; the "
                "callback runs on the stream's worker.", (void *)task->stream);
+        race_enter(task->race_mark);
         task->fn(task->user_data);
         if (item != &local)
             free(item);
@@ -424,6 +452,7 @@ ACL_FUNC_VISIBILITY aclError aclrtLaunchCallback(aclrtCallback fn, void *userDat
     task->user_data = userData;
     task->block = blockType == ACL_CALLBACK_BLOCK;
     task->stream = s;
+    task->race_mark = race_mark_at(s);
     return nn_stream_submit(s, run_callback_task, free, task);
 }
 
@@ -484,11 +513,13 @@ ACL_FUNC_VISIBILITY aclError aclrtProcessReport(int32_t timeout)
 typedef struct host_func_task {
     aclrtHostFunc fn;
     void *args;
+    const void *race_mark;
 } host_func_task;
 
 static int run_host_func(void *ctx)
 {
     host_func_task *task = ctx;
+    race_enter(task->race_mark);
     task->fn(task->args);
     return 0;
 }
@@ -506,5 +537,6 @@ ACL_FUNC_VISIBILITY aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFu
         return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "aclrtLaunchHostFunc: out of memory.");
     task->fn = fn;
     task->args = args;
+    task->race_mark = race_mark_at(s);
     return nn_stream_submit(s, run_host_func, free, task);
 }

@@ -167,8 +167,11 @@ void nn_mem_finalize(void)
     if (g_num_blocks > 0)
         nn_log(NN_LOG_WARNING, "aclFinalize: releasing %zu allocation(s) the program did not "
                "free.", g_num_blocks);
-    for (size_t i = 0; i < g_num_blocks; i++)
+    for (size_t i = 0; i < g_num_blocks; i++) {
+        if (g_blocks[i].kind == MEM_DEVICE)
+            nn_ipc_block_freed((void *)g_blocks[i].base, g_blocks[i].size);
         release_memory(&g_blocks[i]);
+    }
     free(g_blocks);
     g_blocks = NULL;
     g_num_blocks = g_cap_blocks = 0;
@@ -346,6 +349,8 @@ static aclError release(const char *api, const char *param, void *ptr, mem_kind 
         /* (memcheck holds freed memory back itself: check_mem.c) */
         bool kept = in_use && !nn_check_on(NN_CHECK_MEMCHECK) && keep_until_finalize_locked(ptr);
         pthread_mutex_unlock(&g_mem_lock);
+        if (kind == MEM_DEVICE)
+            nn_ipc_block_freed(ptr, block.size); /* before the allocator may hand the pages out */
         if (kept)
             (void)nn_check_alloc_remove(ptr); /* the checking records go, the bytes stay */
         else

@@ -178,6 +178,9 @@ bool nn_mem_register_mapped(void *base, size_t size);
 void nn_mem_unregister_mapped(void *base);
 /* Whether ptr lies in an aclrtMallocHost allocation. */
 bool nn_mem_is_host_alloc(const void *ptr);
+/* rt_ipc.c: the aclrtMalloc block [base, base+size) is being freed: its IPC export keys die and
+ * pages an export shared get private memory again before the allocator can hand them out. */
+void nn_ipc_block_freed(const void *base, size_t size);
 
 #ifdef __cplusplus
 }

@@ -10,18 +10,26 @@
  *     registers the range with the allocation registry (memory.c), so copies, operators and
  *     ACLNN_STRICT=1 accept it as device memory; aclrtUnmapMem puts PROT_NONE back.
  *   Two mappings of one handle see the same bytes, as on the device.
- * A shareable handle is the exporter's pid and the memfd's descriptor number; the importer
- * opens /proc/<pid>/fd/<n> (allowed for a process of the same user), which needs no helper
- * process and no name in /dev/shm.
+ * Every memfd shared with other processes is named "aclnn-<kind>-<nonce>", a random 64-bit nonce
+ * in 16 hex digits, which /proc/<pid>/fd/<n> shows as "/memfd:aclnn-<kind>-<nonce> (deleted)".
+ * A shareable handle is the exporter's pid (22 bits: Linux pids stay below 2^22) and the low
+ * 42 bits of its memfd's nonce; the importer looks through /proc/<pid>/fd (allowed for a process
+ * of the same user) for the physical memfd with that nonce, which needs no helper process and
+ * no name in /dev/shm.  After aclrtFreePhysical no descriptor of the exporter has the nonce, so
+ * the handle is refused, whatever file takes the freed descriptor number.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "runtime/nn_rt_internal.h"
@@ -34,6 +42,7 @@
 
 typedef struct vmm_handle {
     int fd;
+    uint64_t nonce; /* in the memfd's name (aclnn-physical-<nonce>) */
     size_t size;
     int32_t device;
     size_t mappings; /* live aclrtMapMem of this handle */
@@ -194,7 +203,8 @@ ACL_FUNC_VISIBILITY aclError aclrtReleaseMemAddress(void *virPtr)
     return ACL_SUCCESS;
 }
 
-static aclError new_handle(const char *api, int fd, size_t size, int32_t device, aclrtDrvMemHandle *out)
+static aclError new_handle(const char *api, int fd, uint64_t nonce, size_t size, int32_t device,
+                           aclrtDrvMemHandle *out)
 {
     vmm_handle *h = calloc(1, sizeof *h);
     if (h == NULL) {
@@ -202,6 +212,7 @@ static aclError new_handle(const char *api, int fd, size_t size, int32_t device,
         return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: out of memory.", api);
     }
     h->fd = fd;
+    h->nonce = nonce;
     h->size = size;
     h->device = device;
     pthread_mutex_lock(&g_vmm_lock);
@@ -235,16 +246,12 @@ ACL_FUNC_VISIBILITY aclError aclrtMallocPhysical(aclrtDrvMemHandle *handle, size
     if (size == 0 || size % gran != 0)
         return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: size must be a positive multiple of the "
                            "granularity %zu, got %zu.", api, gran, size);
-    int fd = memfd_create("aclnn-physical", MFD_CLOEXEC);
+    uint64_t nonce = 0;
+    int fd = nn_vmm_memfd_create("physical", size, &nonce);
     if (fd < 0)
-        return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: memfd_create: %s.", api, strerror(errno));
-    if (ftruncate(fd, (off_t)size) != 0) {
-        int err = errno;
-        close(fd);
-        return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: cannot size %zu bytes: %s.", api, size,
-                           strerror(err));
-    }
-    return new_handle(api, fd, size, (int32_t)prop->location.id, handle);
+        return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: cannot create a memfd of %zu bytes: %s.", api, size,
+                           strerror(errno));
+    return new_handle(api, fd, nonce, size, (int32_t)prop->location.id, handle);
 }
 
 /* Under g_vmm_lock: the handle if it is live, else NULL. */
@@ -267,7 +274,12 @@ ACL_FUNC_VISIBILITY aclError aclrtFreePhysical(aclrtDrvMemHandle handle)
                            "(%zu mapping(s)); call aclrtUnmapMem first.", handle, mappings);
     }
     nn_ptrset_remove(&g_handles, h);
+    bool last_of_memory = true; /* (a process may import its own shareable handle) */
+    for (size_t i = 0; i < g_handles.count; i++)
+        last_of_memory &= ((const vmm_handle *)g_handles.items[i])->nonce != h->nonce;
     pthread_mutex_unlock(&g_vmm_lock);
+    if (last_of_memory)
+        nn_ipc_memory_freed(h->nonce); /* IPC keys of its mappings die with it */
     close(h->fd);
     free(h);
     return ACL_SUCCESS;
@@ -358,13 +370,14 @@ bool nn_vmm_handle_fd(aclrtDrvMemHandle handle, int *fd, size_t *size)
     return h != NULL;
 }
 
-bool nn_vmm_mapping_of(const void *ptr, int *fd, size_t *offset_in_fd, size_t *room)
+bool nn_vmm_mapping_of(const void *ptr, int *fd, size_t *offset_in_fd, size_t *room, uint64_t *nonce)
 {
     uintptr_t addr = (uintptr_t)ptr;
     pthread_mutex_lock(&g_vmm_lock);
     vmm_range *m = range_containing(g_mapped, g_num_mapped, addr, NULL);
     if (m != NULL) {
         *fd = m->handle->fd;
+        *nonce = m->handle->nonce;
         *offset_in_fd = m->offset + (addr - m->base);
         *room = m->size - (addr - m->base);
     }
@@ -372,17 +385,144 @@ bool nn_vmm_mapping_of(const void *ptr, int *fd, size_t *offset_in_fd, size_t *r
     return m != NULL;
 }
 
+/* ---- memfds that name themselves ------------------------------------------------------------ */
+
+#define MEMFD_LINK_PREFIX "/memfd:aclnn-"
+#define MEMFD_LINK_SUFFIX " (deleted)"
+#define NONCE_DIGITS 16
+
+/* 64 random bits: getrandom, else /dev/urandom, else the clock and a counter (distinct within
+ * the process, which is what a descriptor number needs). */
+static uint64_t new_nonce(void)
+{
+    uint64_t nonce = 0;
+    if (getrandom(&nonce, sizeof nonce, 0) == (ssize_t)sizeof nonce)
+        return nonce;
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    bool got = fd >= 0 && read(fd, &nonce, sizeof nonce) == (ssize_t)sizeof nonce;
+    if (fd >= 0)
+        close(fd);
+    if (got)
+        return nonce;
+    static _Atomic uint64_t counter;
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    return ((uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec) ^ ((uint64_t)getpid() << 40) ^
+           (++counter * 0x9E3779B97F4A7C15u);
+}
+
+int nn_vmm_memfd_create(const char *kind, size_t size, uint64_t *nonce)
+{
+    char name[64];
+    *nonce = new_nonce();
+    snprintf(name, sizeof name, "aclnn-%s-%016" PRIx64, kind, *nonce);
+    int fd = memfd_create(name, MFD_CLOEXEC);
+    if (fd >= 0 && ftruncate(fd, (off_t)size) != 0) {
+        int err = errno;
+        close(fd);
+        errno = err;
+        return -1;
+    }
+    return fd;
+}
+
+static int hex_digit(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* The nonce of the libaclnn memfd that the /proc link `path` shows, of kind `kind` (NULL: any);
+ * false with errno (ESTALE: the link shows another file). */
+static bool memfd_nonce_at(const char *path, const char *kind, uint64_t *nonce)
+{
+    char link[128];
+    ssize_t n = readlink(path, link, sizeof link - 1);
+    if (n < 0)
+        return false;
+    link[n] = '\0';
+    const size_t prefix = strlen(MEMFD_LINK_PREFIX), suffix = strlen(MEMFD_LINK_SUFFIX);
+    errno = ESTALE;
+    if ((size_t)n < prefix + 2 + NONCE_DIGITS + suffix || strncmp(link, MEMFD_LINK_PREFIX, prefix) != 0 ||
+        strcmp(link + n - suffix, MEMFD_LINK_SUFFIX) != 0)
+        return false;
+    const char *digits = link + n - suffix - NONCE_DIGITS;
+    const size_t kind_len = (size_t)(digits - 1 - (link + prefix));
+    if (digits[-1] != '-' || (kind != NULL && (kind_len != strlen(kind) || strncmp(link + prefix, kind, kind_len))))
+        return false;
+    uint64_t value = 0;
+    for (int i = 0; i < NONCE_DIGITS; i++) {
+        int digit = hex_digit(digits[i]);
+        if (digit < 0)
+            return false;
+        value = value << 4 | (uint64_t)digit;
+    }
+    *nonce = value;
+    return true;
+}
+
+/* Opens the /proc descriptor link `path` if it shows a libaclnn memfd of `kind` whose nonce
+ * matches `nonce` in the bits of `mask`, and checks the descriptor opened again, so a number
+ * that changes file in between is refused too.  -1 with errno (ESTALE: another file). */
+static int open_memfd_at(const char *path, const char *kind, uint64_t nonce, uint64_t mask, uint64_t *found)
+{
+    uint64_t named = 0, held = 0;
+    if (!memfd_nonce_at(path, kind, &named))
+        return -1;
+    if (((named ^ nonce) & mask) != 0) {
+        errno = ESTALE;
+        return -1;
+    }
+    int fd = open(path, O_RDWR | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0)
+        return -1;
+    char mine[40];
+    snprintf(mine, sizeof mine, "/proc/self/fd/%d", fd);
+    if (!memfd_nonce_at(mine, kind, &held) || held != named) {
+        close(fd);
+        errno = ESTALE;
+        return -1;
+    }
+    if (found != NULL)
+        *found = held;
+    return fd;
+}
+
+/* errno for a descriptor of process pid that is not there: ESRCH when the process is gone. */
+static int missing_descriptor_errno(uint32_t pid, int err)
+{
+    char dir[32];
+    snprintf(dir, sizeof dir, "/proc/%u", pid);
+    return err == ENOENT && access(dir, F_OK) != 0 ? ESRCH : err;
+}
+
+int nn_vmm_open_memfd(uint32_t pid, int fd, uint64_t nonce)
+{
+    char path[48];
+    snprintf(path, sizeof path, "/proc/%u/fd/%d", pid, fd);
+    int mine = open_memfd_at(path, NULL, nonce, UINT64_MAX, NULL);
+    if (mine < 0)
+        errno = missing_descriptor_errno(pid, errno);
+    return mine;
+}
+
 /* ---- sharing handles between processes ---------------------------------------------------- */
+
+#define HANDLE_PID_BITS 22 /* PID_MAX_LIMIT: Linux pids stay below 2^22 */
+#define HANDLE_TAG_BITS (64 - HANDLE_PID_BITS)
+#define HANDLE_TAG_MASK (((uint64_t)1 << HANDLE_TAG_BITS) - 1)
 
 static aclError export_handle(const char *api, aclrtDrvMemHandle handle, uint64_t *shareableHandle)
 {
     if (shareableHandle == NULL)
         return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: shareableHandle must not be null.", api);
+    const uint64_t pid = (uint64_t)getpid();
+    if (pid >> HANDLE_PID_BITS != 0)
+        return nn_rt_error(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "%s: pid %" PRIu64 " does not fit the %d bits a "
+                           "shareable handle gives it.", api, pid, HANDLE_PID_BITS);
     pthread_mutex_lock(&g_vmm_lock);
     vmm_handle *h = handle_locked(handle);
-    if (h != NULL) {
-        *shareableHandle = ((uint64_t)(uint32_t)getpid() << 32) | (uint32_t)h->fd;
-    }
+    if (h != NULL)
+        *shareableHandle = pid << HANDLE_TAG_BITS | (h->nonce & HANDLE_TAG_MASK);
     pthread_mutex_unlock(&g_vmm_lock);
     if (h == NULL)
         return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID, "%s: %p is not a live aclrtMallocPhysical handle.", api,
@@ -411,13 +551,27 @@ ACL_FUNC_VISIBILITY aclError aclrtMemExportToShareableHandleV2(aclrtDrvMemHandle
     return export_handle(api, handle, shareableHandle);
 }
 
-int nn_vmm_open_foreign_fd(uint32_t pid, int fd)
+/* A descriptor of the physical memfd of process pid whose nonce ends in `tag`, found among its
+ * descriptors; -1 with errno (ENOENT: none has it, ESRCH: the process is gone). */
+static int open_physical_by_tag(uint32_t pid, uint64_t tag, uint64_t *nonce)
 {
-    if (pid == (uint32_t)getpid())
-        return fcntl(fd, F_DUPFD_CLOEXEC, 0);
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%u/fd/%d", pid, fd);
-    return open(path, O_RDWR | O_CLOEXEC);
+    char dir[32];
+    snprintf(dir, sizeof dir, "/proc/%u/fd", pid);
+    DIR *fds = opendir(dir);
+    if (fds == NULL) {
+        errno = missing_descriptor_errno(pid, errno);
+        return -1;
+    }
+    int fd = -1;
+    for (const struct dirent *entry; fd < 0 && (entry = readdir(fds)) != NULL;) {
+        char path[64];
+        if (entry->d_name[0] != '.' && snprintf(path, sizeof path, "%s/%s", dir, entry->d_name) < (int)sizeof path)
+            fd = open_memfd_at(path, "physical", tag, HANDLE_TAG_MASK, nonce);
+    }
+    closedir(fds);
+    if (fd < 0)
+        errno = ENOENT;
+    return fd;
 }
 
 static aclError import_handle(const char *api, uint64_t shareableHandle, int32_t deviceId,
@@ -427,17 +581,25 @@ static aclError import_handle(const char *api, uint64_t shareableHandle, int32_t
         return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: handle must not be null.", api);
     if (deviceId < 0 || (uint32_t)deviceId >= nn_rt_device_count())
         return nn_rt_error(ACL_ERROR_RT_INVALID_DEVICEID, "%s: deviceId %d is not a device.", api, deviceId);
-    uint32_t pid = (uint32_t)(shareableHandle >> 32);
-    int fd = nn_vmm_open_foreign_fd(pid, (int)(uint32_t)shareableHandle);
+    const uint32_t pid = (uint32_t)(shareableHandle >> HANDLE_TAG_BITS);
+    const unsigned long long shown = (unsigned long long)shareableHandle;
+    uint64_t nonce = 0;
+    int fd = open_physical_by_tag(pid, shareableHandle & HANDLE_TAG_MASK, &nonce);
     struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0) {
-        int err = errno;
-        if (fd >= 0)
-            close(fd);
-        return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID, "%s: cannot open shareable handle %#llx (process %u): "
-                           "%s.", api, (unsigned long long)shareableHandle, pid, strerror(err));
-    }
-    return new_handle(api, fd, (size_t)st.st_size, deviceId, handle);
+    if (fd >= 0 && fstat(fd, &st) == 0)
+        return new_handle(api, fd, nonce, (size_t)st.st_size, deviceId, handle);
+    int err = errno;
+    if (fd >= 0)
+        close(fd);
+    if (err == ESRCH)
+        return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID, "%s: shareable handle %#llx is dead: its exporter, process "
+                           "%u, has exited.", api, shown, pid);
+    if (err == ENOENT)
+        return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID, "%s: shareable handle %#llx names no live memory of "
+                           "process %u: the exporter freed it (aclrtFreePhysical), or it is not a handle of "
+                           "aclrtMemExportToShareableHandle.", api, shown, pid);
+    return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID, "%s: cannot open shareable handle %#llx (process %u): %s.", api,
+                       shown, pid, strerror(err));
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtMemImportFromShareableHandle(uint64_t shareableHandle, int32_t deviceId,

@@ -16,10 +16,24 @@
  * alone does not keep enough misses in flight to stream at full speed otherwise). */
 #define PREFETCH_ROWS 8
 
-/* fp32, AVX-512: gradInput rows [b->h0, b->h1) of one plane written straight to gradInput,
- * 16 columns per vector: the interior lanes are (0 + row r0) + row r0+1 + ... of the shifted
- * gradOutput rows (the same adds, in the same order, as grad_row_f32), lane 0 and lane W-1
- * are replaced by the two strip sums.  With `stream` every vector is a non-temporal store
+/* Prefetch the gradOutput rows PREFETCH_ROWS * `ahead` rows past the last row gradInput row h
+ * reads.  (The address may lie past the tensor: a prefetch never faults; integer arithmetic
+ * keeps the pointer arithmetic itself in bounds.) */
+static inline void prefetch_rows_after(const pad_bwd_plan *p, const void *plane, size_t elem, int64_t h,
+                                       int64_t ahead)
+{
+    int64_t r0, r1;
+    source_rows(p, h, &r0, &r1);
+    const uintptr_t at = (uintptr_t)plane + (uintptr_t)((r1 + ahead * PREFETCH_ROWS) * p->Wo) * elem;
+    for (uintptr_t byte = 0; byte < (uintptr_t)p->Wo * elem + 64; byte += 64) {
+        _mm_prefetch((const char *)(at + byte), _MM_HINT_T0);
+    }
+}
+
+/* fp32, AVX-512: gradInput rows [h0, h1) of one plane written straight to gradInput, 16
+ * columns per vector: the interior lanes are the shifted gradOutput rows added in the row's
+ * order (row_order: the same adds, in the same order, as interior_f32), lanes 0 and W-1 are
+ * replaced by the two edge sums (edge_sum).  With `stream` every vector is a non-temporal store
  * (the caller guarantees 64-byte aligned rows of a multiple of 16 floats), so the whole
  * gradInput plane goes out as one contiguous stream without a read for ownership. */
 NN_AVX512 static void grad_rows_f32_avx512(const pad_bwd_plan *p, const float *plane_go,
@@ -27,41 +41,26 @@ NN_AVX512 static void grad_rows_f32_avx512(const pad_bwd_plan *p, const float *p
                                               bool stream)
 {
     const int64_t W = p->W, Wo = p->Wo, left = p->left;
-    const int64_t last_lo = W - 1 + left;
     const __mmask16 tail = (W & 15) != 0 ? (__mmask16)((1u << (W & 15)) - 1u) : (__mmask16)0xffff;
     const int64_t last_vec = (W - 1) & ~(int64_t)15;
     const __mmask16 last_lane = (__mmask16)(1u << ((W - 1) & 15));
     for (int64_t h = h0; h < h1; h++) {
-        int64_t r0, r1;
-        source_rows(p, h, &r0, &r1);
-        const int64_t nrows = r1 - r0 + 1;
-        const float *rows = plane_go + r0 * Wo;
-        /* (may point past the tensor: a prefetch never faults; integer arithmetic keeps the
-         * pointer arithmetic itself in bounds) */
-        const uintptr_t ahead = (uintptr_t)plane_go + (uintptr_t)((r1 + PREFETCH_ROWS) * Wo) * sizeof(float);
-        for (uintptr_t byte = 0; byte < (uintptr_t)Wo * sizeof(float) + 64; byte += 64) {
-            _mm_prefetch((const char *)(ahead + byte), _MM_HINT_T0);
-        }
-        float first = 0.0f, last = 0.0f;
-        for (int64_t r = 0; r < nrows; r++) {
-            const float *row = rows + r * Wo;
-            for (int64_t j = 0; j <= left; j++) {
-                first += row[j];
-            }
-        }
-        for (int64_t r = 0; r < nrows; r++) {
-            const float *row = rows + r * Wo;
-            for (int64_t j = last_lo; j < Wo; j++) {
-                last += row[j];
-            }
-        }
+        add_order rows;
+        row_order(p, h, &rows);
+        const int64_t count = order_count(&rows);
+        prefetch_rows_after(p, plane_go, sizeof(float), h, 1);
+        const float first = edge_sum(p, KIND_F32, plane_go, &rows, false);
+        const float last = edge_sum(p, KIND_F32, plane_go, &rows, true);
         float *dst = plane_gi + h * W;
-        const float *src = rows + left;
+        const float *src = plane_go + order_index(&rows, 0) * Wo + left;
         for (int64_t k = 0; k < W; k += 16) {
             const __mmask16 mask = k + 16 <= W ? (__mmask16)0xffff : tail;
-            __m512 acc = _mm512_add_ps(_mm512_setzero_ps(), _mm512_maskz_loadu_ps(mask, src + k));
-            for (int64_t r = 1; r < nrows; r++) {
-                acc = _mm512_add_ps(acc, _mm512_maskz_loadu_ps(mask, src + r * Wo + k));
+            __m512 acc = _mm512_maskz_loadu_ps(mask, src + k);
+            if (rows.zero_start) {
+                acc = _mm512_add_ps(_mm512_setzero_ps(), acc);
+            }
+            for (int64_t c = 1; c < count; c++) {
+                acc = _mm512_add_ps(acc, _mm512_maskz_loadu_ps(mask, plane_go + order_index(&rows, c) * Wo + left + k));
             }
             if (k == 0) {
                 acc = _mm512_mask_mov_ps(acc, (__mmask16)1, _mm512_set1_ps(first));
@@ -94,17 +93,19 @@ bool nn_pad_bw_f32_avx512(const pad_bwd_ctx *ctx, int64_t begin, int64_t end)
 }
 
 /* fp16/bf16, AVX-512BW: gradInput rows [h0, h1) of one plane written straight to gradInput.
- * Rows with one source row (all but the top/bottom edge rows) are the bit-level shortcut of
- * single_source_half on 32 lanes at a time, with lanes 0 and W-1 replaced by the rounded strip
- * sums; with `stream` (rows of a multiple of 32 elements, 64-byte aligned) every vector is a
- * non-temporal store.  The few rows with several source rows go through nn_pad_bw_half_row into `spare`
- * (W elements) and are copied. */
-NN_AVX512 static void grad_rows_half_avx512(
+ * Rows with one source row (all but the top/bottom edge rows) are copied 32 lanes at a time -
+ * as they are where the row's order is a copy (the card), through the bit-level shortcut of
+ * single_source_half where it starts from +0 (row-major) - with lanes 0 and W-1 replaced by the
+ * rounded edge sums; with `stream` (rows of a multiple of 32 elements, 64-byte aligned) every
+ * vector is a non-temporal store.  The few rows with several source rows go through
+ * nn_pad_bw_half_row into `spare` (W elements) and are copied.  `kind` is the plan's, a
+ * constant in each of the two calls (grad_rows_half_avx512): the edge sums then widen without a
+ * branch per element. */
+NN_AVX512 static inline __attribute__((always_inline)) void grad_rows_half_kind_avx512(
     const pad_bwd_plan *p, const half_row_ctx *hc, const uint16_t *plane_go, uint16_t *plane_gi,
-    int64_t h0, int64_t h1, bool stream, uint16_t *spare)
+    int64_t h0, int64_t h1, bool stream, uint16_t *spare, int kind)
 {
     const int64_t W = p->W, Wo = p->Wo, left = p->left;
-    const int64_t last_lo = W - 1 + left;
     const __mmask32 tail = (W & 31) != 0 ? (__mmask32)((1u << (W & 31)) - 1u) : (__mmask32)0xffffffffu;
     const int64_t last_vec = (W - 1) & ~(int64_t)31;
     const __mmask32 last_lane = (__mmask32)(1u << ((W - 1) & 31));
@@ -112,30 +113,28 @@ NN_AVX512 static void grad_rows_half_avx512(
     const __m512i quiet = _mm512_set1_epi16((short)hc->quiet_bit);
     const __m512i neg_zero = _mm512_set1_epi16((short)0x8000), zero = _mm512_setzero_si512();
     for (int64_t h = h0; h < h1; h++) {
-        int64_t r0, r1;
-        source_rows(p, h, &r0, &r1);
-        const uint16_t *rows = plane_go + r0 * Wo;
+        add_order rows;
+        row_order(p, h, &rows);
         uint16_t *dst = plane_gi + h * W;
-        const uintptr_t ahead = (uintptr_t)plane_go + (uintptr_t)((r1 + 2 * PREFETCH_ROWS) * Wo) * sizeof(uint16_t);
-        for (uintptr_t byte = 0; byte < (uintptr_t)Wo * sizeof(uint16_t) + 64; byte += 64) {
-            _mm_prefetch((const char *)(ahead + byte), _MM_HINT_T0);
-        }
-        if (r1 != r0) {
-            nn_pad_bw_half_row(p, hc, rows, r1 - r0 + 1, spare);
+        prefetch_rows_after(p, plane_go, sizeof(uint16_t), h, 2);
+        if (order_count(&rows) != 1) {
+            nn_pad_bw_half_row(p, hc, plane_go, &rows, spare);
             memcpy(dst, spare, (size_t)W * sizeof(uint16_t));
             continue;
         }
-        const __m512i first = _mm512_set1_epi16(
-            (short)narrow_one(strip_sum(rows, 1, Wo, 0, left + 1, hc->bf16), hc->bf16));
-        const __m512i last = _mm512_set1_epi16(
-            (short)narrow_one(strip_sum(rows, 1, Wo, last_lo, Wo, hc->bf16), hc->bf16));
-        const uint16_t *src = rows + left;
+        const bool copy = !rows.zero_start;
+        const __m512i first = _mm512_set1_epi16((short)narrow_edge(p, edge_sum(p, kind, plane_go, &rows, false)));
+        const __m512i last = _mm512_set1_epi16((short)narrow_edge(p, edge_sum(p, kind, plane_go, &rows, true)));
+        const uint16_t *src = plane_go + order_index(&rows, 0) * Wo + left;
         for (int64_t k = 0; k < W; k += 32) {
             const __mmask32 mask = k + 32 <= W ? (__mmask32)0xffffffffu : tail;
             const __m512i x = _mm512_maskz_loadu_epi16(mask, src + k);
-            const __mmask32 nan = _mm512_cmpgt_epu16_mask(_mm512_and_si512(x, magnitude), inf);
-            __m512i v = _mm512_mask_mov_epi16(x, nan, _mm512_or_si512(x, quiet));
-            v = _mm512_mask_mov_epi16(v, _mm512_cmpeq_epi16_mask(x, neg_zero), zero);
+            __m512i v = x;
+            if (!copy) {
+                const __mmask32 nan = _mm512_cmpgt_epu16_mask(_mm512_and_si512(x, magnitude), inf);
+                v = _mm512_mask_mov_epi16(x, nan, _mm512_or_si512(x, quiet));
+                v = _mm512_mask_mov_epi16(v, _mm512_cmpeq_epi16_mask(x, neg_zero), zero);
+            }
             if (k == 0) {
                 v = _mm512_mask_mov_epi16(v, (__mmask32)1, first);
             }
@@ -148,6 +147,16 @@ NN_AVX512 static void grad_rows_half_avx512(
                 _mm512_mask_storeu_epi16(dst + k, mask, v);
             }
         }
+    }
+}
+
+NN_AVX512 static void grad_rows_half_avx512(const pad_bwd_plan *p, const half_row_ctx *hc, const uint16_t *plane_go,
+                                            uint16_t *plane_gi, int64_t h0, int64_t h1, bool stream, uint16_t *spare)
+{
+    if (p->kind == KIND_BF16) {
+        grad_rows_half_kind_avx512(p, hc, plane_go, plane_gi, h0, h1, stream, spare, KIND_BF16);
+    } else {
+        grad_rows_half_kind_avx512(p, hc, plane_go, plane_gi, h0, h1, stream, spare, KIND_F16);
     }
 }
 

@@ -3,12 +3,12 @@
  *
  * Written as a gather, not as zero-fill + scatter: every gradInput row is computed once from
  * the gradOutput rows that map onto it (one row inside, top+1 / bottom+1 rows at the edges).
- * Inside a row the interior is a plain copy and the first / last element sum their
- * replicated strips.  Per element the contributions are added in (row, column) order starting
- * from +0, which is exactly ATen's order for fp32/fp64, so those results are bit-identical to
- * PyTorch; the order never depends on the thread split.
+ * Inside a row the interior is a copy (or the rows' column sums) and the first / last element
+ * sum their replicated strips, all in the plan's order of additions (pad_bw.h, pad_bw_arith),
+ * which never depends on the thread split.
  *
- * Precision: fp16/bf16 are accumulated in fp32 and rounded once; complex64 in double.
+ * Precision: fp16/bf16 are accumulated in fp32 (fp16 row sums rounded once more where the
+ * card's kernel does, pad_bwd_plan.round_row_sums); complex64 in double.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -89,23 +89,22 @@ static void pad_bwd_native(const pad_bwd_ctx *ctx, int64_t begin, int64_t end)
         return;
     }
     const int comps = p->kind == KIND_C128 ? 2 : 1;
-    const int64_t plane_in = p->Ho * p->Wo * comps, row_in = p->Wo * comps, row_out = p->W * comps;
+    const int64_t plane_in = p->Ho * p->Wo * comps, row_out = p->W * comps;
     const size_t scalar = p->kind == KIND_F32 ? sizeof(float) : sizeof(double);
     block_sink sink = sink_open(ctx, (size_t)row_out * scalar);
     for (int64_t item = begin; item < end; item++) {
         const row_block b = block_of(p, item);
         void *block = sink_rows(&sink, ctx, &b);
         for (int64_t h = b.h0; h < b.h1; h++) {
-            int64_t r0, r1;
-            source_rows(p, h, &r0, &r1);
-            const int64_t first = b.plane * plane_in + r0 * row_in;
+            add_order rows;
+            row_order(p, h, &rows);
             const int64_t out = (h - b.h0) * row_out;
             if (p->kind == KIND_F32) {
-                ctx->loops->grad_row_f32(p, 1, (const float *)ctx->grad_out + first, r1 - r0 + 1,
-                             (float *)block + out);
+                ctx->loops->grad_row_f32(p, (const float *)ctx->grad_out + b.plane * plane_in, &rows,
+                                         (float *)block + out);
             } else {
-                ctx->loops->grad_row_f64(p, comps, (const double *)ctx->grad_out + first, r1 - r0 + 1,
-                             (double *)block + out);
+                ctx->loops->grad_row_f64(p, comps, (const double *)ctx->grad_out + b.plane * plane_in,
+                                         &rows, (double *)block + out);
             }
         }
         sink_flush(&sink, ctx, &b);
@@ -113,8 +112,9 @@ static void pad_bwd_native(const pad_bwd_ctx *ctx, int64_t begin, int64_t end)
     sink_close(&sink);
 }
 
-/* complex64 (double accumulation): a block's source rows are widened into a buffer in one
- * pass, summed with the native double row code, and the result rounded once. */
+/* complex64 (double accumulation, row-major: the card runs complex on AI-CPU): a block's source
+ * rows are widened into a buffer in one pass, summed with the native double row code, and the
+ * result rounded once. */
 static void pad_bwd_c64(pad_bwd_ctx *ctx, int64_t begin, int64_t end)
 {
     const pad_bwd_plan *p = ctx->plan;
@@ -134,10 +134,10 @@ static void pad_bwd_c64(pad_bwd_ctx *ctx, int64_t begin, int64_t end)
         load_f64_from_f32((const float *)ctx->grad_out + in_at, rows,
                           (size_t)((b.src1 - b.src0 + 1) * row_in));
         for (int64_t h = b.h0; h < b.h1; h++) {
-            int64_t r0, r1;
-            source_rows(p, h, &r0, &r1);
-            ctx->loops->grad_row_f64(p, 2, rows + (r0 - b.src0) * row_in, r1 - r0 + 1,
-                         gi + (h - b.h0) * row_out);
+            add_order order;
+            row_order(p, h, &order);
+            order.runs[0].first -= b.src0; /* one ascending run: rows of the buffer */
+            ctx->loops->grad_row_f64(p, 2, rows, &order, gi + (h - b.h0) * row_out);
         }
         store_f32_from_f64(gi, (float *)sink_rows(&sink, ctx, &b), (size_t)((b.h1 - b.h0) * row_out));
         sink_flush(&sink, ctx, &b);
@@ -157,34 +157,39 @@ half_row_ctx nn_pad_bw_half_row_ctx(const pad_bwd_ctx *ctx)
     return hc;
 }
 
-/* One fp16/bf16 gradInput row from `nrows` gradOutput rows: every sum in fp32, rounded once.
- * Edge columns are summed element by element; interior elements of rows with one source row
- * take the bit-level shortcut above; rows with several source rows (top/bottom edges) are
- * widened in blocks and summed. */
-void nn_pad_bw_half_row(const pad_bwd_plan *p, const half_row_ctx *hc, const uint16_t *rows, int64_t nrows,
-                        uint16_t *gi)
+/* One fp16/bf16 gradInput row of a plane from its gradOutput rows `rows`: the two edge
+ * elements in the plan's arithmetic (edge_sum, narrow_edge); the interior a copy when the
+ * order is one row without +0, the bit-level shortcut above for one row from +0, else widened
+ * in blocks, summed in fp32 in the order and rounded once to nearest even (the card's kernels
+ * narrow those sums with CAST_RINT, bf16 through op_api's Cast). */
+void nn_pad_bw_half_row(const pad_bwd_plan *p, const half_row_ctx *hc, const uint16_t *plane,
+                        const add_order *rows, uint16_t *gi)
 {
-    const int64_t W = p->W, Wo = p->Wo, left = p->left;
-    const int64_t first_hi = W == 1 ? Wo : left + 1, last_lo = W - 1 + left;
+    const int64_t W = p->W, Wo = p->Wo, skip = p->left + 1;
     float acc[HALF_BLOCK], tmp[HALF_BLOCK];
-    gi[0] = narrow_one(strip_sum(rows, nrows, Wo, 0, first_hi, hc->bf16), hc->bf16);
+    gi[0] = narrow_edge(p, edge_sum(p, p->kind, plane, rows, false));
     if (W == 1) {
         return;
     }
-    gi[W - 1] = narrow_one(strip_sum(rows, nrows, Wo, last_lo, Wo, hc->bf16), hc->bf16);
-    const int64_t n = W - 2;
-    if (nrows == 1) {
-        hc->loops->single_source_half(rows + left + 1, gi + 1, n, hc->inf_bits, hc->quiet_bit);
+    gi[W - 1] = narrow_edge(p, edge_sum(p, p->kind, plane, rows, true));
+    const int64_t n = W - 2, count = order_count(rows);
+    const uint16_t *first = plane + order_index(rows, 0) * Wo + skip;
+    if (order_is_copy(rows)) {
+        memcpy(gi + 1, first, (size_t)n * sizeof(uint16_t));
+        return;
+    }
+    if (count == 1) {
+        hc->loops->single_source_half(first, gi + 1, n, hc->inf_bits, hc->quiet_bit);
         return;
     }
     for (int64_t k0 = 0; k0 < n; k0 += HALF_BLOCK) {
         const int64_t m = n - k0 < HALF_BLOCK ? n - k0 : HALF_BLOCK;
-        hc->widen_n(rows + left + 1 + k0, acc, (size_t)m);
-        for (int64_t k = 0; k < m; k++) {
+        hc->widen_n(first + k0, acc, (size_t)m);
+        for (int64_t k = 0; rows->zero_start && k < m; k++) {
             acc[k] = 0.0f + acc[k];
         }
-        for (int64_t r = 1; r < nrows; r++) {
-            hc->widen_n(rows + r * Wo + left + 1 + k0, tmp, (size_t)m);
+        for (int64_t c = 1; c < count; c++) {
+            hc->widen_n(plane + order_index(rows, c) * Wo + skip + k0, tmp, (size_t)m);
             hc->loops->add_rows_f32(acc, tmp, m);
         }
         hc->narrow_n(acc, gi + 1 + k0, (size_t)m);
@@ -217,10 +222,9 @@ static void pad_bwd_half(pad_bwd_ctx *ctx, int64_t begin, int64_t end)
         const row_block b = block_of(p, item);
         uint16_t *block = (uint16_t *)sink_rows(&sink, ctx, &b);
         for (int64_t h = b.h0; h < b.h1; h++) {
-            int64_t r0, r1;
-            source_rows(p, h, &r0, &r1);
-            nn_pad_bw_half_row(p, &hc, grad_out + (b.plane * p->Ho + r0) * p->Wo, r1 - r0 + 1,
-                     block + (h - b.h0) * p->W);
+            add_order rows;
+            row_order(p, h, &rows);
+            nn_pad_bw_half_row(p, &hc, grad_out + b.plane * p->Ho * p->Wo, &rows, block + (h - b.h0) * p->W);
         }
         sink_flush(&sink, ctx, &b);
     }
