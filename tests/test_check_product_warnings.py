@@ -81,3 +81,56 @@ def test_product_warnings_alone():
     exe = support.compile_program(support.EXAMPLES / "prelu_backward.cpp", out_dir=support.BIN_DIR / "examples")
     result, output = run(exe, "Ascend310P", check="product")
     assert len(warnings_in(output)) == 1 and result.returncode == 0, output
+
+
+# The determinism warning (docs/checking.md, "Determinism warning"): CANN's operator list calls
+# MaxPool2dWithMaskBackward nondeterministic by default on A2/A3 and MaxPool2dWithIndicesBackward
+# on A2/A3 and Ascend950 (ops-nn docs/zh/op_api_list.md); the card adds overlapping windows'
+# gradients with atomics unless the process set ACL_OPT_DETERMINISTIC (aclrtSetSysParamOpt, what
+# CANN's opbase reads at phase 1).  Expected: one warning per process, only with overlapping
+# windows, only there, not after aclrtSetSysParamOpt.
+DETERMINISM = {  # (variant, soc) -> the card may be nondeterministic
+    ("mask", "Ascend910B"): True, ("mask", "Ascend910_93"): True, ("mask", "Ascend910"): False,
+    ("indices", "Ascend910B"): True, ("indices", "Ascend910_93"): True, ("indices", "Ascend950"): True,
+}
+OP_NAMES = {"mask": "aclnnMaxPool2dWithMaskBackward", "indices": "aclnnMaxPool2dWithIndicesBackward"}
+
+
+@pytest.fixture(scope="module")
+def determinism_exe():
+    return support.compile_program(support.ROOT / "tests" / "check_programs" / "max_pool_determinism.c")
+
+
+@pytest.mark.parametrize("variant,soc", sorted(DETERMINISM))
+def test_determinism_warning_once_with_overlapping_windows(determinism_exe, variant, soc):
+    op = OP_NAMES[variant]
+    result, output = run(determinism_exe, soc, args=(variant, "overlap"))
+    assert result.returncode == 0 and output.count("launch 0 sync 0") == 2, output
+    expected = [f"========= ACLNN_CHECK WARNING (product): {op}: nondeterministic on {soc} unless deterministic "
+                f"mode is on"] if DETERMINISM[variant, soc] else []
+    assert warnings_in(output) == expected, output  # two phase-1 calls, one warning
+    if expected:
+        assert re.search(rf"^=========   call:\s+{op}GetWorkspaceSize with overlapping windows", output, re.M), output
+        assert "aclrtSetSysParamOpt(ACL_OPT_DETERMINISTIC, 1)" in output
+        assert "SUMMARY: 0 errors, 1 warning" in output
+
+
+@pytest.mark.parametrize("variant", ["mask", "indices"])
+def test_no_determinism_warning_without_overlap_or_with_deterministic_mode(determinism_exe, variant):
+    for args in ((variant, "apart"), (variant, "overlap", "det")):
+        result, output = run(determinism_exe, "Ascend910B", args=args)
+        assert result.returncode == 0 and output.count("launch 0 sync 0") == 2, output
+        assert warnings_in(output) == [], (args, output)
+
+
+def test_determinism_warning_ignores_the_context_option(determinism_exe):
+    """aclrtCtxSetSysParamOpt is not what CANN's opbase reads for deterministic kernels: still warned."""
+    result, output = run(determinism_exe, "Ascend910B", args=("mask", "overlap", "ctxdet"))
+    assert len(warnings_in(output)) == 1 and result.returncode == 0, output
+
+
+def test_determinism_warning_only_in_checking_mode(determinism_exe):
+    result, output = run(determinism_exe, "Ascend910B", check=None, args=("mask", "overlap"))
+    assert "ACLNN_CHECK" not in output and result.returncode == 0, output
+    result, output = run(determinism_exe, "Ascend910B", check="product", args=("mask", "overlap"))
+    assert len(warnings_in(output)) == 1 and result.returncode == 0, output

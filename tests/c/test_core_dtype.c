@@ -10,6 +10,8 @@
  *     the even code), which shares no arithmetic with the implementation
  *   - every row variant (portable, F16C, AVX2, AVX-512 BF16 when the CPU has them) and the
  *     dispatched nn_*_n functions give the same bits, for lengths 0..67 (SIMD tails)
+ *   - saturation mode: fp32 -> fp16 over the same inputs (the nearest code, Inf -> +-65504,
+ *     NaN -> +0) and the in-place rule over all 65536 fp16 and bf16 codes
  */
 #include <float.h>
 #include <math.h>
@@ -206,6 +208,40 @@ static void check_narrow(const char *name, from_f32_row row, const half_table *t
     free(out);
 }
 
+/* Saturation mode: the nearest code as above, then an Inf code becomes the largest finite code
+ * of its sign (the one below inf_code) and every NaN input gives +0. */
+static void check_narrow_saturating(const char *name, from_f32_row row, const half_table *t, uint16_t inf_code)
+{
+    uint16_t *out = malloc(sizeof(uint16_t) * (num_inputs + 1));
+    row(inputs, out, num_inputs);
+    for (size_t i = 0; i < num_inputs; i++) {
+        float f = inputs[i];
+        uint16_t want = isnan(f) ? 0 : expected_narrow(t, f);
+        if ((want & 0x7fffu) == inf_code) want = (uint16_t)((want & 0x8000u) | (inf_code - 1u));
+        CHECK(out[i] == want, "%s(%a = 0x%08x) = 0x%04x, want 0x%04x", name, (double)f, bits_of(f), out[i], want);
+    }
+    free(out);
+}
+
+/* The in-place rule over every 16-bit code: finite codes kept, +-Inf -> +-MAX, NaN -> +0. */
+static void check_saturate_codes(const char *name, void (*saturate)(uint16_t *, size_t), uint16_t inf_code)
+{
+    uint16_t *codes = malloc(sizeof(uint16_t) * 65536);
+    for (uint32_t c = 0; c < 65536; c++)
+        codes[c] = (uint16_t)c;
+    saturate(codes, 65536);
+    for (uint32_t c = 0; c < 65536; c++) {
+        const uint16_t magnitude = (uint16_t)(c & 0x7fffu);
+        uint16_t want = (uint16_t)c;
+        if (magnitude == inf_code) want = (uint16_t)((c & 0x8000u) | (inf_code - 1u)); /* 0x7bff, 0x7f7f */
+        if (magnitude > inf_code) want = 0;
+        CHECK(codes[c] == want, "%s(0x%04x) = 0x%04x, want 0x%04x", name, c, codes[c], want);
+    }
+    free(codes);
+}
+
+static void scalar_f32_to_f16_sat(const float *s, uint16_t *d, size_t n) { for (size_t i = 0; i < n; i++) d[i] = nn_f32_to_f16_sat(s[i]); }
+
 /* Scalar functions wrapped as rows so that the same checks apply. */
 static void scalar_f16_to_f32(const uint16_t *s, float *d, size_t n) { for (size_t i = 0; i < n; i++) d[i] = nn_f16_to_f32(s[i]); }
 static void scalar_bf16_to_f32(const uint16_t *s, float *d, size_t n) { for (size_t i = 0; i < n; i++) d[i] = nn_bf16_to_f32(s[i]); }
@@ -258,6 +294,12 @@ int main(void)
     check_widen("nn_bf16_to_f32_n", nn_bf16_to_f32_n, 8, 7, 127, false);
     check_narrow("nn_f32_to_f16_n", nn_f32_to_f16_n, &f16, 0x7c00);
     check_narrow("nn_f32_to_bf16_n", nn_f32_to_bf16_n, &bf16, 0x7f80);
+
+    /* Saturation mode. */
+    check_narrow_saturating("nn_f32_to_f16_sat", scalar_f32_to_f16_sat, &f16, 0x7c00);
+    check_narrow_saturating("nn_f32_to_f16_sat_n", nn_f32_to_f16_sat_n, &f16, 0x7c00);
+    check_saturate_codes("nn_f16_saturate_n", nn_f16_saturate_n, 0x7c00);
+    check_saturate_codes("nn_bf16_saturate_n", nn_bf16_saturate_n, 0x7f80);
 
     int variants = 0;
 #if NN_HALF_X86

@@ -136,6 +136,7 @@ float nn_f16_to_f32(uint16_t h) { return nn_half_f16_to_f32(h); }
 uint16_t nn_f32_to_f16(float f) { return nn_half_f32_to_f16(f); }
 float nn_bf16_to_f32(uint16_t b) { return nn_half_bf16_to_f32(b); }
 uint16_t nn_f32_to_bf16(float f) { return nn_half_f32_to_bf16(f); }
+uint16_t nn_f32_to_f16_sat(float f) { return nn_half_f32_to_f16_sat(f); }
 
 /* ---- row conversions, dispatched once -------------------------------------------------------- */
 
@@ -182,3 +183,14 @@ void nn_f16_to_f32_n(const uint16_t *src, float *dst, size_t n) { f16_to_f32_row
 void nn_f32_to_f16_n(const float *src, uint16_t *dst, size_t n) { f32_to_f16_row(src, dst, n); }
 void nn_bf16_to_f32_n(const uint16_t *src, float *dst, size_t n) { bf16_to_f32_row(src, dst, n); }
 void nn_f32_to_bf16_n(const float *src, uint16_t *dst, size_t n) { f32_to_bf16_row(src, dst, n); }
+
+/* Saturation mode: the dispatched rounding, then the saturation rule over the row (the mode is
+ * rare and the pass is memory-bound, so it has no SIMD variant of its own). */
+void nn_f32_to_f16_sat_n(const float *src, uint16_t *dst, size_t n)
+{
+    f32_to_f16_row(src, dst, n);
+    nn_half_f16_saturate_row(dst, n);
+}
+
+void nn_f16_saturate_n(uint16_t *h, size_t n) { nn_half_f16_saturate_row(h, n); }
+void nn_bf16_saturate_n(uint16_t *b, size_t n) { nn_half_bf16_saturate_row(b, n); }

@@ -114,6 +114,14 @@ void nn_f16_to_f32_n(const uint16_t *src, float *dst, size_t n);
 void nn_f32_to_f16_n(const float *src, uint16_t *dst, size_t n);
 void nn_bf16_to_f32_n(const uint16_t *src, float *dst, size_t n);
 void nn_f32_to_bf16_n(const float *src, uint16_t *dst, size_t n);
+/* Saturation mode (nn_overflow_saturates): round to nearest even, then an Inf result becomes
+ * the largest finite value of its sign and a NaN result +0 (nn_half_impl.h holds the rule). */
+uint16_t nn_f32_to_f16_sat(float f);
+void nn_f32_to_f16_sat_n(const float *src, uint16_t *dst, size_t n);
+/* The same rule applied in place to fp16 / bf16 results already rounded (the executor's
+ * post-pass over computed outputs). */
+void nn_f16_saturate_n(uint16_t *h, size_t n);
+void nn_bf16_saturate_n(uint16_t *b, size_t n);
 /* A FLOAT / FLOAT16 / BFLOAT16 row to fp32 and back (round to nearest even); fp32 is copied
  * (nothing to do when src and dst are the same buffer). */
 static inline void nn_to_f32_n(aclDataType dtype, const void *src, float *dst, size_t n)
@@ -288,6 +296,24 @@ const char *nn_soc_reported_name(void);
 const char *nn_soc_family_name(nn_soc soc);
 /* ACLNN_SUCCESS, or ACLNN_ERR_PARAM_INVALID with a message when ACLNN_SOC_VERSION is unknown. */
 int nn_soc_check(const char *fn);
+
+/* The card's overflow mode (soc.c; docs/precision.md, "Overflow mode").  Ascend910 and
+ * Ascend310P have only saturation mode; A2/A3 start in INF/NaN mode and switch with
+ * aclrtSetDeviceSatMode, which the runtime pushes here (base knows no runtime); Ascend950 has
+ * only INF/NaN mode.  nn_overflow_saturates: the device's mode now - the current product only
+ * saturates, or it can and the device was switched to saturation (what aclrtGetDeviceSatMode
+ * reports).  Streams copy the device's mode when they are created, as on the card; the executor
+ * freezes the product's modes at phase 1 and takes the stream's at each phase-2 call
+ * (nn_launch.saturation), which is what a kernel should follow. */
+bool nn_overflow_saturates(void);
+/* Whether the current product has only saturation mode (Ascend910, Ascend310P). */
+bool nn_overflow_saturation_only(void);
+/* Whether the current product accepts the INF/NaN (true) or saturation (false) mode: Ascend950
+ * has only INF/NaN mode, Ascend910/310P only saturation, A2/A3 both. */
+bool nn_overflow_mode_supported(bool saturation);
+/* aclrtSetDeviceSatMode's record, and the record itself (false: INF/NaN, the default). */
+void nn_overflow_set_device_saturation(bool saturation);
+bool nn_overflow_device_saturation(void);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Shapes (shape.c)                                                                            */

@@ -13,6 +13,8 @@
  *   - fp16 -> fp32 is exact (subnormals too); an fp16 NaN becomes a quiet fp32 NaN with the
  *     payload shifted up (as vcvtph2ps does).
  *   - bf16 -> fp32 is exact, a plain 16-bit shift (NaNs keep their bits, as in PyTorch).
+ * The saturation-mode variants (nn_half_*_saturate, nn_half_f32_to_f16_sat) apply the card's
+ * saturation rule to those results.
  */
 #ifndef NN_HALF_IMPL_H
 #define NN_HALF_IMPL_H
@@ -121,6 +123,43 @@ static inline uint16_t nn_half_f32_to_bf16(float f)
     if ((u & 0x7fffffffu) > 0x7f800000u)
         return (uint16_t)((u >> 16) | 0x40u);
     return (uint16_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+
+/* ---- saturation mode ---------------------------------------------------------------------- */
+
+/* What a card in saturation mode leaves of a 16-bit float result: an Inf becomes the largest
+ * finite value of its sign, a NaN becomes +0, a finite value stays (CANN runtime's
+ * aclrtFloatOverflowMode page: in saturation mode an Inf result ends as a maximal value and a NaN
+ * result as 0; docs/precision.md, "Overflow mode").  The one place this rule lives: the
+ * saturating narrowings and the executor's post-pass both use it.
+ * `exponent_mask` is the format's all-ones exponent (fp16 0x7c00, bf16 0x7f80); the largest
+ * finite magnitude is the code just below it. */
+static inline uint16_t nn_half_saturate_bits(uint16_t h, uint16_t exponent_mask)
+{
+    const uint16_t magnitude = (uint16_t)(h & 0x7fffu);
+    if (magnitude < exponent_mask) return h;
+    if (magnitude > exponent_mask) return 0; /* NaN; the sign of the 0 is not documented */
+    return (uint16_t)((h & 0x8000u) | (exponent_mask - 1u));
+}
+
+static inline uint16_t nn_half_f16_saturate(uint16_t h) { return nn_half_saturate_bits(h, 0x7c00u); }
+static inline uint16_t nn_half_bf16_saturate(uint16_t b) { return nn_half_saturate_bits(b, 0x7f80u); }
+
+/* fp32 -> fp16 in saturation mode: round to nearest even, then the rule above.  Saturating the
+ * rounded code is the same as saturating the exact value: RNE gives Inf exactly when |f| >=
+ * 65520, and every finite |f| beyond 65504 saturates to 65504 either way. */
+static inline uint16_t nn_half_f32_to_f16_sat(float f) { return nn_half_f16_saturate(nn_half_f32_to_f16(f)); }
+
+static inline void nn_half_f16_saturate_row(uint16_t *h, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        h[i] = nn_half_f16_saturate(h[i]);
+}
+
+static inline void nn_half_bf16_saturate_row(uint16_t *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        b[i] = nn_half_bf16_saturate(b[i]);
 }
 
 /* ---- portable rows ------------------------------------------------------------------------ */

@@ -174,6 +174,40 @@ int nn_soc_check(const char *fn)
                     g_bad_env, NN_SOC_KNOWN_NAMES);
 }
 
+/* ---- overflow mode ---------------------------------------------------------------------------- */
+
+/* The device's mode as aclrtSetDeviceSatMode left it (false: INF/NaN, the A2/A3 default).  One
+ * flag for the process: CANN's runtime keeps the mode per process too (Runtime::SetSatMode). */
+static bool g_device_saturation;
+
+bool nn_overflow_saturation_only(void)
+{
+    const nn_soc soc = nn_soc_current();
+    return soc == NN_SOC_ASCEND910 || soc == NN_SOC_ASCEND310P;
+}
+
+/* CANN runtime's supportOverflowMode per chip (runtime:src/runtime/config/<chip>/dev_info_reg.cc):
+ * cloud (Ascend910) and dc (Ascend310P) saturation only, 910_B_93 both, 950 INF/NaN only. */
+bool nn_overflow_mode_supported(bool saturation)
+{
+    if (nn_overflow_saturation_only()) return saturation;
+    return saturation ? nn_soc_current() != NN_SOC_ASCEND950 : true;
+}
+
+void nn_overflow_set_device_saturation(bool saturation)
+{
+    __atomic_store_n(&g_device_saturation, saturation, __ATOMIC_RELEASE);
+}
+
+bool nn_overflow_device_saturation(void) { return __atomic_load_n(&g_device_saturation, __ATOMIC_ACQUIRE); }
+
+/* A device left in saturation on A2 keeps INF/NaN results once aclnnCpuSetSocVersion moves to
+ * Ascend950, which has no saturation mode. */
+bool nn_overflow_saturates(void)
+{
+    return nn_overflow_saturation_only() || (nn_overflow_device_saturation() && nn_overflow_mode_supported(true));
+}
+
 NN_EXPORT aclnnStatus aclnnCpuSetSocVersion(const char *socName)
 {
     pthread_mutex_lock(&g_lock);

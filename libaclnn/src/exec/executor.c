@@ -155,6 +155,8 @@ aclOpExecutor *nn_executor_create(const char *op_name, nn_kernel_fn kernel, cons
     ex->magic = NN_MAGIC_EXECUTOR;
     snprintf(ex->op_name, sizeof ex->op_name, "%s", op_name);
     ex->kernel = kernel;
+    ex->saturation_only = nn_overflow_saturation_only();
+    ex->saturation_possible = nn_overflow_mode_supported(true);
     return ex;
 }
 
@@ -225,6 +227,11 @@ void nn_executor_add_scratch(aclOpExecutor *ex, uint64_t bytes)
 {
     if (ex != NULL)
         ex->scratch_bytes += (bytes + 63) & ~(uint64_t)63;
+}
+
+void nn_executor_saturate_outputs(aclOpExecutor *ex)
+{
+    if (ex != NULL) ex->computed_outputs = true;
 }
 
 void nn_executor_discard(aclOpExecutor *ex)
@@ -392,6 +399,35 @@ static void trace_launch(const launch_task *task, aclnnStatus status, double mic
     nn_log(NN_LOG_INFO, "%s", line);
 }
 
+/* Saturation mode's post-pass over one computed fp16/bf16 output, on the contiguous buffer the
+ * kernel wrote (before a strided output is copied back: the same bits, one pass).  Large outputs
+ * are split over the pool: the rule is per element, so the split cannot change a bit. */
+typedef struct {
+    uint16_t *values;
+    bool bf16;
+} saturate_job;
+
+static void saturate_range(void *ctx, int64_t begin, int64_t end)
+{
+    const saturate_job *job = ctx;
+    if (job->bf16)
+        nn_bf16_saturate_n(job->values + begin, (size_t)(end - begin));
+    else
+        nn_f16_saturate_n(job->values + begin, (size_t)(end - begin));
+}
+
+static void saturate_outputs(const launch_task *task)
+{
+    for (int i = 0; i < task->launch.num_operands; i++) {
+        const nn_operand *op = &task->operands[i];
+        if (!op->is_output || op->handle == NULL || op->numel == 0 || op->data == NULL ||
+            (op->dtype != ACL_FLOAT16 && op->dtype != ACL_BF16))
+            continue;
+        saturate_job job = {(uint16_t *)op->data, op->dtype == ACL_BF16};
+        nn_parallel_for(op->numel, 1 << 16, saturate_range, &job);
+    }
+}
+
 static int run_task(void *ctx)
 {
     launch_task *task = ctx;
@@ -422,6 +458,8 @@ static int run_task(void *ctx)
     if (task->kernel != NULL)
         status = task->kernel(&task->launch);
 
+    if (status == ACLNN_SUCCESS && task->kernel != NULL && task->ex->computed_outputs && task->launch.saturation)
+        saturate_outputs(task);
     if (status == ACLNN_SUCCESS && task->kernel != NULL) {
         for (int i = 0; i < task->launch.num_operands; i++) {
             nn_operand *op = &task->operands[i];
@@ -643,6 +681,10 @@ aclnnStatus nn_launch_executor(const char *op_name, void *workspace, uint64_t wo
         release_task(task);
         return rt == ACL_ERROR_INVALID_PARAM ? ACLNN_ERR_PARAM_INVALID : ACLNN_ERR_RUNTIME_ERROR;
     }
+    /* The overflow mode: the product's (frozen at phase 1), or the stream's, which it copied from
+     * the device when it was created (docs/precision.md, "Overflow mode"). */
+    task->launch.saturation = task->ex->saturation_only ||
+                              (task->ex->saturation_possible && nn_stream_saturation(resolved));
     race_check_launch(task, resolved);
     use_lib_addresses(task);
     rt = nn_stream_submit_inline_ok(resolved, run_task, release_task, task); /* releases on failure too */

@@ -59,6 +59,10 @@ typedef struct nn_launch {
     void *scratch;             /* op scratch area inside the workspace (NULL if none asked) */
     uint64_t scratch_size;
     const char **path;         /* where nn_launch_set_path records the kernel path that ran */
+    bool saturation;           /* this launch runs in saturation mode: the product's only mode,
+                                * or the stream's, copied from the device when it was created
+                                * (docs/precision.md, "Overflow mode"); a kernel's own
+                                * narrowings should follow it */
 } nn_launch;
 
 /* Names the kernel path a kernel chose (a string literal such as "col2im_avx512_rows"); the
@@ -92,6 +96,10 @@ int nn_executor_add_output(aclOpExecutor *ex, const aclTensor *t);
 void nn_executor_describe(aclOpExecutor *ex, int index, const char *name, bool shape_only);
 /* Reserves `bytes` (64-byte aligned) of op scratch in the workspace. */
 void nn_executor_add_scratch(aclOpExecutor *ex, uint64_t bytes);
+/* Marks the outputs as computed (sums, products, casts; not copies): a launch that runs in
+ * saturation mode (nn_launch.saturation) turns the fp16/bf16 outputs' Inf into +-MAX and NaN
+ * into 0 after the kernel (docs/precision.md, "Overflow mode"); fp32 outputs stay as computed. */
+void nn_executor_saturate_outputs(aclOpExecutor *ex);
 /* Lays out the workspace (staging for non-contiguous operands, then scratch), registers the
  * executor, writes *workspaceSize and *executor.  Frees ex and returns an error on failure. */
 aclnnStatus nn_executor_finish(aclOpExecutor *ex, uint64_t *workspaceSize, aclOpExecutor **executor);

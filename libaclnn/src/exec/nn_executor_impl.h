@@ -28,6 +28,11 @@ struct aclOpExecutor {
     uint64_t scratch_offset;
     uint64_t workspace_size;      /* planned at finish */
     bool repeatable;
+    /* The overflow mode (docs/precision.md, "Overflow mode"): the product's modes, frozen at
+     * create like the product; a stream that can switch brings its own at each phase-2 call. */
+    bool saturation_only;         /* the product has only saturation mode (Ascend910, 310P) */
+    bool saturation_possible;     /* aclrtSetDeviceSatMode can switch it to saturation (A2/A3) */
+    bool computed_outputs;        /* nn_executor_saturate_outputs: saturate them in that mode */
     int refs;                     /* the registry's reference + one per queued task */
     bool registered;              /* its handle is in the registry (executor.c) */
     uintptr_t handle;             /* what the program holds as aclOpExecutor * (never reused) */

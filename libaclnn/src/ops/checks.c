@@ -169,5 +169,6 @@ aclnnStatus nn_finish_phase1(const char *op, const nn_phase1_end *end, uint64_t 
         nn_executor_describe(ex, nn_executor_add_output(ex, end->outputs[i]), end->output_names[i],
                              false);
     if (end->scratch_bytes > 0) nn_executor_add_scratch(ex, end->scratch_bytes);
+    if (end->computed_outputs) nn_executor_saturate_outputs(ex);
     return nn_executor_finish(ex, workspaceSize, executor);
 }

@@ -105,6 +105,9 @@ typedef struct nn_phase1_end {
     const char *input_names[NN_MAX_OPERANDS];
     const char *output_names[NN_MAX_OPERANDS];
     unsigned shape_only_inputs;
+    /* The outputs are computed (sums, products, casts), not copied: saturation mode saturates
+     * them (nn_executor_saturate_outputs). */
+    bool computed_outputs;
 } nn_phase1_end;
 
 /* Creates, fills and finishes the executor: *workspaceSize and *executor, or an error status

@@ -175,7 +175,7 @@ aclnnStatus aclnnIm2colGetWorkspaceSize(const aclTensor *self, const aclIntArray
     }
     if (st == ACLNN_SUCCESS) st = nn_check_result_ptrs(OP, workspaceSize, executor);
     if (st != ACLNN_SUCCESS) return st;
-    return nn_i2c_make_executor(OP, im2col_kernel, &plan, self, out, workspaceSize, executor);
+    return nn_i2c_make_executor(OP, im2col_kernel, &plan, self, out, false, workspaceSize, executor);
 }
 
 aclnnStatus aclnnIm2col(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,

@@ -254,7 +254,7 @@ aclnnStatus aclnnIm2colBackwardGetWorkspaceSize(const aclTensor *gradOutput,
     if (st != ACLNN_SUCCESS) return st;
     plan.window_order = pr->col2im_order == NN_COL2IM_WINDOW_ORDER ||
                         (pr->col2im_order == NN_COL2IM_WINDOW_ORDER_UNPADDED && plan.pH == 0 && plan.pW == 0);
-    return nn_i2c_make_executor(OP, col2im_kernel, &plan, gradOutput, out, workspaceSize, executor);
+    return nn_i2c_make_executor(OP, col2im_kernel, &plan, gradOutput, out, true, workspaceSize, executor);
 }
 
 aclnnStatus aclnnIm2colBackward(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,

@@ -73,10 +73,11 @@ static inline void nn_i2c_set_geometry(nn_i2c_plan *plan, int64_t planes, int64_
 }
 
 /* The end of phase 1 once every check passed: an executor that runs `kernel` on in -> out, or
- * one with nothing to do when `in` is empty. */
+ * one with nothing to do when `in` is empty.  `sums`: out is computed (col2im's sums), not
+ * gathered, so saturation mode saturates it. */
 static inline aclnnStatus nn_i2c_make_executor(const char *op, nn_kernel_fn kernel,
                                                nn_i2c_plan *plan, const aclTensor *in,
-                                               const aclTensor *out, uint64_t *workspaceSize,
+                                               const aclTensor *out, bool sums, uint64_t *workspaceSize,
                                                aclOpExecutor **executor)
 {
     plan->in_dtype = in->dtype;
@@ -84,7 +85,8 @@ static inline aclnnStatus nn_i2c_make_executor(const char *op, nn_kernel_fn kern
     const bool empty = nn_tensor_is_empty(in);
     return nn_finish_phase1(op,
                             &(nn_phase1_end){.kernel = empty ? NULL : kernel, .plan = plan, .plan_size = sizeof *plan,
-                                             .inputs = {empty ? NULL : in}, .outputs = {empty ? NULL : out}},
+                                             .inputs = {empty ? NULL : in}, .outputs = {empty ? NULL : out},
+                                             .computed_outputs = sums},
                             workspaceSize, executor);
 }
 

@@ -233,6 +233,7 @@ static aclnnStatus check_and_plan(const char *op, const aclTensor *grad_output, 
     plan->indices_int64 = !is_mask && indices->dtype == ACL_INT64;
     plan->no_binary = !is_mask && pr->kernel_index_dtypes.count > 0 &&
                       !nn_dtype_in(indices->dtype, pr->kernel_index_dtypes.list, pr->kernel_index_dtypes.count);
+    nn_check_product_determinism(op, pr, g.kernel_h > g.stride_h || g.kernel_w > g.stride_w);
     return ACLNN_SUCCESS;
 }
 
@@ -276,7 +277,8 @@ static aclnnStatus build_executor(const char *op, const aclTensor *grad_output, 
                                              .plan_size = sizeof *plan, .inputs = {grad_output, self, indices},
                                              .input_names = {"gradOutput", "self", "indices"},
                                              .output_names = {"gradInput"}, .shape_only_inputs = 1u << 1,
-                                             .outputs = {grad_input}, .scratch_bytes = scratch},
+                                             .outputs = {grad_input}, .scratch_bytes = scratch,
+                                             .computed_outputs = true},
                             workspaceSize, executor);
 }
 

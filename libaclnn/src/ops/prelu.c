@@ -146,7 +146,8 @@ aclnnStatus aclnnPreluGetWorkspaceSize(const aclTensor *self, const aclTensor *w
     return nn_finish_phase1(OP,
                             &(nn_phase1_end){.kernel = prelu_kernel, .plan = &plan, .plan_size = sizeof plan,
                                              .inputs = {self, weight}, .outputs = {out},
-                                             .input_names = {"self", "weight"}, .output_names = {"out"}},
+                                             .input_names = {"self", "weight"}, .output_names = {"out"},
+                                             .computed_outputs = true},
                             workspaceSize, executor);
 }
 

@@ -96,7 +96,11 @@ static aclnnStatus zero_grad_weight_kernel(const nn_launch *l)
 
 static aclnnStatus prelu_bw_kernel(const nn_launch *l)
 {
-    const prelu_bw_plan *p = (const prelu_bw_plan *)l->plan;
+    /* The intermediates saturate on a saturation-only product (frozen at phase 1) and on a
+     * stream in saturation mode (this launch's, nn_launch.saturation). */
+    prelu_bw_plan launch_plan = *(const prelu_bw_plan *)l->plan;
+    launch_plan.saturate = launch_plan.saturate || l->saturation;
+    const prelu_bw_plan *p = &launch_plan;
     unsigned char *scratch = (unsigned char *)l->scratch;
     const void *grad = l->operands[0].data;
     if (p->broadcast) {
@@ -255,7 +259,7 @@ static void choose_rule(prelu_bw_plan *p)
     const nn_soc soc = nn_soc_current();
     p->rule = soc == NN_SOC_ASCEND950 ? NN_PRELU_BW_SELECT
               : soc == NN_SOC_ASCEND910 ? NN_PRELU_BW_TBE_PRE_V200 : NN_PRELU_BW_TBE;
-    p->saturate = soc == NN_SOC_ASCEND910 || soc == NN_SOC_ASCEND310P;
+    p->saturate = nn_overflow_saturation_only();
 }
 
 /* Chooses the blocks (see the file comment); depends on the shape only. */
@@ -352,7 +356,7 @@ aclnnStatus aclnnPreluBackwardGetWorkspaceSize(const aclTensor *gradOutput, cons
                             &(nn_phase1_end){.kernel = prelu_bw_kernel, .plan = &plan, .plan_size = sizeof plan,
                                              .inputs = {gradOutput, self, weight}, .outputs = {gradInput, gradWeight},
                                              .input_names = {"gradOutput", "self", "weight"},
-                                             .output_names = {"gradInput", "gradWeight"},
+                                             .output_names = {"gradInput", "gradWeight"}, .computed_outputs = true,
                                              .scratch_bytes = plan.partial_offset +
                                                               (uint64_t)plan.num_partials * sizeof(float)},
                             workspaceSize, executor);

@@ -10,6 +10,7 @@
 
 #include "check/nn_check.h"
 #include "ops/products.h"
+#include "runtime/nn_runtime.h"
 
 #define DTYPES(...) {(const aclDataType[]){__VA_ARGS__}, sizeof((aclDataType[]){__VA_ARGS__}) / sizeof(aclDataType)}
 #define NO_DTYPES {NULL, 0}
@@ -90,8 +91,8 @@ static const nn_product mp_mask[NN_SOC_COUNT] = {
 static const nn_product mp_mask_bw[NN_SOC_COUNT] = {
     [NN_SOC_ASCEND910] = {.dtypes = DTYPES(ACL_FLOAT16, ACL_FLOAT), .fp32_as_fp16 = true,
                           .mask_layout = NN_MASK_V1_BITS},
-    [NN_SOC_ASCEND910B] = {.dtypes = DTYPES(ACL_FLOAT16, ACL_FLOAT, ACL_BF16)},
-    [NN_SOC_ASCEND910_93] = {.dtypes = DTYPES(ACL_FLOAT16, ACL_FLOAT, ACL_BF16)},
+    [NN_SOC_ASCEND910B] = {.dtypes = DTYPES(ACL_FLOAT16, ACL_FLOAT, ACL_BF16), .nondeterministic_overlap = true},
+    [NN_SOC_ASCEND910_93] = {.dtypes = DTYPES(ACL_FLOAT16, ACL_FLOAT, ACL_BF16), .nondeterministic_overlap = true},
     [NN_SOC_ASCEND950] = {.rejected = "Please use aclnnMaxPool2dWithIndicesBackward."},
     [NN_SOC_ASCEND310P] = {.dtypes = NO_DTYPES, .mask_layout = NN_MASK_V1_BITS},
 };
@@ -114,14 +115,14 @@ static const nn_product mp_indices[NN_SOC_COUNT] = {
  * (MaxPoolGradWithArgmaxV3) takes the three float types, INT32/INT64, any dilation and NHWC. */
 #define MP_BW_A2                                                                                        \
     {.dtypes = DTYPES(ACL_FLOAT), .index_dtypes = DTYPES(ACL_INT32, ACL_INT8),                          \
-     .kernel_index_dtypes = DTYPES(ACL_INT32)}
+     .kernel_index_dtypes = DTYPES(ACL_INT32), .nondeterministic_overlap = true}
 static const nn_product mp_indices_bw[NN_SOC_COUNT] = {
     [NN_SOC_ASCEND910] = {.dtypes = NO_DTYPES},
     [NN_SOC_ASCEND910B] = MP_BW_A2,
     [NN_SOC_ASCEND910_93] = MP_BW_A2,
     [NN_SOC_ASCEND950] = {.dtypes = DTYPES(ACL_FLOAT16, ACL_FLOAT, ACL_BF16),
                           .index_dtypes = DTYPES(ACL_INT32, ACL_INT64), .any_dilation = true, .nhwc = true,
-                          .large_planes = true},
+                          .large_planes = true, .nondeterministic_overlap = true},
     [NN_SOC_ASCEND310P] = {.dtypes = NO_DTYPES},
 };
 
@@ -251,4 +252,29 @@ aclnnStatus nn_check_product_api(const char *op, const nn_product *pr)
 {
     if (pr->rejected == NULL) return ACLNN_SUCCESS;
     return nn_error(ACLNN_ERR_PARAM_INVALID, "%s: %s", op, pr->rejected);
+}
+
+/* first_warning's key for the determinism warning of a row (no dtype has this value). */
+#define DETERMINISM_WARNING ((aclDataType)-100)
+
+void nn_check_product_determinism(const char *op, const nn_product *pr, bool windows_overlap)
+{
+    if (!pr->nondeterministic_overlap || !windows_overlap || !nn_check_on(NN_CHECK_ALL | NN_CHECK_PRODUCT)) return;
+    if (nn_rt_deterministic_level() >= 1 || !first_warning(pr, DETERMINISM_WARNING)) return;
+    const char *soc = nn_soc_family_name(nn_soc_current());
+    char title[160];
+    snprintf(title, sizeof title, "%s: nondeterministic on %s unless deterministic mode is on", op, soc);
+    nn_check_report *report = nn_check_begin(NN_CHECK_WARNING, NN_CHECK_PRODUCT, title);
+    nn_check_line(report, "call:", "%sGetWorkspaceSize with overlapping windows (kernel > stride) on %s, "
+                  "ACL_OPT_DETERMINISTIC not set, at:", op, soc);
+    nn_check_trace where;
+    nn_check_capture(&where);
+    nn_check_trace_lines(report, &where);
+    nn_check_line(report, "doc:", "docs/zh/op_api_list.md (ops-nn): nondeterministic by default, deterministic "
+                  "mode can be switched on");
+    nn_check_line(report, "advice:", "on the card gradInput elements fed by several windows are summed with "
+                  "atomics across cores and may differ from run to run in the last bits; call "
+                  "aclrtSetSysParamOpt(ACL_OPT_DETERMINISTIC, 1) before phase 1 for reproducible results "
+                  "(libaclnn's result is deterministic either way)");
+    nn_check_end(report);
 }

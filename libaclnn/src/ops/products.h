@@ -104,6 +104,11 @@ typedef struct nn_product {
      * checking mode (ACLNN_CHECK) warns at phase 1 that the card will likely refuse it. */
     const char *doc_unsupported_page;
     nn_dtype_list doc_unsupported_dtypes;
+    /* CANN's operator list calls the backward nondeterministic by default on this product, with
+     * a deterministic mode to switch on (ops-nn:docs/zh/op_api_list.md): where pooling windows
+     * overlap, its kernel adds gradients across cores with atomics unless the program set
+     * ACL_OPT_DETERMINISTIC.  Checking mode warns at phase 1 (nn_check_product_determinism). */
+    bool nondeterministic_overlap;
 } nn_product;
 
 /* The row of `op` for the current product (the SoC is valid: nn_check_args ran). */
@@ -117,5 +122,9 @@ const nn_product *nn_product_row(nn_product_op op);
 aclnnStatus nn_check_product_dtype(const char *op, const nn_product *pr, const char *name, const aclTensor *t);
 /* The row's "rejected" text as an error, or ACLNN_SUCCESS. */
 aclnnStatus nn_check_product_api(const char *op, const nn_product *pr);
+/* Checking mode's warning, once per operator in a process, for a phase 1 whose result the card
+ * would not reproduce: the row is nondeterministic_overlap, the windows overlap and the process
+ * has not set ACL_OPT_DETERMINISTIC (libaclnn's own result is deterministic either way). */
+void nn_check_product_determinism(const char *op, const nn_product *pr, bool windows_overlap);
 
 #endif /* NN_OPS_PRODUCTS_H */

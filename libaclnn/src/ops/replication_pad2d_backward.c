@@ -259,7 +259,8 @@ aclnnStatus aclnnReplicationPad2dBackwardGetWorkspaceSize(const aclTensor *gradO
                             &(nn_phase1_end){.kernel = pad_bwd_kernel, .plan = &plan, .plan_size = sizeof plan,
                                              .inputs = {gradOutput, self}, .outputs = {gradInput},
                                              .input_names = {"gradOutput", "self"},
-                                             .output_names = {"gradInput"}, .shape_only_inputs = 1u << 1},
+                                             .output_names = {"gradInput"}, .shape_only_inputs = 1u << 1,
+                                             .computed_outputs = true},
                             workspaceSize, executor);
 }
 

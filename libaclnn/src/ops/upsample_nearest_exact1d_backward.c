@@ -304,7 +304,7 @@ aclnnStatus aclnnUpsampleNearestExact1dBackwardGetWorkspaceSize(const aclTensor 
     return nn_finish_phase1(OP,
                             &(nn_phase1_end){.kernel = upsample_bwd_kernel, .plan = &plan, .plan_size = sizeof plan,
                                              .inputs = {gradOutput}, .outputs = {out},
-                                             .input_names = {"gradOutput"}, .output_names = {"out"}},
+                                             .input_names = {"gradOutput"}, .output_names = {"out"}, .computed_outputs = true},
                             workspaceSize, executor);
 }
 

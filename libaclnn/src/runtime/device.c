@@ -19,7 +19,6 @@ typedef struct nn_device {
 } nn_device;
 
 static nn_device g_devices[NN_RT_MAX_DEVICES]; /* under nn_rt_lock */
-static atomic_int g_sat_mode = ACL_RT_OVERFLOW_MODE_INFNAN;
 
 /* ------------------------------------------------------------------------------------------ */
 /* Device count                                                                                */
@@ -312,16 +311,27 @@ ACL_FUNC_VISIBILITY aclError aclrtSynchronizeDeviceWithTimeout(int32_t timeout)
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* Saturation mode (recorded; the CPU kernels always compute IEEE inf/nan)                     */
+/* Overflow (saturation) mode: base keeps it (nn_overflow_saturates), operators read it at      */
+/* phase 1 (docs/precision.md, "Overflow mode")                                               */
 /* ------------------------------------------------------------------------------------------ */
 
+/* As CANN's rtSetDeviceSatMode: a mode the product does not have is refused with
+ * ACL_ERROR_RT_FEATURE_NOT_SUPPORT (Ascend950 has only INF/NaN, Ascend910/310P only saturation);
+ * asking a saturation-only product for saturation succeeds and records nothing (the runtime
+ * returns before it sets the mode), so a later switch to an A2 product starts in INF/NaN mode. */
 ACL_FUNC_VISIBILITY aclError aclrtSetDeviceSatMode(aclrtFloatOverflowMode mode)
 {
     if (mode != ACL_RT_OVERFLOW_MODE_SATURATION && mode != ACL_RT_OVERFLOW_MODE_INFNAN)
         return nn_rt_error(ACL_ERROR_INVALID_PARAM,
                            "aclrtSetDeviceSatMode: mode must be ACL_RT_OVERFLOW_MODE_SATURATION "
                            "(0) or ACL_RT_OVERFLOW_MODE_INFNAN (1), got %d.", (int)mode);
-    atomic_store(&g_sat_mode, (int)mode);
+    const bool saturation = mode == ACL_RT_OVERFLOW_MODE_SATURATION;
+    if (!nn_overflow_mode_supported(saturation))
+        return nn_rt_error(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                           "aclrtSetDeviceSatMode: %s supports only the %s mode; the %s mode cannot be set.",
+                           nn_soc_family_name(nn_soc_current()), saturation ? "INF/NaN" : "saturation",
+                           saturation ? "saturation" : "INF/NaN");
+    if (!nn_overflow_saturation_only()) nn_overflow_set_device_saturation(saturation);
     return ACL_SUCCESS;
 }
 
@@ -329,6 +339,6 @@ ACL_FUNC_VISIBILITY aclError aclrtGetDeviceSatMode(aclrtFloatOverflowMode *mode)
 {
     if (mode == NULL)
         return nn_rt_error(ACL_ERROR_INVALID_PARAM, "aclrtGetDeviceSatMode: mode must not be null.");
-    *mode = (aclrtFloatOverflowMode)atomic_load(&g_sat_mode);
+    *mode = nn_overflow_saturates() ? ACL_RT_OVERFLOW_MODE_SATURATION : ACL_RT_OVERFLOW_MODE_INFNAN;
     return ACL_SUCCESS;
 }

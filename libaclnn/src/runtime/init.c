@@ -417,6 +417,14 @@ ACL_FUNC_VISIBILITY aclError aclrtSetSysParamOpt(aclSysParamOpt opt, int64_t val
     return ACL_SUCCESS;
 }
 
+int64_t nn_rt_deterministic_level(void)
+{
+    pthread_mutex_lock(&g_opt_lock);
+    const int64_t level = g_opt_set[ACL_OPT_DETERMINISTIC] ? g_opt_value[ACL_OPT_DETERMINISTIC] : 0;
+    pthread_mutex_unlock(&g_opt_lock);
+    return level;
+}
+
 ACL_FUNC_VISIBILITY aclError aclrtGetSysParamOpt(aclSysParamOpt opt, int64_t *value)
 {
     if ((int)opt < 0 || (int)opt >= NN_PROCESS_OPTS)

@@ -30,6 +30,10 @@ typedef void (*nn_task_release_fn)(void *ctx);
 aclError nn_stream_resolve(aclrtStream stream, nn_stream **out);
 /* Same, with `api` (e.g. "aclnnIm2col") naming the caller in the error message. */
 aclError nn_stream_resolve_named(const char *api, aclrtStream stream, nn_stream **out);
+/* Whether the stream runs in saturation mode on a product that can switch (A2/A3): the device's
+ * mode when the stream was created, as CANN's streams copy it (docs/precision.md, "Overflow
+ * mode"); aclrtSetDeviceSatMode does not change streams that exist. */
+bool nn_stream_saturation(const nn_stream *stream);
 
 /* Queues a task.  With ACLNN_LAUNCH_BLOCKING=1 it also waits for it (and returns its error).
  * On failure to queue, release(ctx) is still called. */
@@ -47,6 +51,12 @@ bool nn_mem_find(const void *ptr, size_t len, void **alloc_base, size_t *alloc_s
 bool nn_strict_mode(void);
 /* Whether ACLNN_STRICT=1 itself is set (nn_strict_mode is also on under ACLNN_CHECK's memcheck). */
 bool nn_strict_mode_asked(void);
+
+/* The process's ACL_OPT_DETERMINISTIC (aclrtSetSysParamOpt; 0 when never set): what CANN's
+ * opbase reads at every phase 1 to choose deterministic kernels (opbase:src/nnopbase/
+ * composite_op/aclnn_engine/op_executor.cpp, GetDeterministicLevelFromRt).  The context-scope
+ * aclrtCtxSetSysParamOpt value is not consulted there. */
+int64_t nn_rt_deterministic_level(void);
 
 #ifdef __cplusplus
 }

@@ -95,6 +95,7 @@ struct nn_stream {
     char *first_error_message;
 
     atomic_int refs; /* the registry's + one per waiting thread; taken under nn_rt_lock, registered */
+    bool saturation; /* the device's overflow mode when the stream was made (nn_stream_saturation) */
 };
 
 static nn_ptrset g_streams; /* under nn_rt_lock */
@@ -288,6 +289,7 @@ nn_stream *nn_stream_new_locked(nn_context *ctx, bool is_default, uint32_t flags
     s->ctx = ctx;
     s->is_default = is_default;
     s->flags = flags;
+    s->saturation = nn_overflow_device_saturation();
     atomic_init(&s->refs, 1);
     s->owner_pid = getpid();
     atomic_init(&s->aborting, false);
@@ -328,10 +330,8 @@ bool nn_stream_is_live_locked(const nn_stream *stream)
     return nn_ptrset_has(&g_streams, stream);
 }
 
-nn_context *nn_stream_context(const nn_stream *stream)
-{
-    return stream->ctx;
-}
+nn_context *nn_stream_context(const nn_stream *stream) { return stream->ctx; }
+bool nn_stream_saturation(const nn_stream *stream) { return stream->saturation; }
 
 bool nn_stream_aborting(const nn_stream *stream)
 {

@@ -5,11 +5,13 @@
 
 #include "kernels/max_pool/mask_v1.h"
 
-/* fp32 -> the nearest fp16 value, as fp32 (round to nearest even; overflow gives +-inf, NaN
- * stays NaN): what op_api's cast to FLOAT16 and back leaves of a value. */
+/* fp32 -> the nearest fp16 value, as fp32: what op_api's cast to FLOAT16 and back leaves of a
+ * value.  Only Ascend910 computes FLOAT as FLOAT16, and it has only saturation mode, so the cast
+ * saturates: beyond +-65504 (and +-inf) gives +-65504, NaN gives 0 (docs/precision.md,
+ * "Overflow mode"). */
 static void round_to_fp16(const float *src, float *dst, int64_t count)
 {
-    for (int64_t i = 0; i < count; ++i) dst[i] = nn_f16_to_f32(nn_f32_to_f16(src[i]));
+    for (int64_t i = 0; i < count; ++i) dst[i] = nn_f16_to_f32(nn_f32_to_f16_sat(src[i]));
 }
 
 /* ------------------------------------------------------------------------------------------ */
