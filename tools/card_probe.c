@@ -524,13 +524,18 @@ int main(void)
     printf("# card_probe on %s\n", soc ? soc : "(unknown SoC)");
     printf("# overflow mode: default\n");
     all_probes();
-    /* The same probes with the device in saturation mode, where the product allows switching. */
-    if (aclrtSetDeviceSatMode(ACL_RT_OVERFLOW_MODE_SATURATION) == ACL_SUCCESS) {
-        printf("# overflow mode: saturation (aclrtSetDeviceSatMode)\n");
+    /* The same probes in saturation mode, where the product allows switching: on a stream made
+     * after the switch (a stream takes the device's mode when it is created). */
+    aclrtStream default_mode_stream = g_stream;
+    if (aclrtSetDeviceSatMode(ACL_RT_OVERFLOW_MODE_SATURATION) == ACL_SUCCESS &&
+        aclrtCreateStream(&g_stream) == ACL_SUCCESS) {
+        printf("# overflow mode: saturation (aclrtSetDeviceSatMode, then a new stream)\n");
         pad_backward_probes();
         prelu_probes();
+        aclrtDestroyStream(g_stream);
         aclrtSetDeviceSatMode(ACL_RT_OVERFLOW_MODE_INFNAN);
     }
+    g_stream = default_mode_stream;
     aclrtDestroyStream(g_stream);
     aclrtResetDevice(0);
     aclFinalize();
