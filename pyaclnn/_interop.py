@@ -265,24 +265,6 @@ def dtype_code(array):
         raise TypeError("pyaclnn: no aclDataType for torch dtype %s" % array.dtype) from None
 
 
-def wants_grad(*arrays):
-    """Whether autograd must record this call: a torch input requires grad, grad mode is on."""
-    for array in arrays:
-        if type(array) is not np.ndarray and getattr(array, "requires_grad", False):
-            return _torch_module().is_grad_enabled()
-    return False
-
-
-def refuse_grad(function, *arrays):
-    """A ``*_backward`` function has no autograd formula of its own: rather than return a result
-    that silently carries no gradient back, it refuses a call that autograd would record."""
-    if wants_grad(*arrays):
-        raise RuntimeError(
-            "pyaclnn.functional.%s is not differentiable (no double backward): its result would "
-            "not carry a gradient back to its inputs. Call it under torch.no_grad() or with "
-            "detached tensors." % function)
-
-
 def is_channels_last(array):
     """Whether ``array`` is a 4-D torch tensor laid out channels-last (and not also contiguous):
     torch's results keep that memory format, and so do pyaclnn's for the same operators."""

@@ -13,21 +13,18 @@ Each has
   eager behaviour: dtypes, memory format, products, errors);
 * a fake (meta) implementation computing the result shapes and dtypes by the C library's rules,
   without touching data - what ``torch.export``, ``torch.compile`` and FakeTensor tracing run;
-* autograd through ``torch.library.register_autograd`` whose backward calls the matching
-  ``*_backward`` operator, itself a custom operator (so a traced training graph holds it);
+* autograd and forward mode (pyaclnn._torch_autograd: every backward is the matching
+  ``*_backward`` operator, itself a custom operator and differentiable, so a traced training
+  graph holds it and double backward works) and batching rules (pyaclnn._torch_vmap);
 * a functional schema: no operator mutates or aliases its inputs, each result is a new tensor.
 
-The backward operators are differentiable where that is simple and exact (replication pad,
-upsample, im2col / col2im and max_pool2d_with_indices are linear in the gradient: their
-derivative is the forward operator, or a gather); the mask max-pool backward and the PReLU
-backward raise a clear error when a second derivative is asked for.
+The definitions live in pyaclnn._torch_library, which every registering module imports.
 
 pyaclnn.functional with any torch tensor argument goes through these operators (numpy inputs
 keep the direct path); a plain eager call runs the CPU kernel without the dispatcher (see
 :func:`_call`); see docs/python.md, "PyTorch custom operators".
 """
 
-from contextlib import nullcontext
 from operator import index
 
 import numpy as np
@@ -35,54 +32,15 @@ import torch
 from torch import Tensor
 
 from . import mask as _mask
-from ._core import current_product, soc
 from ._lane import make_entry, watched, _grad_enabled
 from ._dtypes import acl_dtype
 from ._interop import torch_dtype
+from ._torch_library import LIBRARY, NAMESPACE, OPERATORS, OVERLOADS, ops
 from .functional import _im2col_prelu, _max_pool, _max_pool_indices, _pad_upsample
 from .functional._common import ints, pair
 
-NAMESPACE = "aclnn"
-
 __all__ = ["NAMESPACE", "OPERATORS", "ROUTES"]
 
-_LIB = torch.library.Library(NAMESPACE, "DEF")
-_TAGS = (torch.Tag.pt2_compliant_tag,)
-
-#: name -> schema (without the name), in the order they are registered.
-OPERATORS = {
-    "replication_pad2d": "(Tensor x, int[] padding) -> Tensor",
-    "replication_pad2d_backward": "(Tensor grad_output, Tensor x, int[] padding) -> Tensor",
-    "upsample_nearest_exact1d": "(Tensor x, SymInt[] output_size, float? scales=None) -> Tensor",
-    "upsample_nearest_exact1d_backward":
-        "(Tensor grad_output, SymInt[] output_size, SymInt[] input_size, float? scales=None)"
-        " -> Tensor",
-    "max_pool2d_with_mask":
-        "(Tensor x, int[] kernel_size, int[] stride, int[] padding, int[] dilation, "
-        "bool ceil_mode) -> (Tensor, Tensor)",
-    "max_pool2d_with_mask_backward":
-        "(Tensor grad_output, Tensor x, Tensor mask, int[] kernel_size, int[] stride, "
-        "int[] padding, int[] dilation, bool ceil_mode) -> Tensor",
-    "max_pool2d_with_indices":
-        "(Tensor x, int[] kernel_size, int[] stride, int[] padding, int[] dilation, "
-        "bool ceil_mode, ScalarType? indices_dtype=None) -> (Tensor, Tensor)",
-    "max_pool2d_with_indices_backward":
-        "(Tensor grad_output, Tensor x, Tensor indices, int[] kernel_size, int[] stride, "
-        "int[] padding, int[] dilation, bool ceil_mode) -> Tensor",
-    "im2col":
-        "(Tensor x, int[] kernel_size, int[] dilation, int[] padding, int[] stride, "
-        "ScalarType? out_dtype=None) -> Tensor",
-    "im2col_backward":
-        "(Tensor grad_output, SymInt[] input_size, int[] kernel_size, int[] dilation, "
-        "int[] padding, int[] stride, ScalarType? out_dtype=None) -> Tensor",
-    "prelu": "(Tensor x, Tensor weight, ScalarType? out_dtype=None) -> Tensor",
-    "prelu_backward": "(Tensor grad_output, Tensor x, Tensor weight) -> (Tensor, Tensor)",
-}
-
-for _name, _schema in OPERATORS.items():
-    _LIB.define(_name + _schema, tags=_TAGS)
-
-ops = getattr(torch.ops, NAMESPACE)
 
 
 # ---- the CPU kernels: the functional functions themselves ------------------------------------
@@ -94,7 +52,7 @@ _KERNELS = {}   # name -> its CPU kernel (the functional function)
 
 def _kernel(name, function):
     _KERNELS[name] = function
-    _LIB.impl(name, function, "CPU")
+    LIBRARY.impl(name, function, "CPU")
 
 
 _kernel("replication_pad2d", _pad_upsample.replication_pad2d)
@@ -114,7 +72,7 @@ _kernel("prelu_backward", _im2col_prelu.prelu_backward)
 # ---- fake implementations: shapes and dtypes by the library's rules ----------------------------
 def _fake(name):
     def register(function):
-        torch.library.register_fake(NAMESPACE + "::" + name, function, lib=_LIB)
+        torch.library.register_fake(NAMESPACE + "::" + name, function, lib=LIBRARY)
         return function
     return register
 
@@ -242,185 +200,6 @@ def _prelu_fake(x, weight, out_dtype=None):
 def _prelu_backward_fake(grad_output, x, weight):
     gw_shape = tuple(weight.shape) if weight.numel() == 1 else (weight.numel(),)
     return _result(x.shape, x.dtype, x, True), _result(gw_shape, x.dtype, x)
-
-
-# ---- autograd: each backward is the *_backward operator ----------------------------------------
-def _autograd(name, backward, setup_context):
-    """register_autograd, with the product recorded: every forward saves the product it ran on
-    (``pyaclnn.current_product()``) and its backward runs on it (``with pyaclnn.soc(...)``, the
-    calling thread only), whatever the selection is by then - a max-pool mask is read in the
-    layout it was written in.  (A compiled graph runs on the product selected when it runs.)"""
-    def setup(ctx, inputs, output):
-        ctx.product = current_product()
-        setup_context(ctx, inputs, output)
-
-    def on_forward_product(ctx, *grads):
-        with nullcontext() if ctx.product is None else soc(ctx.product):
-            return backward(ctx, *grads)
-    torch.library.register_autograd(NAMESPACE + "::" + name, on_forward_product,
-                                    setup_context=setup, lib=_LIB)
-
-
-def _save_inputs(ctx, inputs, output):
-    ctx.inputs = inputs[1:]                        # the attributes
-    ctx.save_for_backward(inputs[0])
-
-
-def _pad_backward(ctx, grad):
-    x, = ctx.saved_tensors
-    return ops.replication_pad2d_backward(grad, x, *ctx.inputs), None
-
-
-def _pad_backward_setup(ctx, inputs, output):
-    grad_output, x, padding = inputs
-    ctx.padding = padding
-
-
-def _pad_double_backward(ctx, grad):
-    return ops.replication_pad2d(grad, ctx.padding), None, None
-
-
-_autograd("replication_pad2d", _pad_backward, _save_inputs)
-_autograd("replication_pad2d_backward", _pad_double_backward, _pad_backward_setup)
-
-
-def _upsample_setup(ctx, inputs, output):
-    x, output_size, scales = inputs
-    ctx.geometry = (output_size, list(x.shape), scales)
-
-
-def _upsample_backward(ctx, grad):
-    output_size, input_size, scales = ctx.geometry
-    return ops.upsample_nearest_exact1d_backward(grad, output_size, input_size, scales), None, None
-
-
-def _upsample_backward_setup(ctx, inputs, output):
-    ctx.geometry = (inputs[1], inputs[3])
-
-
-def _upsample_double_backward(ctx, grad):
-    output_size, scales = ctx.geometry
-    return ops.upsample_nearest_exact1d(grad, output_size, scales), None, None, None
-
-
-_autograd("upsample_nearest_exact1d", _upsample_backward, _upsample_setup)
-_autograd("upsample_nearest_exact1d_backward", _upsample_double_backward, _upsample_backward_setup)
-
-
-def _mask_setup(ctx, inputs, output):
-    ctx.attrs = inputs[1:]
-    ctx.save_for_backward(inputs[0], _mask_head(output[1], output[0].shape, inputs[1],
-                                                ctx.product))
-    ctx.mark_non_differentiable(output[1])
-
-
-def _mask_head(mask, out_shape, kernel, product):
-    """The bytes of ``mask`` the backward operator reads, as a [1, 1, 1, bytes] copy (the rest
-    of CANN's container is zero; the operator takes any 4-D mask holding them): the int32
-    argmax stream on A2/A3, the V1 rows on Ascend910/310P - N8 C64 128x128 k3s2p1 keeps 8.4 MB,
-    not the 37.9 MB container (pyaclnn.mask.mask_bytes_read)."""
-    if len(out_shape) not in (3, 4) or mask.dim() not in (3, 4):
-        return mask
-    needed = _mask.mask_bytes_read(out_shape, kernel, _mask.product_layout(product))
-    return mask.reshape(-1)[:needed].clone().reshape(1, 1, 1, needed)
-
-
-def _mask_backward(ctx, grad, _grad_mask):
-    x, mask = ctx.saved_tensors
-    return (ops.max_pool2d_with_mask_backward(grad, x, mask, *ctx.attrs),) + (None,) * 5
-
-
-def _not_twice(op):
-    def backward(ctx, *grads):
-        raise NotImplementedError(
-            "%s is not differentiable: pyaclnn's %s operator is once differentiable (a second "
-            "derivative of its forward is not implemented)" % (op, op[:-len("_backward")]))
-    return backward
-
-
-def _no_setup(ctx, inputs, output):
-    pass
-
-
-_autograd("max_pool2d_with_mask", _mask_backward, _mask_setup)
-_autograd("max_pool2d_with_mask_backward", _not_twice("max_pool2d_with_mask_backward"), _no_setup)
-
-
-def _indices_setup(ctx, inputs, output):
-    ctx.attrs = inputs[1:6]
-    ctx.save_for_backward(inputs[0], output[1])
-    ctx.mark_non_differentiable(output[1])
-
-
-def _indices_backward(ctx, grad, _grad_indices):
-    # Every product's backward takes FLOAT gradients with INT32 indices (A2/A3 take nothing
-    # else): the gradient of an fp16/bf16 forward or of int64 indices goes through them.  The
-    # operator sums in fp32 and rounds once either way, so the values are the same.
-    x, indices = ctx.saved_tensors
-    if indices.dtype != torch.int32:
-        indices = indices.to(torch.int32)
-    if x.dtype != torch.float32:
-        return (ops.max_pool2d_with_indices_backward(grad.float(), x.float(), indices, *ctx.attrs)
-                .to(x.dtype),) + (None,) * 6
-    return (ops.max_pool2d_with_indices_backward(grad, x, indices, *ctx.attrs),) + (None,) * 6
-
-
-def _indices_backward_setup(ctx, inputs, output):
-    ctx.save_for_backward(inputs[2])
-
-
-def _indices_double_backward(ctx, grad):
-    # The backward scatters grad_output to the indices: its derivative gathers from them.
-    indices, = ctx.saved_tensors
-    flat = grad.flatten(-2).gather(-1, indices.flatten(-2).long())
-    return (flat.view(indices.shape),) + (None,) * 7
-
-
-_autograd("max_pool2d_with_indices", _indices_backward, _indices_setup)
-_autograd("max_pool2d_with_indices_backward", _indices_double_backward, _indices_backward_setup)
-
-
-def _im2col_setup(ctx, inputs, output):
-    x = inputs[0]
-    ctx.size = list(x.shape[-2:])
-    ctx.dtype = x.dtype
-    ctx.attrs = inputs[1:5]
-
-
-def _im2col_backward(ctx, grad):
-    return (ops.im2col_backward(grad, ctx.size, *ctx.attrs, out_dtype=ctx.dtype),) + (None,) * 5
-
-
-def _col2im_setup(ctx, inputs, output):
-    ctx.dtype = inputs[0].dtype
-    ctx.attrs = inputs[2:6]
-
-
-def _col2im_backward(ctx, grad):
-    return (ops.im2col(grad, *ctx.attrs, out_dtype=ctx.dtype),) + (None,) * 6
-
-
-_autograd("im2col", _im2col_backward, _im2col_setup)
-_autograd("im2col_backward", _col2im_backward, _col2im_setup)
-
-
-def _prelu_setup(ctx, inputs, output):
-    x, weight = inputs[0], inputs[1]
-    ctx.save_for_backward(x, weight)
-
-
-def _prelu_backward(ctx, grad):
-    # The backward operator takes one dtype: x and weight are cast to the gradient's first.
-    x, weight = ctx.saved_tensors
-    dtype = grad.dtype
-    grad_x, grad_w = ops.prelu_backward(grad, x.to(dtype), weight.to(dtype))
-    grad_x = grad_x.to(x.dtype) if ctx.needs_input_grad[0] else None
-    grad_w = grad_w.reshape(weight.shape).to(weight.dtype) if ctx.needs_input_grad[1] else None
-    return grad_x, grad_w, None
-
-
-_autograd("prelu", _prelu_backward, _prelu_setup)
-_autograd("prelu_backward", _not_twice("prelu_backward"), _no_setup)
 
 
 # ---- pyaclnn.functional's entry for torch tensors ----------------------------------------------
@@ -567,7 +346,7 @@ def prelu_backward(grad_output, x, weight):
     return _call("prelu_backward", (_tensor(grad_output), x, _weight(x, weight)))
 
 
-_OVERLOADS = {name: getattr(ops, name).default for name in OPERATORS}
+_OVERLOADS = OVERLOADS
 # The overloads' C++ entries, what OpOverload.__call__ calls (dynamo traces the overload only).
 _ENTRIES = {name: overload._op for name, overload in _OVERLOADS.items()}
 #: functional name -> the function above that takes the functional's arguments.
@@ -575,3 +354,6 @@ ROUTES = {name: globals()[name] for name in OPERATORS}
 #: pyaclnn.functional's call ``name(*args, **kwargs)`` with a torch tensor among the arguments:
 #: ``ROUTES[name]``, or the call's lane (pyaclnn._lane) when it is a plain eager call seen before.
 functional_entry = make_entry(ROUTES)
+
+# autograd, forward mode and batching rules register on the same operators
+from . import _torch_autograd, _torch_vmap  # noqa: E402,F401
