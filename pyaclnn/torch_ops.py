@@ -29,7 +29,7 @@ from operator import index
 
 import numpy as np
 import torch
-from torch import Tensor
+from torch import SymInt, Tensor
 
 from . import mask as _mask
 from ._lane import make_entry, watched, _grad_enabled
@@ -110,7 +110,7 @@ def _upsample_length(x_length, output_size, scales):
     if len(output_size) == 1:
         return output_size[0]
     if not output_size and scales:
-        return int(x_length * scales)   # torch's floor(L * scale_factor)
+        return torch.sym_int(x_length * scales)   # torch's floor(L * scale_factor)
     raise _invalid("upsample_nearest_exact1d", "output_size must have one value")
 
 
@@ -218,11 +218,17 @@ def _tensor(value):
     return value if isinstance(value, Tensor) else from_numpy(np.array(value), TORCH)
 
 
-def _ints(value, name):
-    """An int-list argument; a 0-d tensor (``x.shape[-1]`` under torch.jit.trace) counts as an
-    int."""
+def _sizes(value, name):
+    """A SymInt[] argument (sizes): an int, a sequence of them, or a 0-d tensor
+    (``x.shape[-1]`` under torch.jit.trace).  A symbolic size (``x.shape[-1] * 3`` under
+    torch.export or torch.compile(dynamic=True)) stays symbolic: taking an int of it would fix
+    the traced graph to that size."""
     if isinstance(value, Tensor):
         value = index(value)
+    if isinstance(value, SymInt):
+        return (value,)
+    if isinstance(value, (list, tuple)) and any(isinstance(v, SymInt) for v in value):
+        return tuple(v if isinstance(v, SymInt) else ints(v, name)[0] for v in value)
     return ints(value, name)
 
 
@@ -267,10 +273,13 @@ def replication_pad2d_backward(grad_output, x, padding):
 
 
 def _length(output_size, length, scales):
-    """L_out as pyaclnn.functional takes it: output_size, or int(L * scales) without it."""
+    """L_out as pyaclnn.functional takes it: output_size, or int(L * scales) without it (a
+    symbolic L gives a symbolic L_out)."""
     if output_size is None:
+        if isinstance(length, SymInt) and isinstance(scales, (int, float)):
+            return (torch.sym_int(length * float(scales)),)
         return _pad_upsample._output_size(None, length, scales)
-    return _ints(output_size, "output_size")
+    return _sizes(output_size, "output_size")
 
 
 def upsample_nearest_exact1d(x, output_size=None, scales=None):
@@ -281,7 +290,7 @@ def upsample_nearest_exact1d(x, output_size=None, scales=None):
 
 
 def upsample_nearest_exact1d_backward(grad_output, output_size, input_size, scales=None):
-    input_size = ints(input_size, "input_size")
+    input_size = _sizes(input_size, "input_size")
     return _call("upsample_nearest_exact1d_backward", (_tensor(grad_output),),
                  _length(output_size, input_size[-1] if input_size else 0, scales), input_size,
                  None if scales is None else float(scales))
@@ -324,7 +333,8 @@ def im2col(x, kernel_size, dilation=1, padding=0, stride=1, out_dtype=None):
 
 def im2col_backward(grad_output, input_size, kernel_size, dilation=1, padding=0, stride=1,
                     out_dtype=None):
-    return _call("im2col_backward", (_tensor(grad_output),), pair(input_size, "input_size"),
+    size = _sizes(input_size, "input_size")
+    return _call("im2col_backward", (_tensor(grad_output),), size * 2 if len(size) == 1 else size,
                  pair(kernel_size, "kernel_size"), pair(dilation, "dilation"),
                  pair(padding, "padding"), pair(stride, "stride"), _dtype(out_dtype))
 
