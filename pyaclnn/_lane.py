@@ -37,6 +37,7 @@ _dispatch_modes = torch._C._len_torch_dispatch_stack
 _function_modes = torch._C._is_torch_function_mode_enabled
 _profiling = torch._C._autograd._profiler_enabled
 _functorch_active = torch._C._are_functorch_transforms_active
+_autocasting = torch._C._is_any_autocast_enabled
 _forward_ad = torch.autograd.forward_ad      # its _current_level is >= 0 inside a dual level
 _grad_enabled = torch.is_grad_enabled
 _empty_like = torch.empty_like
@@ -47,11 +48,13 @@ _dispatch._torch_tensor_class()      # torch is imported: pyaclnn._dispatch.laun
 def watched():
     """Whether something watches the dispatcher: jit.trace, a TorchDispatchMode or
     TorchFunctionMode, the profiler, a functorch transform (vmap, grad, jvp: their tensors are
-    wrappers without storage, and only the dispatcher unwraps them) or a forward-AD dual level
-    (a dual tensor does not require grad, yet its tangent must reach the op's autograd).
-    torch.compile is asked apart: it takes the overload."""
+    wrappers without storage, and only the dispatcher unwraps them), a forward-AD dual level
+    (a dual tensor does not require grad, yet its tangent must reach the op's autograd) or
+    autocast (its casts are the dispatcher's AutocastCPU kernels).  torch.compile is asked
+    apart: it takes the overload."""
     return _tracing_state() is not None or _dispatch_modes() or _function_modes() \
-        or _profiling() or _functorch_active() or _forward_ad._current_level >= 0
+        or _profiling() or _functorch_active() or _forward_ad._current_level >= 0 \
+        or _autocasting()
 
 
 def make_entry(routes):

@@ -15,7 +15,8 @@ Each has
   without touching data - what ``torch.export``, ``torch.compile`` and FakeTensor tracing run;
 * autograd and forward mode (pyaclnn._torch_autograd: every backward is the matching
   ``*_backward`` operator, itself a custom operator and differentiable, so a traced training
-  graph holds it and double backward works) and batching rules (pyaclnn._torch_vmap);
+  graph holds it and double backward works), batching rules (pyaclnn._torch_vmap) and
+  autocast rules (pyaclnn._torch_autocast);
 * a functional schema: no operator mutates or aliases its inputs, each result is a new tensor.
 
 The definitions live in pyaclnn._torch_library, which every registering module imports.
@@ -365,5 +366,5 @@ ROUTES = {name: globals()[name] for name in OPERATORS}
 #: ``ROUTES[name]``, or the call's lane (pyaclnn._lane) when it is a plain eager call seen before.
 functional_entry = make_entry(ROUTES)
 
-# autograd, forward mode and batching rules register on the same operators
-from . import _torch_autograd, _torch_vmap  # noqa: E402,F401
+# autograd, forward mode, batching and autocast rules register on the same operators
+from . import _torch_autocast, _torch_autograd, _torch_vmap  # noqa: E402,F401
