@@ -265,6 +265,18 @@ def dtype_code(array):
         raise TypeError("pyaclnn: no aclDataType for torch dtype %s" % array.dtype) from None
 
 
+def has_instance(kind, args, kwargs):
+    """Whether an argument or keyword argument is an instance of ``kind`` (torch.Tensor: the
+    calls pyaclnn.functional routes to the torch ops)."""
+    for value in args:
+        if isinstance(value, kind):
+            return True
+    for value in kwargs.values():
+        if isinstance(value, kind):
+            return True
+    return False
+
+
 def is_channels_last(array):
     """Whether ``array`` is a 4-D torch tensor laid out channels-last (and not also contiguous):
     torch's results keep that memory format, and so do pyaclnn's for the same operators."""

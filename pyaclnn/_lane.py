@@ -18,8 +18,8 @@ import torch
 from torch import Tensor
 
 from . import _core, _dispatch, _errors
-from .functional import _has_tensor
 from ._core import ffi, function
+from ._interop import has_instance
 from ._dispatch import NULL, _local, _run_cached, _set_address, _workspace
 
 LANE_ENTRIES = 2 * _dispatch.CACHE_ENTRIES     # lanes kept per thread (all dropped when full)
@@ -114,7 +114,7 @@ def make_entry(routes):
 def _route(route, function, args, kwargs):
     """A call that takes no lane: ``route`` (torch_ops) when an argument is a torch tensor,
     ``function`` (the numpy path) otherwise."""
-    if _has_tensor(Tensor, args, kwargs):
+    if has_instance(Tensor, args, kwargs):
         return route(*args, **kwargs)
     return function(*args, **kwargs)
 

@@ -37,14 +37,14 @@ from ._lane import make_entry, watched, _grad_enabled
 from ._dtypes import acl_dtype
 from ._interop import torch_dtype
 from ._torch_library import LIBRARY, NAMESPACE, OPERATORS, OVERLOADS, ops
-from .functional import _im2col_prelu, _max_pool, _max_pool_indices, _pad_upsample
-from .functional._common import ints, pair
+from ._operators import _im2col_prelu, _max_pool, _max_pool_indices, _pad_upsample
+from ._operators._common import ints, pair
 
 __all__ = ["NAMESPACE", "OPERATORS", "ROUTES"]
 
 
 
-# ---- the CPU kernels: the functional functions themselves ------------------------------------
+# ---- the CPU kernels: the operator functions themselves ---------------------------------------
 # They run below autograd: an input that requires grad reaches them only inside the generated
 # autograd.Function's forward, where grad mode is off, so the functional function takes its
 # plain path.
@@ -85,7 +85,7 @@ def _invalid(op, why):
 def _result(shape, dtype, like, keep_format=False):
     """A result as the kernel makes it, on ``like``'s device (cpu, or meta): contiguous, or
     channels-last for a 4-D result of a channels-last ``like`` where the operator keeps the
-    memory format as torch does (``keep_format``; pyaclnn.functional._common.like)."""
+    memory format as torch does (``keep_format``; pyaclnn._operators._common.like)."""
     if keep_format and len(shape) == 4 and like.dim() == 4 and not like.is_contiguous() and \
             like.is_contiguous(memory_format=torch.channels_last):
         return torch.empty(shape, dtype=dtype, device=like.device,
