@@ -1,11 +1,13 @@
 """Second derivatives through pyaclnn's operators: a gradient penalty (WGAN-GP) through a
-converted model gives torch.nn's parameter gradients, and opcheck passes on the backward
-samples a real training step records.  Both raised NotImplementedError ("... is not
+converted model gives torch.nn's parameter gradients, opcheck passes on the backward samples a
+real training step records, and gradcheck (backward and forward mode) and gradgradcheck hold
+against finite differences for every operator whose double backward or jvp is a formula.  Both raised NotImplementedError ("... is not
 differentiable") for PReLU and the default MaxPool2d before.
 """
 
 import copy
 
+import pytest
 import torch
 from torch import nn
 
@@ -74,3 +76,44 @@ def test_opcheck_on_the_samples_of_a_training_step():
         args = tuple(a.detach().requires_grad_() if isinstance(a, torch.Tensor)
                      and a.is_floating_point() else a for a in args)
         torch.library.opcheck(func, args)
+
+
+def _rand(*shape, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(*shape, generator=g).requires_grad_()
+
+
+# every operator with its differentiable inputs first; piecewise linear (or bilinear) in them,
+# so float32 finite differences with eps 1e-2 are exact up to rounding away from the kinks
+POOL = ([2, 2], [1, 1], [0, 0], [1, 1], False)
+CHECKED = {
+    "prelu": (lambda x, w: ops.prelu(x, w), lambda: (_rand(1, 2, 3, 3), _rand(2, seed=1))),
+    "prelu shared weight": (lambda x, w: ops.prelu(x, w), lambda: (_rand(2, 3, 3), _rand(1, seed=1))),
+    "prelu_backward": (lambda g, x, w: ops.prelu_backward(g, x, w),
+                       lambda: (_rand(1, 2, 3, 3, seed=2), _rand(1, 2, 3, 3), _rand(2, seed=1))),
+    "prelu_backward shared weight": (lambda g, x, w: ops.prelu_backward(g, x, w),
+                                     lambda: (_rand(1, 2, 3, 3, seed=2), _rand(1, 2, 3, 3),
+                                              _rand(1, seed=1))),
+    "mask pool": (lambda x: ops.max_pool2d_with_mask(x, *POOL)[0], lambda: (_rand(1, 2, 4, 4),)),
+    "mask pool_backward": (
+        lambda g, x: ops.max_pool2d_with_mask_backward(
+            g, x, ops.max_pool2d_with_mask(x.detach(), *POOL)[1], *POOL),
+        lambda: (_rand(1, 2, 3, 3, seed=2), _rand(1, 2, 4, 4))),
+    "indices pool": (lambda x: ops.max_pool2d_with_indices(x, *POOL)[0], lambda: (_rand(1, 2, 4, 4),)),
+    "pad_backward": (lambda g: ops.replication_pad2d_backward(g, torch.zeros(1, 2, 3, 3), [1, 0, 1, 1]),
+                     lambda: (_rand(1, 2, 5, 4),)),
+    "upsample_backward": (lambda g: ops.upsample_nearest_exact1d_backward(g, [7], [1, 2, 3]),
+                          lambda: (_rand(1, 2, 7),)),
+    "col2im": (lambda g: ops.im2col_backward(g, [3, 3], [2, 2], [1, 1], [0, 0], [1, 1]),
+               lambda: (_rand(1, 8, 4),)),
+}
+
+
+@pytest.mark.parametrize("name", list(CHECKED))
+@pytest.mark.filterwarnings("ignore:Input #")
+def test_first_second_and_forward_derivatives_against_finite_differences(name):
+    fn, make = CHECKED[name]
+    inputs = make()
+    assert torch.autograd.gradcheck(fn, inputs, eps=1e-2, atol=2e-3, rtol=2e-3,
+                                    check_forward_ad=True)
+    assert torch.autograd.gradgradcheck(fn, inputs, eps=1e-2, atol=2e-3, rtol=2e-3)

@@ -6,14 +6,17 @@ pointer of Tensor that doesn't have storage": the eager fast path took functorch
 plain tensors) and torch.nn.functional's under the same transform, and compares the values.
 """
 
+import copy
 from contextlib import contextmanager
 
 import pytest
 import torch
 import torch.nn.functional as TF
+from torch import nn
 from torch.autograd import forward_ad
 
 import pyaclnn.functional as F
+import pyaclnn.nn as pnn
 import pyaclnn.torch_ops  # noqa: F401  (registers torch.ops.aclnn)
 
 ops = torch.ops.aclnn
@@ -171,3 +174,24 @@ def test_vmap_of_the_operators_equals_one_call_per_sample(op, make):
             _close(got, want)
     else:
         _close(batched, expected)
+
+
+def test_per_sample_gradients_of_a_converted_model():
+    torch.manual_seed(9)
+    reference = nn.Sequential(nn.Conv2d(2, 3, 3, padding=1), nn.PReLU(3), nn.MaxPool2d(2),
+                              nn.ReplicationPad2d(1), nn.Flatten(), nn.Linear(3 * 5 * 5, 1))
+    ours = pnn.convert(copy.deepcopy(reference))
+    x, y = _rand(6, 2, 6, 6), _rand(6, 1, seed=1)
+
+    def per_sample(model):
+        params = {k: v.detach() for k, v in model.named_parameters()}
+
+        def loss(p, sample, target):
+            out = torch.func.functional_call(model, p, (sample[None],))
+            return ((out - target[None]) ** 2).sum()
+        return torch.func.vmap(torch.func.grad(loss), in_dims=(None, 0, 0))(params, x, y)
+
+    got, want = per_sample(ours), per_sample(reference)
+    assert got.keys() == want.keys()
+    for key in want:
+        _close(got[key], want[key])
