@@ -5,8 +5,7 @@ Each operator's backward is the matching ``*_backward`` operator, and every ``*_
 differentiable in turn, with the formulas torch uses for the functions they replace: the four
 that are linear in the gradient (replication pad, upsample, col2im, max pooling with indices)
 have the forward operator - or a gather at the indices - as derivative; the mask max pooling's
-backward gathers at the argmax of its input (the indices pooling of the same geometry, whose
-first maximum in window order is the mask's); PReLU's backward has torch's where-formulas.
+backward gathers at the argmax its mask records; PReLU's backward has torch's where-formulas.
 Every Function also has a ``jvp`` (forward mode: ``torch.func.jvp``, ``jacfwd``,
 ``torch.autograd.forward_ad``) and ``generate_vmap_rule`` (so ``vmap`` over ``grad`` works), and
 follows the functorch form (``forward`` without ctx, ``setup_context``): torch.library's
@@ -162,17 +161,51 @@ def _gather_at(values, indices):
     return flat.view(indices.shape)
 
 
-def _argmax(x, attrs):
-    """The plane indices of each window's maximum: the indices pooling of the same geometry
-    (its ties go to the first maximum in window order, as the mask's)."""
-    return ops.max_pool2d_with_indices(x, *attrs)[1]
+def _argmax(x, mask, out_shape, attrs, product):
+    """The plane index of each window's maximum as the forward's mask records it (its ties and
+    NaNs, and Ascend910's fp16 comparisons, included): the int32 stream of A2/A3 read in place;
+    the V1 bit mask of Ascend910/310P decoded (pyaclnn.mask.indices_from_mask, eager only); for
+    a 1x1 kernel, whose mask holds none, each window's one cell."""
+    kh, kw = _two(attrs[0])
+    sh, sw = _two(attrs[1] or attrs[0])
+    if kh * kw == 1:
+        rows = torch.arange(out_shape[-2], device=x.device) * (sh * x.shape[-1])
+        plane = rows[:, None] + torch.arange(out_shape[-1], device=x.device) * sw
+        return plane.expand(out_shape)
+    if _mask.product_layout(product) == "stream":
+        count = _numel(out_shape)
+        return mask.reshape(-1)[:4 * count].view(torch.int32).reshape(out_shape)
+    decoded = _mask.indices_from_mask(_numpy(mask).reshape(-1), tuple(out_shape),
+                                      tuple(x.shape), (sh, sw), kernel_size=(kh, kw),
+                                      padding=_two(attrs[2]), layout="v1")
+    return torch.from_numpy(decoded)
+
+
+def _numpy(tensor):
+    """``tensor``'s data as a numpy array, also inside a functorch transform (a jvp's saved mask
+    is one of its wrappers; the mask has no tangent, so its data is all there is): unwrapped,
+    and read with functorch's dispatch keys excluded (numpy() of even a plain tensor fails while
+    a transform is active)."""
+    while torch._C._functorch.is_functorch_wrapped_tensor(tensor):
+        tensor = torch._C._functorch.get_unwrapped(tensor)
+    with torch._C._ExcludeDispatchKeyGuard(_FUNCTORCH_LAYERS):
+        return tensor.numpy()
+
+
+_FUNCTORCH_LAYERS = (torch._C.DispatchKeySet(torch._C.DispatchKey.FuncTorchDynamicLayerFrontMode)
+                     | torch._C.DispatchKeySet(torch._C.DispatchKey.FuncTorchDynamicLayerBackMode))
+
+
+def _two(values):
+    return (values[0], values[0]) if len(values) == 1 else tuple(values[:2])
 
 
 def _mask_setup(ctx, inputs, output):
     ctx.attrs = inputs[1:]
-    ctx.save_for_backward(inputs[0], _mask_head(output[1], output[0].shape, inputs[1],
-                                                ctx.product))
-    ctx.save_for_forward(inputs[0])
+    ctx.out_shape = output[0].shape
+    head = _mask_head(output[1], output[0].shape, inputs[1], ctx.product)
+    ctx.save_for_backward(inputs[0], head)
+    ctx.save_for_forward(inputs[0], head)
     ctx.mark_non_differentiable(output[1])
 
 
@@ -193,19 +226,21 @@ def _mask_backward(ctx, grad, _grad_mask):
 
 
 def _mask_jvp(ctx, x_t, *_attrs_t):
-    x, = ctx.saved_tensors
-    return _gather_at(x_t, _argmax(x, ctx.attrs)), None
+    x, mask = ctx.saved_tensors
+    return _gather_at(x_t, _argmax(x, mask, ctx.out_shape, ctx.attrs, ctx.product)), None
 
 
 def _mask_grad_setup(ctx, inputs, output):
     ctx.attrs = inputs[3:]
-    ctx.save_for_backward(inputs[1])
+    ctx.out_shape = inputs[0].shape
+    ctx.save_for_backward(inputs[1], inputs[2])
     ctx.save_for_forward(inputs[0], inputs[1], inputs[2])
 
 
 def _mask_grad_backward(ctx, grad):
-    x, = ctx.saved_tensors
-    return (_gather_at(grad, _argmax(x, ctx.attrs)),) + (None,) * 7
+    x, mask = ctx.saved_tensors
+    return (_gather_at(grad, _argmax(x, mask, ctx.out_shape, ctx.attrs, ctx.product)),) \
+        + (None,) * 7
 
 
 def _mask_grad_jvp(ctx, grad_t, *_others_t):

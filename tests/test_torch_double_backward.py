@@ -117,3 +117,27 @@ def test_first_second_and_forward_derivatives_against_finite_differences(name):
     assert torch.autograd.gradcheck(fn, inputs, eps=1e-2, atol=2e-3, rtol=2e-3,
                                     check_forward_ad=True)
     assert torch.autograd.gradgradcheck(fn, inputs, eps=1e-2, atol=2e-3, rtol=2e-3)
+
+
+@pytest.mark.parametrize("product", [None, "Ascend910"])
+@pytest.mark.parametrize("kernel,stride,padding", [(3, 2, 1), (2, 2, 0), (1, 2, 0)])
+def test_mask_pool_double_backward_and_jvp_gather_at_the_masks_argmax(soc, product, kernel,
+                                                                       stride, padding):
+    # distinct values, exact in fp16 (Ascend910 pools float32 in float16): torch's own argmax
+    # is the reference for the gather
+    soc(product)
+    x = (torch.randperm(2 * 3 * 7 * 7, generator=torch.Generator().manual_seed(6)).float() / 8
+         ).reshape(2, 3, 7, 7)
+    attrs = ([kernel] * 2, [stride] * 2, [padding] * 2, [1, 1], False)
+    _, indices = torch.nn.functional.max_pool2d(x, kernel, stride, padding, return_indices=True)
+    out, mask = ops.max_pool2d_with_mask(x, *attrs)
+    weights = torch.randn(x.shape, generator=torch.Generator().manual_seed(7))
+    expected = weights.flatten(-2).gather(-1, indices.flatten(-2)).view(indices.shape)
+
+    g = torch.zeros(out.shape, requires_grad=True)
+    (ops.max_pool2d_with_mask_backward(g, x, mask, *attrs) * weights).sum().backward()
+    assert torch.equal(g.grad, expected)
+
+    _, tangent = torch.func.jvp(lambda v: ops.max_pool2d_with_mask(v, *attrs)[0], (x,),
+                                (weights,))
+    assert torch.equal(tangent, expected)
