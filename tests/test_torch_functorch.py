@@ -195,3 +195,16 @@ def test_per_sample_gradients_of_a_converted_model():
     assert got.keys() == want.keys()
     for key in want:
         _close(got[key], want[key])
+
+
+def test_a_tensor_subclass_goes_through_the_dispatcher():
+    # TwoTensor (torch's test subclass) runs every op on both of its tensors in
+    # __torch_dispatch__: the fast path and the lane must leave the call to the dispatcher
+    from torch.testing._internal.two_tensor import TwoTensor
+
+    a, b = _rand(1, 2, 4, 4), _rand(1, 2, 4, 4, seed=1)
+    for _ in range(2):
+        out = F.replication_pad2d(TwoTensor(a, b), (1, 1, 1, 1))
+        assert type(out) is TwoTensor
+        _close(out.a, TF.pad(a, (1, 1, 1, 1), mode="replicate"))
+        _close(out.b, TF.pad(b, (1, 1, 1, 1), mode="replicate"))
