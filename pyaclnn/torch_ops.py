@@ -246,12 +246,13 @@ _is_compiling = torch.compiler.is_compiling
 def _call(name, tensors, *attrs):
     """``torch.ops.aclnn.<name>(*tensors, *attrs)``.
 
-    A plain eager call - CPU tensors of class Tensor, none requiring grad while grad mode is on,
-    and nothing that watches the dispatcher (jit.trace, torch.compile, a TorchDispatchMode or
-    TorchFunctionMode, the profiler) - runs the op's CPU kernel directly: that is all the
+    A plain eager call - CPU tensors of class Tensor (no subclass), none requiring grad while
+    grad mode is on, and nothing that watches the dispatcher (jit.trace, torch.compile, a
+    TorchDispatchMode or TorchFunctionMode, the profiler, a functorch transform, a forward-AD
+    level, autocast: pyaclnn._lane.watched) - runs the op's CPU kernel directly: that is all the
     dispatcher would do for it, after its autograd kernel's ~7 us of Python and ~3 us of
     boxing into Python, more than the kernel itself costs for a small tensor.  Every other call
-    goes through the dispatcher, so tracers, modes and autograd see the op."""
+    goes through the dispatcher, so tracers, modes, transforms and autograd see the op."""
     if _is_compiling():
         return _OVERLOADS[name](*tensors, *attrs)
     if not watched():
