@@ -265,22 +265,16 @@ def dtype_code(array):
         raise TypeError("pyaclnn: no aclDataType for torch dtype %s" % array.dtype) from None
 
 
-def wants_grad(*arrays):
-    """Whether autograd must record this call: a torch input requires grad, grad mode is on."""
-    for array in arrays:
-        if type(array) is not np.ndarray and getattr(array, "requires_grad", False):
-            return _torch_module().is_grad_enabled()
+def has_instance(kind, args, kwargs):
+    """Whether an argument or keyword argument is an instance of ``kind`` (torch.Tensor: the
+    calls pyaclnn.functional routes to the torch ops)."""
+    for value in args:
+        if isinstance(value, kind):
+            return True
+    for value in kwargs.values():
+        if isinstance(value, kind):
+            return True
     return False
-
-
-def refuse_grad(function, *arrays):
-    """A ``*_backward`` function has no autograd formula of its own: rather than return a result
-    that silently carries no gradient back, it refuses a call that autograd would record."""
-    if wants_grad(*arrays):
-        raise RuntimeError(
-            "pyaclnn.functional.%s is not differentiable (no double backward): its result would "
-            "not carry a gradient back to its inputs. Call it under torch.no_grad() or with "
-            "detached tensors." % function)
 
 
 def is_channels_last(array):

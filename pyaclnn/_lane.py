@@ -18,8 +18,8 @@ import torch
 from torch import Tensor
 
 from . import _core, _dispatch, _errors
-from .functional import _has_tensor
 from ._core import ffi, function
+from ._interop import has_instance
 from ._dispatch import NULL, _local, _run_cached, _set_address, _workspace
 
 LANE_ENTRIES = 2 * _dispatch.CACHE_ENTRIES     # lanes kept per thread (all dropped when full)
@@ -36,6 +36,9 @@ _tracing_state = torch._C._get_tracing_state
 _dispatch_modes = torch._C._len_torch_dispatch_stack
 _function_modes = torch._C._is_torch_function_mode_enabled
 _profiling = torch._C._autograd._profiler_enabled
+_functorch_active = torch._C._are_functorch_transforms_active
+_autocasting = torch._C._is_any_autocast_enabled
+_forward_ad = torch.autograd.forward_ad      # its _current_level is >= 0 inside a dual level
 _grad_enabled = torch.is_grad_enabled
 _empty_like = torch.empty_like
 _thread_soc = _core.thread_soc
@@ -44,8 +47,14 @@ _dispatch._torch_tensor_class()      # torch is imported: pyaclnn._dispatch.laun
 
 def watched():
     """Whether something watches the dispatcher: jit.trace, a TorchDispatchMode or
-    TorchFunctionMode, the profiler (torch.compile is asked apart: it takes the overload)."""
-    return _tracing_state() is not None or _dispatch_modes() or _function_modes() or _profiling()
+    TorchFunctionMode, the profiler, a functorch transform (vmap, grad, jvp: their tensors are
+    wrappers without storage, and only the dispatcher unwraps them), a forward-AD dual level
+    (a dual tensor does not require grad, yet its tangent must reach the op's autograd) or
+    autocast (its casts are the dispatcher's AutocastCPU kernels).  torch.compile is asked
+    apart: it takes the overload."""
+    return _tracing_state() is not None or _dispatch_modes() or _function_modes() \
+        or _profiling() or _functorch_active() or _forward_ad._current_level >= 0 \
+        or _autocasting()
 
 
 def make_entry(routes):
@@ -105,7 +114,7 @@ def make_entry(routes):
 def _route(route, function, args, kwargs):
     """A call that takes no lane: ``route`` (torch_ops) when an argument is a torch tensor,
     ``function`` (the numpy path) otherwise."""
-    if _has_tensor(Tensor, args, kwargs):
+    if has_instance(Tensor, args, kwargs):
         return route(*args, **kwargs)
     return function(*args, **kwargs)
 

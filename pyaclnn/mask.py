@@ -68,9 +68,16 @@ def _row_bytes(ho, wo):
     return (-(-(ho * wo) // 16) + 1) * 32
 
 
+def _sizes(shape):
+    """A shape's sizes as ints, symbolic sizes (torch's SymInt under torch.export and
+    torch.compile(dynamic=True)) kept as they are: int() of one would fix it to the traced
+    value."""
+    return tuple(int(d) if isinstance(d, (int, np.integer)) else d for d in shape)
+
+
 def mask_shape(output_shape, kernel_size):
     """Shape of the INT8 mask container for pooled shape [N, C, Ho, Wo] or [C, Ho, Wo]."""
-    output_shape = tuple(int(d) for d in output_shape)
+    output_shape = _sizes(output_shape)
     if len(output_shape) not in (3, 4):
         raise ValueError("output_shape must be [N, C, Ho, Wo] or [C, Ho, Wo], got %r" % (output_shape,))
     kh, kw = _pair(kernel_size, "kernel_size")
@@ -82,7 +89,7 @@ def mask_bytes_read(output_shape, kernel_size, layout=None):
     later byte is zero): the int32 stream (``4*N*C*Ho*Wo``) in the "stream" layout, the
     ``N*ceil(C/16)*kH*kW`` rows of the V1 bit mask in "v1", at least one byte for a 1x1 kernel
     (the backward does not read its mask)."""
-    output_shape = tuple(int(d) for d in output_shape)
+    output_shape = _sizes(output_shape)
     kh, kw = _pair(kernel_size, "kernel_size")
     if kh * kw == 1:
         return 1

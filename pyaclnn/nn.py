@@ -28,13 +28,19 @@ construction for an argument (``Upsample(mode="bilinear")``), at the call for an
 input to Upsample) - unless the module was made with ``fallback=True``: then torch.nn's own
 forward runs instead, for that call.  An input the operator itself refuses (a pad wider than
 the input, a dtype the product does not take) raises the library's error
-(``pyaclnn.ParamInvalidError``, CANN's message), or falls back likewise.
+(``pyaclnn.ParamInvalidError``, CANN's message), or falls back likewise.  :func:`convert` never
+raises it: a module it cannot cover stays torch.nn's.
+
+The modules are drop-ins: ``forward`` takes torch's argument name (``input``), and
+``torch.fx.symbolic_trace`` traces them (no test on a proxy: the graph holds the operator).
 """
 
 import torch
 from torch import nn
+from torch.fx import Proxy
 
 from . import torch_ops
+from ._core import current_product
 from ._errors import ParamError
 
 ops = torch_ops.ops
@@ -91,6 +97,11 @@ class _Covered:
 
 
 def _dims(module, x, allowed):
+    """The refusal of an input of a rank the operator does not take, or None.  An
+    ``torch.fx.symbolic_trace`` proxy has no rank to test (a test would be control flow on a
+    proxy): the traced graph holds the operator, which refuses a wrong rank when it runs."""
+    if isinstance(x, Proxy):
+        return None
     if x.dim() not in allowed:
         return module._refuse(x, "takes %s-D input, got %d-D"
                               % (" or ".join(str(d) for d in allowed), x.dim()))
@@ -104,11 +115,11 @@ class ReplicationPad2d(_Covered, nn.ReplicationPad2d):
         super().__init__(padding)
         self._init_fallback(fallback)
 
-    def forward(self, x):
-        refused = _dims(self, x, (3, 4))
+    def forward(self, input):
+        refused = _dims(self, input, (3, 4))
         if refused is not None:
             return refused
-        return self._run(x, lambda t: ops.replication_pad2d(t, list(self.padding)))
+        return self._run(input, lambda t: ops.replication_pad2d(t, list(self.padding)))
 
 
 class MaxPool2d(_Covered, nn.MaxPool2d):
@@ -135,11 +146,11 @@ class MaxPool2d(_Covered, nn.MaxPool2d):
             return ops.max_pool2d_with_indices(x, *self._attrs(), torch.int64)
         return ops.max_pool2d_with_mask(x, *self._attrs())[0]
 
-    def forward(self, x):
-        refused = _dims(self, x, (3, 4))
+    def forward(self, input):
+        refused = _dims(self, input, (3, 4))
         if refused is not None:
             return refused
-        return self._run(x, self._pool)
+        return self._run(input, self._pool)
 
 
 class PReLU(_Covered, nn.PReLU):
@@ -149,8 +160,8 @@ class PReLU(_Covered, nn.PReLU):
         super().__init__(num_parameters, init, device=device, dtype=dtype)
         self._init_fallback(fallback)
 
-    def forward(self, x):
-        return self._run(x, lambda t: ops.prelu(t, self.weight))
+    def forward(self, input):
+        return self._run(input, lambda t: ops.prelu(t, self.weight))
 
 
 class Unfold(_Covered, nn.Unfold):
@@ -160,11 +171,11 @@ class Unfold(_Covered, nn.Unfold):
         super().__init__(kernel_size, dilation, padding, stride)
         self._init_fallback(fallback)
 
-    def forward(self, x):
-        refused = _dims(self, x, (3, 4))
+    def forward(self, input):
+        refused = _dims(self, input, (3, 4))
         if refused is not None:
             return refused
-        return self._run(x, lambda t: ops.im2col(
+        return self._run(input, lambda t: ops.im2col(
             t, list(_pair(self.kernel_size)), list(_pair(self.dilation)),
             list(_pair(self.padding)), list(_pair(self.stride))))
 
@@ -177,11 +188,11 @@ class Fold(_Covered, nn.Fold):
         super().__init__(output_size, kernel_size, dilation, padding, stride)
         self._init_fallback(fallback)
 
-    def forward(self, x):
-        refused = _dims(self, x, (2, 3))
+    def forward(self, input):
+        refused = _dims(self, input, (2, 3))
         if refused is not None:
             return refused
-        return self._run(x, lambda t: ops.im2col_backward(
+        return self._run(input, lambda t: ops.im2col_backward(
             t, list(_pair(self.output_size)), list(_pair(self.kernel_size)),
             list(_pair(self.dilation)), list(_pair(self.padding)), list(_pair(self.stride))))
 
@@ -215,11 +226,11 @@ class Upsample(_Covered, nn.Upsample):
         return ops.upsample_nearest_exact1d(x, [length],
                                             None if self.recompute_scale_factor else float(scale))
 
-    def forward(self, x):
-        refused = _dims(self, x, (3,))
+    def forward(self, input):
+        refused = _dims(self, input, (3,))
         if refused is not None:
             return refused
-        return self._run(x, self._upsample)
+        return self._run(input, self._upsample)
 
 
 #: torch.nn class -> ours, in the order convert tries them.
@@ -233,32 +244,58 @@ COVERED = {
 }
 
 
-def _converted(module, fallback):
-    """Our module for a covered torch.nn module (sharing its parameters), or None."""
-    ours = COVERED.get(type(module))
-    if ours is None:
-        return None
+def _made(ours, module, fallback):
+    """Our module with ``module``'s arguments (PReLU sharing its weight)."""
     if isinstance(module, nn.ReplicationPad2d):
-        new = ours(module.padding, fallback=fallback)
-    elif isinstance(module, nn.MaxPool2d):
-        new = ours(module.kernel_size, module.stride, module.padding, module.dilation,
-                   module.return_indices, module.ceil_mode, fallback=fallback)
-    elif isinstance(module, nn.PReLU):
+        return ours(module.padding, fallback=fallback)
+    if isinstance(module, nn.MaxPool2d):
+        return ours(module.kernel_size, module.stride, module.padding, module.dilation,
+                    module.return_indices, module.ceil_mode, fallback=fallback)
+    if isinstance(module, nn.PReLU):
         new = ours(module.num_parameters, fallback=fallback)
         new.weight = module.weight            # the same Parameter: optimizers keep working
-    elif isinstance(module, nn.Unfold):
-        new = ours(module.kernel_size, module.dilation, module.padding, module.stride,
-                   fallback=fallback)
-    elif isinstance(module, nn.Fold):
-        new = ours(module.output_size, module.kernel_size, module.dilation, module.padding,
-                   module.stride, fallback=fallback)
-    else:
-        try:
-            new = ours(module.size, module.scale_factor, module.mode, module.align_corners,
-                       module.recompute_scale_factor, fallback=fallback)
-        except NotCoveredError:
-            return None                       # e.g. a bilinear Upsample stays torch's
-    new.train(module.training)
+        return new
+    if isinstance(module, nn.Unfold):
+        return ours(module.kernel_size, module.dilation, module.padding, module.stride,
+                    fallback=fallback)
+    if isinstance(module, nn.Fold):
+        return ours(module.output_size, module.kernel_size, module.dilation, module.padding,
+                    module.stride, fallback=fallback)
+    return ours(module.size, module.scale_factor, module.mode, module.align_corners,
+                module.recompute_scale_factor, fallback=fallback)
+
+
+def _covered_now(module):
+    """Whether the selected product takes ``module``'s arguments where construction cannot tell:
+    a dilated MaxPool2d runs only on a product whose indices pooling takes dilation
+    (Ascend950)."""
+    if isinstance(module, nn.MaxPool2d) and _pair(module.dilation) != (1, 1):
+        return str(current_product() or "").startswith("Ascend950")
+    return True
+
+
+# What a module carries besides its arguments and parameters, handed to its replacement: the
+# hooks (the same dicts, so the handles the user holds still remove them) and the flags.
+_CARRIED = ("training", "_forward_hooks", "_forward_hooks_with_kwargs",
+            "_forward_hooks_always_called", "_forward_pre_hooks", "_forward_pre_hooks_with_kwargs",
+            "_backward_hooks", "_backward_pre_hooks", "_is_full_backward_hook",
+            "_state_dict_hooks", "_state_dict_pre_hooks", "_load_state_dict_pre_hooks",
+            "_load_state_dict_post_hooks")
+
+
+def _converted(module, fallback):
+    """Our module for a covered torch.nn module (sharing its parameters, hooks and flags), or
+    None: not covered, or not with these arguments (those modules stay torch's)."""
+    ours = COVERED.get(type(module))
+    if ours is None or not _covered_now(module):
+        return None
+    try:
+        new = _made(ours, module, fallback)
+    except NotCoveredError:
+        return None                   # e.g. a bilinear Upsample, a dilated MaxPool2d
+    for name in _CARRIED:
+        if name in module.__dict__:
+            new.__dict__[name] = module.__dict__[name]
     return new
 
 

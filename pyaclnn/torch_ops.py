@@ -13,79 +13,38 @@ Each has
   eager behaviour: dtypes, memory format, products, errors);
 * a fake (meta) implementation computing the result shapes and dtypes by the C library's rules,
   without touching data - what ``torch.export``, ``torch.compile`` and FakeTensor tracing run;
-* autograd through ``torch.library.register_autograd`` whose backward calls the matching
-  ``*_backward`` operator, itself a custom operator (so a traced training graph holds it);
+* autograd and forward mode (pyaclnn._torch_autograd: every backward is the matching
+  ``*_backward`` operator, itself a custom operator and differentiable, so a traced training
+  graph holds it and double backward works), batching rules (pyaclnn._torch_vmap) and
+  autocast rules (pyaclnn._torch_autocast);
 * a functional schema: no operator mutates or aliases its inputs, each result is a new tensor.
 
-The backward operators are differentiable where that is simple and exact (replication pad,
-upsample, im2col / col2im and max_pool2d_with_indices are linear in the gradient: their
-derivative is the forward operator, or a gather); the mask max-pool backward and the PReLU
-backward raise a clear error when a second derivative is asked for.
+The definitions live in pyaclnn._torch_library, which every registering module imports.
 
 pyaclnn.functional with any torch tensor argument goes through these operators (numpy inputs
 keep the direct path); a plain eager call runs the CPU kernel without the dispatcher (see
 :func:`_call`); see docs/python.md, "PyTorch custom operators".
 """
 
-from contextlib import nullcontext
 from operator import index
 
 import numpy as np
 import torch
-from torch import Tensor
+from torch import SymInt, Tensor
 
 from . import mask as _mask
-from ._core import current_product, soc
 from ._lane import make_entry, watched, _grad_enabled
 from ._dtypes import acl_dtype
 from ._interop import torch_dtype
-from .functional import _im2col_prelu, _max_pool, _max_pool_indices, _pad_upsample
-from .functional._common import ints, pair
-
-NAMESPACE = "aclnn"
+from ._torch_library import LIBRARY, NAMESPACE, OPERATORS, OVERLOADS, ops
+from ._operators import _im2col_prelu, _max_pool, _max_pool_indices, _pad_upsample
+from ._operators._common import ints, pair
 
 __all__ = ["NAMESPACE", "OPERATORS", "ROUTES"]
 
-_LIB = torch.library.Library(NAMESPACE, "DEF")
-_TAGS = (torch.Tag.pt2_compliant_tag,)
-
-#: name -> schema (without the name), in the order they are registered.
-OPERATORS = {
-    "replication_pad2d": "(Tensor x, int[] padding) -> Tensor",
-    "replication_pad2d_backward": "(Tensor grad_output, Tensor x, int[] padding) -> Tensor",
-    "upsample_nearest_exact1d": "(Tensor x, SymInt[] output_size, float? scales=None) -> Tensor",
-    "upsample_nearest_exact1d_backward":
-        "(Tensor grad_output, SymInt[] output_size, SymInt[] input_size, float? scales=None)"
-        " -> Tensor",
-    "max_pool2d_with_mask":
-        "(Tensor x, int[] kernel_size, int[] stride, int[] padding, int[] dilation, "
-        "bool ceil_mode) -> (Tensor, Tensor)",
-    "max_pool2d_with_mask_backward":
-        "(Tensor grad_output, Tensor x, Tensor mask, int[] kernel_size, int[] stride, "
-        "int[] padding, int[] dilation, bool ceil_mode) -> Tensor",
-    "max_pool2d_with_indices":
-        "(Tensor x, int[] kernel_size, int[] stride, int[] padding, int[] dilation, "
-        "bool ceil_mode, ScalarType? indices_dtype=None) -> (Tensor, Tensor)",
-    "max_pool2d_with_indices_backward":
-        "(Tensor grad_output, Tensor x, Tensor indices, int[] kernel_size, int[] stride, "
-        "int[] padding, int[] dilation, bool ceil_mode) -> Tensor",
-    "im2col":
-        "(Tensor x, int[] kernel_size, int[] dilation, int[] padding, int[] stride, "
-        "ScalarType? out_dtype=None) -> Tensor",
-    "im2col_backward":
-        "(Tensor grad_output, SymInt[] input_size, int[] kernel_size, int[] dilation, "
-        "int[] padding, int[] stride, ScalarType? out_dtype=None) -> Tensor",
-    "prelu": "(Tensor x, Tensor weight, ScalarType? out_dtype=None) -> Tensor",
-    "prelu_backward": "(Tensor grad_output, Tensor x, Tensor weight) -> (Tensor, Tensor)",
-}
-
-for _name, _schema in OPERATORS.items():
-    _LIB.define(_name + _schema, tags=_TAGS)
-
-ops = getattr(torch.ops, NAMESPACE)
 
 
-# ---- the CPU kernels: the functional functions themselves ------------------------------------
+# ---- the CPU kernels: the operator functions themselves ---------------------------------------
 # They run below autograd: an input that requires grad reaches them only inside the generated
 # autograd.Function's forward, where grad mode is off, so the functional function takes its
 # plain path.
@@ -94,7 +53,7 @@ _KERNELS = {}   # name -> its CPU kernel (the functional function)
 
 def _kernel(name, function):
     _KERNELS[name] = function
-    _LIB.impl(name, function, "CPU")
+    LIBRARY.impl(name, function, "CPU")
 
 
 _kernel("replication_pad2d", _pad_upsample.replication_pad2d)
@@ -114,7 +73,7 @@ _kernel("prelu_backward", _im2col_prelu.prelu_backward)
 # ---- fake implementations: shapes and dtypes by the library's rules ----------------------------
 def _fake(name):
     def register(function):
-        torch.library.register_fake(NAMESPACE + "::" + name, function, lib=_LIB)
+        torch.library.register_fake(NAMESPACE + "::" + name, function, lib=LIBRARY)
         return function
     return register
 
@@ -126,7 +85,7 @@ def _invalid(op, why):
 def _result(shape, dtype, like, keep_format=False):
     """A result as the kernel makes it, on ``like``'s device (cpu, or meta): contiguous, or
     channels-last for a 4-D result of a channels-last ``like`` where the operator keeps the
-    memory format as torch does (``keep_format``; pyaclnn.functional._common.like)."""
+    memory format as torch does (``keep_format``; pyaclnn._operators._common.like)."""
     if keep_format and len(shape) == 4 and like.dim() == 4 and not like.is_contiguous() and \
             like.is_contiguous(memory_format=torch.channels_last):
         return torch.empty(shape, dtype=dtype, device=like.device,
@@ -152,7 +111,7 @@ def _upsample_length(x_length, output_size, scales):
     if len(output_size) == 1:
         return output_size[0]
     if not output_size and scales:
-        return int(x_length * scales)   # torch's floor(L * scale_factor)
+        return torch.sym_int(x_length * scales)   # torch's floor(L * scale_factor)
     raise _invalid("upsample_nearest_exact1d", "output_size must have one value")
 
 
@@ -244,185 +203,6 @@ def _prelu_backward_fake(grad_output, x, weight):
     return _result(x.shape, x.dtype, x, True), _result(gw_shape, x.dtype, x)
 
 
-# ---- autograd: each backward is the *_backward operator ----------------------------------------
-def _autograd(name, backward, setup_context):
-    """register_autograd, with the product recorded: every forward saves the product it ran on
-    (``pyaclnn.current_product()``) and its backward runs on it (``with pyaclnn.soc(...)``, the
-    calling thread only), whatever the selection is by then - a max-pool mask is read in the
-    layout it was written in.  (A compiled graph runs on the product selected when it runs.)"""
-    def setup(ctx, inputs, output):
-        ctx.product = current_product()
-        setup_context(ctx, inputs, output)
-
-    def on_forward_product(ctx, *grads):
-        with nullcontext() if ctx.product is None else soc(ctx.product):
-            return backward(ctx, *grads)
-    torch.library.register_autograd(NAMESPACE + "::" + name, on_forward_product,
-                                    setup_context=setup, lib=_LIB)
-
-
-def _save_inputs(ctx, inputs, output):
-    ctx.inputs = inputs[1:]                        # the attributes
-    ctx.save_for_backward(inputs[0])
-
-
-def _pad_backward(ctx, grad):
-    x, = ctx.saved_tensors
-    return ops.replication_pad2d_backward(grad, x, *ctx.inputs), None
-
-
-def _pad_backward_setup(ctx, inputs, output):
-    grad_output, x, padding = inputs
-    ctx.padding = padding
-
-
-def _pad_double_backward(ctx, grad):
-    return ops.replication_pad2d(grad, ctx.padding), None, None
-
-
-_autograd("replication_pad2d", _pad_backward, _save_inputs)
-_autograd("replication_pad2d_backward", _pad_double_backward, _pad_backward_setup)
-
-
-def _upsample_setup(ctx, inputs, output):
-    x, output_size, scales = inputs
-    ctx.geometry = (output_size, list(x.shape), scales)
-
-
-def _upsample_backward(ctx, grad):
-    output_size, input_size, scales = ctx.geometry
-    return ops.upsample_nearest_exact1d_backward(grad, output_size, input_size, scales), None, None
-
-
-def _upsample_backward_setup(ctx, inputs, output):
-    ctx.geometry = (inputs[1], inputs[3])
-
-
-def _upsample_double_backward(ctx, grad):
-    output_size, scales = ctx.geometry
-    return ops.upsample_nearest_exact1d(grad, output_size, scales), None, None, None
-
-
-_autograd("upsample_nearest_exact1d", _upsample_backward, _upsample_setup)
-_autograd("upsample_nearest_exact1d_backward", _upsample_double_backward, _upsample_backward_setup)
-
-
-def _mask_setup(ctx, inputs, output):
-    ctx.attrs = inputs[1:]
-    ctx.save_for_backward(inputs[0], _mask_head(output[1], output[0].shape, inputs[1],
-                                                ctx.product))
-    ctx.mark_non_differentiable(output[1])
-
-
-def _mask_head(mask, out_shape, kernel, product):
-    """The bytes of ``mask`` the backward operator reads, as a [1, 1, 1, bytes] copy (the rest
-    of CANN's container is zero; the operator takes any 4-D mask holding them): the int32
-    argmax stream on A2/A3, the V1 rows on Ascend910/310P - N8 C64 128x128 k3s2p1 keeps 8.4 MB,
-    not the 37.9 MB container (pyaclnn.mask.mask_bytes_read)."""
-    if len(out_shape) not in (3, 4) or mask.dim() not in (3, 4):
-        return mask
-    needed = _mask.mask_bytes_read(out_shape, kernel, _mask.product_layout(product))
-    return mask.reshape(-1)[:needed].clone().reshape(1, 1, 1, needed)
-
-
-def _mask_backward(ctx, grad, _grad_mask):
-    x, mask = ctx.saved_tensors
-    return (ops.max_pool2d_with_mask_backward(grad, x, mask, *ctx.attrs),) + (None,) * 5
-
-
-def _not_twice(op):
-    def backward(ctx, *grads):
-        raise NotImplementedError(
-            "%s is not differentiable: pyaclnn's %s operator is once differentiable (a second "
-            "derivative of its forward is not implemented)" % (op, op[:-len("_backward")]))
-    return backward
-
-
-def _no_setup(ctx, inputs, output):
-    pass
-
-
-_autograd("max_pool2d_with_mask", _mask_backward, _mask_setup)
-_autograd("max_pool2d_with_mask_backward", _not_twice("max_pool2d_with_mask_backward"), _no_setup)
-
-
-def _indices_setup(ctx, inputs, output):
-    ctx.attrs = inputs[1:6]
-    ctx.save_for_backward(inputs[0], output[1])
-    ctx.mark_non_differentiable(output[1])
-
-
-def _indices_backward(ctx, grad, _grad_indices):
-    # Every product's backward takes FLOAT gradients with INT32 indices (A2/A3 take nothing
-    # else): the gradient of an fp16/bf16 forward or of int64 indices goes through them.  The
-    # operator sums in fp32 and rounds once either way, so the values are the same.
-    x, indices = ctx.saved_tensors
-    if indices.dtype != torch.int32:
-        indices = indices.to(torch.int32)
-    if x.dtype != torch.float32:
-        return (ops.max_pool2d_with_indices_backward(grad.float(), x.float(), indices, *ctx.attrs)
-                .to(x.dtype),) + (None,) * 6
-    return (ops.max_pool2d_with_indices_backward(grad, x, indices, *ctx.attrs),) + (None,) * 6
-
-
-def _indices_backward_setup(ctx, inputs, output):
-    ctx.save_for_backward(inputs[2])
-
-
-def _indices_double_backward(ctx, grad):
-    # The backward scatters grad_output to the indices: its derivative gathers from them.
-    indices, = ctx.saved_tensors
-    flat = grad.flatten(-2).gather(-1, indices.flatten(-2).long())
-    return (flat.view(indices.shape),) + (None,) * 7
-
-
-_autograd("max_pool2d_with_indices", _indices_backward, _indices_setup)
-_autograd("max_pool2d_with_indices_backward", _indices_double_backward, _indices_backward_setup)
-
-
-def _im2col_setup(ctx, inputs, output):
-    x = inputs[0]
-    ctx.size = list(x.shape[-2:])
-    ctx.dtype = x.dtype
-    ctx.attrs = inputs[1:5]
-
-
-def _im2col_backward(ctx, grad):
-    return (ops.im2col_backward(grad, ctx.size, *ctx.attrs, out_dtype=ctx.dtype),) + (None,) * 5
-
-
-def _col2im_setup(ctx, inputs, output):
-    ctx.dtype = inputs[0].dtype
-    ctx.attrs = inputs[2:6]
-
-
-def _col2im_backward(ctx, grad):
-    return (ops.im2col(grad, *ctx.attrs, out_dtype=ctx.dtype),) + (None,) * 6
-
-
-_autograd("im2col", _im2col_backward, _im2col_setup)
-_autograd("im2col_backward", _col2im_backward, _col2im_setup)
-
-
-def _prelu_setup(ctx, inputs, output):
-    x, weight = inputs[0], inputs[1]
-    ctx.save_for_backward(x, weight)
-
-
-def _prelu_backward(ctx, grad):
-    # The backward operator takes one dtype: x and weight are cast to the gradient's first.
-    x, weight = ctx.saved_tensors
-    dtype = grad.dtype
-    grad_x, grad_w = ops.prelu_backward(grad, x.to(dtype), weight.to(dtype))
-    grad_x = grad_x.to(x.dtype) if ctx.needs_input_grad[0] else None
-    grad_w = grad_w.reshape(weight.shape).to(weight.dtype) if ctx.needs_input_grad[1] else None
-    return grad_x, grad_w, None
-
-
-_autograd("prelu", _prelu_backward, _prelu_setup)
-_autograd("prelu_backward", _not_twice("prelu_backward"), _no_setup)
-
-
 # ---- pyaclnn.functional's entry for torch tensors ----------------------------------------------
 def _tensor(value):
     """An argument as a CPU tensor: tensors as they are, numpy arrays shared, the rest copied."""
@@ -439,11 +219,17 @@ def _tensor(value):
     return value if isinstance(value, Tensor) else from_numpy(np.array(value), TORCH)
 
 
-def _ints(value, name):
-    """An int-list argument; a 0-d tensor (``x.shape[-1]`` under torch.jit.trace) counts as an
-    int."""
+def _sizes(value, name):
+    """A SymInt[] argument (sizes): an int, a sequence of them, or a 0-d tensor
+    (``x.shape[-1]`` under torch.jit.trace).  A symbolic size (``x.shape[-1] * 3`` under
+    torch.export or torch.compile(dynamic=True)) stays symbolic: taking an int of it would fix
+    the traced graph to that size."""
     if isinstance(value, Tensor):
         value = index(value)
+    if isinstance(value, SymInt):
+        return (value,)
+    if isinstance(value, (list, tuple)) and any(isinstance(v, SymInt) for v in value):
+        return tuple(v if isinstance(v, SymInt) else ints(v, name)[0] for v in value)
     return ints(value, name)
 
 
@@ -460,12 +246,13 @@ _is_compiling = torch.compiler.is_compiling
 def _call(name, tensors, *attrs):
     """``torch.ops.aclnn.<name>(*tensors, *attrs)``.
 
-    A plain eager call - CPU tensors of class Tensor, none requiring grad while grad mode is on,
-    and nothing that watches the dispatcher (jit.trace, torch.compile, a TorchDispatchMode or
-    TorchFunctionMode, the profiler) - runs the op's CPU kernel directly: that is all the
+    A plain eager call - CPU tensors of class Tensor (no subclass), none requiring grad while
+    grad mode is on, and nothing that watches the dispatcher (jit.trace, torch.compile, a
+    TorchDispatchMode or TorchFunctionMode, the profiler, a functorch transform, a forward-AD
+    level, autocast: pyaclnn._lane.watched) - runs the op's CPU kernel directly: that is all the
     dispatcher would do for it, after its autograd kernel's ~7 us of Python and ~3 us of
     boxing into Python, more than the kernel itself costs for a small tensor.  Every other call
-    goes through the dispatcher, so tracers, modes and autograd see the op."""
+    goes through the dispatcher, so tracers, modes, transforms and autograd see the op."""
     if _is_compiling():
         return _OVERLOADS[name](*tensors, *attrs)
     if not watched():
@@ -488,10 +275,13 @@ def replication_pad2d_backward(grad_output, x, padding):
 
 
 def _length(output_size, length, scales):
-    """L_out as pyaclnn.functional takes it: output_size, or int(L * scales) without it."""
+    """L_out as pyaclnn.functional takes it: output_size, or int(L * scales) without it (a
+    symbolic L gives a symbolic L_out)."""
     if output_size is None:
+        if isinstance(length, SymInt) and isinstance(scales, (int, float)):
+            return (torch.sym_int(length * float(scales)),)
         return _pad_upsample._output_size(None, length, scales)
-    return _ints(output_size, "output_size")
+    return _sizes(output_size, "output_size")
 
 
 def upsample_nearest_exact1d(x, output_size=None, scales=None):
@@ -502,7 +292,7 @@ def upsample_nearest_exact1d(x, output_size=None, scales=None):
 
 
 def upsample_nearest_exact1d_backward(grad_output, output_size, input_size, scales=None):
-    input_size = ints(input_size, "input_size")
+    input_size = _sizes(input_size, "input_size")
     return _call("upsample_nearest_exact1d_backward", (_tensor(grad_output),),
                  _length(output_size, input_size[-1] if input_size else 0, scales), input_size,
                  None if scales is None else float(scales))
@@ -545,7 +335,8 @@ def im2col(x, kernel_size, dilation=1, padding=0, stride=1, out_dtype=None):
 
 def im2col_backward(grad_output, input_size, kernel_size, dilation=1, padding=0, stride=1,
                     out_dtype=None):
-    return _call("im2col_backward", (_tensor(grad_output),), pair(input_size, "input_size"),
+    size = _sizes(input_size, "input_size")
+    return _call("im2col_backward", (_tensor(grad_output),), size * 2 if len(size) == 1 else size,
                  pair(kernel_size, "kernel_size"), pair(dilation, "dilation"),
                  pair(padding, "padding"), pair(stride, "stride"), _dtype(out_dtype))
 
@@ -567,7 +358,7 @@ def prelu_backward(grad_output, x, weight):
     return _call("prelu_backward", (_tensor(grad_output), x, _weight(x, weight)))
 
 
-_OVERLOADS = {name: getattr(ops, name).default for name in OPERATORS}
+_OVERLOADS = OVERLOADS
 # The overloads' C++ entries, what OpOverload.__call__ calls (dynamo traces the overload only).
 _ENTRIES = {name: overload._op for name, overload in _OVERLOADS.items()}
 #: functional name -> the function above that takes the functional's arguments.
@@ -575,3 +366,6 @@ ROUTES = {name: globals()[name] for name in OPERATORS}
 #: pyaclnn.functional's call ``name(*args, **kwargs)`` with a torch tensor among the arguments:
 #: ``ROUTES[name]``, or the call's lane (pyaclnn._lane) when it is a plain eager call seen before.
 functional_entry = make_entry(ROUTES)
+
+# autograd, forward mode, batching and autocast rules register on the same operators
+from . import _torch_autocast, _torch_autograd, _torch_vmap  # noqa: E402,F401

@@ -104,7 +104,8 @@ def test_sdist_carries_what_the_build_needs(dists):
         pkg_info = tar.extractfile(top + "PKG-INFO").read().decode()
     for needed in ("PKG-INFO", "setup.py", "pyproject.toml", "Makefile", "LICENSE", "README.md",
                    "docs/python.md", "tools/gen_cdef.py", "libaclnn/include/acl/acl.h",
-                   "pyaclnn/__init__.py", "pyaclnn/_version.py", "pyaclnn/functional/__init__.py"):
+                   "pyaclnn/__init__.py", "pyaclnn/_version.py", "pyaclnn/functional/__init__.py",
+                   "pyaclnn/_operators/_max_pool.py"):
         assert needed in names, needed
     sources = {os.path.relpath(p, ROOT) for p in support.ROOT.glob("libaclnn/src/*/*.c")}
     assert sources and sources <= names, sorted(sources - names)
@@ -129,7 +130,7 @@ def test_wheel_tag_contents_and_auditwheel(dists):
         metadata = email.parser.Parser().parsestr(zf.read(info + "METADATA").decode())
         license_text = zf.read(info + "licenses/LICENSE").decode()
     for needed in ("pyaclnn/__init__.py", "pyaclnn/_lib/libaclnn.so", "pyaclnn/_cdef.py",
-                   "pyaclnn/functional/__init__.py"):
+                   "pyaclnn/functional/__init__.py", "pyaclnn/_operators/_max_pool.py"):
         assert needed in names, needed
     assert "Root-Is-Purelib: false" in wheel_file
     assert "Tag: py3-none-%s" % match.group("plat") in wheel_file

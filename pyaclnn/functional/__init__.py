@@ -1,6 +1,6 @@
-"""One-call operators: numpy arrays in, numpy arrays out.
+"""One-call operators: numpy arrays in, numpy arrays out; torch tensors in, torch tensors out.
 
-Each operator pair lives in its own module ``pyaclnn/functional/_<op>.py`` that lists its public
+The operators live in ``pyaclnn/_operators/_<op>.py`` (the numpy/C path), each listing its public
 functions in ``__all__``; this package imports every such module and re-exports those names, so
 ``pyaclnn.functional.replication_pad2d(x, padding)`` works without knowing the module.
 
@@ -8,10 +8,12 @@ A module that fails to import does not take the others down: the failure is repo
 warning at import, and using one of the missing names raises ImportError naming the module and the
 original error.
 
-A call with a torch tensor among its arguments goes through the operator's PyTorch custom
-operator, ``torch.ops.aclnn.<name>`` (pyaclnn.torch_ops, imported on the first such call), so
-that autograd, torch.compile, torch.export and torch.jit.trace see one operator; numpy arrays
-and everything else take the module's function directly.
+This package is the top of the operator layers (see pyaclnn/_operators/__init__.py): a call with
+a torch tensor among its arguments goes through the operator's PyTorch custom operator,
+``torch.ops.aclnn.<name>`` (pyaclnn.torch_ops, imported on the first such call), so that
+autograd, functorch, torch.compile, torch.export and torch.jit.trace see one operator; numpy
+arrays and everything else take the module's function directly.  Nothing below imports this
+package.
 """
 
 import functools
@@ -20,18 +22,21 @@ import os
 import sys
 import warnings
 
+from .. import _operators
+from .._interop import has_instance
+
 __all__ = []
 _BROKEN = {}   # module name -> the exception its import raised
 
 
 def _load_operator_modules():
-    here = os.path.dirname(os.path.abspath(__file__))
+    here = os.path.dirname(os.path.abspath(_operators.__file__))
     for filename in sorted(os.listdir(here)):
         if not (filename.startswith("_") and filename.endswith(".py")) or filename == "__init__.py":
             continue
         module_name = filename[:-3]
         try:
-            module = importlib.import_module("." + module_name, __name__)
+            module = importlib.import_module("." + module_name, _operators.__name__)
         except Exception as exc:  # keep the other operators usable, but say so loudly
             _BROKEN[module_name] = exc
             warnings.warn("pyaclnn.functional: %s failed to import: %r" % (module_name, exc),
@@ -42,8 +47,8 @@ def _load_operator_modules():
             __all__.append(name)
 
 
-# Names that have a torch.ops.aclnn operator (pyaclnn.torch_ops.OPERATORS); listed here so that
-# a call without torch never imports it.
+# Names that have a torch.ops.aclnn operator (pyaclnn._torch_library.OPERATORS); listed here so
+# that a call without torch never imports it.
 _TORCH_OPERATORS = frozenset((
     "replication_pad2d", "replication_pad2d_backward", "upsample_nearest_exact1d",
     "upsample_nearest_exact1d_backward", "max_pool2d_with_mask", "max_pool2d_with_mask_backward",
@@ -63,22 +68,11 @@ def _torch_routed(name, function):
         if entry is not None:      # torch_ops tells the calls apart (and takes the quick ones)
             return entry(name, function, args, kwargs)
         torch = sys.modules.get("torch")
-        if torch is not None and _has_tensor(torch.Tensor, args, kwargs):
+        if torch is not None and has_instance(torch.Tensor, args, kwargs):
             return _torch_entry()(name, function, args, kwargs)
         return function(*args, **kwargs)
     call.__wrapped_operator__ = function
     return call
-
-
-def _has_tensor(tensor_class, args, kwargs):
-    """Whether an argument or keyword argument is an instance of ``tensor_class``."""
-    for value in args:
-        if isinstance(value, tensor_class):
-            return True
-    for value in kwargs.values():
-        if isinstance(value, tensor_class):
-            return True
-    return False
 
 
 def _torch_entry():

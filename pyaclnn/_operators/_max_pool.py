@@ -16,8 +16,7 @@ into the indices ``torch.nn.functional.max_pool2d(..., return_indices=True)`` re
 from typing import Optional, Tuple
 
 from .. import mask as _mask
-from ._common import (ArrayLike, IntOrPair, as_array, as_arrays, dtype_code, launch, like, pool_attrs, refuse_grad,
-                      wants_grad)
+from ._common import ArrayLike, IntOrPair, as_array, as_arrays, dtype_code, launch, like, pool_attrs
 from ._max_pool_indices import _out_shape, _two
 
 __all__ = ["max_pool2d_with_mask", "max_pool2d_with_mask_backward"]
@@ -50,9 +49,6 @@ def max_pool2d_with_mask(x: ArrayLike, kernel_size: IntOrPair, stride: Optional[
     """
     x = as_array(x, "x")
     kernel, strides, pads, dils = pool_attrs(kernel_size, stride, padding, dilation)
-    if wants_grad(x):
-        from .._autograd import MaxPool2dWithMask
-        return MaxPool2dWithMask.apply(x, kernel, strides, pads, dils, bool(ceil_mode))
     out_shape, mask_shape = _shapes(tuple(x.shape), kernel, strides, pads, bool(ceil_mode))
     out, mask = launch("MaxPool2dWithMask", [x], [kernel, strides, pads, dils, bool(ceil_mode)],
                        [like(x, out_shape, dtype_code(x)), (mask_shape, _INT8)])
@@ -74,7 +70,6 @@ def max_pool2d_with_mask_backward(grad_output: ArrayLike, x: ArrayLike, mask: Ar
     Returns grad_input, x's shape and dtype.
     """
     grad_output, x, mask = as_arrays((grad_output, "grad_output"), (x, "x"), (mask, "mask"))
-    refuse_grad("max_pool2d_with_mask_backward", grad_output)
     kernel, strides, pads, dils = pool_attrs(kernel_size, stride, padding, dilation)
     return launch("MaxPool2dWithMaskBackward", [grad_output, x, mask],
                   [kernel, strides, pads, dils, bool(ceil_mode)],

@@ -15,8 +15,7 @@ from typing import Optional, Sequence, Union
 
 import numpy as np
 
-from ._common import (ArrayLike, as_array, as_arrays, dtype_code, empty_result, ints, launch, like, refuse_grad,
-                      wants_grad)
+from ._common import ArrayLike, as_array, as_arrays, dtype_code, empty_result, ints, launch, like
 
 __all__ = [
     "replication_pad2d",
@@ -53,9 +52,6 @@ def replication_pad2d(x: ArrayLike, padding: Sequence[int]) -> ArrayLike:
     """
     x = as_array(x, "x")
     padding = ints(padding, "padding")
-    if wants_grad(x):
-        from .._autograd import ReplicationPad2d
-        return ReplicationPad2d.apply(x, padding)
     out_shape = _padded_shape(tuple(x.shape), padding)
     return launch("ReplicationPad2d", [x], [padding], [like(x, out_shape, dtype_code(x))])[0]
 
@@ -71,7 +67,6 @@ def replication_pad2d_backward(grad_output: ArrayLike, x: ArrayLike,
     summed in fp32 for fp16/bf16.  Returns x's shape and dtype.
     """
     grad_output, x = as_arrays((grad_output, "grad_output"), (x, "x"))
-    refuse_grad("replication_pad2d_backward", grad_output)
     padding = ints(padding, "padding")
     return launch("ReplicationPad2dBackward", [grad_output, x], [padding],
                   [like(x, tuple(x.shape), dtype_code(x))])[0]
@@ -109,9 +104,6 @@ def upsample_nearest_exact1d(x: ArrayLike, output_size: Optional[Union[int, Sequ
     x = as_array(x, "x")
     shape = tuple(x.shape)
     output_size = _output_size(output_size, shape[-1] if shape else 0, scales)
-    if wants_grad(x):
-        from .._autograd import UpsampleNearestExact1d
-        return UpsampleNearestExact1d.apply(x, output_size, scales)
     if len(shape) == 3 and len(output_size) == 1 and output_size[0] >= 0:
         out_shape = shape[:2] + (output_size[0],)
         if _empty_batch(shape, output_size[0]):
@@ -135,7 +127,6 @@ def upsample_nearest_exact1d_backward(grad_output: ArrayLike,
     Returns an array of shape ``input_size``, grad_output's dtype (empty for an empty batch).
     """
     grad_output = as_array(grad_output, "grad_output")
-    refuse_grad("upsample_nearest_exact1d_backward", grad_output)
     input_size = ints(input_size, "input_size")
     output_size = _output_size(output_size, input_size[-1] if input_size else 0, scales)
     if len(input_size) == 3 and min(input_size) >= 0:

@@ -12,8 +12,8 @@ takes any dilation > 0, FLOAT16/BFLOAT16 gradients and INT64 indices in the back
 
 from typing import Optional, Tuple
 
-from ._common import (ArrayLike, IntOrPair, as_array, as_arrays, dtype_code, launch, like, out_code, pool_attrs,
-                      refuse_grad, wants_grad)
+from ._common import (ArrayLike, IntOrPair, as_array, as_arrays, dtype_code, launch, like, out_code,
+                      pool_attrs)
 
 __all__ = ["max_pool2d_with_indices", "max_pool2d_with_indices_backward"]
 
@@ -76,10 +76,6 @@ def max_pool2d_with_indices(x: ArrayLike, kernel_size: IntOrPair, stride: Option
     x = as_array(x, "x")
     kernel, strides, pads, dils = pool_attrs(kernel_size, stride, padding, dilation)
     indices_code = out_code(indices_dtype, _INT32)
-    if wants_grad(x):
-        from .._autograd import MaxPool2dWithIndices
-        return MaxPool2dWithIndices.apply(x, kernel, strides, pads, dils, bool(ceil_mode),
-                                          indices_code)
     shape = _out_shape(tuple(x.shape), kernel, strides, pads, dils, bool(ceil_mode))
     out, indices = launch("MaxPool2dWithIndices", [x], [kernel, strides, pads, dils, bool(ceil_mode)],
                           [like(x, shape, dtype_code(x)), like(x, shape, indices_code)])
@@ -100,7 +96,6 @@ def max_pool2d_with_indices_backward(grad_output: ArrayLike, x: ArrayLike, indic
     """
     grad_output, x, indices = as_arrays((grad_output, "grad_output"), (x, "x"),
                                         (indices, "indices"))
-    refuse_grad("max_pool2d_with_indices_backward", grad_output)
     kernel, strides, pads, dils = pool_attrs(kernel_size, stride, padding, dilation)
     return launch("MaxPool2dWithIndicesBackward", [grad_output, x, indices],
                   [kernel, strides, pads, dils, bool(ceil_mode)],

@@ -7,8 +7,7 @@ import numpy as np
 
 from .._dispatch import CHANNELS_LAST, empty_result, launch  # noqa: F401  (re-exported to the ops)
 from .._dtypes import acl_dtype
-from .._interop import (as_array, as_arrays, dtype_code, is_channels_last,  # noqa: F401 (re-exported)
-                        refuse_grad, wants_grad)
+from .._interop import as_array, as_arrays, dtype_code, is_channels_last  # noqa: F401 (re-exported)
 
 IntOrPair = Union[int, Sequence[int]]
 #: What the functional ops take: a numpy array, a torch CPU tensor, a DLPack object or anything

@@ -15,8 +15,7 @@ from typing import Tuple
 
 import numpy as np
 
-from ._common import (ArrayLike, IntOrPair, as_array, as_arrays, dtype_code, launch, like, out_code, pair,
-                      refuse_grad, wants_grad)
+from ._common import (ArrayLike, IntOrPair, as_array, as_arrays, dtype_code, launch, like, out_code, pair)
 
 __all__ = ["im2col", "im2col_backward", "prelu", "prelu_backward"]
 
@@ -63,9 +62,6 @@ def im2col(x: ArrayLike, kernel_size: IntOrPair, dilation: IntOrPair = 1, paddin
     k, d, p, s = (pair(kernel_size, "kernel_size"), pair(dilation, "dilation"), pair(padding, "padding"),
                   pair(stride, "stride"))
     code = out_code(out_dtype, dtype_code(x))
-    if wants_grad(x):
-        from .._autograd import Im2col
-        return Im2col.apply(x, k, d, p, s, code)
     out_shape = _im2col_out_shape(tuple(x.shape), k, d, p, s)
     return launch("Im2col", [x], [k, d, p, s], [(out_shape, code)])[0]
 
@@ -81,7 +77,6 @@ def im2col_backward(grad_output: ArrayLike, input_size: IntOrPair, kernel_size: 
     Returns [N, C, H, W] (or [C, H, W]), grad_output's dtype unless ``out_dtype`` is given.
     """
     g = as_array(grad_output, "grad_output")
-    refuse_grad("im2col_backward", g)
     size, k = pair(input_size, "input_size"), pair(kernel_size, "kernel_size")
     d, p, s = pair(dilation, "dilation"), pair(padding, "padding"), pair(stride, "stride")
     out_shape = _col2im_out_shape(tuple(g.shape), size, k)
@@ -112,9 +107,6 @@ def prelu(x: ArrayLike, weight: ArrayLike, out_dtype=None) -> ArrayLike:
         x, weight = as_arrays((x, "x"), (weight, "weight"))
     x_code, w_code = dtype_code(x), dtype_code(weight)
     code = out_code(out_dtype, x_code if x_code == w_code else _FLOAT)
-    if wants_grad(x, weight):
-        from .._autograd import Prelu
-        return Prelu.apply(x, weight, code)
     return launch("Prelu", [x, weight], [], [like(x, tuple(x.shape), code)])[0]
 
 
@@ -132,7 +124,6 @@ def prelu_backward(grad_output: ArrayLike, x: ArrayLike,
         weight = _scalar_weight(x, weight)
     else:
         g, x, weight = as_arrays((grad_output, "grad_output"), (x, "x"), (weight, "weight"))
-    refuse_grad("prelu_backward", g, x, weight)
     size = 1
     for dim in weight.shape:
         size *= dim
