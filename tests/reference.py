@@ -22,6 +22,22 @@ import numpy as np
 from op_helpers import pooled_size, windows
 
 
+# The products that only have saturation mode (docs/precision.md, "Overflow mode").
+SATURATION_ONLY = ("Ascend910", "Ascend310P")
+
+
+def saturation_mode(values):
+    """Saturation mode's rule on computed fp16/bf16 results: +-Inf -> the largest finite value of
+    its sign, NaN -> +0; other dtypes (fp32 stays IEEE) and finite values unchanged."""
+    values = np.asarray(values)
+    if values.dtype.itemsize != 2 or values.dtype.kind not in "fV":
+        return values
+    biggest = np.float32(float(np.finfo(np.float16).max) if values.dtype == np.float16 else 3.3895313892515355e38)
+    wide = values.astype(np.float32)
+    wide = np.where(np.isinf(wide), np.copysign(biggest, wide), wide)
+    return np.where(np.isnan(wide), np.float32(0.0), wide).astype(values.dtype)
+
+
 def pair(v):
     """An attribute given as one value or two, as a pair."""
     return (v, v) if np.ndim(v) == 0 else tuple(v)

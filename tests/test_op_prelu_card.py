@@ -94,10 +94,7 @@ CHECK_SCRIPT = textwrap.dedent(r'''
         """Final fp16 outputs on these products go through saturation mode (the shared pass,
         docs/precision.md "Overflow mode"): an infinite result is +-65504, a NaN result +0."""
         v = np.asarray(v)
-        if soc in SATURATING and np.dtype(dtype) == np.float16:
-            v = np.where(np.isinf(v), np.copysign(np.float16(65504), v), v)
-            return np.where(np.isnan(v), np.float16(0), v).astype(np.float16)
-        return v
+        return ref.saturation_mode(v) if soc in SATURATING and np.dtype(dtype) == np.float16 else v
 
     def exact_sums(terms, axes):
         """Per weight value: are the finite terms multiples of one power of two (their lowest set

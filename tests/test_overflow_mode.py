@@ -10,7 +10,7 @@ results stay as computed, and copies (the forwards that move data) keep Inf and 
 The references are NumPy loops of each operator's arithmetic (sums in fp32, exact here: the
 values are multiples of 32 whose fp16 sums up to 65504 are representable, and every element's
 contributions share one sign, so no order of additions can overflow and come back), rounded with
-NumPy's / ml_dtypes' own casts and saturated by the rule above written here.  Saturated results
+NumPy's / ml_dtypes' own casts and saturated by the rule as tests/reference.py writes it.  Saturated results
 are compared bit for bit (+0 included); IEEE results bit for bit too, NaN positions by value.
 """
 import ml_dtypes
@@ -22,10 +22,12 @@ import pyaclnn.functional as F
 from pyaclnn import ffi, lib
 from pyaclnn.mask import indices_from_mask
 
+import reference as ref
+
 SATURATION, INFNAN = 0, 1
 FEATURE_NOT_SUPPORT = 207000
 PRODUCTS = ["Ascend910B", "Ascend910_93", "Ascend950", "Ascend910", "Ascend310P"]
-SATURATION_ONLY = {"Ascend910", "Ascend310P"}
+SATURATION_ONLY = set(ref.SATURATION_ONLY)
 SWITCHABLE = {"Ascend910B", "Ascend910_93"}
 
 
@@ -36,13 +38,7 @@ def narrow(values, dtype, saturate):
     mode Inf -> +-max finite and NaN -> +0."""
     with np.errstate(over="ignore", invalid="ignore"):
         out = np.asarray(values, np.float32).astype(dtype)
-    if saturate:
-        biggest = np.float32(ml_dtypes.finfo(dtype).max if dtype == ml_dtypes.bfloat16 else np.finfo(dtype).max)
-        wide = out.astype(np.float32)
-        wide = np.where(np.isinf(wide), np.copysign(biggest, wide), wide)
-        wide = np.where(np.isnan(wide), np.float32(0.0), wide)
-        out = wide.astype(dtype)
-    return out
+    return ref.saturation_mode(out) if saturate else out
 
 
 def assert_same(got, want):

@@ -41,8 +41,14 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("make,shape", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
-def test_module_matches_torch_nn(make, shape):
+# Folds without padding add their windows in window order on the default product (Ascend910B),
+# as the card's TBE Col2im does (docs/precision.md, "Im2colBackward per product"); PyTorch adds
+# in kernel order, so fp32 sums can differ in the last bit where three or more windows meet.
+CARD_ORDER = {"fold unbatched"}
+
+
+@pytest.mark.parametrize("name,make,shape", CASES, ids=[c[0] for c in CASES])
+def test_module_matches_torch_nn(name, make, shape):
     theirs, ours = make(nn), make(PN)
     assert type(ours).__module__ == "pyaclnn.nn" and isinstance(ours, type(theirs))
     assert repr(ours) == repr(theirs)
@@ -52,7 +58,10 @@ def test_module_matches_torch_nn(make, shape):
     x_ours = x.clone().requires_grad_()
     x_theirs = x.clone().requires_grad_()
     y_ours, y_theirs = ours(x_ours), theirs(x_theirs)
-    assert torch.equal(y_ours, y_theirs)
+    if name in CARD_ORDER:
+        torch.testing.assert_close(y_ours, y_theirs, rtol=4e-7, atol=1e-6)
+    else:
+        assert torch.equal(y_ours, y_theirs)
     grad = _input(*y_theirs.shape, seed=7)
     y_ours.backward(grad)
     y_theirs.backward(grad)
