@@ -9,15 +9,27 @@
  */
 #include "runtime/nn_rt_internal.h"
 #include "runtime/rt_ext.h"
+#include "acl/acl_rt_allocator.h"
+#include "acl/acl_rt_memory_soma.h"
+#include "acl/acl_prof.h"
+#include "acl/acl_dump.h"
+#include "acl/acl_tdt.h"
+#include "acl/acl_tdt_queue.h"
+#include "acl/acl_platform.h"
 
 #define NN_WHY_DEVICE "the feature belongs to the NPU hardware and has no meaning on libaclnn's CPU device"
+#define NN_WHY_DUMP "libaclnn does not write dumps yet"
 #define NN_WHY_KERNEL "libaclnn runs no device kernels of its own: only the aclnn operators"
 #define NN_WHY_LABEL "libaclnn has no labels or stream switching"
 #define NN_WHY_MANAGED "libaclnn has no managed (unified) memory"
 #define NN_WHY_MBUF "libaclnn has no mbuf chains"
+#define NN_WHY_MEMPOOL "libaclnn has no stream-ordered memory pools yet"
 #define NN_WHY_MODEL "libaclnn has no model runtime instances (stream capture, aclmdlRI, dump)"
 #define NN_WHY_NOTIFY "libaclnn has no notifies (streams synchronize with events)"
+#define NN_WHY_PLATFORM "libaclnn does not describe its CPU device through acl_platform.h yet"
+#define NN_WHY_PROFILE "libaclnn does not profile yet"
 #define NN_WHY_SNAPSHOT "libaclnn has no process snapshots"
+#define NN_WHY_TDT "libaclnn has no data channels or queues yet"
 
 aclError nn_rt_not_supported(const char *api, const char *reason)
 {
@@ -33,6 +45,14 @@ aclError nn_rt_not_supported(const char *api, const char *reason)
         nn_rt_not_supported(#name, why);                                                           \
         return NULL;                                                                               \
     }
+#define NN_NOT_SUPPORTED_VALUE(type, name, params, why, nothing)                                  \
+    ACL_FUNC_VISIBILITY type name params                                                           \
+    {                                                                                              \
+        nn_rt_not_supported(#name, why);                                                           \
+        return nothing;                                                                            \
+    }
+#define NN_NOT_SUPPORTED_VOID(name, params, why)                                                  \
+    ACL_FUNC_VISIBILITY void name params { nn_rt_not_supported(#name, why); }
 
 NN_NOT_SUPPORTED(aclrtGetArgsFromExceptionInfo, (const aclrtExceptionInfo *info, void **devArgsPtr, uint32_t *devArgsLen), NN_WHY_KERNEL)
 NN_NOT_SUPPORTED(aclrtGetFuncHandleFromExceptionInfo, (const aclrtExceptionInfo *info, aclrtFuncHandle *func), NN_WHY_KERNEL)
@@ -197,9 +217,9 @@ NN_NOT_SUPPORTED(aclmdlRIGetName, (aclmdlRI modelRI, uint32_t maxLen, char *name
 NN_NOT_SUPPORTED(aclmdlRIGetId, (aclmdlRI modelRI, uint32_t *modelRIId), NN_WHY_MODEL)
 NN_NOT_SUPPORTED(aclmdlRIDestroyRegisterCallback, (aclmdlRI modelRI, aclrtCallback func, void *userData), NN_WHY_MODEL)
 NN_NOT_SUPPORTED(aclmdlRIDestroyUnregisterCallback, (aclmdlRI modelRI, aclrtCallback func), NN_WHY_MODEL)
-NN_NOT_SUPPORTED(aclmdlInitDump, (void), NN_WHY_MODEL)
-NN_NOT_SUPPORTED(aclmdlSetDump, (const char *dumpCfgPath), NN_WHY_MODEL)
-NN_NOT_SUPPORTED(aclmdlFinalizeDump, (void), NN_WHY_MODEL)
+NN_NOT_SUPPORTED(aclmdlInitDump, (void), NN_WHY_DUMP)
+NN_NOT_SUPPORTED(aclmdlSetDump, (const char *dumpCfgPath), NN_WHY_DUMP)
+NN_NOT_SUPPORTED(aclmdlFinalizeDump, (void), NN_WHY_DUMP)
 NN_NOT_SUPPORTED(aclmdlRIGetStreams, (aclmdlRI modelRI, aclrtStream *streams, uint32_t *numStreams), NN_WHY_MODEL)
 NN_NOT_SUPPORTED(aclmdlRIGetTasksByStream, (aclrtStream stream, aclmdlRITask *tasks, uint32_t *numTasks), NN_WHY_MODEL)
 NN_NOT_SUPPORTED(aclmdlRITaskGetType, (aclmdlRITask task, aclmdlRITaskType *type), NN_WHY_MODEL)
@@ -263,3 +283,117 @@ NN_NOT_SUPPORTED(aclrtMemManagedPrefetchBatchAsync, (const void **ptrs, size_t *
 NN_NOT_SUPPORTED(aclrtMemMapSelectedLink, (void *virPtrDst, size_t size, void *virPtrSrc, uint32_t linkIdx), NN_WHY_DEVICE)
 NN_NOT_SUPPORTED(aclrtDeviceL2CacheFlush, (void *rsv), NN_WHY_DEVICE)
 NN_NOT_SUPPORTED(aclrtMemMapSetLink, (aclrtDrvMemHandle handle, aclrtMemLinkType adviceLink), NN_WHY_DEVICE)
+NN_NOT_SUPPORTED(aclrtMemPoolCreate, (aclrtMemPool *memPool, const aclrtMemPoolProps *poolProps), NN_WHY_MEMPOOL)
+NN_NOT_SUPPORTED(aclrtMemPoolDestroy, (const aclrtMemPool memPool), NN_WHY_MEMPOOL)
+NN_NOT_SUPPORTED(aclrtMemPoolSetAttr, (aclrtMemPool memPool, aclrtMemPoolAttr attr, void *value), NN_WHY_MEMPOOL)
+NN_NOT_SUPPORTED(aclrtMemPoolGetAttr, (aclrtMemPool memPool, aclrtMemPoolAttr attr, void *value), NN_WHY_MEMPOOL)
+NN_NOT_SUPPORTED(aclrtMemPoolMallocAsync, (void **ptr, size_t size, aclrtMemPool memPool, aclrtStream stream), NN_WHY_MEMPOOL)
+NN_NOT_SUPPORTED(aclrtMemPoolFreeAsync, (void *ptr, aclrtStream stream), NN_WHY_MEMPOOL)
+NN_NOT_SUPPORTED(aclrtMemPoolTrimTo, (aclrtMemPool memPool, size_t minBytesToKeep), NN_WHY_MEMPOOL)
+NN_NOT_SUPPORTED(aclprofInit, (const char *profilerResultPath, size_t length), NN_WHY_PROFILE)
+NN_NOT_SUPPORTED(aclprofFinalize, (void), NN_WHY_PROFILE)
+NN_NOT_SUPPORTED(aclprofStart, (const aclprofConfig *profilerConfig), NN_WHY_PROFILE)
+NN_NOT_SUPPORTED_PTR(aclprofConfig *, aclprofCreateConfig, (uint32_t *deviceIdList, uint32_t deviceNums, aclprofAicoreMetrics aicoreMetrics, const aclprofAicoreEvents *aicoreEvents, uint64_t dataTypeConfig), NN_WHY_PROFILE)
+NN_NOT_SUPPORTED(aclprofDestroyConfig, (const aclprofConfig *profilerConfig), NN_WHY_PROFILE)
+NN_NOT_SUPPORTED(aclprofStop, (const aclprofConfig *profilerConfig), NN_WHY_PROFILE)
+NN_NOT_SUPPORTED(aclprofSetConfig, (aclprofConfigType configType, const char *config, size_t configLength), NN_WHY_PROFILE)
+NN_NOT_SUPPORTED(aclprofModelSubscribe, (uint32_t modelId, const aclprofSubscribeConfig *profSubscribeConfig), NN_WHY_PROFILE)
+NN_NOT_SUPPORTED(aclprofModelUnSubscribe, (uint32_t modelId), NN_WHY_PROFILE)
+NN_NOT_SUPPORTED_PTR(aclprofSubscribeConfig *, aclprofCreateSubscribeConfig, (int8_t timeInfoSwitch, aclprofAicoreMetrics aicoreMetrics, void *fd), NN_WHY_PROFILE)
+NN_NOT_SUPPORTED(aclprofDestroySubscribeConfig, (const aclprofSubscribeConfig *profSubscribeConfig), NN_WHY_PROFILE)
+NN_NOT_SUPPORTED(aclprofGetOpDescSize, (size_t *opDescSize), NN_WHY_PROFILE)
+NN_NOT_SUPPORTED(aclprofGetOpNum, (const void *opInfo, size_t opInfoLen, uint32_t *opNumber), NN_WHY_PROFILE)
+NN_NOT_SUPPORTED(aclprofGetOpTypeLen, (const void *opInfo, size_t opInfoLen, uint32_t index, size_t *opTypeLen), NN_WHY_PROFILE)
+NN_NOT_SUPPORTED(aclprofGetOpType, (const void *opInfo, size_t opInfoLen, uint32_t index, char *opType, size_t opTypeLen), NN_WHY_PROFILE)
+NN_NOT_SUPPORTED(aclprofGetOpNameLen, (const void *opInfo, size_t opInfoLen, uint32_t index, size_t *opNameLen), NN_WHY_PROFILE)
+NN_NOT_SUPPORTED(aclprofGetOpName, (const void *opInfo, size_t opInfoLen, uint32_t index, char *opName, size_t opNameLen), NN_WHY_PROFILE)
+NN_NOT_SUPPORTED_VALUE(uint64_t, aclprofGetOpStart, (const void *opInfo, size_t opInfoLen, uint32_t index), NN_WHY_PROFILE, 0)
+NN_NOT_SUPPORTED_VALUE(uint64_t, aclprofGetOpEnd, (const void *opInfo, size_t opInfoLen, uint32_t index), NN_WHY_PROFILE, 0)
+NN_NOT_SUPPORTED_VALUE(uint64_t, aclprofGetOpDuration, (const void *opInfo, size_t opInfoLen, uint32_t index), NN_WHY_PROFILE, 0)
+NN_NOT_SUPPORTED_VALUE(size_t, aclprofGetModelId, (const void *opInfo, size_t opInfoLen, uint32_t index), NN_WHY_PROFILE, 0)
+NN_NOT_SUPPORTED_VALUE(aclprofSubscribeOpFlag, aclprofGetOpFlag, (const void *opInfo, size_t opInfoLen, uint32_t index), NN_WHY_PROFILE, ACL_SUBSCRIBE_NONE)
+NN_NOT_SUPPORTED_PTR(const char *, aclprofGetOpAttriValue, (const void *opInfo, size_t opInfoLen, uint32_t index, aclprofSubscribeOpAttri attri), NN_WHY_PROFILE)
+NN_NOT_SUPPORTED(aclprofGetStepTimestamp, (aclprofStepInfo *stepInfo, aclprofStepTag tag, aclrtStream stream), NN_WHY_PROFILE)
+NN_NOT_SUPPORTED_PTR(aclprofStepInfo *, aclprofCreateStepInfo, (void), NN_WHY_PROFILE)
+NN_NOT_SUPPORTED_VOID(aclprofDestroyStepInfo, (aclprofStepInfo *stepinfo), NN_WHY_PROFILE)
+NN_NOT_SUPPORTED_PTR(void *, aclprofCreateStamp, (void), NN_WHY_PROFILE)
+NN_NOT_SUPPORTED_VOID(aclprofDestroyStamp, (void *stamp), NN_WHY_PROFILE)
+NN_NOT_SUPPORTED(aclprofPush, (void *stamp), NN_WHY_PROFILE)
+NN_NOT_SUPPORTED(aclprofPop, (void), NN_WHY_PROFILE)
+NN_NOT_SUPPORTED(aclprofRangeStart, (void *stamp, uint32_t *rangeId), NN_WHY_PROFILE)
+NN_NOT_SUPPORTED(aclprofRangeStop, (uint32_t rangeId), NN_WHY_PROFILE)
+NN_NOT_SUPPORTED(aclprofSetStampTraceMessage, (void *stamp, const char *msg, uint32_t msgLen), NN_WHY_PROFILE)
+NN_NOT_SUPPORTED(aclprofMark, (void *stamp), NN_WHY_PROFILE)
+NN_NOT_SUPPORTED(aclprofMarkEx, (const char *msg, size_t msgLen, aclrtStream stream), NN_WHY_PROFILE)
+NN_NOT_SUPPORTED_VALUE(uint64_t, aclprofStr2Id, (const char *message), NN_WHY_PROFILE, 0)
+NN_NOT_SUPPORTED(aclprofRangePushEx, (aclprofEventAttributes *attr), NN_WHY_PROFILE)
+NN_NOT_SUPPORTED(aclprofRangePop, (void), NN_WHY_PROFILE)
+NN_NOT_SUPPORTED(acldumpRegCallback, (int32_t (*const messageCallback)(const acldumpChunk *, int32_t), int32_t flag), NN_WHY_DUMP)
+NN_NOT_SUPPORTED_VOID(acldumpUnregCallback, (void), NN_WHY_DUMP)
+NN_NOT_SUPPORTED(aclopStartDumpArgs, (uint32_t dumpType, const char *path), NN_WHY_DUMP)
+NN_NOT_SUPPORTED(aclopStopDumpArgs, (uint32_t dumpType), NN_WHY_DUMP)
+NN_NOT_SUPPORTED_PTR(const char *, acldumpGetPath, (acldumpType dumpType), NN_WHY_DUMP)
+NN_NOT_SUPPORTED(acldumpSaveExceptionInfo, (const char *fileName, const char *userTag, const acldumpTensorInfo *tensors, size_t tensorCount), NN_WHY_DUMP)
+NN_NOT_SUPPORTED(acldumpGetExceptionInfoPath, (char *path, size_t maxLen), NN_WHY_DUMP)
+NN_NOT_SUPPORTED_VALUE(acltdtTensorType, acltdtGetTensorTypeFromItem, (const acltdtDataItem *dataItem), NN_WHY_TDT, ACL_TENSOR_DATA_UNDEFINED)
+NN_NOT_SUPPORTED_VALUE(aclDataType, acltdtGetDataTypeFromItem, (const acltdtDataItem *dataItem), NN_WHY_TDT, ACL_DT_UNDEFINED)
+NN_NOT_SUPPORTED_PTR(void *, acltdtGetDataAddrFromItem, (const acltdtDataItem *dataItem), NN_WHY_TDT)
+NN_NOT_SUPPORTED_VALUE(size_t, acltdtGetDataSizeFromItem, (const acltdtDataItem *dataItem), NN_WHY_TDT, 0)
+NN_NOT_SUPPORTED_VALUE(size_t, acltdtGetDimNumFromItem, (const acltdtDataItem *dataItem), NN_WHY_TDT, 0)
+NN_NOT_SUPPORTED(acltdtGetSliceInfoFromItem, (const acltdtDataItem *dataItem, size_t *sliceNum, size_t *sliceId), NN_WHY_TDT)
+NN_NOT_SUPPORTED(acltdtGetDimsFromItem, (const acltdtDataItem *dataItem, int64_t *dims, size_t dimNum), NN_WHY_TDT)
+NN_NOT_SUPPORTED_PTR(acltdtDataItem *, acltdtCreateDataItem, (acltdtTensorType tdtType, const int64_t *dims, size_t dimNum, aclDataType dataType, void *data, size_t size), NN_WHY_TDT)
+NN_NOT_SUPPORTED(acltdtDestroyDataItem, (acltdtDataItem *dataItem), NN_WHY_TDT)
+NN_NOT_SUPPORTED_PTR(acltdtDataset *, acltdtCreateDataset, (void), NN_WHY_TDT)
+NN_NOT_SUPPORTED(acltdtDestroyDataset, (acltdtDataset *dataset), NN_WHY_TDT)
+NN_NOT_SUPPORTED_PTR(acltdtDataItem *, acltdtGetDataItem, (const acltdtDataset *dataset, size_t index), NN_WHY_TDT)
+NN_NOT_SUPPORTED(acltdtAddDataItem, (acltdtDataset *dataset, acltdtDataItem *dataItem), NN_WHY_TDT)
+NN_NOT_SUPPORTED_VALUE(size_t, acltdtGetDatasetSize, (const acltdtDataset *dataset), NN_WHY_TDT, 0)
+NN_NOT_SUPPORTED_PTR(const char *, acltdtGetDatasetName, (const acltdtDataset *dataset), NN_WHY_TDT)
+NN_NOT_SUPPORTED(acltdtStopChannel, (acltdtChannelHandle *handle), NN_WHY_TDT)
+NN_NOT_SUPPORTED_PTR(acltdtChannelHandle *, acltdtCreateChannel, (uint32_t deviceId, const char *name), NN_WHY_TDT)
+NN_NOT_SUPPORTED_PTR(acltdtChannelHandle *, acltdtCreateChannelWithCapacity, (uint32_t deviceId, const char *name, size_t capacity), NN_WHY_TDT)
+NN_NOT_SUPPORTED(acltdtDestroyChannel, (acltdtChannelHandle *handle), NN_WHY_TDT)
+NN_NOT_SUPPORTED(acltdtCleanChannel, (acltdtChannelHandle *handle), NN_WHY_TDT)
+NN_NOT_SUPPORTED(acltdtSendTensor, (const acltdtChannelHandle *handle, const acltdtDataset *dataset, int32_t timeout), NN_WHY_TDT)
+NN_NOT_SUPPORTED(acltdtReceiveTensor, (const acltdtChannelHandle *handle, acltdtDataset *dataset, int32_t timeout), NN_WHY_TDT)
+NN_NOT_SUPPORTED(acltdtQueryChannelSize, (const acltdtChannelHandle *handle, size_t *size), NN_WHY_TDT)
+NN_NOT_SUPPORTED(acltdtCreateQueue, (const acltdtQueueAttr *attr, uint32_t *qid), NN_WHY_TDT)
+NN_NOT_SUPPORTED(acltdtDestroyQueue, (uint32_t qid), NN_WHY_TDT)
+NN_NOT_SUPPORTED(acltdtEnqueue, (uint32_t qid, acltdtBuf buf, int32_t timeout), NN_WHY_TDT)
+NN_NOT_SUPPORTED(acltdtDequeue, (uint32_t qid, acltdtBuf *buf, int32_t timeout), NN_WHY_TDT)
+NN_NOT_SUPPORTED(acltdtEnqueueData, (uint32_t qid, const void *data, size_t dataSize, const void *userData, size_t userDataSize, int32_t timeout, uint32_t rsv), NN_WHY_TDT)
+NN_NOT_SUPPORTED(acltdtDequeueData, (uint32_t qid, void *data, size_t dataSize, size_t *retDataSize, void *userData, size_t userDataSize, int32_t timeout), NN_WHY_TDT)
+NN_NOT_SUPPORTED(acltdtGrantQueue, (uint32_t qid, int32_t pid, uint32_t permission, int32_t timeout), NN_WHY_TDT)
+NN_NOT_SUPPORTED(acltdtAttachQueue, (uint32_t qid, int32_t timeout, uint32_t *permission), NN_WHY_TDT)
+NN_NOT_SUPPORTED(acltdtBindQueueRoutes, (acltdtQueueRouteList *qRouteList), NN_WHY_TDT)
+NN_NOT_SUPPORTED(acltdtUnbindQueueRoutes, (acltdtQueueRouteList *qRouteList), NN_WHY_TDT)
+NN_NOT_SUPPORTED(acltdtQueryQueueRoutes, (const acltdtQueueRouteQueryInfo *queryInfo, acltdtQueueRouteList *qRouteList), NN_WHY_TDT)
+NN_NOT_SUPPORTED(acltdtAllocBuf, (size_t size, uint32_t type, acltdtBuf *buf), NN_WHY_TDT)
+NN_NOT_SUPPORTED(acltdtFreeBuf, (acltdtBuf buf), NN_WHY_TDT)
+NN_NOT_SUPPORTED(acltdtGetBufData, (const acltdtBuf buf, void **dataPtr, size_t *size), NN_WHY_TDT)
+NN_NOT_SUPPORTED(acltdtSetBufDataLen, (acltdtBuf buf, size_t len), NN_WHY_TDT)
+NN_NOT_SUPPORTED(acltdtGetBufDataLen, (acltdtBuf buf, size_t *len), NN_WHY_TDT)
+NN_NOT_SUPPORTED(acltdtAppendBufChain, (acltdtBuf headBuf, acltdtBuf buf), NN_WHY_TDT)
+NN_NOT_SUPPORTED(acltdtGetBufChainNum, (acltdtBuf headBuf, uint32_t *num), NN_WHY_TDT)
+NN_NOT_SUPPORTED(acltdtGetBufFromChain, (acltdtBuf headBuf, uint32_t index, acltdtBuf *buf), NN_WHY_TDT)
+NN_NOT_SUPPORTED(acltdtGetBufUserData, (const acltdtBuf buf, void *dataPtr, size_t size, size_t offset), NN_WHY_TDT)
+NN_NOT_SUPPORTED(acltdtSetBufUserData, (acltdtBuf buf, const void *dataPtr, size_t size, size_t offset), NN_WHY_TDT)
+NN_NOT_SUPPORTED(acltdtCopyBufRef, (const acltdtBuf buf, acltdtBuf *newBuf), NN_WHY_TDT)
+NN_NOT_SUPPORTED_PTR(acltdtQueueAttr *, acltdtCreateQueueAttr, (void), NN_WHY_TDT)
+NN_NOT_SUPPORTED(acltdtDestroyQueueAttr, (const acltdtQueueAttr *attr), NN_WHY_TDT)
+NN_NOT_SUPPORTED(acltdtSetQueueAttr, (acltdtQueueAttr *attr, acltdtQueueAttrType type, size_t len, const void *param), NN_WHY_TDT)
+NN_NOT_SUPPORTED(acltdtGetQueueAttr, (const acltdtQueueAttr *attr, acltdtQueueAttrType type, size_t len, size_t *paramRetSize, void *param), NN_WHY_TDT)
+NN_NOT_SUPPORTED_PTR(acltdtQueueRoute *, acltdtCreateQueueRoute, (uint32_t srcId, uint32_t dstId), NN_WHY_TDT)
+NN_NOT_SUPPORTED(acltdtDestroyQueueRoute, (const acltdtQueueRoute *route), NN_WHY_TDT)
+NN_NOT_SUPPORTED(acltdtGetQueueRouteParam, (const acltdtQueueRoute *route, acltdtQueueRouteParamType type, size_t len, size_t *paramRetSize, void *param), NN_WHY_TDT)
+NN_NOT_SUPPORTED_PTR(acltdtQueueRouteList *, acltdtCreateQueueRouteList, (void), NN_WHY_TDT)
+NN_NOT_SUPPORTED(acltdtDestroyQueueRouteList, (const acltdtQueueRouteList *routeList), NN_WHY_TDT)
+NN_NOT_SUPPORTED(acltdtAddQueueRoute, (acltdtQueueRouteList *routeList, const acltdtQueueRoute *route), NN_WHY_TDT)
+NN_NOT_SUPPORTED(acltdtGetQueueRoute, (const acltdtQueueRouteList *routeList, size_t index, acltdtQueueRoute *route), NN_WHY_TDT)
+NN_NOT_SUPPORTED_VALUE(size_t, acltdtGetQueueRouteNum, (const acltdtQueueRouteList *routeList), NN_WHY_TDT, 0)
+NN_NOT_SUPPORTED_PTR(acltdtQueueRouteQueryInfo *, acltdtCreateQueueRouteQueryInfo, (void), NN_WHY_TDT)
+NN_NOT_SUPPORTED(acltdtDestroyQueueRouteQueryInfo, (const acltdtQueueRouteQueryInfo *info), NN_WHY_TDT)
+NN_NOT_SUPPORTED(acltdtSetQueueRouteQueryInfo, (acltdtQueueRouteQueryInfo *param, acltdtQueueRouteQueryInfoParamType type, size_t len, const void *value), NN_WHY_TDT)
+NN_NOT_SUPPORTED(aclplatformGetDeviceInfo, (aclplatformDevInfo infoType, char *value, uint32_t maxLen), NN_WHY_PLATFORM)
+NN_NOT_SUPPORTED(aclplatformGetInstructionInfo, (aclplatformCoreType type, const char *instruction, char *value, uint32_t maxLen), NN_WHY_PLATFORM)
