@@ -55,7 +55,8 @@ WHY_TEXT = {
     "NN_WHY_TDT": "libaclnn has no data channels or queues yet",
     "NN_WHY_MEMPOOL": "libaclnn has no stream-ordered memory pools yet",
     "NN_WHY_PLATFORM": "libaclnn does not describe its CPU device through acl_platform.h yet",
-    "NN_WHY_MODEL": "libaclnn has no model runtime instances (stream capture, aclmdlRI, dump)",
+    "NN_WHY_MODEL": "libaclnn's model runtime instances capture, build, execute and destroy, but have no task "
+                    "groups, updates, conditions or per-task queries yet",
     "NN_WHY_KERNEL": "libaclnn runs no device kernels of its own: only the aclnn operators",
     "NN_WHY_NOTIFY": "libaclnn has no notifies (streams synchronize with events)",
     "NN_WHY_LABEL": "libaclnn has no labels or stream switching",

@@ -301,24 +301,13 @@ static void release_ref(void *ctx)
 
 typedef enum { EV_RECORD, EV_RESET, EV_WAIT } event_task_kind;
 
-static aclError queue_event_task(const char *api, aclrtEvent event, aclrtStream stream,
-                                 event_task_kind kind)
+/* Queues the record, reset or wait of `ev` on `s`, taking the record number now. */
+static aclError issue_event_task(const char *api, nn_event *ev, nn_stream *s, event_task_kind kind)
 {
-    aclError err;
-    ev_lock();
-    nn_event *ev = ev_find_locked(api, "event", event, &err);
-    ev_unlock();
-    if (ev == NULL)
-        return err;
-    nn_stream *s;
-    err = nn_stream_resolve_named(api, stream, &s);
-    if (err != ACL_SUCCESS)
-        return err;
-
     ev_lock();
     if (!nn_ptrset_has(&g_events, ev)) { /* destroyed meanwhile by another thread */
         ev_unlock();
-        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: event %p was destroyed.", api, event);
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: event %p was destroyed.", api, (void *)ev);
     }
     uint64_t gen = kind == EV_RECORD ? ev->record_gen + 1 : ev->record_gen;
     event_task *task = event_task_new(ev, gen, s);
@@ -344,6 +333,53 @@ static aclError queue_event_task(const char *api, aclrtEvent event, aclrtStream 
     default:
         return nn_stream_submit(s, run_wait, release_ref, task);
     }
+}
+
+/* The call as the program made it: issued at once, or, on a stream capturing into a model,
+ * at each execution of the model (the record number of that execution). */
+typedef struct event_call {
+    const char *api;
+    nn_event *ev; /* holds a reference */
+    event_task_kind kind;
+} event_call;
+
+static aclError replay_event_call(void *ctx, nn_stream *s)
+{
+    event_call *call = ctx;
+    return issue_event_task(call->api, call->ev, s, call->kind);
+}
+
+static void release_event_call(void *ctx)
+{
+    event_call *call = ctx;
+    ev_lock();
+    ev_unref_locked(call->ev);
+    ev_unlock();
+    free(call);
+}
+
+static aclError queue_event_task(const char *api, aclrtEvent event, aclrtStream stream,
+                                 event_task_kind kind)
+{
+    aclError err;
+    ev_lock();
+    nn_event *ev = ev_find_locked(api, "event", event, &err);
+    if (ev != NULL)
+        ev->refs++; /* the call's */
+    ev_unlock();
+    if (ev == NULL)
+        return err;
+    nn_stream *s;
+    err = nn_stream_resolve_named(api, stream, &s);
+    event_call *call = err == ACL_SUCCESS ? malloc(sizeof *call) : NULL;
+    if (call == NULL) {
+        ev_lock();
+        ev_unref_locked(ev);
+        ev_unlock();
+        return err != ACL_SUCCESS ? err : nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: out of memory.", api);
+    }
+    *call = (event_call){api, ev, kind};
+    return nn_stream_submit_replayed(s, replay_event_call, release_event_call, call);
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream)

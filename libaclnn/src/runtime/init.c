@@ -243,11 +243,13 @@ static aclError refuse_from_own_task(const char *api)
 }
 
 /* Releases every runtime resource: callbacks first (their pending work is run), then streams
- * and contexts (pending work finishes), events, and memory the program did not free. */
+ * and contexts (pending work finishes), model runtime instances, events, and memory the program
+ * did not free. */
 static void finalize_everything(void)
 {
     nn_callback_finalize();
     nn_rt_devices_finalize();
+    nn_model_finalize(); /* after the streams (they let go of the models), before the events */
     nn_event_finalize();
     nn_mem_finalize();
 }

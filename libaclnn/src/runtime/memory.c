@@ -574,7 +574,9 @@ ACL_FUNC_VISIBILITY aclError aclrtMemcpy(void *dst, size_t destMax, const void *
         return ACL_SUCCESS; /* CANN: nothing to copy, nothing checked */
     /* racecheck sees the program's addresses, the copy the library's (check_mode_copy) */
     const nn_check_access accesses[2] = {{dst, count, true, "dst", -1}, {src, count, false, "src", -1}};
-    aclError ret = check_copy("aclrtMemcpy", dst, destMax, src, count, kind);
+    aclError ret = nn_model_check_sync_call("aclrtMemcpy");
+    if (ret == ACL_SUCCESS)
+        ret = check_copy("aclrtMemcpy", dst, destMax, src, count, kind);
     if (ret == ACL_SUCCESS)
         ret = check_mode_copy("aclrtMemcpy", &dst, &src, count, kind, false);
     if (ret != ACL_SUCCESS)
@@ -600,7 +602,9 @@ ACL_FUNC_VISIBILITY aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t 
     if (count == 0)
         return ACL_SUCCESS;
     const nn_check_access access = {devPtr, count, true, "devPtr", -1};
-    aclError ret = check_fill("aclrtMemset", devPtr, maxCount, count);
+    aclError ret = nn_model_check_sync_call("aclrtMemset");
+    if (ret == ACL_SUCCESS)
+        ret = check_fill("aclrtMemset", devPtr, maxCount, count);
     const void *none = NULL;
     if (ret == ACL_SUCCESS)
         ret = check_mode_copy("aclrtMemset", &devPtr, &none, count, 0, false);

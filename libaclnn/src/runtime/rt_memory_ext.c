@@ -117,7 +117,9 @@ ACL_FUNC_VISIBILITY aclError aclrtMemcpy2d(void *dst, size_t dpitch, const void 
                                            size_t height, aclrtMemcpyKind kind)
 {
     copy2d c = {dst, src, dpitch, spitch, width, height};
-    aclError ret = check_2d("aclrtMemcpy2d", &c, kind);
+    aclError ret = nn_model_check_sync_call("aclrtMemcpy2d");
+    if (ret == ACL_SUCCESS)
+        ret = check_2d("aclrtMemcpy2d", &c, kind);
     if (ret == ACL_SUCCESS) {
         race_check_2d("aclrtMemcpy2d", &c, NULL); /* the program's addresses */
         ret = check_mode_span("aclrtMemcpy2d", &c.dst, &c.src, span_2d(dpitch, width, height), false);

@@ -24,7 +24,7 @@
 #define NN_WHY_MANAGED "libaclnn has no managed (unified) memory"
 #define NN_WHY_MBUF "libaclnn has no mbuf chains"
 #define NN_WHY_MEMPOOL "libaclnn has no stream-ordered memory pools yet"
-#define NN_WHY_MODEL "libaclnn has no model runtime instances (stream capture, aclmdlRI, dump)"
+#define NN_WHY_MODEL "libaclnn's model runtime instances capture, build, execute and destroy, but have no task groups, updates, conditions or per-task queries yet"
 #define NN_WHY_NOTIFY "libaclnn has no notifies (streams synchronize with events)"
 #define NN_WHY_PLATFORM "libaclnn does not describe its CPU device through acl_platform.h yet"
 #define NN_WHY_PROFILE "libaclnn does not profile yet"
@@ -194,29 +194,10 @@ NN_NOT_SUPPORTED(aclrtNotifyGetExportKey, (aclrtNotify notify, char *key, size_t
 NN_NOT_SUPPORTED(aclrtNotifyImportByKey, (aclrtNotify *notify, const char *key, uint64_t flags), NN_WHY_NOTIFY)
 NN_NOT_SUPPORTED(aclrtNotifySetImportPid, (aclrtNotify notify, int32_t *pid, size_t num), NN_WHY_NOTIFY)
 NN_NOT_SUPPORTED(aclrtNotifySetImportPidInterServer, (aclrtNotify notify, aclrtServerPid *serverPids, size_t num), NN_WHY_NOTIFY)
-NN_NOT_SUPPORTED(aclmdlRICaptureBegin, (aclrtStream stream, aclmdlRICaptureMode mode), NN_WHY_MODEL)
-NN_NOT_SUPPORTED(aclmdlRICaptureGetInfo, (aclrtStream stream, aclmdlRICaptureStatus *status, aclmdlRI *modelRI), NN_WHY_MODEL)
-NN_NOT_SUPPORTED(aclmdlRICaptureEnd, (aclrtStream stream, aclmdlRI *modelRI), NN_WHY_MODEL)
-NN_NOT_SUPPORTED(aclmdlRIDebugPrint, (aclmdlRI modelRI), NN_WHY_MODEL)
-NN_NOT_SUPPORTED(aclmdlRIDebugJsonPrint, (aclmdlRI modelRI, const char *path, uint32_t flags), NN_WHY_MODEL)
-NN_NOT_SUPPORTED(aclmdlRICaptureThreadExchangeMode, (aclmdlRICaptureMode *mode), NN_WHY_MODEL)
-NN_NOT_SUPPORTED(aclmdlRIExecuteAsync, (aclmdlRI modelRI, aclrtStream stream), NN_WHY_MODEL)
-NN_NOT_SUPPORTED(aclmdlRIExecute, (aclmdlRI modelRI, int32_t timeout), NN_WHY_MODEL)
-NN_NOT_SUPPORTED(aclmdlRIDestroy, (aclmdlRI modelRI), NN_WHY_MODEL)
 NN_NOT_SUPPORTED(aclmdlRICaptureTaskGrpBegin, (aclrtStream stream), NN_WHY_MODEL)
 NN_NOT_SUPPORTED(aclmdlRICaptureTaskGrpEnd, (aclrtStream stream, aclrtTaskGrp *handle), NN_WHY_MODEL)
 NN_NOT_SUPPORTED(aclmdlRICaptureTaskUpdateBegin, (aclrtStream stream, aclrtTaskGrp handle), NN_WHY_MODEL)
 NN_NOT_SUPPORTED(aclmdlRICaptureTaskUpdateEnd, (aclrtStream stream), NN_WHY_MODEL)
-NN_NOT_SUPPORTED(aclmdlRIBuildBegin, (aclmdlRI *modelRI, uint32_t flag), NN_WHY_MODEL)
-NN_NOT_SUPPORTED(aclmdlRIBindStream, (aclmdlRI modelRI, aclrtStream stream, uint32_t flag), NN_WHY_MODEL)
-NN_NOT_SUPPORTED(aclmdlRIEndTask, (aclmdlRI modelRI, aclrtStream stream), NN_WHY_MODEL)
-NN_NOT_SUPPORTED(aclmdlRIBuildEnd, (aclmdlRI modelRI, void *reserve), NN_WHY_MODEL)
-NN_NOT_SUPPORTED(aclmdlRIUnbindStream, (aclmdlRI modelRI, aclrtStream stream), NN_WHY_MODEL)
-NN_NOT_SUPPORTED(aclmdlRISetName, (aclmdlRI modelRI, const char *name), NN_WHY_MODEL)
-NN_NOT_SUPPORTED(aclmdlRIGetName, (aclmdlRI modelRI, uint32_t maxLen, char *name), NN_WHY_MODEL)
-NN_NOT_SUPPORTED(aclmdlRIGetId, (aclmdlRI modelRI, uint32_t *modelRIId), NN_WHY_MODEL)
-NN_NOT_SUPPORTED(aclmdlRIDestroyRegisterCallback, (aclmdlRI modelRI, aclrtCallback func, void *userData), NN_WHY_MODEL)
-NN_NOT_SUPPORTED(aclmdlRIDestroyUnregisterCallback, (aclmdlRI modelRI, aclrtCallback func), NN_WHY_MODEL)
 NN_NOT_SUPPORTED(aclmdlInitDump, (void), NN_WHY_DUMP)
 NN_NOT_SUPPORTED(aclmdlSetDump, (const char *dumpCfgPath), NN_WHY_DUMP)
 NN_NOT_SUPPORTED(aclmdlFinalizeDump, (void), NN_WHY_DUMP)
