@@ -262,9 +262,12 @@ static void copy_through_events(void)
     EXPECT_OK(aclmdlRICaptureEnd(graph, &model));
     EXPECT_OK(aclmdlRIExecuteAsync(model, graph));
     EXPECT_OK(aclrtStreamWaitEvent(external, event));
-    EXPECT_OK(aclrtMemcpyAsync(result, bytes, dst, bytes, ACL_MEMCPY_DEVICE_TO_HOST, external));
+    int32_t *pinned = NULL; /* an asynchronous copy to the host needs aclrtMallocHost memory */
+    EXPECT_OK(aclrtMallocHost((void **)&pinned, bytes));
+    EXPECT_OK(aclrtMemcpyAsync(pinned, bytes, dst, bytes, ACL_MEMCPY_DEVICE_TO_HOST, external));
     EXPECT_OK(aclrtSynchronizeStream(external));
-    CHECK(memcmp(result, source, bytes) == 0, "scenario 2: the copy after the model's record");
+    CHECK(memcmp(pinned, source, bytes) == 0, "scenario 2: the copy after the model's record");
+    EXPECT_OK(aclrtFreeHost(pinned));
     EXPECT_OK(aclrtSynchronizeStream(graph));
     EXPECT_OK(aclmdlRIDestroy(model));
 

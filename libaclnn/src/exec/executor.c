@@ -643,7 +643,8 @@ aclnnStatus nn_launch_executor(const char *op_name, void *workspace, uint64_t wo
         release_task(task);
         return rt == ACL_ERROR_INVALID_PARAM ? ACLNN_ERR_PARAM_INVALID : ACLNN_ERR_RUNTIME_ERROR;
     }
-    race_check_launch(task, resolved);
+    if (!nn_stream_records(resolved))
+        race_check_launch(task, resolved);
     use_lib_addresses(task);
     rt = nn_stream_submit_inline_ok(resolved, run_task, release_task, task); /* releases on failure too */
     if (rt == ACL_SUCCESS)

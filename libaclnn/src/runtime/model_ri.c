@@ -233,6 +233,19 @@ void nn_model_forget_stream(nn_model *model, nn_stream *stream)
         model_unref(model); /* the stream's reference */
 }
 
+bool nn_stream_records(nn_stream *s)
+{
+    nn_model *current = nn_stream_capture(s);
+    if (current == NULL)
+        return false;
+    pthread_mutex_lock(&current->lock);
+    bool records = current->state == MODEL_BUILDING || current->state == MODEL_CAPTURING ||
+                   current->capture_open;
+    pthread_mutex_unlock(&current->lock);
+    model_unref(current);
+    return records;
+}
+
 aclError nn_model_check_sync_call(const char *api)
 {
     if (atomic_load(&g_open_captures) == 0)

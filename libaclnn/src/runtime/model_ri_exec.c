@@ -159,20 +159,6 @@ static void release_execution(void *ctx)
     nn_model_unref(model);
 }
 
-/* Whether `s` records its tasks into a model now (executing there would record, not run). */
-static bool stream_records(nn_stream *s)
-{
-    nn_model *current = nn_stream_capture(s);
-    if (current == NULL)
-        return false;
-    pthread_mutex_lock(&current->lock);
-    bool records = current->state == MODEL_BUILDING || current->state == MODEL_CAPTURING ||
-                   current->capture_open;
-    pthread_mutex_unlock(&current->lock);
-    nn_model_unref(current);
-    return records;
-}
-
 /* Under model->lock: why the model cannot execute on `s` now (0: it can). */
 static aclError check_executable_locked(const char *api, const nn_model *model, const nn_stream *s)
 {
@@ -203,7 +189,7 @@ static aclError execute_async(const char *api, aclmdlRI modelRI, aclrtStream str
         return err;
     nn_stream *s;
     err = nn_stream_resolve_named(api, stream, &s);
-    if (err == ACL_SUCCESS && stream_records(s))
+    if (err == ACL_SUCCESS && nn_stream_records(s))
         err = nn_rt_error(ACL_ERROR_RT_STREAM_CAPTURED, "%s: stream %p records into a model runtime instance "
                           "itself; libaclnn does not nest models.", api, stream);
     if (err == ACL_SUCCESS) {
