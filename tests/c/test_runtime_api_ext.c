@@ -515,8 +515,8 @@ static void test_not_supported(void)
     aclrtBinHandle bin = NULL;
     EXPECT(aclrtBinaryLoadFromFile("k.o", NULL, &bin), ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "device kernels");
     (void)aclGetRecentErrMsg();
-    CHECK(aclrtCreateStreamConfigHandle() == NULL, "a not-supported handle constructor returns NULL");
-    EXPECT_MSG_CLEARED("aclrtCreateStreamConfigHandle", "aclrtCreateStreamConfigHandle", "not supported");
+    CHECK(aclrtCreateGroupInfo() == NULL, "a not-supported handle constructor returns NULL");
+    EXPECT_MSG_CLEARED("aclrtCreateGroupInfo", "aclrtCreateGroupInfo", "not supported");
 }
 
 int main(void)

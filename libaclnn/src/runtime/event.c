@@ -509,20 +509,37 @@ ACL_FUNC_VISIBILITY aclError aclrtQueryEventWaitStatus(aclrtEvent event, aclrtEv
 }
 
 /* Under g_ev_lock: 0 when the event has a completed record to time, else an error code. */
-static aclError check_timed_locked(const char *param, const nn_event *ev, aclrtEvent handle)
+static aclError check_timed_locked(const char *api, const char *param, const nn_event *ev, aclrtEvent handle)
 {
     if (ev->record_gen == 0)
-        return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID,
-                           "aclrtEventElapsedTime: %s %p has never been recorded.", param, handle);
+        return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID, "%s: %s %p has never been recorded.", api, param,
+                           handle);
     if (!ev_record_complete_locked(ev, ev->record_gen))
         return nn_rt_error(ACL_ERROR_RT_EVENT_NOT_COMPLETE,
-                           "aclrtEventElapsedTime: %s %p has not completed yet; synchronize it "
-                           "(or its stream) first.", param, handle);
+                           "%s: %s %p has not completed yet; synchronize it (or its stream) first.", api,
+                           param, handle);
     if (!ev->recorded)
-        return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID,
-                           "aclrtEventElapsedTime: %s %p was reset after its last record.", param,
-                           handle);
+        return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID, "%s: %s %p was reset after its last record.", api,
+                           param, handle);
     return ACL_SUCCESS;
+}
+
+/* When the newest record completed, in microseconds of CLOCK_MONOTONIC (time since boot, as
+ * the card counts from its own start). */
+ACL_FUNC_VISIBILITY aclError aclrtEventGetTimestamp(aclrtEvent event, uint64_t *timestamp)
+{
+    static const char api[] = "aclrtEventGetTimestamp";
+    if (timestamp == NULL)
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: timestamp must not be null.", api);
+    aclError err;
+    ev_lock();
+    nn_event *ev = ev_find_locked(api, "event", event, &err);
+    if (ev != NULL)
+        err = check_timed_locked(api, "event", ev, event);
+    if (ev != NULL && err == ACL_SUCCESS)
+        *timestamp = (uint64_t)ev->stamp.tv_sec * 1000000u + (uint64_t)ev->stamp.tv_nsec / 1000u;
+    ev_unlock();
+    return err;
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclrtEvent endEvent)
@@ -535,9 +552,9 @@ ACL_FUNC_VISIBILITY aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEv
     nn_event *end = start ? ev_find_locked("aclrtEventElapsedTime", "endEvent", endEvent, &err)
                           : NULL;
     if (start != NULL && end != NULL) {
-        err = check_timed_locked("startEvent", start, startEvent);
+        err = check_timed_locked("aclrtEventElapsedTime", "startEvent", start, startEvent);
         if (err == ACL_SUCCESS)
-            err = check_timed_locked("endEvent", end, endEvent);
+            err = check_timed_locked("aclrtEventElapsedTime", "endEvent", end, endEvent);
         if (err == ACL_SUCCESS) {
             double elapsed = (double)(end->stamp.tv_sec - start->stamp.tv_sec) * 1e3 +
                              (double)(end->stamp.tv_nsec - start->stamp.tv_nsec) / 1e6;

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "check/nn_check.h"
 #include "runtime/nn_rt_internal.h"
@@ -208,24 +209,26 @@ static bool policy_wants_huge_pages(aclrtMemMallocPolicy policy)
 }
 
 /* Allocates `usable` bytes 64-byte aligned (2 MiB aligned and advised for huge pages when
- * `huge` and the block spans one) and registers them. */
+ * `huge` and the block spans one; aclrtMallocHost blocks on whole pages, since programs pass
+ * them to aclrtHostRegister, which takes pages) and registers them. */
 static aclError allocate(const char *api, void **out, size_t requested, size_t usable,
                          mem_kind kind, bool huge)
 {
+    const long page = sysconf(_SC_PAGESIZE);
+    const size_t align = kind == MEM_HOST && page > NN_DEVICE_ALIGN ? (size_t)page : NN_DEVICE_ALIGN;
     /* posix_memalign needs no multiple of the alignment, but round anyway so that the tail of
      * the last cache line is ours too (kernels may read whole vectors). */
     /* No object may exceed PTRDIFF_MAX bytes; asking the allocator for more is an error in
      * itself (valgrind flags it), so refuse it here as out of memory. */
-    if (usable > (size_t)PTRDIFF_MAX - NN_DEVICE_ALIGN)
+    if (usable > (size_t)PTRDIFF_MAX - align)
         return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION,
                            "%s: cannot allocate %zu bytes (size too large).", api, requested);
-    size_t padded = (usable + NN_DEVICE_ALIGN - 1) / NN_DEVICE_ALIGN * NN_DEVICE_ALIGN;
+    size_t padded = (usable + align - 1) / align * align;
     void *memory = NULL;
     const bool on_huge_pages = huge && padded >= HUGE_PAGE_BYTES;
     const bool checked = kind == MEM_DEVICE && nn_check_on(NN_CHECK_ALL);
     int rc = checked ? ((memory = nn_check_device_alloc(api, usable)) == NULL ? ENOMEM : 0)
-                     : posix_memalign(&memory, on_huge_pages ? HUGE_PAGE_BYTES : NN_DEVICE_ALIGN,
-                                      padded);
+                     : posix_memalign(&memory, on_huge_pages ? HUGE_PAGE_BYTES : align, padded);
     if (rc == 0 && memory != NULL && on_huge_pages && !checked)
         (void)madvise(memory, padded, MADV_HUGEPAGE); /* a refusal leaves ordinary pages */
     if (rc != 0 || memory == NULL)
