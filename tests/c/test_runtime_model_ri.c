@@ -344,6 +344,14 @@ static void misuse(void)
     aclmdlRI model = NULL;
     EXPECT(aclmdlRICaptureEnd(tu_stream, &model), ACL_ERROR_RT_STREAM_NOT_CAPTURED, "aclmdlRICaptureEnd");
     EXPECT(aclmdlRICaptureBegin(tu_stream, (aclmdlRICaptureMode)7), ACL_ERROR_INVALID_PARAM, "mode");
+    /* As CANN's acl layer: the stream is required (the default stream is not captured), and
+     * GetInfo needs at least one of its outputs. */
+    EXPECT(aclmdlRICaptureBegin(NULL, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL), ACL_ERROR_INVALID_PARAM, "stream");
+    EXPECT(aclmdlRICaptureEnd(NULL, &model), ACL_ERROR_INVALID_PARAM, "stream");
+    EXPECT(aclmdlRICaptureGetInfo(tu_stream, NULL, NULL), ACL_ERROR_INVALID_PARAM, "both");
+    aclmdlRICaptureStatus status = ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE;
+    EXPECT_OK(aclmdlRICaptureGetInfo(tu_stream, &status, NULL));
+    CHECK(status == ACL_MODEL_RI_CAPTURE_STATUS_NONE, "status %d without a capture", (int)status);
     EXPECT_OK(aclmdlRICaptureBegin(tu_stream, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
     EXPECT(aclmdlRICaptureBegin(tu_stream, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL), ACL_ERROR_RT_STREAM_CAPTURED,
            "aclmdlRICaptureBegin");

@@ -304,6 +304,8 @@ void nn_model_finalize(void)
 ACL_FUNC_VISIBILITY aclError aclmdlRICaptureBegin(aclrtStream stream, aclmdlRICaptureMode mode)
 {
     static const char api[] = "aclmdlRICaptureBegin";
+    if (stream == NULL) /* CANN: the default stream is never captured */
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: stream must not be NULL.", api);
     if (!valid_mode((int)mode))
         return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: mode must be ACL_MODEL_RI_CAPTURE_MODE_GLOBAL (0), "
                            "THREAD_LOCAL (1) or RELAXED (2), got %d.", api, (int)mode);
@@ -338,25 +340,28 @@ ACL_FUNC_VISIBILITY aclError aclmdlRICaptureGetInfo(aclrtStream stream, aclmdlRI
                                                     aclmdlRI *modelRI)
 {
     static const char api[] = "aclmdlRICaptureGetInfo";
-    if (status == NULL)
-        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: status is NULL.", api);
+    if (stream == NULL || (status == NULL && modelRI == NULL))
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: %s.", api,
+                           stream == NULL ? "stream must not be NULL" : "status and modelRI cannot both be NULL");
     nn_stream *s;
     aclError err = nn_stream_resolve_named(api, stream, &s);
     if (err != ACL_SUCCESS)
         return err;
-    *status = ACL_MODEL_RI_CAPTURE_STATUS_NONE;
+    aclmdlRICaptureStatus state = ACL_MODEL_RI_CAPTURE_STATUS_NONE;
     aclmdlRI captured = NULL;
     nn_model *model = nn_stream_capture(s);
     if (model != NULL) {
         pthread_mutex_lock(&model->lock);
         if (model->capture_open) {
-            *status = model->state == MODEL_INVALIDATED ? ACL_MODEL_RI_CAPTURE_STATUS_INVALIDATED
-                                                        : ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE;
+            state = model->state == MODEL_INVALIDATED ? ACL_MODEL_RI_CAPTURE_STATUS_INVALIDATED
+                                                      : ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE;
             captured = model;
         }
         pthread_mutex_unlock(&model->lock);
         model_unref(model);
     }
+    if (status != NULL)
+        *status = state;
     if (modelRI != NULL)
         *modelRI = captured;
     return ACL_SUCCESS;
@@ -382,8 +387,8 @@ static aclError check_capture_end_locked(const nn_model *model, const nn_stream 
 ACL_FUNC_VISIBILITY aclError aclmdlRICaptureEnd(aclrtStream stream, aclmdlRI *modelRI)
 {
     static const char api[] = "aclmdlRICaptureEnd";
-    if (modelRI == NULL)
-        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: modelRI is NULL.", api);
+    if (stream == NULL || modelRI == NULL)
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: %s is NULL.", api, stream == NULL ? "stream" : "modelRI");
     nn_stream *s;
     aclError err = nn_stream_resolve_named(api, stream, &s);
     if (err != ACL_SUCCESS)
