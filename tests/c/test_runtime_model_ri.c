@@ -9,6 +9,8 @@
  *     launches, and the outputs match a reference computed here from the inputs of that round;
  *   - 4_model_sync_external: the three event scenarios (a model waits for a record outside it, a
  *     model's record is waited for outside, one model waits for another's record);
+ *   - cross-stream capture: a stream joins by waiting for an event recorded in the capture and
+ *     is joined back by a record the origin waits for (else aclmdlRICaptureEnd returns 107025);
  *   - a captured memset and host function replay at every execution, and a repeatable
  *     executor rebound after capture still writes where it wrote at capture;
  *   - build mode (aclmdlRIBuildBegin / BindStream / EndTask / BuildEnd / UnbindStream) with
@@ -339,6 +341,71 @@ static void built_model(void)
     EXPECT_OK(aclrtFree(dst));
 }
 
+/* Cross-stream capture, as CANN's Context::CheckCaptureModelValidity wants it: a second stream
+ * joins by waiting for an event recorded in the capture, and is joined back when its last task
+ * is a record the origin waits for; one left unjoined makes aclmdlRICaptureEnd fail (107025). */
+static void fork_join(void)
+{
+    prelu_call call = prelu_plan();
+    const size_t bytes = NUMEL * sizeof(float);
+    float *host_x = NULL;
+    EXPECT_OK(aclrtMallocHost((void **)&host_x, bytes));
+    aclrtStream side = NULL;
+    aclrtEvent fork = NULL, join = NULL;
+    EXPECT_OK(aclrtCreateStream(&side));
+    EXPECT_OK(aclrtCreateEvent(&fork));
+    EXPECT_OK(aclrtCreateEvent(&join));
+
+    aclmdlRI model = NULL, seen = NULL;
+    aclmdlRICaptureStatus status = ACL_MODEL_RI_CAPTURE_STATUS_NONE;
+    EXPECT_OK(aclmdlRICaptureBegin(tu_stream, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    EXPECT_OK(aclrtMemcpyAsync(call.x.dev, bytes, host_x, bytes, ACL_MEMCPY_HOST_TO_DEVICE, tu_stream));
+    EXPECT_OK(aclrtRecordEvent(fork, tu_stream));
+    EXPECT_OK(aclrtStreamWaitEvent(side, fork));
+    EXPECT_OK(aclmdlRICaptureGetInfo(side, &status, &seen));
+    CHECK(status == ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE && seen != NULL, "the side stream joined: status %d",
+          (int)status);
+    EXPECT_OK(aclnnPrelu(NULL, 0, call.executor, side));
+    EXPECT_OK(aclrtRecordEvent(join, side));
+    EXPECT_OK(aclrtStreamWaitEvent(tu_stream, join));
+    EXPECT(aclmdlRICaptureEnd(side, &model), ACL_ERROR_RT_STREAM_CAPTURE_UNMATCHED, "not begun");
+    EXPECT_OK(aclmdlRICaptureEnd(tu_stream, &model));
+    CHECK(model == seen, "one model for both streams");
+    EXPECT_OK(aclmdlRICaptureGetInfo(side, &status, NULL));
+    CHECK(status == ACL_MODEL_RI_CAPTURE_STATUS_NONE, "the side stream left the capture: status %d", (int)status);
+
+    float out[NUMEL];
+    for (int round = 1; round <= 3; round++) {
+        fill_input(host_x, 10 + round);
+        EXPECT_OK(aclmdlRIExecuteAsync(model, tu_stream));
+        EXPECT_OK(aclrtSynchronizeStream(tu_stream));
+        EXPECT_OK(aclrtMemcpy(out, bytes, call.out.dev, bytes, ACL_MEMCPY_DEVICE_TO_HOST));
+        check_prelu("fork-join model", out, host_x, 10 + round);
+    }
+    EXPECT_OK(aclmdlRIDestroy(model));
+
+    /* Left unjoined: no model, and both streams run their tasks again. */
+    EXPECT_OK(aclmdlRICaptureBegin(tu_stream, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    EXPECT_OK(aclrtRecordEvent(fork, tu_stream));
+    EXPECT_OK(aclrtStreamWaitEvent(side, fork));
+    EXPECT_OK(aclrtMemsetAsync(call.out.dev, bytes, 0, bytes, side));
+    model = (aclmdlRI)&status;
+    EXPECT(aclmdlRICaptureEnd(tu_stream, &model), ACL_ERROR_RT_STREAM_UNJOINED, "joined back");
+    CHECK(model == NULL, "no model for an unjoined capture");
+    EXPECT_OK(aclrtMemsetAsync(call.out.dev, bytes, 0, bytes, side));
+    EXPECT_OK(aclrtSynchronizeStream(side));
+    EXPECT_OK(aclrtMemcpy(out, bytes, call.out.dev, bytes, ACL_MEMCPY_DEVICE_TO_HOST));
+    for (int i = 0; i < NUMEL; i++)
+        CHECK(out[i] == 0.0f, "the side stream runs its memset after the capture: element %d = %g", i,
+              (double)out[i]);
+
+    EXPECT_OK(aclrtDestroyEvent(fork));
+    EXPECT_OK(aclrtDestroyEvent(join));
+    EXPECT_OK(aclrtDestroyStream(side));
+    EXPECT_OK(aclrtFreeHost(host_x));
+    prelu_free(&call);
+}
+
 static void misuse(void)
 {
     aclmdlRI model = NULL;
@@ -381,6 +448,7 @@ int main(void)
     simple_model();
     replayed_arguments();
     copy_through_events();
+    fork_join();
     built_model();
     misuse();
     tu_close_device();

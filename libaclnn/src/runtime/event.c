@@ -33,6 +33,7 @@ typedef struct nn_event {
     bool recorded;          /* a record completed since creation or the last reset */
     struct timespec stamp;  /* when the newest completed record completed */
     int refs;               /* user handle + queued tasks */
+    uint32_t capture_model; /* the open capture its newest record went into (0: none; model_ri.c) */
 } nn_event;
 
 static pthread_mutex_t g_ev_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -358,6 +359,36 @@ static void release_event_call(void *ctx)
     free(call);
 }
 
+/* Submits the call; on a stream of an open capture also keeps the capture's books: a wait for a
+ * record made in a capture joins the waiting stream to it (CANN's cross-stream capture), and a
+ * record remembers the capture it went into. */
+static aclError submit_event_call(const char *api, nn_stream *s, event_call *call)
+{
+    nn_event *ev = call->ev;
+    const event_task_kind kind = call->kind; /* the call is freed once it has run here */
+    ev_lock();
+    uint32_t recorded_in = ev->capture_model;
+    ev->refs++; /* ours, until the books are kept */
+    ev_unlock();
+    aclError err = ACL_SUCCESS;
+    if (kind == EV_WAIT && recorded_in != 0 && !nn_stream_records(s))
+        err = nn_model_join_capture(api, s, recorded_in);
+    bool captured = err == ACL_SUCCESS && nn_stream_records(s);
+    if (err == ACL_SUCCESS)
+        err = nn_stream_submit_replayed(s, replay_event_call, release_event_call, call);
+    else
+        release_event_call(call);
+    uint32_t model = 0;
+    if (err == ACL_SUCCESS && captured)
+        model = nn_model_note_event_call(s, ev, kind == EV_RECORD, kind == EV_WAIT);
+    ev_lock();
+    if (err == ACL_SUCCESS && kind == EV_RECORD)
+        ev->capture_model = model;
+    ev_unref_locked(ev);
+    ev_unlock();
+    return err;
+}
+
 static aclError queue_event_task(const char *api, aclrtEvent event, aclrtStream stream,
                                  event_task_kind kind)
 {
@@ -379,7 +410,7 @@ static aclError queue_event_task(const char *api, aclrtEvent event, aclrtStream 
         return err != ACL_SUCCESS ? err : nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: out of memory.", api);
     }
     *call = (event_call){api, ev, kind};
-    return nn_stream_submit_replayed(s, replay_event_call, release_event_call, call);
+    return submit_event_call(api, s, call);
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream)

@@ -89,6 +89,7 @@ static void model_unref(nn_model *model)
             model->tasks[i].release(model->tasks[i].ctx);
     pthread_mutex_destroy(&model->lock);
     free(model->tasks);
+    free(model->joined);
     free(model->bound);
     free(model->callbacks);
     free(model->name);
@@ -173,7 +174,17 @@ bool nn_model_grow(void **array, size_t *capacity, size_t count, size_t item_siz
     return true;
 }
 
-aclError nn_model_record_task(nn_model *model, const nn_captured_task *task, bool *taken)
+/* Under model->lock: the entry of a stream that joined the capture, or NULL. */
+static joined_stream *find_joined_locked(nn_model *model, const nn_stream *stream)
+{
+    for (size_t i = 0; i < model->num_joined; i++)
+        if (model->joined[i].stream == stream)
+            return &model->joined[i];
+    return NULL;
+}
+
+aclError nn_model_record_task(nn_model *model, const nn_stream *stream, const nn_captured_task *task,
+                              bool *taken)
 {
     aclError err = ACL_SUCCESS;
     *taken = false;
@@ -185,6 +196,11 @@ aclError nn_model_record_task(nn_model *model, const nn_captured_task *task, boo
         if (nn_model_grow((void **)&model->tasks, &model->cap_tasks, model->num_tasks, sizeof *model->tasks)) {
             model->tasks[model->num_tasks++] = *task;
             *taken = true;
+            joined_stream *joined = find_joined_locked(model, stream);
+            if (joined != NULL) { /* a task after its record: not joined back (yet) */
+                joined->last_record = NULL;
+                joined->rejoined = false;
+            }
         } else {
             if (model->state == MODEL_CAPTURING)
                 model->state = MODEL_INVALIDATED;
@@ -218,9 +234,104 @@ bool nn_model_unbind_locked(nn_model *model, const nn_stream *stream)
     return false;
 }
 
+uint32_t nn_model_note_event_call(nn_stream *stream, const void *event, bool is_record, bool is_wait)
+{
+    nn_model *model = nn_stream_capture(stream);
+    if (model == NULL)
+        return 0;
+    pthread_mutex_lock(&model->lock);
+    uint32_t id = model->capture_open ? model->id : 0; /* a built model makes no joins */
+    joined_stream *joined = find_joined_locked(model, stream);
+    if (joined != NULL && is_record)
+        joined->last_record = event;
+    for (size_t i = 0; is_wait && i < model->num_joined; i++)
+        if (model->joined[i].stream != stream && model->joined[i].last_record == event)
+            model->joined[i].rejoined = true;
+    pthread_mutex_unlock(&model->lock);
+    model_unref(model);
+    return id;
+}
+
+/* The model of an open capture with this id, with a reference; NULL when the capture is over. */
+static nn_model *find_open_capture(uint32_t model_id)
+{
+    nn_model *found = NULL;
+    pthread_mutex_lock(&g_models_lock);
+    for (size_t i = 0; i < g_models.count && found == NULL; i++) {
+        nn_model *model = g_models.items[i];
+        if (model->id == model_id) {
+            pthread_mutex_lock(&model->lock);
+            if (model->capture_open && model->state == MODEL_CAPTURING) {
+                model_ref(model);
+                found = model;
+            }
+            pthread_mutex_unlock(&model->lock);
+        }
+    }
+    pthread_mutex_unlock(&g_models_lock);
+    return found;
+}
+
+aclError nn_model_join_capture(const char *api, nn_stream *stream, uint32_t model_id)
+{
+    nn_model *model = find_open_capture(model_id);
+    if (model == NULL)
+        return ACL_SUCCESS; /* that capture is over: an ordinary wait */
+    pthread_mutex_lock(&model->lock);
+    bool listed = nn_model_grow((void **)&model->joined, &model->cap_joined, model->num_joined,
+                                sizeof *model->joined);
+    if (listed)
+        model->joined[model->num_joined++] = (joined_stream){stream, NULL, false};
+    pthread_mutex_unlock(&model->lock);
+    aclError err = ACL_SUCCESS;
+    if (!listed)
+        err = nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: out of memory joining a capture.", api);
+    else if (nn_stream_set_capture(stream, model, NULL) != ACL_SUCCESS)
+        err = nn_rt_error(ACL_ERROR_RT_STREAM_CAPTURED, "%s: stream %p records into another model runtime "
+                          "instance and cannot join the capture into modelRI %u.", api, (void *)stream, model->id);
+    if (err == ACL_SUCCESS)
+        return ACL_SUCCESS; /* the reference is the stream's now */
+    pthread_mutex_lock(&model->lock);
+    joined_stream *joined = listed ? find_joined_locked(model, stream) : NULL;
+    if (joined != NULL)
+        *joined = model->joined[--model->num_joined];
+    pthread_mutex_unlock(&model->lock);
+    model_unref(model);
+    return err;
+}
+
+/* Lets go of every stream that joined the capture (it ends). */
+static void release_joined(nn_model *model)
+{
+    for (;;) {
+        pthread_mutex_lock(&model->lock);
+        nn_stream *s = model->num_joined > 0 ? model->joined[--model->num_joined].stream : NULL;
+        pthread_mutex_unlock(&model->lock);
+        if (s == NULL)
+            return;
+        if (nn_stream_set_capture(s, NULL, model) == ACL_SUCCESS)
+            model_unref(model);
+    }
+}
+
+/* Under model->lock: a joined stream not joined back, or NULL. */
+static const nn_stream *first_unjoined_locked(const nn_model *model)
+{
+    for (size_t i = 0; i < model->num_joined; i++)
+        if (!model->joined[i].rejoined)
+            return model->joined[i].stream;
+    return NULL;
+}
+
 void nn_model_forget_stream(nn_model *model, nn_stream *stream)
 {
     pthread_mutex_lock(&model->lock);
+    joined_stream *joined = find_joined_locked(model, stream);
+    if (joined != NULL) {
+        *joined = model->joined[--model->num_joined];
+        if (model->state == MODEL_CAPTURING)
+            model->state = MODEL_INVALIDATED; /* its tasks can no longer be joined back */
+    }
     if (model->origin == stream) {
         if (model->state == MODEL_CAPTURING)
             model->state = MODEL_INVALIDATED;
@@ -400,9 +511,11 @@ ACL_FUNC_VISIBILITY aclError aclmdlRICaptureEnd(aclrtStream stream, aclmdlRI *mo
     pthread_mutex_lock(&model->lock);
     err = check_capture_end_locked(model, s, stream);
     bool valid = model->state == MODEL_CAPTURING;
+    const nn_stream *unjoined = err == ACL_SUCCESS && valid ? first_unjoined_locked(model) : NULL;
     if (err == ACL_SUCCESS) {
         close_capture_locked(model);
         model->origin = NULL;
+        valid = valid && unjoined == NULL;
         model->state = valid ? MODEL_READY : MODEL_INVALIDATED;
     }
     pthread_mutex_unlock(&model->lock);
@@ -410,6 +523,7 @@ ACL_FUNC_VISIBILITY aclError aclmdlRICaptureEnd(aclrtStream stream, aclmdlRI *mo
         model_unref(model);
         return err;
     }
+    release_joined(model);
     if (nn_stream_set_capture(s, NULL, model) == ACL_SUCCESS)
         model_unref(model); /* the stream's reference */
     *modelRI = valid ? model : NULL;
@@ -418,8 +532,13 @@ ACL_FUNC_VISIBILITY aclError aclmdlRICaptureEnd(aclrtStream stream, aclmdlRI *mo
         if (nn_model_unregister(model))
             model_unref(model); /* nobody can reach an invalidated capture: it goes */
         model_unref(model);
+        if (unjoined != NULL)
+            return nn_rt_error(ACL_ERROR_RT_STREAM_UNJOINED, "%s: stream %p joined the capture into modelRI %u "
+                               "but was not joined back: its last task must be an event record that a stream "
+                               "of the capture waits for; no model was made.", api, (const void *)unjoined, id);
         return nn_rt_error(ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED, "%s: the capture into modelRI %u was "
-                           "invalidated (a task could not be recorded); no model was made.", api, id);
+                           "invalidated (a task could not be recorded, or a stream of it was destroyed); no "
+                           "model was made.", api, id);
     }
     model_unref(model);
     return ACL_SUCCESS;

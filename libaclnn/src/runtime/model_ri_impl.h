@@ -15,6 +15,15 @@ typedef enum {
     MODEL_READY,       /* recorded; executes */
 } model_state;
 
+/* A stream that joined a capture by waiting for an event recorded in it. It is joined back
+ * (`rejoined`) when its last task is an event record that another stream of the capture waits
+ * for, as CANN's Context::CheckCaptureModelValidity requires at the end of the capture. */
+typedef struct joined_stream {
+    nn_stream *stream;
+    const void *last_record; /* the event its last task recorded (NULL: its last task was no record) */
+    bool rejoined;
+} joined_stream;
+
 typedef struct destroy_callback {
     aclrtCallback func;
     void *user_data;
@@ -33,6 +42,9 @@ struct nn_model {
     nn_context *ctx;
     aclmdlRICaptureMode mode;
     pthread_t thread;
+
+    joined_stream *joined; /* streams that joined the capture through an event */
+    size_t num_joined, cap_joined;
 
     nn_stream **bound; /* streams bound while building (aclmdlRIBindStream) */
     size_t num_bound, cap_bound;

@@ -180,9 +180,16 @@ aclError nn_stream_set_capture(nn_stream *stream, nn_model *model, nn_model *exp
 nn_model *nn_stream_capture(nn_stream *stream);
 void nn_model_ref(nn_model *model);
 void nn_model_unref(nn_model *model);
-/* stream.c, under the stream's lock: records the task into the model if it is capturing or
- * building (*taken = true), else leaves it to be queued (*taken = false). */
-aclError nn_model_record_task(nn_model *model, const nn_captured_task *task, bool *taken);
+/* stream.c, under the stream's lock: records the task `stream` was given into the model if it is
+ * capturing or building (*taken = true), else leaves it to be queued (*taken = false). */
+aclError nn_model_record_task(nn_model *model, const nn_stream *stream, const nn_captured_task *task,
+                              bool *taken);
+/* event.c, after a record, reset or wait was recorded from `stream`: tracks which joined streams
+ * are joined back.  Returns the id of the model (0: none), which a recorded event remembers. */
+uint32_t nn_model_note_event_call(nn_stream *stream, const void *event, bool is_record, bool is_wait);
+/* event.c: `stream` waits for an event whose newest record was captured into model `model_id`:
+ * it joins that capture (0), or the capture is over (0, nothing done), or an error. */
+aclError nn_model_join_capture(const char *api, nn_stream *stream, uint32_t model_id);
 /* stream.c: the stream is being destroyed; a capture it began is invalidated. */
 void nn_model_forget_stream(nn_model *model, nn_stream *stream);
 /* memory.c: a synchronous copy or fill is refused (107030) while a capture forbids it for the

@@ -545,7 +545,7 @@ static aclError capture_task_locked(nn_stream *stream, const nn_captured_task *c
     *taken = false;
     if (stream->capture == NULL)
         return ACL_SUCCESS;
-    return nn_model_record_task(stream->capture, captured, taken);
+    return nn_model_record_task(stream->capture, stream, captured, taken);
 }
 
 static aclError submit_task(nn_stream *stream, nn_task_run_fn run, nn_task_release_fn release, void *ctx,
