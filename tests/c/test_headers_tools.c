@@ -22,23 +22,14 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "header_tables.h"
+
 #if !defined(MSVP_PROF_API) || !defined(ACL_DUMP_API) || !defined(ACL_DUMP_WEAK)
 #error "the export macros of acl_prof.h and acl_dump.h must be defined"
 #endif
 #if !defined(ACL_PROF_TENSOR_INFO_DEFINED)
 #error "acl_prof.h must define ACL_PROF_TENSOR_INFO_DEFINED with its tensor-info structs"
 #endif
-
-typedef struct {
-    const char *name;
-    long long actual;
-    long long expected;
-} value_row;
-
-typedef struct {
-    const char *name;
-    const void *address;
-} symbol_row;
 
 #define NUM_FUNCTIONS 114
 
@@ -196,14 +187,7 @@ static const value_row VALUES[] = {
 
 static int check_values(void)
 {
-    int failures = 0;
-    for (size_t i = 0; i < sizeof VALUES / sizeof VALUES[0]; ++i) {
-        if (VALUES[i].actual != VALUES[i].expected) {
-            printf("FAIL %s = %lld, CANN has %lld\n", VALUES[i].name, VALUES[i].actual, VALUES[i].expected);
-            ++failures;
-        }
-    }
-    return failures;
+    return count_value_mismatches(VALUES, sizeof VALUES / sizeof VALUES[0]);
 }
 
 /* Layouts, worked out by hand from CANN's field lists on LP64. */
@@ -470,13 +454,7 @@ static int check_symbols(void)
         {"aclplatformGetDeviceInfo", (const void *)(uintptr_t)p112},
         {"aclplatformGetInstructionInfo", (const void *)(uintptr_t)p113},
     };
-    for (size_t i = 0; i < sizeof symbols / sizeof symbols[0]; ++i) {
-        if (symbols[i].address == NULL) {
-            printf("FAIL %s has no address\n", symbols[i].name);
-            ++failures;
-        }
-    }
-    return failures;
+    return failures + count_missing_symbols(symbols, sizeof symbols / sizeof symbols[0]);
 }
 
 int main(void)
