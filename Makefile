@@ -27,7 +27,8 @@ LIB     := $(LIBDIR)/libaclnn.so
 # CANN's library names: each a small filter library with its own SONAME that exports the names
 # CANN puts in it and hands them to libaclnn.so at run time (docs/libraries.md, tools/cann_filter.sh).
 CANN_LIBS := libascendcl.so libacl_rt.so libnnopbase.so libopapi.so libopapi_nn.so libopapi_math.so \
-             libopapi_cv.so libacl_op_compiler.so libruntime.so libplatform.so libc_sec.so libprofapi.so
+             libopapi_cv.so libacl_op_compiler.so libruntime.so libplatform.so libc_sec.so libprofapi.so \
+             libacl_rt_impl.so libmsprofiler.so libacl_tdt_channel.so libacl_tdt_queue.so libascend_dump.so
 FILTERS := $(addprefix $(LIBDIR)/,$(CANN_LIBS))
 
 # Every .c under libaclnn/src, however deep (src/kernels/<family>/*.c).

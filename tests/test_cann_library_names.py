@@ -19,8 +19,13 @@ ROOT = support.ROOT
 RUNTIME_LIBS = ["libascendcl.so", "libacl_rt.so"]
 META_LIBS = ["libnnopbase.so"]
 OP_LIBS = ["libopapi.so", "libopapi_nn.so", "libopapi_math.so", "libopapi_cv.so"]
-EMPTY_LIBS = ["libacl_op_compiler.so", "libruntime.so", "libplatform.so", "libprofapi.so"]
-CANN_LIBS = RUNTIME_LIBS + META_LIBS + OP_LIBS + ["libc_sec.so"] + EMPTY_LIBS
+# the libraries of the runtime package's other headers, and a function CANN puts in each
+TOOL_LIBS = {"libmsprofiler.so": "aclprofInit", "libascend_dump.so": "acldumpGetPath",
+             "libacl_tdt_channel.so": "acltdtCreateChannel", "libacl_tdt_queue.so": "acltdtCreateQueue",
+             "libplatform.so": "aclplatformGetDeviceInfo"}
+EMPTY_LIBS = ["libacl_op_compiler.so", "libruntime.so", "libprofapi.so", "libacl_rt_impl.so"]
+CANN_LIBS = RUNTIME_LIBS + META_LIBS + OP_LIBS + ["libc_sec.so"] + list(TOOL_LIBS) + EMPTY_LIBS
+TOOL_DATA = ROOT / "tests" / "data" / "cann_tool_functions.txt"
 
 
 def _dynamic(path):
@@ -60,9 +65,10 @@ def test_exports_are_split_as_cann_splits_them(libdir):
     meta = _exports(libdir / "libnnopbase.so")
     ops = _exports(libdir / "libopapi.so")
     sec = _exports(libdir / "libc_sec.so")
-    # each of libaclnn.so's exports comes from exactly one of the four, and nothing else is exported
-    assert runtime | meta | ops | sec == everything
-    groups = [runtime, meta, ops, sec]
+    tools = [_exports(libdir / name) for name in TOOL_LIBS]
+    # each of libaclnn.so's exports comes from exactly one group, and nothing else is exported
+    groups = [runtime, meta, ops, sec] + tools
+    assert set().union(*groups) == everything
     assert all(not (a & b) for i, a in enumerate(groups) for b in groups[i + 1:])
     assert sec == {"memset_s", "memmove_s", "memcpy_s", "strcpy_s", "strncpy_s", "strcat_s", "strncat_s",
                    "strtok_s", "sprintf_s", "vsprintf_s", "snprintf_s", "vsnprintf_s", "snprintf_truncated_s",
@@ -73,6 +79,17 @@ def test_exports_are_split_as_cann_splits_them(libdir):
         assert _exports(libdir / name) == ops, name
     for name in EMPTY_LIBS:
         assert _exports(libdir / name) == set(), name
+    # the other headers' functions, each in the library CANN gives its header
+    by_header = {}
+    for line in TOOL_DATA.read_text().splitlines():
+        if line and not line.startswith("#"):
+            header, function = line.split()
+            by_header.setdefault(header, set()).add(function)
+    assert by_header["acl_rt_memory_soma.h"] <= runtime
+    for (lib, function), header in zip(TOOL_LIBS.items(), ["acl_prof.h", "acl_dump.h", "acl_tdt.h",
+                                                            "acl_tdt_queue.h", "acl_platform.h"]):
+        assert _exports(libdir / lib) == by_header[header], lib
+        assert function in by_header[header], function
     # where CANN puts them
     for name in ["aclInit", "aclFinalize", "aclrtSetDevice", "aclrtMalloc", "aclrtMemcpy",
                  "aclrtSynchronizeStream", "aclGetRecentErrMsg", "aclsysGetVersionStr", "aclCreateDataBuffer",

@@ -9,12 +9,20 @@
 # time the dynamic loader resolves every one of them in libaclnn.so and the stubs never run.
 #
 #   libascendcl.so, libacl_rt.so      runtime: every function declared in acl/acl_base_rt.h,
-#                                     acl/acl_rt.h and acl/acl_rt_allocator.h (aclrt*, aclsys*,
-#                                     aclInit, aclCreateDataBuffer, aclmdlRI*, ...)
+#                                     acl/acl_rt.h, acl/acl_rt_allocator.h and
+#                                     acl/acl_rt_memory_soma.h (aclrt*, aclsys*, aclInit,
+#                                     aclCreateDataBuffer, aclmdlRI*, aclrtMemPool*, ...)
+#   libmsprofiler.so                  acl/acl_prof.h (aclprof*)
+#   libascend_dump.so                 acl/acl_dump.h (acldump*, aclopStartDumpArgs, ...)
+#   libacl_tdt_channel.so             acl/acl_tdt.h (datasets and channels)
+#   libacl_tdt_queue.so               acl/acl_tdt_queue.h (queues, mbufs, routes)
+#   libplatform.so                    acl/acl_platform.h (aclplatform*); CANN's also holds the
+#                                     platform information classes (C++), which no header declares
 #   libc_sec.so                       the bounds-checked functions of securec.h (memcpy_s, ...)
-#   libruntime.so, libplatform.so,    none of ours: CANN's libraries of these names export its
-#   libprofapi.so                     internal runtime (rt*), platform (C++) and profiling
-#                                     (Msprof*) APIs, which no public header declares
+#   libruntime.so, libprofapi.so,     none of ours: CANN's libraries of these names export its
+#   libacl_rt_impl.so                 internal runtime (rt*), profiling reporters (Msprof*) and
+#                                     the implementations behind libacl_rt.so (aclrt*Impl), which
+#                                     no public header declares
 #   libnnopbase.so                    the aclnn meta API (acl_meta.h, aclnn_base.h), aclnnCpu*
 #   libopapi.so, libopapi_nn.so,      the operators aclnnXxx / aclnnXxxGetWorkspaceSize
 #   libopapi_math.so, libopapi_cv.so
@@ -34,7 +42,12 @@ case $name in
     libnnopbase.so) group=meta ;;
     libopapi.so|libopapi_nn.so|libopapi_math.so|libopapi_cv.so) group=ops ;;
     libc_sec.so) group=securec ;;
-    libacl_op_compiler.so|libruntime.so|libplatform.so|libprofapi.so) group=none ;;
+    libmsprofiler.so) group=prof ;;
+    libascend_dump.so) group=dump ;;
+    libacl_tdt_channel.so) group=tdt_channel ;;
+    libacl_tdt_queue.so) group=tdt_queue ;;
+    libplatform.so) group=platform ;;
+    libacl_op_compiler.so|libruntime.so|libprofapi.so|libacl_rt_impl.so) group=none ;;
     *) echo "$0: $name is not a CANN library name this build knows" >&2; exit 2 ;;
 esac
 
@@ -45,16 +58,31 @@ exports=$(nm -D --defined-only "$lib" | awk '$2 == "T" || $2 == "W" || $2 == "i"
 others=$(nm -D --defined-only "$lib" | awk '$2 != "T" && $2 != "W" && $2 != "i" { print $3 }')
 [ -z "$others" ] || { echo "$0: $lib exports non-function symbols, not supported: $others" >&2; exit 1; }
 
-# the runtime's functions: those the public runtime headers declare (one name a line)
+# the functions some public headers declare, one name a line: what each header-based group holds
 acl_dir=$(dirname "$0")/../libaclnn/include/acl
-runtime_names=$(sed -n 's/.*ACL_FUNC_VISIBILITY.*[ *]\(acl[A-Za-z0-9_]*\)(.*/\1/p' \
-    "$acl_dir/acl_base_rt.h" "$acl_dir/acl_rt.h" "$acl_dir/acl_rt_allocator.h" | sort -u)
-[ -n "$runtime_names" ] || { echo "$0: no functions found in $acl_dir" >&2; exit 1; }
+declared_in() {
+    names=$(for header in "$@"; do
+        sed -n 's/.*\(ACL_FUNC_VISIBILITY\|MSVP_PROF_API\|ACL_DUMP_API\).*[ *]\(acl[A-Za-z0-9_]*\)(.*/\2/p' \
+            "$acl_dir/$header"
+    done | sort -u)
+    [ -n "$names" ] || { echo "$0: no functions found in $*" >&2; exit 1; }
+    printf '%s\n' "$names"
+}
+runtime_names=$(declared_in acl_base_rt.h acl_rt.h acl_rt_allocator.h acl_rt_memory_soma.h)
+prof_names=$(declared_in acl_prof.h)
+dump_names=$(declared_in acl_dump.h)
+tdt_channel_names=$(declared_in acl_tdt.h)
+tdt_queue_names=$(declared_in acl_tdt_queue.h)
+platform_names=$(declared_in acl_platform.h)
 
 # classify: prints "group name" for each export
-classified=$(printf '%s\n' "$exports" | awk -v runtime="$runtime_names" '
-    BEGIN { n = split(runtime, names, "\n"); for (i = 1; i <= n; i++) is_runtime[names[i]] = 1 }
-    ($0 in is_runtime)                                     { print "runtime", $0; next }
+classified=$(printf '%s\n' "$exports" | awk -v runtime="$runtime_names" -v prof="$prof_names" \
+    -v dump="$dump_names" -v tdt_channel="$tdt_channel_names" -v tdt_queue="$tdt_queue_names" \
+    -v platform="$platform_names" '
+    function add(list, group,    n, i, names) { n = split(list, names, "\n"); for (i = 1; i <= n; i++) in_group[names[i]] = group }
+    BEGIN { add(runtime, "runtime"); add(prof, "prof"); add(dump, "dump"); add(tdt_channel, "tdt_channel")
+            add(tdt_queue, "tdt_queue"); add(platform, "platform") }
+    ($0 in in_group)                                       { print in_group[$0], $0; next }
     /^(mem(set|move|cpy)|str(n?cpy|n?cat|tok)|v?sn?printf(_truncated)?|v?sprintf)_s$/ \
                                                            { print "securec", $0; next }
     /^aclnn(Init|Finalize)$/ || /^aclnnCpu/                 { print "meta", $0; next }

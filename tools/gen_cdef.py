@@ -9,7 +9,9 @@ same headers a C program includes, the binding cannot drift from the ABI.
 
 How the headers become a cdef:
 
-1. A small translation unit includes ``acl/acl.h``, ``aclnn/aclnn_base.h``,
+1. A small translation unit includes ``acl/acl.h``, the package's other C headers (``acl_prof.h``,
+   ``acl_dump.h``, ``acl_tdt.h``, ``acl_tdt_queue.h``, ``acl_platform.h``, ``acl_rt_memory_soma.h``;
+   ``acl_rt_api.h`` is C++ only), ``aclnn/aclnn_base.h``,
    ``aclnn/opdev/op_errno.h`` and every ``aclnnop/*.h``.
 2. ``cc -E -P -nostdinc`` preprocesses it against a directory of empty stand-ins for the system
    headers (cffi already knows ``int64_t``, ``size_t``, ``bool``...), with ``__attribute__``,
@@ -91,7 +93,9 @@ class GenerationError(RuntimeError):
 def _umbrella_source(include_dir):
     """The translation unit: the runtime umbrella, the meta API, status codes and every op."""
     lines = []
-    for rel in ("acl/acl.h", "aclnn/aclnn_base.h", "aclnn/acl_meta.h", "aclnn/opdev/op_errno.h"):
+    for rel in ("acl/acl.h", "acl/acl_rt_memory_soma.h", "acl/acl_prof.h", "acl/acl_dump.h", "acl/acl_tdt.h",
+                "acl/acl_tdt_queue.h", "acl/acl_platform.h", "aclnn/aclnn_base.h", "aclnn/acl_meta.h",
+                "aclnn/opdev/op_errno.h"):
         if os.path.exists(os.path.join(include_dir, rel)):
             lines.append('#include "%s"' % rel)
     for path in sorted(glob.glob(os.path.join(include_dir, "aclnnop", "*.h"))):

@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """Write libaclnn/src/runtime/rt_not_supported.c: the functions of the public runtime headers
-(acl/acl_base_rt.h, acl/acl_rt_allocator.h, acl/acl_rt.h) that no other source file defines.
+(acl/acl_base_rt.h, acl/acl_rt_allocator.h, acl/acl_rt.h, acl/acl_rt_memory_soma.h) and of the
+package's tool headers (acl/acl_prof.h, acl/acl_dump.h, acl/acl_tdt.h, acl/acl_tdt_queue.h,
+acl/acl_platform.h) that no other source file defines.
 
 Each one gets the header's prototype and returns ACL_ERROR_RT_FEATURE_NOT_SUPPORT with an
 aclGetRecentErrMsg text that names it and says why it has no meaning on libaclnn's CPU device;
-the few that return a pointer return NULL after recording the same message.  Rerun after
+the few that return a pointer return NULL after recording the same message, those that return
+a count or a kind return its "nothing" value (0, ACL_SUBSCRIBE_NONE, ...), void ones only record it.  Rerun after
 implementing a function (its definition elsewhere removes it from the generated file):
 
     python3 tools/gen_rt_not_supported.py [--check]
@@ -16,11 +19,19 @@ import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-HEADERS = ["acl_base_rt.h", "acl_rt_allocator.h", "acl_rt.h"]
+HEADERS = ["acl_base_rt.h", "acl_rt_allocator.h", "acl_rt.h", "acl_rt_memory_soma.h", "acl_prof.h", "acl_dump.h",
+           "acl_tdt.h", "acl_tdt_queue.h", "acl_platform.h"]
+# The macros CANN's headers put before an exported function.
+EXPORT_MACROS = r"(?:ACL_FUNC_VISIBILITY|MSVP_PROF_API|ACL_DUMP_API)"
 OUT = os.path.join(ROOT, "libaclnn", "src", "runtime", "rt_not_supported.c")
 
 # Why a function has no CPU meaning, by the first pattern its name matches (in this order).
 REASONS = [
+    ("NN_WHY_PROFILE", r"^aclprof"),
+    ("NN_WHY_DUMP", r"^acldump|DumpArgs|^aclmdl(Init|Set|Finalize)Dump"),
+    ("NN_WHY_TDT", r"^acltdt"),
+    ("NN_WHY_MEMPOOL", r"^aclrtMemPool"),
+    ("NN_WHY_PLATFORM", r"^aclplatform"),
     ("NN_WHY_MODEL", r"^aclmdl"),
     ("NN_WHY_KERNEL", r"Binary|Kernel|Function|FuncBy|FuncHandle|Symbol|SIMT|RegisterCpuFunc|ArgsFrom"),
     ("NN_WHY_NOTIFY", r"Notify"),
@@ -30,8 +41,22 @@ REASONS = [
     ("NN_WHY_SNAPSHOT", r"SnapShot"),
 ]
 DEFAULT_REASON = "NN_WHY_DEVICE"
+# What a function returning a count or a kind answers when it is not supported.
+NOTHING = {
+    "uint64_t": "0",
+    "size_t": "0",
+    "aclprofSubscribeOpFlag": "ACL_SUBSCRIBE_NONE",
+    "acltdtTensorType": "ACL_TENSOR_DATA_UNDEFINED",
+    "aclDataType": "ACL_DT_UNDEFINED",
+}
 WHY_TEXT = {
-    "NN_WHY_MODEL": "libaclnn has no model runtime instances (stream capture, aclmdlRI, dump)",
+    "NN_WHY_PROFILE": "libaclnn does not profile yet",
+    "NN_WHY_DUMP": "libaclnn does not write dumps yet",
+    "NN_WHY_TDT": "libaclnn has no data channels or queues yet",
+    "NN_WHY_MEMPOOL": "libaclnn has no stream-ordered memory pools yet",
+    "NN_WHY_PLATFORM": "libaclnn does not describe its CPU device through acl_platform.h yet",
+    "NN_WHY_MODEL": "libaclnn's model runtime instances capture, build, execute and destroy, but have no task "
+                    "groups, updates, conditions or per-task queries yet",
     "NN_WHY_KERNEL": "libaclnn runs no device kernels of its own: only the aclnn operators",
     "NN_WHY_NOTIFY": "libaclnn has no notifies (streams synchronize with events)",
     "NN_WHY_LABEL": "libaclnn has no labels or stream switching",
@@ -54,7 +79,9 @@ def declarations():
         text = strip_comments(open(os.path.join(ROOT, "libaclnn", "include", "acl", header)).read())
         text = re.sub(r"^\s*#.*$", "", text, flags=re.M)
         text = re.sub(r'ACL_DEPRECATED_MESSAGE\("[^"]*"\)', "", text)
-        for m in re.finditer(r"ACL_FUNC_VISIBILITY\s+([^;{}()]*?)\b(\w+)\s*\(([^;]*?)\)\s*;", text, re.S):
+        text = re.sub(r"ACL_DUMP_WEAK\s+", "", text)
+        for m in re.finditer(EXPORT_MACROS + r"\s+(?:ACL_FUNC_VISIBILITY\s+)?([^;{}()]*?)\b(\w+)\s*\(([^;]*?)\)\s*;",
+                             text, re.S):
             ret = " ".join(m.group(1).split())
             params = " ".join(m.group(3).split()) or "void"
             out.append((m.group(2), ret, params))
@@ -70,7 +97,7 @@ def defined_elsewhere():
             if not f.endswith(".c") or path == OUT:
                 continue
             text = strip_comments(open(path).read())
-            names.update(re.findall(r"(?:ACL_FUNC_VISIBILITY|NN_EXPORT)[^;{]*?\b(acl\w+)\s*\([^;]*?\)\s*\{", text, re.S))
+            names.update(re.findall(r"(?:%s|NN_EXPORT)[^;{]*?\b(acl\w+)\s*\([^;]*?\)\s*\{" % EXPORT_MACROS, text, re.S))
             names.update(re.findall(r"^NN_\w+\((acl\w+)", text, re.M))
     return names
 
@@ -96,8 +123,9 @@ def generate():
         " */",
         "#include \"runtime/nn_rt_internal.h\"",
         "#include \"runtime/rt_ext.h\"",
-        "",
     ]
+    lines += ["#include \"acl/%s\"" % h for h in HEADERS if h not in ("acl_base_rt.h", "acl_rt.h")]
+    lines += [""]
     for macro in sorted(WHY_TEXT):
         lines.append('#define %s "%s"' % (macro, WHY_TEXT[macro]))
     lines += [
@@ -116,6 +144,14 @@ def generate():
         "        nn_rt_not_supported(#name, why);                                                           \\",
         "        return NULL;                                                                               \\",
         "    }",
+        "#define NN_NOT_SUPPORTED_VALUE(type, name, params, why, nothing)                                  \\",
+        "    ACL_FUNC_VISIBILITY type name params                                                           \\",
+        "    {                                                                                              \\",
+        "        nn_rt_not_supported(#name, why);                                                           \\",
+        "        return nothing;                                                                            \\",
+        "    }",
+        "#define NN_NOT_SUPPORTED_VOID(name, params, why)                                                  \\",
+        "    ACL_FUNC_VISIBILITY void name params { nn_rt_not_supported(#name, why); }",
         "",
     ]
     count = 0
@@ -128,6 +164,10 @@ def generate():
             lines.append("NN_NOT_SUPPORTED(%s, (%s), %s)" % (name, params, why))
         elif ret.endswith("*") or ret in ("aclrtBinary",):
             lines.append("NN_NOT_SUPPORTED_PTR(%s, %s, (%s), %s)" % (ret, name, params, why))
+        elif ret == "void":
+            lines.append("NN_NOT_SUPPORTED_VOID(%s, (%s), %s)" % (name, params, why))
+        elif ret in NOTHING:
+            lines.append("NN_NOT_SUPPORTED_VALUE(%s, %s, (%s), %s, %s)" % (ret, name, params, why, NOTHING[ret]))
         else:
             raise SystemExit("%s returns %s: write it by hand" % (name, ret))
     lines.append("")

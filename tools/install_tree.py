@@ -17,7 +17,8 @@ ROOT = Path(__file__).resolve().parent.parent
 # the Makefile's CANN_LIBS
 CANN_LIBS = ["libascendcl.so", "libacl_rt.so", "libnnopbase.so", "libopapi.so",
              "libopapi_nn.so", "libopapi_math.so", "libopapi_cv.so", "libacl_op_compiler.so",
-             "libruntime.so", "libplatform.so", "libc_sec.so", "libprofapi.so"]
+             "libruntime.so", "libplatform.so", "libc_sec.so", "libprofapi.so", "libacl_rt_impl.so",
+             "libmsprofiler.so", "libacl_tdt_channel.so", "libacl_tdt_queue.so", "libascend_dump.so"]
 
 SET_ENV = """\
 # Source this file to use libaclnn like a CANN toolkit: . {prefix}/set_env.sh

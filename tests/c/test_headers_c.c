@@ -36,6 +36,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "header_tables.h"
+
 /* CANN marks some of the functions checked here deprecated (aclrtGetVersion, aclrtQueryEvent,
  * aclsysGetCANNVersion): they still exist and are still tested. */
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
@@ -71,7 +73,6 @@ _Static_assert(sizeof(aclrtStream) == sizeof(void *), "handles are pointers");
 _Static_assert(sizeof(aclCANNPackageVersion) == 128 + 4 * 64 + 128, "aclCANNPackageVersion layout");
 _Static_assert(ACL_FLOAT == 0 && ACL_BF16 == 27 && ACL_FORMAT_NCL == 47, "enum constants are constant expressions");
 
-typedef struct { const char *name; long long actual; long long expected; } value_row;
 
 static const value_row VALUES[] = {
     /* ACL_* status codes (static const int) */
@@ -519,19 +520,11 @@ static const value_row VALUES[] = {
     {"ACLNN_ERR_INNER_STATIC_BLOCK_DIM_INVALID", (long long)(ACLNN_ERR_INNER_STATIC_BLOCK_DIM_INVALID), 561119LL},
 };
 
-typedef struct { const char *name; const void *address; } symbol_row;
 
 static int check_values(void)
 {
-    int failures = 0;
     size_t n = sizeof VALUES / sizeof VALUES[0];
-    for (size_t i = 0; i < n; ++i) {
-        if (VALUES[i].actual != VALUES[i].expected) {
-            printf("FAIL %s = %lld, expected %lld\n", VALUES[i].name, VALUES[i].actual,
-                   VALUES[i].expected);
-            ++failures;
-        }
-    }
+    int failures = count_value_mismatches(VALUES, n);
     if (n != 435) {
         printf("FAIL value table has %zu rows, expected 435\n", n);
         ++failures;
@@ -848,13 +841,7 @@ static int check_symbols(void)
     symbols[139].name = "aclnnPreluGetWorkspaceSize"; symbols[139].address = (const void *)(uintptr_t)p139;
     aclnnStatus (*p140)(void *, uint64_t, aclOpExecutor *, aclrtStream) = aclnnPrelu;
     symbols[140].name = "aclnnPrelu"; symbols[140].address = (const void *)(uintptr_t)p140;
-    for (size_t i = 0; i < sizeof symbols / sizeof symbols[0]; ++i) {
-        if (symbols[i].address == NULL) {
-            printf("FAIL %s has no address\n", symbols[i].name);
-            ++failures;
-        }
-    }
-    return failures;
+    return failures + count_missing_symbols(symbols, sizeof symbols / sizeof symbols[0]);
 }
 
 int main(void)

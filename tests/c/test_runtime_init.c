@@ -89,7 +89,7 @@ static void test_versions_and_modes(void)
     int32_t number;
     EXPECT(aclsysGetVersionStr((char *)"runtime", NULL), ACL_ERROR_INVALID_PARAM, "versionStr");
     EXPECT(aclsysGetVersionNum(NULL, &number), ACL_ERROR_INVALID_PARAM, "pkgName");
-    EXPECT(aclsysGetVersionStr((char *)"runtime", version), ACL_ERROR_INVALID_FILE,
+    EXPECT(aclsysGetVersionStr((char *)"driver", version), ACL_ERROR_INVALID_FILE,
            "aclsysGetVersionStr");
 }
 

@@ -162,6 +162,15 @@ const char *nn_soc_reported_name(void)
     return __atomic_load_n(&g_name, __ATOMIC_ACQUIRE);
 }
 
+nn_soc nn_soc_family_of(const char *name)
+{
+    const char *reported;
+    pthread_mutex_lock(&g_lock);
+    nn_soc soc = parse(name, &reported);
+    pthread_mutex_unlock(&g_lock);
+    return soc;
+}
+
 const char *nn_soc_family_name(nn_soc soc)
 {
     return soc >= 0 && soc < NN_SOC_COUNT ? family_names[soc] : "(unknown SoC)";

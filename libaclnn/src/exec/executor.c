@@ -685,7 +685,8 @@ aclnnStatus nn_launch_executor(const char *op_name, void *workspace, uint64_t wo
      * the device when it was created (docs/precision.md, "Overflow mode"). */
     task->launch.saturation = task->ex->saturation_only ||
                               (task->ex->saturation_possible && nn_stream_saturation(resolved));
-    race_check_launch(task, resolved);
+    if (!nn_stream_records(resolved))
+        race_check_launch(task, resolved);
     use_lib_addresses(task);
     rt = nn_stream_submit_inline_ok(resolved, run_task, release_task, task); /* releases on failure too */
     if (rt == ACL_SUCCESS)

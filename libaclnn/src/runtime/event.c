@@ -33,6 +33,7 @@ typedef struct nn_event {
     bool recorded;          /* a record completed since creation or the last reset */
     struct timespec stamp;  /* when the newest completed record completed */
     int refs;               /* user handle + queued tasks */
+    uint32_t capture_model; /* the open capture its newest record went into (0: none; model_ri.c) */
 } nn_event;
 
 static pthread_mutex_t g_ev_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -301,24 +302,13 @@ static void release_ref(void *ctx)
 
 typedef enum { EV_RECORD, EV_RESET, EV_WAIT } event_task_kind;
 
-static aclError queue_event_task(const char *api, aclrtEvent event, aclrtStream stream,
-                                 event_task_kind kind)
+/* Queues the record, reset or wait of `ev` on `s`, taking the record number now. */
+static aclError issue_event_task(const char *api, nn_event *ev, nn_stream *s, event_task_kind kind)
 {
-    aclError err;
-    ev_lock();
-    nn_event *ev = ev_find_locked(api, "event", event, &err);
-    ev_unlock();
-    if (ev == NULL)
-        return err;
-    nn_stream *s;
-    err = nn_stream_resolve_named(api, stream, &s);
-    if (err != ACL_SUCCESS)
-        return err;
-
     ev_lock();
     if (!nn_ptrset_has(&g_events, ev)) { /* destroyed meanwhile by another thread */
         ev_unlock();
-        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: event %p was destroyed.", api, event);
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: event %p was destroyed.", api, (void *)ev);
     }
     uint64_t gen = kind == EV_RECORD ? ev->record_gen + 1 : ev->record_gen;
     event_task *task = event_task_new(ev, gen, s);
@@ -344,6 +334,83 @@ static aclError queue_event_task(const char *api, aclrtEvent event, aclrtStream 
     default:
         return nn_stream_submit(s, run_wait, release_ref, task);
     }
+}
+
+/* The call as the program made it: issued at once, or, on a stream capturing into a model,
+ * at each execution of the model (the record number of that execution). */
+typedef struct event_call {
+    const char *api;
+    nn_event *ev; /* holds a reference */
+    event_task_kind kind;
+} event_call;
+
+static aclError replay_event_call(void *ctx, nn_stream *s)
+{
+    event_call *call = ctx;
+    return issue_event_task(call->api, call->ev, s, call->kind);
+}
+
+static void release_event_call(void *ctx)
+{
+    event_call *call = ctx;
+    ev_lock();
+    ev_unref_locked(call->ev);
+    ev_unlock();
+    free(call);
+}
+
+/* Submits the call; on a stream of an open capture also keeps the capture's books: a wait for a
+ * record made in a capture joins the waiting stream to it (CANN's cross-stream capture), and a
+ * record remembers the capture it went into. */
+static aclError submit_event_call(const char *api, nn_stream *s, event_call *call)
+{
+    nn_event *ev = call->ev;
+    const event_task_kind kind = call->kind; /* the call is freed once it has run here */
+    ev_lock();
+    uint32_t recorded_in = ev->capture_model;
+    ev->refs++; /* ours, until the books are kept */
+    ev_unlock();
+    aclError err = ACL_SUCCESS;
+    if (kind == EV_WAIT && recorded_in != 0 && !nn_stream_records(s))
+        err = nn_model_join_capture(api, s, recorded_in);
+    bool captured = err == ACL_SUCCESS && nn_stream_records(s);
+    if (err == ACL_SUCCESS)
+        err = nn_stream_submit_replayed(s, replay_event_call, release_event_call, call);
+    else
+        release_event_call(call);
+    uint32_t model = 0;
+    if (err == ACL_SUCCESS && captured)
+        model = nn_model_note_event_call(s, ev, kind == EV_RECORD, kind == EV_WAIT);
+    ev_lock();
+    if (err == ACL_SUCCESS && kind == EV_RECORD)
+        ev->capture_model = model;
+    ev_unref_locked(ev);
+    ev_unlock();
+    return err;
+}
+
+static aclError queue_event_task(const char *api, aclrtEvent event, aclrtStream stream,
+                                 event_task_kind kind)
+{
+    aclError err;
+    ev_lock();
+    nn_event *ev = ev_find_locked(api, "event", event, &err);
+    if (ev != NULL)
+        ev->refs++; /* the call's */
+    ev_unlock();
+    if (ev == NULL)
+        return err;
+    nn_stream *s;
+    err = nn_stream_resolve_named(api, stream, &s);
+    event_call *call = err == ACL_SUCCESS ? malloc(sizeof *call) : NULL;
+    if (call == NULL) {
+        ev_lock();
+        ev_unref_locked(ev);
+        ev_unlock();
+        return err != ACL_SUCCESS ? err : nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: out of memory.", api);
+    }
+    *call = (event_call){api, ev, kind};
+    return submit_event_call(api, s, call);
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream)
@@ -473,20 +540,37 @@ ACL_FUNC_VISIBILITY aclError aclrtQueryEventWaitStatus(aclrtEvent event, aclrtEv
 }
 
 /* Under g_ev_lock: 0 when the event has a completed record to time, else an error code. */
-static aclError check_timed_locked(const char *param, const nn_event *ev, aclrtEvent handle)
+static aclError check_timed_locked(const char *api, const char *param, const nn_event *ev, aclrtEvent handle)
 {
     if (ev->record_gen == 0)
-        return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID,
-                           "aclrtEventElapsedTime: %s %p has never been recorded.", param, handle);
+        return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID, "%s: %s %p has never been recorded.", api, param,
+                           handle);
     if (!ev_record_complete_locked(ev, ev->record_gen))
         return nn_rt_error(ACL_ERROR_RT_EVENT_NOT_COMPLETE,
-                           "aclrtEventElapsedTime: %s %p has not completed yet; synchronize it "
-                           "(or its stream) first.", param, handle);
+                           "%s: %s %p has not completed yet; synchronize it (or its stream) first.", api,
+                           param, handle);
     if (!ev->recorded)
-        return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID,
-                           "aclrtEventElapsedTime: %s %p was reset after its last record.", param,
-                           handle);
+        return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID, "%s: %s %p was reset after its last record.", api,
+                           param, handle);
     return ACL_SUCCESS;
+}
+
+/* When the newest record completed, in microseconds of CLOCK_MONOTONIC (time since boot, as
+ * the card counts from its own start). */
+ACL_FUNC_VISIBILITY aclError aclrtEventGetTimestamp(aclrtEvent event, uint64_t *timestamp)
+{
+    static const char api[] = "aclrtEventGetTimestamp";
+    if (timestamp == NULL)
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: timestamp must not be null.", api);
+    aclError err;
+    ev_lock();
+    nn_event *ev = ev_find_locked(api, "event", event, &err);
+    if (ev != NULL)
+        err = check_timed_locked(api, "event", ev, event);
+    if (ev != NULL && err == ACL_SUCCESS)
+        *timestamp = (uint64_t)ev->stamp.tv_sec * 1000000u + (uint64_t)ev->stamp.tv_nsec / 1000u;
+    ev_unlock();
+    return err;
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclrtEvent endEvent)
@@ -499,9 +583,9 @@ ACL_FUNC_VISIBILITY aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEv
     nn_event *end = start ? ev_find_locked("aclrtEventElapsedTime", "endEvent", endEvent, &err)
                           : NULL;
     if (start != NULL && end != NULL) {
-        err = check_timed_locked("startEvent", start, startEvent);
+        err = check_timed_locked("aclrtEventElapsedTime", "startEvent", start, startEvent);
         if (err == ACL_SUCCESS)
-            err = check_timed_locked("endEvent", end, endEvent);
+            err = check_timed_locked("aclrtEventElapsedTime", "endEvent", end, endEvent);
         if (err == ACL_SUCCESS) {
             double elapsed = (double)(end->stamp.tv_sec - start->stamp.tv_sec) * 1e3 +
                              (double)(end->stamp.tv_nsec - start->stamp.tv_nsec) / 1e6;

@@ -243,11 +243,13 @@ static aclError refuse_from_own_task(const char *api)
 }
 
 /* Releases every runtime resource: callbacks first (their pending work is run), then streams
- * and contexts (pending work finishes), events, and memory the program did not free. */
+ * and contexts (pending work finishes), model runtime instances, events, and memory the program
+ * did not free. */
 static void finalize_everything(void)
 {
     nn_callback_finalize();
     nn_rt_devices_finalize();
+    nn_model_finalize(); /* after the streams (they let go of the models), before the events */
     nn_event_finalize();
     nn_mem_finalize();
 }
@@ -445,37 +447,67 @@ ACL_FUNC_VISIBILITY aclError aclrtGetSysParamOpt(aclSysParamOpt opt, int64_t *va
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* CANN package versions: no CANN package is installed with libaclnn                          */
+/* CANN package versions                                                                       */
 /* ------------------------------------------------------------------------------------------ */
+
+/* libaclnn stands in for CANN's runtime package ("runtime"; "cann" names the same package, as in
+ * CANN's kMapToPkgName), whose headers it reproduces: those of CANN 9.2.0 (the API version macros
+ * are 1.17.0).  Other packages (driver, firmware, compiler, ...) are not installed. */
+#define NN_RUNTIME_PACKAGE_VERSION "9.2.0"
+/* CANN's number for it: major * 10^7 + minor * 10^5 + patch * 10^3
+ * (runtime:src/acl/aclrt_impl/acl.cpp, ParseBaseVersion). */
+#define NN_RUNTIME_PACKAGE_NUMBER (9 * 10000000 + 2 * 100000 + 0 * 1000)
+
+/* Whether pkgName is a package libaclnn stands in for; CANN also tries '-' and '_' swapped. */
+static bool is_our_package(const char *pkgName)
+{
+    return strcmp(pkgName, "runtime") == 0 || strcmp(pkgName, "cann") == 0;
+}
+
+static aclError package_not_installed(const char *api, const char *pkgName)
+{
+    return nn_rt_error(ACL_ERROR_INVALID_FILE, "%s: CANN package \"%s\" is not installed (libaclnn stands in "
+                       "for the \"runtime\" package only).", api, pkgName);
+}
 
 ACL_FUNC_VISIBILITY aclError aclsysGetCANNVersion(aclCANNPackageName name,
                                                   aclCANNPackageVersion *version)
 {
     if (version == NULL)
         return nn_rt_error(ACL_ERROR_INVALID_PARAM, "aclsysGetCANNVersion: version must not be null.");
-    return nn_rt_error(ACL_ERROR_INVALID_FILE,
-                       "aclsysGetCANNVersion: CANN package %d is not installed (libaclnn is a CPU "
-                       "implementation; use aclrtGetVersion).", (int)name);
+    if (name != ACL_PKG_NAME_CANN && name != ACL_PKG_NAME_RUNTIME)
+        return nn_rt_error(ACL_ERROR_INVALID_FILE, "aclsysGetCANNVersion: CANN package %d is not installed "
+                           "(libaclnn stands in for ACL_PKG_NAME_CANN / ACL_PKG_NAME_RUNTIME only).", (int)name);
+    memset(version, 0, sizeof *version);
+    /* CANN splits "major.minor.release[.patch]" and pads the missing parts with "0". */
+    strcpy(version->version, NN_RUNTIME_PACKAGE_VERSION);
+    strcpy(version->majorVersion, "9");
+    strcpy(version->minorVersion, "2");
+    strcpy(version->releaseVersion, "0");
+    strcpy(version->patchVersion, "0");
+    return ACL_SUCCESS;
 }
 
 ACL_FUNC_VISIBILITY aclError aclsysGetVersionStr(char *pkgName, char *versionStr)
 {
-    if (pkgName == NULL)
-        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "aclsysGetVersionStr: pkgName must not be null.");
     if (versionStr == NULL)
         return nn_rt_error(ACL_ERROR_INVALID_PARAM, "aclsysGetVersionStr: versionStr must not be null.");
-    return nn_rt_error(ACL_ERROR_INVALID_FILE,
-                       "aclsysGetVersionStr: CANN package \"%s\" is not installed (libaclnn is a "
-                       "CPU implementation; use aclrtGetVersion).", pkgName);
+    if (pkgName == NULL)
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "aclsysGetVersionStr: pkgName must not be null.");
+    if (!is_our_package(pkgName))
+        return package_not_installed("aclsysGetVersionStr", pkgName);
+    strcpy(versionStr, NN_RUNTIME_PACKAGE_VERSION); /* the caller's buffer is ACL_PKG_VERSION_MAX_SIZE */
+    return ACL_SUCCESS;
 }
 
 ACL_FUNC_VISIBILITY aclError aclsysGetVersionNum(char *pkgName, int32_t *versionNum)
 {
-    if (pkgName == NULL)
-        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "aclsysGetVersionNum: pkgName must not be null.");
     if (versionNum == NULL)
         return nn_rt_error(ACL_ERROR_INVALID_PARAM, "aclsysGetVersionNum: versionNum must not be null.");
-    return nn_rt_error(ACL_ERROR_INVALID_FILE,
-                       "aclsysGetVersionNum: CANN package \"%s\" is not installed (libaclnn is a "
-                       "CPU implementation; use aclrtGetVersion).", pkgName);
+    if (pkgName == NULL)
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "aclsysGetVersionNum: pkgName must not be null.");
+    if (!is_our_package(pkgName))
+        return package_not_installed("aclsysGetVersionNum", pkgName);
+    *versionNum = NN_RUNTIME_PACKAGE_NUMBER;
+    return ACL_SUCCESS;
 }

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "check/nn_check.h"
 #include "runtime/nn_rt_internal.h"
@@ -208,24 +209,26 @@ static bool policy_wants_huge_pages(aclrtMemMallocPolicy policy)
 }
 
 /* Allocates `usable` bytes 64-byte aligned (2 MiB aligned and advised for huge pages when
- * `huge` and the block spans one) and registers them. */
+ * `huge` and the block spans one; aclrtMallocHost blocks on whole pages, since programs pass
+ * them to aclrtHostRegister, which takes pages) and registers them. */
 static aclError allocate(const char *api, void **out, size_t requested, size_t usable,
                          mem_kind kind, bool huge)
 {
+    const long page = sysconf(_SC_PAGESIZE);
+    const size_t align = kind == MEM_HOST && page > NN_DEVICE_ALIGN ? (size_t)page : NN_DEVICE_ALIGN;
     /* posix_memalign needs no multiple of the alignment, but round anyway so that the tail of
      * the last cache line is ours too (kernels may read whole vectors). */
     /* No object may exceed PTRDIFF_MAX bytes; asking the allocator for more is an error in
      * itself (valgrind flags it), so refuse it here as out of memory. */
-    if (usable > (size_t)PTRDIFF_MAX - NN_DEVICE_ALIGN)
+    if (usable > (size_t)PTRDIFF_MAX - align)
         return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION,
                            "%s: cannot allocate %zu bytes (size too large).", api, requested);
-    size_t padded = (usable + NN_DEVICE_ALIGN - 1) / NN_DEVICE_ALIGN * NN_DEVICE_ALIGN;
+    size_t padded = (usable + align - 1) / align * align;
     void *memory = NULL;
     const bool on_huge_pages = huge && padded >= HUGE_PAGE_BYTES;
     const bool checked = kind == MEM_DEVICE && nn_check_on(NN_CHECK_ALL);
     int rc = checked ? ((memory = nn_check_device_alloc(api, usable)) == NULL ? ENOMEM : 0)
-                     : posix_memalign(&memory, on_huge_pages ? HUGE_PAGE_BYTES : NN_DEVICE_ALIGN,
-                                      padded);
+                     : posix_memalign(&memory, on_huge_pages ? HUGE_PAGE_BYTES : align, padded);
     if (rc == 0 && memory != NULL && on_huge_pages && !checked)
         (void)madvise(memory, padded, MADV_HUGEPAGE); /* a refusal leaves ordinary pages */
     if (rc != 0 || memory == NULL)
@@ -574,7 +577,9 @@ ACL_FUNC_VISIBILITY aclError aclrtMemcpy(void *dst, size_t destMax, const void *
         return ACL_SUCCESS; /* CANN: nothing to copy, nothing checked */
     /* racecheck sees the program's addresses, the copy the library's (check_mode_copy) */
     const nn_check_access accesses[2] = {{dst, count, true, "dst", -1}, {src, count, false, "src", -1}};
-    aclError ret = check_copy("aclrtMemcpy", dst, destMax, src, count, kind);
+    aclError ret = nn_model_check_sync_call("aclrtMemcpy");
+    if (ret == ACL_SUCCESS)
+        ret = check_copy("aclrtMemcpy", dst, destMax, src, count, kind);
     if (ret == ACL_SUCCESS)
         ret = check_mode_copy("aclrtMemcpy", &dst, &src, count, kind, false);
     if (ret != ACL_SUCCESS)
@@ -600,7 +605,9 @@ ACL_FUNC_VISIBILITY aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t 
     if (count == 0)
         return ACL_SUCCESS;
     const nn_check_access access = {devPtr, count, true, "devPtr", -1};
-    aclError ret = check_fill("aclrtMemset", devPtr, maxCount, count);
+    aclError ret = nn_model_check_sync_call("aclrtMemset");
+    if (ret == ACL_SUCCESS)
+        ret = check_fill("aclrtMemset", devPtr, maxCount, count);
     const void *none = NULL;
     if (ret == ACL_SUCCESS)
         ret = check_mode_copy("aclrtMemset", &devPtr, &none, count, 0, false);
@@ -650,7 +657,8 @@ static aclError queue_copy(const char *api, aclrtStream stream, void *dst, const
     const nn_check_access accesses[2] = {
         {program_dst, count, true, src != NULL ? "dst" : "devPtr", -1},
         {program_src, count, false, "src", -1}};
-    nn_check_race_task(s, api, accesses, src != NULL ? 2 : 1);
+    if (!nn_stream_records(s))
+        nn_check_race_task(s, api, accesses, src != NULL ? 2 : 1);
     return nn_stream_submit_inline_ok(s, run_copy, free, task);
 }
 

@@ -151,6 +151,53 @@ bool nn_stream_runs_here(const nn_stream *stream);
  * nn_stream_runs_here holds, else NULL. */
 nn_stream *nn_stream_running_here_locked(const nn_context *ctx);
 
+/* ---- model runtime instances (model_ri.c) and stream capture ------------------------------ */
+
+typedef struct nn_model nn_model;
+
+/* Re-issues a captured task on `stream` when its model executes (event records and waits take
+ * their record numbers then, not at capture time). */
+typedef aclError (*nn_task_replay_fn)(void *ctx, nn_stream *stream);
+
+/* One task as a stream was given it: run (queued as is on replay) or replay, and release. */
+typedef struct nn_captured_task {
+    nn_task_run_fn run;
+    nn_task_replay_fn replay;
+    nn_task_release_fn release;
+    void *ctx;
+    bool inline_ok;
+} nn_captured_task;
+
+/* Queues a task that, on a stream capturing into a model, is recorded and re-issued by
+ * replay(ctx, stream) at each execution; on any other stream replay runs now.  release(ctx)
+ * follows once: after replay here, or when the model goes. */
+aclError nn_stream_submit_replayed(nn_stream *stream, nn_task_replay_fn replay, nn_task_release_fn release,
+                                   void *ctx);
+/* Points the stream's capture at `model` if it points at `expected` (else
+ * ACL_ERROR_RT_STREAM_CAPTURED, nothing changed). */
+aclError nn_stream_set_capture(nn_stream *stream, nn_model *model, nn_model *expected);
+/* The model the stream records into, with a reference dropped by nn_model_unref (NULL: none). */
+nn_model *nn_stream_capture(nn_stream *stream);
+void nn_model_ref(nn_model *model);
+void nn_model_unref(nn_model *model);
+/* stream.c, under the stream's lock: records the task `stream` was given into the model if it is
+ * capturing or building (*taken = true), else leaves it to be queued (*taken = false). */
+aclError nn_model_record_task(nn_model *model, const nn_stream *stream, const nn_captured_task *task,
+                              bool *taken);
+/* event.c, after a record, reset or wait was recorded from `stream`: tracks which joined streams
+ * are joined back.  Returns the id of the model (0: none), which a recorded event remembers. */
+uint32_t nn_model_note_event_call(nn_stream *stream, const void *event, bool is_record, bool is_wait);
+/* event.c: `stream` waits for an event whose newest record was captured into model `model_id`:
+ * it joins that capture (0), or the capture is over (0, nothing done), or an error. */
+aclError nn_model_join_capture(const char *api, nn_stream *stream, uint32_t model_id);
+/* stream.c: the stream is being destroyed; a capture it began is invalidated. */
+void nn_model_forget_stream(nn_model *model, nn_stream *stream);
+/* memory.c: a synchronous copy or fill is refused (107030) while a capture forbids it for the
+ * calling thread (capture modes and aclmdlRICaptureThreadExchangeMode). */
+aclError nn_model_check_sync_call(const char *api);
+/* aclFinalize: destroys the models the program left. */
+void nn_model_finalize(void);
+
 /* ---- events (event.c) / callbacks (callback.c) ------------------------------------------ */
 
 /* Wakes every task blocked on an event or a blocking callback (used by force-destroy). */

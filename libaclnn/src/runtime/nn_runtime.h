@@ -44,6 +44,10 @@ aclError nn_stream_submit(nn_stream *stream, nn_task_run_fn run, nn_task_release
  * (operator launches, copies). */
 aclError nn_stream_submit_inline_ok(nn_stream *stream, nn_task_run_fn run, nn_task_release_fn release, void *ctx);
 
+/* Whether the stream records its tasks into a model runtime instance now (model_ri.c): they
+ * are kept, not queued, so checks of queued work (racecheck) leave them out. */
+bool nn_stream_records(nn_stream *stream);
+
 /* Finds the aclrtMalloc allocation, or else the aclrtHostRegister range (its base and size then
  * are ptr and len), that contains [ptr, ptr+len). Returns false if none does. */
 bool nn_mem_find(const void *ptr, size_t len, void **alloc_base, size_t *alloc_size);

@@ -13,18 +13,21 @@
 
 ACL_FUNC_VISIBILITY aclError aclrtRecordEventWithFlag(aclrtEvent event, aclrtStream stream, uint32_t flag)
 {
-    if (flag != ACL_EVENT_RECORD_DEFAULT)
-        return nn_rt_error(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "aclrtRecordEventWithFlag: flag %u is not supported "
-                           "by libaclnn (only ACL_EVENT_RECORD_DEFAULT: no external events).", flag);
+    /* EXTERNAL marks a record inside a captured model that events outside it see; here every
+     * record of a model is re-issued as a real record at each execution (model_ri.c). */
+    if (flag != ACL_EVENT_RECORD_DEFAULT && flag != ACL_EVENT_RECORD_EXTERNAL)
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "aclrtRecordEventWithFlag: flag must be "
+                           "ACL_EVENT_RECORD_DEFAULT (0) or ACL_EVENT_RECORD_EXTERNAL (1), got %u.", flag);
     return aclrtRecordEvent(event, stream);
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtStreamWaitEventWithFlag(aclrtStream stream, aclrtEvent event, uint32_t timeout,
                                                           uint32_t flag)
 {
-    if (flag != ACL_EVENT_WAIT_DEFAULT || timeout != 0)
+    /* EXTERNAL: the wait of a captured model on a record outside it, a real wait here too. */
+    if ((flag != ACL_EVENT_WAIT_DEFAULT && flag != ACL_EVENT_WAIT_EXTERNAL) || timeout != 0)
         return nn_rt_error(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "aclrtStreamWaitEventWithFlag: flag %u / timeout %u "
-                           "is not supported by libaclnn (only ACL_EVENT_WAIT_DEFAULT without a timeout; "
+                           "is not supported by libaclnn (only ACL_EVENT_WAIT_DEFAULT or EXTERNAL without a timeout; "
                            "aclrtSetOpWaitTimeout bounds every wait).", flag, timeout);
     return aclrtStreamWaitEvent(stream, event);
 }

@@ -294,3 +294,44 @@ ACL_FUNC_VISIBILITY aclError aclrtDevicePeerAccessStatus(int32_t deviceId, int32
         *status = (atomic_load(&g_peer_enabled[deviceId]) >> peerDeviceId) & 1u ? 1 : 0;
     return ret;
 }
+
+/* No stream or process limits can be set here (aclrtSet{Stream,Device}ResLimit are not
+ * supported), so a thread has the hardware default: every operator core, cube and vector alike. */
+ACL_FUNC_VISIBILITY aclError aclrtGetResInCurrentThread(aclrtDevResLimitType type, uint32_t *value)
+{
+    static const char api[] = "aclrtGetResInCurrentThread";
+    if (value == NULL)
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: value must not be null.", api);
+    if (type != ACL_RT_DEV_RES_CUBE_CORE && type != ACL_RT_DEV_RES_VECTOR_CORE)
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: type must be ACL_RT_DEV_RES_CUBE_CORE (0) or "
+                           "ACL_RT_DEV_RES_VECTOR_CORE (1), got %d.", api, (int)type);
+    *value = (uint32_t)operator_cores();
+    return ACL_SUCCESS;
+}
+
+/* Operator instructions built for socVersion run here when it names the emulated product's
+ * family (a family, "<family>_CPU" or one of its cards: Ascend910B2 on Ascend910B). */
+ACL_FUNC_VISIBILITY aclError aclrtCheckArchCompatibility(const char *socVersion, int32_t *canCompatible)
+{
+    static const char api[] = "aclrtCheckArchCompatibility";
+    if (socVersion == NULL || canCompatible == NULL)
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: %s must not be null.", api,
+                           socVersion == NULL ? "socVersion" : "canCompatible");
+    nn_soc family = nn_soc_family_of(socVersion);
+    *canCompatible = family != NN_SOC_INVALID && family == nn_soc_current() ? 1 : 0;
+    return ACL_SUCCESS;
+}
+
+/* A CPU device has no hardware faults to detail (memory UCE, L2, AI Core, link): no error. */
+ACL_FUNC_VISIBILITY aclError aclrtGetErrorVerbose(int32_t deviceId, aclrtErrorInfo *errorInfo)
+{
+    static const char api[] = "aclrtGetErrorVerbose";
+    if (errorInfo == NULL)
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: errorInfo must not be null.", api);
+    aclError ret = check_device(api, deviceId);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    memset(errorInfo, 0, sizeof *errorInfo);
+    errorInfo->errorType = ACL_RT_NO_ERROR;
+    return ACL_SUCCESS;
+}

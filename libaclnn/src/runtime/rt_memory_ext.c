@@ -96,7 +96,7 @@ static void race_check_2d(const char *api, const copy2d *c, const nn_stream *str
         {c->src, c->spitch * (c->height - 1) + c->width, false, "src", -1}};
     if (stream == NULL)
         nn_check_race_host(api, accesses, 2);
-    else
+    else if (!nn_stream_records((nn_stream *)stream))
         nn_check_race_task(stream, api, accesses, 2);
 }
 
@@ -109,7 +109,7 @@ static void race_check_d32(const char *api, void *ptr, size_t count, aclrtStream
     nn_stream *s = NULL;
     if (!async)
         nn_check_race_host(api, &access, 1);
-    else if (nn_stream_resolve_named(api, stream, &s) == ACL_SUCCESS)
+    else if (nn_stream_resolve_named(api, stream, &s) == ACL_SUCCESS && !nn_stream_records(s))
         nn_check_race_task(s, api, &access, 1);
 }
 
@@ -117,7 +117,9 @@ ACL_FUNC_VISIBILITY aclError aclrtMemcpy2d(void *dst, size_t dpitch, const void 
                                            size_t height, aclrtMemcpyKind kind)
 {
     copy2d c = {dst, src, dpitch, spitch, width, height};
-    aclError ret = check_2d("aclrtMemcpy2d", &c, kind);
+    aclError ret = nn_model_check_sync_call("aclrtMemcpy2d");
+    if (ret == ACL_SUCCESS)
+        ret = check_2d("aclrtMemcpy2d", &c, kind);
     if (ret == ACL_SUCCESS) {
         race_check_2d("aclrtMemcpy2d", &c, NULL); /* the program's addresses */
         ret = check_mode_span("aclrtMemcpy2d", &c.dst, &c.src, span_2d(dpitch, width, height), false);

@@ -28,6 +28,9 @@
  * launch and its synchronize overlaps with the task again from then on; so do 100 ms without
  * a task.
  *
+ * Capture: a stream recording into a model runtime instance hands it every task instead of queuing
+ * it (submit_task, the one place all tasks pass); the model replays them (model_ri.c).
+ *
  * Streams are registered (nn_rt_lock): an unknown or destroyed handle is rejected, never read.
  * A stream lives until its last reference goes: the registry's, or a waiting thread's (one whose
  * tasks a force-destroy dropped gets 107023).  A task never releases or synchronizes its own
@@ -96,6 +99,7 @@ struct nn_stream {
 
     atomic_int refs; /* the registry's + one per waiting thread; taken under nn_rt_lock, registered */
     bool saturation; /* the device's overflow mode when the stream was made (nn_stream_saturation) */
+    nn_model *capture; /* the model this stream records its tasks into (NULL: none); under lock */
 };
 
 static nn_ptrset g_streams; /* under nn_rt_lock */
@@ -410,6 +414,11 @@ void nn_stream_unref(nn_stream *stream)
 void nn_stream_shutdown(nn_stream *s, bool force)
 {
     nn_allocator_forget_stream(s);
+    nn_model *model = nn_stream_capture(s);
+    if (model != NULL) {
+        nn_model_forget_stream(model, s); /* a capture in progress is invalidated */
+        nn_model_unref(model);
+    }
     nn_task *dropped = NULL;
     uint64_t num_dropped = 0;
     pthread_mutex_lock(&s->lock);
@@ -529,9 +538,29 @@ aclError nn_stream_resolve(aclrtStream stream, nn_stream **out)
     return nn_stream_resolve_named("stream", stream, out);
 }
 
+/* Under the stream's lock: the task goes to the model the stream records into (*taken), if any. */
+static aclError capture_task_locked(nn_stream *stream, const nn_captured_task *captured, bool *taken)
+{
+    *taken = false;
+    if (stream->capture == NULL)
+        return ACL_SUCCESS;
+    return nn_model_record_task(stream->capture, stream, captured, taken);
+}
+
 static aclError submit_task(nn_stream *stream, nn_task_run_fn run, nn_task_release_fn release, void *ctx,
                             bool inline_ok)
 {
+    const nn_captured_task captured = {run, NULL, release, ctx, inline_ok};
+    bool taken;
+    pthread_mutex_lock(&stream->lock);
+    aclError recorded = capture_task_locked(stream, &captured, &taken);
+    pthread_mutex_unlock(&stream->lock);
+    if (taken || recorded != ACL_SUCCESS) {
+        if (recorded != ACL_SUCCESS && release != NULL)
+            release(ctx);
+        return recorded;
+    }
+
     nn_task *task = malloc(sizeof *task);
     if (task == NULL) {
         if (release != NULL)
@@ -587,6 +616,41 @@ aclError nn_stream_submit(nn_stream *stream, nn_task_run_fn run, nn_task_release
 aclError nn_stream_submit_inline_ok(nn_stream *stream, nn_task_run_fn run, nn_task_release_fn release, void *ctx)
 {
     return submit_task(stream, run, release, ctx, true);
+}
+
+aclError nn_stream_submit_replayed(nn_stream *stream, nn_task_replay_fn replay, nn_task_release_fn release,
+                                   void *ctx)
+{
+    const nn_captured_task captured = {NULL, replay, release, ctx, false};
+    bool taken;
+    pthread_mutex_lock(&stream->lock);
+    aclError err = capture_task_locked(stream, &captured, &taken);
+    pthread_mutex_unlock(&stream->lock);
+    if (!taken && err == ACL_SUCCESS)
+        err = replay(ctx, stream);
+    if (!taken && release != NULL)
+        release(ctx);
+    return err;
+}
+
+aclError nn_stream_set_capture(nn_stream *stream, nn_model *model, nn_model *expected)
+{
+    pthread_mutex_lock(&stream->lock);
+    bool swapped = stream->capture == expected;
+    if (swapped)
+        stream->capture = model;
+    pthread_mutex_unlock(&stream->lock);
+    return swapped ? ACL_SUCCESS : ACL_ERROR_RT_STREAM_CAPTURED;
+}
+
+nn_model *nn_stream_capture(nn_stream *stream)
+{
+    pthread_mutex_lock(&stream->lock);
+    nn_model *model = stream->capture;
+    if (model != NULL)
+        nn_model_ref(model);
+    pthread_mutex_unlock(&stream->lock);
+    return model;
 }
 
 /* Waits (lock held) for a task to complete; false when none does within the operator execute
@@ -668,41 +732,6 @@ aclError nn_stream_wait(nn_stream *s, const struct timespec *deadline, int timeo
 /* Public API                                                                                  */
 /* ------------------------------------------------------------------------------------------ */
 
-static aclError create_stream(const char *api, aclrtStream *stream, uint32_t flags)
-{
-    if (stream == NULL)
-        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: stream must not be null.", api);
-    pthread_mutex_lock(&nn_rt_lock);
-    nn_context *ctx = nn_rt_current_context_locked();
-    if (ctx == NULL) {
-        pthread_mutex_unlock(&nn_rt_lock);
-        return nn_rt_error(ACL_ERROR_RT_CONTEXT_NULL,
-                           "%s: this thread has no current context; call aclrtSetDevice or "
-                           "aclrtSetCurrentContext first.", api);
-    }
-    aclError err;
-    nn_stream *s = nn_stream_new_locked(ctx, false, flags, &err);
-    pthread_mutex_unlock(&nn_rt_lock);
-    if (s == NULL)
-        return err;
-    nn_check_object_created(s, "aclrtStream", api, true);
-    *stream = s;
-    return ACL_SUCCESS;
-}
-
-ACL_FUNC_VISIBILITY aclError aclrtCreateStream(aclrtStream *stream)
-{
-    return create_stream("aclrtCreateStream", stream, 0);
-}
-
-ACL_FUNC_VISIBILITY aclError aclrtCreateStreamWithConfig(aclrtStream *stream, uint32_t priority,
-                                                         uint32_t flag)
-{
-    /* priority is documented as reserved and flags only tune NPU scheduling: both accepted. */
-    (void)priority;
-    return create_stream("aclrtCreateStreamWithConfig", stream, flag);
-}
-
 static aclError destroy_stream(const char *api, aclrtStream stream, bool force)
 {
     if (stream == NULL)
@@ -743,36 +772,6 @@ ACL_FUNC_VISIBILITY aclError aclrtDestroyStream(aclrtStream stream)
 ACL_FUNC_VISIBILITY aclError aclrtDestroyStreamForce(aclrtStream stream)
 {
     return destroy_stream("aclrtDestroyStreamForce", stream, true);
-}
-
-ACL_FUNC_VISIBILITY aclError aclrtSynchronizeStream(aclrtStream stream)
-{
-    nn_stream *s;
-    aclError ret = nn_stream_acquire_named("aclrtSynchronizeStream", stream, &s);
-    if (ret != ACL_SUCCESS)
-        return ret;
-    ret = nn_stream_wait(s, NULL, 0, "aclrtSynchronizeStream", -1);
-    nn_stream_unref(s);
-    return ret;
-}
-
-ACL_FUNC_VISIBILITY aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout)
-{
-    if (timeout < -1)
-        return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID,
-                           "aclrtSynchronizeStreamWithTimeout: timeout must be -1 (forever) or "
-                           ">= 0 ms, got %d.", (int)timeout);
-    nn_stream *s;
-    aclError ret = nn_stream_acquire_named("aclrtSynchronizeStreamWithTimeout", stream, &s);
-    if (ret != ACL_SUCCESS)
-        return ret;
-    struct timespec deadline;
-    if (timeout >= 0)
-        nn_rt_deadline(&deadline, timeout);
-    ret = nn_stream_wait(s, timeout >= 0 ? &deadline : NULL, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT,
-                         "aclrtSynchronizeStreamWithTimeout", timeout);
-    nn_stream_unref(s);
-    return ret;
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *status)

@@ -1,0 +1,73 @@
+/*
+ * model_ri_impl.h - what the two halves of the model runtime instances share (model_ri.c:
+ * lifetime, recording, capture; model_ri_exec.c: building, execution, destroy, names, debug
+ * output).  See model_ri.c for the design.
+ */
+#ifndef NN_MODEL_RI_IMPL_H
+#define NN_MODEL_RI_IMPL_H
+
+#include "runtime/nn_rt_internal.h"
+
+typedef enum {
+    MODEL_BUILDING,    /* aclmdlRIBuildBegin .. aclmdlRIBuildEnd: bound streams record */
+    MODEL_CAPTURING,   /* aclmdlRICaptureBegin .. aclmdlRICaptureEnd: the stream records */
+    MODEL_INVALIDATED, /* a capture that lost a task or its stream: ending it fails */
+    MODEL_READY,       /* recorded; executes */
+} model_state;
+
+/* A stream that joined a capture by waiting for an event recorded in it. It is joined back
+ * (`rejoined`) when its last task is an event record that another stream of the capture waits
+ * for, as CANN's Context::CheckCaptureModelValidity requires at the end of the capture. */
+typedef struct joined_stream {
+    nn_stream *stream;
+    const void *last_record; /* the event its last task recorded (NULL: its last task was no record) */
+    bool rejoined;
+} joined_stream;
+
+typedef struct destroy_callback {
+    aclrtCallback func;
+    void *user_data;
+} destroy_callback;
+
+struct nn_model {
+    pthread_mutex_t lock;
+    atomic_int refs; /* the registry's, one per stream recording into it, one per queued execution */
+    uint32_t id;
+    model_state state;
+    char *name;
+
+    /* an open capture (capture_open): its stream, context, mode and thread */
+    bool capture_open;
+    nn_stream *origin;
+    nn_context *ctx;
+    aclmdlRICaptureMode mode;
+    pthread_t thread;
+
+    joined_stream *joined; /* streams that joined the capture through an event */
+    size_t num_joined, cap_joined;
+
+    nn_stream **bound; /* streams bound while building (aclmdlRIBindStream) */
+    size_t num_bound, cap_bound;
+
+    nn_captured_task *tasks;
+    size_t num_tasks, cap_tasks;
+
+    nn_stream *running_on; /* the stream of the queued executions (NULL: none) */
+    size_t executions;     /* queued and not finished */
+
+    destroy_callback *callbacks;
+    size_t num_callbacks;
+};
+
+/* A registered model in `state` with one reference, the registry's; NULL after nn_rt_error. */
+nn_model *nn_model_new(const char *api, model_state state, aclError *err);
+/* The live model behind a handle, with a reference the caller drops; NULL after nn_rt_error. */
+nn_model *nn_model_find(const char *api, aclmdlRI handle, aclError *err);
+/* Takes the model out of the registry (false: it was not there any more). */
+bool nn_model_unregister(nn_model *model);
+/* Grows *array (of *capacity items of item_size) to hold count + 1; false when out of memory. */
+bool nn_model_grow(void **array, size_t *capacity, size_t count, size_t item_size);
+/* Under model->lock: removes `stream` from the bound list; false if it was not there. */
+bool nn_model_unbind_locked(nn_model *model, const nn_stream *stream);
+
+#endif /* NN_MODEL_RI_IMPL_H */
