@@ -142,6 +142,8 @@ typedef struct nn_check_alloc {
                             * while, to name them when a freed address is used) */
     int pid;               /* the process that made it: a forked child's leak report leaves out
                             * what it inherited (its parent's to free) */
+    bool views_replaced;   /* memcheck: an IPC export mapped a file of its own over both views
+                            * (the arena is mapped there again when the slot is reused) */
 } nn_check_alloc;
 
 /* Records an allocation (the caller's stack is captured here).  Returns the record, or NULL when
@@ -209,13 +211,19 @@ void nn_check_race_forget_locked(nn_check_alloc *alloc);
 
 /* The runtime's device allocators call these when any tool is on (nn_check_on(NN_CHECK_ALL)).
  * nn_check_device_alloc returns `size` bytes of device memory, registered with the allocation
- * registry: under memcheck one memfd mapped twice, PROT_NONE at the returned (program's) address
- * and read-write at the record's lib_base; otherwise plain 64-byte aligned heap memory.  NULL
- * when out of memory. */
+ * registry: under memcheck a slot of an arena (one memfd mapped twice), PROT_NONE at the
+ * returned (program's) address and read-write at the record's lib_base; otherwise plain 64-byte
+ * aligned heap memory.  NULL when out of memory (or when the system would refuse the unchecked
+ * runtime the same size). */
 void *nn_check_device_alloc(const char *api, size_t size);
 /* Releases memory from nn_check_device_alloc.  Under memcheck its addresses stay reserved (and
- * named in reports) for a while, so a use after the free is reported, not silently reused. */
-void nn_check_device_free(void *base);
+ * named in reports) for a while, so a use after the free is reported, not silently reused; when
+ * `in_use` (nn_check_race_free found a queued task using it) its bytes and addresses stay for
+ * the rest of the process, so the task writes memory nobody else was given. */
+void nn_check_device_free(void *base, bool in_use);
+/* memcheck: the views of the live allocation containing `address` were mapped over with another
+ * file (an IPC export shares its pages); its slot is mapped back onto the arena before reuse. */
+void nn_check_device_views_replaced(const void *address);
 
 /* The library's address for the program's `address`: inside a live device allocation under
  * memcheck, the same byte in the library's read-write view; any other address unchanged. */

@@ -145,13 +145,14 @@ bool nn_strict_mode_asked(void)
 }
 
 /* Releases a block's memory: device memory comes from the checking mode when it is on
- * (nn_check_device_alloc); mapped memory is not this file's. */
-static void release_memory(const mem_block *block)
+ * (nn_check_device_alloc), which keeps it while a queued task uses it (`in_use`); mapped
+ * memory is not this file's. */
+static void release_memory(const mem_block *block, bool in_use)
 {
     if (block->kind == MEM_MAPPED)
         return;
     if (block->kind == MEM_DEVICE && nn_check_on(NN_CHECK_ALL))
-        nn_check_device_free((void *)block->base);
+        nn_check_device_free((void *)block->base, in_use);
     else
         free((void *)block->base);
 }
@@ -170,7 +171,7 @@ void nn_mem_finalize(void)
     for (size_t i = 0; i < g_num_blocks; i++) {
         if (g_blocks[i].kind == MEM_DEVICE)
             nn_ipc_block_freed((void *)g_blocks[i].base, g_blocks[i].size);
-        release_memory(&g_blocks[i]);
+        release_memory(&g_blocks[i], false);
     }
     free(g_blocks);
     g_blocks = NULL;
@@ -237,7 +238,7 @@ static aclError allocate(const char *api, void **out, size_t requested, size_t u
     bool ok = insert_block(block);
     pthread_mutex_unlock(&g_mem_lock);
     if (!ok) {
-        release_memory(&block);
+        release_memory(&block, false);
         return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION,
                            "%s: out of memory recording the allocation.", api);
     }
@@ -354,7 +355,7 @@ static aclError release(const char *api, const char *param, void *ptr, mem_kind 
         if (kept)
             (void)nn_check_alloc_remove(ptr); /* the checking records go, the bytes stay */
         else
-            release_memory(&block);
+            release_memory(&block, in_use);
         return ACL_SUCCESS;
     }
     pthread_mutex_unlock(&g_mem_lock);
