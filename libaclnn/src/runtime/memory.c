@@ -387,7 +387,26 @@ ACL_FUNC_VISIBILITY aclError aclrtFreeHost(void *hostPtr)
 /* Copies and fills                                                                            */
 /* ------------------------------------------------------------------------------------------ */
 
-/* If [ptr, ptr+count) starts inside a registered allocation, it must end inside it too. */
+/* An aclrtMapMem mapping whose access (aclrtMemSetAccess) forbids what a copy or fill does to
+ * it: the library's own memcpy would fault on its PROT_NONE (or read-only) pages and end the
+ * process, so the call fails instead (ACL_ERROR_RT_PARAM_INVALID, as for other unusable device
+ * addresses; which status a card gives is not established). */
+static aclError check_mapping_access(const char *api, const char *param, const void *ptr)
+{
+    const bool writes = strcmp(param, "src") != 0; /* "dst", "devPtr": written */
+    const aclrtMemAccessFlags access = nn_vmm_access_at(ptr);
+    if (access == ACL_RT_MEM_ACCESS_FLAGS_NONE || (writes && access == ACL_RT_MEM_ACCESS_FLAGS_READ))
+        return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID,
+                           "%s: %s %p is in an aclrtMapMem mapping set to %s by aclrtMemSetAccess; "
+                           "the call would %s it.", api, param, ptr,
+                           access == ACL_RT_MEM_ACCESS_FLAGS_NONE ? "ACL_RT_MEM_ACCESS_FLAGS_NONE"
+                                                                  : "ACL_RT_MEM_ACCESS_FLAGS_READ",
+                           writes ? "write" : "read");
+    return ACL_SUCCESS;
+}
+
+/* If [ptr, ptr+count) starts inside a registered allocation, it must end inside it too (and a
+ * mapping's access must allow the call). */
 static aclError check_range(const char *api, const char *param, const void *ptr, size_t count)
 {
     uintptr_t addr = (uintptr_t)ptr;
@@ -399,7 +418,7 @@ static aclError check_range(const char *api, const char *param, const void *ptr,
         return ACL_SUCCESS;
     size_t room = block.size - (size_t)(addr - block.base);
     if (count <= room)
-        return ACL_SUCCESS;
+        return block.kind == MEM_MAPPED ? check_mapping_access(api, param, ptr) : ACL_SUCCESS;
     return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID,
                        "%s: %s %p + %zu bytes runs %zu bytes past the end of its %zu-byte %s "
                        "allocation at %p.", api, param, ptr, count, count - room, block.size,

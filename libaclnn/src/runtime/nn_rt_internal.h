@@ -176,6 +176,9 @@ void nn_mem_finalize(void);
  * nn_mem_find and the copy checks accept it, aclrtFree refuses it, aclFinalize leaves it. */
 bool nn_mem_register_mapped(void *base, size_t size);
 void nn_mem_unregister_mapped(void *base);
+/* rt_vmm.c: the access aclrtMemSetAccess gave the aclrtMapMem mapping containing ptr
+ * (READWRITE when ptr is in none). */
+aclrtMemAccessFlags nn_vmm_access_at(const void *ptr);
 /* Whether ptr lies in an aclrtMallocHost allocation. */
 bool nn_mem_is_host_alloc(const void *ptr);
 /* rt_ipc.c: the aclrtMalloc block [base, base+size) is being freed: its IPC export keys die and
