@@ -342,6 +342,14 @@ static aclError release(const char *api, const char *param, void *ptr, mem_kind 
         block = g_blocks[pos - 1];
         inside = addr - block.base < block.size;
     }
+    nn_check_trace queued;
+    if (inside && block.base == addr && block.kind == MEM_HOST && kind == MEM_HOST &&
+        nn_pinned_owe_free(block.base, &queued)) { /* its last queued copy releases it */
+        remove_block_at(pos - 1);
+        pthread_mutex_unlock(&g_mem_lock);
+        nn_pinned_report_free(api, (void *)block.base, block.size, &queued);
+        return ACL_SUCCESS;
+    }
     if (inside && block.base == addr && block.kind == kind) {
         /* racecheck: a queued task may still use the bytes (aclrtFree is not queued); once that
          * is reported the bytes are kept until aclFinalize, so the task still finds them. */
@@ -638,7 +646,26 @@ typedef struct copy_task {
     const void *src; /* NULL for a fill */
     size_t count;
     unsigned char value;
+    uintptr_t pinned[2]; /* the aclrtMallocHost blocks of dst and src (0: none; rt_pinned.c) */
 } copy_task;
+
+static void release_copy(void *ctx)
+{
+    copy_task *task = ctx;
+    nn_pinned_copy_end(task->pinned[0]);
+    nn_pinned_copy_end(task->pinned[1]);
+    free(task);
+}
+
+/* The base of the aclrtMallocHost block containing `ptr` once a queued copy's use of it is
+ * counted (rt_pinned.c); 0 when `ptr` is in none (or the use cannot be counted). */
+static uintptr_t pinned_copy_begin_locked(const void *ptr)
+{
+    const mem_block *block = ptr != NULL ? find_block((uintptr_t)ptr) : NULL;
+    if (block == NULL || block->kind != MEM_HOST)
+        return 0;
+    return nn_pinned_copy_begin(block->base) ? block->base : 0;
+}
 
 static int run_copy(void *ctx)
 {
@@ -667,11 +694,15 @@ static aclError queue_copy(const char *api, aclrtStream stream, void *dst, const
     task->src = src;
     task->count = count;
     task->value = value;
+    pthread_mutex_lock(&g_mem_lock);
+    task->pinned[0] = pinned_copy_begin_locked(program_dst);
+    task->pinned[1] = pinned_copy_begin_locked(program_src);
+    pthread_mutex_unlock(&g_mem_lock);
     const nn_check_access accesses[2] = {
         {program_dst, count, true, src != NULL ? "dst" : "devPtr", -1},
         {program_src, count, false, "src", -1}};
     nn_check_race_task(s, api, accesses, src != NULL ? 2 : 1);
-    return nn_stream_submit_inline_ok(s, run_copy, free, task);
+    return nn_stream_submit_inline_ok(s, run_copy, release_copy, task);
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src,
