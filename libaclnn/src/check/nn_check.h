@@ -267,6 +267,8 @@ typedef struct nn_check_operand {
     int64_t numel;
     uint64_t phase1_alloc;    /* nn_check_alloc_id_at at phase 1 (0: none) */
     bool shape_only;          /* an input the operator never reads (only its shape) */
+    bool reachable;           /* the runtime knows the view as memory the device reaches (device
+                               * memory, a mapping, registered host memory) at the launch */
     void *lib_base;           /* out: the library's address for base */
 } nn_check_operand;
 

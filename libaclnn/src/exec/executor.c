@@ -246,24 +246,42 @@ static void view_extent(const nn_operand *op, int64_t *lo, int64_t *hi)
     }
 }
 
+/* The bytes an operand's view spans: *start (NULL for a NULL base) and *len. */
+static void operand_span(const nn_operand *op, const char **start, size_t *len)
+{
+    size_t elem = nn_dtype_size(op->dtype);
+    int64_t lo, hi;
+    view_extent(op, &lo, &hi);
+    *len = (size_t)(hi - lo + 1) * elem;
+    /* Address arithmetic on a NULL base is undefined: test the base first. */
+    *start = op->base == NULL ? NULL : (const char *)op->base + lo * (int64_t)elem;
+}
+
+/* Whether the runtime knows the operand's bytes as memory the device reaches (aclrtMalloc or
+ * aclrtMapMem memory, registered host memory); an empty or NULL one counts as reachable. */
+static bool operand_reachable(const nn_operand *op)
+{
+    if (op->handle == NULL || op->numel <= 0 || op->base == NULL)
+        return true;
+    const char *start;
+    size_t len;
+    operand_span(op, &start, &len);
+    return nn_mem_find(start, len, NULL, NULL);
+}
+
 /* ACLNN_STRICT=1: every non-empty operand must lie inside one aclrtMalloc allocation. */
 static aclnnStatus strict_check_operand(const char *op_name, const nn_operand *op, int index)
 {
     if (op->handle == NULL || op->numel <= 0 || !nn_strict_mode())
         return ACLNN_SUCCESS;
-    size_t elem = nn_dtype_size(op->dtype);
-    int64_t lo, hi;
-    view_extent(op, &lo, &hi);
-    size_t len = (size_t)(hi - lo + 1) * elem;
-    /* Address arithmetic on a NULL base is undefined: test the base first. */
-    const char *start = op->base == NULL ? NULL : (const char *)op->base + lo * (int64_t)elem;
-    void *alloc_base;
-    size_t alloc_size;
+    const char *start;
+    size_t len;
+    operand_span(op, &start, &len);
     /* CANN's phase 1 never reads the data address (its own op_api unit tests pass NULL), and a
      * launch refuses NULL data: memcheck lets phase 1 through, ACLNN_STRICT=1 refuses early. */
     if (start == NULL && !nn_strict_mode_asked())
         return ACLNN_SUCCESS;
-    if (start == NULL || !nn_mem_find(start, len, &alloc_base, &alloc_size))
+    if (start == NULL || !nn_mem_find(start, len, NULL, NULL))
         return nn_error(ACLNN_ERR_PARAM_INVALID,
                         "%s: %s %d (data %p, %zu bytes) does not lie inside memory from aclrtMalloc "
                         "(ACLNN_STRICT=1).",
@@ -516,7 +534,7 @@ static bool check_mode_launch(launch_task *task, const aclOpExecutor *ex, void *
             .numel = op->handle != NULL ? op->numel : 0,
             /* rebound since phase 1 (aclSetInputTensorAddr & co.): no phase-1 allocation to match */
             .phase1_alloc = op->base == ex->operands[i].base ? op->check_alloc : 0,
-            .name = op->name, .shape_only = op->shape_only};
+            .name = op->name, .shape_only = op->shape_only, .reachable = operand_reachable(op)};
     }
     if (!nn_check_launch(ex->op_name, ops, ex->num_operands, workspace, workspace_size,
                          &task->lib_workspace))
