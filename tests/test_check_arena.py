@@ -75,3 +75,19 @@ def test_allocate_launch_free_loop_computes_right(program, env):
     assert result.returncode == 0, result.stdout + result.stderr
     assert "median_us" in result.stdout
     assert "ACLNN_CHECK ERROR" not in result.stderr
+
+
+def test_reused_stacks_name_their_own_call_site(tmp_path):
+    # stacks are taken again from a per-thread cache when the same calls are made at the same
+    # depth (check.c walk_stack): two sites alternating at one depth must not swap stacks
+    program = support.compile_program(support.ROOT / "tests" / "check" / "arena.c", out_dir=tmp_path,
+                                      extra_flags=["-rdynamic"])
+    result = support.run_program(program, env={"ACLNN_CHECK": "leakcheck", "ACLNN_CHECK_LOG": ""},
+                                 args=["sites"])
+    assert result.returncode == 0, result.stdout + result.stderr
+    reports = result.stderr.split("ACLNN_CHECK ERROR (leakcheck)")[1:]
+    assert len(reports) == 2, result.stderr
+    site_a = next(r for r in reports if "allocation #39:" in r)
+    site_b = next(r for r in reports if "allocation #40:" in r)
+    assert "#0 allocate_at_site_a+" in site_a and "allocate_at_site_b" not in site_a
+    assert "#0 allocate_at_site_b+" in site_b and "allocate_at_site_a" not in site_b

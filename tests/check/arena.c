@@ -8,6 +8,9 @@
  *   free_queued  aclrtFree of a 300 MiB block an asynchronous fill still writes, then new blocks
  *   loop N       N rounds of allocate, copy in, Prelu, synchronize, copy out, free; prints the
  *                median microseconds of a round
+ *   sites        allocations from two call sites at one stack depth, alternately, the last of
+ *                each left to leakcheck: each report must name its own site (stacks are reused
+ *                from a per-thread cache when the same calls are made again)
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -180,6 +183,37 @@ static int loop(aclrtStream stream, int rounds)
     return 0;
 }
 
+/* Not static: a program linked with -rdynamic shows their names in reports. */
+void *allocate_at_site_a(void);
+void *allocate_at_site_b(void);
+
+void *__attribute__((noinline)) allocate_at_site_a(void)
+{
+    void *block = NULL;
+    aclrtMalloc(&block, 64, ACL_MEM_MALLOC_HUGE_FIRST);
+    return block;
+}
+
+void *__attribute__((noinline)) allocate_at_site_b(void)
+{
+    void *block = NULL;
+    aclrtMalloc(&block, 96, ACL_MEM_MALLOC_HUGE_FIRST);
+    return block;
+}
+
+static int sites(void)
+{
+    for (int round = 0; round < 20; ++round) {
+        void *a = allocate_at_site_a(), *b = allocate_at_site_b();
+        if (round == 19)
+            break; /* the last two are leaked on purpose */
+        aclrtFree(a);
+        aclrtFree(b);
+    }
+    printf("allocated\n");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2 || aclInit(NULL) != ACL_SUCCESS || aclrtSetDevice(0) != ACL_SUCCESS)
@@ -197,6 +231,8 @@ int main(int argc, char **argv)
         rc = past_end();
     else if (strcmp(argv[1], "free_queued") == 0)
         rc = free_queued(stream);
+    else if (strcmp(argv[1], "sites") == 0)
+        rc = sites();
     else if (strcmp(argv[1], "loop") == 0 && argc > 2)
         rc = loop(stream, atoi(argv[2]));
     aclrtDestroyStream(stream);
