@@ -359,32 +359,106 @@ static void trim_freed_locked(void)
     }
 }
 
-/* Holds a freed allocation back: in the quarantine, or for good when a queued task uses it
- * (`in_use`: it stays out of the ring the quarantine recycles from, whatever its size). */
-static void hold_freed(nn_check_alloc *alloc, bool in_use)
+/* Puts a freed allocation no queued task uses into the quarantine (under the lock). */
+static void quarantine_locked(nn_check_alloc *alloc)
+{
+    if (!order_push(alloc)) { /* no room to remember the order: recycled at once */
+        size_t at = nn_sorted_upper_bound(g_freed, g_freed_count, sizeof *g_freed, alloc->base);
+        nn_sorted_remove(g_freed, &g_freed_count, sizeof *g_freed, at - 1);
+        recycle_slot(alloc);
+        nn_check_alloc_release(alloc);
+        return;
+    }
+    g_freed_bytes += mapped_length(alloc->size);
+    trim_freed_locked();
+}
+
+/* aclrtFree of an allocation a queued task uses, when racecheck (which reports it with the
+ * task's side) is off.  Under the lock: once the task has run, the record may go. */
+static void report_free_under_task(const nn_check_alloc *alloc)
+{
+    nn_check_report *report = nn_check_begin(NN_CHECK_ERROR, NN_CHECK_MEMCHECK,
+                                             "aclrtFree frees memory a queued task still uses");
+    nn_check_line(report, "call:", "aclrtFree of allocation #%llu, at:", (unsigned long long)alloc->id);
+    nn_check_trace_lines(report, &alloc->freed);
+    nn_check_alloc_lines(report, "object:", alloc);
+    nn_check_line(report, "advice:", "wait for the tasks that use it first (aclrtSynchronizeStream): "
+                  "aclrtFree does not wait, so on a card the task reads or writes freed memory; here "
+                  "the memory stays until the task has run");
+    nn_check_end(report);
+}
+
+/* Holds a freed allocation back: named by address lookups from now on, and in the quarantine
+ * once no queued task uses it (until then it waits, whatever its size: nn_check_task_release). */
+static void hold_freed(nn_check_alloc *alloc)
 {
     nn_check_capture(&alloc->freed);
     nn_check_init_forget(alloc); /* nothing reads a freed allocation's bytes legitimately */
     freed_slot slot = {alloc->base, alloc};
     nn_check_alloc_lock();
-    freed_slot *grown = NULL;
-    if (in_use || order_push(alloc)) {
-        size_t at = nn_sorted_upper_bound(g_freed, g_freed_count, sizeof slot, slot.base);
-        grown = nn_sorted_insert(g_freed, &g_freed_count, &g_freed_capacity, 64, sizeof slot, at, &slot);
-        if (grown == NULL && !in_use)
-            --g_order_count; /* (the ring's newest entry is this one) */
-    }
+    const bool waiting = alloc->queued > 0; /* (a waiting record is not released below) */
+    if (waiting && !nn_check_on(NN_CHECK_RACECHECK))
+        report_free_under_task(alloc);
+    size_t at = nn_sorted_upper_bound(g_freed, g_freed_count, sizeof slot, slot.base);
+    freed_slot *grown = nn_sorted_insert(g_freed, &g_freed_count, &g_freed_capacity, 64, sizeof slot, at, &slot);
     if (grown != NULL) {
         g_freed = grown;
-        if (!in_use) {
-            g_freed_bytes += mapped_length(alloc->size);
-            trim_freed_locked();
-        }
-    } else if (!in_use) { /* no room to remember it: recycled at once */
+        alloc->free_waiting = waiting;
+        if (!waiting)
+            quarantine_locked(alloc);
+    } else if (!waiting) { /* no room to remember it: recycled at once */
         recycle_slot(alloc);
         nn_check_alloc_release(alloc);
+    } /* (else the slot is lost to reuse: a queued task still writes it) */
+    nn_check_alloc_unlock();
+}
+
+/* ---- tasks that use allocations -------------------------------------------------------------- */
+
+typedef struct task_hold {
+    int count;
+    nn_check_alloc *allocs[];
+} task_hold;
+
+void *nn_check_task_hold(const void *const *addresses, int count)
+{
+    if (!nn_check_on(NN_CHECK_MEMCHECK) || count <= 0)
+        return NULL;
+    task_hold *hold = malloc(sizeof *hold + (size_t)count * sizeof hold->allocs[0]);
+    if (hold == NULL)
+        return NULL; /* the task runs unguarded, as before */
+    hold->count = 0;
+    nn_check_alloc_lock();
+    for (int i = 0; i < count; ++i) {
+        nn_check_alloc *alloc = addresses[i] != NULL ? nn_check_alloc_find_locked(addresses[i]) : NULL;
+        if (alloc != NULL && alloc->lib_base != (void *)alloc->base) {
+            ++alloc->queued;
+            hold->allocs[hold->count++] = alloc;
+        }
     }
     nn_check_alloc_unlock();
+    if (hold->count == 0) {
+        free(hold);
+        return NULL;
+    }
+    return hold;
+}
+
+void nn_check_task_release(void *held)
+{
+    task_hold *hold = held;
+    if (hold == NULL)
+        return;
+    nn_check_alloc_lock();
+    for (int i = 0; i < hold->count; ++i) {
+        nn_check_alloc *alloc = hold->allocs[i];
+        if (--alloc->queued == 0 && alloc->free_waiting) {
+            alloc->free_waiting = false;
+            quarantine_locked(alloc);
+        }
+    }
+    nn_check_alloc_unlock();
+    free(hold);
 }
 
 void nn_check_freed_lines(nn_check_report *report, const nn_check_alloc *alloc)
@@ -641,7 +715,7 @@ void *nn_check_device_alloc(const char *api, size_t size)
     return program;
 }
 
-void nn_check_device_free(void *base, bool in_use)
+void nn_check_device_free(void *base)
 {
     nn_check_alloc *alloc = nn_check_alloc_detach(base);
     if (alloc == NULL) { /* not ours (made before checking was read): the heap's */
@@ -653,7 +727,7 @@ void nn_check_device_free(void *base, bool in_use)
         nn_check_alloc_release(alloc);
         return;
     }
-    hold_freed(alloc, in_use);
+    hold_freed(alloc);
 }
 
 void nn_check_device_views_replaced(const void *address)

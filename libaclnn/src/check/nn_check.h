@@ -144,6 +144,8 @@ typedef struct nn_check_alloc {
                             * what it inherited (its parent's to free) */
     bool views_replaced;   /* memcheck: an IPC export mapped a file of its own over both views
                             * (the arena is mapped there again when the slot is reused) */
+    unsigned queued;       /* memcheck: queued tasks that use it (nn_check_task_hold) */
+    bool free_waiting;     /* memcheck: freed while `queued` > 0; held back until it is 0 */
 } nn_check_alloc;
 
 /* Records an allocation (the caller's stack is captured here).  Returns the record, or NULL when
@@ -217,10 +219,15 @@ void nn_check_race_forget_locked(nn_check_alloc *alloc);
  * runtime the same size). */
 void *nn_check_device_alloc(const char *api, size_t size);
 /* Releases memory from nn_check_device_alloc.  Under memcheck its addresses stay reserved (and
- * named in reports) for a while, so a use after the free is reported, not silently reused; when
- * `in_use` (nn_check_race_free found a queued task using it) its bytes and addresses stay for
- * the rest of the process, so the task writes memory nobody else was given. */
-void nn_check_device_free(void *base, bool in_use);
+ * named in reports) for a while, so a use after the free is reported, not silently reused; while
+ * a queued task uses it (nn_check_task_hold) its bytes and addresses stay whatever its size, so
+ * the task writes memory nobody else was given. */
+void nn_check_device_free(void *base);
+/* memcheck: a task about to be queued uses the device allocations containing `addresses` (NULL
+ * entries skipped).  Returns what nn_check_task_release takes once the task ran or was dropped
+ * (NULL: nothing held). */
+void *nn_check_task_hold(const void *const *addresses, int count);
+void nn_check_task_release(void *hold);
 /* memcheck: the views of the live allocation containing `address` were mapped over with another
  * file (an IPC export shares its pages); its slot is mapped back onto the arena before reuse. */
 void nn_check_device_views_replaced(const void *address);

@@ -357,6 +357,7 @@ typedef struct {
     char *workspace;
     uint64_t workspace_size;
     const char *path;         /* the kernel path that ran (nn_launch_set_path), or NULL */
+    void *held;               /* memcheck: the device allocations it uses (nn_check_task_hold) */
     bool translated;          /* checking mode: lib_base/lib_workspace replace the addresses */
     void *lib_base[NN_MAX_OPERANDS];
     void *lib_workspace;
@@ -487,6 +488,7 @@ static void release_task(void *ctx)
     pthread_mutex_lock(&nn_executor_lock);
     executor_unref_locked(task->ex);
     pthread_mutex_unlock(&nn_executor_lock);
+    nn_check_task_release(task->held);
     free(task);
 }
 
@@ -539,8 +541,13 @@ static bool check_mode_launch(launch_task *task, const aclOpExecutor *ex, void *
     if (!nn_check_launch(ex->op_name, ops, ex->num_operands, workspace, workspace_size,
                          &task->lib_workspace))
         return false;
-    for (int i = 0; i < ex->num_operands; i++)
+    const void *touched[NN_MAX_OPERANDS + 1];
+    for (int i = 0; i < ex->num_operands; i++) {
         task->lib_base[i] = ops[i].lib_base;
+        touched[i] = ops[i].numel > 0 ? ops[i].base : NULL;
+    }
+    touched[ex->num_operands] = workspace_size > 0 ? workspace : NULL;
+    task->held = nn_check_task_hold(touched, ex->num_operands + 1);
     task->translated = true;
     return true;
 }
@@ -582,6 +589,7 @@ aclnnStatus nn_launch_executor(const char *op_name, void *workspace, uint64_t wo
     if (task == NULL)
         return nn_error(ACLNN_ERR_INNER_NULLPTR, "%s: could not allocate the launch task.", op_name);
     memset(task, 0, offsetof(launch_task, operands));
+    task->held = NULL;
     task->translated = false;
 
     pthread_mutex_lock(&nn_executor_lock);

@@ -145,14 +145,14 @@ bool nn_strict_mode_asked(void)
 }
 
 /* Releases a block's memory: device memory comes from the checking mode when it is on
- * (nn_check_device_alloc), which keeps it while a queued task uses it (`in_use`); mapped
- * memory is not this file's. */
-static void release_memory(const mem_block *block, bool in_use)
+ * (nn_check_device_alloc), which keeps it while a queued task uses it; mapped memory is not
+ * this file's. */
+static void release_memory(const mem_block *block)
 {
     if (block->kind == MEM_MAPPED)
         return;
     if (block->kind == MEM_DEVICE && nn_check_on(NN_CHECK_ALL))
-        nn_check_device_free((void *)block->base, in_use);
+        nn_check_device_free((void *)block->base);
     else
         free((void *)block->base);
 }
@@ -171,7 +171,7 @@ void nn_mem_finalize(void)
     for (size_t i = 0; i < g_num_blocks; i++) {
         if (g_blocks[i].kind == MEM_DEVICE)
             nn_ipc_block_freed((void *)g_blocks[i].base, g_blocks[i].size);
-        release_memory(&g_blocks[i], false);
+        release_memory(&g_blocks[i]);
     }
     free(g_blocks);
     g_blocks = NULL;
@@ -238,7 +238,7 @@ static aclError allocate(const char *api, void **out, size_t requested, size_t u
     bool ok = insert_block(block);
     pthread_mutex_unlock(&g_mem_lock);
     if (!ok) {
-        release_memory(&block, false);
+        release_memory(&block);
         return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION,
                            "%s: out of memory recording the allocation.", api);
     }
@@ -363,7 +363,7 @@ static aclError release(const char *api, const char *param, void *ptr, mem_kind 
         if (kept)
             (void)nn_check_alloc_remove(ptr); /* the checking records go, the bytes stay */
         else
-            release_memory(&block, in_use);
+            release_memory(&block);
         return ACL_SUCCESS;
     }
     pthread_mutex_unlock(&g_mem_lock);
@@ -647,6 +647,7 @@ typedef struct copy_task {
     size_t count;
     unsigned char value;
     uintptr_t pinned[2]; /* the aclrtMallocHost blocks of dst and src (0: none; rt_pinned.c) */
+    void *held;          /* memcheck: the device allocations it uses (nn_check_task_hold) */
 } copy_task;
 
 static void release_copy(void *ctx)
@@ -654,6 +655,7 @@ static void release_copy(void *ctx)
     copy_task *task = ctx;
     nn_pinned_copy_end(task->pinned[0]);
     nn_pinned_copy_end(task->pinned[1]);
+    nn_check_task_release(task->held);
     free(task);
 }
 
@@ -698,6 +700,8 @@ static aclError queue_copy(const char *api, aclrtStream stream, void *dst, const
     task->pinned[0] = pinned_copy_begin_locked(program_dst);
     task->pinned[1] = pinned_copy_begin_locked(program_src);
     pthread_mutex_unlock(&g_mem_lock);
+    const void *const touched[2] = {program_dst, program_src};
+    task->held = nn_check_task_hold(touched, 2);
     const nn_check_access accesses[2] = {
         {program_dst, count, true, src != NULL ? "dst" : "devPtr", -1},
         {program_src, count, false, "src", -1}};
