@@ -564,6 +564,12 @@ static void on_fault(int sig, siginfo_t *info, void *context)
         chain(sig, info, context);
         return;
     }
+    nn_check_trace at;
+    fault_trace(&at, fault_pc(context));
+    if (nn_check_pinned_fault_locked(address, fault_kind(context), &at)) {
+        nn_check_alloc_unlock(); /* reported and opened again: the access goes on */
+        return;
+    }
     bool freed = false;
     nn_check_alloc *alloc = nn_check_alloc_find_locked(address);
     if (alloc == NULL) {
@@ -578,9 +584,6 @@ static void on_fault(int sig, siginfo_t *info, void *context)
         chain(sig, info, context);
         return;
     }
-    void *pc = fault_pc(context);
-    nn_check_trace at;
-    fault_trace(&at, pc);
     size_t offset = (uintptr_t)address - alloc->base;
     nn_check_report *report = nn_check_begin(NN_CHECK_ERROR, NN_CHECK_MEMCHECK,
                                              freed ? "host access to freed device memory"
@@ -609,7 +612,7 @@ static void on_fault(int sig, siginfo_t *info, void *context)
  * copied on write).  Under memcheck both views of an arena map one memfd, which the child
  * shares: its writes would change its parent's data.  So the child gives each arena a memfd of
  * its own holding the live allocations' bytes, mapped over both views in place. */
-static bool write_all(int fd, const unsigned char *bytes, size_t length, off_t offset)
+bool nn_check_write_file(int fd, const unsigned char *bytes, size_t length, off_t offset)
 {
     for (size_t done = 0; done < length;) {
         ssize_t n = pwrite(fd, bytes + done, length - done, offset + (off_t)done);
@@ -633,7 +636,7 @@ static void copy_for_child(nn_check_alloc *alloc, void *context)
         return; /* heap memory: already the child's own */
     int fd = copy->fds[home - g_arenas];
     off_t offset = (off_t)(alloc->base - (uintptr_t)home->program);
-    if (fd < 0 || !write_all(fd, alloc->lib_base, mapped_length(alloc->size), offset))
+    if (fd < 0 || !nn_check_write_file(fd, alloc->lib_base, mapped_length(alloc->size), offset))
         ++copy->failures;
 }
 
@@ -661,6 +664,7 @@ static void fork_child(void)
         }
     }
     nn_check_alloc_each_locked(copy_for_child, &copy);
+    copy.failures += nn_check_pinned_fork_child_locked();
     for (size_t i = 0; i < g_arena_count; ++i)
         if (copy.fds[i] < 0 || !remap_arena(&g_arenas[i], copy.fds[i]))
             ++copy.failures;

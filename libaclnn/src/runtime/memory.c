@@ -153,8 +153,16 @@ static void release_memory(const mem_block *block)
         return;
     if (block->kind == MEM_DEVICE && nn_check_on(NN_CHECK_ALL))
         nn_check_device_free((void *)block->base);
+    else if (block->kind == MEM_HOST)
+        nn_mem_release_host((void *)block->base);
     else
         free((void *)block->base);
+}
+
+void nn_mem_release_host(void *base)
+{
+    if (!nn_check_pinned_free(base)) /* (memcheck's pinned blocks: check_pinned.c) */
+        free(base);
 }
 
 void nn_mem_finalize(void)
@@ -224,9 +232,11 @@ static aclError allocate(const char *api, void **out, size_t requested, size_t u
     void *memory = NULL;
     const bool on_huge_pages = huge && padded >= HUGE_PAGE_BYTES;
     const bool checked = kind == MEM_DEVICE && nn_check_on(NN_CHECK_ALL);
-    int rc = checked ? ((memory = nn_check_device_alloc(api, usable)) == NULL ? ENOMEM : 0)
-                     : posix_memalign(&memory, on_huge_pages ? HUGE_PAGE_BYTES : NN_DEVICE_ALIGN,
-                                      padded);
+    const bool pinned_checked = kind == MEM_HOST && nn_check_on(NN_CHECK_MEMCHECK);
+    int rc = checked          ? ((memory = nn_check_device_alloc(api, usable)) == NULL ? ENOMEM : 0)
+             : pinned_checked ? ((memory = nn_check_pinned_alloc(usable)) == NULL ? ENOMEM : 0)
+                              : posix_memalign(&memory, on_huge_pages ? HUGE_PAGE_BYTES : NN_DEVICE_ALIGN,
+                                               padded);
     if (rc == 0 && memory != NULL && on_huge_pages && !checked)
         (void)madvise(memory, padded, MADV_HUGEPAGE); /* a refusal leaves ordinary pages */
     if (rc != 0 || memory == NULL)
@@ -520,8 +530,8 @@ static aclError check_mode_copy(const char *api, void **dst, const void **src, s
                 return ret; /* the status tells the program: no report */
         }
         nn_check_copy_rules(&as_given);
-        *dst = args.dst;
-        *src = args.src;
+        *dst = nn_check_pinned_lib_addr(args.dst); /* memcheck closes pinned blocks to the host */
+        *src = args.src != NULL ? nn_check_pinned_lib_addr(args.src) : NULL;
         return ACL_SUCCESS;
     }
     if (program_src == NULL)
@@ -648,6 +658,7 @@ typedef struct copy_task {
     unsigned char value;
     uintptr_t pinned[2]; /* the aclrtMallocHost blocks of dst and src (0: none; rt_pinned.c) */
     void *held;          /* memcheck: the device allocations it uses (nn_check_task_hold) */
+    const void *closes;  /* memcheck: the pinned block it writes, closed to the host meanwhile */
 } copy_task;
 
 static void release_copy(void *ctx)
@@ -656,6 +667,8 @@ static void release_copy(void *ctx)
     nn_pinned_copy_end(task->pinned[0]);
     nn_pinned_copy_end(task->pinned[1]);
     nn_check_task_release(task->held);
+    if (task->closes != NULL)
+        nn_check_pinned_write_done(task->closes);
     free(task);
 }
 
@@ -702,6 +715,7 @@ static aclError queue_copy(const char *api, aclrtStream stream, void *dst, const
     pthread_mutex_unlock(&g_mem_lock);
     const void *const touched[2] = {program_dst, program_src};
     task->held = nn_check_task_hold(touched, 2);
+    task->closes = src != NULL && nn_check_pinned_write_queued(program_dst) ? program_dst : NULL;
     const nn_check_access accesses[2] = {
         {program_dst, count, true, src != NULL ? "dst" : "devPtr", -1},
         {program_src, count, false, "src", -1}};

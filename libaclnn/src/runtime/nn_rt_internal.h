@@ -189,6 +189,8 @@ bool nn_pinned_copy_begin(uintptr_t base);
 void nn_pinned_copy_end(uintptr_t base);
 bool nn_pinned_owe_free(uintptr_t base, nn_check_trace *queued);
 void nn_pinned_report_free(const char *api, void *base, size_t size, const nn_check_trace *queued);
+/* Gives an aclrtMallocHost block's memory back (memcheck's pinned blocks included). */
+void nn_mem_release_host(void *base);
 /* Whether ptr lies in an aclrtMallocHost allocation. */
 bool nn_mem_is_host_alloc(const void *ptr);
 /* rt_ipc.c: the aclrtMalloc block [base, base+size) is being freed: its IPC export keys die and

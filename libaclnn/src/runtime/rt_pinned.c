@@ -66,7 +66,8 @@ void nn_pinned_copy_end(uintptr_t base)
         *use = g_uses[--g_num_uses];
     }
     pthread_mutex_unlock(&g_pinned_lock);
-    free(release_now);
+    if (release_now != NULL)
+        nn_mem_release_host(release_now);
 }
 
 bool nn_pinned_owe_free(uintptr_t base, nn_check_trace *queued)
