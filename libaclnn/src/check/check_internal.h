@@ -6,6 +6,8 @@
 #ifndef NN_CHECK_INTERNAL_H
 #define NN_CHECK_INTERNAL_H
 
+#include <sys/types.h>
+
 #include "check/nn_check.h"
 
 /* ---- the registry (check_alloc.c) ---- */
@@ -29,6 +31,19 @@ static inline void *nn_check_lib_of(const nn_check_alloc *alloc, const void *add
 {
     return (char *)alloc->lib_base + ((uintptr_t)address - alloc->base);
 }
+
+/* Writes `length` bytes to fd at `offset`; false on an error. */
+bool nn_check_write_file(int fd, const unsigned char *bytes, size_t length, off_t offset);
+
+/* ---- memcheck's pinned host memory (check_pinned.c) ---- */
+
+/* The host waited for a stream or an event: blocks no queued copy writes any more open again. */
+void nn_check_pinned_host_waited(void);
+/* From the fault handler: a host access at `address` inside a pinned block a copy writes is
+ * reported (true) and the block opened again. */
+bool nn_check_pinned_fault_locked(const void *address, const char *kind, const nn_check_trace *at);
+/* In a forked child: each pinned block gets a memfd of its own; the number that could not. */
+size_t nn_check_pinned_fork_child_locked(void);
 
 /* ---- initcheck (check_init.c) ---- */
 

@@ -254,6 +254,21 @@ static void report_unwritten(const char *op_name, const char *argument, const nn
 }
 
 /* memcheck for one operand: its range must lie in a live allocation, the one phase 1 saw. */
+/* A view outside every device allocation that the device cannot reach at the launch: host
+ * memory unregistered since phase 1 (aclrtHostUnregister), or an aclrtMapMem range unmapped
+ * since (aclrtUnmapMem, aclrtFreePhysical), where the kernel would fault. */
+static void report_unreachable(const char *op_name, const char *what, const char *start, size_t length)
+{
+    nn_check_report *report = nn_check_begin(NN_CHECK_ERROR, NN_CHECK_MEMCHECK,
+                                             "launch reaches memory the device cannot reach");
+    call_lines(report, "%s: %s", op_name, what);
+    nn_check_line(report, "range:", "[%p, +%zu bytes) is neither device memory, an aclrtMapMem mapping "
+                  "nor aclrtHostRegister'd host memory now", (const void *)start, length);
+    nn_check_line(report, "advice:", "keep host memory registered, and a mapping mapped and its physical "
+                  "memory allocated, until the launch that uses it has run (aclrtSynchronizeStream)");
+    nn_check_end(report);
+}
+
 static bool check_operand_locked(const char *op_name, nn_check_operand *op, nn_check_alloc **found)
 {
     char name[96];
@@ -273,6 +288,10 @@ static bool check_operand_locked(const char *op_name, nn_check_operand *op, nn_c
     if (kind == RANGE_PAST_END) {
         report_past_end(op_name, operand_name(op, name, sizeof name), alloc, start, length,
                         "the tensor's view must lie inside the memory it was given");
+        return false;
+    }
+    if (kind == RANGE_HOST && op->phase1_alloc == 0 && !op->reachable) {
+        report_unreachable(op_name, operand_name(op, name, sizeof name), start, length);
         return false;
     }
     if (op->phase1_alloc != 0 && (kind == RANGE_HOST || alloc->id != op->phase1_alloc)) {

@@ -30,7 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check/nn_check.h"
+#include "check/check_internal.h"
 
 /* The allocation registry's per-tool slot for racecheck (its bit number). */
 #define RACE_STATE 2
@@ -241,6 +241,7 @@ void nn_check_stream_created(const void *stream, bool is_default, int32_t device
 
 void nn_check_stream_finished(const void *stream)
 {
+    nn_check_pinned_host_waited(); /* memcheck: copies into pinned blocks that ran are seen */
     if (!racing())
         return;
     nn_check_alloc_lock();
@@ -255,6 +256,7 @@ void nn_check_stream_finished(const void *stream)
 
 void nn_check_race_host_waited_stream(const void *stream)
 {
+    nn_check_pinned_host_waited(); /* memcheck: copies into pinned blocks that ran are seen */
     if (!racing())
         return;
     nn_check_alloc_lock();
@@ -311,6 +313,7 @@ void nn_check_race_event_waited(const void *stream, const void *event)
 
 void nn_check_race_host_waited_event(const void *event)
 {
+    nn_check_pinned_host_waited(); /* memcheck: copies into pinned blocks that ran are seen */
     if (!racing())
         return;
     nn_check_alloc_lock();

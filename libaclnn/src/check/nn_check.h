@@ -142,6 +142,10 @@ typedef struct nn_check_alloc {
                             * while, to name them when a freed address is used) */
     int pid;               /* the process that made it: a forked child's leak report leaves out
                             * what it inherited (its parent's to free) */
+    bool views_replaced;   /* memcheck: an IPC export mapped a file of its own over both views
+                            * (the arena is mapped there again when the slot is reused) */
+    unsigned queued;       /* memcheck: queued tasks that use it (nn_check_task_hold) */
+    bool free_waiting;     /* memcheck: freed while `queued` > 0; held back until it is 0 */
 } nn_check_alloc;
 
 /* Records an allocation (the caller's stack is captured here).  Returns the record, or NULL when
@@ -209,13 +213,36 @@ void nn_check_race_forget_locked(nn_check_alloc *alloc);
 
 /* The runtime's device allocators call these when any tool is on (nn_check_on(NN_CHECK_ALL)).
  * nn_check_device_alloc returns `size` bytes of device memory, registered with the allocation
- * registry: under memcheck one memfd mapped twice, PROT_NONE at the returned (program's) address
- * and read-write at the record's lib_base; otherwise plain 64-byte aligned heap memory.  NULL
- * when out of memory. */
+ * registry: under memcheck a slot of an arena (one memfd mapped twice), PROT_NONE at the
+ * returned (program's) address and read-write at the record's lib_base; otherwise plain 64-byte
+ * aligned heap memory.  NULL when out of memory (or when the system would refuse the unchecked
+ * runtime the same size). */
 void *nn_check_device_alloc(const char *api, size_t size);
 /* Releases memory from nn_check_device_alloc.  Under memcheck its addresses stay reserved (and
- * named in reports) for a while, so a use after the free is reported, not silently reused. */
+ * named in reports) for a while, so a use after the free is reported, not silently reused; while
+ * a queued task uses it (nn_check_task_hold) its bytes and addresses stay whatever its size, so
+ * the task writes memory nobody else was given. */
 void nn_check_device_free(void *base);
+/* memcheck: a task about to be queued uses the device allocations containing `addresses` (NULL
+ * entries skipped).  Returns what nn_check_task_release takes once the task ran or was dropped
+ * (NULL: nothing held). */
+void *nn_check_task_hold(const void *const *addresses, int count);
+void nn_check_task_release(void *hold);
+/* memcheck: the views of the live allocation containing `address` were mapped over with another
+ * file (an IPC export shares its pages); its slot is mapped back onto the arena before reuse. */
+void nn_check_device_views_replaced(const void *address);
+
+/* memcheck's aclrtMallocHost memory (check_pinned.c): a memfd mapped twice, so that the
+ * program's view can be closed while an asynchronous copy writes it.  nn_check_pinned_alloc
+ * returns NULL when out of memory; nn_check_pinned_free is false for memory not made by it.
+ * nn_check_pinned_lib_addr: the library's address for `address` in a block (else unchanged).
+ * nn_check_pinned_write_queued: a copy into `dst` is being queued (true when `dst` is in a block,
+ * now closed to the host); nn_check_pinned_write_done once that copy ran or was dropped. */
+void *nn_check_pinned_alloc(size_t size);
+bool nn_check_pinned_free(void *base);
+void *nn_check_pinned_lib_addr(const void *address);
+bool nn_check_pinned_write_queued(const void *dst);
+void nn_check_pinned_write_done(const void *dst);
 
 /* The library's address for the program's `address`: inside a live device allocation under
  * memcheck, the same byte in the library's read-write view; any other address unchanged. */
@@ -259,6 +286,8 @@ typedef struct nn_check_operand {
     int64_t numel;
     uint64_t phase1_alloc;    /* nn_check_alloc_id_at at phase 1 (0: none) */
     bool shape_only;          /* an input the operator never reads (only its shape) */
+    bool reachable;           /* the runtime knows the view as memory the device reaches (device
+                               * memory, a mapping, registered host memory) at the launch */
     void *lib_base;           /* out: the library's address for base */
 } nn_check_operand;
 

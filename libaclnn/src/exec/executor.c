@@ -253,24 +253,42 @@ static void view_extent(const nn_operand *op, int64_t *lo, int64_t *hi)
     }
 }
 
+/* The bytes an operand's view spans: *start (NULL for a NULL base) and *len. */
+static void operand_span(const nn_operand *op, const char **start, size_t *len)
+{
+    size_t elem = nn_dtype_size(op->dtype);
+    int64_t lo, hi;
+    view_extent(op, &lo, &hi);
+    *len = (size_t)(hi - lo + 1) * elem;
+    /* Address arithmetic on a NULL base is undefined: test the base first. */
+    *start = op->base == NULL ? NULL : (const char *)op->base + lo * (int64_t)elem;
+}
+
+/* Whether the runtime knows the operand's bytes as memory the device reaches (aclrtMalloc or
+ * aclrtMapMem memory, registered host memory); an empty or NULL one counts as reachable. */
+static bool operand_reachable(const nn_operand *op)
+{
+    if (op->handle == NULL || op->numel <= 0 || op->base == NULL)
+        return true;
+    const char *start;
+    size_t len;
+    operand_span(op, &start, &len);
+    return nn_mem_find(start, len, NULL, NULL);
+}
+
 /* ACLNN_STRICT=1: every non-empty operand must lie inside one aclrtMalloc allocation. */
 static aclnnStatus strict_check_operand(const char *op_name, const nn_operand *op, int index)
 {
     if (op->handle == NULL || op->numel <= 0 || !nn_strict_mode())
         return ACLNN_SUCCESS;
-    size_t elem = nn_dtype_size(op->dtype);
-    int64_t lo, hi;
-    view_extent(op, &lo, &hi);
-    size_t len = (size_t)(hi - lo + 1) * elem;
-    /* Address arithmetic on a NULL base is undefined: test the base first. */
-    const char *start = op->base == NULL ? NULL : (const char *)op->base + lo * (int64_t)elem;
-    void *alloc_base;
-    size_t alloc_size;
+    const char *start;
+    size_t len;
+    operand_span(op, &start, &len);
     /* CANN's phase 1 never reads the data address (its own op_api unit tests pass NULL), and a
      * launch refuses NULL data: memcheck lets phase 1 through, ACLNN_STRICT=1 refuses early. */
     if (start == NULL && !nn_strict_mode_asked())
         return ACLNN_SUCCESS;
-    if (start == NULL || !nn_mem_find(start, len, &alloc_base, &alloc_size))
+    if (start == NULL || !nn_mem_find(start, len, NULL, NULL))
         return nn_error(ACLNN_ERR_PARAM_INVALID,
                         "%s: %s %d (data %p, %zu bytes) does not lie inside memory from aclrtMalloc "
                         "(ACLNN_STRICT=1).",
@@ -346,6 +364,7 @@ typedef struct {
     char *workspace;
     uint64_t workspace_size;
     const char *path;         /* the kernel path that ran (nn_launch_set_path), or NULL */
+    void *held;               /* memcheck: the device allocations it uses (nn_check_task_hold) */
     bool translated;          /* checking mode: lib_base/lib_workspace replace the addresses */
     void *lib_base[NN_MAX_OPERANDS];
     void *lib_workspace;
@@ -507,6 +526,7 @@ static void release_task(void *ctx)
     pthread_mutex_lock(&nn_executor_lock);
     executor_unref_locked(task->ex);
     pthread_mutex_unlock(&nn_executor_lock);
+    nn_check_task_release(task->held);
     free(task);
 }
 
@@ -554,13 +574,18 @@ static bool check_mode_launch(launch_task *task, const aclOpExecutor *ex, void *
             .numel = op->handle != NULL ? op->numel : 0,
             /* rebound since phase 1 (aclSetInputTensorAddr & co.): no phase-1 allocation to match */
             .phase1_alloc = op->base == ex->operands[i].base ? op->check_alloc : 0,
-            .name = op->name, .shape_only = op->shape_only};
+            .name = op->name, .shape_only = op->shape_only, .reachable = operand_reachable(op)};
     }
     if (!nn_check_launch(ex->op_name, ops, ex->num_operands, workspace, workspace_size,
                          &task->lib_workspace))
         return false;
-    for (int i = 0; i < ex->num_operands; i++)
+    const void *touched[NN_MAX_OPERANDS + 1];
+    for (int i = 0; i < ex->num_operands; i++) {
         task->lib_base[i] = ops[i].lib_base;
+        touched[i] = ops[i].numel > 0 ? ops[i].base : NULL;
+    }
+    touched[ex->num_operands] = workspace_size > 0 ? workspace : NULL;
+    task->held = nn_check_task_hold(touched, ex->num_operands + 1);
     task->translated = true;
     return true;
 }
@@ -602,6 +627,7 @@ aclnnStatus nn_launch_executor(const char *op_name, void *workspace, uint64_t wo
     if (task == NULL)
         return nn_error(ACLNN_ERR_INNER_NULLPTR, "%s: could not allocate the launch task.", op_name);
     memset(task, 0, offsetof(launch_task, operands));
+    task->held = NULL;
     task->translated = false;
 
     pthread_mutex_lock(&nn_executor_lock);

@@ -146,15 +146,24 @@ bool nn_strict_mode_asked(void)
 }
 
 /* Releases a block's memory: device memory comes from the checking mode when it is on
- * (nn_check_device_alloc); mapped memory is not this file's. */
+ * (nn_check_device_alloc), which keeps it while a queued task uses it; mapped memory is not
+ * this file's. */
 static void release_memory(const mem_block *block)
 {
     if (block->kind == MEM_MAPPED)
         return;
     if (block->kind == MEM_DEVICE && nn_check_on(NN_CHECK_ALL))
         nn_check_device_free((void *)block->base);
+    else if (block->kind == MEM_HOST)
+        nn_mem_release_host((void *)block->base);
     else
         free((void *)block->base);
+}
+
+void nn_mem_release_host(void *base)
+{
+    if (!nn_check_pinned_free(base)) /* (memcheck's pinned blocks: check_pinned.c) */
+        free(base);
 }
 
 void nn_mem_finalize(void)
@@ -227,8 +236,10 @@ static aclError allocate(const char *api, void **out, size_t requested, size_t u
     void *memory = NULL;
     const bool on_huge_pages = huge && padded >= HUGE_PAGE_BYTES;
     const bool checked = kind == MEM_DEVICE && nn_check_on(NN_CHECK_ALL);
-    int rc = checked ? ((memory = nn_check_device_alloc(api, usable)) == NULL ? ENOMEM : 0)
-                     : posix_memalign(&memory, on_huge_pages ? HUGE_PAGE_BYTES : align, padded);
+    const bool pinned_checked = kind == MEM_HOST && nn_check_on(NN_CHECK_MEMCHECK);
+    int rc = checked          ? ((memory = nn_check_device_alloc(api, usable)) == NULL ? ENOMEM : 0)
+             : pinned_checked ? ((memory = nn_check_pinned_alloc(usable)) == NULL ? ENOMEM : 0)
+                              : posix_memalign(&memory, on_huge_pages ? HUGE_PAGE_BYTES : align, padded);
     if (rc == 0 && memory != NULL && on_huge_pages && !checked)
         (void)madvise(memory, padded, MADV_HUGEPAGE); /* a refusal leaves ordinary pages */
     if (rc != 0 || memory == NULL)
@@ -344,6 +355,14 @@ static aclError release(const char *api, const char *param, void *ptr, mem_kind 
         block = g_blocks[pos - 1];
         inside = addr - block.base < block.size;
     }
+    nn_check_trace queued;
+    if (inside && block.base == addr && block.kind == MEM_HOST && kind == MEM_HOST &&
+        nn_pinned_owe_free(block.base, &queued)) { /* its last queued copy releases it */
+        remove_block_at(pos - 1);
+        pthread_mutex_unlock(&g_mem_lock);
+        nn_pinned_report_free(api, (void *)block.base, block.size, &queued);
+        return ACL_SUCCESS;
+    }
     if (inside && block.base == addr && block.kind == kind) {
         /* racecheck: a queued task may still use the bytes (aclrtFree is not queued); once that
          * is reported the bytes are kept until aclFinalize, so the task still finds them. */
@@ -389,7 +408,26 @@ ACL_FUNC_VISIBILITY aclError aclrtFreeHost(void *hostPtr)
 /* Copies and fills                                                                            */
 /* ------------------------------------------------------------------------------------------ */
 
-/* If [ptr, ptr+count) starts inside a registered allocation, it must end inside it too. */
+/* An aclrtMapMem mapping whose access (aclrtMemSetAccess) forbids what a copy or fill does to
+ * it: the library's own memcpy would fault on its PROT_NONE (or read-only) pages and end the
+ * process, so the call fails instead (ACL_ERROR_RT_PARAM_INVALID, as for other unusable device
+ * addresses; which status a card gives is not established). */
+static aclError check_mapping_access(const char *api, const char *param, const void *ptr)
+{
+    const bool writes = strcmp(param, "src") != 0; /* "dst", "devPtr": written */
+    const aclrtMemAccessFlags access = nn_vmm_access_at(ptr);
+    if (access == ACL_RT_MEM_ACCESS_FLAGS_NONE || (writes && access == ACL_RT_MEM_ACCESS_FLAGS_READ))
+        return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID,
+                           "%s: %s %p is in an aclrtMapMem mapping set to %s by aclrtMemSetAccess; "
+                           "the call would %s it.", api, param, ptr,
+                           access == ACL_RT_MEM_ACCESS_FLAGS_NONE ? "ACL_RT_MEM_ACCESS_FLAGS_NONE"
+                                                                  : "ACL_RT_MEM_ACCESS_FLAGS_READ",
+                           writes ? "write" : "read");
+    return ACL_SUCCESS;
+}
+
+/* If [ptr, ptr+count) starts inside a registered allocation, it must end inside it too (and a
+ * mapping's access must allow the call). */
 static aclError check_range(const char *api, const char *param, const void *ptr, size_t count)
 {
     uintptr_t addr = (uintptr_t)ptr;
@@ -401,7 +439,7 @@ static aclError check_range(const char *api, const char *param, const void *ptr,
         return ACL_SUCCESS;
     size_t room = block.size - (size_t)(addr - block.base);
     if (count <= room)
-        return ACL_SUCCESS;
+        return block.kind == MEM_MAPPED ? check_mapping_access(api, param, ptr) : ACL_SUCCESS;
     return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID,
                        "%s: %s %p + %zu bytes runs %zu bytes past the end of its %zu-byte %s "
                        "allocation at %p.", api, param, ptr, count, count - room, block.size,
@@ -495,8 +533,8 @@ static aclError check_mode_copy(const char *api, void **dst, const void **src, s
                 return ret; /* the status tells the program: no report */
         }
         nn_check_copy_rules(&as_given);
-        *dst = args.dst;
-        *src = args.src;
+        *dst = nn_check_pinned_lib_addr(args.dst); /* memcheck closes pinned blocks to the host */
+        *src = args.src != NULL ? nn_check_pinned_lib_addr(args.src) : NULL;
         return ACL_SUCCESS;
     }
     if (program_src == NULL)
@@ -625,7 +663,31 @@ typedef struct copy_task {
     const void *src; /* NULL for a fill */
     size_t count;
     unsigned char value;
+    uintptr_t pinned[2]; /* the aclrtMallocHost blocks of dst and src (0: none; rt_pinned.c) */
+    void *held;          /* memcheck: the device allocations it uses (nn_check_task_hold) */
+    const void *closes;  /* memcheck: the pinned block it writes, closed to the host meanwhile */
 } copy_task;
+
+static void release_copy(void *ctx)
+{
+    copy_task *task = ctx;
+    nn_pinned_copy_end(task->pinned[0]);
+    nn_pinned_copy_end(task->pinned[1]);
+    nn_check_task_release(task->held);
+    if (task->closes != NULL)
+        nn_check_pinned_write_done(task->closes);
+    free(task);
+}
+
+/* The base of the aclrtMallocHost block containing `ptr` once a queued copy's use of it is
+ * counted (rt_pinned.c); 0 when `ptr` is in none (or the use cannot be counted). */
+static uintptr_t pinned_copy_begin_locked(const void *ptr)
+{
+    const mem_block *block = ptr != NULL ? find_block((uintptr_t)ptr) : NULL;
+    if (block == NULL || block->kind != MEM_HOST)
+        return 0;
+    return nn_pinned_copy_begin(block->base) ? block->base : 0;
+}
 
 static int run_copy(void *ctx)
 {
@@ -654,12 +716,19 @@ static aclError queue_copy(const char *api, aclrtStream stream, void *dst, const
     task->src = src;
     task->count = count;
     task->value = value;
+    pthread_mutex_lock(&g_mem_lock);
+    task->pinned[0] = pinned_copy_begin_locked(program_dst);
+    task->pinned[1] = pinned_copy_begin_locked(program_src);
+    pthread_mutex_unlock(&g_mem_lock);
+    const void *const touched[2] = {program_dst, program_src};
+    task->held = nn_check_task_hold(touched, 2);
+    task->closes = src != NULL && nn_check_pinned_write_queued(program_dst) ? program_dst : NULL;
     const nn_check_access accesses[2] = {
         {program_dst, count, true, src != NULL ? "dst" : "devPtr", -1},
         {program_src, count, false, "src", -1}};
     if (!nn_stream_records(s))
         nn_check_race_task(s, api, accesses, src != NULL ? 2 : 1);
-    return nn_stream_submit_inline_ok(s, run_copy, free, task);
+    return nn_stream_submit_inline_ok(s, run_copy, release_copy, task);
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src,

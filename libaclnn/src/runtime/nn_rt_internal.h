@@ -22,6 +22,7 @@
 
 #include "acl/acl.h"
 #include "base/nn_base.h"
+#include "check/nn_check.h"
 #include "runtime/nn_runtime.h"
 
 #ifdef __cplusplus
@@ -223,6 +224,20 @@ void nn_mem_finalize(void);
  * nn_mem_find and the copy checks accept it, aclrtFree refuses it, aclFinalize leaves it. */
 bool nn_mem_register_mapped(void *base, size_t size);
 void nn_mem_unregister_mapped(void *base);
+/* rt_vmm.c: the access aclrtMemSetAccess gave the aclrtMapMem mapping containing ptr
+ * (READWRITE when ptr is in none). */
+aclrtMemAccessFlags nn_vmm_access_at(const void *ptr);
+/* rt_pinned.c: aclrtMallocHost blocks that queued asynchronous copies use.  A copy counts its
+ * use of the block at `base` when queued (false: it could not be counted) and ends it once it
+ * ran or was dropped; nn_pinned_owe_free (aclrtFreeHost, under memory.c's lock) is true when a
+ * queued copy still uses the block: the last such copy then releases its memory, and *queued is
+ * the newest copy's stack (checking mode) for nn_pinned_report_free. */
+bool nn_pinned_copy_begin(uintptr_t base);
+void nn_pinned_copy_end(uintptr_t base);
+bool nn_pinned_owe_free(uintptr_t base, nn_check_trace *queued);
+void nn_pinned_report_free(const char *api, void *base, size_t size, const nn_check_trace *queued);
+/* Gives an aclrtMallocHost block's memory back (memcheck's pinned blocks included). */
+void nn_mem_release_host(void *base);
 /* Whether ptr lies in an aclrtMallocHost allocation. */
 bool nn_mem_is_host_alloc(const void *ptr);
 /* rt_ipc.c: the aclrtMalloc block [base, base+size) is being freed: its IPC export keys die and

@@ -168,7 +168,7 @@ void nn_ipc_block_freed(const void *base, size_t size)
         const shared_pages shared = g_shared[i];
         if (shared.first < lo || shared.first + shared.len > hi)
             continue;
-        /* memcheck holds freed addresses back and unmaps them later: nothing reuses the pages */
+        /* memcheck holds freed addresses back, then maps its arena over them before reuse */
         if (!shared.two_views)
             unshare_pages(&shared);
         close(shared.fd);
@@ -212,6 +212,8 @@ static aclError share_new_pages(const char *api, uintptr_t first, size_t len, in
      * to the new file. */
     void *lib = nn_check_lib_addr((void *)first);
     const bool two_views = lib != (void *)first;
+    if (two_views) /* memcheck maps its arena over them again before the addresses are reused */
+        nn_check_device_views_replaced((void *)first);
     if (pwrite(fd, lib, len, 0) != (ssize_t)len ||
         mmap((void *)first, len, two_views ? PROT_NONE : PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd,
              0) == MAP_FAILED ||

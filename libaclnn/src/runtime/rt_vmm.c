@@ -723,6 +723,15 @@ ACL_FUNC_VISIBILITY aclError aclrtMemSetAccess(void *virPtr, size_t size, aclrtM
     return ret;
 }
 
+aclrtMemAccessFlags nn_vmm_access_at(const void *ptr)
+{
+    pthread_mutex_lock(&g_vmm_lock);
+    const vmm_range *m = range_containing(g_mapped, g_num_mapped, (uintptr_t)ptr, NULL);
+    aclrtMemAccessFlags access = m != NULL ? m->access : ACL_RT_MEM_ACCESS_FLAGS_READWRITE;
+    pthread_mutex_unlock(&g_vmm_lock);
+    return access;
+}
+
 ACL_FUNC_VISIBILITY aclError aclrtMemGetAccess(void *virPtr, aclrtMemLocation *location, uint64_t *flag)
 {
     if (location == NULL || flag == NULL)

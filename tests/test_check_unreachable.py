@@ -1,0 +1,25 @@
+"""A launch whose input the device can no longer reach (docs/checking.md, "Launch ranges"): host
+memory unregistered, or an aclrtMapMem range unmapped and its physical memory freed, between
+phase 1 and the launch.  memcheck refuses the launch (161002) with a report naming the operand
+and the call; before, the first ran unreported and the second died with SIGSEGV in the kernel."""
+import pytest
+
+import support
+
+CHECKED = {"ACLNN_CHECK": "1", "ACLNN_CHECK_LOG": ""}
+
+
+@pytest.fixture(scope="module")
+def program():
+    return support.compile_program(support.ROOT / "tests" / "check" / "unreachable_launch.c")
+
+
+@pytest.mark.parametrize("case", ["unregister", "unmap"])
+def test_launch_on_memory_gone_since_phase1(program, case):
+    result = support.run_program(program, env=CHECKED, args=[case])
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "launch status 161002" in result.stdout, result.stdout
+    assert result.stderr.count("ACLNN_CHECK ERROR") == 1, result.stderr
+    assert "ACLNN_CHECK ERROR (memcheck): launch reaches memory the device cannot reach" in result.stderr
+    assert "aclnnPrelu: input 0 (self)" in result.stderr
+    assert "+4096 bytes) is neither device memory" in result.stderr
