@@ -192,11 +192,19 @@ B512_KIND(pbf16, uint16_t, PBF_TARGET)
  * words - the exact product rounded once to fp16, as the fp32 product (exact for two fp16 values)
  * rounded by vcvtps2ph is - widened with the x > 0 lanes zeroed, instead of vmulps, vcvtps2ph and
  * vcvtph2ps.  gradInput, dx and the NaN check are the f16 steps'. */
-#define PFP16_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512fp16,f16c,avx2")))
+#define PFP16_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,f16c,avx2")))
+/* vmulph of 16 fp16 words, written as an instruction, as max_pool_fw_avx512.h writes vcmpph: not
+ * every compiler this builds with has AVX512-FP16's intrinsics (clang 14 has no __m256h); the
+ * assemblers know the instruction, and it runs only where nn_cpu_avx512fp16() says so. */
+PFP16_TARGET static inline __attribute__((always_inline)) __m256i mul_ph16(__m256i a, __m256i b)
+{
+    __m256i product;
+    __asm__("vmulph %2, %1, %0" : "=v"(product) : "v"(a), "v"(b));
+    return product;
+}
 PFP16_TARGET static inline __attribute__((always_inline)) __m512 h16_term(__m256i xr, __m256i gr, __mmask16 pos)
 {
-    const __m256h product = _mm256_mul_ph(_mm256_castsi256_ph(xr), _mm256_castsi256_ph(gr));
-    return _mm512_maskz_cvtph_ps((__mmask16)~pos, _mm256_castph_si256(product));
+    return _mm512_maskz_cvtph_ps((__mmask16)~pos, mul_ph16(xr, gr));
 }
 PFP16_TARGET static inline __attribute__((always_inline)) __m512 b512_step_sel_h16(
     const uint16_t *x, const uint16_t *g, uint16_t *gi, __m512 pf, __m512 nf, __mmask16 m, bool nt)
