@@ -21,9 +21,14 @@
 
 #include "acl/acl.h"
 #include "aclnnop/aclnn_prelu.h"
+#include "check_program.h"
 
-static int many(size_t count)
+static int many(aclrtStream stream, const char *count_text)
 {
+    (void)stream;
+    if (count_text == NULL)
+        return 2;
+    const size_t count = (size_t)atoll(count_text);
     void **blocks = calloc(count, sizeof *blocks);
     size_t made = 0, wrong = 0;
     for (; made < count; ++made) {
@@ -52,8 +57,10 @@ static int many(size_t count)
     return 0;
 }
 
-static int huge(void)
+static int huge(aclrtStream stream, const char *unused)
 {
+    (void)stream;
+    (void)unused;
     void *block = NULL;
     aclError status = aclrtMalloc(&block, (size_t)16 << 40, ACL_MEM_MALLOC_HUGE_FIRST);
     printf("status %d\nmessage %s\n", (int)status, status != ACL_SUCCESS ? aclGetRecentErrMsg() : "");
@@ -62,8 +69,10 @@ static int huge(void)
     return 0;
 }
 
-static int align(void)
+static int align(aclrtStream stream, const char *unused)
 {
+    (void)stream;
+    (void)unused;
     static const size_t sizes[] = {100, 4096, 5000, (size_t)2 << 20, (3u << 20) + 7, 4096 * 9,
                                    (size_t)64 << 20, 1, (size_t)2 << 20};
     enum { COUNT = sizeof sizes / sizeof sizes[0] };
@@ -87,8 +96,10 @@ static int align(void)
     return 0;
 }
 
-static int past_end(void)
+static int past_end(aclrtStream stream, const char *unused)
 {
+    (void)stream;
+    (void)unused;
     void *block = NULL;
     aclrtMalloc(&block, 100, ACL_MEM_MALLOC_HUGE_FIRST);
     volatile unsigned char *bytes = block;
@@ -96,8 +107,9 @@ static int past_end(void)
     return 0;
 }
 
-static int free_queued(aclrtStream stream)
+static int free_queued(aclrtStream stream, const char *unused)
 {
+    (void)unused;
     const size_t size = (size_t)300 << 20;
     void *block = NULL, *next = NULL;
     aclrtMalloc(&block, size, ACL_MEM_MALLOC_HUGE_FIRST);
@@ -156,8 +168,11 @@ static int prelu_round(aclrtStream stream, const float *in, float *out, int64_t 
     return rc;
 }
 
-static int loop(aclrtStream stream, int rounds)
+static int loop(aclrtStream stream, const char *rounds_text)
 {
+    if (rounds_text == NULL)
+        return 2;
+    const int rounds = atoi(rounds_text);
     enum { N = 256 };
     float in[N], out[N];
     for (int i = 0; i < N; ++i)
@@ -201,8 +216,10 @@ void *__attribute__((noinline)) allocate_at_site_b(void)
     return block;
 }
 
-static int sites(void)
+static int sites(aclrtStream stream, const char *unused)
 {
+    (void)stream;
+    (void)unused;
     for (int round = 0; round < 20; ++round) {
         void *a = allocate_at_site_a(), *b = allocate_at_site_b();
         if (round == 19)
@@ -216,27 +233,8 @@ static int sites(void)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2 || aclInit(NULL) != ACL_SUCCESS || aclrtSetDevice(0) != ACL_SUCCESS)
-        return 2;
-    aclrtStream stream = NULL;
-    aclrtCreateStream(&stream);
-    int rc = 2;
-    if (strcmp(argv[1], "many") == 0 && argc > 2)
-        rc = many((size_t)atoll(argv[2]));
-    else if (strcmp(argv[1], "huge") == 0)
-        rc = huge();
-    else if (strcmp(argv[1], "align") == 0)
-        rc = align();
-    else if (strcmp(argv[1], "past_end") == 0)
-        rc = past_end();
-    else if (strcmp(argv[1], "free_queued") == 0)
-        rc = free_queued(stream);
-    else if (strcmp(argv[1], "sites") == 0)
-        rc = sites();
-    else if (strcmp(argv[1], "loop") == 0 && argc > 2)
-        rc = loop(stream, atoi(argv[2]));
-    aclrtDestroyStream(stream);
-    aclrtResetDevice(0);
-    aclFinalize();
-    return rc;
+    static const check_case cases[] = {{"many", many},       {"huge", huge},   {"align", align},
+                                       {"past_end", past_end}, {"free_queued", free_queued},
+                                       {"sites", sites},     {"loop", loop}};
+    return run_check_case(argc, argv, cases, sizeof cases / sizeof cases[0]);
 }

@@ -9,12 +9,14 @@
 #include <string.h>
 
 #include "acl/acl.h"
+#include "check_program.h"
 
 #define FILL_BYTES ((size_t)256 << 20)
 #define STAGING_BYTES ((size_t)64 << 20)
 
-static int free_host(aclrtStream stream)
+static int free_host(aclrtStream stream, const char *unused)
 {
+    (void)unused;
     void *busy = NULL, *device = NULL, *staging = NULL;
     if (aclrtMalloc(&busy, FILL_BYTES, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS ||
         aclrtMalloc(&device, STAGING_BYTES, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS ||
@@ -37,15 +39,6 @@ static int free_host(aclrtStream stream)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2 || aclInit(NULL) != ACL_SUCCESS || aclrtSetDevice(0) != ACL_SUCCESS)
-        return 2;
-    aclrtStream stream = NULL;
-    aclrtCreateStream(&stream);
-    int rc = 2;
-    if (strcmp(argv[1], "free_host") == 0)
-        rc = free_host(stream);
-    aclrtDestroyStream(stream);
-    aclrtResetDevice(0);
-    aclFinalize();
-    return rc;
+    static const check_case cases[] = {{"free_host", free_host}};
+    return run_check_case(argc, argv, cases, sizeof cases / sizeof cases[0]);
 }

@@ -13,6 +13,7 @@
 
 #include "acl/acl.h"
 #include "aclnnop/aclnn_prelu.h"
+#include "check_program.h"
 
 #define N 1024
 
@@ -49,8 +50,9 @@ static void unregister_host(void *host)
     aclrtHostUnregister(host);
 }
 
-static int unregister(aclrtStream stream)
+static int unregister(aclrtStream stream, const char *unused)
 {
+    (void)unused;
     float *host = aligned_alloc(4096, N * sizeof(float));
     for (int i = 0; i < N; ++i)
         host[i] = (float)i - 512.0f;
@@ -74,8 +76,9 @@ static void unmap_and_free(void *arg)
     aclrtFreePhysical(m->handle);
 }
 
-static int unmap(aclrtStream stream)
+static int unmap(aclrtStream stream, const char *unused)
 {
+    (void)unused;
     aclrtPhysicalMemProp prop;
     memset(&prop, 0, sizeof prop);
     prop.memAttr = ACL_HBM_MEM_HUGE;
@@ -95,17 +98,6 @@ static int unmap(aclrtStream stream)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2 || aclInit(NULL) != ACL_SUCCESS || aclrtSetDevice(0) != ACL_SUCCESS)
-        return 2;
-    aclrtStream stream = NULL;
-    aclrtCreateStream(&stream);
-    int rc = 2;
-    if (strcmp(argv[1], "unregister") == 0)
-        rc = unregister(stream);
-    else if (strcmp(argv[1], "unmap") == 0)
-        rc = unmap(stream);
-    aclrtDestroyStream(stream);
-    aclrtResetDevice(0);
-    aclFinalize();
-    return rc;
+    static const check_case cases[] = {{"unregister", unregister}, {"unmap", unmap}};
+    return run_check_case(argc, argv, cases, sizeof cases / sizeof cases[0]);
 }
