@@ -22,14 +22,13 @@
  * aclDestroyAclOpExecutor.  Because every public entry point looks the pointer up in the
  * registry first, a consumed or foreign executor is reported, never dereferenced.
  *
- * Handles: the pointer a program holds is not the executor's address but a handle, an address
- * in a reserved range that nothing is ever mapped at, handed out once and never again (design
- * decision 20).  With the object's own address, malloc gives a consumed executor's address to
+ * Handles: the pointer a program holds is not the executor's address but a handle from the
+ * meta objects' handle space, an address handed out once and never again (design decision
+ * 20).  With the object's own address, malloc gives a consumed executor's address to
  * the next phase 1, and a second launch through the stale pointer ran that other executor.
  */
 #include <stddef.h>
 #include <stdio.h>
-#include <sys/mman.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -52,28 +51,12 @@ static size_t registry_count = 0, registry_capacity = 0;
 
 /* ---- handles ------------------------------------------------------------------------------- */
 
-/* Handles are taken in order from a reserved, inaccessible range of the address space (a
- * dereference faults, as a stale pointer should); a used-up range is followed by a new one and
- * none is ever unmapped, so no value comes back.  256 MiB in steps of 8 bytes: 32 M executors
- * per range, for the price of one mapping. */
-#define HANDLE_RANGE_BYTES ((size_t)256 << 20)
-#define HANDLE_STEP 8u
-static uintptr_t handle_next = 0, handle_end = 0;
-
-/* A never-used handle, or 0 when no range could be reserved.  Caller holds the lock. */
-static uintptr_t new_handle_locked(void)
+/* A handle is a small block of the meta objects' handle space (meta/handle_space.c), whose
+ * addresses are never handed out twice; it holds nothing, only its address counts.  (The
+ * executor itself is too large for that space.)  0 when none could be had. */
+static uintptr_t new_handle(void)
 {
-    if (handle_next == handle_end) {
-        void *range = mmap(NULL, HANDLE_RANGE_BYTES, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                           -1, 0);
-        if (range == MAP_FAILED)
-            return 0;
-        handle_next = (uintptr_t)range;
-        handle_end = handle_next + HANDLE_RANGE_BYTES;
-    }
-    const uintptr_t handle = handle_next;
-    handle_next += HANDLE_STEP;
-    return handle;
+    return (uintptr_t)nn_handle_alloc(1);
 }
 
 /* ---- registry ------------------------------------------------------------------------------ */
@@ -111,19 +94,22 @@ void nn_executor_unregister_locked(aclOpExecutor *ex)
     nn_sorted_remove(registry, &registry_count, sizeof *registry, registry_slot_after(ex->handle) - 1);
     ex->registered = false;
     nn_check_object_destroyed((void *)ex->handle);
+    nn_handle_free((void *)ex->handle);
     executor_unref_locked(ex);
 }
 
 /* False, with nothing registered, when no handle is left or the registry could not grow. */
 static bool register_locked(aclOpExecutor *ex)
 {
-    const registry_entry entry = {.handle = new_handle_locked(), .ex = ex};
+    const registry_entry entry = {.handle = new_handle(), .ex = ex};
     if (entry.handle == 0)
         return false;
     registry_entry *grown = nn_sorted_insert(registry, &registry_count, &registry_capacity, 64, sizeof *registry,
                                              registry_slot_after(entry.handle), &entry);
-    if (grown == NULL)
+    if (grown == NULL) {
+        nn_handle_free((void *)entry.handle);
         return false;
+    }
     registry = grown;
     ex->handle = entry.handle;
     ex->registered = true;
