@@ -58,7 +58,7 @@ WHY_TEXT = {
     "NN_WHY_MODEL": "libaclnn's model runtime instances capture, build, execute and destroy, but have no task "
                     "groups, updates, conditions or per-task queries yet",
     "NN_WHY_KERNEL": "libaclnn runs no device kernels of its own: only the aclnn operators",
-    "NN_WHY_NOTIFY": "libaclnn has no notifies (streams synchronize with events)",
+    "NN_WHY_NOTIFY": "libaclnn shares notifies between the processes of one host only (no servers)",
     "NN_WHY_LABEL": "libaclnn has no labels or stream switching",
     "NN_WHY_MBUF": "libaclnn has no mbuf chains",
     "NN_WHY_MANAGED": "libaclnn has no managed (unified) memory",

@@ -25,7 +25,7 @@
 #define NN_WHY_MBUF "libaclnn has no mbuf chains"
 #define NN_WHY_MEMPOOL "libaclnn has no stream-ordered memory pools yet"
 #define NN_WHY_MODEL "libaclnn's model runtime instances capture, build, execute and destroy, but have no task groups, updates, conditions or per-task queries yet"
-#define NN_WHY_NOTIFY "libaclnn has no notifies (streams synchronize with events)"
+#define NN_WHY_NOTIFY "libaclnn shares notifies between the processes of one host only (no servers)"
 #define NN_WHY_PLATFORM "libaclnn does not describe its CPU device through acl_platform.h yet"
 #define NN_WHY_PROFILE "libaclnn does not profile yet"
 #define NN_WHY_SNAPSHOT "libaclnn has no process snapshots"
@@ -131,13 +131,6 @@ NN_NOT_SUPPORTED(aclrtValueWait, (void *devAddr, uint64_t value, uint32_t flag, 
 NN_NOT_SUPPORTED(aclrtGetStreamAvailableNum, (uint32_t *streamCount), NN_WHY_DEVICE)
 NN_NOT_SUPPORTED(aclrtSetStreamAttribute, (aclrtStream stream, aclrtStreamAttr stmAttrType, aclrtStreamAttrValue *value), NN_WHY_DEVICE)
 NN_NOT_SUPPORTED(aclrtGetStreamAttribute, (aclrtStream stream, aclrtStreamAttr stmAttrType, aclrtStreamAttrValue *value), NN_WHY_DEVICE)
-NN_NOT_SUPPORTED(aclrtCreateNotify, (aclrtNotify *notify, uint64_t flag), NN_WHY_NOTIFY)
-NN_NOT_SUPPORTED(aclrtDestroyNotify, (aclrtNotify notify), NN_WHY_NOTIFY)
-NN_NOT_SUPPORTED(aclrtCntNotifyCreate, (aclrtCntNotify *cntNotify, uint64_t flag), NN_WHY_NOTIFY)
-NN_NOT_SUPPORTED(aclrtCntNotifyDestroy, (aclrtCntNotify cntNotify), NN_WHY_NOTIFY)
-NN_NOT_SUPPORTED(aclrtRecordNotify, (aclrtNotify notify, aclrtStream stream), NN_WHY_NOTIFY)
-NN_NOT_SUPPORTED(aclrtWaitAndResetNotify, (aclrtNotify notify, aclrtStream stream, uint32_t timeout), NN_WHY_NOTIFY)
-NN_NOT_SUPPORTED(aclrtGetNotifyId, (aclrtNotify notify, uint32_t *notifyId), NN_WHY_NOTIFY)
 NN_NOT_SUPPORTED(aclrtGetEventId, (aclrtEvent event, uint32_t *eventId), NN_WHY_DEVICE)
 NN_NOT_SUPPORTED(aclrtGetEventAvailNum, (uint32_t *eventCount), NN_WHY_DEVICE)
 NN_NOT_SUPPORTED(aclrtDeviceGetUuid, (int32_t deviceId, aclrtUuid *uuid), NN_WHY_DEVICE)
@@ -183,10 +176,6 @@ NN_NOT_SUPPORTED(aclrtCmoAsyncWithBarrier, (void *src, size_t size, aclrtCmoType
 NN_NOT_SUPPORTED(aclrtCmoWaitBarrier, (aclrtBarrierTaskInfo *taskInfo, aclrtStream stream, uint32_t flag), NN_WHY_DEVICE)
 NN_NOT_SUPPORTED(aclrtGetDevicesTopo, (uint32_t deviceId, uint32_t otherDeviceId, uint64_t *value), NN_WHY_DEVICE)
 NN_NOT_SUPPORTED(aclrtIpcMemImportPidInterServer, (const char *key, aclrtServerPid *serverPids, size_t num), NN_WHY_DEVICE)
-NN_NOT_SUPPORTED(aclrtNotifyBatchReset, (aclrtNotify *notifies, size_t num), NN_WHY_NOTIFY)
-NN_NOT_SUPPORTED(aclrtNotifyGetExportKey, (aclrtNotify notify, char *key, size_t len, uint64_t flags), NN_WHY_NOTIFY)
-NN_NOT_SUPPORTED(aclrtNotifyImportByKey, (aclrtNotify *notify, const char *key, uint64_t flags), NN_WHY_NOTIFY)
-NN_NOT_SUPPORTED(aclrtNotifySetImportPid, (aclrtNotify notify, int32_t *pid, size_t num), NN_WHY_NOTIFY)
 NN_NOT_SUPPORTED(aclrtNotifySetImportPidInterServer, (aclrtNotify notify, aclrtServerPid *serverPids, size_t num), NN_WHY_NOTIFY)
 NN_NOT_SUPPORTED(aclmdlRICaptureTaskGrpBegin, (aclrtStream stream), NN_WHY_MODEL)
 NN_NOT_SUPPORTED(aclmdlRICaptureTaskGrpEnd, (aclrtStream stream, aclrtTaskGrp *handle), NN_WHY_MODEL)
@@ -229,10 +218,6 @@ NN_NOT_SUPPORTED(aclmdlRICondHandleCreate, (aclmdlRI modelRI, uint32_t defaultLa
 NN_NOT_SUPPORTED(aclmdlRICondHandleGetCondPtr, (aclmdlRICondHandle handle, uint64_t **ptr), NN_WHY_MODEL)
 NN_NOT_SUPPORTED(aclmdlRIAddCondTask, (aclmdlRICondTaskParams params, aclrtStream stream, uint32_t flags), NN_WHY_MODEL)
 NN_NOT_SUPPORTED(aclmdlRICaptureToModelRIBegin, (aclrtStream stream, aclmdlRI modelRI, aclmdlRICaptureMode mode), NN_WHY_MODEL)
-NN_NOT_SUPPORTED(aclrtCntNotifyRecord, (aclrtCntNotify cntNotify, aclrtStream stream, aclrtCntNotifyRecordInfo *info), NN_WHY_NOTIFY)
-NN_NOT_SUPPORTED(aclrtCntNotifyWaitWithTimeout, (aclrtCntNotify cntNotify, aclrtStream stream, aclrtCntNotifyWaitInfo *info), NN_WHY_NOTIFY)
-NN_NOT_SUPPORTED(aclrtCntNotifyReset, (aclrtCntNotify cntNotify, aclrtStream stream), NN_WHY_NOTIFY)
-NN_NOT_SUPPORTED(aclrtCntNotifyGetId, (aclrtCntNotify cntNotify, uint32_t *notifyId), NN_WHY_NOTIFY)
 NN_NOT_SUPPORTED(aclrtPersistentTaskClean, (aclrtStream stream), NN_WHY_DEVICE)
 NN_NOT_SUPPORTED(aclrtRepairError, (int32_t deviceId, const aclrtErrorInfo *errorInfo), NN_WHY_DEVICE)
 NN_NOT_SUPPORTED(aclrtSnapShotProcessLock, (int pid, void *reserve), NN_WHY_SNAPSHOT)
