@@ -233,8 +233,6 @@ NN_NOT_SUPPORTED(aclrtFunctionGetBinary, (const aclrtFuncHandle funcHandle, aclr
 NN_NOT_SUPPORTED(aclrtFunctionGetParamCount, (const void *func, size_t *paramCount), NN_WHY_KERNEL)
 NN_NOT_SUPPORTED(aclrtFunctionGetParamInfo, (const void *func, size_t paramIndex, size_t *paramOffset, size_t *paramSize), NN_WHY_KERNEL)
 NN_NOT_SUPPORTED(aclrtFunctionGetAvailDynUbufPerBlock, (void *func, uint32_t flags, size_t *dynamicUbufSize), NN_WHY_KERNEL)
-NN_NOT_SUPPORTED(aclrtIpcGetEventHandle, (aclrtEvent event, aclrtIpcEventHandle *handle), NN_WHY_DEVICE)
-NN_NOT_SUPPORTED(aclrtIpcOpenEventHandle, (aclrtIpcEventHandle handle, aclrtEvent *event), NN_WHY_DEVICE)
 NN_NOT_SUPPORTED(aclrtMemP2PMap, (void *devPtr, size_t size, int32_t dstDevId, uint64_t flags), NN_WHY_DEVICE)
 NN_NOT_SUPPORTED(aclrtMemManagedPrefetchAsync, (const void *ptr, size_t size, aclrtMemManagedLocation location, uint32_t flags, aclrtStream stream), NN_WHY_MANAGED)
 NN_NOT_SUPPORTED(aclrtMemManagedPrefetchBatchAsync, (const void **ptrs, size_t *sizes, size_t count, aclrtMemManagedLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, uint64_t flags, aclrtStream stream), NN_WHY_MANAGED)
