@@ -657,25 +657,12 @@ ACL_FUNC_VISIBILITY aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEv
 /* IPC events                                                                                  */
 /* ------------------------------------------------------------------------------------------ */
 
-/* CANN's runtime offers IPC events on the 910_B_93 and 950 chips (RT_FEATURE_IPC_EVENT in
- * runtime:src/runtime/config/910_B_93/dev_info_reg.cc and .../950/); Ascend910 and Ascend310P
- * answer 207000. */
-static aclError check_ipc_product(const char *api)
-{
-    const nn_soc soc = nn_soc_current();
-    if (soc == NN_SOC_ASCEND910 || soc == NN_SOC_ASCEND310P)
-        return nn_rt_error(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "%s: the selected product (%s) has no IPC events "
-                           "(CANN offers them on Ascend910B, Ascend910_93 and Ascend950).", api,
-                           nn_soc_family_name(soc));
-    return ACL_SUCCESS;
-}
-
 ACL_FUNC_VISIBILITY aclError aclrtIpcGetEventHandle(aclrtEvent event, aclrtIpcEventHandle *handle)
 {
     static const char api[] = "aclrtIpcGetEventHandle";
     if (handle == NULL)
         return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: handle must not be null.", api);
-    aclError err = check_ipc_product(api);
+    aclError err = nn_rt_require_stars(api, "IPC events");
     if (err != ACL_SUCCESS)
         return err;
     ev_lock();
@@ -705,7 +692,7 @@ ACL_FUNC_VISIBILITY aclError aclrtIpcOpenEventHandle(aclrtIpcEventHandle handle,
     static const char api[] = "aclrtIpcOpenEventHandle";
     if (event == NULL)
         return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: event must not be null.", api);
-    aclError err = check_ipc_product(api);
+    aclError err = nn_rt_require_stars(api, "IPC events");
     nn_stream *current = NULL; /* CANN opens the event in the current context */
     if (err == ACL_SUCCESS)
         err = nn_stream_resolve_named(api, NULL, &current);

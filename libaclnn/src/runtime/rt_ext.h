@@ -44,6 +44,11 @@ aclError nn_ipc_export_memfd(const char *api, const char *prefix, int fd, uint64
  * process and the size; an error naming `api` when the key is malformed or dead. */
 aclError nn_ipc_open_key(const char *api, const char *prefix, const char *key, int *fd, size_t *size);
 
+/* rt_value.c: 207000 naming `api` and `what` unless the selected product's runtime has the
+ * stars tasks (910_B_93 and 950 chips: IPC events, value write/wait); Ascend910 and Ascend310P
+ * have none. */
+aclError nn_rt_require_stars(const char *api, const char *what);
+
 /* ---- state shared between processes (rt_shared_sync.c): notifies and IPC events ---------- */
 
 #define NN_SHARED_MAX_PIDS 64  /* importers a whitelist names */

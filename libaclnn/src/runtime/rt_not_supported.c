@@ -126,8 +126,6 @@ NN_NOT_SUPPORTED(aclmdlRIKernelTaskGetAttribute, (aclmdlRITask task, aclrtLaunch
 NN_NOT_SUPPORTED(aclmdlRIUpdate, (aclmdlRI modelRI), NN_WHY_MODEL)
 NN_NOT_SUPPORTED(aclmdlRITaskDisable, (aclmdlRITask task), NN_WHY_MODEL)
 NN_NOT_SUPPORTED(aclrtKernelArgsFinalize, (aclrtArgsHandle argsHandle), NN_WHY_KERNEL)
-NN_NOT_SUPPORTED(aclrtValueWrite, (void *devAddr, uint64_t value, uint32_t flag, aclrtStream stream), NN_WHY_DEVICE)
-NN_NOT_SUPPORTED(aclrtValueWait, (void *devAddr, uint64_t value, uint32_t flag, aclrtStream stream), NN_WHY_DEVICE)
 NN_NOT_SUPPORTED(aclrtGetStreamAvailableNum, (uint32_t *streamCount), NN_WHY_DEVICE)
 NN_NOT_SUPPORTED(aclrtSetStreamAttribute, (aclrtStream stream, aclrtStreamAttr stmAttrType, aclrtStreamAttrValue *value), NN_WHY_DEVICE)
 NN_NOT_SUPPORTED(aclrtGetStreamAttribute, (aclrtStream stream, aclrtStreamAttr stmAttrType, aclrtStreamAttrValue *value), NN_WHY_DEVICE)
