@@ -139,7 +139,6 @@ NN_NOT_SUPPORTED(aclrtDeviceGetByPCIBusId, (const char *pciBusId, int32_t *devic
 NN_NOT_SUPPORTED(aclrtDeviceGetHostAtomicCapabilities, (uint32_t *capabilities, const aclrtAtomicOperation *operations, const uint32_t count, int32_t deviceId), NN_WHY_DEVICE)
 NN_NOT_SUPPORTED(aclrtDeviceGetP2PAtomicCapabilities, (uint32_t *capabilities, const aclrtAtomicOperation *operations, const uint32_t count, int32_t srcDeviceId, int32_t dstDeviceId), NN_WHY_DEVICE)
 NN_NOT_SUPPORTED(aclrtGetPrimaryCtxState, (int32_t deviceId, uint32_t *flags, int32_t *active), NN_WHY_DEVICE)
-NN_NOT_SUPPORTED(aclrtReduceAsync, (void *dst, const void *src, uint64_t count, aclrtReduceKind kind, aclDataType type, aclrtStream stream, void *reserve), NN_WHY_DEVICE)
 NN_NOT_SUPPORTED(aclrtGetDeviceResLimit, (int32_t deviceId, aclrtDevResLimitType type, uint32_t *value), NN_WHY_DEVICE)
 NN_NOT_SUPPORTED(aclrtSetDeviceResLimit, (int32_t deviceId, aclrtDevResLimitType type, uint32_t value), NN_WHY_DEVICE)
 NN_NOT_SUPPORTED(aclrtResetDeviceResLimit, (int32_t deviceId), NN_WHY_DEVICE)

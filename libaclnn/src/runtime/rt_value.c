@@ -4,8 +4,8 @@
  *
  * As CANN's runtime checks them (runtime:src/runtime/api/impl/api_error.cc, MemWriteValue and
  * MemWaitValue): devAddr must not be null and must be device memory; a write's flag is
- * reserved (0); a wait's flag is the condition, in [0, 4) (runtime:src/runtime/core/inc/stars/
- * stars_cond_isa_define.hpp):
+ * reserved (0); a wait's flag is the condition, ACL_STREAM_WAIT_VALUE_* in [0, 4) (as
+ * runtime:src/runtime/core/inc/stars/stars_cond_isa_define.hpp defines them):
  *   0  *addr >= value      1  *addr == value      2  (*addr & value) != 0      3  ~(*addr | value) != 0
  * The chips with these tasks are those of RT_FEATURE_TASK_VALUE_WAIT (910_B_93 and 950): on
  * Ascend910 and Ascend310P both calls answer 207000, as there.
@@ -23,7 +23,7 @@
 #include "runtime/rt_ext.h"
 
 #define POLL_US 100
-#define WAIT_CONDITIONS 4
+#define WAIT_CONDITIONS (ACL_STREAM_WAIT_VALUE_NOR + 1)
 
 aclError nn_rt_require_stars(const char *api, const char *what)
 {
@@ -64,13 +64,13 @@ static int run_write(void *ctx)
 static bool condition_met(uint32_t condition, uint64_t word, uint64_t value)
 {
     switch (condition) {
-    case 0:
+    case ACL_STREAM_WAIT_VALUE_GEQ:
         return word >= value;
-    case 1:
+    case ACL_STREAM_WAIT_VALUE_EQ:
         return word == value;
-    case 2:
+    case ACL_STREAM_WAIT_VALUE_AND:
         return (word & value) != 0;
-    default:
+    default: /* ACL_STREAM_WAIT_VALUE_NOR */
         return ~(word | value) != 0;
     }
 }
