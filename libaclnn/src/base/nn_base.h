@@ -292,7 +292,8 @@ typedef enum nn_soc {
 nn_soc nn_soc_current(void);
 /* What aclrtGetSocName reports; NULL when ACLNN_SOC_VERSION is unknown. */
 const char *nn_soc_reported_name(void);
-/* The family of a SoC name (a family, "<family>_CPU" or a card's name), or NN_SOC_INVALID. */
+/* The family of a SoC name (a family, a card's name, or the "<family>_CPU" names libaclnn
+ * reported once), or NN_SOC_INVALID. */
 nn_soc nn_soc_family_of(const char *name);
 /* "Ascend910", "Ascend310P", ...: CANN's ToString(SocVersion), used in its messages. */
 const char *nn_soc_family_name(nn_soc soc);

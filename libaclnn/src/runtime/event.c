@@ -702,7 +702,7 @@ ACL_FUNC_VISIBILITY aclError aclrtIpcOpenEventHandle(aclrtIpcEventHandle handle,
     memcpy(key, handle.reserved, sizeof handle.reserved);
     nn_shared_page *page = malloc(sizeof *page);
     err = page == NULL ? nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: out of memory.", api)
-                       : nn_shared_page_import(api, EVENT_KEY_PREFIX, key, page);
+                       : nn_shared_page_import(api, "aclrtIpcGetEventHandle", EVENT_KEY_PREFIX, key, page);
     nn_event *ev = err == ACL_SUCCESS ? calloc(1, sizeof *ev) : NULL;
     if (ev == NULL) {
         if (err == ACL_SUCCESS)

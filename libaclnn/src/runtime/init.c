@@ -340,8 +340,8 @@ ACL_FUNC_VISIBILITY aclError aclrtGetRunMode(aclrtRunMode *runMode)
 
 ACL_FUNC_VISIBILITY const char *aclrtGetSocName(void)
 {
-    /* The emulated product (base/soc.c): "Ascend910B_CPU" by default, the card name or
-     * "<family>_CPU" chosen with ACLNN_SOC_VERSION / aclnnCpuSetSocVersion; NULL when the
+    /* The emulated product (base/soc.c): a card's name, "Ascend910B3" by default, the card
+     * chosen with ACLNN_SOC_VERSION / aclnnCpuSetSocVersion or its family's card; NULL when the
      * variable names no SoC we know. */
     return nn_soc_reported_name();
 }

@@ -254,15 +254,15 @@ static aclError set_peer(const char *api, int32_t peerDeviceId, bool enable)
         ret = check_device(api, peerDeviceId);
     if (ret != ACL_SUCCESS)
         return ret;
-    if (device == peerDeviceId)
-        return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID, "%s: peerDeviceId %d is the current device.", api,
-                           peerDeviceId);
+    if (device == peerDeviceId) /* CANN's aclrt_impl/memory.cpp checks this itself: 100000 */
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: peerDeviceId %d is the current device (deviceId cannot "
+                           "be equal to peerDeviceId).", api, peerDeviceId);
     uint64_t bit = (uint64_t)1 << peerDeviceId;
     uint64_t before = enable ? atomic_fetch_or(&g_peer_enabled[device], bit)
                              : atomic_fetch_and(&g_peer_enabled[device], ~bit);
-    if (enable && (before & bit) != 0)
-        return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID, "%s: access from device %d to %d is already enabled.",
-                           api, device, peerDeviceId);
+    /* Enabling again succeeds: programs written for cards call it before every cross-device copy
+     * and stop on any error (ggml's CANN backend, MegEngine), so the card's driver accepts a
+     * repeat. */
     if (!enable && (before & bit) == 0)
         return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID, "%s: access from device %d to %d is not enabled.", api,
                            device, peerDeviceId);
@@ -271,9 +271,9 @@ static aclError set_peer(const char *api, int32_t peerDeviceId, bool enable)
 
 ACL_FUNC_VISIBILITY aclError aclrtDeviceEnablePeerAccess(int32_t peerDeviceId, uint32_t flags)
 {
-    if (flags != 0)
-        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "aclrtDeviceEnablePeerAccess: flags must be 0, got %u.",
-                           flags);
+    if (flags != 0) /* as CANN (runtime:tests/ut/acl/testcase/acl_common_unittest.cpp): 200006 */
+        return nn_rt_error(ACL_ERROR_FEATURE_UNSUPPORTED, "aclrtDeviceEnablePeerAccess: flags is reserved and "
+                           "must be 0, got %u.", flags);
     return set_peer("aclrtDeviceEnablePeerAccess", peerDeviceId, true);
 }
 

@@ -41,8 +41,10 @@ void nn_ipc_memory_freed(uint64_t nonce);
 aclError nn_ipc_export_memfd(const char *api, const char *prefix, int fd, uint64_t nonce, size_t size, char *key,
                              size_t len);
 /* rt_ipc.c: opens the memfd of a key of nn_ipc_export_memfd with `prefix`: a descriptor of this
- * process and the size; an error naming `api` when the key is malformed or dead. */
-aclError nn_ipc_open_key(const char *api, const char *prefix, const char *key, int *fd, size_t *size);
+ * process and the size; an error naming `api` (and `exporter`, the call that makes such keys)
+ * when the key is malformed or dead. */
+aclError nn_ipc_open_key(const char *api, const char *exporter, const char *prefix, const char *key, int *fd,
+                         size_t *size);
 
 /* rt_value.c: 207000 naming `api` and `what` unless the selected product's runtime has the
  * stars tasks (910_B_93 and 950 chips: IPC events, value write/wait); Ascend910 and Ascend310P
@@ -77,7 +79,8 @@ aclError nn_shared_page_create(const char *api, const char *kind, nn_shared_page
 aclError nn_shared_page_export(const char *api, const char *prefix, nn_shared_page *page, bool check_pid,
                                char *key, size_t len);
 /* Maps the page of a key of nn_shared_page_export (if this process may import it). */
-aclError nn_shared_page_import(const char *api, const char *prefix, const char *key, nn_shared_page *page);
+aclError nn_shared_page_import(const char *api, const char *exporter, const char *prefix, const char *key,
+                               nn_shared_page *page);
 aclError nn_shared_page_allow_pids(const char *api, nn_shared_page *page, const int32_t *pids, size_t num);
 /* Unmaps the page; the creator's keys die (importers keep their mappings). */
 void nn_shared_page_release(nn_shared_page *page);

@@ -352,10 +352,10 @@ static aclError import_error(const char *api, const char *key, unsigned pid, int
                        api, key, pid, strerror(err));
 }
 
-/* Parses a key made with `prefix` and opens its memfd: a descriptor of this process (*mine),
- * the offset and size the key names. */
-static aclError open_key(const char *api, const char *prefix, const char *key, int *mine, size_t *offset,
-                         size_t *size)
+/* Parses a key `exporter` made with `prefix` and opens its memfd: a descriptor of this process
+ * (*mine), the offset and size the key names. */
+static aclError open_key(const char *api, const char *exporter, const char *prefix, const char *key, int *mine,
+                         size_t *offset, size_t *size)
 {
     unsigned pid = 0;
     int fd = -1, used = 0;
@@ -364,19 +364,19 @@ static aclError open_key(const char *api, const char *prefix, const char *key, i
     if (strnlen(key, IPC_KEY_MAX) >= IPC_KEY_MAX || strncmp(key, prefix, prefix_len) != 0 ||
         sscanf(key + prefix_len, "-%u-%d-%zx-%zx-%" SCNx64 "%n", &pid, &fd, offset, size, &nonce, &used) != 5 ||
         key[prefix_len + (size_t)used] != '\0' || *size == 0)
-        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: \"%s\" is not a key of this kind (keys of this call "
-                           "begin with \"%s-\").", api, key, prefix);
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: \"%s\" is not a key of %s.", api, key, exporter);
     *mine = nn_vmm_open_memfd(pid, fd, nonce);
     return *mine < 0 ? import_error(api, key, pid, fd, errno) : ACL_SUCCESS;
 }
 
-aclError nn_ipc_open_key(const char *api, const char *prefix, const char *key, int *fd, size_t *size)
+aclError nn_ipc_open_key(const char *api, const char *exporter, const char *prefix, const char *key, int *fd,
+                         size_t *size)
 {
     size_t offset = 0;
-    aclError ret = open_key(api, prefix, key, fd, &offset, size);
+    aclError ret = open_key(api, exporter, prefix, key, fd, &offset, size);
     if (ret == ACL_SUCCESS && offset != 0) {
         close(*fd);
-        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: \"%s\" is not a key of this kind.", api, key);
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: \"%s\" is not a key of %s.", api, key, exporter);
     }
     return ret;
 }
@@ -389,7 +389,7 @@ ACL_FUNC_VISIBILITY aclError aclrtIpcMemImportByKey(void **devPtr, const char *k
     size_t offset = 0, size = 0;
     if (devPtr == NULL || key == NULL)
         return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: devPtr and key must not be null.", api);
-    aclError ret = open_key(api, IPC_KEY_PREFIX, key, &mine, &offset, &size);
+    aclError ret = open_key(api, "aclrtIpcMemGetExportKey", IPC_KEY_PREFIX, key, &mine, &offset, &size);
     if (ret != ACL_SUCCESS)
         return ret;
     const size_t page = page_size();

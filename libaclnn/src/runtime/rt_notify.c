@@ -393,7 +393,7 @@ ACL_FUNC_VISIBILITY aclError aclrtNotifyImportByKey(aclrtNotify *notify, const c
     if (notify == NULL || key == NULL)
         return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: notify and key must not be null.", api);
     nn_shared_page page;
-    aclError err = nn_shared_page_import(api, NOTIFY_KEY_PREFIX, key, &page);
+    aclError err = nn_shared_page_import(api, "aclrtNotifyGetExportKey", NOTIFY_KEY_PREFIX, key, &page);
     return err != ACL_SUCCESS ? err : notify_register(api, &page, false, notify);
 }
 

@@ -64,16 +64,17 @@ static bool pid_allowed(const nn_shared_sync *sync, int32_t pid)
     return false;
 }
 
-aclError nn_shared_page_import(const char *api, const char *prefix, const char *key, nn_shared_page *page)
+aclError nn_shared_page_import(const char *api, const char *exporter, const char *prefix, const char *key,
+                               nn_shared_page *page)
 {
     int fd = -1;
     size_t size = 0;
-    aclError ret = nn_ipc_open_key(api, prefix, key, &fd, &size);
+    aclError ret = nn_ipc_open_key(api, exporter, prefix, key, &fd, &size);
     if (ret != ACL_SUCCESS)
         return ret;
     if (size != SHARED_PAGE_BYTES) {
         close(fd);
-        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: \"%s\" is not a key of this kind.", api, key);
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: \"%s\" is not a key of %s.", api, key, exporter);
     }
     ret = map_page(api, fd, page);
     close(fd); /* the mapping keeps the page */
