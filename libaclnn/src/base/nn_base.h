@@ -311,6 +311,9 @@ int nn_soc_check(const char *fn);
 bool nn_overflow_saturates(void);
 /* Whether the current product has only saturation mode (Ascend910, Ascend310P). */
 bool nn_overflow_saturation_only(void);
+/* Whether any of n values of a floating dtype (float, float16, bfloat16, double) is Inf or NaN;
+ * false for other dtypes (dtype.c). */
+bool nn_any_nonfinite(const void *values, aclDataType dtype, size_t n);
 /* Whether the current product accepts the INF/NaN (true) or saturation (false) mode: Ascend950
  * has only INF/NaN mode, Ascend910/310P only saturation, A2/A3 both. */
 bool nn_overflow_mode_supported(bool saturation);

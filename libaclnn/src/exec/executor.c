@@ -354,6 +354,7 @@ typedef struct {
     bool translated;          /* checking mode: lib_base/lib_workspace replace the addresses */
     void *lib_base[NN_MAX_OPERANDS];
     void *lib_workspace;
+    int32_t overflow_device;  /* the device whose overflow status Inf/NaN outputs mark, or -1 */
 } launch_task;
 
 static double now_us(void)
@@ -433,6 +434,18 @@ static void saturate_outputs(const launch_task *task)
     }
 }
 
+/* Whether a computed output holds Inf/NaN: looked at before saturation, which hides it. */
+static bool outputs_overflowed(const launch_task *task)
+{
+    for (int i = 0; i < task->launch.num_operands; i++) {
+        const nn_operand *op = &task->operands[i];
+        if (op->is_output && op->handle != NULL && op->numel > 0 && op->data != NULL &&
+            nn_any_nonfinite(op->data, op->dtype, (size_t)op->numel))
+            return true;
+    }
+    return false;
+}
+
 static int run_task(void *ctx)
 {
     launch_task *task = ctx;
@@ -463,6 +476,9 @@ static int run_task(void *ctx)
     if (task->kernel != NULL)
         status = task->kernel(&task->launch);
 
+    if (status == ACLNN_SUCCESS && task->kernel != NULL && task->ex->computed_outputs &&
+        task->overflow_device >= 0 && outputs_overflowed(task))
+        nn_rt_note_overflow(task->overflow_device); /* aclrtGetOverflowStatus (runtime/rt_overflow.c) */
     if (status == ACLNN_SUCCESS && task->kernel != NULL && task->ex->computed_outputs && task->launch.saturation)
         saturate_outputs(task);
     if (status == ACLNN_SUCCESS && task->kernel != NULL) {
@@ -697,6 +713,7 @@ aclnnStatus nn_launch_executor(const char *op_name, void *workspace, uint64_t wo
      * the device when it was created (docs/precision.md, "Overflow mode"). */
     task->launch.saturation = task->ex->saturation_only ||
                               (task->ex->saturation_possible && nn_stream_saturation(resolved));
+    task->overflow_device = nn_stream_overflow_device(resolved);
     if (!nn_stream_records(resolved))
         race_check_launch(task, resolved);
     use_lib_addresses(task);

@@ -214,6 +214,8 @@ void nn_callback_wake_all(void);
 /* rt_misc.c: drops the aclrtAllocatorRegister registration of a stream that goes (a new stream
  * at the same address must not inherit it). */
 void nn_allocator_forget_stream(const nn_stream *stream);
+/* rt_overflow.c: the same for the stream's overflow switch (called from nn_allocator_forget_stream). */
+void nn_overflow_forget_stream(const nn_stream *stream);
 /* True while the calling thread runs a blocking callback of `stream` (its stream waits). */
 bool nn_callback_blocks_here(const nn_stream *stream);
 

@@ -35,6 +35,12 @@ aclError nn_stream_resolve_named(const char *api, aclrtStream stream, nn_stream 
  * mode"); aclrtSetDeviceSatMode does not change streams that exist. */
 bool nn_stream_saturation(const nn_stream *stream);
 
+/* rt_overflow.c: the device whose overflow status a launch on `stream` marks when it produces
+ * Inf/NaN (its switch is on, aclrtSetStreamOverflowSwitch, or the product always reports), else
+ * -1.  Asked at launch; nn_rt_note_overflow marks it. */
+int32_t nn_stream_overflow_device(const nn_stream *stream);
+void nn_rt_note_overflow(int32_t device);
+
 /* Queues a task.  With ACLNN_LAUNCH_BLOCKING=1 it also waits for it (and returns its error).
  * On failure to queue, release(ctx) is still called. */
 aclError nn_stream_submit(nn_stream *stream, nn_task_run_fn run, nn_task_release_fn release,

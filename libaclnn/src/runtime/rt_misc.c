@@ -403,6 +403,7 @@ ACL_FUNC_VISIBILITY aclError aclrtAllocatorGetByStream(aclrtStream stream, aclrt
 
 void nn_allocator_forget_stream(const nn_stream *stream)
 {
+    nn_overflow_forget_stream(stream); /* the one hook stream.c calls for a stream that goes */
     pthread_mutex_lock(&g_alloc_lock);
     for (size_t i = g_num_regs; i-- > 0;)
         if (g_regs[i].stream == stream)
