@@ -6,7 +6,11 @@
  *   - with the switch on, a finite Prelu leaves it 0, the overflowing one sets it to 1, the
  *     reset clears it; a copy of Inf (no arithmetic) does not set it;
  *   - Ascend910 (no stars: its tasks always report) gives switch 1 without a set;
- *   - checks: flag 2 and a 32-byte status (107000), null pointers (100000), host memory (107000).
+ *   - checks: flag 2 and a 32-byte status (107000), null pointers (100000), host memory (107000);
+ *   - stream attributes (rt_stream_attr.c): each reads back what was set (failure mode also when
+ *     set by aclrtSetStreamFailureMode, the overflow check as the switch, priority clamped to
+ *     [0, 7]); a new stream, even at a destroyed one's address, starts with zeros; bad types
+ *     107000, a null value 100000.
  */
 #include <stdio.h>
 #include <string.h>
@@ -100,6 +104,61 @@ static void test_checks(void)
     CHECK(aclnnCpuSetSocVersion(NULL) == 0, "cannot restore the default product");
 }
 
+static uint64_t attr(aclrtStream stream, aclrtStreamAttr type)
+{
+    aclrtStreamAttrValue value;
+    memset(&value, 0xff, sizeof value);
+    EXPECT_OK(aclrtGetStreamAttribute(stream, type, &value));
+    return type == ACL_STREAM_ATTR_FAILURE_MODE ? value.failureMode : value.reserve[0];
+}
+
+static void set_attr(aclrtStream stream, aclrtStreamAttr type, uint64_t v)
+{
+    aclrtStreamAttrValue value;
+    memset(&value, 0, sizeof value);
+    if (type == ACL_STREAM_ATTR_FAILURE_MODE)
+        value.failureMode = v;
+    else
+        value.reserve[0] = (uint32_t)v;
+    EXPECT_OK(aclrtSetStreamAttribute(stream, type, &value));
+}
+
+static void test_stream_attributes(void)
+{
+    for (int round = 0; round < 2; round++) {
+        aclrtStream s = NULL;
+        EXPECT_OK(aclrtCreateStream(&s));
+        for (int type = ACL_STREAM_ATTR_FAILURE_MODE; type <= ACL_STREAM_ATTR_PRIORITY; type++)
+            CHECK(attr(s, (aclrtStreamAttr)type) == 0, "round %d: a new stream's attribute %d is %llu", round,
+                  type, (unsigned long long)attr(s, (aclrtStreamAttr)type));
+        set_attr(s, ACL_STREAM_ATTR_USER_CUSTOM_TAG, 1234);
+        set_attr(s, ACL_STREAM_ATTR_CACHE_OP_INFO, 1);
+        set_attr(s, ACL_STREAM_ATTR_PRIORITY, 3);
+        set_attr(s, ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK, 1);
+        set_attr(s, ACL_STREAM_ATTR_FAILURE_MODE, ACL_STOP_ON_FAILURE);
+        CHECK(attr(s, ACL_STREAM_ATTR_USER_CUSTOM_TAG) == 1234, "tag");
+        CHECK(attr(s, ACL_STREAM_ATTR_CACHE_OP_INFO) == 1, "cache op info");
+        CHECK(attr(s, ACL_STREAM_ATTR_PRIORITY) == 3, "priority");
+        CHECK(attr(s, ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK) == 1, "overflow check");
+        uint32_t sw = 0;
+        EXPECT_OK(aclrtGetStreamOverflowSwitch(s, &sw));
+        CHECK(sw == 1, "the attribute did not turn the overflow switch on");
+        CHECK(attr(s, ACL_STREAM_ATTR_FAILURE_MODE) == ACL_STOP_ON_FAILURE, "failure mode");
+        EXPECT_OK(aclrtSetStreamFailureMode(s, ACL_CONTINUE_ON_FAILURE));
+        CHECK(attr(s, ACL_STREAM_ATTR_FAILURE_MODE) == ACL_CONTINUE_ON_FAILURE, "failure mode set directly");
+        set_attr(s, ACL_STREAM_ATTR_PRIORITY, 100);
+        CHECK(attr(s, ACL_STREAM_ATTR_PRIORITY) == 7, "priority 100 is kept as %llu",
+              (unsigned long long)attr(s, ACL_STREAM_ATTR_PRIORITY));
+        aclrtStreamAttrValue value = {0};
+        EXPECT(aclrtSetStreamAttribute(s, (aclrtStreamAttr)6, &value), ACL_ERROR_RT_PARAM_INVALID, "stmAttrType");
+        EXPECT(aclrtGetStreamAttribute(s, (aclrtStreamAttr)0, &value), ACL_ERROR_RT_PARAM_INVALID, "stmAttrType");
+        EXPECT(aclrtSetStreamAttribute(s, ACL_STREAM_ATTR_PRIORITY, NULL), ACL_ERROR_INVALID_PARAM, "value");
+        value.failureMode = 5;
+        EXPECT(aclrtSetStreamAttribute(s, ACL_STREAM_ATTR_FAILURE_MODE, &value), ACL_ERROR_INVALID_PARAM, "mode");
+        EXPECT_OK(aclrtDestroyStream(s)); /* the next round's stream often takes its address */
+    }
+}
+
 int main(void)
 {
     if (tu_open_device() != 0)
@@ -107,6 +166,7 @@ int main(void)
     EXPECT_OK(aclrtMalloc(&status_dev, STATUS_BYTES, ACL_MEM_MALLOC_HUGE_FIRST));
     test_switch_and_status();
     test_checks();
+    test_stream_attributes();
     EXPECT_OK(aclrtFree(status_dev));
     tu_close_device();
     return tu_finish("test_runtime_overflow");

@@ -214,8 +214,19 @@ void nn_callback_wake_all(void);
 /* rt_misc.c: drops the aclrtAllocatorRegister registration of a stream that goes (a new stream
  * at the same address must not inherit it). */
 void nn_allocator_forget_stream(const nn_stream *stream);
-/* rt_overflow.c: the same for the stream's overflow switch (called from nn_allocator_forget_stream). */
-void nn_overflow_forget_stream(const nn_stream *stream);
+/* rt_stream_attr.c: values a program sets on a stream and reads back (0 until set); the stream's
+ * record goes with nn_stream_attr_forget (called from nn_allocator_forget_stream). */
+typedef enum nn_stream_attr {
+    NN_STREAM_ATTR_OVERFLOW_SWITCH, /* rt_overflow.c */
+    NN_STREAM_ATTR_FAILURE_MODE,    /* rt_misc.c, aclrtSetStreamFailureMode */
+    NN_STREAM_ATTR_TAG,
+    NN_STREAM_ATTR_CACHE_OP_INFO,
+    NN_STREAM_ATTR_PRIORITY,
+    NN_STREAM_ATTR_COUNT
+} nn_stream_attr;
+bool nn_stream_attr_set(const nn_stream *stream, nn_stream_attr id, uint64_t value); /* false: out of memory */
+uint64_t nn_stream_attr_get(const nn_stream *stream, nn_stream_attr id);
+void nn_stream_attr_forget(const nn_stream *stream);
 /* True while the calling thread runs a blocking callback of `stream` (its stream waits). */
 bool nn_callback_blocks_here(const nn_stream *stream);
 

@@ -31,23 +31,9 @@
 
 static _Atomic uint32_t g_device_overflow[NN_RT_MAX_DEVICES];
 
-static pthread_mutex_t g_switch_lock = PTHREAD_MUTEX_INITIALIZER;
-static nn_ptrset g_watched; /* streams whose switch is on */
-
-void nn_overflow_forget_stream(const nn_stream *stream)
-{
-    pthread_mutex_lock(&g_switch_lock);
-    nn_ptrset_remove(&g_watched, stream);
-    if (g_watched.count == 0)
-        nn_ptrset_clear(&g_watched);
-    pthread_mutex_unlock(&g_switch_lock);
-}
-
 int32_t nn_stream_overflow_device(const nn_stream *stream)
 {
-    pthread_mutex_lock(&g_switch_lock);
-    const bool watched = g_watched.count > 0 && nn_ptrset_has(&g_watched, stream);
-    pthread_mutex_unlock(&g_switch_lock);
+    const bool watched = nn_stream_attr_get(stream, NN_STREAM_ATTR_OVERFLOW_SWITCH) != 0; /* rt_stream_attr.c */
     return watched || nn_overflow_saturation_only() ? nn_stream_context(stream)->device : -1;
 }
 
@@ -76,11 +62,9 @@ ACL_FUNC_VISIBILITY aclError aclrtSetStreamOverflowSwitch(aclrtStream stream, ui
     aclError err = resolve_not_capturing(api, stream, &s);
     if (err != ACL_SUCCESS)
         return err;
-    pthread_mutex_lock(&g_switch_lock);
-    bool ok = flag != 0 ? nn_ptrset_add(&g_watched, s) || nn_ptrset_has(&g_watched, s)
-                        : (nn_ptrset_remove(&g_watched, s), true);
-    pthread_mutex_unlock(&g_switch_lock);
-    return ok ? ACL_SUCCESS : nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: out of memory.", api);
+    if (!nn_stream_attr_set(s, NN_STREAM_ATTR_OVERFLOW_SWITCH, flag))
+        return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: out of memory.", api);
+    return ACL_SUCCESS;
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtGetStreamOverflowSwitch(aclrtStream stream, uint32_t *flag)
