@@ -222,6 +222,8 @@ typedef enum nn_stream_attr {
     NN_STREAM_ATTR_TAG,
     NN_STREAM_ATTR_CACHE_OP_INFO,
     NN_STREAM_ATTR_PRIORITY,
+    NN_STREAM_ATTR_CUBE_LIMIT,      /* rt_res_limit.c, aclrtSetStreamResLimit (0: none) */
+    NN_STREAM_ATTR_VECTOR_LIMIT,
     NN_STREAM_ATTR_COUNT
 } nn_stream_attr;
 bool nn_stream_attr_set(const nn_stream *stream, nn_stream_attr id, uint64_t value); /* false: out of memory */

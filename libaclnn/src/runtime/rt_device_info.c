@@ -25,7 +25,7 @@ static aclError check_device(const char *api, int64_t deviceId)
     return ACL_SUCCESS;
 }
 
-static int64_t operator_cores(void)
+int64_t nn_rt_operator_cores(void)
 {
     int n = nn_num_threads();
     return n > 0 ? n : 1;
@@ -69,7 +69,7 @@ ACL_FUNC_VISIBILITY aclError aclrtGetDeviceInfo(uint32_t deviceId, aclrtDevAttr 
     case ACL_DEV_ATTR_AICORE_CORE_NUM:
     case ACL_DEV_ATTR_CUBE_CORE_NUM:
     case ACL_DEV_ATTR_VECTOR_CORE_NUM:
-        *value = operator_cores();
+        *value = nn_rt_operator_cores();
         return ACL_SUCCESS;
     case ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE:
         *value = total_memory_bytes();
@@ -101,7 +101,7 @@ ACL_FUNC_VISIBILITY aclError aclGetDeviceCapability(uint32_t deviceId, aclDevice
     switch ((int)deviceInfo) {
     case ACL_DEVICE_INFO_AI_CORE_NUM:
     case ACL_DEVICE_INFO_VECTOR_CORE_NUM:
-        *value = operator_cores();
+        *value = nn_rt_operator_cores();
         return ACL_SUCCESS;
     case ACL_DEVICE_INFO_L2_SIZE:
         *value = (int64_t)nn_last_level_cache_bytes();
@@ -293,20 +293,6 @@ ACL_FUNC_VISIBILITY aclError aclrtDevicePeerAccessStatus(int32_t deviceId, int32
     if (ret == ACL_SUCCESS)
         *status = (atomic_load(&g_peer_enabled[deviceId]) >> peerDeviceId) & 1u ? 1 : 0;
     return ret;
-}
-
-/* No stream or process limits can be set here (aclrtSet{Stream,Device}ResLimit are not
- * supported), so a thread has the hardware default: every operator core, cube and vector alike. */
-ACL_FUNC_VISIBILITY aclError aclrtGetResInCurrentThread(aclrtDevResLimitType type, uint32_t *value)
-{
-    static const char api[] = "aclrtGetResInCurrentThread";
-    if (value == NULL)
-        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: value must not be null.", api);
-    if (type != ACL_RT_DEV_RES_CUBE_CORE && type != ACL_RT_DEV_RES_VECTOR_CORE)
-        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: type must be ACL_RT_DEV_RES_CUBE_CORE (0) or "
-                           "ACL_RT_DEV_RES_VECTOR_CORE (1), got %d.", api, (int)type);
-    *value = (uint32_t)operator_cores();
-    return ACL_SUCCESS;
 }
 
 /* Operator instructions built for socVersion run here when it names the emulated product's

@@ -46,6 +46,9 @@ aclError nn_ipc_export_memfd(const char *api, const char *prefix, int fd, uint64
 aclError nn_ipc_open_key(const char *api, const char *exporter, const char *prefix, const char *key, int *fd,
                          size_t *size);
 
+/* rt_device_info.c: the device's AI core count as libaclnn reports it (its operator threads). */
+int64_t nn_rt_operator_cores(void);
+
 /* rt_value.c: 207000 naming `api` and `what` unless the selected product's runtime has the
  * stars tasks (910_B_93 and 950 chips: IPC events, value write/wait); Ascend910 and Ascend310P
  * have none. */
