@@ -52,4 +52,8 @@ void nn_executor_unregister_locked(aclOpExecutor *ex);
  * launch finds it freed or reallocated since. */
 void nn_operand_note_alloc(nn_operand *op);
 
+/* Profiling (exec_prof.c): labels the task a launch is about to queue with the operator's name
+ * and its inputs' shapes and dtypes, while a session records (nothing otherwise). */
+void nn_exec_prof_label(const char *op_name, const nn_operand *operands, int num_inputs);
+
 #endif /* NN_EXECUTOR_IMPL_H */

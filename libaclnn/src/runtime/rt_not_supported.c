@@ -27,7 +27,7 @@
 #define NN_WHY_MODEL "libaclnn's model runtime instances capture, build, execute and destroy, but have no task groups, updates, conditions or per-task queries yet"
 #define NN_WHY_NOTIFY "libaclnn has no notifies (streams synchronize with events)"
 #define NN_WHY_PLATFORM "libaclnn does not describe its CPU device through acl_platform.h yet"
-#define NN_WHY_PROFILE "libaclnn does not profile yet"
+#define NN_WHY_PROFILE "libaclnn profiles (aclprofInit/Start/Stop, msproftx) but loads no offline models (aclmdlLoad*) to subscribe to, and has no training-step stamps yet"
 #define NN_WHY_SNAPSHOT "libaclnn has no process snapshots"
 #define NN_WHY_TDT "libaclnn has no data channels or queues yet"
 
@@ -263,13 +263,6 @@ NN_NOT_SUPPORTED(aclrtMemPoolGetAttr, (aclrtMemPool memPool, aclrtMemPoolAttr at
 NN_NOT_SUPPORTED(aclrtMemPoolMallocAsync, (void **ptr, size_t size, aclrtMemPool memPool, aclrtStream stream), NN_WHY_MEMPOOL)
 NN_NOT_SUPPORTED(aclrtMemPoolFreeAsync, (void *ptr, aclrtStream stream), NN_WHY_MEMPOOL)
 NN_NOT_SUPPORTED(aclrtMemPoolTrimTo, (aclrtMemPool memPool, size_t minBytesToKeep), NN_WHY_MEMPOOL)
-NN_NOT_SUPPORTED(aclprofInit, (const char *profilerResultPath, size_t length), NN_WHY_PROFILE)
-NN_NOT_SUPPORTED(aclprofFinalize, (void), NN_WHY_PROFILE)
-NN_NOT_SUPPORTED(aclprofStart, (const aclprofConfig *profilerConfig), NN_WHY_PROFILE)
-NN_NOT_SUPPORTED_PTR(aclprofConfig *, aclprofCreateConfig, (uint32_t *deviceIdList, uint32_t deviceNums, aclprofAicoreMetrics aicoreMetrics, const aclprofAicoreEvents *aicoreEvents, uint64_t dataTypeConfig), NN_WHY_PROFILE)
-NN_NOT_SUPPORTED(aclprofDestroyConfig, (const aclprofConfig *profilerConfig), NN_WHY_PROFILE)
-NN_NOT_SUPPORTED(aclprofStop, (const aclprofConfig *profilerConfig), NN_WHY_PROFILE)
-NN_NOT_SUPPORTED(aclprofSetConfig, (aclprofConfigType configType, const char *config, size_t configLength), NN_WHY_PROFILE)
 NN_NOT_SUPPORTED(aclprofModelSubscribe, (uint32_t modelId, const aclprofSubscribeConfig *profSubscribeConfig), NN_WHY_PROFILE)
 NN_NOT_SUPPORTED(aclprofModelUnSubscribe, (uint32_t modelId), NN_WHY_PROFILE)
 NN_NOT_SUPPORTED_PTR(aclprofSubscribeConfig *, aclprofCreateSubscribeConfig, (int8_t timeInfoSwitch, aclprofAicoreMetrics aicoreMetrics, void *fd), NN_WHY_PROFILE)
@@ -289,18 +282,6 @@ NN_NOT_SUPPORTED_PTR(const char *, aclprofGetOpAttriValue, (const void *opInfo, 
 NN_NOT_SUPPORTED(aclprofGetStepTimestamp, (aclprofStepInfo *stepInfo, aclprofStepTag tag, aclrtStream stream), NN_WHY_PROFILE)
 NN_NOT_SUPPORTED_PTR(aclprofStepInfo *, aclprofCreateStepInfo, (void), NN_WHY_PROFILE)
 NN_NOT_SUPPORTED_VOID(aclprofDestroyStepInfo, (aclprofStepInfo *stepinfo), NN_WHY_PROFILE)
-NN_NOT_SUPPORTED_PTR(void *, aclprofCreateStamp, (void), NN_WHY_PROFILE)
-NN_NOT_SUPPORTED_VOID(aclprofDestroyStamp, (void *stamp), NN_WHY_PROFILE)
-NN_NOT_SUPPORTED(aclprofPush, (void *stamp), NN_WHY_PROFILE)
-NN_NOT_SUPPORTED(aclprofPop, (void), NN_WHY_PROFILE)
-NN_NOT_SUPPORTED(aclprofRangeStart, (void *stamp, uint32_t *rangeId), NN_WHY_PROFILE)
-NN_NOT_SUPPORTED(aclprofRangeStop, (uint32_t rangeId), NN_WHY_PROFILE)
-NN_NOT_SUPPORTED(aclprofSetStampTraceMessage, (void *stamp, const char *msg, uint32_t msgLen), NN_WHY_PROFILE)
-NN_NOT_SUPPORTED(aclprofMark, (void *stamp), NN_WHY_PROFILE)
-NN_NOT_SUPPORTED(aclprofMarkEx, (const char *msg, size_t msgLen, aclrtStream stream), NN_WHY_PROFILE)
-NN_NOT_SUPPORTED_VALUE(uint64_t, aclprofStr2Id, (const char *message), NN_WHY_PROFILE, 0)
-NN_NOT_SUPPORTED(aclprofRangePushEx, (aclprofEventAttributes *attr), NN_WHY_PROFILE)
-NN_NOT_SUPPORTED(aclprofRangePop, (void), NN_WHY_PROFILE)
 NN_NOT_SUPPORTED(acldumpRegCallback, (int32_t (*const messageCallback)(const acldumpChunk *, int32_t), int32_t flag), NN_WHY_DUMP)
 NN_NOT_SUPPORTED_VOID(acldumpUnregCallback, (void), NN_WHY_DUMP)
 NN_NOT_SUPPORTED(aclopStartDumpArgs, (uint32_t dumpType, const char *path), NN_WHY_DUMP)
