@@ -1,6 +1,6 @@
 """Profiling's files (docs/runtime.md, "Profiling"), parsed: tests/c/test_runtime_prof.c profiles
 three Prelu launches on two streams with a copy, a memset, an event and every kind of msproftx
-stamp; the trace must hold one row per stream with the launches in it, nested as the calls were,
+stamp and a training step; the trace must hold one row per stream with the launches in it, nested as the calls were,
 and op_summary.csv one row per launch with its shapes and dtypes.  ACLNN_PROFILE=DIR must do the
 same for the program's --plain run, which makes no aclprof call."""
 import csv
@@ -96,6 +96,11 @@ def test_collection_files(program, tmp_path):
     assert ts("outer", "B") <= ts("outer", "b") <= ts("inner", "B") <= ops[0]["ts"]
     assert ops[2]["ts"] + ops[2]["dur"] <= ts("inner", "E") <= ts("outer", "e") <= ts("outer", "E")
     assert next(e for e in tx if e["ph"] == "b")["id"] == next(e for e in tx if e["ph"] == "e")["id"]
+    # the training step (the second step info the program made) brackets the launches on stream a
+    steps = {e["name"]: e for e in by_cat["step"]}
+    assert sorted(steps) == ["step 1 end", "step 1 start"]
+    assert all(e["ph"] == "i" and e["tid"] == ops[0]["tid"] for e in steps.values())
+    assert steps["step 1 start"]["ts"] <= ops[0]["ts"] and ops[2]["ts"] + ops[2]["dur"] <= steps["step 1 end"]["ts"]
     after = next(e for e in tx if e["name"] == "after")
     assert after["ph"] == "i" and ts("inner", "E") <= after["ts"] <= ts("outer", "E")
     threads, processes = _row_names(events)
@@ -110,10 +115,12 @@ def test_auto_initialized_collection_writes_in_the_current_directory(program, tm
     assert not [e for e in events if e.get("cat") == "msproftx"]  # ACL_PROF_TASK_TIME only
 
 
-def test_empty_collection_is_valid(program, tmp_path):
+def test_collection_without_launches(program, tmp_path):
+    """test_bad_calls' collection: no operator, only the step its checks started and ended."""
     _run(program, [str(tmp_path)])
     events, rows = _load(_sessions(tmp_path)[0])
-    assert rows == [] and [e["ph"] for e in events] == ["M"]
+    assert rows == []
+    assert [(e["ph"], e["name"]) for e in events if e["ph"] != "M"] == [("i", "step 0 start"), ("i", "step 0 end")]
 
 
 def test_aclnn_profile_env_without_aclprof_calls(program, tmp_path):

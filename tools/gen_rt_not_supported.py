@@ -51,7 +51,7 @@ NOTHING = {
 }
 WHY_TEXT = {
     "NN_WHY_PROFILE": "libaclnn profiles (aclprofInit/Start/Stop, msproftx) but loads no offline models "
-                      "(aclmdlLoad*) to subscribe to, and has no training-step stamps yet",
+                      "(aclmdlLoad*) whose operators could be subscribed to",
     "NN_WHY_DUMP": "libaclnn does not write dumps yet",
     "NN_WHY_TDT": "libaclnn has no data channels or queues yet",
     "NN_WHY_MEMPOOL": "libaclnn has no stream-ordered memory pools yet",

@@ -1,7 +1,7 @@
 /*
  * test_runtime_prof.c - profiling (acl_prof.h): the statuses of misused aclprof calls, then a
  * collection of operator launches, a copy, a memset and an event on two streams with msproftx
- * marks and ranges, written as trace.json and op_summary.csv.
+ * marks and ranges and a training step, written as trace.json and op_summary.csv.
  *
  *   test_runtime_prof            the statuses and a collection into a fresh /tmp directory,
  *                                whose files must exist and name the launched operators
@@ -111,6 +111,17 @@ static void test_bad_calls(aclrtStream a, const char *dir)
     EXPECT(aclprofRangeStop(12345), ACL_ERROR_INVALID_PARAM, "rangeId");
     EXPECT(aclprofPush(NULL), ACL_ERROR_INVALID_PARAM, "stamp");
     EXPECT(aclprofRangePushEx(NULL), ACL_ERROR_INVALID_PARAM, "attr");
+    aclprofStepInfo *step = aclprofCreateStepInfo(); /* step 0 */
+    EXPECT(aclprofGetStepTimestamp(NULL, ACL_STEP_START, a), ACL_ERROR_INVALID_PARAM, "stepInfo");
+    EXPECT(aclprofGetStepTimestamp(step, (aclprofStepTag)7, a), ACL_ERROR_INVALID_PARAM, "tag");
+    EXPECT_OK(aclprofGetStepTimestamp(step, ACL_STEP_START, a));
+    EXPECT(aclprofGetStepTimestamp(step, ACL_STEP_START, a), ACL_ERROR_INVALID_PARAM, "already started");
+    EXPECT_OK(aclprofGetStepTimestamp(step, ACL_STEP_END, a));
+    EXPECT(aclprofGetStepTimestamp(step, ACL_STEP_END, a), ACL_ERROR_INVALID_PARAM, "already ended");
+    aclprofDestroyStepInfo(step);
+    aclprofDestroyStepInfo(step);
+    EXPECT_MSG("aclprofDestroyStepInfo twice", "stepInfo");
+    CHECK(aclrtSynchronizeStream(a) == ACL_SUCCESS, "the step marks run");
     EXPECT_OK(aclprofStop(config));
     EXPECT(aclprofStop(config), ACL_ERROR_PROF_NOT_RUN, "was not started"); /* stopped already */
     EXPECT_OK(aclprofStop(NULL)); /* NULL: whatever runs, here nothing */
@@ -142,7 +153,12 @@ static void profile_work(aclrtStream a, aclrtStream b, const char *dir)
     aclprofEventAttributes attr = {ACL_PROF_EVENT_ATTR_VERSION, sizeof attr, ACL_PROF_MESSAGE_TYPE_TENSOR_INFO,
                                    {&info}};
     EXPECT_OK(aclprofRangePushEx(&attr));
+    aclprofStepInfo *step = aclprofCreateStepInfo(); /* step 1 */
+    EXPECT_OK(aclprofGetStepTimestamp(step, ACL_STEP_START, a));
     do_work(a, b);
+    EXPECT_OK(aclprofGetStepTimestamp(step, ACL_STEP_END, a));
+    CHECK(aclrtSynchronizeStream(a) == ACL_SUCCESS, "the step's end runs");
+    aclprofDestroyStepInfo(step);
     EXPECT_OK(aclprofRangePop());
     EXPECT_OK(aclprofRangeStop(range));
     EXPECT_OK(aclprofSetStampTraceMessage(stamp, "after", 5));

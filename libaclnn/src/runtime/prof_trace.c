@@ -286,7 +286,7 @@ static double session_us(uint64_t ns)
 static const char *kind_category(nn_prof_kind kind)
 {
     static const char *const names[] = {"task", "operator", "copy", "memset", "event", "callback",
-                                        "host_function", "mark"};
+                                        "host_function", "mark", "step"};
     return names[kind];
 }
 
@@ -350,11 +350,12 @@ static void put_all_row_names(FILE *f, bool *first)
 
 static void put_task_event(FILE *f, const nn_prof_task *r)
 {
-    fprintf(f, ",\n{\"ph\":\"%s\",\"name\":\"", r->kind == NN_PROF_MARK ? "i" : "X");
+    bool instant = r->kind == NN_PROF_MARK || r->kind == NN_PROF_STEP;
+    fprintf(f, ",\n{\"ph\":\"%s\",\"name\":\"", instant ? "i" : "X");
     put_json_text(f, r->name);
     fprintf(f, "\",\"cat\":\"%s\",\"pid\":%d,\"tid\":%u,\"ts\":%.3f", kind_category(r->kind),
             DEVICE_PID_BASE + r->device, (unsigned)r->row, session_us(r->begin_ns));
-    if (r->kind == NN_PROF_MARK)
+    if (instant)
         fprintf(f, ",\"s\":\"t\"");
     else
         fprintf(f, ",\"dur\":%.3f", (double)(r->end_ns - r->begin_ns) / 1000.0);

@@ -24,6 +24,7 @@ typedef enum {
     NN_PROF_CALLBACK,  /* aclrtLaunchCallback */
     NN_PROF_HOST_FUNC, /* aclrtLaunchHostFunc */
     NN_PROF_MARK,      /* aclprofMarkEx's mark on the stream */
+    NN_PROF_STEP,      /* aclprofGetStepTimestamp's step start or end on the stream */
 } nn_prof_kind;
 
 typedef struct nn_prof_task nn_prof_task;

@@ -27,7 +27,7 @@
 #define NN_WHY_MODEL "libaclnn's model runtime instances capture, build, execute and destroy, but have no task groups, updates, conditions or per-task queries yet"
 #define NN_WHY_NOTIFY "libaclnn has no notifies (streams synchronize with events)"
 #define NN_WHY_PLATFORM "libaclnn does not describe its CPU device through acl_platform.h yet"
-#define NN_WHY_PROFILE "libaclnn profiles (aclprofInit/Start/Stop, msproftx) but loads no offline models (aclmdlLoad*) to subscribe to, and has no training-step stamps yet"
+#define NN_WHY_PROFILE "libaclnn profiles (aclprofInit/Start/Stop, msproftx) but loads no offline models (aclmdlLoad*) whose operators could be subscribed to"
 #define NN_WHY_SNAPSHOT "libaclnn has no process snapshots"
 #define NN_WHY_TDT "libaclnn has no data channels or queues yet"
 
@@ -279,9 +279,6 @@ NN_NOT_SUPPORTED_VALUE(uint64_t, aclprofGetOpDuration, (const void *opInfo, size
 NN_NOT_SUPPORTED_VALUE(size_t, aclprofGetModelId, (const void *opInfo, size_t opInfoLen, uint32_t index), NN_WHY_PROFILE, 0)
 NN_NOT_SUPPORTED_VALUE(aclprofSubscribeOpFlag, aclprofGetOpFlag, (const void *opInfo, size_t opInfoLen, uint32_t index), NN_WHY_PROFILE, ACL_SUBSCRIBE_NONE)
 NN_NOT_SUPPORTED_PTR(const char *, aclprofGetOpAttriValue, (const void *opInfo, size_t opInfoLen, uint32_t index, aclprofSubscribeOpAttri attri), NN_WHY_PROFILE)
-NN_NOT_SUPPORTED(aclprofGetStepTimestamp, (aclprofStepInfo *stepInfo, aclprofStepTag tag, aclrtStream stream), NN_WHY_PROFILE)
-NN_NOT_SUPPORTED_PTR(aclprofStepInfo *, aclprofCreateStepInfo, (void), NN_WHY_PROFILE)
-NN_NOT_SUPPORTED_VOID(aclprofDestroyStepInfo, (aclprofStepInfo *stepinfo), NN_WHY_PROFILE)
 NN_NOT_SUPPORTED(acldumpRegCallback, (int32_t (*const messageCallback)(const acldumpChunk *, int32_t), int32_t flag), NN_WHY_DUMP)
 NN_NOT_SUPPORTED_VOID(acldumpUnregCallback, (void), NN_WHY_DUMP)
 NN_NOT_SUPPORTED(aclopStartDumpArgs, (uint32_t dumpType, const char *path), NN_WHY_DUMP)

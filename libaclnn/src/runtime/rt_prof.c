@@ -11,6 +11,10 @@
  * command-line mode) the calls answer ACL_ERROR_PROF_ALREADY_RUN.  aclprofStop writes the
  * session (prof_trace.c) under the aclprofInit path.
  *
+ * aclprofGetStepTimestamp marks a training step's start or end where the stream reaches it (a
+ * "step" instant on the stream's row) while tasks are recorded, and checks its step info as CANN's
+ * runtime:src/dfx/msprof/collector/dvvp/msprofiler/prof_acl_core.cpp does.
+ *
  * The msproftx calls need a collection whose dataTypeConfig holds ACL_PROF_MSPROFTX running
  * (ACL_ERROR_PROF_NOT_RUN otherwise; CANN returns its internal -1 there).  Every handle
  * (configs, stamps) is looked up, never trusted.
@@ -407,7 +411,8 @@ MSVP_PROF_API aclError aclprofMark(void *stamp)
     return ACL_SUCCESS;
 }
 
-/* The stream-side half of aclprofMarkEx: the mark is where the stream reaches it. */
+/* The stream-side half of a mark (aclprofMarkEx, aclprofGetStepTimestamp): the task does nothing;
+ * its record, taken where the stream reaches it, is the mark. */
 static int reach_mark(void *ctx)
 {
     (void)ctx;
@@ -577,4 +582,80 @@ MSVP_PROF_API aclError aclprofRangePushEx(aclprofEventAttributes *attr)
 MSVP_PROF_API aclError aclprofRangePop(void)
 {
     return pop_range("aclprofRangePop");
+}
+
+/* ---- training steps ------------------------------------------------------------------------ */
+
+struct aclprofStepInfo {
+    uint64_t index; /* the process's steps in creation order, from 0 */
+    bool started, ended;
+};
+
+static nn_ptrset g_steps;
+static uint64_t g_next_step;
+
+MSVP_PROF_API aclprofStepInfo *aclprofCreateStepInfo(void)
+{
+    aclprofStepInfo *step = calloc(1, sizeof *step);
+    pthread_mutex_lock(&g_lock);
+    bool added = step != NULL && nn_ptrset_add(&g_steps, step);
+    if (added)
+        step->index = g_next_step++;
+    pthread_mutex_unlock(&g_lock);
+    if (!added) {
+        free(step);
+        nn_rt_error(ACL_ERROR_BAD_ALLOC, "aclprofCreateStepInfo: out of memory.");
+        return NULL;
+    }
+    return step;
+}
+
+MSVP_PROF_API void aclprofDestroyStepInfo(aclprofStepInfo *stepinfo)
+{
+    pthread_mutex_lock(&g_lock);
+    bool removed = stepinfo != NULL && nn_ptrset_remove(&g_steps, stepinfo);
+    pthread_mutex_unlock(&g_lock);
+    if (removed)
+        free(stepinfo);
+    else
+        nn_rt_error(ACL_ERROR_INVALID_PARAM, "aclprofDestroyStepInfo: stepInfo %p is not a live step info (null, "
+                    "never made by aclprofCreateStepInfo, or already destroyed).", (void *)stepinfo);
+}
+
+/* Marks the step's `tag` once (g_lock held); false after nn_rt_error. */
+static bool mark_step_locked(const char *api, aclprofStepInfo *step, aclprofStepTag tag)
+{
+    if (!nn_ptrset_has(&g_steps, step))
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: stepInfo %p is not a live step info (null, never made by "
+                           "aclprofCreateStepInfo, or already destroyed).", api, (void *)step), false;
+    if (tag != ACL_STEP_START && tag != ACL_STEP_END)
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: tag %d is not ACL_STEP_START or ACL_STEP_END.", api,
+                           (int)tag), false;
+    bool *done = tag == ACL_STEP_START ? &step->started : &step->ended;
+    if (*done)
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: this stepInfo already %s.", api,
+                           tag == ACL_STEP_START ? "started" : "ended"), false;
+    *done = true;
+    return true;
+}
+
+MSVP_PROF_API aclError aclprofGetStepTimestamp(aclprofStepInfo *stepInfo, aclprofStepTag tag, aclrtStream stream)
+{
+    const char *api = "aclprofGetStepTimestamp";
+    nn_stream *s;
+    aclError err = nn_stream_resolve_named(api, stream, &s);
+    if (err != ACL_SUCCESS)
+        return err;
+    pthread_mutex_lock(&g_lock);
+    bool marked = mark_step_locked(api, stepInfo, tag);
+    uint64_t index = marked ? stepInfo->index : 0;
+    pthread_mutex_unlock(&g_lock);
+    if (!marked)
+        return ACL_ERROR_INVALID_PARAM;
+    if (!nn_prof_recording())
+        return ACL_SUCCESS;
+    char name[MESSAGE_MAX];
+    snprintf(name, sizeof name, "step %llu %s", (unsigned long long)index, tag == ACL_STEP_START ? "start" : "end");
+    nn_prof_label(NN_PROF_STEP, name);
+    return nn_stream_submit(s, reach_mark, NULL, NULL);
 }
