@@ -59,13 +59,15 @@ static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER; /* a leaf lock: the l
 static nn_prof_task *g_records;
 static size_t g_count, g_capacity;
 static uint64_t g_session_start_ns;
+static atomic_uint g_session_id; /* a label left by an earlier session is not taken by this one */
 static unsigned g_sessions; /* sessions written by this process (names their directories) */
 
 static char *g_env_dir; /* ACLNN_PROFILE */
 
-/* The label the next task queued by this thread takes. */
+/* The label the next task queued by this thread takes (in session `session` only). */
 static _Thread_local struct {
     bool set;
+    unsigned session;
     nn_prof_kind kind;
     char name[NAME_MAX_LEN];
     char *shapes, *dtypes;
@@ -105,6 +107,7 @@ void nn_prof_label(nn_prof_kind kind, const char *name)
         return;
     clear_label();
     t_label.set = true;
+    t_label.session = atomic_load_explicit(&g_session_id, memory_order_relaxed);
     t_label.kind = kind;
     copy_name(t_label.name, name);
 }
@@ -133,6 +136,8 @@ nn_prof_task *nn_prof_task_queued(uint32_t row, int32_t device)
         clear_label();
         return NULL;
     }
+    if (t_label.set && t_label.session != atomic_load_explicit(&g_session_id, memory_order_relaxed))
+        clear_label(); /* set before this session began, for a task that was never queued */
     task->type = REC_TASK;
     task->row = row;
     task->device = device;
@@ -244,6 +249,7 @@ void nn_prof_session_begin(nn_prof_scope scope)
     pthread_mutex_lock(&g_lock);
     drop_records_locked();
     g_session_start_ns = nn_rt_now_ns();
+    atomic_fetch_add(&g_session_id, 1);
     atomic_store(&g_tasks_on, scope.tasks);
     atomic_store(&g_tx_on, scope.tx);
     atomic_store(&nn_prof_session_on, true);
