@@ -12,3 +12,10 @@ function(ascendc_library name type)
                     "a program that calls one of its kernels will not link (${ARGN})")
     add_library(${name} INTERFACE)
 endfunction()
+
+# ascendc_fatbin_library(<name> <sources>...): a kernel binary a program loads at run time with
+# aclrtBinaryLoadFromFile, which answers 207000 here; the target exists so the project configures.
+function(ascendc_fatbin_library name)
+    message(WARNING "libaclnn: ascendc_fatbin_library(${name}) compiles no AscendC kernel on a CPU (${ARGN})")
+    add_custom_target(${name})
+endfunction()
