@@ -191,18 +191,14 @@ ACL_FUNC_VISIBILITY aclError acltdtDestroyDataset(acltdtDataset *dataset)
     return ACL_SUCCESS;
 }
 
+/* Appends (nn_sorted_insert at the end: the arrays' growth by doubling). */
 static bool dataset_append(acltdtDataset *dataset, acltdtDataItem *item)
 {
-    if (dataset->count == dataset->capacity) {
-        size_t capacity = dataset->capacity ? dataset->capacity * 2 : 4;
-        acltdtDataItem **items = realloc(dataset->items, capacity * sizeof *items);
-        if (items == NULL)
-            return false;
+    acltdtDataItem **items = nn_sorted_insert(dataset->items, &dataset->count, &dataset->capacity, 4, sizeof item,
+                                              dataset->count, &item);
+    if (items != NULL)
         dataset->items = items;
-        dataset->capacity = capacity;
-    }
-    dataset->items[dataset->count++] = item;
-    return true;
+    return items != NULL;
 }
 
 ACL_FUNC_VISIBILITY aclError acltdtAddDataItem(acltdtDataset *dataset, acltdtDataItem *dataItem)

@@ -242,19 +242,16 @@ ACL_FUNC_VISIBILITY aclError acltdtDestroyQueueRouteList(const acltdtQueueRouteL
     return ACL_SUCCESS;
 }
 
+/* Appends a route (nn_sorted_insert at the end: the arrays' growth by doubling). */
 static bool list_append(void *ctx, uint32_t src, uint32_t dst, int32_t status)
 {
     acltdtQueueRouteList *list = ctx;
-    if (list->count == list->capacity) {
-        size_t capacity = list->capacity ? list->capacity * 2 : 4;
-        acltdtQueueRoute *routes = realloc(list->routes, capacity * sizeof *routes);
-        if (routes == NULL)
-            return false;
+    acltdtQueueRoute route = {src, dst, status};
+    acltdtQueueRoute *routes = nn_sorted_insert(list->routes, &list->count, &list->capacity, 4, sizeof route,
+                                                list->count, &route);
+    if (routes != NULL)
         list->routes = routes;
-        list->capacity = capacity;
-    }
-    list->routes[list->count++] = (acltdtQueueRoute){src, dst, status};
-    return true;
+    return routes != NULL;
 }
 
 ACL_FUNC_VISIBILITY aclError acltdtAddQueueRoute(acltdtQueueRouteList *routeList, const acltdtQueueRoute *route)
