@@ -12,9 +12,10 @@
  *     destination has no room for until a dequeue makes room; queries by source, destination and
  *     both; a queue with a route cannot be destroyed until it is unbound;
  *   - two threads: 300 messages through a queue of depth 4, in order, both sides waiting (-1);
- *   - two processes: a forked child without a grant is refused (ACL_ERROR_RT_NO_PERMISSION), then
- *     attaches once the parent granted it DEQUEUE on one queue and ENQUEUE on another, and
- *     answers each of the parent's 20 messages; an attach with no grant times out.
+ *   - two processes: a child (this program run again: a fresh process that finds the queues by
+ *     id alone) without a grant is refused (ACL_ERROR_RT_NO_PERMISSION), then attaches once the
+ *     parent granted it DEQUEUE on one queue and ENQUEUE on another, and answers each of the
+ *     parent's 20 messages; an attach with no grant times out.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
@@ -337,13 +338,19 @@ static int child_main(uint32_t in, uint32_t out, uint32_t never_granted)
     return bad == 0 ? 0 : 10 + bad;
 }
 
-static void test_two_processes(void)
+static void test_two_processes(const char *self)
 {
     uint32_t in = make_queue("proc_in", 4), out = make_queue("proc_out", 4), lone = make_queue("proc_lone", 2);
+    char ids[3][16];
+    snprintf(ids[0], sizeof ids[0], "%u", in);
+    snprintf(ids[1], sizeof ids[1], "%u", out);
+    snprintf(ids[2], sizeof ids[2], "%u", lone);
     fflush(NULL);
     pid_t child = fork();
-    if (child == 0)
-        _exit(child_main(in, out, lone));
+    if (child == 0) {
+        execl(self, self, "child", ids[0], ids[1], ids[2], (char *)NULL);
+        _exit(127);
+    }
     tu_sleep_ms(20); /* the child tries before any grant */
     EXPECT_OK(acltdtGrantQueue(in, child, ACL_TDT_QUEUE_PERMISSION_DEQUEUE, 0));
     EXPECT_OK(acltdtGrantQueue(out, child, ACL_TDT_QUEUE_PERMISSION_ENQUEUE, 0));
@@ -365,8 +372,22 @@ static void test_two_processes(void)
     EXPECT_OK(acltdtDestroyQueue(lone));
 }
 
-int main(void)
+/* The child's run: `self child <in> <out> <never granted>`. */
+static int run_child(char **argv)
 {
+    if (aclInit(NULL) != ACL_SUCCESS || aclrtSetDevice(0) != ACL_SUCCESS)
+        return 2;
+    int status = child_main((uint32_t)strtoul(argv[2], NULL, 10), (uint32_t)strtoul(argv[3], NULL, 10),
+                            (uint32_t)strtoul(argv[4], NULL, 10));
+    aclrtResetDevice(0);
+    aclFinalize();
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 5 && strcmp(argv[1], "child") == 0)
+        return run_child(argv);
     if (tu_open_device() != 0)
         return 1;
     test_attributes();
@@ -374,7 +395,7 @@ int main(void)
     test_mbufs();
     test_routes();
     test_two_threads();
-    test_two_processes();
+    test_two_processes(argv[0]);
     tu_close_device();
     return tu_finish("test_runtime_tdt_queue");
 }
