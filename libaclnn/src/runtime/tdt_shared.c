@@ -3,9 +3,9 @@
  * a queue id names the same queue in every process of that user (CANN's queues live on the
  * device, where any process that was granted access attaches to them by id).
  *
- * The registry (shm "/aclnn-tdt-<uid>-<layout>") holds a fixed table of queues and routes under
- * one process-shared robust mutex; a process that dies holding it leaves it consistent again for
- * the next one (EOWNERDEAD).  Each queue is a ring of `depth` slots; a slot names a message by a
+ * The registry (shm "/aclnn-tdt-<uid>-<layout>-<size>") holds a fixed table of queues and routes
+ * under one process-shared robust mutex; a process that dies holding it leaves it consistent
+ * again for the next one (EOWNERDEAD).  Each queue is a ring of `depth` slots; a slot names a message by a
  * serial number, the message itself being a shared-memory object of its own (tdt_message.c),
  * so the lock is never held during a copy of the payload.  One
  * condition per queue (CLOCK_MONOTONIC, process-shared) is broadcast on every change; waiters
@@ -112,8 +112,8 @@ static void registry_init_objects(tdtq_registry *reg)
  * and the others wait (briefly) for its ready flag. */
 static void registry_open(void)
 {
-    char name[64], layout[24];
-    snprintf(layout, sizeof layout, "%llx", (unsigned long long)TDTQ_LAYOUT);
+    char name[80], layout[40];
+    snprintf(layout, sizeof layout, "%llx-%zx", (unsigned long long)TDTQ_LAYOUT, sizeof(tdtq_registry));
     nn_tdt_shm_name(name, sizeof name, layout);
     bool creator = true;
     int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
