@@ -5,11 +5,11 @@
  *
  * The registry (shm "/aclnn-tdt-<uid>-<layout>-<size>") holds a fixed table of queues and routes
  * under one process-shared robust mutex; a process that dies holding it leaves it consistent
- * again for the next one (EOWNERDEAD).  Each queue is a ring of `depth` slots; a slot names a message by a
- * serial number, the message itself being a shared-memory object of its own (tdt_message.c),
- * so the lock is never held during a copy of the payload.  One
- * condition per queue (CLOCK_MONOTONIC, process-shared) is broadcast on every change; waiters
- * re-check their queue, which may also have been destroyed meanwhile.
+ * again for the next one (EOWNERDEAD).  Each queue is a ring of `depth` slots; a slot names a
+ * message by a serial number, the message itself being a shared-memory object of its own
+ * (tdt_message.c), so the lock is never held during a copy of the payload.  One condition per
+ * queue (CLOCK_MONOTONIC, process-shared) is broadcast on every change; waiters re-check their
+ * queue, which may also have been destroyed meanwhile.
  *
  * Permissions: the creating process has all three; another process has those a manager granted
  * it (acltdtGrantQueue) once it attached (acltdtAttachQueue).  Queues whose creator and
