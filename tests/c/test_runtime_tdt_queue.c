@@ -15,7 +15,9 @@
  *   - two processes: a child (this program run again: a fresh process that finds the queues by
  *     id alone) without a grant is refused (ACL_ERROR_RT_NO_PERMISSION), then attaches once the
  *     parent granted it DEQUEUE on one queue and ENQUEUE on another, and answers each of the
- *     parent's 20 messages; an attach with no grant times out.
+ *     parent's 20 messages; an attach with no grant times out;
+ *   - a queue whose process exited without destroying it (still holding messages) is reclaimed by
+ *     the next acltdtCreateQueue: its id stops naming a queue.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
@@ -372,6 +374,36 @@ static void test_two_processes(const char *self)
     EXPECT_OK(acltdtDestroyQueue(lone));
 }
 
+/* `self orphan`: creates a queue, queues three messages and exits without destroying it; prints
+ * the queue's id. */
+static int run_orphan(void)
+{
+    if (aclInit(NULL) != ACL_SUCCESS || aclrtSetDevice(0) != ACL_SUCCESS)
+        return 2;
+    uint32_t q = make_queue("orphan", 4);
+    for (int i = 0; i < 3; i++)
+        EXPECT_OK(acltdtEnqueueData(q, &i, sizeof i, NULL, 0, 0, 0));
+    printf("%u\n", q);
+    return failures == 0 ? 0 : 3;
+}
+
+static void test_orphans_reclaimed(const char *self)
+{
+    char command[600];
+    snprintf(command, sizeof command, "'%s' orphan", self);
+    FILE *child = popen(command, "r");
+    unsigned q = 0;
+    int read = child ? fscanf(child, "%u", &q) : 0;
+    int status = child ? pclose(child) : -1;
+    CHECK(read == 1 && status == 0, "the orphaning process failed (status %d)", status);
+    int value;
+    size_t got;
+    EXPECT(acltdtDequeueData(q, &value, sizeof value, &got, NULL, 0, 0), NO_PERMISSION, "permission");
+    uint32_t fresh = make_queue("after_orphan", 2); /* reclaims the orphan */
+    EXPECT(acltdtDequeueData(q, &value, sizeof value, &got, NULL, 0, 0), ACL_ERROR_RT_PARAM_INVALID, "not a queue");
+    EXPECT_OK(acltdtDestroyQueue(fresh));
+}
+
 /* The child's run: `self child <in> <out> <never granted>`. */
 static int run_child(char **argv)
 {
@@ -388,6 +420,8 @@ int main(int argc, char **argv)
 {
     if (argc == 5 && strcmp(argv[1], "child") == 0)
         return run_child(argv);
+    if (argc == 2 && strcmp(argv[1], "orphan") == 0)
+        return run_orphan();
     if (tu_open_device() != 0)
         return 1;
     test_attributes();
@@ -396,6 +430,7 @@ int main(int argc, char **argv)
     test_routes();
     test_two_threads();
     test_two_processes(argv[0]);
+    test_orphans_reclaimed(argv[0]);
     tu_close_device();
     return tu_finish("test_runtime_tdt_queue");
 }
