@@ -395,18 +395,18 @@ static tdtq_queue *wait_queue_locked(const char *api, uint32_t qid, uint32_t nee
     struct timespec deadline;
     if (timeout_ms > 0)
         nn_rt_deadline(&deadline, timeout_ms);
+    bool expired = timeout_ms == 0;
     *timed_out = false;
     for (;;) {
         tdtq_queue *q = queue_for_locked(api, qid, need, err);
         if (q == NULL)
             return NULL;
         bool ready = want_room ? q->count < q->depth : q->count > 0;
-        if (ready)
-            return q;
-        if (timeout_ms == 0 || !reg_wait(&q->changed, timeout_ms > 0 ? &deadline : NULL)) {
-            *timed_out = true;
+        if (ready || expired) { /* a change that came with the deadline still counts */
+            *timed_out = !ready;
             return q;
         }
+        expired = !reg_wait(&q->changed, timeout_ms > 0 ? &deadline : NULL);
     }
 }
 
