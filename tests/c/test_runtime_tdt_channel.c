@@ -27,13 +27,6 @@
 #define QUEUE_FULL 207014
 #define QUEUE_EMPTY 207013
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 /* A channel name no other process of the user holds. */
 static const char *unique_name(const char *what)
 {
@@ -152,12 +145,12 @@ static void test_order_capacity_timeouts(void)
     acltdtDataset *da = one_float_dataset(a, 10), *db = one_float_dataset(b, 20), *dc = one_float_dataset(c, 30);
     EXPECT_OK(acltdtSendTensor(ch, da, 0));
     EXPECT_OK(acltdtSendTensor(ch, db, 0));
-    double t0 = now_ms();
+    double t0 = tu_now_ms();
     CHECK(acltdtSendTensor(ch, dc, 0) == QUEUE_FULL, "third send under capacity 2");
-    CHECK(now_ms() - t0 < 50, "timeout 0 returned after %.1f ms", now_ms() - t0);
-    t0 = now_ms();
+    CHECK(tu_now_ms() - t0 < 50, "timeout 0 returned after %.1f ms", tu_now_ms() - t0);
+    t0 = tu_now_ms();
     CHECK(acltdtSendTensor(ch, dc, 100) == QUEUE_FULL, "third send with 100 ms");
-    double waited = now_ms() - t0;
+    double waited = tu_now_ms() - t0;
     CHECK(waited >= 99, "a 100 ms send timeout returned after %.1f ms", waited);
     size_t size = 0;
     EXPECT_OK(acltdtQueryChannelSize(ch, &size));
@@ -171,11 +164,11 @@ static void test_order_capacity_timeouts(void)
     CHECK(first_float(got) == 20.0f, "second out %g", first_float(got));
     EXPECT_OK(acltdtReceiveTensor(ch, got, 0));
     CHECK(first_float(got) == 30.0f, "third out %g", first_float(got));
-    t0 = now_ms();
+    t0 = tu_now_ms();
     CHECK(acltdtReceiveTensor(ch, got, 0) == QUEUE_EMPTY, "receive on an empty channel");
-    t0 = now_ms();
+    t0 = tu_now_ms();
     CHECK(acltdtReceiveTensor(ch, got, 60) == QUEUE_EMPTY, "receive with 60 ms");
-    waited = now_ms() - t0;
+    waited = tu_now_ms() - t0;
     CHECK(waited >= 59, "a 60 ms receive timeout returned after %.1f ms", waited);
 
     EXPECT_OK(acltdtSendTensor(ch, da, 0));
@@ -203,7 +196,7 @@ static void *receive_forever(void *arg)
     blocking_ctx *ctx = arg;
     acltdtDataset *got = acltdtCreateDataset();
     ctx->ret = acltdtReceiveTensor(ctx->ch, got, -1);
-    ctx->done_ms = now_ms();
+    ctx->done_ms = tu_now_ms();
     ctx->value = first_float(got);
     acltdtDestroyDataset(got);
     return NULL;
@@ -215,7 +208,7 @@ static void *send_forever(void *arg)
     float v[2];
     acltdtDataset *ds = one_float_dataset(v, ctx->value);
     ctx->ret = acltdtSendTensor(ctx->ch, ds, -1);
-    ctx->done_ms = now_ms();
+    ctx->done_ms = tu_now_ms();
     destroy_with_items(ds);
     return NULL;
 }
@@ -230,7 +223,7 @@ static void test_blocking_between_threads(void)
     tu_sleep_ms(50);
     float v[2];
     acltdtDataset *ds = one_float_dataset(v, 7);
-    double sent_at = now_ms();
+    double sent_at = tu_now_ms();
     EXPECT_OK(acltdtSendTensor(ch, ds, 0));
     pthread_join(thread, NULL);
     CHECK(rx.ret == ACL_SUCCESS && rx.value == 7.0f, "blocked receiver got ret %d value %g", rx.ret, rx.value);
@@ -245,7 +238,7 @@ static void test_blocking_between_threads(void)
     EXPECT_OK(acltdtQueryChannelSize(ch, &size));
     CHECK(size == 2 && tx.ret == -1, "the sender waits on a full channel (size %zu, ret %d)", size, tx.ret);
     acltdtDataset *got = acltdtCreateDataset();
-    double received_at = now_ms();
+    double received_at = tu_now_ms();
     EXPECT_OK(acltdtReceiveTensor(ch, got, 0));
     pthread_join(thread, NULL);
     CHECK(tx.ret == ACL_SUCCESS && tx.done_ms >= received_at, "blocked sender: ret %d", tx.ret);

@@ -36,13 +36,6 @@
 #define QUEUE_EMPTY 207013
 #define NO_PERMISSION 207006
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 /* A queue of `depth` named after `what` and this process. */
 static uint32_t make_queue(const char *what, uint32_t depth)
 {
@@ -92,9 +85,9 @@ static void test_plain_bytes(void)
     EXPECT_OK(acltdtEnqueueData(q, first, sizeof first, user, sizeof user, 0, 0));
     EXPECT_OK(acltdtEnqueueData(q, second, sizeof second, NULL, 0, 0, 0));
     CHECK(acltdtEnqueueData(q, first, sizeof first, NULL, 0, 0, 0) == QUEUE_FULL, "depth 2 holds 2");
-    double t0 = now_ms();
+    double t0 = tu_now_ms();
     CHECK(acltdtEnqueueData(q, first, sizeof first, NULL, 0, 80, 0) == QUEUE_FULL, "full after 80 ms");
-    CHECK(now_ms() - t0 >= 79, "an 80 ms timeout returned after %.1f ms", now_ms() - t0);
+    CHECK(tu_now_ms() - t0 >= 79, "an 80 ms timeout returned after %.1f ms", tu_now_ms() - t0);
 
     char buf[64];
     unsigned char user_out[8] = {0};
@@ -107,9 +100,9 @@ static void test_plain_bytes(void)
     EXPECT_OK(acltdtDequeueData(q, buf, sizeof buf, &got, NULL, 0, -1));
     CHECK(got == sizeof second && strcmp(buf, second) == 0, "second message back");
     CHECK(acltdtDequeueData(q, buf, sizeof buf, &got, NULL, 0, 0) == QUEUE_EMPTY, "empty");
-    t0 = now_ms();
+    t0 = tu_now_ms();
     CHECK(acltdtDequeueData(q, buf, sizeof buf, &got, NULL, 0, 50) == QUEUE_EMPTY, "empty after 50 ms");
-    CHECK(now_ms() - t0 >= 49, "a 50 ms timeout returned after %.1f ms", now_ms() - t0);
+    CHECK(tu_now_ms() - t0 >= 49, "a 50 ms timeout returned after %.1f ms", tu_now_ms() - t0);
 
     EXPECT(acltdtEnqueueData(q, NULL, 4, NULL, 0, 0, 0), ACL_ERROR_INVALID_PARAM, "acltdtEnqueueData");
     EXPECT(acltdtEnqueueData(q, first, sizeof first, user, 97, 0, 0), ACL_ERROR_INVALID_PARAM, "userDataSize");
@@ -186,9 +179,9 @@ static void test_mbufs(void)
     check_buf(ref, 16, 9, -1); /* still there through the reference */
     EXPECT_OK(acltdtEnqueue(q, ref, 0));
     copy = filled_buf(4, 4);
-    double t0 = now_ms();
+    double t0 = tu_now_ms();
     EXPECT(acltdtEnqueue(q, copy, 30), ACL_ERROR_FAILURE, "full");
-    CHECK(now_ms() - t0 >= 29, "a 30 ms enqueue timeout returned after %.1f ms", now_ms() - t0);
+    CHECK(tu_now_ms() - t0 >= 29, "a 30 ms enqueue timeout returned after %.1f ms", tu_now_ms() - t0);
     EXPECT_OK(acltdtFreeBuf(copy));
 
     acltdtBuf out = NULL;
