@@ -6,6 +6,7 @@ a queue between two Python threads in order; a process started with multiprocess
 The references are the NumPy arrays themselves: the library must hand back exactly what it was
 given."""
 import multiprocessing
+import os
 import threading
 
 import ml_dtypes
@@ -34,7 +35,7 @@ def test_arrays_round_trip_through_a_channel(acl, rng):
         shape = shapes[i % len(shapes)]
         values = np.clip(rng.standard_normal(shape) * 50, -120, 120)  # every dtype holds it
         arrays.append(np.ascontiguousarray(values.astype(dtype) if dtype != np.bool_ else values > 0))
-    ch = _new_channel(acl, "py_trip_%d" % id(arrays), 4)
+    ch = _new_channel(acl, "py_trip_%d" % os.getpid(), 4)
     sent = lib.acltdtCreateDataset()
     keep = []  # the items point at the arrays' memory until the send copied it
     for array, (_, code) in zip(arrays, ACL_DTYPES):
