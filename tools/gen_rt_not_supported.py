@@ -29,7 +29,6 @@ OUT = os.path.join(ROOT, "libaclnn", "src", "runtime", "rt_not_supported.c")
 REASONS = [
     ("NN_WHY_PROFILE", r"^aclprof"),
     ("NN_WHY_DUMP", r"^acldump|DumpArgs|^aclmdl(Init|Set|Finalize)Dump"),
-    ("NN_WHY_TDT", r"^acltdt"),
     ("NN_WHY_MEMPOOL", r"^aclrtMemPool"),
     ("NN_WHY_PLATFORM", r"^aclplatform"),
     ("NN_WHY_MODEL", r"^aclmdl"),
@@ -53,7 +52,6 @@ WHY_TEXT = {
     "NN_WHY_PROFILE": "libaclnn profiles (aclprofInit/Start/Stop, msproftx) but loads no offline models "
                       "(aclmdlLoad*) whose operators could be subscribed to",
     "NN_WHY_DUMP": "libaclnn does not write dumps yet",
-    "NN_WHY_TDT": "libaclnn has no data channels or queues yet",
     "NN_WHY_MEMPOOL": "libaclnn has no stream-ordered memory pools yet",
     "NN_WHY_PLATFORM": "libaclnn does not describe its CPU device through acl_platform.h yet",
     "NN_WHY_MODEL": "libaclnn's model runtime instances capture, build, execute and destroy, but have no task "
