@@ -138,7 +138,7 @@ def _tool_program(names):
               "    size_t n = sizeof functions / sizeof functions[0];",
               "    for (size_t i = 0; i < n; i++)",
               "        if (functions[i] == NULL) return 1;",
-              "    if (aclprofModelSubscribe(0, NULL) != ACL_ERROR_RT_FEATURE_NOT_SUPPORT) return 2;",
+              "    if (aclprofModelSubscribe(12345, NULL) != ACL_ERROR_INVALID_MODEL_ID) return 2;",
               "    if (strstr(aclGetRecentErrMsg(), \"aclprofModelSubscribe\") == NULL) return 3;",
               "    if (acltdtCreateChannelWithCapacity(0, \"c\", 1) != NULL) return 4;",
               "    if (strstr(aclGetRecentErrMsg(), \"acltdtCreateChannelWithCapacity\") == NULL) return 5;",

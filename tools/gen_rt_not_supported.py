@@ -27,7 +27,6 @@ OUT = os.path.join(ROOT, "libaclnn", "src", "runtime", "rt_not_supported.c")
 
 # Why a function has no CPU meaning, by the first pattern its name matches (in this order).
 REASONS = [
-    ("NN_WHY_PROFILE", r"^aclprof"),
     ("NN_WHY_DUMP", r"^acldump|DumpArgs|^aclmdl(Init|Set|Finalize)Dump"),
     ("NN_WHY_MEMPOOL", r"^aclrtMemPool"),
     ("NN_WHY_PLATFORM", r"^aclplatform"),
@@ -49,8 +48,6 @@ NOTHING = {
     "aclDataType": "ACL_DT_UNDEFINED",
 }
 WHY_TEXT = {
-    "NN_WHY_PROFILE": "libaclnn profiles (aclprofInit/Start/Stop, msproftx) but loads no offline models "
-                      "(aclmdlLoad*) whose operators could be subscribed to",
     "NN_WHY_DUMP": "libaclnn does not write dumps yet",
     "NN_WHY_MEMPOOL": "libaclnn has no stream-ordered memory pools yet",
     "NN_WHY_PLATFORM": "libaclnn does not describe its CPU device through acl_platform.h yet",

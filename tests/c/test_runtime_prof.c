@@ -9,6 +9,9 @@
  *                                to parse (the auto-initialized aclprofStart writes into DIR too)
  *   test_runtime_prof --plain    no aclprof call at all: the launches only (for ACLNN_PROFILE=DIR)
  *
+ * Before the collection, a subscription (aclprofModelSubscribe): its statuses, then the records
+ * of two launches read back from its pipe with the aclprofGetOp* getters.
+ *
  * The launches (checked by the Python test against this list): stream A: Prelu [2,3,4] FLOAT
  * with weight [3]; stream B: Prelu [5,3] FLOAT16 with weight [1]; stream A again: Prelu [2,3,4].
  */
@@ -25,6 +28,9 @@
 #include "aclnnop/aclnn_prelu.h"
 
 #include "test_util.h"
+
+/* profiling/aprof_pub.h's (CANN's pkg_inc, not a public acl header): ties a model id to a device. */
+extern int32_t MsprofSetDeviceIdByGeModelIdx(const uint32_t geModelIdx, const uint32_t deviceId);
 
 #define SWITCHES (ACL_PROF_TASK_TIME | ACL_PROF_MSPROFTX)
 
@@ -69,6 +75,72 @@ static void do_work(aclrtStream a, aclrtStream b)
     aclrtDestroyEvent(event);
     aclrtFree(dev);
     launch_prelu(a, shape_a, 3, 3, ACL_FLOAT);
+}
+
+static void check_subscription_records(const char *records, size_t len, uint32_t model)
+{
+    size_t desc_size = 0;
+    EXPECT_OK(aclprofGetOpDescSize(&desc_size));
+    uint32_t count = 0;
+    EXPECT_OK(aclprofGetOpNum(records, len, &count));
+    CHECK(count == 2 && len == 2 * desc_size, "%u records in %zu bytes (record size %zu), expected 2", count, len,
+          desc_size);
+    for (uint32_t i = 0; i < count && i < 2; i++) {
+        size_t type_len = 0, name_len = 0;
+        char type[64] = {0}, name[128] = {0};
+        EXPECT_OK(aclprofGetOpTypeLen(records, len, i, &type_len));
+        EXPECT_OK(aclprofGetOpType(records, len, i, type, sizeof type));
+        EXPECT_OK(aclprofGetOpNameLen(records, len, i, &name_len));
+        EXPECT_OK(aclprofGetOpName(records, len, i, name, sizeof name));
+        CHECK(strstr(type, "Prelu") != NULL && type_len == strlen(type) + 1, "record %u: type '%s' (length %zu)", i,
+              type, type_len);
+        CHECK(strncmp(name, type, strlen(type)) == 0 && name_len == strlen(name) + 1, "record %u: name '%s'", i, name);
+        uint64_t start = aclprofGetOpStart(records, len, i), end = aclprofGetOpEnd(records, len, i);
+        CHECK(start > 0 && end >= start && aclprofGetOpDuration(records, len, i) == end - start,
+              "record %u: start %llu end %llu", i, (unsigned long long)start, (unsigned long long)end);
+        CHECK(aclprofGetModelId(records, len, i) == model, "record %u: model id", i);
+        CHECK(aclprofGetOpFlag(records, len, i) == ACL_SUBSCRIBE_OP, "record %u: flag", i);
+        const char *thread = aclprofGetOpAttriValue(records, len, i, ACL_SUBSCRIBE_ATTRI_THREADID);
+        CHECK(thread != NULL && atoi(thread) > 0, "record %u: thread id", i);
+    }
+    EXPECT(aclprofGetOpNum(records, len - 1, &count), ACL_ERROR_INVALID_PARAM, "opInfoLen");
+    EXPECT(aclprofGetOpTypeLen(records, len, 2, &desc_size), ACL_ERROR_INVALID_PARAM, "index");
+    char garbage[1024] = {0};
+    EXPECT(aclprofGetOpNum(garbage, desc_size, &count), ACL_ERROR_INVALID_PARAM, "subscription");
+}
+
+/* A subscription to model 7 on device 0 hears the operator launches that run while it lasts. */
+static void test_subscription(aclrtStream a)
+{
+    const uint32_t model = 7;
+    int fds[2];
+    CHECK(pipe(fds) == 0, "pipe");
+    CHECK(aclprofCreateSubscribeConfig(1, ACL_AICORE_NONE, NULL) == NULL, "a config without fd");
+    CHECK(aclprofCreateSubscribeConfig(2, ACL_AICORE_NONE, &fds[1]) == NULL, "timeInfoSwitch 2");
+    aclprofSubscribeConfig *silent = aclprofCreateSubscribeConfig(0, ACL_AICORE_NONE, &fds[1]);
+    aclprofSubscribeConfig *config = aclprofCreateSubscribeConfig(1, ACL_AICORE_NONE, &fds[1]);
+    CHECK(silent != NULL && config != NULL, "configs");
+    EXPECT(aclprofModelSubscribe(model, config), ACL_ERROR_INVALID_MODEL_ID, "model id 7");
+    CHECK(MsprofSetDeviceIdByGeModelIdx(model, 0) == 0, "MsprofSetDeviceIdByGeModelIdx");
+    EXPECT(aclprofModelSubscribe(model, NULL), ACL_ERROR_INVALID_PARAM, "profSubscribeConfig");
+    EXPECT(aclprofModelSubscribe(model, silent), ACL_ERROR_INVALID_PARAM, "timeInfoSwitch");
+    EXPECT(aclprofModelUnSubscribe(model), ACL_ERROR_INVALID_MODEL_ID, "not subscribed");
+    EXPECT_OK(aclprofModelSubscribe(model, config));
+    EXPECT(aclprofModelSubscribe(model, config), ACL_ERROR_PROF_REPEAT_SUBSCRIBE, "already");
+    const int64_t shape[] = {2, 3, 4};
+    launch_prelu(a, shape, 3, 3, ACL_FLOAT);
+    launch_prelu(a, shape, 3, 1, ACL_FLOAT);
+    EXPECT_OK(aclprofModelUnSubscribe(model)); /* closes the write end: the read below ends */
+    static char records[8192];
+    size_t len = 0;
+    ssize_t n;
+    while ((n = read(fds[0], records + len, sizeof records - len)) > 0)
+        len += (size_t)n;
+    close(fds[0]);
+    check_subscription_records(records, len, model);
+    EXPECT_OK(aclprofDestroySubscribeConfig(config));
+    EXPECT_OK(aclprofDestroySubscribeConfig(silent));
+    EXPECT(aclprofDestroySubscribeConfig(NULL), ACL_ERROR_INVALID_PARAM, "profSubscribeConfig");
 }
 
 static void test_bad_calls(aclrtStream a, const char *dir)
@@ -142,6 +214,13 @@ static void profile_work(aclrtStream a, aclrtStream b, const char *dir)
     EXPECT_OK(aclprofInit(dir, strlen(dir)));
     aclprofConfig *config = aclprofCreateConfig(&dev0, 1, ACL_AICORE_NONE, NULL, SWITCHES);
     EXPECT_OK(aclprofStart(config));
+    int fds[2] = {-1, -1};
+    CHECK(pipe(fds) == 0, "pipe");
+    aclprofSubscribeConfig *subscribe = aclprofCreateSubscribeConfig(1, ACL_AICORE_NONE, &fds[1]);
+    EXPECT(aclprofModelSubscribe(7, subscribe), ACL_ERROR_PROF_API_CONFLICT, "aclprofStart");
+    aclprofDestroySubscribeConfig(subscribe);
+    close(fds[0]);
+    close(fds[1]);
     void *stamp = aclprofCreateStamp();
     CHECK(stamp != NULL, "aclprofCreateStamp: %s", aclGetRecentErrMsg());
     EXPECT_OK(aclprofSetStampTraceMessage(stamp, "outer", 5));
@@ -236,6 +315,7 @@ int main(int argc, char **argv)
         const char *dir = argc > 1 ? argv[1] : mkdtemp(made);
         CHECK(dir != NULL, "mkdtemp");
         mkdir(dir, 0755);
+        test_subscription(tu_stream);
         test_bad_calls(tu_stream, dir);
         profile_without_init(tu_stream, dir);
         profile_work(tu_stream, b, dir);

@@ -50,7 +50,9 @@ struct nn_prof_task {
     char *dtypes;      /* operators: "FLOAT;FLOAT" (owned) */
 };
 
-atomic_bool nn_prof_session_on;
+atomic_bool nn_prof_session_on; /* a session records or a subscription listens */
+static atomic_bool g_session_running;
+static atomic_int g_subscriptions; /* prof_subscribe.c's, which hear of every operator that ran */
 static atomic_bool g_tasks_on; /* the session keeps the streams' tasks */
 static atomic_bool g_tx_on;    /* ... and msproftx stamps (with aclprofMarkEx's marks on streams) */
 static atomic_uint g_next_row;
@@ -199,6 +201,8 @@ void nn_prof_task_ran(nn_prof_task *task, uint64_t begin_ns, uint64_t end_ns, bo
     task->end_ns = end_ns;
     task->skipped = skipped;
     task->thread = nn_prof_thread_id();
+    if (task->kind == NN_PROF_OPERATOR && !skipped && atomic_load(&g_subscriptions) > 0)
+        nn_prof_subscription_deliver(task->name, task->device, begin_ns, end_ns, task->thread);
     keep_record(task, task->kind == NN_PROF_MARK ? &g_tx_on : &g_tasks_on);
     free(task);
 }
@@ -232,6 +236,19 @@ void nn_prof_async_range(const char *message, uint32_t id, int32_t begin_thread,
     keep_host_record(REC_ASYNC_RANGE, message, id, begin_thread, begin_ns, end_ns);
 }
 
+bool nn_prof_collection_running(void)
+{
+    return atomic_load(&g_session_running);
+}
+
+void nn_prof_subscriptions_changed(int count)
+{
+    pthread_mutex_lock(&g_lock);
+    atomic_store(&g_subscriptions, count);
+    atomic_store(&nn_prof_session_on, count > 0 || atomic_load(&g_session_running));
+    pthread_mutex_unlock(&g_lock);
+}
+
 /* Frees the session's records (g_lock held). */
 static void drop_records_locked(void)
 {
@@ -252,6 +269,7 @@ void nn_prof_session_begin(nn_prof_scope scope)
     atomic_fetch_add(&g_session_id, 1);
     atomic_store(&g_tasks_on, scope.tasks);
     atomic_store(&g_tx_on, scope.tx);
+    atomic_store(&g_session_running, true);
     atomic_store(&nn_prof_session_on, true);
     pthread_mutex_unlock(&g_lock);
 }
@@ -467,7 +485,8 @@ static int by_begin(const void *a, const void *b)
 aclError nn_prof_session_end(const char *api, const char *dir)
 {
     pthread_mutex_lock(&g_lock);
-    atomic_store(&nn_prof_session_on, false);
+    atomic_store(&g_session_running, false);
+    atomic_store(&nn_prof_session_on, atomic_load(&g_subscriptions) > 0);
     atomic_store(&g_tasks_on, false);
     atomic_store(&g_tx_on, false);
     qsort(g_records, g_count, sizeof *g_records, by_begin);

@@ -83,4 +83,16 @@ void nn_prof_async_range(const char *message, uint32_t id, int32_t begin_thread,
 /* The calling thread's id, as the records hold it. */
 int32_t nn_prof_thread_id(void);
 
+/* Whether an aclprof (or ACLNN_PROFILE) session records now. */
+bool nn_prof_collection_running(void);
+
+/* ---- operator subscriptions (prof_subscribe.c) ---------------------------------------- */
+
+/* prof_subscribe.c says how many subscriptions listen now: while any does, tasks are labelled. */
+void nn_prof_subscriptions_changed(int count);
+/* An operator launch ran on `device` (prof_trace.c, as its record completes): written to the pipe of
+ * every subscription of that device. */
+void nn_prof_subscription_deliver(const char *op_type, int32_t device, uint64_t begin_ns, uint64_t end_ns,
+                                  int32_t thread);
+
 #endif /* NN_PROF_TRACE_H */

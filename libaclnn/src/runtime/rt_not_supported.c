@@ -27,7 +27,6 @@
 #define NN_WHY_MODEL "libaclnn's model runtime instances capture, build, execute and destroy, but have no task groups, updates, conditions or per-task queries yet"
 #define NN_WHY_NOTIFY "libaclnn has no notifies (streams synchronize with events)"
 #define NN_WHY_PLATFORM "libaclnn does not describe its CPU device through acl_platform.h yet"
-#define NN_WHY_PROFILE "libaclnn profiles (aclprofInit/Start/Stop, msproftx) but loads no offline models (aclmdlLoad*) whose operators could be subscribed to"
 #define NN_WHY_SNAPSHOT "libaclnn has no process snapshots"
 
 aclError nn_rt_not_supported(const char *api, const char *reason)
@@ -262,22 +261,6 @@ NN_NOT_SUPPORTED(aclrtMemPoolGetAttr, (aclrtMemPool memPool, aclrtMemPoolAttr at
 NN_NOT_SUPPORTED(aclrtMemPoolMallocAsync, (void **ptr, size_t size, aclrtMemPool memPool, aclrtStream stream), NN_WHY_MEMPOOL)
 NN_NOT_SUPPORTED(aclrtMemPoolFreeAsync, (void *ptr, aclrtStream stream), NN_WHY_MEMPOOL)
 NN_NOT_SUPPORTED(aclrtMemPoolTrimTo, (aclrtMemPool memPool, size_t minBytesToKeep), NN_WHY_MEMPOOL)
-NN_NOT_SUPPORTED(aclprofModelSubscribe, (uint32_t modelId, const aclprofSubscribeConfig *profSubscribeConfig), NN_WHY_PROFILE)
-NN_NOT_SUPPORTED(aclprofModelUnSubscribe, (uint32_t modelId), NN_WHY_PROFILE)
-NN_NOT_SUPPORTED_PTR(aclprofSubscribeConfig *, aclprofCreateSubscribeConfig, (int8_t timeInfoSwitch, aclprofAicoreMetrics aicoreMetrics, void *fd), NN_WHY_PROFILE)
-NN_NOT_SUPPORTED(aclprofDestroySubscribeConfig, (const aclprofSubscribeConfig *profSubscribeConfig), NN_WHY_PROFILE)
-NN_NOT_SUPPORTED(aclprofGetOpDescSize, (size_t *opDescSize), NN_WHY_PROFILE)
-NN_NOT_SUPPORTED(aclprofGetOpNum, (const void *opInfo, size_t opInfoLen, uint32_t *opNumber), NN_WHY_PROFILE)
-NN_NOT_SUPPORTED(aclprofGetOpTypeLen, (const void *opInfo, size_t opInfoLen, uint32_t index, size_t *opTypeLen), NN_WHY_PROFILE)
-NN_NOT_SUPPORTED(aclprofGetOpType, (const void *opInfo, size_t opInfoLen, uint32_t index, char *opType, size_t opTypeLen), NN_WHY_PROFILE)
-NN_NOT_SUPPORTED(aclprofGetOpNameLen, (const void *opInfo, size_t opInfoLen, uint32_t index, size_t *opNameLen), NN_WHY_PROFILE)
-NN_NOT_SUPPORTED(aclprofGetOpName, (const void *opInfo, size_t opInfoLen, uint32_t index, char *opName, size_t opNameLen), NN_WHY_PROFILE)
-NN_NOT_SUPPORTED_VALUE(uint64_t, aclprofGetOpStart, (const void *opInfo, size_t opInfoLen, uint32_t index), NN_WHY_PROFILE, 0)
-NN_NOT_SUPPORTED_VALUE(uint64_t, aclprofGetOpEnd, (const void *opInfo, size_t opInfoLen, uint32_t index), NN_WHY_PROFILE, 0)
-NN_NOT_SUPPORTED_VALUE(uint64_t, aclprofGetOpDuration, (const void *opInfo, size_t opInfoLen, uint32_t index), NN_WHY_PROFILE, 0)
-NN_NOT_SUPPORTED_VALUE(size_t, aclprofGetModelId, (const void *opInfo, size_t opInfoLen, uint32_t index), NN_WHY_PROFILE, 0)
-NN_NOT_SUPPORTED_VALUE(aclprofSubscribeOpFlag, aclprofGetOpFlag, (const void *opInfo, size_t opInfoLen, uint32_t index), NN_WHY_PROFILE, ACL_SUBSCRIBE_NONE)
-NN_NOT_SUPPORTED_PTR(const char *, aclprofGetOpAttriValue, (const void *opInfo, size_t opInfoLen, uint32_t index, aclprofSubscribeOpAttri attri), NN_WHY_PROFILE)
 NN_NOT_SUPPORTED(acldumpRegCallback, (int32_t (*const messageCallback)(const acldumpChunk *, int32_t), int32_t flag), NN_WHY_DUMP)
 NN_NOT_SUPPORTED_VOID(acldumpUnregCallback, (void), NN_WHY_DUMP)
 NN_NOT_SUPPORTED(aclopStartDumpArgs, (uint32_t dumpType, const char *path), NN_WHY_DUMP)
