@@ -121,6 +121,8 @@ void nn_stream_unref(nn_stream *stream); /* the last reference frees the stream 
 /* nn_stream_resolve_named plus a reference (dropped with nn_stream_unref): for a caller that
  * waits on the stream, which a destroy must not free meanwhile. */
 aclError nn_stream_acquire_named(const char *api, aclrtStream stream, nn_stream **out);
+/* The priority a stream was created with (aclrtCreateStreamWithConfig, aclrtCreateStreamV2). */
+void nn_stream_set_priority(nn_stream *s, uint32_t priority);
 /* Without nn_rt_lock, on an unregistered stream: finishes (or drops, if force) its queued
  * tasks, joins its worker and drops the registry's reference. */
 void nn_stream_shutdown(nn_stream *stream, bool force);

@@ -66,6 +66,8 @@ static void stream_free(nn_stream *s)
     free(s);
 }
 
+static int32_t g_next_stream_id; /* under nn_rt_lock, as nn_stream_new_locked is called */
+
 nn_stream *nn_stream_new_locked(nn_context *ctx, bool is_default, uint32_t flags, aclError *err)
 {
     if (g_streams.count >= NN_MAX_STREAMS) {
@@ -82,6 +84,7 @@ nn_stream *nn_stream_new_locked(nn_context *ctx, bool is_default, uint32_t flags
     s->ctx = ctx;
     s->is_default = is_default;
     s->flags = flags;
+    s->id = g_next_stream_id++;
     s->saturation = nn_overflow_device_saturation();
     s->prof_row = nn_prof_new_row();
     atomic_init(&s->refs, 1);
@@ -580,5 +583,54 @@ ACL_FUNC_VISIBILITY aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamSta
         nn_check_race_host_waited_stream(s);
     nn_stream_unref(s);
     *status = idle ? ACL_STREAM_STATUS_COMPLETE : ACL_STREAM_STATUS_NOT_READY;
+    return ACL_SUCCESS;
+}
+
+/* ---- what a stream was made with (aclrtStreamGetId / GetPriority / GetFlags) ------------- */
+
+void nn_stream_set_priority(nn_stream *s, uint32_t priority)
+{
+    s->priority = priority;
+}
+
+/* One of a stream's creation values into *out (not null), for `api`. */
+static aclError stream_value(const char *api, aclrtStream stream, const void *out, const char *out_name,
+                             nn_stream **s)
+{
+    if (out == NULL)
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: %s must not be null.", api, out_name);
+    return nn_stream_acquire_named(api, stream, s);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtStreamGetId(aclrtStream stream, int32_t *streamId)
+{
+    nn_stream *s;
+    aclError ret = stream_value("aclrtStreamGetId", stream, streamId, "streamId", &s);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    *streamId = s->id;
+    nn_stream_unref(s);
+    return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtStreamGetPriority(aclrtStream stream, uint32_t *priority)
+{
+    nn_stream *s;
+    aclError ret = stream_value("aclrtStreamGetPriority", stream, priority, "priority", &s);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    *priority = s->priority;
+    nn_stream_unref(s);
+    return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtStreamGetFlags(aclrtStream stream, uint32_t *flags)
+{
+    nn_stream *s;
+    aclError ret = stream_value("aclrtStreamGetFlags", stream, flags, "flags", &s);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    *flags = s->flags;
+    nn_stream_unref(s);
     return ACL_SUCCESS;
 }

@@ -26,6 +26,8 @@ struct nn_stream {
     nn_context *ctx;
     bool is_default;
     uint32_t flags;
+    uint32_t priority; /* as created: CANN reserves it, aclrtStreamGetPriority reads it back */
+    int32_t id;        /* aclrtStreamGetId: streams numbered from 0 in creation order */
 
     pthread_t worker;
     bool worker_started;
