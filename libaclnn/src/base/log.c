@@ -114,8 +114,7 @@ bool nn_log_enabled(int level)
     return level >= NN_LOG_DEBUG && level <= NN_LOG_ERROR && level >= log_level;
 }
 
-/* mkdir -p; returns false if the directory cannot be made. */
-static bool make_dirs(char *path)
+bool nn_make_dirs(char *path)
 {
     for (char *p = path + 1; *p; p++) {
         if (*p == '/') {
@@ -148,7 +147,7 @@ static FILE *plog_file(void)
         snprintf(dir, sizeof dir, "%s/ascend/log/debug/plog", home);
     else
         return NULL;
-    if (!make_dirs(dir))
+    if (!nn_make_dirs(dir))
         return NULL;
 
     struct timeval now;

@@ -71,6 +71,9 @@ enum { NN_LOG_DEBUG = 0, NN_LOG_INFO = 1, NN_LOG_WARNING = 2, NN_LOG_ERROR = 3, 
 
 bool nn_log_enabled(int level);
 void nn_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* mkdir -p (mode 0750) of a path the function may modify while it walks it (restored on
+ * return); false when a directory cannot be made (errno says why). */
+bool nn_make_dirs(char *path);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Data types                                                                                  */
