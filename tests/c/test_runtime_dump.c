@@ -1,7 +1,7 @@
 /*
  * test_runtime_dump.c - dumps driven the way CANN's adump samples do it: aclmdlInitDump ->
- * aclmdlSetDump(acl.json) -> aclnn launches -> aclmdlFinalizeDump, acldumpGetPath, and
- * aclopStartDumpArgs / aclopStopDumpArgs.  The .npy files are read back here (header and bytes)
+ * aclmdlSetDump(acl.json) -> aclnn launches -> aclmdlFinalizeDump, acldumpGetPath,
+ * aclDumpOpTensors, and aclopStartDumpArgs / aclopStopDumpArgs.  The .npy files are read back here (header and bytes)
  * and compared with the inputs given and with a PReLU loop written here; statuses are CANN's
  * (docs/runtime.md, "Dumps").
  */
@@ -15,6 +15,7 @@
 
 #include "acl/acl.h"
 #include "acl/acl_dump.h"
+#include "aclnn/acl_meta.h"
 #include "aclnnop/aclnn_prelu.h"
 
 #include "test_util.h"
@@ -147,6 +148,25 @@ static void test_data_dump(void)
     snprintf(path, sizeof path, "%s/000002_aclnnPrelu_input_0.npy", dir);
     CHECK(!file_exists(path), "dump_mode output wrote %s", path);
 
+    /* aclDumpOpTensors writes the tensors it is given (here a transposed view as the output) as
+     * launch 3, in stream order, under its opName made file-safe. */
+    int64_t shape[] = {2, 4}, t_shape[] = {4, 2}, t_strides[] = {1, 4};
+    tu_tensor plain = tu_make_f32(x, 8, shape, 2, NULL), turned = tu_make_f32(x, 8, t_shape, 2, t_strides);
+    aclTensor *tensors[] = {plain.t, turned.t};
+    EXPECT_OK(aclDumpOpTensors("PRelu", "layer1/prelu", tensors, 1, 1, tu_stream));
+    EXPECT_OK(aclrtSynchronizeStream(tu_stream));
+    float transposed[8];
+    for (int r = 0; r < 4; r++)
+        for (int c = 0; c < 2; c++)
+            transposed[r * 2 + c] = x[c * 4 + r];
+    snprintf(path, sizeof path, "%s/000003_layer1_prelu_output_0.npy", dir);
+    check_npy_f32(path, "(4, 2)", transposed, 8);
+    snprintf(path, sizeof path, "%s/000003_layer1_prelu_input_0.npy", dir);
+    CHECK(!file_exists(path), "dump_mode output wrote %s", path);
+    EXPECT(aclDumpOpTensors("PRelu", "p", NULL, 1, 1, tu_stream), ACLNN_ERR_PARAM_NULLPTR, "tensors");
+    tu_free_tensor(&plain);
+    tu_free_tensor(&turned);
+
     /* A bad config is refused and leaves the previous one in place. */
     write_text(cfg, "{\"dump\": {\"dump_op_switch\": \"on\", \"dump_mode\": \"all\"}}");
     EXPECT(aclmdlSetDump(cfg), ACL_ERROR_INVALID_DUMP_CONFIG, "dump_path");
@@ -160,7 +180,7 @@ static void test_data_dump(void)
     EXPECT(aclmdlFinalizeDump(), ACL_ERROR_DUMP_NOT_RUN, "aclmdlFinalizeDump");
     CHECK(acldumpGetPath(DATA_DUMP) == NULL, "no path after aclmdlFinalizeDump");
     run_prelu(x, w, y);
-    snprintf(path, sizeof path, "%s/000003_aclnnPrelu_output_0.npy", dir);
+    snprintf(path, sizeof path, "%s/000004_aclnnPrelu_output_0.npy", dir);
     CHECK(!file_exists(path), "a finalized dump wrote %s", path);
     unlink(cfg);
 }

@@ -147,7 +147,7 @@ aclOpExecutor *nn_executor_create(const char *op_name, nn_kernel_fn kernel, cons
     return ex;
 }
 
-static void freeze_operand(nn_operand *op, const aclTensor *t, bool is_output)
+void nn_operand_freeze(nn_operand *op, const aclTensor *t, bool is_output)
 {
     memset(op, 0, sizeof *op);
     op->handle = t;
@@ -194,7 +194,7 @@ static int add_operand(aclOpExecutor *ex, const aclTensor *t, bool is_output)
                 sizeof(nn_operand) * (size_t)(ex->num_operands - index));
         ex->num_inputs++;
     }
-    freeze_operand(&ex->operands[index], t, is_output);
+    nn_operand_freeze(&ex->operands[index], t, is_output);
     ex->num_operands++;
     return index;
 }

@@ -9,6 +9,9 @@
  * among the operator's inputs (or outputs) in its CANN prototype order.  index.jsonl gets one
  * JSON line per launch: number, operator, stream, device, product, status, and for every tensor
  * argument its file (null when dump_mode left it out), dtype and shape.
+ *
+ * aclDumpOpTensors, the aclnn API's own "dump these tensors", writes the same files for the
+ * tensors it is given, as a task of its stream, named by its opName.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +22,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check/nn_check.h"
+#include "exec/nn_executor_impl.h"
 #include "exec/nn_launch_dump.h"
 
 typedef struct {
@@ -140,10 +145,26 @@ static int operand_ordinal(const nn_operand *operands, int index)
     return ordinal;
 }
 
+/* The operator's name as a file name part: characters other than letters, digits, '.', '-'
+ * and '_' become '_' (aclDumpOpTensors' opName is the caller's text). */
+static void file_safe_name(char *out, size_t size, const char *name)
+{
+    size_t i = 0;
+    for (; name[i] != '\0' && i + 1 < size; i++) {
+        char c = name[i];
+        bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                     c == '.' || c == '-' || c == '_';
+        out[i] = plain && !(i == 0 && c == '.') ? c : '_';
+    }
+    out[i] = '\0';
+}
+
 static void tensor_file_name(char *out, size_t size, const nn_dump_launch *dump, const char *op_name,
                              const nn_operand *operands, int index)
 {
-    snprintf(out, size, "%06llu_%s_%s_%d.npy", (unsigned long long)dump->number, op_name,
+    char safe[128];
+    file_safe_name(safe, sizeof safe, op_name);
+    snprintf(out, size, "%06llu_%s_%s_%d.npy", (unsigned long long)dump->number, safe,
              operands[index].is_output ? "output" : "input", operand_ordinal(operands, index));
 }
 
@@ -309,4 +330,92 @@ nn_dump_launch *nn_launch_dump_begin(const char *op_name, const nn_operand *oper
         return NULL;
     }
     return dump;
+}
+
+/* ---- aclDumpOpTensors ---------------------------------------------------------------------- */
+
+typedef struct {
+    nn_dump_launch *dump;
+    char op_name[128];  /* the caller's opName, made file-safe */
+    int count;
+    nn_operand operands[];
+} tensors_task;
+
+static int run_tensors_task(void *ctx)
+{
+    tensors_task *task = ctx;
+    for (int i = 0; i < task->count; i++) {
+        nn_operand *op = &task->operands[i];
+        op->data = op->base == NULL ? NULL
+                                    : (char *)op->base + op->offset * (int64_t)nn_dtype_size(op->dtype);
+    }
+    nn_launch_dump_tensors(task->dump, task->op_name, task->operands, task->count, false);
+    nn_launch_dump_tensors(task->dump, task->op_name, task->operands, task->count, true);
+    nn_launch_dump_end(task->dump, task->op_name, task->operands, task->count, 0);
+    return 0;
+}
+
+static void release_tensors_task(void *ctx)
+{
+    tensors_task *task = ctx;
+    free(task->dump);
+    free(task);
+}
+
+/* The tensors as operands (inputs first); ACLNN_ERR_PARAM_INVALID when one is not a live tensor. */
+static aclnnStatus freeze_tensors(tensors_task *task, aclTensor **tensors, size_t inputs)
+{
+    for (int i = 0; i < task->count; i++) {
+        const aclTensor *t = tensors[i];
+        char name[32];
+        snprintf(name, sizeof name, "tensors[%d]", i);
+        if (t != NULL) {
+            aclnnStatus st = nn_handle_check("aclDumpOpTensors", name, t, NN_HANDLE_TENSOR);
+            if (st != ACLNN_SUCCESS)
+                return st;
+        }
+        nn_operand_freeze(&task->operands[i], t, (size_t)i >= inputs);
+    }
+    return ACLNN_SUCCESS;
+}
+
+NN_EXPORT aclnnStatus aclDumpOpTensors(const char *opType, const char *opName, aclTensor **tensors,
+                                       size_t inputTensorNum, size_t outputTensorNum,
+                                       aclrtStream stream)
+{
+    static const char api[] = "aclDumpOpTensors";
+    if (opType == NULL || opName == NULL || tensors == NULL)
+        return nn_error(ACLNN_ERR_PARAM_NULLPTR, "%s: %s must not be null.", api,
+                        opType == NULL ? "opType" : opName == NULL ? "opName" : "tensors");
+    size_t count = inputTensorNum + outputTensorNum;
+    if (count < inputTensorNum || count > 4096)
+        return nn_error(ACLNN_ERR_PARAM_INVALID, "%s: %zu input and %zu output tensors; at most 4096 in all.",
+                        api, inputTensorNum, outputTensorNum);
+    if (!nn_dump_wanted())
+        return ACLNN_SUCCESS; /* no dump configured: nothing to do, as in CANN */
+    if (nn_check_on(NN_CHECK_MEMCHECK)) {
+        nn_log(NN_LOG_WARNING, "%s: not dumped under ACLNN_CHECK memcheck (the tensors' device memory is "
+               "not host-addressable there).", api);
+        return ACLNN_SUCCESS;
+    }
+    nn_stream *resolved = NULL;
+    if (nn_stream_resolve_named(api, stream, &resolved) != ACL_SUCCESS)
+        return ACLNN_ERR_PARAM_INVALID;
+    tensors_task *task = calloc(1, sizeof *task + count * sizeof(nn_operand));
+    if (task == NULL)
+        return nn_error(ACLNN_ERR_INNER_NULLPTR, "%s: out of memory.", api);
+    task->count = (int)count;
+    file_safe_name(task->op_name, sizeof task->op_name, opName);
+    aclnnStatus st = freeze_tensors(task, tensors, inputTensorNum);
+    if (st != ACLNN_SUCCESS) {
+        free(task);
+        return st;
+    }
+    task->dump = nn_dump_launch_new(resolved);
+    if (task->dump == NULL || !task->dump->data) {
+        release_tensors_task(task); /* only aclopStartDumpArgs is on: no data dump */
+        return ACLNN_SUCCESS;
+    }
+    aclError rt = nn_stream_submit(resolved, run_tensors_task, release_tensors_task, task);
+    return rt == ACL_SUCCESS ? ACLNN_SUCCESS : ACLNN_ERR_RUNTIME_ERROR;
 }
