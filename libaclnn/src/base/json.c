@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/nn_json.h"
+#include "nn_json.h"
 
 typedef struct {
     const char *text;
