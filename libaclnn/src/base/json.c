@@ -227,43 +227,47 @@ static bool parse_string(json_reader *r, char **out)
     return true;
 }
 
+static bool is_digit_at(const json_reader *r, size_t i)
+{
+    return i < r->length && r->text[i] >= '0' && r->text[i] <= '9';
+}
+
+/* Steps *i over one or more digits; false (after fail(`missing`)) when none is there. */
+static bool digit_run(json_reader *r, size_t *i, const char *missing)
+{
+    if (!is_digit_at(r, *i)) {
+        r->pos = *i;
+        fail(r, "%s", missing);
+        return false;
+    }
+    while (is_digit_at(r, *i))
+        (*i)++;
+    return true;
+}
+
 static bool parse_number(json_reader *r, nn_json *out)
 {
     size_t start = r->pos;
     size_t i = start;
     if (i < r->length && r->text[i] == '-')
         i++;
-    if (i >= r->length || r->text[i] < '0' || r->text[i] > '9') {
-        fail(r, "a number needs a digit");
-        return false;
-    }
-    if (r->text[i] == '0' && i + 1 < r->length && r->text[i + 1] >= '0' && r->text[i + 1] <= '9') {
+    if (i < r->length && r->text[i] == '0' && is_digit_at(r, i + 1)) {
         fail(r, "a number must not have a leading zero");
         return false;
     }
-    while (i < r->length && r->text[i] >= '0' && r->text[i] <= '9')
-        i++;
+    if (!digit_run(r, &i, i > start ? "a digit must follow the minus sign" : "a number needs a digit"))
+        return false;
     if (i < r->length && r->text[i] == '.') {
         i++;
-        if (i >= r->length || r->text[i] < '0' || r->text[i] > '9') {
-            r->pos = i;
-            fail(r, "a digit must follow the decimal point");
+        if (!digit_run(r, &i, "a digit must follow the decimal point"))
             return false;
-        }
-        while (i < r->length && r->text[i] >= '0' && r->text[i] <= '9')
-            i++;
     }
     if (i < r->length && (r->text[i] == 'e' || r->text[i] == 'E')) {
         i++;
         if (i < r->length && (r->text[i] == '+' || r->text[i] == '-'))
             i++;
-        if (i >= r->length || r->text[i] < '0' || r->text[i] > '9') {
-            r->pos = i;
-            fail(r, "a digit must follow the exponent");
+        if (!digit_run(r, &i, "a digit must follow the exponent"))
             return false;
-        }
-        while (i < r->length && r->text[i] >= '0' && r->text[i] <= '9')
-            i++;
     }
     char digits[64];
     size_t n = i - start < sizeof digits - 1 ? i - start : sizeof digits - 1;
@@ -288,43 +292,52 @@ static bool parse_word(json_reader *r, const char *word, nn_json_type type, bool
     return true;
 }
 
+/* After a container's item: 1 when `close` ends the container, 0 when a ',' announces another
+ * item, -1 (after fail) otherwise. */
+static int after_item(json_reader *r, char close, const char *container)
+{
+    skip_space(r);
+    int c = peek(r);
+    if (c == close || c == ',') {
+        r->pos++;
+        return c == close;
+    }
+    fail(r, "expected ',' or '%c' in %s", close, container);
+    return -1;
+}
+
+/* Steps over a container's opening character; true when `close` follows at once (empty). */
+static bool open_container(json_reader *r, nn_json *out, nn_json_type type, char close)
+{
+    out->type = type;
+    r->pos++;
+    skip_space(r);
+    if (peek(r) != close)
+        return false;
+    r->pos++;
+    return true;
+}
+
 static bool parse_array(json_reader *r, nn_json *out, int depth)
 {
-    out->type = NN_JSON_ARRAY;
     size_t capacity = 0;
-    r->pos++; /* '[' */
-    skip_space(r);
-    if (peek(r) == ']') {
-        r->pos++;
+    if (open_container(r, out, NN_JSON_ARRAY, ']'))
         return true;
-    }
     for (;;) {
         nn_json *item = add_child(r, out, &capacity);
         if (item == NULL || !parse_value(r, item, depth + 1))
             return false;
-        skip_space(r);
-        int c = peek(r);
-        r->pos++;
-        if (c == ']')
-            return true;
-        if (c != ',') {
-            r->pos--;
-            fail(r, "expected ',' or ']' in an array");
-            return false;
-        }
+        int next = after_item(r, ']', "an array");
+        if (next != 0)
+            return next == 1;
     }
 }
 
 static bool parse_object(json_reader *r, nn_json *out, int depth)
 {
-    out->type = NN_JSON_OBJECT;
     size_t capacity = 0;
-    r->pos++; /* '{' */
-    skip_space(r);
-    if (peek(r) == '}') {
-        r->pos++;
+    if (open_container(r, out, NN_JSON_OBJECT, '}'))
         return true;
-    }
     for (;;) {
         skip_space(r);
         if (peek(r) != '"') {
@@ -348,16 +361,9 @@ static bool parse_object(json_reader *r, nn_json *out, int depth)
         r->pos++;
         if (!parse_value(r, member, depth + 1))
             return false;
-        skip_space(r);
-        int c = peek(r);
-        r->pos++;
-        if (c == '}')
-            return true;
-        if (c != ',') {
-            r->pos--;
-            fail(r, "expected ',' or '}' in an object");
-            return false;
-        }
+        int next = after_item(r, '}', "an object");
+        if (next != 0)
+            return next == 1;
     }
 }
 

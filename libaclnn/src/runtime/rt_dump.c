@@ -58,6 +58,20 @@ static void publish_switch_locked(void)
     atomic_store_explicit(&nn_dump_switch, on, memory_order_relaxed);
 }
 
+/* Installs a configuration (NULL: the data dump ends; `end_session` also ends aclmdlInitDump's
+ * session). */
+static void install_config(const dump_config *config, bool end_session)
+{
+    pthread_mutex_lock(&g_dump_lock);
+    g_configured = config != NULL;
+    if (config != NULL)
+        g_config = *config;
+    if (end_session)
+        g_init_dump = false;
+    publish_switch_locked();
+    pthread_mutex_unlock(&g_dump_lock);
+}
+
 /* ---- the configuration file ----------------------------------------------------------------- */
 
 /* The deepest object and array nesting of the text, outside strings (CANN counts it before
@@ -323,11 +337,7 @@ static aclError apply_config_file(const char *api, const char *path, aclError pa
     nn_json_free(root);
     if (ret != ACL_SUCCESS || !wanted)
         return ret;
-    pthread_mutex_lock(&g_dump_lock);
-    g_config = config;
-    g_configured = true;
-    publish_switch_locked();
-    pthread_mutex_unlock(&g_dump_lock);
+    install_config(&config, false);
     nn_log(NN_LOG_INFO, "%s: dump configured from \"%s\" (path=%s, single operators %s, mode %s).", api, path,
            config.path, config.data ? "on" : "off",
            config.inputs && config.outputs ? "all" : config.inputs ? "input" : "output");
@@ -344,11 +354,9 @@ aclError nn_dump_configure_at_init(const char *configPath)
 void nn_dump_finalize(void)
 {
     pthread_mutex_lock(&g_dump_lock);
-    g_init_dump = false;
-    g_configured = false;
     g_args_on = false;
-    publish_switch_locked();
     pthread_mutex_unlock(&g_dump_lock);
+    install_config(NULL, true);
 }
 
 /* ---- the API ------------------------------------------------------------------------------- */
@@ -375,9 +383,12 @@ ACL_FUNC_VISIBILITY aclError aclmdlInitDump(void)
     return ACL_SUCCESS;
 }
 
-/* Caller holds nothing: ACL_ERROR_DUMP_NOT_RUN when aclmdlInitDump has not been called. */
+/* ACL_ERROR_UNINITIALIZE before aclInit, ACL_ERROR_DUMP_NOT_RUN before aclmdlInitDump. */
 static aclError require_init_dump(const char *api)
 {
+    aclError ret = require_init(api);
+    if (ret != ACL_SUCCESS)
+        return ret;
     pthread_mutex_lock(&g_dump_lock);
     bool initialized = g_init_dump;
     pthread_mutex_unlock(&g_dump_lock);
@@ -390,9 +401,7 @@ static aclError require_init_dump(const char *api)
 ACL_FUNC_VISIBILITY aclError aclmdlSetDump(const char *dumpCfgPath)
 {
     static const char api[] = "aclmdlSetDump";
-    aclError ret = require_init(api);
-    if (ret == ACL_SUCCESS)
-        ret = require_init_dump(api);
+    aclError ret = require_init_dump(api);
     if (ret != ACL_SUCCESS)
         return ret;
     if (dumpCfgPath == NULL)
@@ -402,19 +411,12 @@ ACL_FUNC_VISIBILITY aclError aclmdlSetDump(const char *dumpCfgPath)
 
 ACL_FUNC_VISIBILITY aclError aclmdlFinalizeDump(void)
 {
-    static const char api[] = "aclmdlFinalizeDump";
-    aclError ret = require_init(api);
-    if (ret == ACL_SUCCESS)
-        ret = require_init_dump(api);
+    aclError ret = require_init_dump("aclmdlFinalizeDump");
     if (ret != ACL_SUCCESS)
         return ret;
     /* CANN turns the dump off (whichever call configured it) and closes its dump server; launches
      * already queued keep the plan they were given at their phase-2 call. */
-    pthread_mutex_lock(&g_dump_lock);
-    g_init_dump = false;
-    g_configured = false;
-    publish_switch_locked();
-    pthread_mutex_unlock(&g_dump_lock);
+    install_config(NULL, true);
     return ACL_SUCCESS;
 }
 
