@@ -330,3 +330,33 @@ def test_dump_calls_before_acl_init(tmp_path):
     first, printed = run_child("aclmdlInitDump()", "print(lib.aclmdlFinalizeDump())")
     assert first["code"] == ACL_ERROR_UNINITIALIZE and "aclInit must be executed" in first["msg"]
     assert printed == [str(ACL_ERROR_UNINITIALIZE)]
+
+
+def test_launches_from_several_threads_each_get_a_number_and_a_line(tmp_path, dumping):
+    import threading
+    root = tmp_path / "out"
+    root.mkdir()
+    assert dumping({"dump_path": str(root), "dump_op_switch": "on", "dump_mode": "all"}) == ACL_SUCCESS
+    w = np.array([0.5, 2.0], dtype=np.float32)
+    inputs = {}
+
+    def work(k):
+        pyaclnn.init()
+        for j in range(5):
+            x = np.full((1, 2, 3), -(k * 10 + j + 1), dtype=np.float32)
+            F.prelu(x, w)
+            inputs[float(x.flat[0])] = x
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    folder = launch_dir(str(root))
+    entries = read_index(folder)
+    numbers = sorted(e["launch"] for e in entries)
+    assert len(entries) == 20 and numbers == list(range(numbers[0], numbers[0] + 20))
+    for entry in entries:
+        x = load(folder, entry, "inputs", 0)
+        np.testing.assert_array_equal(x, inputs[float(x.flat[0])])
+        np.testing.assert_array_equal(load(folder, entry, "outputs", 0), prelu_reference(x, w))
