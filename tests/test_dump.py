@@ -360,3 +360,81 @@ def test_launches_from_several_threads_each_get_a_number_and_a_line(tmp_path, du
         x = load(folder, entry, "inputs", 0)
         np.testing.assert_array_equal(x, inputs[float(x.flat[0])])
         np.testing.assert_array_equal(load(folder, entry, "outputs", 0), prelu_reference(x, w))
+
+
+def stats_reference(a):
+    """CANN's default statistics of one tensor, NaN left out of Max/Min/Avg (docs/runtime.md)."""
+    v = a.astype(np.float64).ravel()
+    finite_or_inf = v[~np.isnan(v)]
+    with np.errstate(invalid="ignore"):  # inf + -inf: the average is NaN, as the C sum gives
+        return {"Max Value": finite_or_inf.max(), "Min Value": finite_or_inf.min(),
+                "Avg Value": finite_or_inf.mean(), "Count": v.size, "Nan Count": int(np.isnan(v).sum()),
+                "Negative Inf Count": int((v == -np.inf).sum()), "Positive Inf Count": int((v == np.inf).sum()),
+                "l2norm": float(np.sqrt((finite_or_inf ** 2).sum()))}
+
+
+def read_stats(path):
+    import csv
+    with open(path) as f:
+        return list(csv.DictReader(f))
+
+
+def test_dump_data_stats_writes_cann_statistics_rows(tmp_path, dumping):
+    root = tmp_path / "out"
+    root.mkdir()
+    assert dumping({"dump_path": str(root), "dump_op_switch": "on", "dump_mode": "all",
+                    "dump_data": "stats"}) == ACL_SUCCESS
+    w = np.array([0.5, 0.25], dtype=np.float32)
+    special = np.array([[[-2.0, np.nan, 3.5], [np.inf, -np.inf, 0.25]]], dtype=np.float32)
+    plain = np.random.default_rng(7).standard_normal((3, 2, 4)).astype(np.float32)
+    for x in (special, plain):
+        F.prelu(x, w)
+    folder = launch_dir(str(root))
+    entries = read_index(folder)
+    assert len(entries) == 2
+    assert not any(name.endswith(".npy") for name in os.listdir(folder))
+    for entry, x in zip(entries, (special, plain)):
+        assert all(i["file"] is None for i in entry["inputs"] + entry["outputs"])
+        with open(os.path.join(folder, entry["stats"])) as f:
+            header = f.readline().strip()
+        assert header == ("Input/Output,Index,Data Size,Data Type,Format,Shape,Max Value,Min Value,Avg Value,"
+                          "Count,Nan Count,Negative Inf Count,Positive Inf Count")
+        rows = read_stats(os.path.join(folder, entry["stats"]))
+        shape = "x".join(str(d) for d in x.shape)
+        assert [(r["Input/Output"], r["Index"], r["Shape"], r["Data Type"], r["Data Size"]) for r in rows] == [
+            ("Input", "0", shape, "DT_FLOAT", str(x.nbytes)), ("Input", "1", "2", "DT_FLOAT", "8"),
+            ("Output", "0", shape, "DT_FLOAT", str(x.nbytes))]
+        for row, tensor in zip(rows, [x, w, prelu_reference(x, w)]):
+            want = stats_reference(tensor)
+            for column in ("Count", "Nan Count", "Negative Inf Count", "Positive Inf Count"):
+                assert int(row[column]) == want[column], (column, row)
+            for column in ("Max Value", "Min Value", "Avg Value"):
+                got = float(row[column])  # 6 significant digits, as C++'s default stream format
+                assert (np.isnan(got) and np.isnan(want[column])) or got == pytest.approx(want[column], rel=1e-5,
+                                                                                          abs=1e-6), (column, row)
+
+
+def test_dump_stats_selection_and_checks(tmp_path, dumping):
+    root = tmp_path / "out"
+    root.mkdir()
+    assert dumping({"dump_path": str(root), "dump_op_switch": "on", "dump_data": "stats",
+                    "dump_stats": ["L2norm", "Max"]}) == ACL_SUCCESS
+    x = np.arange(-3, 3, dtype=np.float32).reshape(1, 2, 3)
+    w = np.array([0.5, 2.0], dtype=np.float32)
+    F.prelu(x, w)
+    folder = launch_dir(str(root))
+    [entry] = read_index(folder)
+    with open(os.path.join(folder, entry["stats"])) as f:
+        assert f.readline().strip() == "Input/Output,Index,Data Size,Data Type,Format,Shape,Count,Max Value,l2norm"
+    [row] = read_stats(os.path.join(folder, entry["stats"]))  # dump_mode output
+    want = stats_reference(prelu_reference(x, w))
+    assert row["Input/Output"] == "Output" and int(row["Count"]) == 6
+    assert float(row["Max Value"]) == pytest.approx(want["Max Value"], rel=1e-5)
+    assert float(row["l2norm"]) == pytest.approx(want["l2norm"], rel=1e-5)
+    base = {"dump_path": str(root), "dump_op_switch": "on"}
+    for extra, words in [({"dump_stats": ["Max"]}, 'dump_stats cannot be set when dump_data is "tensor"'),
+                         ({"dump_data": "stats", "dump_stats": []}, "dump_stats must not be empty"),
+                         ({"dump_data": "stats", "dump_stats": ["Median"]}, "dump_stats items must be"),
+                         ({"dump_data": "stats", "dump_stats": "Max"}, "dump_stats must be an array")]:
+        assert dumping(dict(base, **extra), "bad.json") == ACL_ERROR_INVALID_DUMP_CONFIG
+        assert words in recent_message()

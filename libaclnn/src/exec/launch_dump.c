@@ -10,12 +10,14 @@
  * JSON line per launch: number, operator, stream, device, product, status, and for every tensor
  * argument its file (null when dump_mode left it out), dtype and shape.
  *
+ * With dump_data "stats" a launch writes <launch>_<operator>.csv rows instead (dump_stats.c).
+ *
  * aclDumpOpTensors, the aclnn API's own "dump these tensors", writes the same files for the
  * tensors it is given, as a task of its stream, named by its opName.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
+#include <sys/stat.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +26,7 @@
 
 #include "check/nn_check.h"
 #include "exec/nn_executor_impl.h"
+#include "exec/nn_dump_stats.h"
 #include "exec/nn_launch_dump.h"
 
 typedef struct {
@@ -173,9 +176,52 @@ static bool mode_wants(const nn_dump_launch *dump, const nn_operand *op)
     return op->handle != NULL && (op->is_output ? dump->outputs : dump->inputs);
 }
 
+/* dump_data "stats": the launch's CSV file, "<launch>_<operator>.csv". */
+static void stats_file_name(char *out, size_t size, const nn_dump_launch *dump, const char *op_name)
+{
+    char safe[128];
+    file_safe_name(safe, sizeof safe, op_name);
+    snprintf(out, size, "%06llu_%s.csv", (unsigned long long)dump->number, safe);
+}
+
+/* Appends the rows of the inputs (or outputs) dump_mode asks for; the header goes first into a
+ * new file. */
+static void write_stats_rows(const nn_dump_launch *dump, const char *op_name, const nn_operand *operands,
+                             int count, bool outputs)
+{
+    char name[256], path[NN_DUMP_DIR_MAX + 300], row[1024];
+    stats_file_name(name, sizeof name, dump, op_name);
+    snprintf(path, sizeof path, "%s/%s", dump->dir, name);
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
+    struct stat st;
+    bool ok = fd >= 0 && fstat(fd, &st) == 0;
+    if (ok && st.st_size == 0) {
+        nn_dump_stats_header(row, sizeof row, dump->stats);
+        ok = write_all(fd, row, strlen(row));
+    }
+    for (int i = 0; ok && i < count; i++) {
+        const nn_operand *op = &operands[i];
+        if (op->is_output != outputs || !mode_wants(dump, op))
+            continue;
+        void *gathered;
+        const void *bytes = operand_bytes(op, &gathered);
+        nn_dump_stats_row(row, sizeof row, op, bytes, operand_ordinal(operands, i), dump->stats);
+        free(gathered);
+        ok = write_all(fd, row, strlen(row));
+    }
+    if (fd >= 0 && close(fd) != 0)
+        ok = false;
+    if (!ok)
+        nn_log(NN_LOG_WARNING, "%s: dump statistics \"%s\" could not be written.", op_name, path);
+}
+
 void nn_launch_dump_tensors(const nn_dump_launch *dump, const char *op_name, const nn_operand *operands,
                             int count, bool outputs)
 {
+    if (dump->stats != 0) {
+        write_stats_rows(dump, op_name, operands, count, outputs);
+        return;
+    }
     for (int i = 0; i < count; i++) {
         const nn_operand *op = &operands[i];
         if (op->is_output != outputs || !mode_wants(dump, op))
@@ -191,27 +237,12 @@ void nn_launch_dump_tensors(const nn_dump_launch *dump, const char *op_name, con
 
 /* ---- the index and the operator descriptions ------------------------------------------------ */
 
-/* Appends formatted text to out[*used..size); stops quietly when full. */
-static void append(char *out, size_t size, size_t *used, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
-static void append(char *out, size_t size, size_t *used, const char *fmt, ...)
-{
-    if (*used >= size)
-        return;
-    va_list args;
-    va_start(args, fmt);
-    int n = vsnprintf(out + *used, size - *used, fmt, args);
-    va_end(args);
-    if (n > 0)
-        *used = *used + (size_t)n < size ? *used + (size_t)n : size;
-}
-
 static void append_shape(char *out, size_t size, size_t *used, uint64_t ndim, const int64_t *dims)
 {
-    append(out, size, used, "[");
+    nn_dump_append(out, size, used, "[");
     for (uint64_t d = 0; d < ndim; d++)
-        append(out, size, used, "%s%lld", d ? ", " : "", (long long)dims[d]);
-    append(out, size, used, "]");
+        nn_dump_append(out, size, used, "%s%lld", d ? ", " : "", (long long)dims[d]);
+    nn_dump_append(out, size, used, "]");
 }
 
 /* One argument as a JSON object; `file` NULL writes "file": null, `with_file` false leaves it out. */
@@ -219,18 +250,18 @@ static void append_operand(char *out, size_t size, size_t *used, const nn_operan
                            bool with_file, const char *file)
 {
     if (op->handle == NULL) {
-        append(out, size, used, "{\"index\": %d, \"absent\": true}", ordinal);
+        nn_dump_append(out, size, used, "{\"index\": %d, \"absent\": true}", ordinal);
         return;
     }
     char opaque[16];
     npy_type type = npy_type_of(op->dtype, opaque, sizeof opaque);
-    append(out, size, used, "{\"index\": %d, ", ordinal);
+    nn_dump_append(out, size, used, "{\"index\": %d, ", ordinal);
     if (with_file)
-        append(out, size, used, file ? "\"file\": \"%s\", " : "\"file\": null, ", file);
-    append(out, size, used, "\"dtype\": \"%s\", \"acl_dtype\": \"%s\", \"format\": \"%s\", \"shape\": ",
+        nn_dump_append(out, size, used, file ? "\"file\": \"%s\", " : "\"file\": null, ", file);
+    nn_dump_append(out, size, used, "\"dtype\": \"%s\", \"acl_dtype\": \"%s\", \"format\": \"%s\", \"shape\": ",
            type.name, nn_dtype_name(op->dtype), nn_format_name(op->format));
     append_shape(out, size, used, op->ndim, op->dims);
-    append(out, size, used, "}");
+    nn_dump_append(out, size, used, "}");
 }
 
 /* `"inputs": [...], "outputs": [...]` */
@@ -239,21 +270,21 @@ static void append_operands(char *out, size_t size, size_t *used, const nn_dump_
 {
     for (int kind = 0; kind < 2; kind++) {
         bool outputs = kind == 1;
-        append(out, size, used, "%s\"%s\": [", outputs ? ", " : "", outputs ? "outputs" : "inputs");
+        nn_dump_append(out, size, used, "%s\"%s\": [", outputs ? ", " : "", outputs ? "outputs" : "inputs");
         bool first = true;
         for (int i = 0; i < count; i++) {
             if (operands[i].is_output != outputs)
                 continue;
             char name[256];
-            bool written = dump != NULL && mode_wants(dump, &operands[i]);
+            bool written = dump != NULL && dump->stats == 0 && mode_wants(dump, &operands[i]);
             if (written)
                 tensor_file_name(name, sizeof name, dump, op_name, operands, i);
-            append(out, size, used, "%s", first ? "" : ", ");
+            nn_dump_append(out, size, used, "%s", first ? "" : ", ");
             append_operand(out, size, used, &operands[i], operand_ordinal(operands, i), with_files,
                            written ? name : NULL);
             first = false;
         }
-        append(out, size, used, "]");
+        nn_dump_append(out, size, used, "]");
     }
 }
 
@@ -264,12 +295,17 @@ void nn_launch_dump_end(const nn_dump_launch *dump, const char *op_name, const n
 {
     char line[16384];
     size_t used = 0;
-    append(line, sizeof line, &used,
+    nn_dump_append(line, sizeof line, &used,
            "{\"launch\": %llu, \"op\": \"%s\", \"stream\": \"%s\", \"device\": %d, \"product\": \"%s\", "
            "\"status\": %d, ", (unsigned long long)dump->number, op_name, dump->stream, (int)dump->device,
            dump->product, status);
     append_operands(line, sizeof line, &used, dump, op_name, operands, count, true);
-    append(line, sizeof line, &used, "}\n");
+    if (dump->stats != 0) {
+        char name[256];
+        stats_file_name(name, sizeof name, dump, op_name);
+        nn_dump_append(line, sizeof line, &used, ", \"stats\": \"%s\"", name);
+    }
+    nn_dump_append(line, sizeof line, &used, "}\n");
     char path[NN_DUMP_DIR_MAX + 16];
     snprintf(path, sizeof path, "%s/index.jsonl", dump->dir);
     /* One line per launch; launches on different streams finish in any order. */
@@ -299,9 +335,9 @@ static void write_operator_description(const nn_dump_launch *dump, const char *o
 {
     char text[16384];
     size_t used = 0;
-    append(text, sizeof text, &used, "{\"op\": \"%s\", \"product\": \"%s\", ", op_name, dump->product);
+    nn_dump_append(text, sizeof text, &used, "{\"op\": \"%s\", \"product\": \"%s\", ", op_name, dump->product);
     append_operands(text, sizeof text, &used, NULL, op_name, operands, count, false);
-    append(text, sizeof text, &used, "}\n");
+    nn_dump_append(text, sizeof text, &used, "}\n");
     char path[NN_DUMP_DIR_MAX + 300];
     snprintf(path, sizeof path, "%s/%s_%016llx.json", dump->args_dir, op_name,
              (unsigned long long)fnv1a(text));

@@ -77,12 +77,26 @@ static inline bool nn_dump_wanted(void)
 
 #define NN_DUMP_DIR_MAX 4096
 
+/* dump_stats items, in the order of CANN's statistics columns; the default is all but L2norm. */
+enum {
+    NN_DUMP_STAT_MAX = 1u << 0,
+    NN_DUMP_STAT_MIN = 1u << 1,
+    NN_DUMP_STAT_AVG = 1u << 2,
+    NN_DUMP_STAT_NAN = 1u << 3,
+    NN_DUMP_STAT_NEG_INF = 1u << 4,
+    NN_DUMP_STAT_POS_INF = 1u << 5,
+    NN_DUMP_STAT_L2NORM = 1u << 6,
+    NN_DUMP_STAT_DEFAULT = 0x3fu
+};
+
 /* What one launch dumps, fixed at its phase-2 call (a later aclmdlFinalizeDump does not take
  * back a launch already queued). */
 typedef struct nn_dump_launch {
     uint64_t number;               /* 1, 2, ...: its place among the process's dumped launches */
     bool data;                     /* tensors go to dir */
     bool inputs, outputs;          /* dump_mode: input, output (the default) or all */
+    unsigned stats;                /* dump_data "stats": NN_DUMP_STAT_* items of a CSV row per
+                                    * tensor instead of .npy files; 0 for tensors */
     char dir[NN_DUMP_DIR_MAX];     /* <dump_path>/<product>/<pid>, made */
     bool args;                     /* aclopStartDumpArgs: the operator's description goes to args_dir */
     char args_dir[NN_DUMP_DIR_MAX];

@@ -11,7 +11,8 @@
  * dump_op_switch off and no dump_list) succeeds and changes nothing, as CANN's NeedDump.
  *
  * What a CPU honours: the single-operator data dump (dump_op_switch "on"; dump_mode input /
- * output / all) of every aclnn launch, and aclopStartDumpArgs's operator descriptions.  dump_list
+ * output / all; dump_data tensor or stats) of every aclnn launch, and aclopStartDumpArgs's
+ * operator descriptions.  dump_list
  * names layers of offline models, which libaclnn does not load, so it selects no aclnn launch;
  * exception scenes (dump_scene) and overflow dumps (dump_debug) are accepted and write nothing.
  */
@@ -40,6 +41,7 @@ typedef struct {
     bool data;       /* single-operator data dump: dump_op_switch "on", no exception scene */
     bool inputs;     /* dump_mode "input" or "all" */
     bool outputs;    /* dump_mode "output" (the default) or "all" */
+    unsigned stats;  /* dump_data "stats": the NN_DUMP_STAT_* items to write; 0: tensors */
     char path[NN_DUMP_PATH_LIMIT + 1]; /* dump_path as written (acldumpGetPath returns it) */
 } dump_config;
 
@@ -246,6 +248,41 @@ static aclError check_dump_list(const char *api, const char *file, const nn_json
     return ACL_SUCCESS;
 }
 
+/* dump_stats: an array of known item names, not empty, and only with dump_data "stats"
+ * (CheckDumpFieldTypes, CheckDumpFieldValues, CheckDumpStats).  *items gets the selection: the
+ * six of CANN's default (all but L2norm) when dump_stats is absent. */
+static aclError check_dump_stats(const char *api, const char *file, const nn_json *dump, unsigned *items)
+{
+    static const char *const names[] = {"Max", "Min", "Avg", "Nan", "Negative Inf", "Positive Inf", "L2norm"};
+    const nn_json *stats = nn_json_member(dump, "dump_stats");
+    *items = NN_DUMP_STAT_DEFAULT;
+    if (stats == NULL)
+        return ACL_SUCCESS;
+    if (stats->type != NN_JSON_ARRAY)
+        return bad_config(api, file, "%s must be an array of strings, got %s", "dump_stats",
+                          nn_json_type_name(stats->type));
+    *items = 0;
+    for (size_t i = 0; i < stats->count; i++) {
+        const nn_json *item = &stats->children[i];
+        unsigned bit = 0;
+        for (unsigned k = 0; item->type == NN_JSON_STRING && k < sizeof names / sizeof names[0]; k++)
+            if (strcmp(item->string, names[k]) == 0)
+                bit = 1u << k;
+        if (bit == 0)
+            return bad_config(api, file, "%s items must be Max, Min, Avg, Nan, Negative Inf, Positive Inf or "
+                              "L2norm%s", "dump_stats", "");
+        *items |= bit;
+    }
+    if (*items == 0)
+        return bad_config(api, file, "%s must not be empty%s", "dump_stats", "");
+    bool ok;
+    const char *data = string_member(dump, "dump_data", &ok);
+    if (data == NULL || strcmp(data, "tensor") == 0)
+        return bad_config(api, file, "%s cannot be set when dump_data is \"tensor\" (the default)%s",
+                          "dump_stats", "");
+    return ACL_SUCCESS;
+}
+
 /* dump_path: present, not empty, at most 512 characters, an existing directory the process may
  * read and write (CheckDumpPath; an "ip:path" remote target is not something a CPU reaches). */
 static aclError check_dump_path(const char *api, const char *file, const char *path)
@@ -308,6 +345,11 @@ static aclError parse_dump_section(const char *api, const char *file, const nn_j
     }
     if (!exception_scene && !debug_on && (ret = check_dump_list(api, file, dump, !switch_on)) != ACL_SUCCESS)
         return ret;
+    unsigned stats_items = 0;
+    if (!exception_scene && !debug_on && (ret = check_dump_stats(api, file, dump, &stats_items)) != ACL_SUCCESS)
+        return ret;
+    const char *data = string_member(dump, "dump_data", &ok);
+    out->stats = data != NULL && strcmp(data, "stats") == 0 ? stats_items : 0;
     const nn_json *list = nn_json_member(dump, "dump_list");
     *wanted = (list != NULL && list->count > 0) || switch_on || debug_on || scene != NULL;
     out->data = switch_on && scene == NULL;
@@ -516,6 +558,7 @@ nn_dump_launch *nn_dump_launch_new(nn_stream *stream)
     launch->data = data && make_launch_dir(launch->dir, sizeof launch->dir, config.path, launch->product);
     launch->inputs = config.inputs;
     launch->outputs = config.outputs;
+    launch->stats = config.stats;
     launch->args = args;
     snprintf(launch->args_dir, sizeof launch->args_dir, "%s", args_path);
     if (launch->data)
