@@ -438,3 +438,50 @@ def test_dump_stats_selection_and_checks(tmp_path, dumping):
                          ({"dump_data": "stats", "dump_stats": "Max"}, "dump_stats must be an array")]:
         assert dumping(dict(base, **extra), "bad.json") == ACL_ERROR_INVALID_DUMP_CONFIG
         assert words in recent_message()
+
+
+def test_callback_receives_the_files_instead_of_the_disk(tmp_path, dumping):
+    import io
+    chunks = []
+
+    @ffi.callback("int32_t(*)(const acldumpChunk *, int32_t)")
+    def receive(chunk, length):
+        assert length == ffi.sizeof("acldumpChunk") + chunk.bufLen
+        chunks.append((ffi.string(chunk.fileName).decode(), int(chunk.offset), int(chunk.isLastChunk),
+                       int(chunk.flag), bytes(ffi.buffer(chunk.dataBuf, chunk.bufLen))))
+        return 0
+
+    assert lib.acldumpRegCallback(ffi.NULL, 0) == ACL_ERROR_FAILURE
+    assert "messageCallback" in recent_message()
+    assert lib.acldumpRegCallback(receive, 1) == ACL_ERROR_FAILURE
+    assert "flag" in recent_message()
+    assert lib.acldumpRegCallback(receive, 0) == ACL_SUCCESS
+    try:
+        root = tmp_path / "out"
+        root.mkdir()
+        assert dumping({"dump_path": str(root), "dump_op_switch": "on", "dump_mode": "all"}) == ACL_SUCCESS
+        rng = np.random.default_rng(11)
+        x = rng.standard_normal((64, 8, 700)).astype(np.float32)  # 1.4 MiB: two chunks
+        w = rng.standard_normal(8).astype(np.float32)
+        F.prelu(x, w)
+    finally:
+        lib.acldumpUnregCallback()
+    assert os.listdir(root) == []  # nothing on the disk
+    files = {}
+    for name, offset, last, flag, data in chunks:
+        assert os.path.isabs(name) and flag == 0
+        assert name.startswith(os.path.join(str(root), "Ascend910B", str(os.getpid())) + "/")
+        content = files.setdefault(os.path.basename(name), bytearray())
+        assert offset in (len(content), -1)
+        content += data
+    index_name = "index.jsonl"
+    [entry] = [json.loads(line) for line in files[index_name].decode().splitlines()]
+    got_x = np.load(io.BytesIO(bytes(files[entry["inputs"][0]["file"]])))
+    np.testing.assert_array_equal(got_x, x)
+    got_y = np.load(io.BytesIO(bytes(files[entry["outputs"][0]["file"]])))
+    np.testing.assert_allclose(got_y, prelu_reference(x, w), rtol=1e-6, atol=0)
+    pieces = [c for c in chunks if os.path.basename(c[0]) == entry["inputs"][0]["file"]]
+    assert [(c[1], c[2]) for c in pieces] == [(0, 0), (1 << 20, 1)]
+    # Unregistered: files again.
+    F.prelu(x[:1], w)
+    assert len(read_index(launch_dir(str(root)))) == 1

@@ -51,8 +51,7 @@ NOTHING = {
 }
 WHY_TEXT = {
     "NN_WHY_PROFILE": "libaclnn does not profile yet",
-    "NN_WHY_DUMP": "libaclnn writes data dumps to files only (no dump callbacks) and raises no AI Core "
-                   "exceptions to dump",
+    "NN_WHY_DUMP": "a CPU raises no AI Core exceptions to dump",
     "NN_WHY_TDT": "libaclnn has no data channels or queues yet",
     "NN_WHY_MEMPOOL": "libaclnn has no stream-ordered memory pools yet",
     "NN_WHY_PLATFORM": "libaclnn does not describe its CPU device through acl_platform.h yet",

@@ -216,6 +216,59 @@ static void test_data_dump(void)
     unlink(cfg);
 }
 
+/* acldumpRegCallback: the files arrive as chunks; one output file is put back together here. */
+static char g_received[4096];
+static size_t g_received_size;
+static int g_chunks, g_last_chunks;
+static char g_wanted_file[700];
+
+static int32_t receive_chunk(const acldumpChunk *chunk, int32_t length)
+{
+    CHECK(length == (int32_t)(sizeof(acldumpChunk) + chunk->bufLen), "chunk length %d", (int)length);
+    g_chunks++;
+    g_last_chunks += chunk->isLastChunk == 1;
+    if (strcmp(chunk->fileName, g_wanted_file) == 0 && chunk->offset >= 0 &&
+        (size_t)chunk->offset + chunk->bufLen <= sizeof g_received) {
+        memcpy(g_received + chunk->offset, chunk->dataBuf, chunk->bufLen);
+        g_received_size = (size_t)chunk->offset + chunk->bufLen;
+    }
+    return 0;
+}
+
+static void test_dump_callback(void)
+{
+    char cfg[300], text[512];
+    snprintf(cfg, sizeof cfg, "%s/acl.json", g_root);
+    snprintf(text, sizeof text, "{\"dump\": {\"dump_path\": \"%s\", \"dump_op_switch\": \"on\"}}", g_root);
+    write_text(cfg, text);
+    EXPECT(acldumpRegCallback(NULL, 0), ACL_ERROR_FAILURE, "messageCallback");
+    EXPECT(acldumpRegCallback(receive_chunk, 3), ACL_ERROR_FAILURE, "flag");
+    EXPECT_OK(acldumpRegCallback(receive_chunk, 0));
+    EXPECT_OK(aclmdlInitDump());
+    EXPECT_OK(aclmdlSetDump(cfg));
+    snprintf(g_wanted_file, sizeof g_wanted_file, "%s/Ascend910B/%ld/000005_aclnnPrelu_output_0.npy", g_root,
+             (long)getpid());
+    float x[8] = {1, -2, 3, -4, 5, -6, 7, -8}, w[4] = {0.5f, 0.25f, 2, 4}, y[8], want[8];
+    for (int i = 0; i < 8; i++)
+        want[i] = x[i] > 0 ? x[i] : w[i % 4] * x[i];
+    run_prelu(x, w, y);
+    EXPECT_OK(aclmdlFinalizeDump());
+    acldumpUnregCallback();
+    CHECK(g_chunks == 2 && g_last_chunks == 2, "%d chunks, %d last: the output file and the index line", g_chunks,
+          g_last_chunks);
+    CHECK(!file_exists(g_wanted_file), "a callback dump wrote %s to the disk", g_wanted_file);
+    char path[400];
+    snprintf(path, sizeof path, "%s/received.npy", g_root);
+    FILE *f = fopen(path, "wb");
+    if (f != NULL) {
+        fwrite(g_received, 1, g_received_size, f);
+        fclose(f);
+    }
+    check_npy_f32(path, "(2, 4)", want, 8);
+    unlink(path);
+    unlink(cfg);
+}
+
 static void test_dump_args(void)
 {
     char args[300];
@@ -281,6 +334,7 @@ int main(void)
     if (tu_open_device() != 0)
         return 1;
     test_data_dump();
+    test_dump_callback();
     test_dump_args();
     tu_close_device();
     remove_tree(g_root);

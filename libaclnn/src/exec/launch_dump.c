@@ -17,7 +17,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +25,7 @@
 
 #include "check/nn_check.h"
 #include "exec/nn_executor_impl.h"
+#include "exec/nn_dump_sink.h"
 #include "exec/nn_dump_stats.h"
 #include "exec/nn_launch_dump.h"
 
@@ -85,21 +85,6 @@ static size_t npy_header(char *out, size_t size, const char *descr, uint64_t ndi
     return padded;
 }
 
-static bool write_all(int fd, const void *data, size_t bytes)
-{
-    const char *p = data;
-    while (bytes > 0) {
-        ssize_t n = write(fd, p, bytes);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return false;
-        p += n;
-        bytes -= (size_t)n;
-    }
-    return true;
-}
-
 /* The operand's elements in row-major order: the buffer the kernel used, or (an operand of a
  * launch with nothing to compute, which keeps the caller's strided view) a gathered copy. */
 static const void *operand_bytes(const nn_operand *op, void **gathered)
@@ -117,24 +102,24 @@ static const void *operand_bytes(const nn_operand *op, void **gathered)
     return *gathered;
 }
 
-static bool write_npy(const char *path, const nn_operand *op)
+static bool write_npy(const nn_dump_launch *dump, const char *path, const nn_operand *op)
 {
     char opaque[16];
     npy_type type = npy_type_of(op->dtype, opaque, sizeof opaque);
     char header[NN_MAX_DIMS * 24 + 256];
     size_t header_len = npy_header(header, sizeof header, type.descr, op->ndim, op->dims);
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
-    if (fd < 0 || header_len == 0) {
-        if (fd >= 0)
-            close(fd);
+    if (header_len == 0)
         return false;
-    }
     void *gathered;
     const void *bytes = operand_bytes(op, &gathered);
     size_t size = (size_t)op->numel * nn_dtype_size(op->dtype);
-    bool ok = write_all(fd, header, header_len) && (size == 0 || (bytes != NULL && write_all(fd, bytes, size)));
+    nn_dump_sink sink;
+    nn_dump_sink_open(&sink, dump->callback, path, false);
+    nn_dump_sink_write(&sink, header, header_len);
+    if (size > 0 && bytes != NULL)
+        nn_dump_sink_write(&sink, bytes, size);
     free(gathered);
-    return close(fd) == 0 && ok;
+    return nn_dump_sink_close(&sink) && (size == 0 || bytes != NULL);
 }
 
 /* ---- names --------------------------------------------------------------------------------- */
@@ -184,22 +169,23 @@ static void stats_file_name(char *out, size_t size, const nn_dump_launch *dump, 
     snprintf(out, size, "%06llu_%s.csv", (unsigned long long)dump->number, safe);
 }
 
-/* Appends the rows of the inputs (or outputs) dump_mode asks for; the header goes first into a
- * new file. */
+/* Appends the rows of the inputs (or outputs) dump_mode asks for; the header goes with the
+ * launch's first part (its inputs, or its outputs when dump_mode leaves the inputs out). */
 static void write_stats_rows(const nn_dump_launch *dump, const char *op_name, const nn_operand *operands,
                              int count, bool outputs)
 {
+    if (outputs ? !dump->outputs : !dump->inputs)
+        return;
     char name[256], path[NN_DUMP_DIR_MAX + 300], row[1024];
     stats_file_name(name, sizeof name, dump, op_name);
     snprintf(path, sizeof path, "%s/%s", dump->dir, name);
-    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
-    struct stat st;
-    bool ok = fd >= 0 && fstat(fd, &st) == 0;
-    if (ok && st.st_size == 0) {
+    nn_dump_sink sink;
+    nn_dump_sink_open(&sink, dump->callback, path, true);
+    if (!outputs || !dump->inputs) {
         nn_dump_stats_header(row, sizeof row, dump->stats);
-        ok = write_all(fd, row, strlen(row));
+        nn_dump_sink_write(&sink, row, strlen(row));
     }
-    for (int i = 0; ok && i < count; i++) {
+    for (int i = 0; i < count; i++) {
         const nn_operand *op = &operands[i];
         if (op->is_output != outputs || !mode_wants(dump, op))
             continue;
@@ -207,11 +193,9 @@ static void write_stats_rows(const nn_dump_launch *dump, const char *op_name, co
         const void *bytes = operand_bytes(op, &gathered);
         nn_dump_stats_row(row, sizeof row, op, bytes, operand_ordinal(operands, i), dump->stats);
         free(gathered);
-        ok = write_all(fd, row, strlen(row));
+        nn_dump_sink_write(&sink, row, strlen(row));
     }
-    if (fd >= 0 && close(fd) != 0)
-        ok = false;
-    if (!ok)
+    if (!nn_dump_sink_close(&sink))
         nn_log(NN_LOG_WARNING, "%s: dump statistics \"%s\" could not be written.", op_name, path);
 }
 
@@ -229,7 +213,7 @@ void nn_launch_dump_tensors(const nn_dump_launch *dump, const char *op_name, con
         char name[256], path[NN_DUMP_DIR_MAX + 300];
         tensor_file_name(name, sizeof name, dump, op_name, operands, i);
         snprintf(path, sizeof path, "%s/%s", dump->dir, name);
-        if (!write_npy(path, op))
+        if (!write_npy(dump, path, op))
             nn_log(NN_LOG_WARNING, "%s: dump file \"%s\" could not be written (%s).", op_name, path,
                    strerror(errno));
     }
@@ -310,10 +294,10 @@ void nn_launch_dump_end(const nn_dump_launch *dump, const char *op_name, const n
     snprintf(path, sizeof path, "%s/index.jsonl", dump->dir);
     /* One line per launch; launches on different streams finish in any order. */
     pthread_mutex_lock(&g_index_lock);
-    FILE *index = fopen(path, "a");
-    bool ok = index != NULL && fputs(line, index) >= 0;
-    if (index != NULL && fclose(index) != 0)
-        ok = false;
+    nn_dump_sink sink;
+    nn_dump_sink_open(&sink, dump->callback, path, true);
+    nn_dump_sink_write(&sink, line, strlen(line));
+    bool ok = nn_dump_sink_close(&sink);
     pthread_mutex_unlock(&g_index_lock);
     if (!ok)
         nn_log(NN_LOG_WARNING, "%s: dump index \"%s\" could not be written.", op_name, path);
@@ -348,7 +332,7 @@ static void write_operator_description(const nn_dump_launch *dump, const char *o
                    path, strerror(errno));
         return;
     }
-    if (!write_all(fd, text, used))
+    if (!nn_dump_write_all(fd, text, used))
         nn_log(NN_LOG_WARNING, "%s: operator description \"%s\" could not be written.", op_name, path);
     close(fd);
 }

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "acl/acl.h"
+#include "acl/acl_dump.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -97,7 +98,9 @@ typedef struct nn_dump_launch {
     bool inputs, outputs;          /* dump_mode: input, output (the default) or all */
     unsigned stats;                /* dump_data "stats": NN_DUMP_STAT_* items of a CSV row per
                                     * tensor instead of .npy files; 0 for tensors */
-    char dir[NN_DUMP_DIR_MAX];     /* <dump_path>/<product>/<pid>, made */
+    char dir[NN_DUMP_DIR_MAX];     /* <dump_path>/<product>/<pid>: made, or (callback) absolute */
+    int32_t (*callback)(const acldumpChunk *, int32_t); /* acldumpRegCallback: the program gets
+                                    * the files' bytes instead of the disk (NULL: files) */
     bool args;                     /* aclopStartDumpArgs: the operator's description goes to args_dir */
     char args_dir[NN_DUMP_DIR_MAX];
     char stream[24];               /* the stream handle the launch ran on, "0x..." */

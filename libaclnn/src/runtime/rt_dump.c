@@ -49,6 +49,7 @@ static pthread_mutex_t g_dump_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool g_init_dump;          /* aclmdlInitDump called, aclmdlFinalizeDump not yet */
 static bool g_configured;         /* a configuration asked for a dump (g_config holds it) */
 static dump_config g_config;
+static int32_t (*g_callback)(const acldumpChunk *, int32_t); /* acldumpRegCallback */
 static bool g_args_on;            /* aclopStartDumpArgs */
 static char g_args_path[PATH_MAX];
 static _Atomic uint64_t g_launches; /* numbers the dumped launches of the process */
@@ -520,13 +521,41 @@ ACL_FUNC_VISIBILITY aclError aclopStopDumpArgs(uint32_t dumpType)
     return ACL_SUCCESS;
 }
 
+/* The data of dumps goes to `messageCallback` instead of files until acldumpUnregCallback (CANN's
+ * order: register, then aclmdlInitDump / SetDump; a launch uses the callback registered at its
+ * phase-2 call).  flag is reserved: 0. */
+ACL_DUMP_API aclError acldumpRegCallback(int32_t (*const messageCallback)(const acldumpChunk *, int32_t),
+                                         int32_t flag)
+{
+    if (messageCallback == NULL)
+        return nn_rt_error(ACL_ERROR_FAILURE, "acldumpRegCallback: messageCallback must not be null.");
+    if (flag != 0)
+        return nn_rt_error(ACL_ERROR_FAILURE, "acldumpRegCallback: flag is reserved and must be 0, got %d.",
+                           (int)flag);
+    pthread_mutex_lock(&g_dump_lock);
+    g_callback = messageCallback;
+    pthread_mutex_unlock(&g_dump_lock);
+    return ACL_SUCCESS;
+}
+
+ACL_DUMP_API void acldumpUnregCallback(void)
+{
+    pthread_mutex_lock(&g_dump_lock);
+    g_callback = NULL;
+    pthread_mutex_unlock(&g_dump_lock);
+}
+
 /* ---- what a launch dumps ------------------------------------------------------------------- */
 
-/* "<dump_path>/<product>/<pid>", made if missing; false (and a warning) when it cannot be. */
-static bool make_launch_dir(char *dir, size_t size, const char *dump_path, const char *product)
+/* "<dump_path>/<product>/<pid>", made if missing (`make`), absolute when the data goes to a
+ * callback (acldumpChunk.fileName is an absolute path); false (and a warning) when it cannot be. */
+static bool make_launch_dir(char *dir, size_t size, const char *dump_path, const char *product, bool make)
 {
-    int n = snprintf(dir, size, "%s/%s/%ld", dump_path, product, (long)getpid());
-    if (n < 0 || (size_t)n >= size || !nn_make_dirs(dir)) {
+    char cwd[PATH_MAX] = "";
+    if (dump_path[0] != '/' && !make && getcwd(cwd, sizeof cwd) == NULL)
+        cwd[0] = '\0';
+    int n = snprintf(dir, size, "%s%s%s/%s/%ld", cwd, cwd[0] ? "/" : "", dump_path, product, (long)getpid());
+    if (n < 0 || (size_t)n >= size || (make && !nn_make_dirs(dir))) {
         nn_log(NN_LOG_WARNING, "dump: directory \"%s\" cannot be made (%s); the launch is not dumped.", dir,
                strerror(errno));
         return false;
@@ -540,6 +569,7 @@ nn_dump_launch *nn_dump_launch_new(nn_stream *stream)
     dump_config config = g_config;
     bool data = g_configured && g_config.data;
     bool args = g_args_on;
+    int32_t (*callback)(const acldumpChunk *, int32_t) = g_callback;
     char args_path[PATH_MAX];
     snprintf(args_path, sizeof args_path, "%s", g_args_path);
     pthread_mutex_unlock(&g_dump_lock);
@@ -555,7 +585,9 @@ nn_dump_launch *nn_dump_launch_new(nn_stream *stream)
     pthread_mutex_lock(&nn_rt_lock);
     launch->device = nn_stream_context(stream)->device;
     pthread_mutex_unlock(&nn_rt_lock);
-    launch->data = data && make_launch_dir(launch->dir, sizeof launch->dir, config.path, launch->product);
+    launch->callback = callback;
+    launch->data = data && make_launch_dir(launch->dir, sizeof launch->dir, config.path, launch->product,
+                                           callback == NULL);
     launch->inputs = config.inputs;
     launch->outputs = config.outputs;
     launch->stats = config.stats;

@@ -18,7 +18,7 @@
 #include "acl/acl_platform.h"
 
 #define NN_WHY_DEVICE "the feature belongs to the NPU hardware and has no meaning on libaclnn's CPU device"
-#define NN_WHY_DUMP "libaclnn writes data dumps to files only (no dump callbacks) and raises no AI Core exceptions to dump"
+#define NN_WHY_DUMP "a CPU raises no AI Core exceptions to dump"
 #define NN_WHY_KERNEL "libaclnn runs no device kernels of its own: only the aclnn operators"
 #define NN_WHY_LABEL "libaclnn has no labels or stream switching"
 #define NN_WHY_MANAGED "libaclnn has no managed (unified) memory"
@@ -298,8 +298,6 @@ NN_NOT_SUPPORTED(aclprofMarkEx, (const char *msg, size_t msgLen, aclrtStream str
 NN_NOT_SUPPORTED_VALUE(uint64_t, aclprofStr2Id, (const char *message), NN_WHY_PROFILE, 0)
 NN_NOT_SUPPORTED(aclprofRangePushEx, (aclprofEventAttributes *attr), NN_WHY_PROFILE)
 NN_NOT_SUPPORTED(aclprofRangePop, (void), NN_WHY_PROFILE)
-NN_NOT_SUPPORTED(acldumpRegCallback, (int32_t (*const messageCallback)(const acldumpChunk *, int32_t), int32_t flag), NN_WHY_DUMP)
-NN_NOT_SUPPORTED_VOID(acldumpUnregCallback, (void), NN_WHY_DUMP)
 NN_NOT_SUPPORTED(acldumpSaveExceptionInfo, (const char *fileName, const char *userTag, const acldumpTensorInfo *tensors, size_t tensorCount), NN_WHY_DUMP)
 NN_NOT_SUPPORTED(acldumpGetExceptionInfoPath, (char *path, size_t maxLen), NN_WHY_DUMP)
 NN_NOT_SUPPORTED_VALUE(acltdtTensorType, acltdtGetTensorTypeFromItem, (const acltdtDataItem *dataItem), NN_WHY_TDT, ACL_TENSOR_DATA_UNDEFINED)
