@@ -176,12 +176,22 @@ def test_switch_off_and_finalize_dump_nothing(tmp_path, dumping):
     assert lib.aclmdlInitDump() == ACL_SUCCESS  # for the fixture's FinalizeDump
 
 
-def test_get_path(tmp_path, dumping):
+def test_get_path(tmp_path, dumping, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     assert lib.acldumpGetPath(DATA_DUMP) == ffi.NULL
     assert dumping({"dump_path": str(tmp_path), "dump_op_switch": "on"}) == ACL_SUCCESS
     assert ffi.string(lib.acldumpGetPath(DATA_DUMP)).decode() == str(tmp_path)
     assert ffi.string(lib.acldumpGetPath(OVERFLOW_DUMP)).decode() == str(tmp_path)
-    assert lib.acldumpGetPath(AIC_ERR_BRIEF_DUMP) == ffi.NULL
+    # The exception dumps' directory for a program's own data: made under "./" without an
+    # exception scene (CANN's CreateExtraDumpPath), under the scene's dump_path with one.
+    extra = ffi.string(lib.acldumpGetPath(AIC_ERR_BRIEF_DUMP)).decode()
+    assert extra == os.path.realpath(tmp_path / "extra-info" / "data-dump") and os.path.isdir(extra)
+    scene_root = tmp_path / "scene"
+    assert dumping({"dump_path": str(scene_root), "dump_scene": "aic_err_norm_dump"}, "scene.json") == ACL_SUCCESS
+    extra = ffi.string(lib.acldumpGetPath(3)).decode()
+    assert extra == os.path.realpath(scene_root / "extra-info" / "data-dump") and os.path.isdir(extra)
+    assert lib.acldumpGetPath(DATA_DUMP) == ffi.NULL  # an exception scene is no data dump
+    assert lib.acldumpGetPath(9) == ffi.NULL
     assert lib.aclmdlFinalizeDump() == ACL_SUCCESS
     assert lib.acldumpGetPath(DATA_DUMP) == ffi.NULL
     assert lib.aclmdlInitDump() == ACL_SUCCESS

@@ -11,8 +11,8 @@
  * dump_op_switch off and no dump_list) succeeds and changes nothing, as CANN's NeedDump.
  *
  * What a CPU honours: the single-operator data dump (dump_op_switch "on"; dump_mode input /
- * output / all; dump_data tensor or stats) of every aclnn launch, and aclopStartDumpArgs's
- * operator descriptions.  dump_list
+ * output / all; dump_data tensor or stats) of every aclnn launch, aclopStartDumpArgs's
+ * operator descriptions, and the exception dumps' directory for a program's own data.  dump_list
  * names layers of offline models, which libaclnn does not load, so it selects no aclnn launch;
  * exception scenes (dump_scene) and overflow dumps (dump_debug) are accepted and write nothing.
  */
@@ -42,6 +42,7 @@ typedef struct {
     bool inputs;     /* dump_mode "input" or "all" */
     bool outputs;    /* dump_mode "output" (the default) or "all" */
     unsigned stats;  /* dump_data "stats": the NN_DUMP_STAT_* items to write; 0: tensors */
+    bool exception;  /* dump_scene names an exception dump (its dump_path is not checked) */
     char path[NN_DUMP_PATH_LIMIT + 1]; /* dump_path as written (acldumpGetPath returns it) */
 } dump_config;
 
@@ -338,12 +339,11 @@ static aclError parse_dump_section(const char *api, const char *file, const nn_j
         return bad_config(api, file, "%s must be \"output\" when dump_scene is \"watcher\"%s", "dump_mode", "");
     if (debug_on && switch_on)
         return bad_config(api, file, "%s cannot be \"on\" when dump_debug is \"on\"%s", "dump_op_switch", "");
-    if (!exception_scene) {
-        const char *path = string_member(dump, "dump_path", &ok);
-        if ((ret = check_dump_path(api, file, path)) != ACL_SUCCESS)
-            return ret;
-        snprintf(out->path, sizeof out->path, "%s", path);
-    }
+    const char *path = string_member(dump, "dump_path", &ok);
+    if (!exception_scene && (ret = check_dump_path(api, file, path)) != ACL_SUCCESS)
+        return ret;
+    snprintf(out->path, sizeof out->path, "%s", path ? path : "");
+    out->exception = exception_scene;
     if (!exception_scene && !debug_on && (ret = check_dump_list(api, file, dump, !switch_on)) != ACL_SUCCESS)
         return ret;
     unsigned stats_items = 0;
@@ -463,14 +463,31 @@ ACL_FUNC_VISIBILITY aclError aclmdlFinalizeDump(void)
     return ACL_SUCCESS;
 }
 
+/* The exception dumps' directory for the program's own data, "<root>/extra-info/data-dump",
+ * made and made absolute, as CANN's ExceptionDumper::CreateExtraDumpPath (runtime:src/dfx/adump/
+ * adump/exception/exception_dumper.cpp): root is an exception scene's dump_path, else "./".
+ * NULL when it cannot be made.  Caller holds g_dump_lock. */
+static const char *extra_dump_path_locked(void)
+{
+    static char resolved[PATH_MAX];
+    char wanted[PATH_MAX];
+    const char *root = g_configured && g_config.exception && g_config.path[0] ? g_config.path : ".";
+    snprintf(wanted, sizeof wanted, "%s/extra-info/data-dump", root);
+    if (!nn_make_dirs(wanted) || realpath(wanted, resolved) == NULL) {
+        nn_log(NN_LOG_WARNING, "acldumpGetPath: \"%s\" cannot be made (%s).", wanted, strerror(errno));
+        return NULL;
+    }
+    return resolved;
+}
+
 ACL_FUNC_VISIBILITY const char *acldumpGetPath(acldumpType dumpType)
 {
-    /* DATA_DUMP and OVERFLOW_DUMP share the data dump's path; the exception dumps
-     * (AIC_ERR_*) need an AI Core fault, which a CPU never raises: no path. */
-    if (dumpType != DATA_DUMP && dumpType != OVERFLOW_DUMP)
-        return NULL;
+    const char *path = NULL;
     pthread_mutex_lock(&g_dump_lock);
-    const char *path = g_configured && g_config.path[0] ? g_config.path : NULL;
+    if (dumpType == AIC_ERR_BRIEF_DUMP || dumpType == AIC_ERR_NORM_DUMP || dumpType == AIC_ERR_DETAIL_DUMP)
+        path = extra_dump_path_locked();
+    else if (dumpType == DATA_DUMP || dumpType == OVERFLOW_DUMP) /* the data dump's path, as written */
+        path = g_configured && !g_config.exception && g_config.path[0] ? g_config.path : NULL;
     pthread_mutex_unlock(&g_dump_lock);
     return path;
 }
