@@ -22,6 +22,7 @@
 
 #include "check/nn_check.h"
 #include "runtime/nn_rt_internal.h"
+#include "runtime/prof_trace.h"
 
 typedef struct nn_event {
     uint32_t flags;
@@ -326,6 +327,7 @@ static aclError issue_event_task(const char *api, nn_event *ev, nn_stream *s, ev
     ev->refs++;
     ev_unlock();
 
+    nn_prof_label(NN_PROF_EVENT, api);
     switch (kind) {
     case EV_RECORD:
         return nn_stream_submit(s, run_record, release_record, task);

@@ -46,6 +46,8 @@ void nn_dump_finalize(void);
 
 /* CLOCK_MONOTONIC deadline `timeout_ms` from now. */
 void nn_rt_deadline(struct timespec *deadline, int32_t timeout_ms);
+/* CLOCK_MONOTONIC now, in nanoseconds (stream_worker.c). */
+uint64_t nn_rt_now_ns(void);
 /* A condition variable that times out on CLOCK_MONOTONIC. */
 void nn_rt_cond_init_monotonic(pthread_cond_t *cond);
 /* Environment flag "1"/"true"/"yes"/"on" (case-insensitive) -> true. */

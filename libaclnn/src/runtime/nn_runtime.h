@@ -112,6 +112,13 @@ typedef struct nn_dump_launch {
  * caller frees it), or NULL when nothing applies. */
 nn_dump_launch *nn_dump_launch_new(nn_stream *stream);
 
+/* Profiling (runtime/prof_trace.c): whether a session records tasks now (one relaxed load), and
+ * the label of the next task this thread queues: the launch of operator `op_name`, with its
+ * inputs' shapes ("[2,3];[3]") and dtypes ("FLOAT;FLOAT"), malloc'd strings the profile takes
+ * over (and frees). */
+bool nn_prof_active(void);
+void nn_prof_label_launch(const char *op_name, char *shapes, char *dtypes);
+
 #ifdef __cplusplus
 }
 #endif
