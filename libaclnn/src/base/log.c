@@ -114,20 +114,6 @@ bool nn_log_enabled(int level)
     return level >= NN_LOG_DEBUG && level <= NN_LOG_ERROR && level >= log_level;
 }
 
-bool nn_make_dirs(char *path)
-{
-    for (char *p = path + 1; *p; p++) {
-        if (*p == '/') {
-            *p = '\0';
-            int rc = mkdir(path, 0750);
-            *p = '/';
-            if (rc != 0 && errno != EEXIST)
-                return false;
-        }
-    }
-    return mkdir(path, 0750) == 0 || errno == EEXIST;
-}
-
 /* Opens the plog file on first use (caller holds log_file_lock). */
 static FILE *plog_file(void)
 {

@@ -74,6 +74,8 @@ void nn_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)
 /* mkdir -p (mode 0750) of a path the function may modify while it walks it (restored on
  * return); false when a directory cannot be made (errno says why). */
 bool nn_make_dirs(char *path);
+/* write(2) until all `bytes` are written (EINTR retried); false on an error (errno says which). */
+bool nn_write_all(int fd, const void *data, size_t bytes);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Data types                                                                                  */

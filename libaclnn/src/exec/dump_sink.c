@@ -18,21 +18,6 @@
 #include "base/nn_base.h"
 #include "exec/nn_dump_sink.h"
 
-bool nn_dump_write_all(int fd, const void *data, size_t bytes)
-{
-    const char *p = data;
-    while (bytes > 0) {
-        ssize_t n = write(fd, p, bytes);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return false;
-        p += n;
-        bytes -= (size_t)n;
-    }
-    return true;
-}
-
 void nn_dump_sink_open(nn_dump_sink *sink, int32_t (*callback)(const acldumpChunk *, int32_t),
                        const char *path, bool append)
 {
@@ -70,7 +55,7 @@ void nn_dump_sink_write(nn_dump_sink *sink, const void *data, size_t bytes)
     if (sink->failed || bytes == 0)
         return;
     if (sink->callback == NULL) {
-        sink->failed = !nn_dump_write_all(sink->fd, data, bytes);
+        sink->failed = !nn_write_all(sink->fd, data, bytes);
         return;
     }
     const char *p = data;

@@ -332,7 +332,7 @@ static void write_operator_description(const nn_dump_launch *dump, const char *o
                    path, strerror(errno));
         return;
     }
-    if (!nn_dump_write_all(fd, text, used))
+    if (!nn_write_all(fd, text, used))
         nn_log(NN_LOG_WARNING, "%s: operator description \"%s\" could not be written.", op_name, path);
     close(fd);
 }

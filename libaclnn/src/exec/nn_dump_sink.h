@@ -28,7 +28,5 @@ void nn_dump_sink_write(nn_dump_sink *sink, const void *data, size_t bytes);
 /* Flushes (the callback's last chunk has isLastChunk 1) and closes; false when any step failed
  * (a callback that returned non-zero included). */
 bool nn_dump_sink_close(nn_dump_sink *sink);
-/* write(2) until all is written; false on error. */
-bool nn_dump_write_all(int fd, const void *data, size_t bytes);
 
 #endif /* NN_DUMP_SINK_H */
