@@ -48,7 +48,7 @@ NOTHING = {
     "aclDataType": "ACL_DT_UNDEFINED",
 }
 WHY_TEXT = {
-    "NN_WHY_DUMP": "libaclnn does not write dumps yet",
+    "NN_WHY_DUMP": "a CPU raises no AI Core exceptions to dump",
     "NN_WHY_MEMPOOL": "libaclnn has no stream-ordered memory pools yet",
     "NN_WHY_PLATFORM": "libaclnn does not describe its CPU device through acl_platform.h yet",
     "NN_WHY_MODEL": "libaclnn's model runtime instances capture, build, execute and destroy, but have no task "

@@ -37,6 +37,12 @@ extern "C" {
  * (aclrtPeekAtLastError / aclrtGetLastError).  Returns code. */
 int nn_rt_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void nn_rt_set_last_error(int code);
+/* Whether aclInit has succeeded and aclFinalize has not run since (init.c). */
+bool nn_rt_initialized(void);
+/* Dumps (rt_dump.c): aclInit's configPath may hold a "dump" section (called with the init lock
+ * held, before the runtime counts as initialized); aclFinalize turns every dump off. */
+aclError nn_dump_configure_at_init(const char *configPath);
+void nn_dump_finalize(void);
 
 /* CLOCK_MONOTONIC deadline `timeout_ms` from now. */
 void nn_rt_deadline(struct timespec *deadline, int32_t timeout_ms);

@@ -226,17 +226,7 @@ static void fill_record(op_record *record, uint32_t model_id, const char *op_typ
 /* Writes all of a record; a pipe the reader closed loses it (the subscriber has gone). */
 static void write_record(int fd, const op_record *record)
 {
-    const char *bytes = (const char *)record;
-    size_t left = sizeof *record;
-    while (left > 0) {
-        ssize_t n = write(fd, bytes, left);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return;
-        bytes += n;
-        left -= (size_t)n;
-    }
+    (void)nn_write_all(fd, record, sizeof *record);
 }
 
 void nn_prof_subscription_deliver(const char *op_type, int32_t device, uint64_t begin_ns, uint64_t end_ns,

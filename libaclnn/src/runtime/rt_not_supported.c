@@ -18,7 +18,7 @@
 #include "acl/acl_platform.h"
 
 #define NN_WHY_DEVICE "the feature belongs to the NPU hardware and has no meaning on libaclnn's CPU device"
-#define NN_WHY_DUMP "libaclnn does not write dumps yet"
+#define NN_WHY_DUMP "a CPU raises no AI Core exceptions to dump"
 #define NN_WHY_KERNEL "libaclnn runs no device kernels of its own: only the aclnn operators"
 #define NN_WHY_LABEL "libaclnn has no labels or stream switching"
 #define NN_WHY_MANAGED "libaclnn has no managed (unified) memory"
@@ -187,9 +187,6 @@ NN_NOT_SUPPORTED(aclmdlRICaptureTaskGrpBegin, (aclrtStream stream), NN_WHY_MODEL
 NN_NOT_SUPPORTED(aclmdlRICaptureTaskGrpEnd, (aclrtStream stream, aclrtTaskGrp *handle), NN_WHY_MODEL)
 NN_NOT_SUPPORTED(aclmdlRICaptureTaskUpdateBegin, (aclrtStream stream, aclrtTaskGrp handle), NN_WHY_MODEL)
 NN_NOT_SUPPORTED(aclmdlRICaptureTaskUpdateEnd, (aclrtStream stream), NN_WHY_MODEL)
-NN_NOT_SUPPORTED(aclmdlInitDump, (void), NN_WHY_DUMP)
-NN_NOT_SUPPORTED(aclmdlSetDump, (const char *dumpCfgPath), NN_WHY_DUMP)
-NN_NOT_SUPPORTED(aclmdlFinalizeDump, (void), NN_WHY_DUMP)
 NN_NOT_SUPPORTED(aclmdlRIGetStreams, (aclmdlRI modelRI, aclrtStream *streams, uint32_t *numStreams), NN_WHY_MODEL)
 NN_NOT_SUPPORTED(aclmdlRIGetTasksByStream, (aclrtStream stream, aclmdlRITask *tasks, uint32_t *numTasks), NN_WHY_MODEL)
 NN_NOT_SUPPORTED(aclmdlRITaskGetType, (aclmdlRITask task, aclmdlRITaskType *type), NN_WHY_MODEL)
@@ -258,11 +255,6 @@ NN_NOT_SUPPORTED(aclrtMemPoolGetAttr, (aclrtMemPool memPool, aclrtMemPoolAttr at
 NN_NOT_SUPPORTED(aclrtMemPoolMallocAsync, (void **ptr, size_t size, aclrtMemPool memPool, aclrtStream stream), NN_WHY_MEMPOOL)
 NN_NOT_SUPPORTED(aclrtMemPoolFreeAsync, (void *ptr, aclrtStream stream), NN_WHY_MEMPOOL)
 NN_NOT_SUPPORTED(aclrtMemPoolTrimTo, (aclrtMemPool memPool, size_t minBytesToKeep), NN_WHY_MEMPOOL)
-NN_NOT_SUPPORTED(acldumpRegCallback, (int32_t (*const messageCallback)(const acldumpChunk *, int32_t), int32_t flag), NN_WHY_DUMP)
-NN_NOT_SUPPORTED_VOID(acldumpUnregCallback, (void), NN_WHY_DUMP)
-NN_NOT_SUPPORTED(aclopStartDumpArgs, (uint32_t dumpType, const char *path), NN_WHY_DUMP)
-NN_NOT_SUPPORTED(aclopStopDumpArgs, (uint32_t dumpType), NN_WHY_DUMP)
-NN_NOT_SUPPORTED_PTR(const char *, acldumpGetPath, (acldumpType dumpType), NN_WHY_DUMP)
 NN_NOT_SUPPORTED(acldumpSaveExceptionInfo, (const char *fileName, const char *userTag, const acldumpTensorInfo *tensors, size_t tensorCount), NN_WHY_DUMP)
 NN_NOT_SUPPORTED(acldumpGetExceptionInfoPath, (char *path, size_t maxLen), NN_WHY_DUMP)
 NN_NOT_SUPPORTED(aclplatformGetDeviceInfo, (aclplatformDevInfo infoType, char *value, uint32_t maxLen), NN_WHY_PLATFORM)

@@ -37,21 +37,6 @@ void nn_tdt_message_unlink(uint64_t serial)
     shm_unlink(name);
 }
 
-static bool write_all(int fd, const void *data, size_t len)
-{
-    const unsigned char *p = data;
-    while (len > 0) {
-        ssize_t n = write(fd, p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return false;
-        p += n;
-        len -= (size_t)n;
-    }
-    return true;
-}
-
 aclError nn_tdt_message_write(const char *api, uint64_t serial, const nn_tdt_segment *segs, uint32_t count)
 {
     char name[64];
@@ -60,12 +45,12 @@ aclError nn_tdt_message_write(const char *api, uint64_t serial, const nn_tdt_seg
     if (fd < 0)
         return nn_error(ACL_ERROR_RT_RESOURCE_ALLOC_FAIL, "%s: cannot create the message %s: %s.", api, name,
                         strerror(errno));
-    bool ok = write_all(fd, &count, sizeof count);
+    bool ok = nn_write_all(fd, &count, sizeof count);
     for (uint32_t i = 0; ok && i < count; i++) {
         uint64_t len = segs[i].len;
         uint32_t user_len = (uint32_t)segs[i].user_len;
-        ok = write_all(fd, &len, sizeof len) && write_all(fd, &user_len, sizeof user_len) &&
-             write_all(fd, segs[i].user, user_len) && write_all(fd, segs[i].data, segs[i].len);
+        ok = nn_write_all(fd, &len, sizeof len) && nn_write_all(fd, &user_len, sizeof user_len) &&
+             nn_write_all(fd, segs[i].user, user_len) && nn_write_all(fd, segs[i].data, segs[i].len);
     }
     int saved = errno;
     close(fd);
@@ -132,7 +117,7 @@ bool nn_tdt_message_copy(uint64_t from, uint64_t to)
             ok = n == 0;
             break;
         }
-        ok = write_all(out, chunk, (size_t)n);
+        ok = nn_write_all(out, chunk, (size_t)n);
         at += n;
     }
     if (in >= 0)
