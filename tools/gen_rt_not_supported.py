@@ -27,9 +27,7 @@ OUT = os.path.join(ROOT, "libaclnn", "src", "runtime", "rt_not_supported.c")
 
 # Why a function has no CPU meaning, by the first pattern its name matches (in this order).
 REASONS = [
-    ("NN_WHY_PROFILE", r"^aclprof"),
     ("NN_WHY_DUMP", r"^acldump|DumpArgs|^aclmdl(Init|Set|Finalize)Dump"),
-    ("NN_WHY_TDT", r"^acltdt"),
     ("NN_WHY_MEMPOOL", r"^aclrtMemPool"),
     ("NN_WHY_PLATFORM", r"^aclplatform"),
     ("NN_WHY_MODEL", r"^aclmdl"),
@@ -51,9 +49,7 @@ NOTHING = {
     "aclDataType": "ACL_DT_UNDEFINED",
 }
 WHY_TEXT = {
-    "NN_WHY_PROFILE": "libaclnn does not profile yet",
-    "NN_WHY_DUMP": "libaclnn does not write dumps yet",
-    "NN_WHY_TDT": "libaclnn has no data channels or queues yet",
+    "NN_WHY_DUMP": "a CPU raises no AI Core exceptions to dump",
     "NN_WHY_MEMPOOL": "libaclnn has no stream-ordered memory pools yet",
     "NN_WHY_PLATFORM": "libaclnn does not describe its CPU device through acl_platform.h yet",
     "NN_WHY_MODEL": "libaclnn's model runtime instances capture, build, execute and destroy, but have no task "

@@ -147,6 +147,9 @@ static void test_timeout_and_timing(void)
     EXPECT(aclrtSynchronizeEventWithTimeout(end, 10), ACL_ERROR_RT_EVENT_SYNC_TIMEOUT,
            "aclrtSynchronizeEventWithTimeout");
     EXPECT(aclrtSynchronizeEventWithTimeout(end, -2), ACL_ERROR_RT_PARAM_INVALID, "timeout");
+    /* start's record runs before the gate; wait for it, or a loaded host may not have run it yet
+     * and the call would name startEvent instead */
+    EXPECT_OK(aclrtSynchronizeEvent(start));
     EXPECT(aclrtEventElapsedTime(&ms, start, end), ACL_ERROR_RT_EVENT_NOT_COMPLETE, "endEvent");
     atomic_store(&gate, 1);
     EXPECT_OK(aclrtSynchronizeEventWithTimeout(end, -1));

@@ -71,6 +71,11 @@ enum { NN_LOG_DEBUG = 0, NN_LOG_INFO = 1, NN_LOG_WARNING = 2, NN_LOG_ERROR = 3, 
 
 bool nn_log_enabled(int level);
 void nn_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* mkdir -p (mode 0750) of a path the function may modify while it walks it (restored on
+ * return); false when a directory cannot be made (errno says why). */
+bool nn_make_dirs(char *path);
+/* write(2) until all `bytes` are written (EINTR retried); false on an error (errno says which). */
+bool nn_write_all(int fd, const void *data, size_t bytes);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Data types                                                                                  */

@@ -31,6 +31,7 @@
 
 #include "check/nn_check.h"
 #include "runtime/nn_rt_internal.h"
+#include "runtime/prof_trace.h"
 #include "runtime/rt_ext.h"
 
 #define EVENT_KEY_PREFIX "nnevent"
@@ -384,6 +385,7 @@ static aclError issue_event_task(const char *api, nn_event *ev, nn_stream *s, ev
     ev->refs++;
     ev_unlock();
 
+    nn_prof_label(NN_PROF_EVENT, api);
     switch (kind) {
     case EV_RECORD:
         return nn_stream_submit(s, run_record, release_record, task);

@@ -12,8 +12,9 @@
  *   FLOAT_OVERFLOW_CHECK  aclrtSetStreamOverflowSwitch / Get (rt_overflow.c)
  *   USER_CUSTOM_TAG       kept and read back
  *   CACHE_OP_INFO         kept and read back (libaclnn caches no operator information)
- *   PRIORITY              clamped to [0, 7] as CANN's SetStreamPriorityValue; kept, read back;
- *                         the worker threads have no priorities
+ *   PRIORITY              clamped to [0, 7] as CANN's SetStreamPriorityValue; it becomes the
+ *                         stream's priority (aclrtStreamGetPriority reads it, as the creation
+ *                         value); the worker threads have no priorities
  * Another attribute: 107000.
  */
 #include <stdlib.h>
@@ -113,7 +114,11 @@ ACL_FUNC_VISIBILITY aclError aclrtSetStreamAttribute(aclrtStream stream, aclrtSt
     case ACL_STREAM_ATTR_PRIORITY: {
         const int32_t asked = (int32_t)value->streamPriority;
         const int32_t kept = asked < PRIORITY_GREATEST ? PRIORITY_GREATEST : asked > PRIORITY_LEAST ? PRIORITY_LEAST : asked;
-        return set_kept(api, stream, NN_STREAM_ATTR_PRIORITY, (uint64_t)kept);
+        nn_stream *s;
+        aclError err = nn_stream_resolve_named(api, stream, &s);
+        if (err == ACL_SUCCESS)
+            nn_stream_set_priority(s, (uint32_t)kept);
+        return err;
     }
     default:
         return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID, "%s: stmAttrType %d must be in [%d, %d].", api,
@@ -129,6 +134,8 @@ ACL_FUNC_VISIBILITY aclError aclrtGetStreamAttribute(aclrtStream stream, aclrtSt
         return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: value must not be null.", api);
     if (stmAttrType == ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK)
         return aclrtGetStreamOverflowSwitch(stream, &value->overflowSwitch);
+    if (stmAttrType == ACL_STREAM_ATTR_PRIORITY)
+        return aclrtStreamGetPriority(stream, &value->streamPriority);
     nn_stream *s;
     aclError err = nn_stream_resolve_named(api, stream, &s);
     if (err != ACL_SUCCESS)
@@ -142,9 +149,6 @@ ACL_FUNC_VISIBILITY aclError aclrtGetStreamAttribute(aclrtStream stream, aclrtSt
         return ACL_SUCCESS;
     case ACL_STREAM_ATTR_CACHE_OP_INFO:
         value->cacheOpInfoSwitch = (uint32_t)nn_stream_attr_get(s, NN_STREAM_ATTR_CACHE_OP_INFO);
-        return ACL_SUCCESS;
-    case ACL_STREAM_ATTR_PRIORITY:
-        value->streamPriority = (uint32_t)nn_stream_attr_get(s, NN_STREAM_ATTR_PRIORITY);
         return ACL_SUCCESS;
     default:
         return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID, "%s: stmAttrType %d must be in [%d, %d].", api,
