@@ -254,6 +254,7 @@ typedef struct event_task {
     uint64_t gen;
     nn_stream *stream;
     bool ran;
+    int32_t timeout_ms; /* a wait's own limit (aclrtStreamWaitEventWithTimeout), 0: none */
 } event_task;
 
 static event_task *event_task_new(nn_event *ev, uint64_t gen, nn_stream *stream)
@@ -264,6 +265,7 @@ static event_task *event_task_new(nn_event *ev, uint64_t gen, nn_stream *stream)
         task->gen = gen;
         task->stream = stream;
         task->ran = false;
+        task->timeout_ms = 0;
     }
     return task;
 }
@@ -332,15 +334,19 @@ static int run_wait(void *ctx)
     event_task *task = ctx;
     struct timespec deadline;
     const uint32_t limit_s = nn_rt_op_wait_timeout_s(); /* aclrtSetOpWaitTimeout; 0: none */
-    if (limit_s > 0)
-        nn_rt_deadline(&deadline, limit_s > INT32_MAX / 1000 ? INT32_MAX : (int32_t)(limit_s * 1000));
+    const int32_t limit_ms = task->timeout_ms > 0 ? task->timeout_ms
+                             : limit_s > INT32_MAX / 1000 ? INT32_MAX : (int32_t)(limit_s * 1000);
+    if (limit_ms > 0)
+        nn_rt_deadline(&deadline, limit_ms);
     int code = 0;
     ev_lock();
     while (!ev_record_complete_locked(task->ev, task->gen) && !nn_stream_aborting(task->stream)) {
-        if (ev_sleep_locked(task->ev, limit_s == 0 ? NULL : &deadline) == ETIMEDOUT &&
+        if (ev_sleep_locked(task->ev, limit_ms == 0 ? NULL : &deadline) == ETIMEDOUT &&
             !ev_record_complete_locked(task->ev, task->gen)) {
-            code = nn_rt_error(ACL_ERROR_RT_EVENT_SYNC_TIMEOUT, "aclrtStreamWaitEvent: the event was "
-                               "not recorded within the wait timeout (%u s, aclrtSetOpWaitTimeout).", limit_s);
+            code = nn_rt_error(ACL_ERROR_RT_EVENT_SYNC_TIMEOUT, "%s: the event was not recorded within the "
+                               "wait timeout (%d ms, %s).", task->timeout_ms > 0 ? "aclrtStreamWaitEventWithTimeout"
+                               : "aclrtStreamWaitEvent", (int)limit_ms, task->timeout_ms > 0 ? "the call's"
+                               : "aclrtSetOpWaitTimeout");
             break;
         }
     }
@@ -360,7 +366,8 @@ static void release_ref(void *ctx)
 typedef enum { EV_RECORD, EV_RESET, EV_WAIT } event_task_kind;
 
 /* Queues the record, reset or wait of `ev` on `s`, taking the record number now. */
-static aclError issue_event_task(const char *api, nn_event *ev, nn_stream *s, event_task_kind kind)
+static aclError issue_event_task(const char *api, nn_event *ev, nn_stream *s, event_task_kind kind,
+                                 int32_t timeout_ms)
 {
     ev_lock();
     if (!nn_ptrset_has(&g_events, ev)) { /* destroyed meanwhile by another thread */
@@ -376,6 +383,7 @@ static aclError issue_event_task(const char *api, nn_event *ev, nn_stream *s, ev
         free(task);
         return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: out of memory.", api);
     }
+    task->timeout_ms = timeout_ms;
     if (kind == EV_RECORD) {
         ev->record_gen = gen;
         nn_check_race_event_recorded(ev, s);
@@ -402,12 +410,13 @@ typedef struct event_call {
     const char *api;
     nn_event *ev; /* holds a reference */
     event_task_kind kind;
+    int32_t timeout_ms; /* a wait's own limit, 0: none */
 } event_call;
 
 static aclError replay_event_call(void *ctx, nn_stream *s)
 {
     event_call *call = ctx;
-    return issue_event_task(call->api, call->ev, s, call->kind);
+    return issue_event_task(call->api, call->ev, s, call->kind, call->timeout_ms);
 }
 
 static void release_event_call(void *ctx)
@@ -450,7 +459,7 @@ static aclError submit_event_call(const char *api, nn_stream *s, event_call *cal
 }
 
 static aclError queue_event_task(const char *api, aclrtEvent event, aclrtStream stream,
-                                 event_task_kind kind)
+                                 event_task_kind kind, int32_t timeout_ms)
 {
     aclError err;
     ev_lock();
@@ -469,23 +478,39 @@ static aclError queue_event_task(const char *api, aclrtEvent event, aclrtStream 
         ev_unlock();
         return err != ACL_SUCCESS ? err : nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: out of memory.", api);
     }
-    *call = (event_call){api, ev, kind};
+    *call = (event_call){api, ev, kind, timeout_ms};
     return submit_event_call(api, s, call);
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream)
 {
-    return queue_event_task("aclrtRecordEvent", event, stream, EV_RECORD);
+    return queue_event_task("aclrtRecordEvent", event, stream, EV_RECORD, 0);
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream)
 {
-    return queue_event_task("aclrtResetEvent", event, stream, EV_RESET);
+    return queue_event_task("aclrtResetEvent", event, stream, EV_RESET, 0);
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
 {
-    return queue_event_task("aclrtStreamWaitEvent", event, stream, EV_WAIT);
+    return queue_event_task("aclrtStreamWaitEvent", event, stream, EV_WAIT, 0);
+}
+
+/* The timeout is the wait's own limit in ms (CANN: [0, INT_MAX], 107000 below) on the chips
+ * whose runtime honours it (streamWaitEventTimeout CUSTOM: 910_B_93, 950); Ascend910 and
+ * Ascend310P ignore it (NOT_SUPPORT, ZERO in runtime:src/runtime/config/<chip>/dev_info_reg.cc).
+ * 0 means none of its own; either way aclrtSetOpWaitTimeout still applies.  Past it the wait
+ * fails and the stream reports 507047 at its next synchronize. */
+ACL_FUNC_VISIBILITY aclError aclrtStreamWaitEventWithTimeout(aclrtStream stream, aclrtEvent event, int32_t timeout)
+{
+    static const char api[] = "aclrtStreamWaitEventWithTimeout";
+    if (timeout < 0)
+        return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID, "%s: timeout %d must be in [0, INT_MAX] ms.", api,
+                           (int)timeout);
+    const nn_soc soc = nn_soc_current();
+    const bool honoured = soc != NN_SOC_ASCEND910 && soc != NN_SOC_ASCEND310P;
+    return queue_event_task(api, event, stream, EV_WAIT, honoured ? timeout : 0);
 }
 
 /* ------------------------------------------------------------------------------------------ */
