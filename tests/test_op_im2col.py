@@ -219,7 +219,11 @@ _PATHS_SCRIPT = textwrap.dedent("""
              ((3, 5, 28, 28), (3, 3), (1, 1), (1, 1), (2, 2)), ((1, 7, 27, 27), (3, 3), (1, 1), (2, 2), (2, 2)),
              ((2, 3, 14, 13), (3, 3), (1, 1), (0, 0), (1, 1)), ((1, 5, 10, 9), (3, 3), (2, 2), (1, 2), (1, 2)),
              ((2, 3, 9, 20), (2, 5), (1, 1), (1, 1), (1, 1)), ((1, 3, 6, 40), (3, 2), (1, 3), (1, 1), (2, 2)),
-             ((1, 3, 11, 31), (3, 3), (1, 1), (1, 1), (2, 2)), ((1, 2, 200, 14), (3, 3), (1, 1), (1, 1), (1, 1))]
+             ((1, 3, 11, 31), (3, 3), (1, 1), (1, 1), (2, 2)), ((1, 2, 200, 14), (3, 3), (1, 1), (1, 1), (1, 1)),
+             # shifted copies (sW = 1, rows of a vector or more, whole-line blocks): k3s1p1, a padding
+             # wider than the kernel's half (OW != W), a vertical stride, a dilation
+             ((2, 3, 56, 56), (3, 3), (1, 1), (1, 1), (1, 1)), ((1, 3, 34, 50), (3, 3), (1, 1), (0, 3), (1, 1)),
+             ((1, 2, 63, 48), (3, 3), (1, 1), (1, 0), (2, 1)), ((1, 2, 40, 40), (3, 3), (2, 2), (2, 2), (1, 1))]
     for shape, k, d, p, s in cases:
         for dtype in (np.float32, np.float16, ml_dtypes.bfloat16):
             x = rng.standard_normal(shape).astype(np.float32).astype(dtype)
@@ -237,7 +241,7 @@ _PATHS_SCRIPT = textwrap.dedent("""
 
 def test_vector_streaming_and_portable_paths_agree_with_torch():
     """The AVX-512 rows (one or two loads per chunk, strides up to 8; short rows, one or two a step,
-    in groups of held steps), streamed or not, split over 1-3 threads, the AVX2 tier and the
+    in groups of held steps; shifted copies for sW = 1), streamed or not, split over 1-3 threads, the AVX2 tier and the
     portable loop (also taken for strides above 8): the same bits, which are torch's unfold of the
     same bit patterns (carried exactly as float64 integers)."""
     runs = [tiers.Run(threads=t, streaming=s) for t, s in ((1, 1), (1, 0), (2, 1), (2, 0), (3, 0))]

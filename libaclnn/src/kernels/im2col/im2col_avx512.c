@@ -31,6 +31,14 @@ typedef struct i2c_step {
     uint32_t mask_a, mask_b, store;
 } i2c_step;
 
+/* One 64-byte line of a plane's block on the shifted-copy path (build_lines): at most two output
+ * rows meet in a line, each a run of one input row, so two masked loads (byte offsets from the
+ * plane's start, masks 0 for a row in the vertical padding or no second row) fill it. */
+typedef struct i2c_line {
+    int32_t load_a, load_b;
+    uint32_t mask_a, mask_b;
+} i2c_line;
+
 typedef struct i2c_chunk {
     int64_t src;              /* s0: the chunk's first source column (negative in the padding) */
     uint32_t load_lo, load_hi; /* element masks of the loads at s0 and s0 + V */
@@ -52,6 +60,8 @@ struct nn_im2col_avx512_plan {
     i2c_chunk *table;         /* [kW][chunks]: the chunks of each kernel column */
     i2c_step *steps;          /* short rows: [kH * steps_per_ki], kernel row by kernel row (build_steps) */
     int64_t steps_per_ki, kH;
+    i2c_line *lines;          /* shifted copies: the plane block's 64-byte lines (build_lines), or NULL */
+    int64_t line_count;
 };
 
 typedef struct nn_im2col_avx512_plan i2c_fast;
@@ -87,6 +97,56 @@ static bool build_steps(const nn_i2c_plan *p, i2c_fast *f)
         }
     }
     return true;
+}
+
+/* Shifted copies: with sW = 1 every output row is a run of consecutive columns of one input row
+ * (columns past the edges, and rows in the vertical padding, are zeros), so a plane's block,
+ * cut into whole 64-byte lines, is a shifted copy of the plane: each line is one or two masked
+ * loads (two when it holds the end of one output row and the start of the next) and one full
+ * store, the same instructions per byte for 2- and 4-byte elements.  The row-chunk path stored a
+ * 112-byte fp16 row (k3s1p1 56x56) as two chunks through the line stage, and reached 0.52-0.67
+ * of the STREAM copy on a host whose memory gave 30-35 GB/s to one thread, against 0.65-0.94 for
+ * fp32.  Taken when a line meets at most two output rows (OW >= V), the block is whole lines
+ * (so every plane's block starts on a line when out does), and the table stays cache-sized. */
+enum { I2C_LINES_MAX_BYTES = 256 << 10 };
+
+static void build_lines(const nn_i2c_plan *p, i2c_fast *f)
+{
+    const int64_t esz = (int64_t)nn_dtype_size(p->in_dtype), V = 64 / esz;
+    const int64_t rows = p->kH * p->kW * p->OH, block = rows * p->OW * esz;
+    const int64_t count = block / 64;
+    if (p->sW != 1 || p->OW < V || block % 64 != 0 || p->H * p->W * esz >= INT32_MAX / 2 ||
+        count * (int64_t)sizeof(i2c_line) > I2C_LINES_MAX_BYTES)
+        return;
+    i2c_line *lines = malloc((size_t)count * sizeof *lines);
+    if (lines == NULL) return; /* the row chunks instead */
+    for (int64_t n = 0; n < count; n++) {
+        i2c_line *line = &lines[n];
+        *line = (i2c_line){0, 0, 0, 0};
+        for (int64_t lane = 0, part = 0; lane < V; part++) {
+            const int64_t e = n * V + lane, row = e / p->OW, ow = e % p->OW;
+            const int64_t run = p->OW - ow < V - lane ? p->OW - ow : V - lane; /* lanes of this row */
+            const int64_t cell = row / p->OH, oh = row % p->OH, ki = cell / p->kW, kj = cell % p->kW;
+            const int64_t ih = oh * p->sH - p->pH + ki * p->dH, iw = ow - p->pW + kj * p->dW; /* lane `lane`'s */
+            uint32_t mask = 0;
+            int64_t load = 0;
+            if (ih >= 0 && ih < p->H) {
+                const int64_t lo = iw < 0 ? lane - iw : lane, hi = p->W - iw < run ? lane + p->W - iw : lane + run;
+                mask = nn_lane_range(lo, hi, V);
+                load = mask != 0 ? (ih * p->W + iw - lane) * esz : 0; /* lane 0's element, which may lie outside */
+            }
+            if (part == 0) {
+                line->load_a = (int32_t)load;
+                line->mask_a = mask;
+            } else {
+                line->load_b = (int32_t)load;
+                line->mask_b = mask;
+            }
+            lane += run;
+        }
+    }
+    f->lines = lines;
+    f->line_count = count;
 }
 
 nn_im2col_avx512_plan *nn_im2col_avx512_plan_create(const nn_i2c_plan *p)
@@ -137,6 +197,7 @@ nn_im2col_avx512_plan *nn_im2col_avx512_plan_create(const nn_i2c_plan *p)
         nn_im2col_avx512_plan_destroy(f);
         return NULL;
     }
+    if (!f->short_rows) build_lines(p, f);
     return f;
 }
 
@@ -146,7 +207,13 @@ void nn_im2col_avx512_plan_destroy(nn_im2col_avx512_plan *f)
     free(f->table);
     free(f->short_pick);
     free(f->steps);
+    free(f->lines);
     free(f);
+}
+
+bool nn_im2col_avx512_shifted(const nn_im2col_avx512_plan *f)
+{
+    return f != NULL && f->lines != NULL;
 }
 
 /* Element `at` (may be before the row) of a row of esz-byte elements, for a masked load. */
@@ -281,6 +348,38 @@ fast_plane(const nn_i2c_plan *p, const i2c_fast *f, const void *plane, unsigned 
     }
 }
 
+/* Shifted copies (build_lines): planes [begin, end), each block's lines in order, streamed with
+ * whole-line non-temporal stores when `stream` and the first block starts on a line (every
+ * block is whole lines).  Inlined once per element size. */
+NN_AVX512 static inline __attribute__((always_inline)) void
+shifted_planes(const nn_im2col_ctx *ctx, int64_t begin, int64_t end, bool stream, bool wide)
+{
+    const nn_i2c_plan *p = ctx->plan;
+    const i2c_fast *f = ctx->avx512;
+    const int64_t esz = wide ? 4 : 2, in_plane = p->H * p->W * esz, count = f->line_count;
+    unsigned char *out = ctx->out + begin * count * 64;
+    const bool nt = stream && ((uintptr_t)out & 63) == 0;
+    for (int64_t plane = begin; plane < end; plane++, out += count * 64) {
+        const unsigned char *in = ctx->in + plane * in_plane;
+        const i2c_line *line = f->lines;
+        for (int64_t n = 0; n < count; n++, line++) {
+            __m512i v;
+            if (wide) {
+                v = _mm512_maskz_loadu_epi32((__mmask16)line->mask_a, element_at(in, line->load_a, 1));
+                v = _mm512_mask_loadu_epi32(v, (__mmask16)line->mask_b, element_at(in, line->load_b, 1));
+            } else {
+                v = _mm512_maskz_loadu_epi16(line->mask_a, element_at(in, line->load_a, 1));
+                v = _mm512_mask_loadu_epi16(v, line->mask_b, element_at(in, line->load_b, 1));
+            }
+            if (nt)
+                _mm512_stream_si512((void *)(out + n * 64), v);
+            else
+                _mm512_storeu_si512(out + n * 64, v);
+        }
+    }
+    if (nt) nn_streaming_fence();
+}
+
 /* Planes [begin, end) (a contiguous stretch of out); streamed through a per-call stage when
  * `stream`.  False when the stage could not be allocated.  Inlined once per element size. */
 NN_AVX512 static inline __attribute__((always_inline)) bool
@@ -289,6 +388,10 @@ fast_planes(const nn_im2col_ctx *ctx, int64_t begin, int64_t end, bool stream, b
     const nn_i2c_plan *p = ctx->plan;
     const int64_t esz = wide ? 4 : 2, in_plane = p->H * p->W * esz;
     const int64_t block = p->kH * p->kW * p->OH * p->OW * esz;
+    if (ctx->avx512->lines != NULL) {
+        shifted_planes(ctx, begin, end, stream, wide);
+        return true;
+    }
     unsigned char *out = ctx->out + begin * block;
     nn_line_stage stage = {NULL, out, 0, true};
     unsigned char *stage_region = NULL;
@@ -330,11 +433,66 @@ void nn_im2col_planes_avx512(void *vctx, int64_t begin, int64_t end)
     if (!ok) __atomic_store_n(&ctx->failed, 1, __ATOMIC_RELAXED);
 }
 #else
+/* Shifted copies: with sW = 1 every output row is a run of consecutive columns of one input row
+ * (columns past the edges, and rows in the vertical padding, are zeros), so a plane's block,
+ * cut into whole 64-byte lines, is a shifted copy of the plane: each line is one or two masked
+ * loads (two when it holds the end of one output row and the start of the next) and one full
+ * store, the same instructions per byte for 2- and 4-byte elements.  The row-chunk path stored a
+ * 112-byte fp16 row (k3s1p1 56x56) as two chunks through the line stage, and reached 0.52-0.67
+ * of the STREAM copy on a host whose memory gave 30-35 GB/s to one thread, against 0.65-0.94 for
+ * fp32.  Taken when a line meets at most two output rows (OW >= V), the block is whole lines
+ * (so every plane's block starts on a line when out does), and the table stays cache-sized. */
+enum { I2C_LINES_MAX_BYTES = 256 << 10 };
+
+static void build_lines(const nn_i2c_plan *p, i2c_fast *f)
+{
+    const int64_t esz = (int64_t)nn_dtype_size(p->in_dtype), V = 64 / esz;
+    const int64_t rows = p->kH * p->kW * p->OH, block = rows * p->OW * esz;
+    const int64_t count = block / 64;
+    if (p->sW != 1 || p->OW < V || block % 64 != 0 || p->H * p->W * esz >= INT32_MAX / 2 ||
+        count * (int64_t)sizeof(i2c_line) > I2C_LINES_MAX_BYTES)
+        return;
+    i2c_line *lines = malloc((size_t)count * sizeof *lines);
+    if (lines == NULL) return; /* the row chunks instead */
+    for (int64_t n = 0; n < count; n++) {
+        i2c_line *line = &lines[n];
+        *line = (i2c_line){0, 0, 0, 0};
+        for (int64_t lane = 0, part = 0; lane < V; part++) {
+            const int64_t e = n * V + lane, row = e / p->OW, ow = e % p->OW;
+            const int64_t run = p->OW - ow < V - lane ? p->OW - ow : V - lane; /* lanes of this row */
+            const int64_t cell = row / p->OH, oh = row % p->OH, ki = cell / p->kW, kj = cell % p->kW;
+            const int64_t ih = oh * p->sH - p->pH + ki * p->dH, iw = ow - p->pW + kj * p->dW; /* lane `lane`'s */
+            uint32_t mask = 0;
+            int64_t load = 0;
+            if (ih >= 0 && ih < p->H) {
+                const int64_t lo = iw < 0 ? lane - iw : lane, hi = p->W - iw < run ? lane + p->W - iw : lane + run;
+                mask = nn_lane_range(lo, hi, V);
+                load = mask != 0 ? (ih * p->W + iw - lane) * esz : 0; /* lane 0's element, which may lie outside */
+            }
+            if (part == 0) {
+                line->load_a = (int32_t)load;
+                line->mask_a = mask;
+            } else {
+                line->load_b = (int32_t)load;
+                line->mask_b = mask;
+            }
+            lane += run;
+        }
+    }
+    f->lines = lines;
+    f->line_count = count;
+}
+
 nn_im2col_avx512_plan *nn_im2col_avx512_plan_create(const nn_i2c_plan *p)
 {
     (void)p;
     return NULL;
 }
 void nn_im2col_avx512_plan_destroy(nn_im2col_avx512_plan *f) { (void)f; }
+bool nn_im2col_avx512_shifted(const nn_im2col_avx512_plan *f)
+{
+    (void)f;
+    return false;
+}
 void nn_im2col_planes_avx512(void *vctx, int64_t begin, int64_t end) { nn_im2col_planes_portable(vctx, begin, end); }
 #endif
