@@ -220,10 +220,10 @@ _PATHS_SCRIPT = textwrap.dedent("""
              ((2, 3, 14, 13), (3, 3), (1, 1), (0, 0), (1, 1)), ((1, 5, 10, 9), (3, 3), (2, 2), (1, 2), (1, 2)),
              ((2, 3, 9, 20), (2, 5), (1, 1), (1, 1), (1, 1)), ((1, 3, 6, 40), (3, 2), (1, 3), (1, 1), (2, 2)),
              ((1, 3, 11, 31), (3, 3), (1, 1), (1, 1), (2, 2)), ((1, 2, 200, 14), (3, 3), (1, 1), (1, 1), (1, 1)),
-             # shifted copies (sW = 1, rows of a vector or more, whole-line blocks): k3s1p1, a padding
-             # wider than the kernel's half (OW != W), a vertical stride, a dilation
-             ((2, 3, 56, 56), (3, 3), (1, 1), (1, 1), (1, 1)), ((1, 3, 34, 50), (3, 3), (1, 1), (0, 3), (1, 1)),
-             ((1, 2, 63, 48), (3, 3), (1, 1), (1, 0), (2, 1)), ((1, 2, 40, 40), (3, 3), (2, 2), (2, 2), (1, 1))]
+             # shifted copies (sW = 1, rows of a vector or more, whole-line blocks, 16 planes or more):
+             # k3s1p1, a padding wider than the kernel's half (OW != W), a vertical stride, a dilation
+             ((2, 9, 56, 56), (3, 3), (1, 1), (1, 1), (1, 1)), ((1, 17, 34, 50), (3, 3), (1, 1), (0, 3), (1, 1)),
+             ((4, 4, 63, 48), (3, 3), (1, 1), (1, 0), (2, 1)), ((1, 16, 40, 40), (3, 3), (2, 2), (2, 2), (1, 1))]
     for shape, k, d, p, s in cases:
         for dtype in (np.float32, np.float16, ml_dtypes.bfloat16):
             x = rng.standard_normal(shape).astype(np.float32).astype(dtype)

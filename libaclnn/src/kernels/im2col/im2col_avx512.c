@@ -107,14 +107,16 @@ static bool build_steps(const nn_i2c_plan *p, i2c_fast *f)
  * 112-byte fp16 row (k3s1p1 56x56) as two chunks through the line stage, and reached 0.52-0.67
  * of the STREAM copy on a host whose memory gave 30-35 GB/s to one thread, against 0.65-0.94 for
  * fp32.  Taken when a line meets at most two output rows (OW >= V), the block is whole lines
- * (so every plane's block starts on a line when out does), and the table stays cache-sized. */
-enum { I2C_LINES_MAX_BYTES = 256 << 10 };
+ * (so every plane's block starts on a line when out does), the table stays cache-sized, and the
+ * launch has planes enough to pay for the table: it is built at each launch, ~3.5 ns a line
+ * against the ~0.65 ns a line and plane the copies save over the row chunks (fp32 in cache). */
+enum { I2C_LINES_MAX_BYTES = 256 << 10, I2C_LINES_MIN_PLANES = 16 };
 
 static void build_lines(const nn_i2c_plan *p, i2c_fast *f)
 {
     const int64_t esz = (int64_t)nn_dtype_size(p->in_dtype), V = 64 / esz;
     const int64_t block = p->kH * p->kW * p->OH * p->OW * esz, count = block / 64;
-    if (p->sW != 1 || p->OW < V || block % 64 != 0 || p->H * p->W * esz >= INT32_MAX / 2 ||
+    if (p->sW != 1 || p->OW < V || block % 64 != 0 || p->planes < I2C_LINES_MIN_PLANES || p->H * p->W * esz >= INT32_MAX / 2 ||
         count * (int64_t)sizeof(i2c_line) > I2C_LINES_MAX_BYTES)
         return;
     i2c_line *lines = calloc((size_t)count, sizeof *lines);
@@ -453,14 +455,16 @@ void nn_im2col_planes_avx512(void *vctx, int64_t begin, int64_t end)
  * 112-byte fp16 row (k3s1p1 56x56) as two chunks through the line stage, and reached 0.52-0.67
  * of the STREAM copy on a host whose memory gave 30-35 GB/s to one thread, against 0.65-0.94 for
  * fp32.  Taken when a line meets at most two output rows (OW >= V), the block is whole lines
- * (so every plane's block starts on a line when out does), and the table stays cache-sized. */
-enum { I2C_LINES_MAX_BYTES = 256 << 10 };
+ * (so every plane's block starts on a line when out does), the table stays cache-sized, and the
+ * launch has planes enough to pay for the table: it is built at each launch, ~3.5 ns a line
+ * against the ~0.65 ns a line and plane the copies save over the row chunks (fp32 in cache). */
+enum { I2C_LINES_MAX_BYTES = 256 << 10, I2C_LINES_MIN_PLANES = 16 };
 
 static void build_lines(const nn_i2c_plan *p, i2c_fast *f)
 {
     const int64_t esz = (int64_t)nn_dtype_size(p->in_dtype), V = 64 / esz;
     const int64_t block = p->kH * p->kW * p->OH * p->OW * esz, count = block / 64;
-    if (p->sW != 1 || p->OW < V || block % 64 != 0 || p->H * p->W * esz >= INT32_MAX / 2 ||
+    if (p->sW != 1 || p->OW < V || block % 64 != 0 || p->planes < I2C_LINES_MIN_PLANES || p->H * p->W * esz >= INT32_MAX / 2 ||
         count * (int64_t)sizeof(i2c_line) > I2C_LINES_MAX_BYTES)
         return;
     i2c_line *lines = malloc((size_t)count * sizeof *lines);
