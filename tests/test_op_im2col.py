@@ -247,3 +247,30 @@ def test_vector_streaming_and_portable_paths_agree_with_torch():
     runs = [tiers.Run(threads=t, streaming=s) for t, s in ((1, 1), (1, 0), (2, 1), (2, 0), (3, 0))]
     runs += [tiers.Run("avx2", threads=2), tiers.Run("portable", threads=2)]
     tiers.assert_same_output(_PATHS_SCRIPT, runs)
+
+
+_UNALIGNED_OUT_SCRIPT = textwrap.dedent("""
+    import hashlib, numpy as np, ml_dtypes, torch, pyaclnn
+    digest = hashlib.sha256()
+    for dtype in (np.float32, np.float16, ml_dtypes.bfloat16):
+        x = np.random.default_rng(3).standard_normal((2, 9, 56, 56)).astype(np.float32).astype(dtype)
+        bits = x.view(np.uint16 if x.itemsize == 2 else np.int32)
+        want = torch.nn.functional.unfold(torch.from_numpy(bits.astype(np.float64)), 3, 1, 1, 1).numpy()
+        for offset in (0, 1, 3):                        # out's data 0, 2-6 or 4-12 bytes past a line
+            with pyaclnn.Tensor.from_numpy(x) as xt, \\
+                 pyaclnn.Tensor.strided(np.zeros((2, 81, 3136), dtype), offset=offset) as out:
+                pyaclnn.run_op("Im2col", xt, [3, 3], [1, 1], [1, 1], [1, 1], out)
+                got = out.numpy()
+            assert (got.view(bits.dtype) == want).all(), (dtype, offset)
+            digest.update(got.tobytes())
+    print(digest.hexdigest())
+""")
+
+
+def test_shifted_copies_into_an_out_off_the_line():
+    """The shifted copies (k3s1p1 56x56, 18 planes) stream whole lines only when out starts on a
+    line; an out whose data starts 2-12 bytes past one takes plain stores: torch's unfold of the
+    same bits either way, streamed or not, on every tier."""
+    runs = [tiers.Run(threads=t, streaming=s) for t, s in ((1, 1), (2, 1), (1, 0))]
+    runs += [tiers.Run("avx2", threads=2, streaming=1), tiers.Run("portable", threads=1, streaming=1)]
+    tiers.assert_same_output(_UNALIGNED_OUT_SCRIPT, runs)
