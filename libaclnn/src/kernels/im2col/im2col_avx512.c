@@ -447,57 +447,6 @@ void nn_im2col_planes_avx512(void *vctx, int64_t begin, int64_t end)
     if (!ok) __atomic_store_n(&ctx->failed, 1, __ATOMIC_RELAXED);
 }
 #else
-/* Shifted copies: with sW = 1 every output row is a run of consecutive columns of one input row
- * (columns past the edges, and rows in the vertical padding, are zeros), so a plane's block,
- * cut into whole 64-byte lines, is a shifted copy of the plane: each line is one or two masked
- * loads (two when it holds the end of one output row and the start of the next) and one full
- * store, the same instructions per byte for 2- and 4-byte elements.  The row-chunk path stored a
- * 112-byte fp16 row (k3s1p1 56x56) as two chunks through the line stage, and reached 0.52-0.67
- * of the STREAM copy on a host whose memory gave 30-35 GB/s to one thread, against 0.65-0.94 for
- * fp32.  Taken when a line meets at most two output rows (OW >= V), the block is whole lines
- * (so every plane's block starts on a line when out does), the table stays cache-sized, and the
- * launch has planes enough to pay for the table: it is built at each launch, ~3.5 ns a line
- * against the ~0.65 ns a line and plane the copies save over the row chunks (fp32 in cache). */
-enum { I2C_LINES_MAX_BYTES = 256 << 10, I2C_LINES_MIN_PLANES = 16 };
-
-static void build_lines(const nn_i2c_plan *p, i2c_fast *f)
-{
-    const int64_t esz = (int64_t)nn_dtype_size(p->in_dtype), V = 64 / esz;
-    const int64_t block = p->kH * p->kW * p->OH * p->OW * esz, count = block / 64;
-    if (p->sW != 1 || p->OW < V || block % 64 != 0 || p->planes < I2C_LINES_MIN_PLANES || p->H * p->W * esz >= INT32_MAX / 2 ||
-        count * (int64_t)sizeof(i2c_line) > I2C_LINES_MAX_BYTES)
-        return;
-    i2c_line *lines = malloc((size_t)count * sizeof *lines);
-    if (lines == NULL) return; /* the row chunks instead */
-    for (int64_t n = 0; n < count; n++) {
-        i2c_line *line = &lines[n];
-        *line = (i2c_line){0, 0, 0, 0};
-        for (int64_t lane = 0, part = 0; lane < V; part++) {
-            const int64_t e = n * V + lane, row = e / p->OW, ow = e % p->OW;
-            const int64_t run = p->OW - ow < V - lane ? p->OW - ow : V - lane; /* lanes of this row */
-            const int64_t cell = row / p->OH, oh = row % p->OH, ki = cell / p->kW, kj = cell % p->kW;
-            const int64_t ih = oh * p->sH - p->pH + ki * p->dH, iw = ow - p->pW + kj * p->dW; /* lane `lane`'s */
-            uint32_t mask = 0;
-            int64_t load = 0;
-            if (ih >= 0 && ih < p->H) {
-                const int64_t lo = iw < 0 ? lane - iw : lane, hi = p->W - iw < run ? lane + p->W - iw : lane + run;
-                mask = nn_lane_range(lo, hi, V);
-                load = mask != 0 ? (ih * p->W + iw - lane) * esz : 0; /* lane 0's element, which may lie outside */
-            }
-            if (part == 0) {
-                line->load_a = (int32_t)load;
-                line->mask_a = mask;
-            } else {
-                line->load_b = (int32_t)load;
-                line->mask_b = mask;
-            }
-            lane += run;
-        }
-    }
-    f->lines = lines;
-    f->line_count = count;
-}
-
 nn_im2col_avx512_plan *nn_im2col_avx512_plan_create(const nn_i2c_plan *p)
 {
     (void)p;

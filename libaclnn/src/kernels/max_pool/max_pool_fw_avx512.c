@@ -499,43 +499,28 @@ NN_AVX512 static inline __attribute__((always_inline)) void pair_step16(const ui
 
 /* The same from bf16 elements on their exact fp32 values (a shift and a mask, no keys): the
  * compares and the NaN test are one instruction each, and the best's top half is the winner's
- * word. */
-NN_AVX512 static inline __attribute__((always_inline)) void pair_step_bf16(const uint16_t *top, int64_t W,
-                                                                           __mmask32 live, __mmask16 outs, __m512i base,
-                                                                           int32_t *arg, uint16_t *val, __mmask16 *nan)
+ * word.  `fp16`: fp16 elements the same way, on CPUs without AVX512-FP16.  An fp16 word moved to
+ * the top of a 32-bit lane is an fp32 pattern whose order is the fp16 order (sign and magnitude
+ * stay in place, the magnitude's bits on top of the lane; +0.0 and -0.0 tie), but an fp16 NaN is
+ * not always an fp32 NaN there (0x7C01 reads as a large finite value), so the words'
+ * magnitudes, doubled by a word shift (the sign dropped), keep their unsigned maximum in
+ * *nan_max: above inf's 0xF800 is a NaN.  The fp16 subnormals below 2^-17 become fp32
+ * denormals, which compare as 0 under MXCSR's DAZ: the plane takes the int16 keys then
+ * (mxcsr_daz).  Against the keys: no key arithmetic (three operations a word) and no key
+ * extremes, seven fewer vector operations per 16 outputs. */
+NN_AVX512 static inline __attribute__((always_inline)) void pair_step_spread(const uint16_t *top, int64_t W,
+                                                                             __mmask32 live, __mmask16 outs,
+                                                                             __m512i base, int32_t *arg, uint16_t *val,
+                                                                             __mmask16 *nan, __m512i *nan_max, bool fp16)
 {
     const __m512i high = _mm512_set1_epi32((int32_t)0xFFFF0000);
     const __m512i t = _mm512_maskz_loadu_epi16(live, top), b = _mm512_maskz_loadu_epi16(live, top + W);
     const __m512 te = _mm512_castsi512_ps(_mm512_slli_epi32(t, 16)), to = _mm512_castsi512_ps(_mm512_and_si512(t, high));
     const __m512 be = _mm512_castsi512_ps(_mm512_slli_epi32(b, 16)), bo = _mm512_castsi512_ps(_mm512_and_si512(b, high));
-    *nan |= _mm512_cmp_ps_mask(te, to, _CMP_UNORD_Q) | _mm512_cmp_ps_mask(be, bo, _CMP_UNORD_Q);
-    const __mmask16 mt = _mm512_cmp_ps_mask(to, te, _CMP_GT_OQ), mb = _mm512_cmp_ps_mask(bo, be, _CMP_GT_OQ);
-    const __m512 bt = _mm512_mask_mov_ps(te, mt, to), bb = _mm512_mask_mov_ps(be, mb, bo);
-    const __mmask16 mv = _mm512_cmp_ps_mask(bb, bt, _CMP_GT_OQ);
-    _mm256_mask_storeu_epi16(val, outs,
-                             _mm512_cvtepi32_epi16(_mm512_srli_epi32(_mm512_castps_si512(_mm512_mask_mov_ps(bt, mv, bb)), 16)));
-    pair_index(W, mt, mb, mv, base, arg, outs);
-}
-
-/* The same from fp16 elements on CPUs without AVX512-FP16, as bf16's: each word moved to the top
- * of a 32-bit lane (the even one shifted up, the odd one masked) and compared as fp32.  That
- * order is the fp16 order: sign and magnitude stay in place, the magnitude's bits on top of the
- * lane, and +0.0 and -0.0 tie; but an fp16 NaN is not always an fp32 NaN there (0x7C01 reads as
- * a large finite value), so the words' magnitudes, doubled by a word shift (the sign dropped),
- * keep their unsigned maximum in *nan_max: above inf's 0xF800 is a NaN.  The fp16 subnormals
- * below 2^-17 become fp32 denormals, which compare as 0 under MXCSR's DAZ: the plane takes the
- * int16 keys then (mxcsr_daz).  Against the keys: no key arithmetic (three operations a word)
- * and no key extremes, seven fewer vector operations per 16 outputs, as many as bf16's step. */
-NN_AVX512 static inline __attribute__((always_inline)) void pair_step_f16_spread(const uint16_t *top, int64_t W,
-                                                                                 __mmask32 live, __mmask16 outs,
-                                                                                 __m512i base, int32_t *arg,
-                                                                                 uint16_t *val, __m512i *nan_max)
-{
-    const __m512i high = _mm512_set1_epi32((int32_t)0xFFFF0000);
-    const __m512i t = _mm512_maskz_loadu_epi16(live, top), b = _mm512_maskz_loadu_epi16(live, top + W);
-    *nan_max = _mm512_max_epu16(*nan_max, _mm512_max_epu16(_mm512_slli_epi16(t, 1), _mm512_slli_epi16(b, 1)));
-    const __m512 te = _mm512_castsi512_ps(_mm512_slli_epi32(t, 16)), to = _mm512_castsi512_ps(_mm512_and_si512(t, high));
-    const __m512 be = _mm512_castsi512_ps(_mm512_slli_epi32(b, 16)), bo = _mm512_castsi512_ps(_mm512_and_si512(b, high));
+    if (fp16)
+        *nan_max = _mm512_max_epu16(*nan_max, _mm512_max_epu16(_mm512_slli_epi16(t, 1), _mm512_slli_epi16(b, 1)));
+    else
+        *nan |= _mm512_cmp_ps_mask(te, to, _CMP_UNORD_Q) | _mm512_cmp_ps_mask(be, bo, _CMP_UNORD_Q);
     const __mmask16 mt = _mm512_cmp_ps_mask(to, te, _CMP_GT_OQ), mb = _mm512_cmp_ps_mask(bo, be, _CMP_GT_OQ);
     const __m512 bt = _mm512_mask_mov_ps(te, mt, to), bb = _mm512_mask_mov_ps(be, mb, bo);
     const __mmask16 mv = _mm512_cmp_ps_mask(bb, bt, _CMP_GT_OQ);
@@ -545,7 +530,7 @@ NN_AVX512 static inline __attribute__((always_inline)) void pair_step_f16_spread
 }
 
 /* MXCSR's DAZ (denormals are zero) on this thread: fp32 compares would tie the fp16 subnormals
- * that pair_step_f16_spread turns into fp32 denormals. */
+ * that pair_step_spread turns into fp32 denormals. */
 static inline bool mxcsr_daz(void)
 {
     return (_mm_getcsr() & 0x0040u) != 0;
@@ -599,22 +584,15 @@ NN_AVX512 static inline __attribute__((always_inline)) bool pair_plane(const fw_
                 pair_step32(top + 2 * ow0, W, ~(__mmask32)0, (__mmask16)0xFFFF, base, arg + ow0, val + ow0, &nan);
             if (tail_outs) pair_step32(top + 2 * ow0, W, tail_live, tail_outs, base, arg + ow0, val + ow0, &nan);
             if (nan) return false;
-        } else if (dtype == ACL_BF16) {
+        } else if (dtype == ACL_BF16 || spread) { /* spread: fp16 as fp32 patterns */
             const uint16_t *top = (const uint16_t *)io->in + first;
             uint16_t *val = (uint16_t *)io->values + oh * Wo;
             for (; ow0 < full; ow0 += 16, base = _mm512_add_epi32(base, _mm512_set1_epi32(32)))
-                pair_step_bf16(top + 2 * ow0, W, ~(__mmask32)0, (__mmask16)0xFFFF, base, arg + ow0, val + ow0, &nan);
-            if (tail_outs) pair_step_bf16(top + 2 * ow0, W, tail_live, tail_outs, base, arg + ow0, val + ow0, &nan);
-            if (nan) return false;
-        } else if (spread) {
-            const uint16_t *top = (const uint16_t *)io->in + first;
-            uint16_t *val = (uint16_t *)io->values + oh * Wo;
-            for (; ow0 < full; ow0 += 16, base = _mm512_add_epi32(base, _mm512_set1_epi32(32)))
-                pair_step_f16_spread(top + 2 * ow0, W, ~(__mmask32)0, (__mmask16)0xFFFF, base, arg + ow0, val + ow0,
-                                     &nan_max);
+                pair_step_spread(top + 2 * ow0, W, ~(__mmask32)0, (__mmask16)0xFFFF, base, arg + ow0, val + ow0, &nan,
+                                 &nan_max, spread);
             if (tail_outs)
-                pair_step_f16_spread(top + 2 * ow0, W, tail_live, tail_outs, base, arg + ow0, val + ow0, &nan_max);
-            if (_mm512_cmpgt_epu16_mask(nan_max, _mm512_set1_epi16((int16_t)0xF800))) return false;
+                pair_step_spread(top + 2 * ow0, W, tail_live, tail_outs, base, arg + ow0, val + ow0, &nan, &nan_max, spread);
+            if (nan || _mm512_cmpgt_epu16_mask(nan_max, _mm512_set1_epi16((int16_t)0xF800))) return false;
         } else {
             const uint16_t *top = (const uint16_t *)io->in + first;
             uint16_t *val = (uint16_t *)io->values + oh * Wo;
