@@ -274,3 +274,33 @@ def test_shifted_copies_into_an_out_off_the_line():
     runs = [tiers.Run(threads=t, streaming=s) for t, s in ((1, 1), (2, 1), (1, 0))]
     runs += [tiers.Run("avx2", threads=2, streaming=1), tiers.Run("portable", threads=1, streaming=1)]
     tiers.assert_same_output(_UNALIGNED_OUT_SCRIPT, runs)
+
+
+_SHIFTED_TRACE_SCRIPT = textwrap.dedent("""
+    import sys, numpy as np, ml_dtypes
+    from pyaclnn.functional import im2col
+    for n, c, h, w in ((1, 16, 56, 56), (1, 8, 56, 56), (1, 16, 28, 28), (1, 16, 56, 55)):
+        for dtype in (np.float32, np.float16, ml_dtypes.bfloat16):
+            im2col(np.ones((n, c, h, w), dtype), 3, 1, 1, 1)
+            sys.stdout.flush()
+""")
+
+
+def test_stride1_geometries_take_the_shifted_copies():
+    """On an AVX-512 CPU k3s1p1 on 56x56 with 16 planes takes the shifted copies in every dtype;
+    8 planes (the table not paid for), fp16/bf16 28x28 (rows shorter than a vector, blocks not
+    whole lines) and 56x55 (blocks not whole lines: 1732.5 fp32 lines a plane) keep the row
+    chunks, while fp32 28x28 (441 lines) takes them; the other tiers never name an AVX-512 path."""
+    import re
+    from test_op_im2col_backward_k3s2 import AVX512, cpu_flags
+    shifted = "im2col_avx512_shifted"
+    want = [shifted] * 3 + ["im2col_avx512_rows"] * 3 + [shifted] + ["im2col_avx512_rows"] * 5
+    trace = (("ASCEND_GLOBAL_LOG_LEVEL", "1"), ("ASCEND_SLOG_PRINT_TO_STDOUT", "1"))
+    for run in tiers.every_tier([tiers.Run(threads=1, extra=trace), tiers.Run("avx2", threads=1, extra=trace),
+                                 tiers.Run("portable", threads=1, extra=trace)]):
+        out = tiers.run_script(_SHIFTED_TRACE_SCRIPT, run)
+        paths = re.findall(r"\[aclnnIm2col\] exec .* kernel=(\S+)", out)
+        if run.tier == "best" and AVX512 <= cpu_flags():
+            assert paths == want, (run, paths)
+        else:
+            assert paths == ["im2col_portable"] * len(want), (run, paths)
