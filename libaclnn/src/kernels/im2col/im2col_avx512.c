@@ -61,7 +61,8 @@ struct nn_im2col_avx512_plan {
     i2c_step *steps;          /* short rows: [kH * steps_per_ki], kernel row by kernel row (build_steps) */
     int64_t steps_per_ki, kH;
     i2c_line *lines;          /* shifted copies: the plane block's 64-byte lines (build_lines), or NULL */
-    int64_t line_count;
+    int64_t line_count;       /* lines a block, the last one partial when block_bytes % 64 != 0 */
+    int64_t block_bytes;
 };
 
 typedef struct nn_im2col_avx512_plan i2c_fast;
@@ -106,17 +107,19 @@ static bool build_steps(const nn_i2c_plan *p, i2c_fast *f)
  * store, the same instructions per byte for 2- and 4-byte elements.  The row-chunk path stored a
  * 112-byte fp16 row (k3s1p1 56x56) as two chunks through the line stage, and reached 0.52-0.67
  * of the STREAM copy on a host whose memory gave 30-35 GB/s to one thread, against 0.65-0.94 for
- * fp32.  Taken when a line meets at most two output rows (OW >= V), the block is whole lines
- * (so every plane's block starts on a line when out does), the table stays cache-sized, and the
- * launch has planes enough to pay for the table: it is built at each launch, ~3.5 ns a line
- * against the ~0.65 ns a line and plane the copies save over the row chunks (fp32 in cache). */
+ * fp32.  The lines are counted from the block's start; a block of whole lines whose first
+ * starts on a line of out is stored straight (non-temporal when streamed), any other goes
+ * through a line stage, so the output still leaves in whole aligned lines.  Taken when a line
+ * meets at most two output rows (OW >= V), the table stays cache-sized, and the launch has
+ * planes enough to pay for the table: it is built at each launch, ~3.5 ns a line against the
+ * ~0.65 ns a line and plane the copies save over the row chunks (fp32 in cache). */
 enum { I2C_LINES_MAX_BYTES = 256 << 10, I2C_LINES_MIN_PLANES = 16 };
 
 static void build_lines(const nn_i2c_plan *p, i2c_fast *f)
 {
     const int64_t esz = (int64_t)nn_dtype_size(p->in_dtype), V = 64 / esz;
-    const int64_t block = p->kH * p->kW * p->OH * p->OW * esz, count = block / 64;
-    if (p->sW != 1 || p->OW < V || block % 64 != 0 || p->planes < I2C_LINES_MIN_PLANES || p->H * p->W * esz >= INT32_MAX / 2 ||
+    const int64_t block = p->kH * p->kW * p->OH * p->OW * esz, count = nn_ceil_div(block, 64);
+    if (p->sW != 1 || p->OW < V || p->planes < I2C_LINES_MIN_PLANES || p->H * p->W * esz >= INT32_MAX / 2 ||
         count * (int64_t)sizeof(i2c_line) > I2C_LINES_MAX_BYTES)
         return;
     i2c_line *lines = calloc((size_t)count, sizeof *lines);
@@ -125,7 +128,7 @@ static void build_lines(const nn_i2c_plan *p, i2c_fast *f)
      * the row's (ki, kj, oh, ow) and the line's lane, with no division: built at every launch,
      * the divisions cost 10-16 us for k3s1p1 56x56, as much as 8 planes' copies in cache. */
     int64_t ki = 0, kj = 0, oh = 0, ow = 0, lane = 0;
-    for (i2c_line *line = lines; line < lines + count;) {
+    for (i2c_line *line = lines; ki < p->kH;) { /* the last line may end before its last lane */
         const int64_t ih = oh * p->sH - p->pH + ki * p->dH, iw = ow - p->pW + kj * p->dW; /* at `lane` */
         const int64_t run = p->OW - ow < V - lane ? p->OW - ow : V - lane; /* lanes of this row */
         uint32_t mask = 0;
@@ -161,6 +164,7 @@ static void build_lines(const nn_i2c_plan *p, i2c_fast *f)
     }
     f->lines = lines;
     f->line_count = count;
+    f->block_bytes = block;
 }
 
 nn_im2col_avx512_plan *nn_im2col_avx512_plan_create(const nn_i2c_plan *p)
@@ -362,36 +366,56 @@ fast_plane(const nn_i2c_plan *p, const i2c_fast *f, const void *plane, unsigned 
     }
 }
 
-/* Shifted copies (build_lines): planes [begin, end), each block's lines in order, streamed with
- * whole-line non-temporal stores when `stream` and the first block starts on a line (every
- * block is whole lines).  Inlined once per element size. */
+/* One line of the shifted copies: its one or two masked loads from the plane. */
+NN_AVX512 static inline __attribute__((always_inline)) __m512i shifted_line(const unsigned char *in, const i2c_line *line,
+                                                                            bool wide)
+{
+    if (wide) {
+        const __m512i v = _mm512_maskz_loadu_epi32((__mmask16)line->mask_a, element_at(in, line->load_a, 1));
+        return _mm512_mask_loadu_epi32(v, (__mmask16)line->mask_b, element_at(in, line->load_b, 1));
+    }
+    const __m512i v = _mm512_maskz_loadu_epi16(line->mask_a, element_at(in, line->load_a, 1));
+    return _mm512_mask_loadu_epi16(v, line->mask_b, element_at(in, line->load_b, 1));
+}
+
+/* Shifted copies (build_lines): planes [begin, end), each block's lines in order.  Blocks of
+ * whole lines starting on a line of out are stored straight, with non-temporal stores when
+ * `stream`; others go through `stage` (whose dst is the range's start), flushed every
+ * I2C_FLUSH_BYTES, the block's last partial line stored masked.  Inlined once per element size. */
 NN_AVX512 static inline __attribute__((always_inline)) void
-shifted_planes(const nn_im2col_ctx *ctx, int64_t begin, int64_t end, bool stream, bool wide)
+shifted_planes(const nn_im2col_ctx *ctx, int64_t begin, int64_t end, nn_line_stage *stage, bool wide)
 {
     const nn_i2c_plan *p = ctx->plan;
     const i2c_fast *f = ctx->avx512;
-    const int64_t esz = wide ? 4 : 2, in_plane = p->H * p->W * esz, count = f->line_count;
-    unsigned char *out = ctx->out + begin * count * 64;
-    const bool nt = stream && ((uintptr_t)out & 63) == 0;
-    for (int64_t plane = begin; plane < end; plane++, out += count * 64) {
+    const int64_t in_plane = p->H * p->W * (wide ? 4 : 2), count = f->line_count, block = f->block_bytes;
+    const __mmask64 tail = (__mmask64)(~0ull >> (64 - (block - (count - 1) * 64)));
+    unsigned char *out = ctx->out + begin * block;
+    for (int64_t plane = begin, at = 0; plane < end; plane++, at += block) {
         const unsigned char *in = ctx->in + plane * in_plane;
         const i2c_line *line = f->lines;
-        for (int64_t n = 0; n < count; n++, line++) {
-            __m512i v;
-            if (wide) {
-                v = _mm512_maskz_loadu_epi32((__mmask16)line->mask_a, element_at(in, line->load_a, 1));
-                v = _mm512_mask_loadu_epi32(v, (__mmask16)line->mask_b, element_at(in, line->load_b, 1));
-            } else {
-                v = _mm512_maskz_loadu_epi16(line->mask_a, element_at(in, line->load_a, 1));
-                v = _mm512_mask_loadu_epi16(v, line->mask_b, element_at(in, line->load_b, 1));
+        if (stage == NULL) { /* streamed only with whole lines, so the masked tail is not */
+            for (int64_t n = 0; n + 1 < count; n++, line++) {
+                if (ctx->stream_out)
+                    _mm512_stream_si512((void *)(out + at + n * 64), shifted_line(in, line, wide));
+                else
+                    _mm512_storeu_si512(out + at + n * 64, shifted_line(in, line, wide));
             }
-            if (nt)
-                _mm512_stream_si512((void *)(out + n * 64), v);
+            if (ctx->stream_out)
+                _mm512_stream_si512((void *)(out + at + (count - 1) * 64), shifted_line(in, line, wide));
             else
-                _mm512_storeu_si512(out + n * 64, v);
+                _mm512_mask_storeu_epi8(out + at + (count - 1) * 64, tail, shifted_line(in, line, wide));
+            continue;
+        }
+        for (int64_t n = 0; n < count; n++, line++) {
+            unsigned char *dst = nn_line_stage_at(stage, at + n * 64);
+            if (n + 1 < count)
+                _mm512_storeu_si512(dst, shifted_line(in, line, wide));
+            else
+                _mm512_mask_storeu_epi8(dst, tail, shifted_line(in, line, wide));
+            const int64_t done = n + 1 < count ? at + (n + 1) * 64 : at + block;
+            if (done - stage->written >= I2C_FLUSH_BYTES) nn512_line_stage_flush(stage, done, false);
         }
     }
-    if (nt) nn_streaming_fence();
 }
 
 /* Planes [begin, end) (a contiguous stretch of out); streamed through a per-call stage when
@@ -402,25 +426,33 @@ fast_planes(const nn_im2col_ctx *ctx, int64_t begin, int64_t end, bool stream, b
     const nn_i2c_plan *p = ctx->plan;
     const int64_t esz = wide ? 4 : 2, in_plane = p->H * p->W * esz;
     const int64_t block = p->kH * p->kW * p->OH * p->OW * esz;
-    if (ctx->avx512->lines != NULL) {
-        shifted_planes(ctx, begin, end, stream, wide);
+    unsigned char *out = ctx->out + begin * block;
+    /* the shifted copies store whole blocks straight when the blocks are whole lines and start
+     * on lines of out, or out is not streamed; else through the stage */
+    const bool shifted = ctx->avx512->lines != NULL;
+    const bool straight = shifted && (!stream || (block % 64 == 0 && ((uintptr_t)out & 63) == 0));
+    if (straight) {
+        shifted_planes(ctx, begin, end, NULL, wide);
+        if (stream) nn_streaming_fence();
         return true;
     }
-    unsigned char *out = ctx->out + begin * block;
     nn_line_stage stage = {NULL, out, 0, true};
     unsigned char *stage_region = NULL;
     if (stream) {
         /* a flush's worth and a row (short rows: a plane's block), the carried-over line and a
          * line of slack, kept in one page when they fit */
         const size_t stage_bytes =
-            (size_t)((ctx->avx512->short_rows ? block : I2C_FLUSH_BYTES + p->OW * esz) + 2 * 64);
+            (size_t)((ctx->avx512->short_rows ? block : I2C_FLUSH_BYTES + (shifted ? 64 : p->OW * esz)) + 2 * 64);
         stage_region = malloc(stage_bytes + NN_LINE_STAGE_SLACK);
         if (stage_region == NULL) return false;
         stage.buf = nn_line_stage_place(stage_region, stage_bytes);
     }
-    for (int64_t plane = begin; plane < end; plane++)
-        fast_plane(p, ctx->avx512, ctx->in + plane * in_plane, out, (plane - begin) * block, stream ? &stage : NULL,
-                   wide);
+    if (shifted)
+        shifted_planes(ctx, begin, end, &stage, wide);
+    else
+        for (int64_t plane = begin; plane < end; plane++)
+            fast_plane(p, ctx->avx512, ctx->in + plane * in_plane, out, (plane - begin) * block,
+                       stream ? &stage : NULL, wide);
     if (stream) {
         nn512_line_stage_flush(&stage, (end - begin) * block, true);
         nn_streaming_fence();
