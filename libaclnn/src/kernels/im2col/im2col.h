@@ -48,7 +48,7 @@ void nn_im2col_planes_claimed(void *ctx, int64_t begin, int64_t end);
 nn_im2col_avx512_plan *nn_im2col_avx512_plan_create(const nn_i2c_plan *p);
 void nn_im2col_avx512_plan_destroy(nn_im2col_avx512_plan *f);
 /* True when the plan writes each plane's block as shifted copies of the plane (stride 1 along
- * the row, rows of at least a vector, whole-line blocks): the launch trace names that path. */
+ * the row, rows of at least a vector, 16 planes or more): the launch trace names that path. */
 bool nn_im2col_avx512_shifted(const nn_im2col_avx512_plan *f);
 
 #endif /* NN_KERNELS_IM2COL_H */
