@@ -114,15 +114,26 @@ def make_prelu(shape, channels, dtype):
     return make
 
 
+# The memory-bound rows' STREAM bars (docs/kernels_im2col_prelu.md, "What bounds them"): the
+# k3s1p1 Im2col (shifted copies, output 9x the input: store-bound) at 0.9 of the same-moment
+# STREAM copy for fp32 and 0.7 for fp16/bf16 at 1 and 2 threads; the k3s1p1 fp32 col2im (the sum
+# of nine shifted planes: read-bound) at 0.9 at 1 thread.
+STREAM_BARS = {("im2col", 1, "float32"): (0.9, (1, 2)), ("im2col", 1, "float16"): (0.7, (1, 2)),
+               ("im2col", 1, "bfloat16"): (0.7, (1, 2)), ("col2im", 1, "float32"): (0.9, (1,))}
+
 CASES = []
 for _dtype in ("float32", "float16", "bfloat16"):
     for (_n, _c, _hw, _k, _s, _p) in ((8, 64, 56, 3, 1, 1), (8, 256, 28, 3, 2, 1)):
         _tag = "N%d C%d %dx%d k%ds%dp%d" % (_n, _c, _hw, _hw, _k, _s, _p)
+        _c2i_bar, _c2i_threads = STREAM_BARS.get(("col2im", _s, _dtype), (None, ()))
+        _i2c_bar, _i2c_threads = STREAM_BARS.get(("im2col", _s, _dtype), (None, ()))
         CASES.append(BenchCase(name="col2im " + _tag, dtype=_dtype,
-                               make=make_col2im(_n, _c, _hw, _k, _s, _p, _dtype)))
+                               make=make_col2im(_n, _c, _hw, _k, _s, _p, _dtype),
+                               stream_bar=_c2i_bar, stream_bar_threads=_c2i_threads))
         CASES.append(BenchCase(name="im2col " + _tag, dtype=_dtype,
                                make=make_im2col(_n, _c, _hw, _k, _s, _p, _dtype),
-                               quick=_dtype == "float32"))
+                               quick=_dtype == "float32",
+                               stream_bar=_i2c_bar, stream_bar_threads=_i2c_threads))
 for _dtype in ("float32", "bfloat16", "float16"):
     for (_shape, _channels, _tag) in (((32, 64, 112, 112), 64, "N32 C64 112x112 w[C]"),
                                       ((32, 64, 112, 112), 1, "N32 C64 112x112 w[1]"),

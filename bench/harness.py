@@ -70,7 +70,8 @@ class BenchCase:
 
     ``table`` is "kernels" (phase 2 against torch's kernel, outputs preallocated) or "python"
     (whole pyaclnn.functional calls, bench/cases_python_calls.py); ``bar`` is the speed-up the
-    project promises for the row, if any."""
+    project promises for the row, if any; ``stream_bar`` the fraction of the same-moment STREAM
+    copy it promises (memory-bound kernels), at the thread counts in ``stream_bar_threads``."""
     name: str
     dtype: str
     make: object
@@ -78,6 +79,8 @@ class BenchCase:
     module: str = ""
     table: str = "kernels"
     bar: float = None
+    stream_bar: float = None
+    stream_bar_threads: tuple = (1, 2)
 
 
 class OpRunner:
@@ -310,7 +313,8 @@ def run_worker(threads, quick, only=None, turn=None):
             continue
         turn()
         entry = {"name": case.name, "dtype": case.dtype, "module": case.module,
-                 "table": case.table, "bar": case.bar, "started": time.time()}
+                 "table": case.table, "bar": case.bar, "started": time.time(),
+                 "stream_bar": case.stream_bar if threads in case.stream_bar_threads else None}
         ours = theirs = cleanup = None
         try:
             made = case.make()

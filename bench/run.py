@@ -182,12 +182,21 @@ def _rows(results):
             gbps = case["bytes"] / (case["ours_ms"] * 1e-3) / 1e9
             rows.append(dict(case=case["name"], dtype=case["dtype"], threads=result["threads"],
                              table=case.get("table", "kernels"), bar=case.get("bar"),
+                             stream_bar=case.get("stream_bar"),
                              ours=case["ours_ms"], torch=case["torch_ms"],
                              speedup=case["torch_ms"] / case["ours_ms"], gbps=gbps,
                              stream_gbps=stream,
                              stream=case.get("of_stream", gbps / stream if stream else float("nan")),
                              of_best=gbps / best if best else float("nan")))
     return rows
+
+
+def _stream_bar_cell(row):
+    """The row's STREAM bar and whether the paired fraction met it ("" when it has none)."""
+    bar = row.get("stream_bar")
+    if bar is None:
+        return ""
+    return "%.0f%% %s" % (100 * bar, "yes" if row["stream"] >= bar else "**no**")
 
 
 def _scaling_lines(rows):
@@ -269,7 +278,8 @@ def write_markdown(path, results, rows, png_name, quick, check_rows=None):
              "the same repetition, so a neighbour's burst that slows a repetition slows both "
              "sides of its ratio. `of best STREAM before/after` divides our median bandwidth by "
              "the best of 8 copies timed just before and just after the case, the looser "
-             "pairing used before (bench/harness.py).",
+             "pairing used before (bench/harness.py). `STREAM bar`: the fraction of the STREAM "
+             "copy a memory-bound row promises (`of STREAM copy` against it) at that thread count.",
              "* The machine is shared; bandwidth can drift by up to 2x over minutes, which is why "
              "both sides are interleaved and why the bandwidth is sampled next to each case "
              "rather than once per run.", "",
@@ -288,13 +298,13 @@ def write_markdown(path, results, rows, png_name, quick, check_rows=None):
             lines.append("| %d | %.1f | | | |" % (result["threads"], result["stream_gbps"]))
     lines += ["", "## Operators", "",
               "| case | dtype | threads | ours ms | torch ms | speed-up | GB/s | STREAM GB/s "
-              "| of STREAM copy | of best STREAM before/after |",
-              "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+              "| of STREAM copy | of best STREAM before/after | STREAM bar |",
+              "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     kernel_rows = [r for r in rows if r["table"] == "kernels"]
     for r in sorted(kernel_rows, key=lambda r: (r["case"], r["dtype"], r["threads"])):
-        lines.append("| %s | %s | %d | %.3f | %.3f | %.2fx | %.1f | %.1f | %.0f%% | %.0f%% |" % (
+        lines.append("| %s | %s | %d | %.3f | %.3f | %.2fx | %.1f | %.1f | %.0f%% | %.0f%% | %s |" % (
             r["case"], r["dtype"], r["threads"], r["ours"], r["torch"], r["speedup"], r["gbps"],
-            r["stream_gbps"], 100 * r["stream"], 100 * r["of_best"]))
+            r["stream_gbps"], 100 * r["stream"], 100 * r["of_best"], _stream_bar_cell(r)))
     lines += _scaling_lines(kernel_rows)
     lines += _python_lines([r for r in rows if r["table"] == "python"])
     lines += check_cost.lines(check_rows, _cpu_count()) if check_rows else []

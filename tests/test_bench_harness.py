@@ -79,3 +79,19 @@ def test_the_thread_counts_workers_measure_in_turns():
         assert a["ended"] <= b["started"]
         if i + 1 < len(names):
             assert b["ended"] <= one["cases"][i + 1]["started"]
+
+
+def test_stream_bars_apply_at_their_thread_counts_and_are_judged_on_the_paired_fraction():
+    # The memory-bound rows promise a fraction of the same-moment STREAM copy (BenchCase's
+    # stream_bar) at some thread counts: the k3s1p1 Im2col at 1 and 2 threads, the fp32 col2im
+    # at 1 thread only; the table's cell reads the paired fraction against it.
+    import run  # bench/run.py
+    import cases_im2col_prelu
+    bars = {(c.name, c.dtype): (c.stream_bar, c.stream_bar_threads) for c in cases_im2col_prelu.CASES}
+    assert bars[("im2col N8 C64 56x56 k3s1p1", "float16")] == (0.7, (1, 2))
+    assert bars[("im2col N8 C64 56x56 k3s1p1", "float32")] == (0.9, (1, 2))
+    assert bars[("col2im N8 C64 56x56 k3s1p1", "float32")] == (0.9, (1,))
+    assert bars[("im2col N8 C256 28x28 k3s2p1", "float16")][0] is None
+    assert run._stream_bar_cell({"stream_bar": 0.7, "stream": 0.69}) == "70% **no**"
+    assert run._stream_bar_cell({"stream_bar": 0.9, "stream": 0.95}) == "90% yes"
+    assert run._stream_bar_cell({"stream_bar": None, "stream": 0.5}) == ""

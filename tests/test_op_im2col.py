@@ -219,7 +219,14 @@ _PATHS_SCRIPT = textwrap.dedent("""
              ((3, 5, 28, 28), (3, 3), (1, 1), (1, 1), (2, 2)), ((1, 7, 27, 27), (3, 3), (1, 1), (2, 2), (2, 2)),
              ((2, 3, 14, 13), (3, 3), (1, 1), (0, 0), (1, 1)), ((1, 5, 10, 9), (3, 3), (2, 2), (1, 2), (1, 2)),
              ((2, 3, 9, 20), (2, 5), (1, 1), (1, 1), (1, 1)), ((1, 3, 6, 40), (3, 2), (1, 3), (1, 1), (2, 2)),
-             ((1, 3, 11, 31), (3, 3), (1, 1), (1, 1), (2, 2)), ((1, 2, 200, 14), (3, 3), (1, 1), (1, 1), (1, 1))]
+             ((1, 3, 11, 31), (3, 3), (1, 1), (1, 1), (2, 2)), ((1, 2, 200, 14), (3, 3), (1, 1), (1, 1), (1, 1)),
+             # shifted copies (sW = 1, rows of a vector or more, whole-line blocks, 16 planes or more):
+             # k3s1p1, a padding wider than the kernel's half (OW != W), a vertical stride, a dilation
+             ((2, 9, 56, 56), (3, 3), (1, 1), (1, 1), (1, 1)), ((1, 17, 34, 50), (3, 3), (1, 1), (0, 3), (1, 1)),
+             ((4, 4, 63, 48), (3, 3), (1, 1), (1, 0), (2, 1)), ((1, 16, 40, 40), (3, 3), (2, 2), (2, 2), (1, 1)),
+             # blocks that end inside a line (through the line stage when streamed): k3s1p0 with OW = 35
+             # (fp16 374.06 lines, fp32 748.1), OW = 29 (fp32 only: fp16 rows are under a vector)
+             ((1, 16, 40, 37), (3, 3), (1, 1), (0, 0), (1, 1)), ((2, 9, 30, 31), (3, 3), (1, 1), (0, 0), (1, 1))]
     for shape, k, d, p, s in cases:
         for dtype in (np.float32, np.float16, ml_dtypes.bfloat16):
             x = rng.standard_normal(shape).astype(np.float32).astype(dtype)
@@ -237,9 +244,66 @@ _PATHS_SCRIPT = textwrap.dedent("""
 
 def test_vector_streaming_and_portable_paths_agree_with_torch():
     """The AVX-512 rows (one or two loads per chunk, strides up to 8; short rows, one or two a step,
-    in groups of held steps), streamed or not, split over 1-3 threads, the AVX2 tier and the
+    in groups of held steps; shifted copies for sW = 1), streamed or not, split over 1-3 threads, the AVX2 tier and the
     portable loop (also taken for strides above 8): the same bits, which are torch's unfold of the
     same bit patterns (carried exactly as float64 integers)."""
     runs = [tiers.Run(threads=t, streaming=s) for t, s in ((1, 1), (1, 0), (2, 1), (2, 0), (3, 0))]
     runs += [tiers.Run("avx2", threads=2), tiers.Run("portable", threads=2)]
     tiers.assert_same_output(_PATHS_SCRIPT, runs)
+
+
+_UNALIGNED_OUT_SCRIPT = textwrap.dedent("""
+    import hashlib, numpy as np, ml_dtypes, torch, pyaclnn
+    digest = hashlib.sha256()
+    for dtype in (np.float32, np.float16, ml_dtypes.bfloat16):
+        x = np.random.default_rng(3).standard_normal((2, 9, 56, 56)).astype(np.float32).astype(dtype)
+        bits = x.view(np.uint16 if x.itemsize == 2 else np.int32)
+        want = torch.nn.functional.unfold(torch.from_numpy(bits.astype(np.float64)), 3, 1, 1, 1).numpy()
+        for offset in (0, 1, 3):                        # out's data 0, 2-6 or 4-12 bytes past a line
+            with pyaclnn.Tensor.from_numpy(x) as xt, \\
+                 pyaclnn.Tensor.strided(np.zeros((2, 81, 3136), dtype), offset=offset) as out:
+                pyaclnn.run_op("Im2col", xt, [3, 3], [1, 1], [1, 1], [1, 1], out)
+                got = out.numpy()
+            assert (got.view(bits.dtype) == want).all(), (dtype, offset)
+            digest.update(got.tobytes())
+    print(digest.hexdigest())
+""")
+
+
+def test_shifted_copies_into_an_out_off_the_line():
+    """The shifted copies (k3s1p1 56x56, 18 planes) stream whole lines only when out starts on a
+    line; an out whose data starts 2-12 bytes past one takes plain stores: torch's unfold of the
+    same bits either way, streamed or not, on every tier."""
+    runs = [tiers.Run(threads=t, streaming=s) for t, s in ((1, 1), (2, 1), (1, 0))]
+    runs += [tiers.Run("avx2", threads=2, streaming=1), tiers.Run("portable", threads=1, streaming=1)]
+    tiers.assert_same_output(_UNALIGNED_OUT_SCRIPT, runs)
+
+
+_SHIFTED_TRACE_SCRIPT = textwrap.dedent("""
+    import sys, numpy as np, ml_dtypes
+    from pyaclnn.functional import im2col
+    for n, c, h, w in ((1, 16, 56, 56), (1, 8, 56, 56), (1, 16, 28, 28), (1, 16, 56, 55)):
+        for dtype in (np.float32, np.float16, ml_dtypes.bfloat16):
+            im2col(np.ones((n, c, h, w), dtype), 3, 1, 1, 1)
+            sys.stdout.flush()
+""")
+
+
+def test_stride1_geometries_take_the_shifted_copies():
+    """On an AVX-512 CPU k3s1p1 on 56x56 with 16 planes takes the shifted copies in every dtype,
+    and so does 56x55 (blocks that end inside a line: 1732.5 fp32 lines a plane); 8 planes (the
+    table not paid for) and fp16/bf16 28x28 (rows shorter than a vector) keep the row chunks,
+    while fp32 28x28 takes the copies; the other tiers never name an AVX-512 path."""
+    import re
+    from test_op_im2col_backward_k3s2 import AVX512, cpu_flags
+    shifted = "im2col_avx512_shifted"
+    want = [shifted] * 3 + ["im2col_avx512_rows"] * 3 + [shifted] + ["im2col_avx512_rows"] * 2 + [shifted] * 3
+    trace = (("ASCEND_GLOBAL_LOG_LEVEL", "1"), ("ASCEND_SLOG_PRINT_TO_STDOUT", "1"))
+    for run in tiers.every_tier([tiers.Run(threads=1, extra=trace), tiers.Run("avx2", threads=1, extra=trace),
+                                 tiers.Run("portable", threads=1, extra=trace)]):
+        out = tiers.run_script(_SHIFTED_TRACE_SCRIPT, run)
+        paths = re.findall(r"\[aclnnIm2col\] exec .* kernel=(\S+)", out)
+        if run.tier == "best" and AVX512 <= cpu_flags():
+            assert paths == want, (run, paths)
+        else:
+            assert paths == ["im2col_portable"] * len(want), (run, paths)

@@ -130,14 +130,29 @@ PAIRED_SHAPES = [(1, 2, 8, 32), (2, 1, 7, 66), (1, 3, 6, 63), (1, 2, 5, 2), (1, 
 ZERO_TIE_CELLS = (-0.0, 0.0, -1.0, 1.0, -np.inf)
 
 
+# The smallest subnormals of each half type, as bits: the fp16 ones turn into fp32 denormals in
+# the paired path's fp32 form for CPUs without AVX512-FP16 (pair_step_f16_spread).
+TINY_BITS = {"float16": (0x0001, 0x0002, 0x8001, 0x007F), "bfloat16": (0x0001, 0x0002, 0x8001, 0x007F)}
+
+
+def tie_windows(cells, dtype):
+    """Every window of four cells drawn from `cells` (a 2x2-window plane of len(cells)^4 windows)."""
+    n = len(cells) ** 2
+    windows = np.array(list(itertools.product(cells, repeat=4)), dtype=dtype).reshape(n, n, 2, 2)
+    return windows.transpose(0, 2, 1, 3).reshape(1, 1, 2 * n, 2 * n)
+
+
 def paired_inputs(name):
     """The paired path's inputs of one dtype: random planes with and without NaNs; every window
     of four cells from ZERO_TIE_CELLS (625 windows: signed zeros tied with each other, -inf
-    alone); and a NaN only in the column that no window covers (W odd)."""
+    alone); for fp16/bf16 every window of signed zeros and the smallest subnormals (ties among
+    them, and with zeros); and a NaN only in the column that no window covers (W odd)."""
     dtype = DTYPES[name]
     xs = [make_input(shape, name, 10 + i, nans) for i, shape in enumerate(PAIRED_SHAPES) for nans in (True, False)]
-    windows = np.array(list(itertools.product(ZERO_TIE_CELLS, repeat=4)), dtype=np.float32).reshape(25, 25, 2, 2)
-    xs.append(windows.transpose(0, 2, 1, 3).reshape(1, 1, 50, 50).astype(dtype))
+    xs.append(tie_windows(np.array(ZERO_TIE_CELLS, np.float32), np.float32).astype(dtype))
+    if name in TINY_BITS:
+        bits = np.array((0x0000, 0x8000) + TINY_BITS[name], np.uint16)
+        xs.append(tie_windows(bits, np.uint16).view(dtype))
     outside = make_input((1, 2, 6, 35), name, 30, False)
     outside[:, :, :, -1] = np.nan
     xs.append(outside)
@@ -171,6 +186,33 @@ def test_paired_2x2_windows_on_every_tier_and_thread_count():
     runs = sweep_both_fp16_forms()
     for run, got in zip(runs, tiers.outputs(_PAIRED_SCRIPT, runs)):
         assert got == want, "%s: the 2x2 stride-2 forward's out or mask differs from the reference" % run
+
+
+_PAIRED_DAZ_SCRIPT = textwrap.dedent("""
+    import hashlib, sys
+    import torch
+    assert torch.set_flush_denormal(True)   # DAZ + FTZ on this thread and the threads it starts
+    sys.path.insert(0, "tests")
+    from test_op_max_pool_forward import paired_inputs
+    from pyaclnn.functional import max_pool2d_with_mask
+    h = hashlib.sha256()
+    for x in paired_inputs("float16"):
+        out, mask = max_pool2d_with_mask(x, (2, 2), (2, 2), (0, 0), 1, False)
+        h.update(out.tobytes())
+        h.update(mask.tobytes())
+    print(h.hexdigest())
+""")
+
+
+def test_paired_fp16_under_denormals_are_zero():
+    """With MXCSR's DAZ set (torch.set_flush_denormal) the fp16 2x2 forward still tells the
+    subnormals apart: without AVX512-FP16 its fp32 form, which would read them as zeros, gives
+    way to the int16 keys; vcmpph ignores DAZ."""
+    want = digest_of_reference((x, (2, 2), (2, 2), (0, 0), False) for x in paired_inputs("float16"))
+    runs = [tiers.Run(threads=t, extra=(("ACLNN_NO_AVX512FP16", "1"),)) for t in (1, 2)]
+    runs += [tiers.Run(threads=1), tiers.Run("avx2", threads=2), tiers.Run("portable", threads=2)]
+    for run, got in zip(runs, tiers.outputs(_PAIRED_DAZ_SCRIPT, runs)):
+        assert got == want, "%s: the fp16 2x2 forward under DAZ differs from the reference" % run
 
 
 def test_paired_streamed_outputs_and_tail():

@@ -34,7 +34,9 @@ static aclnnStatus im2col_kernel(const nn_launch *l)
     const int64_t grain = per_plane >= 16384 ? 1 : 16384 / (per_plane > 0 ? per_plane : 1);
     /* The path (kernels/im2col/): the AVX-512 rows when the CPU table has them and they fit. */
     nn_im2col_avx512_plan *avx512 = nn_cpu_features_get()->avx512 ? nn_im2col_avx512_plan_create(p) : NULL;
-    nn_launch_set_path(l, avx512 != NULL ? "im2col_avx512_rows" : "im2col_portable");
+    nn_launch_set_path(l, nn_im2col_avx512_shifted(avx512) ? "im2col_avx512_shifted"
+                          : avx512 != NULL                  ? "im2col_avx512_rows"
+                                                            : "im2col_portable");
     /* Streaming is decided on the bytes the launch moves (image read + columns written), as for
      * col2im and PreluBackward: the fp32 k3s2p1 28x28 case (6.4 MB in, 14.5 MB out) wrote with
      * read-for-ownership at 38-42 % of the STREAM copy in bench/run.py, streamed 60-84 %. */

@@ -7,7 +7,8 @@
  *   im2col_portable.c  any CPU, any dtype pair: row gathers (memcpy for sW == 1), casts via fp32
  *   im2col_avx512.c    AVX-512, same dtype in and out, sW <= 8: each output row built in chunks
  *                      from two masked loads and one permute; large outputs streamed through a
- *                      line stage
+ *                      line stage; sW = 1 with rows of a vector or more: each plane's block as
+ *                      whole lines of a shifted copy of the plane (two masked loads a line)
  *
  * A pure gather: the paths give the same bits.  The operator (ops/im2col.c) chooses the path
  * from the CPU table and names it in the launch trace.  Work is split over the planes; each
@@ -46,5 +47,8 @@ void nn_im2col_planes_claimed(void *ctx, int64_t begin, int64_t end);
  * stride over 8) or out of memory: use the portable gather. */
 nn_im2col_avx512_plan *nn_im2col_avx512_plan_create(const nn_i2c_plan *p);
 void nn_im2col_avx512_plan_destroy(nn_im2col_avx512_plan *f);
+/* True when the plan writes each plane's block as shifted copies of the plane (stride 1 along
+ * the row, rows of at least a vector, 16 planes or more): the launch trace names that path. */
+bool nn_im2col_avx512_shifted(const nn_im2col_avx512_plan *f);
 
 #endif /* NN_KERNELS_IM2COL_H */

@@ -31,6 +31,14 @@ typedef struct i2c_step {
     uint32_t mask_a, mask_b, store;
 } i2c_step;
 
+/* One 64-byte line of a plane's block on the shifted-copy path (build_lines): at most two output
+ * rows meet in a line, each a run of one input row, so two masked loads (byte offsets from the
+ * plane's start, masks 0 for a row in the vertical padding or no second row) fill it. */
+typedef struct i2c_line {
+    int32_t load_a, load_b;
+    uint32_t mask_a, mask_b;
+} i2c_line;
+
 typedef struct i2c_chunk {
     int64_t src;              /* s0: the chunk's first source column (negative in the padding) */
     uint32_t load_lo, load_hi; /* element masks of the loads at s0 and s0 + V */
@@ -52,6 +60,9 @@ struct nn_im2col_avx512_plan {
     i2c_chunk *table;         /* [kW][chunks]: the chunks of each kernel column */
     i2c_step *steps;          /* short rows: [kH * steps_per_ki], kernel row by kernel row (build_steps) */
     int64_t steps_per_ki, kH;
+    i2c_line *lines;          /* shifted copies: the plane block's 64-byte lines (build_lines), or NULL */
+    int64_t line_count;       /* lines a block, the last one partial when block_bytes % 64 != 0 */
+    int64_t block_bytes;
 };
 
 typedef struct nn_im2col_avx512_plan i2c_fast;
@@ -87,6 +98,73 @@ static bool build_steps(const nn_i2c_plan *p, i2c_fast *f)
         }
     }
     return true;
+}
+
+/* Shifted copies: with sW = 1 every output row is a run of consecutive columns of one input row
+ * (columns past the edges, and rows in the vertical padding, are zeros), so a plane's block,
+ * cut into whole 64-byte lines, is a shifted copy of the plane: each line is one or two masked
+ * loads (two when it holds the end of one output row and the start of the next) and one full
+ * store, the same instructions per byte for 2- and 4-byte elements.  The row-chunk path stored a
+ * 112-byte fp16 row (k3s1p1 56x56) as two chunks through the line stage, and reached 0.52-0.67
+ * of the STREAM copy on a host whose memory gave 30-35 GB/s to one thread, against 0.65-0.94 for
+ * fp32.  The lines are counted from the block's start; a block of whole lines whose first
+ * starts on a line of out is stored straight (non-temporal when streamed), any other goes
+ * through a line stage, so the output still leaves in whole aligned lines.  Taken when a line
+ * meets at most two output rows (OW >= V), the table stays cache-sized, and the launch has
+ * planes enough to pay for the table: it is built at each launch, ~3.5 ns a line against the
+ * ~0.65 ns a line and plane the copies save over the row chunks (fp32 in cache). */
+enum { I2C_LINES_MAX_BYTES = 256 << 10, I2C_LINES_MIN_PLANES = 16 };
+
+static void build_lines(const nn_i2c_plan *p, i2c_fast *f)
+{
+    const int64_t esz = (int64_t)nn_dtype_size(p->in_dtype), V = 64 / esz;
+    const int64_t block = p->kH * p->kW * p->OH * p->OW * esz, count = nn_ceil_div(block, 64);
+    if (p->sW != 1 || p->OW < V || p->planes < I2C_LINES_MIN_PLANES || p->H * p->W * esz >= INT32_MAX / 2 ||
+        count * (int64_t)sizeof(i2c_line) > I2C_LINES_MAX_BYTES)
+        return;
+    i2c_line *lines = calloc((size_t)count, sizeof *lines);
+    if (lines == NULL) return; /* the row chunks instead */
+    /* A walk over the block's runs (a run: the lanes of one output row in one line), counting
+     * the row's (ki, kj, oh, ow) and the line's lane, with no division: built at every launch,
+     * the divisions cost 10-16 us for k3s1p1 56x56, as much as 8 planes' copies in cache. */
+    int64_t ki = 0, kj = 0, oh = 0, ow = 0, lane = 0;
+    for (i2c_line *line = lines; ki < p->kH;) { /* the last line may end before its last lane */
+        const int64_t ih = oh * p->sH - p->pH + ki * p->dH, iw = ow - p->pW + kj * p->dW; /* at `lane` */
+        const int64_t run = p->OW - ow < V - lane ? p->OW - ow : V - lane; /* lanes of this row */
+        uint32_t mask = 0;
+        int64_t load = 0;
+        if (ih >= 0 && ih < p->H) {
+            const int64_t lo = iw < 0 ? lane - iw : lane, hi = p->W - iw < run ? lane + p->W - iw : lane + run;
+            mask = nn_lane_range(lo, hi, V);
+            load = mask != 0 ? (ih * p->W + iw - lane) * esz : 0; /* lane 0's element, which may lie outside */
+        }
+        if (lane == 0) { /* OW >= V: a line's second run, if any, starts the next row */
+            line->load_a = (int32_t)load;
+            line->mask_a = mask;
+        } else {
+            line->load_b = (int32_t)load;
+            line->mask_b = mask;
+        }
+        lane += run;
+        ow += run;
+        if (lane == V) {
+            lane = 0;
+            line++;
+        }
+        if (ow == p->OW) {
+            ow = 0;
+            if (++oh == p->OH) {
+                oh = 0;
+                if (++kj == p->kW) {
+                    kj = 0;
+                    ki++;
+                }
+            }
+        }
+    }
+    f->lines = lines;
+    f->line_count = count;
+    f->block_bytes = block;
 }
 
 nn_im2col_avx512_plan *nn_im2col_avx512_plan_create(const nn_i2c_plan *p)
@@ -137,6 +215,7 @@ nn_im2col_avx512_plan *nn_im2col_avx512_plan_create(const nn_i2c_plan *p)
         nn_im2col_avx512_plan_destroy(f);
         return NULL;
     }
+    if (!f->short_rows) build_lines(p, f);
     return f;
 }
 
@@ -146,7 +225,13 @@ void nn_im2col_avx512_plan_destroy(nn_im2col_avx512_plan *f)
     free(f->table);
     free(f->short_pick);
     free(f->steps);
+    free(f->lines);
     free(f);
+}
+
+bool nn_im2col_avx512_shifted(const nn_im2col_avx512_plan *f)
+{
+    return f != NULL && f->lines != NULL;
 }
 
 /* Element `at` (may be before the row) of a row of esz-byte elements, for a masked load. */
@@ -281,6 +366,58 @@ fast_plane(const nn_i2c_plan *p, const i2c_fast *f, const void *plane, unsigned 
     }
 }
 
+/* One line of the shifted copies: its one or two masked loads from the plane. */
+NN_AVX512 static inline __attribute__((always_inline)) __m512i shifted_line(const unsigned char *in, const i2c_line *line,
+                                                                            bool wide)
+{
+    if (wide) {
+        const __m512i v = _mm512_maskz_loadu_epi32((__mmask16)line->mask_a, element_at(in, line->load_a, 1));
+        return _mm512_mask_loadu_epi32(v, (__mmask16)line->mask_b, element_at(in, line->load_b, 1));
+    }
+    const __m512i v = _mm512_maskz_loadu_epi16(line->mask_a, element_at(in, line->load_a, 1));
+    return _mm512_mask_loadu_epi16(v, line->mask_b, element_at(in, line->load_b, 1));
+}
+
+/* Shifted copies (build_lines): planes [begin, end), each block's lines in order.  Blocks of
+ * whole lines starting on a line of out are stored straight, with non-temporal stores when
+ * `stream`; others go through `stage` (whose dst is the range's start), flushed every
+ * I2C_FLUSH_BYTES, the block's last partial line stored masked.  Inlined once per element size. */
+NN_AVX512 static inline __attribute__((always_inline)) void
+shifted_planes(const nn_im2col_ctx *ctx, int64_t begin, int64_t end, nn_line_stage *stage, bool wide)
+{
+    const nn_i2c_plan *p = ctx->plan;
+    const i2c_fast *f = ctx->avx512;
+    const int64_t in_plane = p->H * p->W * (wide ? 4 : 2), count = f->line_count, block = f->block_bytes;
+    const __mmask64 tail = (__mmask64)(~0ull >> (64 - (block - (count - 1) * 64)));
+    unsigned char *out = ctx->out + begin * block;
+    for (int64_t plane = begin, at = 0; plane < end; plane++, at += block) {
+        const unsigned char *in = ctx->in + plane * in_plane;
+        const i2c_line *line = f->lines;
+        if (stage == NULL) { /* streamed only with whole lines, so the masked tail is not */
+            for (int64_t n = 0; n + 1 < count; n++, line++) {
+                if (ctx->stream_out)
+                    _mm512_stream_si512((void *)(out + at + n * 64), shifted_line(in, line, wide));
+                else
+                    _mm512_storeu_si512(out + at + n * 64, shifted_line(in, line, wide));
+            }
+            if (ctx->stream_out)
+                _mm512_stream_si512((void *)(out + at + (count - 1) * 64), shifted_line(in, line, wide));
+            else
+                _mm512_mask_storeu_epi8(out + at + (count - 1) * 64, tail, shifted_line(in, line, wide));
+            continue;
+        }
+        for (int64_t n = 0; n < count; n++, line++) {
+            unsigned char *dst = nn_line_stage_at(stage, at + n * 64);
+            if (n + 1 < count)
+                _mm512_storeu_si512(dst, shifted_line(in, line, wide));
+            else
+                _mm512_mask_storeu_epi8(dst, tail, shifted_line(in, line, wide));
+            const int64_t done = n + 1 < count ? at + (n + 1) * 64 : at + block;
+            if (done - stage->written >= I2C_FLUSH_BYTES) nn512_line_stage_flush(stage, done, false);
+        }
+    }
+}
+
 /* Planes [begin, end) (a contiguous stretch of out); streamed through a per-call stage when
  * `stream`.  False when the stage could not be allocated.  Inlined once per element size. */
 NN_AVX512 static inline __attribute__((always_inline)) bool
@@ -290,20 +427,32 @@ fast_planes(const nn_im2col_ctx *ctx, int64_t begin, int64_t end, bool stream, b
     const int64_t esz = wide ? 4 : 2, in_plane = p->H * p->W * esz;
     const int64_t block = p->kH * p->kW * p->OH * p->OW * esz;
     unsigned char *out = ctx->out + begin * block;
+    /* the shifted copies store whole blocks straight when the blocks are whole lines and start
+     * on lines of out, or out is not streamed; else through the stage */
+    const bool shifted = ctx->avx512->lines != NULL;
+    const bool straight = shifted && (!stream || (block % 64 == 0 && ((uintptr_t)out & 63) == 0));
+    if (straight) {
+        shifted_planes(ctx, begin, end, NULL, wide);
+        if (stream) nn_streaming_fence();
+        return true;
+    }
     nn_line_stage stage = {NULL, out, 0, true};
     unsigned char *stage_region = NULL;
     if (stream) {
         /* a flush's worth and a row (short rows: a plane's block), the carried-over line and a
          * line of slack, kept in one page when they fit */
         const size_t stage_bytes =
-            (size_t)((ctx->avx512->short_rows ? block : I2C_FLUSH_BYTES + p->OW * esz) + 2 * 64);
+            (size_t)((ctx->avx512->short_rows ? block : I2C_FLUSH_BYTES + (shifted ? 64 : p->OW * esz)) + 2 * 64);
         stage_region = malloc(stage_bytes + NN_LINE_STAGE_SLACK);
         if (stage_region == NULL) return false;
         stage.buf = nn_line_stage_place(stage_region, stage_bytes);
     }
-    for (int64_t plane = begin; plane < end; plane++)
-        fast_plane(p, ctx->avx512, ctx->in + plane * in_plane, out, (plane - begin) * block, stream ? &stage : NULL,
-                   wide);
+    if (shifted)
+        shifted_planes(ctx, begin, end, &stage, wide);
+    else
+        for (int64_t plane = begin; plane < end; plane++)
+            fast_plane(p, ctx->avx512, ctx->in + plane * in_plane, out, (plane - begin) * block,
+                       stream ? &stage : NULL, wide);
     if (stream) {
         nn512_line_stage_flush(&stage, (end - begin) * block, true);
         nn_streaming_fence();
@@ -336,5 +485,10 @@ nn_im2col_avx512_plan *nn_im2col_avx512_plan_create(const nn_i2c_plan *p)
     return NULL;
 }
 void nn_im2col_avx512_plan_destroy(nn_im2col_avx512_plan *f) { (void)f; }
+bool nn_im2col_avx512_shifted(const nn_im2col_avx512_plan *f)
+{
+    (void)f;
+    return false;
+}
 void nn_im2col_planes_avx512(void *vctx, int64_t begin, int64_t end) { nn_im2col_planes_portable(vctx, begin, end); }
 #endif
