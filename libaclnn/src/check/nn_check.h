@@ -233,16 +233,17 @@ void nn_check_task_release(void *hold);
 void nn_check_device_views_replaced(const void *address);
 
 /* memcheck's aclrtMallocHost memory (check_pinned.c): a memfd mapped twice, so that the
- * program's view can be closed while an asynchronous copy writes it.  nn_check_pinned_alloc
- * returns NULL when out of memory; nn_check_pinned_free is false for memory not made by it.
- * nn_check_pinned_lib_addr: the library's address for `address` in a block (else unchanged).
- * nn_check_pinned_write_queued: a copy into `dst` is being queued (true when `dst` is in a block,
- * now closed to the host); nn_check_pinned_write_done once that copy ran or was dropped. */
+ * program's view can be closed while an asynchronous copy writes it, and made read-only while
+ * one reads it.  nn_check_pinned_alloc returns NULL when out of memory; nn_check_pinned_free is
+ * false for memory not made by it.  nn_check_pinned_lib_addr: the library's address for
+ * `address` in a block (else unchanged).  nn_check_pinned_copy_queued: a copy into (`writes`)
+ * or from `ptr` is being queued (true when `ptr` is in a block, now guarded from the host);
+ * nn_check_pinned_copy_done with the same arguments once that copy ran or was dropped. */
 void *nn_check_pinned_alloc(size_t size);
 bool nn_check_pinned_free(void *base);
 void *nn_check_pinned_lib_addr(const void *address);
-bool nn_check_pinned_write_queued(const void *dst);
-void nn_check_pinned_write_done(const void *dst);
+bool nn_check_pinned_copy_queued(const void *ptr, bool writes);
+void nn_check_pinned_copy_done(const void *ptr, bool writes);
 
 /* The library's address for the program's `address`: inside a live device allocation under
  * memcheck, the same byte in the library's read-write view; any other address unchanged. */
