@@ -232,6 +232,16 @@ void nn_check_task_release(void *hold);
  * file (an IPC export shares its pages); its slot is mapped back onto the arena before reuse. */
 void nn_check_device_views_replaced(const void *address);
 
+/* memcheck: a launch about to be queued uses [starts[i], +lengths[i]) (operand i, names[i] in
+ * CANN's prototype; NULL or empty entries skipped); the ranges outside device allocations (aclrtHostRegister'd host memory, aclrtMapMem
+ * mappings) are remembered until nn_check_reach_release, so that nn_check_reach_released - the
+ * runtime's aclrtHostUnregister and aclrtUnmapMem, before they release [start, +length) -
+ * reports a launch still queued on them and waits for it (check_reach.c). */
+void *nn_check_reach_hold(const char *op_name, const char *const *names, const void *const *starts,
+                          const size_t *lengths, int count);
+void nn_check_reach_release(void *hold);
+void nn_check_reach_released(const char *api, const void *start, size_t length);
+
 /* memcheck's aclrtMallocHost memory (check_pinned.c): a memfd mapped twice, so that the
  * program's view can be closed while an asynchronous copy writes it, and made read-only while
  * one reads it.  nn_check_pinned_alloc returns NULL when out of memory; nn_check_pinned_free is
