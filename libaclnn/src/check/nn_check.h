@@ -142,8 +142,10 @@ typedef struct nn_check_alloc {
                             * while, to name them when a freed address is used) */
     int pid;               /* the process that made it: a forked child's leak report leaves out
                             * what it inherited (its parent's to free) */
-    bool views_replaced;   /* memcheck: an IPC export mapped a file of its own over both views
-                            * (the arena is mapped there again when the slot is reused) */
+    bool views_replaced;   /* memcheck: the views are not the arena's file (an IPC export mapped
+                            * a file of its own over both, or a slot of 2 MiB and more has an
+                            * anonymous library view); the arena is mapped there again when the
+                            * slot is reused */
     unsigned queued;       /* memcheck: queued tasks that use it (nn_check_task_hold) */
     bool free_waiting;     /* memcheck: freed while `queued` > 0; held back until it is 0 */
 } nn_check_alloc;
