@@ -57,12 +57,14 @@ def test_write_before_the_copy_reads_is_reported(writer):
     assert "device received 0x33" in result.stdout  # the write went on, and the copy ran after it
 
 
-@pytest.mark.parametrize("case", ["read", "synced"])
-def test_reading_the_source_or_writing_after_the_wait_is_clean(writer, case):
+@pytest.mark.parametrize("case,byte", [("read", "0x11"), ("synced", "0x11"), ("hostfunc", "0x33")])
+def test_reading_the_source_or_writing_in_order_is_clean(writer, case, byte):
+    """Reads of a copy's source, writes after the wait, and writes by a host function the stream
+    runs before the copy are legal."""
     result = support.run_program(writer, env=CHECKED, args=[case])
     assert result.returncode == 0, result.stdout + result.stderr
     assert "ACLNN_CHECK ERROR" not in result.stderr
-    assert "device received 0x11" in result.stdout
+    assert f"device received {byte}" in result.stdout
 
 
 def per_round_us(writer, blocks):

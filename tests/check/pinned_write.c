@@ -6,6 +6,8 @@
  *           fill), before any wait: on a card the copy may carry either bytes; memcheck reports it
  *   read    the buffer is read instead (legal: both sides read)
  *   synced  written after aclrtSynchronizeStream (legal)
+ *   hostfunc  written by a host function the stream runs before the copy (legal: the stream
+ *           orders it; it was reported once copies from pinned memory were guarded)
  *   waits N N pinned blocks alive; 20000 rounds of a copy into one of them and a stream wait;
  *           prints the microseconds per round
  * The first three print the byte the device received.
@@ -20,6 +22,11 @@
 #define FILL_BYTES ((size_t)256 << 20)
 #define BYTES ((size_t)1 << 20)
 #define ROUNDS 20000
+
+static void write_33(void *host)
+{
+    ((unsigned char *)host)[BYTES / 2] = 0x33;
+}
 
 static double now_us(void)
 {
@@ -75,6 +82,8 @@ int main(int argc, char **argv)
         return 3;
     memset(host, 0x11, BYTES);
     aclrtMemsetAsync(busy, FILL_BYTES, 0, FILL_BYTES, stream); /* keeps the worker busy */
+    if (strcmp(argv[1], "hostfunc") == 0)
+        aclrtLaunchHostFunc(stream, write_33, host);
     aclrtMemcpyAsync(device, BYTES, host, BYTES, ACL_MEMCPY_HOST_TO_DEVICE, stream);
     if (strcmp(argv[1], "write") == 0) {
         ((volatile unsigned char *)host)[BYTES / 2] = 0x33;

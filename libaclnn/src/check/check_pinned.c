@@ -193,11 +193,26 @@ void nn_check_pinned_host_waited(void)
     nn_check_alloc_unlock();
 }
 
+/* Host code a stream runs (a callback, a host function) on this thread: its accesses to a guarded
+ * block may be ordered before the copy that guards it (a host function that fills a staging
+ * buffer, then the copy from it, on one stream); checking keeps no order between the two, so
+ * they are let through without a report, and the block is opened (a miss, never a false report). */
+static _Thread_local bool t_stream_code;
+
+void nn_check_stream_code(bool running)
+{
+    t_stream_code = running;
+}
+
 bool nn_check_pinned_fault_locked(const void *address, const char *kind, const nn_check_trace *at)
 {
     pinned_block *block = find_locked(address);
     if (block == NULL || block->prot == PROT_OPEN)
         return false;
+    if (t_stream_code) {
+        protect_locked(block, PROT_OPEN);
+        return true;
+    }
     const bool written = block->prot == PROT_NONE; /* else read-only: a copy reads it, the host wrote */
     nn_check_report *report = nn_check_begin(NN_CHECK_ERROR, NN_CHECK_MEMCHECK,
                                              written ? "host access to pinned memory an asynchronous copy writes"

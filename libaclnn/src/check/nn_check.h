@@ -251,6 +251,10 @@ void nn_check_reach_released(const char *api, const void *start, size_t length);
  * `address` in a block (else unchanged).  nn_check_pinned_copy_queued: a copy into (`writes`)
  * or from `ptr` is being queued (true when `ptr` is in a block, now guarded from the host);
  * nn_check_pinned_copy_done with the same arguments once that copy ran or was dropped. */
+/* memcheck: the calling thread starts (true) or ends host code a stream runs (a callback or a
+ * host function).  The stream may have queued a copy touching a pinned block after that code,
+ * so the code's accesses to guarded blocks are let through unreported (check_pinned.c). */
+void nn_check_stream_code(bool running);
 void *nn_check_pinned_alloc(size_t size);
 bool nn_check_pinned_free(void *base);
 void *nn_check_pinned_lib_addr(const void *address);

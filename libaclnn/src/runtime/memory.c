@@ -725,8 +725,10 @@ static aclError queue_copy(const char *api, aclrtStream stream, void *dst, const
     pthread_mutex_unlock(&g_mem_lock);
     const void *const touched[2] = {program_dst, program_src};
     task->held = nn_check_task_hold(touched, 2);
-    task->closes = src != NULL && nn_check_pinned_copy_queued(program_dst, true) ? program_dst : NULL;
-    task->guards = nn_check_pinned_copy_queued(program_src, false) ? program_src : NULL;
+    /* (a copy a model captures runs at each execution: no single window to guard) */
+    const bool runs_once = !nn_stream_records(s);
+    task->closes = runs_once && src != NULL && nn_check_pinned_copy_queued(program_dst, true) ? program_dst : NULL;
+    task->guards = runs_once && nn_check_pinned_copy_queued(program_src, false) ? program_src : NULL;
     const nn_check_access accesses[2] = {
         {program_dst, count, true, src != NULL ? "dst" : "devPtr", -1},
         {program_src, count, false, "src", -1}};
