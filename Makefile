@@ -7,6 +7,7 @@
 #   make sanitize   AddressSanitizer + UndefinedBehaviorSanitizer build, run the C tests
 #   make bench      benchmarks against PyTorch, writes docs/performance.md
 #   make bench-driver   the max-pool backward's 3x3 stride-2 kernel timed alone (bench/drivers/)
+#   make soak       the checking mode's soak under ACLNN_CHECK=1, 10 minutes (docs/checking.md)
 #   make dist       the Python sdist and wheel, into build/dist (docs/packaging.md)
 #   make cross-test aarch64: cross-build the library, its filter libraries and install tree,
 #                   then run the C tests and the examples under qemu-aarch64 (.ci/run runs it)

@@ -21,6 +21,8 @@
  * results, failed calls, the checking mode's error count and the resident set after the warm-up
  * (a quarter of the run, at least 5 s) and at the end; the exit status is 1 when any of the
  * three counts is not 0 or the resident set grew by more than SOAK_RSS_SLACK_MB (default 8).
+ * SOAK_BIG_EVERY=N makes one Prelu round in N use blocks of 2 MiB and more (off by default: the
+ * quarantine then holds up to 256 MiB of them, and the resident set swings with its turnover).
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -44,6 +46,7 @@ static atomic_long g_launches, g_rounds, g_wrong, g_failed;
 static atomic_long g_by_op[OP_COUNT];
 static atomic_int g_stop, g_report_stop;
 static int g_streams = 3;
+static int g_big_every; /* SOAK_BIG_EVERY */
 static pthread_t g_reporter;
 
 static double now_s(void)
@@ -256,6 +259,7 @@ static void run_round(worker *w)
     soak_job job;
     memset(&job, 0, sizeof job);
     soak_rng *r = &w->rng;
+    job.big_every = g_big_every;
     job.product = PRODUCTS[rng_range(r, 0, 2)];
     job.op = (int)rng_range(r, 0, OP_COUNT - 1);
     if (job.op == OP_MP_MASK && strcmp(job.product, "Ascend950") == 0)
@@ -311,6 +315,7 @@ int main(int argc, char **argv)
     }
     double seconds = atof(argv[1]), warmup = seconds / 4 > 5 ? seconds / 4 : 5;
     int threads = argc > 2 ? atoi(argv[2]) : 4;
+    g_big_every = getenv("SOAK_BIG_EVERY") != NULL ? atoi(getenv("SOAK_BIG_EVERY")) : 0;
     g_streams = argc > 3 ? atoi(argv[3]) : 3;
     if (threads < 1 || threads > 64 || g_streams < 1 || g_streams > MAX_STREAMS || aclInit(NULL) != ACL_SUCCESS ||
         aclrtSetDevice(0) != ACL_SUCCESS)

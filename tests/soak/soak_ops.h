@@ -50,6 +50,7 @@ typedef struct soak_job {
     int narr;
     int64_t k[2], s[2], p[4], d[2], lout; /* attributes, as the case drew them */
     int ceil_mode;
+    int big_every; /* Prelu rounds with blocks of 2 MiB and more: one in big_every (0: none) */
     void *ws[JOB_WORKSPACES];
     int nws;
     int launches;
@@ -109,7 +110,7 @@ static int check_output(const soak_job *job, const soak_tensor *t, const double 
         covered[pos] = 1;
         double got = load_elem(t, pos), want = t->dtype == ACL_INT32 || t->dtype == ACL_INT64 ? ref[i] : round_to(t->dtype, ref[i]);
         double tol = mag == NULL ? 0.0 : 8.0 * dtype_eps(t->dtype) * (mag[i] + fabs(want));
-        if (!(fabs(got - want) <= tol) && wrong++ < 3)
+        if (got != want && !(fabs(got - want) <= tol) && wrong++ < 3) /* (equal infinities pass) */
             fprintf(stderr, "soak: %s %s on %s: element %lld is %.9g, reference %.9g\n", OP_NAMES[job->op],
                     t->dtype == ACL_FLOAT ? "float" : t->dtype == ACL_FLOAT16 ? "float16" : "bf16/int",
                     job->product, (long long)i, got, want);
@@ -146,9 +147,12 @@ static int64_t prelu_channel(const soak_tensor *x, int64_t flat, int64_t wnum)
 
 static int setup_prelu(soak_job *job, soak_rng *r, int backward)
 {
-    int64_t shape[4], rank = rng_range(r, 1, 4);
+    /* one round in job->big_every (SOAK_BIG_EVERY; 0: none) is [<= 3, <= 2^19]: blocks of 2 MiB
+     * and more, which the checking mode places apart (huge pages for the library's view) */
+    const int big = job->big_every > 0 && rng_range(r, 1, job->big_every) == 1;
+    int64_t shape[4], rank = big ? rng_range(r, 1, 2) : rng_range(r, 1, 4);
     for (int i = 0; i < rank; i++)
-        shape[i] = rng_range(r, 1, i == rank - 1 ? 40 : 5);
+        shape[i] = i == rank - 1 ? rng_range(r, 1, big ? 1 << 19 : 40) : rng_range(r, 1, big ? 3 : 5);
     int64_t wnum = rank >= 2 && rng_range(r, 0, 1) ? shape[1] : 1;
     int ok = job_tensor(job, job->dtype, (int)rank, shape, r, 0, 0) && job_tensor(job, job->dtype, 1, &wnum, r, 1, 0);
     if (backward) /* t2 gradOutput, t3 gradInput, t4 gradWeight */
@@ -163,7 +167,8 @@ static int verify_prelu(const soak_job *job, int backward)
 {
     const soak_tensor *x = &job->t[0];
     int64_t n = tensor_numel(x), wnum = job->t[1].shape[0];
-    double *ref = calloc((size_t)n, sizeof *ref), gw[64] = {0}, gmag[64] = {0};
+    double *ref = calloc((size_t)n, sizeof *ref), *gw = calloc((size_t)wnum, sizeof *gw);
+    double *gmag = calloc((size_t)wnum, sizeof *gmag);
     for (int64_t i = 0; i < n; i++) {
         double xv = in_at(job, 0, i), w = in_at(job, 1, prelu_channel(x, i, wnum));
         double g = backward ? in_at(job, 2, i) : xv;
@@ -178,6 +183,8 @@ static int verify_prelu(const soak_job *job, int backward)
     if (backward)
         wrong += check_output(job, &job->t[4], gw, gmag);
     free(ref);
+    free(gw);
+    free(gmag);
     return wrong;
 }
 
