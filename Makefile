@@ -7,6 +7,7 @@
 #   make sanitize   AddressSanitizer + UndefinedBehaviorSanitizer build, run the C tests
 #   make bench      benchmarks against PyTorch, writes docs/performance.md
 #   make bench-driver   the max-pool backward's 3x3 stride-2 kernel timed alone (bench/drivers/)
+#   make soak       the checking mode's soak under ACLNN_CHECK=1, 10 minutes (docs/checking.md)
 #   make dist       the Python sdist and wheel, into build/dist (docs/packaging.md)
 #   make cross-test aarch64: cross-build the library, its filter libraries and install tree,
 #                   then run the C tests and the examples under qemu-aarch64 (.ci/run runs it)
@@ -253,3 +254,19 @@ clang-test: tools-check
 	$(MAKE) BUILD=$(CLANG_BUILD) CC=clang CXX=clang++ lib
 	$(CLANG_ENV) $(PYTHON) tests/run_c_tests.py
 	$(CLANG_ENV) $(PYTHON) examples/run_demo.py --lib $(CLANG_BUILD)/lib64/libaclnn.so --c-only
+
+# ---- The checking mode's soak (docs/checking.md, "The soak") -----------------------------------
+# make soak [SOAK_SECONDS=600] [SOAK_THREADS=4] [SOAK_STREAMS=3]   tests/soak/soak.c under
+#   ACLNN_CHECK=1: threads x streams x every operator on random layouts, dtypes and products, with
+#   asynchronous copies, events, callbacks and host functions; fails on a report, a wrong result,
+#   a failed call or a resident set that grew after the warm-up.  tests/test_soak.py runs it for 20 s.
+SOAK_SECONDS ?= 600
+SOAK_THREADS ?= 4
+SOAK_STREAMS ?= 3
+.PHONY: soak
+$(BUILD)/soak/soak: tests/soak/soak.c tests/soak/soak_ops.h tests/soak/soak_tensor.h $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE -Ilibaclnn/include -Ilibaclnn/src tests/soak/soak.c \
+	      -o $@ -L$(LIBDIR) -laclnn -Wl,-rpath,$(abspath $(LIBDIR)) -lm -pthread
+soak: $(BUILD)/soak/soak
+	ACLNN_CHECK=1 ACLNN_CHECK_EXITCODE=86 $< $(SOAK_SECONDS) $(SOAK_THREADS) $(SOAK_STREAMS)

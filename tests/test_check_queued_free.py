@@ -27,3 +27,15 @@ def test_free_host_before_the_copy_ran(program, env):
         assert "frees the 67108864-byte aclrtMallocHost block at" in result.stderr
     else:
         assert "ACLNN_CHECK" not in result.stderr
+
+
+@pytest.mark.parametrize("case", ["free_d32", "free_2d"])
+def test_free_under_a_queued_runtime_task(program, case):
+    """aclrtFree of a 300 MiB block an aclrtMemsetD32Async or aclrtMemcpy2dAsync still writes: the
+    block waits for the task, so a new block of its size does not get its addresses (before: it
+    did, and the task overwrote it; the 2-D copy with spitch < dpitch failed under memcheck)."""
+    result = support.run_program(program, env=CHECKED, args=[case])
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "queued 0, new block bytes 0x11 0x11" in result.stdout, result.stdout + result.stderr
+    assert result.stderr.count("ACLNN_CHECK ERROR") == 1, result.stderr
+    assert "ACLNN_CHECK ERROR (racecheck): aclrtFree frees memory an unfinished task writes" in result.stderr

@@ -5,7 +5,10 @@
  *               launch (the launch read the unregistered pointer unreported)
  *   unmap       x in an aclrtMapMem mapping at phase 1, aclrtUnmapMem + aclrtFreePhysical before
  *               the launch (the kernel faulted on the bare reservation: SIGSEGV)
- * Each prints the launch's status.
+ *   unregister queued, unmap queued   (argv[2] "queued") the same calls after the launch was
+ *               queued (behind a 256 MiB fill) and before it ran: memcheck reports the call and makes it wait for
+ *               the launch (before: unreported, and the unmapped case died with SIGSEGV)
+ * Each prints the launch's status and how many of its results are wrong.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,13 +20,19 @@
 
 #define N 1024
 
-/* Prelu of x (at `x`, N floats) into device memory; returns the launch's status (or -1). */
-static int prelu_after(void *x, void (*between)(void *), void *arg, aclrtStream stream)
+#define FILL_BYTES ((size_t)256 << 20)
+
+/* Prelu of x (at `x`, N floats: i - 512) into device memory, with `between` called after phase 1
+ * and before the launch, or (`queued`) after the launch was queued behind a fill and before the
+ * wait; returns the launch's status (or -1) and counts wrong results in *wrong. */
+static int prelu_around(void *x, void (*between)(void *), void *arg, aclrtStream stream, int queued, int *wrong)
 {
     float slope = 0.25f;
-    void *w = NULL, *y = NULL;
+    static float y_host[N];
+    void *w = NULL, *y = NULL, *busy = NULL;
     aclrtMalloc(&w, sizeof slope, ACL_MEM_MALLOC_HUGE_FIRST);
     aclrtMalloc(&y, N * sizeof(float), ACL_MEM_MALLOC_HUGE_FIRST);
+    aclrtMalloc(&busy, FILL_BYTES, ACL_MEM_MALLOC_HUGE_FIRST);
     aclrtMemcpy(w, sizeof slope, &slope, sizeof slope, ACL_MEMCPY_HOST_TO_DEVICE);
     int64_t shape[1] = {N}, wshape[1] = {1};
     aclTensor *tx = aclCreateTensor(shape, 1, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, shape, 1, x);
@@ -32,16 +41,33 @@ static int prelu_after(void *x, void (*between)(void *), void *arg, aclrtStream 
     uint64_t workspace = 0;
     aclOpExecutor *executor = NULL;
     int status = -1;
+    *wrong = 0;
     if (aclnnPreluGetWorkspaceSize(tx, tw, ty, &workspace, &executor) == ACL_SUCCESS) {
-        between(arg);
+        if (queued)
+            aclrtMemsetAsync(busy, FILL_BYTES, 0, FILL_BYTES, stream); /* the launch waits behind it */
+        else
+            between(arg);
         status = aclnnPrelu(NULL, 0, executor, stream);
+        if (queued)
+            between(arg);
         aclrtSynchronizeStream(stream);
+        aclrtMemcpy(y_host, sizeof y_host, y, sizeof y_host, ACL_MEMCPY_DEVICE_TO_HOST);
+        for (int i = 0; status == 0 && i < N; ++i)
+            *wrong += y_host[i] != ((float)i - 512.0f > 0 ? (float)i - 512.0f : 0.25f * ((float)i - 512.0f));
     }
     aclDestroyTensor(tx);
     aclDestroyTensor(tw);
     aclDestroyTensor(ty);
     aclrtFree(w);
     aclrtFree(y);
+    aclrtFree(busy);
+    return status;
+}
+
+static int prelu_after(void *x, void (*between)(void *), void *arg, aclrtStream stream, const char *when)
+{
+    int wrong = 0, status = prelu_around(x, between, arg, stream, when != NULL, &wrong);
+    printf("launch status %d, %d wrong\n", status, wrong);
     return status;
 }
 
@@ -50,16 +76,15 @@ static void unregister_host(void *host)
     aclrtHostUnregister(host);
 }
 
-static int unregister(aclrtStream stream, const char *unused)
+static int unregister(aclrtStream stream, const char *when)
 {
-    (void)unused;
     float *host = aligned_alloc(4096, N * sizeof(float));
     for (int i = 0; i < N; ++i)
         host[i] = (float)i - 512.0f;
     void *mapped = NULL;
     if (aclrtHostRegister(host, N * sizeof(float), ACL_HOST_REGISTER_MAPPED, &mapped) != ACL_SUCCESS)
         return 3;
-    printf("launch status %d\n", prelu_after(mapped, unregister_host, host, stream));
+    prelu_after(mapped, unregister_host, host, stream, when);
     free(host);
     return 0;
 }
@@ -76,9 +101,8 @@ static void unmap_and_free(void *arg)
     aclrtFreePhysical(m->handle);
 }
 
-static int unmap(aclrtStream stream, const char *unused)
+static int unmap(aclrtStream stream, const char *when)
 {
-    (void)unused;
     aclrtPhysicalMemProp prop;
     memset(&prop, 0, sizeof prop);
     prop.memAttr = ACL_HBM_MEM_HUGE;
@@ -91,7 +115,11 @@ static int unmap(aclrtStream stream, const char *unused)
         aclrtMapMem(m.base, gran, 0, m.handle, 0) != ACL_SUCCESS ||
         aclrtMemset(m.base, gran, 0, gran) != ACL_SUCCESS)
         return 3;
-    printf("launch status %d\n", prelu_after(m.base, unmap_and_free, &m, stream));
+    float x[N];
+    for (int i = 0; i < N; ++i)
+        x[i] = (float)i - 512.0f;
+    aclrtMemcpy(m.base, sizeof x, x, sizeof x, ACL_MEMCPY_HOST_TO_DEVICE);
+    prelu_after(m.base, unmap_and_free, &m, stream, when);
     aclrtReleaseMemAddress(m.base);
     return 0;
 }

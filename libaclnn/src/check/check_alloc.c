@@ -31,6 +31,11 @@ void nn_check_alloc_unlock(void)
     pthread_mutex_unlock(&g_lock);
 }
 
+int nn_check_alloc_wait(pthread_cond_t *cond, const struct timespec *deadline)
+{
+    return pthread_cond_timedwait(cond, &g_lock, deadline);
+}
+
 bool nn_check_alloc_trylock(void)
 {
     return pthread_mutex_trylock(&g_lock) == 0;

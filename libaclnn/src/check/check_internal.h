@@ -6,7 +6,9 @@
 #ifndef NN_CHECK_INTERNAL_H
 #define NN_CHECK_INTERNAL_H
 
+#include <pthread.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "check/nn_check.h"
 
@@ -14,6 +16,9 @@
 
 /* nn_check_alloc_lock for a signal handler: false when the lock is held. */
 bool nn_check_alloc_trylock(void);
+/* Waits on `cond` with the registry's lock held (released meanwhile), until `deadline`
+ * (CLOCK_REALTIME); pthread_cond_timedwait's result. */
+int nn_check_alloc_wait(pthread_cond_t *cond, const struct timespec *deadline);
 /* The live allocation whose first extent(size) bytes contain `address` (its mapping may run past
  * its usable size to a page boundary), or NULL. */
 nn_check_alloc *nn_check_alloc_find_mapped_locked(const void *address, size_t (*extent)(size_t size));

@@ -248,21 +248,41 @@ static bool put_slot(uintptr_t program, slot_shape shape)
     return true;
 }
 
+/* Maps the arena's file back over both views of a slot; false if either mapping failed. */
+static bool map_arena_back(uintptr_t program, void *library, size_t length)
+{
+    arena *home = arena_of(program);
+    off_t offset = (off_t)(program - (uintptr_t)home->program);
+    return mmap((void *)program, length, PROT_NONE, MAP_SHARED | MAP_FIXED, home->fd, offset) != MAP_FAILED &&
+           mmap(library, length, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, home->fd, offset) != MAP_FAILED;
+}
+
+/* The library's view of a slot of 2 MiB and more becomes private anonymous memory advised for
+ * transparent huge pages, as the unchecked runtime's blocks are (memory.c): shmem gets none
+ * where /sys/kernel/mm/transparent_hugepage/shmem_enabled says never, and a large operator ran
+ * 1.5x slower on 4 KiB pages.  The program's view stays the arena's PROT_NONE pages: no host
+ * access through it can succeed, so the two need not share memory.  Marked views_replaced, the
+ * slot maps the arena back when it is recycled (which gives the pages back). */
+static bool huge_library_view(void *library, size_t size)
+{
+    const size_t length = shape_of(size).length;
+    if (size < HUGE_BYTES || mmap(library, length, PROT_READ | PROT_WRITE,
+                                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0) == MAP_FAILED)
+        return false;
+    (void)madvise(library, length, MADV_HUGEPAGE);
+    return true;
+}
+
 /* The pages of a slot leaving the quarantine go back to the system; views an IPC export moved
- * onto a file of its own (nn_check_device_views_replaced) map the arena again. */
+ * onto a file of its own (nn_check_device_views_replaced), or a large slot's anonymous library
+ * view, map the arena again. */
 static void recycle_slot(const nn_check_alloc *alloc)
 {
     slot_shape shape = shape_of(alloc->size);
     arena *home = arena_of(alloc->base);
     off_t offset = (off_t)(alloc->base - (uintptr_t)home->program);
-    if (alloc->views_replaced) {
-        bool mapped = mmap((void *)alloc->base, shape.length, PROT_NONE, MAP_SHARED | MAP_FIXED,
-                           home->fd, offset) != MAP_FAILED &&
-                      mmap(alloc->lib_base, shape.length, PROT_READ | PROT_WRITE,
-                           MAP_SHARED | MAP_FIXED, home->fd, offset) != MAP_FAILED;
-        if (!mapped)
-            return; /* the slot stays out of use rather than on another file */
-    }
+    if (alloc->views_replaced && !map_arena_back(alloc->base, alloc->lib_base, shape.length))
+        return; /* the slot stays out of use rather than on another file */
     const bool warm = !alloc->views_replaced && shape.length <= WARM_SLOT_BYTES &&
                       g_warm_bytes + shape.length <= WARM_BYTES;
     if (!warm)
@@ -706,15 +726,23 @@ void *nn_check_device_alloc(const char *api, size_t size)
             (void)madvise(program, padded, MADV_HUGEPAGE);
         library = program;
     }
-    if (nn_check_alloc_add(program, size, api, library) == NULL) {
+    const bool huge = library != program && huge_library_view(library, size);
+    nn_check_alloc *alloc = nn_check_alloc_add(program, size, api, library);
+    if (alloc == NULL) {
         if (library != program) { /* never touched: straight back to its class */
             nn_check_alloc_lock();
-            (void)put_slot((uintptr_t)program, shape_of(size));
+            if (!huge || map_arena_back((uintptr_t)program, library, shape_of(size).length))
+                (void)put_slot((uintptr_t)program, shape_of(size));
             nn_check_alloc_unlock();
         } else {
             free(program);
         }
         return NULL;
+    }
+    if (huge) {
+        nn_check_alloc_lock();
+        alloc->views_replaced = true;
+        nn_check_alloc_unlock();
     }
     return program;
 }

@@ -142,8 +142,10 @@ typedef struct nn_check_alloc {
                             * while, to name them when a freed address is used) */
     int pid;               /* the process that made it: a forked child's leak report leaves out
                             * what it inherited (its parent's to free) */
-    bool views_replaced;   /* memcheck: an IPC export mapped a file of its own over both views
-                            * (the arena is mapped there again when the slot is reused) */
+    bool views_replaced;   /* memcheck: the views are not the arena's file (an IPC export mapped
+                            * a file of its own over both, or a slot of 2 MiB and more has an
+                            * anonymous library view); the arena is mapped there again when the
+                            * slot is reused */
     unsigned queued;       /* memcheck: queued tasks that use it (nn_check_task_hold) */
     bool free_waiting;     /* memcheck: freed while `queued` > 0; held back until it is 0 */
 } nn_check_alloc;
@@ -232,17 +234,32 @@ void nn_check_task_release(void *hold);
  * file (an IPC export shares its pages); its slot is mapped back onto the arena before reuse. */
 void nn_check_device_views_replaced(const void *address);
 
+/* memcheck: a launch about to be queued uses [starts[i], +lengths[i]) (operand i, names[i] in
+ * CANN's prototype; NULL or empty entries skipped); the ranges outside device allocations (aclrtHostRegister'd host memory, aclrtMapMem
+ * mappings) are remembered until nn_check_reach_release, so that nn_check_reach_released - the
+ * runtime's aclrtHostUnregister and aclrtUnmapMem, before they release [start, +length) -
+ * reports a launch still queued on them and waits for it (check_reach.c). */
+void *nn_check_reach_hold(const char *op_name, const char *const *names, const void *const *starts,
+                          const size_t *lengths, int count);
+void nn_check_reach_release(void *hold);
+void nn_check_reach_released(const char *api, const void *start, size_t length);
+
 /* memcheck's aclrtMallocHost memory (check_pinned.c): a memfd mapped twice, so that the
- * program's view can be closed while an asynchronous copy writes it.  nn_check_pinned_alloc
- * returns NULL when out of memory; nn_check_pinned_free is false for memory not made by it.
- * nn_check_pinned_lib_addr: the library's address for `address` in a block (else unchanged).
- * nn_check_pinned_write_queued: a copy into `dst` is being queued (true when `dst` is in a block,
- * now closed to the host); nn_check_pinned_write_done once that copy ran or was dropped. */
+ * program's view can be closed while an asynchronous copy writes it, and made read-only while
+ * one reads it.  nn_check_pinned_alloc returns NULL when out of memory; nn_check_pinned_free is
+ * false for memory not made by it.  nn_check_pinned_lib_addr: the library's address for
+ * `address` in a block (else unchanged).  nn_check_pinned_copy_queued: a copy into (`writes`)
+ * or from `ptr` is being queued (true when `ptr` is in a block, now guarded from the host);
+ * nn_check_pinned_copy_done with the same arguments once that copy ran or was dropped. */
+/* memcheck: the calling thread starts (true) or ends host code a stream runs (a callback or a
+ * host function).  The stream may have queued a copy touching a pinned block after that code,
+ * so the code's accesses to guarded blocks are let through unreported (check_pinned.c). */
+void nn_check_stream_code(bool running);
 void *nn_check_pinned_alloc(size_t size);
 bool nn_check_pinned_free(void *base);
 void *nn_check_pinned_lib_addr(const void *address);
-bool nn_check_pinned_write_queued(const void *dst);
-void nn_check_pinned_write_done(const void *dst);
+bool nn_check_pinned_copy_queued(const void *ptr, bool writes);
+void nn_check_pinned_copy_done(const void *ptr, bool writes);
 
 /* The library's address for the program's `address`: inside a live device allocation under
  * memcheck, the same byte in the library's read-write view; any other address unchanged. */

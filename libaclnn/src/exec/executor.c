@@ -353,6 +353,7 @@ typedef struct {
     const char *path;         /* the kernel path that ran (nn_launch_set_path), or NULL */
     nn_dump_launch *dump;     /* what a data dump writes of this launch (launch_dump.c), or NULL */
     void *held;               /* memcheck: the device allocations it uses (nn_check_task_hold) */
+    void *reach;              /* memcheck: the registered or mapped host memory it uses (nn_check_reach_hold) */
     bool translated;          /* checking mode: lib_base/lib_workspace replace the addresses */
     void *lib_base[NN_MAX_OPERANDS];
     void *lib_workspace;
@@ -539,6 +540,7 @@ static void release_task(void *ctx)
     pthread_mutex_unlock(&nn_executor_lock);
     nn_check_task_release(task->held);
     free(task->dump);
+    nn_check_reach_release(task->reach);
     free(task);
 }
 
@@ -598,6 +600,23 @@ static bool check_mode_launch(launch_task *task, const aclOpExecutor *ex, void *
     }
     touched[ex->num_operands] = workspace_size > 0 ? workspace : NULL;
     task->held = nn_check_task_hold(touched, ex->num_operands + 1);
+    /* Operands memcheck did not translate are outside device memory: registered host memory or
+     * mappings, which must stay so until the launch has run (none, as a rule: no call). */
+    const void *starts[NN_MAX_OPERANDS];
+    const char *names[NN_MAX_OPERANDS];
+    size_t lengths[NN_MAX_OPERANDS];
+    int outside = 0;
+    for (int i = 0; i < ex->num_operands; i++) {
+        const char *start = NULL;
+        lengths[i] = 0;
+        if (ops[i].numel > 0 && ops[i].lib_base == ops[i].base)
+            operand_span(&task->operands[i], &start, &lengths[i]);
+        starts[i] = start;
+        names[i] = ops[i].name;
+        outside += start != NULL;
+    }
+    if (outside > 0)
+        task->reach = nn_check_reach_hold(ex->op_name, names, starts, lengths, ex->num_operands);
     task->translated = true;
     return true;
 }
@@ -641,6 +660,7 @@ aclnnStatus nn_launch_executor(const char *op_name, void *workspace, uint64_t wo
     memset(task, 0, offsetof(launch_task, operands));
     task->held = NULL;
     task->dump = NULL;
+    task->reach = NULL;
     task->translated = false;
 
     pthread_mutex_lock(&nn_executor_lock);

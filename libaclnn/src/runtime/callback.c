@@ -59,6 +59,16 @@ static void race_enter(const void *mark)
     nn_check_race_event_destroyed(mark);
 }
 
+/* Runs host code a stream reached (ordered by race_enter), marked as such for memcheck's pinned
+ * blocks: a copy queued after it on its stream still guards a block it touches. */
+static void run_stream_code(const void *mark, void (*fn)(void *), void *arg)
+{
+    race_enter(mark);
+    nn_check_stream_code(true);
+    fn(arg);
+    nn_check_stream_code(false);
+}
+
 typedef struct report_thread {
     uint64_t thread_id;
     report_item *head;
@@ -174,8 +184,7 @@ static void run_item(report_item *item)
     const nn_stream *outer = tl_blocking_stream;
     if (item->block)
         tl_blocking_stream = item->stream;
-    race_enter(item->race_mark);
-    item->fn(item->user_data);
+    run_stream_code(item->race_mark, item->fn, item->user_data);
     tl_blocking_stream = outer;
     cb_lock();
     if (item->block) {
@@ -408,8 +417,7 @@ static int run_callback_task(void *ctx)
         cb_unlock();
         nn_log(NN_LOG_WARNING, "aclrtLaunchCallback: stream %p is no longer subscribed; the "
                "callback runs on the stream's worker.", (void *)task->stream);
-        race_enter(task->race_mark);
-        task->fn(task->user_data);
+        run_stream_code(task->race_mark, task->fn, task->user_data);
         if (item != &local)
             free(item);
         return 0;
@@ -523,8 +531,7 @@ typedef struct host_func_task {
 static int run_host_func(void *ctx)
 {
     host_func_task *task = ctx;
-    race_enter(task->race_mark);
-    task->fn(task->args);
+    run_stream_code(task->race_mark, task->fn, task->args);
     return 0;
 }
 

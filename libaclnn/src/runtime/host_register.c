@@ -94,7 +94,13 @@ ACL_FUNC_VISIBILITY aclError aclrtHostUnregister(void *ptr)
         return nn_rt_error(ACL_ERROR_INVALID_PARAM, "aclrtHostUnregister: ptr must not be null.");
     const uintptr_t start = (uintptr_t)ptr;
     pthread_mutex_lock(&g_mapped_lock);
-    const size_t pos = first_after(start);
+    size_t pos = first_after(start);
+    const uintptr_t end = pos > 0 && g_mapped[pos - 1].start == start ? g_mapped[pos - 1].end : start;
+    pthread_mutex_unlock(&g_mapped_lock);
+    /* checking: a launch still queued on the range is reported and waited for */
+    nn_check_reach_released("aclrtHostUnregister", ptr, (size_t)(end - start));
+    pthread_mutex_lock(&g_mapped_lock);
+    pos = first_after(start);
     const bool found = pos > 0 && g_mapped[pos - 1].start == start;
     if (found)
         nn_sorted_remove(g_mapped, &g_num_mapped, sizeof *g_mapped, pos - 1);

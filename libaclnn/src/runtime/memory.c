@@ -667,6 +667,7 @@ typedef struct copy_task {
     uintptr_t pinned[2]; /* the aclrtMallocHost blocks of dst and src (0: none; rt_pinned.c) */
     void *held;          /* memcheck: the device allocations it uses (nn_check_task_hold) */
     const void *closes;  /* memcheck: the pinned block it writes, closed to the host meanwhile */
+    const void *guards;  /* memcheck: the pinned block it reads, read-only to the host meanwhile */
 } copy_task;
 
 static void release_copy(void *ctx)
@@ -676,7 +677,9 @@ static void release_copy(void *ctx)
     nn_pinned_copy_end(task->pinned[1]);
     nn_check_task_release(task->held);
     if (task->closes != NULL)
-        nn_check_pinned_write_done(task->closes);
+        nn_check_pinned_copy_done(task->closes, true);
+    if (task->guards != NULL)
+        nn_check_pinned_copy_done(task->guards, false);
     free(task);
 }
 
@@ -723,7 +726,10 @@ static aclError queue_copy(const char *api, aclrtStream stream, void *dst, const
     pthread_mutex_unlock(&g_mem_lock);
     const void *const touched[2] = {program_dst, program_src};
     task->held = nn_check_task_hold(touched, 2);
-    task->closes = src != NULL && nn_check_pinned_write_queued(program_dst) ? program_dst : NULL;
+    /* (a copy a model captures runs at each execution: no single window to guard) */
+    const bool runs_once = !nn_stream_records(s);
+    task->closes = runs_once && src != NULL && nn_check_pinned_copy_queued(program_dst, true) ? program_dst : NULL;
+    task->guards = runs_once && nn_check_pinned_copy_queued(program_src, false) ? program_src : NULL;
     const nn_check_access accesses[2] = {
         {program_dst, count, true, src != NULL ? "dst" : "devPtr", -1},
         {program_src, count, false, "src", -1}};

@@ -28,14 +28,23 @@ static aclError check_span(const char *api, const char *param, const void *ptr, 
 
 /* The checking mode's look at a copy or fill of `span` bytes (nn_check_copy: freed memory,
  * initcheck's written bytes, for a 2-D copy the whole span with its pitch gaps); *dst and *src
- * become the library's addresses (memcheck maps device memory twice). */
+ * become the library's addresses (memcheck maps device memory twice).  A 2-D copy's source may
+ * span less (or more) than its destination (spitch != dpitch): the copy is checked over the
+ * shorter span - each side lies in one allocation (check_span), so its start settles freed
+ * memory and the translation - and a longer destination's rest counts as written. */
 static aclError check_mode_span(const char *api, unsigned char **dst, const unsigned char **src,
-                                size_t span, bool async)
+                                size_t span, size_t src_span, bool async)
 {
     if (!nn_check_on(NN_CHECK_MEMCHECK | NN_CHECK_INITCHECK))
         return ACL_SUCCESS;
-    nn_check_copy_args args = {api, *dst, *src, span, async, NULL, NULL};
-    if (!nn_check_copy(&args))
+    const size_t common = *src != NULL && src_span < span ? src_span : span;
+    nn_check_copy_args args = {api, *dst, *src, common, async, NULL, NULL};
+    bool ok = nn_check_copy(&args);
+    if (ok && common < span) {
+        nn_check_copy_args rest = {api, *dst + common, NULL, span - common, async, NULL, NULL};
+        ok = nn_check_copy(&rest);
+    }
+    if (!ok)
         return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID, "%s: the %s touches freed device memory (see the "
                            "ACLNN_CHECK report).", api, *src != NULL ? "copy" : "fill");
     *dst = args.dst;
@@ -122,17 +131,27 @@ ACL_FUNC_VISIBILITY aclError aclrtMemcpy2d(void *dst, size_t dpitch, const void 
         ret = check_2d("aclrtMemcpy2d", &c, kind);
     if (ret == ACL_SUCCESS) {
         race_check_2d("aclrtMemcpy2d", &c, NULL); /* the program's addresses */
-        ret = check_mode_span("aclrtMemcpy2d", &c.dst, &c.src, span_2d(dpitch, width, height), false);
+        ret = check_mode_span("aclrtMemcpy2d", &c.dst, &c.src, span_2d(dpitch, width, height),
+                              span_2d(spitch, width, height), false);
         if (ret == ACL_SUCCESS)
             run_2d(&c);
     }
     return ret;
 }
 
+/* A queued 2-D copy, with the device allocations it uses held (memcheck: a block freed
+ * meanwhile waits for it, nn_check_task_hold). */
+typedef struct copy2d_task {
+    copy2d c;
+    void *held;
+} copy2d_task;
+
 static void run_2d_task(void *args)
 {
-    run_2d(args);
-    free(args);
+    copy2d_task *task = args;
+    run_2d(&task->c);
+    nn_check_task_release(task->held);
+    free(task);
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtMemcpy2dAsync(void *dst, size_t dpitch, const void *src, size_t spitch,
@@ -144,19 +163,23 @@ ACL_FUNC_VISIBILITY aclError aclrtMemcpy2dAsync(void *dst, size_t dpitch, const 
     const copy2d program = c; /* racecheck knows the allocations by the program's addresses */
     aclError ret = check_2d(api, &c, kind);
     if (ret == ACL_SUCCESS)
-        ret = check_mode_span(api, &c.dst, &c.src, span_2d(dpitch, width, height), true);
+        ret = check_mode_span(api, &c.dst, &c.src, span_2d(dpitch, width, height),
+                              span_2d(spitch, width, height), true);
     if (ret != ACL_SUCCESS)
         return ret;
-    copy2d *task = malloc(sizeof *task);
+    copy2d_task *task = malloc(sizeof *task);
     if (task == NULL)
         return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: out of memory.", api);
-    *task = c;
+    task->c = c;
+    task->held = nn_check_task_hold((const void *const[]){program.dst, program.src}, 2);
     nn_stream *s = NULL;
     if (nn_check_on(NN_CHECK_RACECHECK) && nn_stream_resolve_named(api, stream, &s) == ACL_SUCCESS)
         race_check_2d(api, &program, s);
     ret = nn_stream_launch_library_task(api, stream, run_2d_task, task);
-    if (ret != ACL_SUCCESS)
+    if (ret != ACL_SUCCESS) {
+        nn_check_task_release(task->held);
         free(task);
+    }
     return ret;
 }
 
@@ -285,6 +308,7 @@ typedef struct fill32 {
     uint32_t *ptr;
     uint32_t value;
     size_t count;
+    void *held; /* memcheck: the allocation it fills (nn_check_task_hold) */
 } fill32;
 
 static void run_fill32(void *args)
@@ -292,6 +316,7 @@ static void run_fill32(void *args)
     fill32 *f = args;
     for (size_t i = 0; i < f->count; i++)
         f->ptr[i] = f->value;
+    nn_check_task_release(f->held);
     free(f);
 }
 
@@ -301,7 +326,7 @@ ACL_FUNC_VISIBILITY aclError aclrtMemsetD32(void *ptr, size_t memSize, uint32_t 
     unsigned char *bytes = ptr;
     const unsigned char *none = NULL;
     if (ret == ACL_SUCCESS && N > 0)
-        ret = check_mode_span("aclrtMemsetD32", &bytes, &none, N * 4, false);
+        ret = check_mode_span("aclrtMemsetD32", &bytes, &none, N * 4, 0, false);
     if (ret == ACL_SUCCESS)
         race_check_d32("aclrtMemsetD32", ptr, N, NULL, false);
     if (ret == ACL_SUCCESS)
@@ -318,17 +343,19 @@ ACL_FUNC_VISIBILITY aclError aclrtMemsetD32Async(void *ptr, size_t memSize, uint
     unsigned char *bytes = ptr;
     const unsigned char *none = NULL;
     if (ret == ACL_SUCCESS && N > 0)
-        ret = check_mode_span(api, &bytes, &none, N * 4, true);
+        ret = check_mode_span(api, &bytes, &none, N * 4, 0, true);
     if (ret != ACL_SUCCESS)
         return ret;
     fill32 *f = malloc(sizeof *f);
     if (f == NULL)
         return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: out of memory.", api);
-    *f = (fill32){(uint32_t *)(void *)bytes, value, N};
+    *f = (fill32){(uint32_t *)(void *)bytes, value, N, nn_check_task_hold((const void *const[]){ptr}, 1)};
     race_check_d32(api, ptr, N, stream, true);
     ret = nn_stream_launch_library_task(api, stream, run_fill32, f);
-    if (ret != ACL_SUCCESS)
+    if (ret != ACL_SUCCESS) {
+        nn_check_task_release(f->held);
         free(f);
+    }
     return ret;
 }
 

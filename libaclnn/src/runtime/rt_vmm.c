@@ -339,6 +339,12 @@ ACL_FUNC_VISIBILITY aclError aclrtUnmapMem(void *virPtr)
     pthread_mutex_lock(&g_vmm_lock);
     size_t index;
     vmm_range *m = range_containing(g_mapped, g_num_mapped, addr, &index);
+    const size_t length = m != NULL && m->base == addr ? m->size : 0;
+    pthread_mutex_unlock(&g_vmm_lock);
+    /* checking: a launch still queued on the mapping is reported and waited for */
+    nn_check_reach_released("aclrtUnmapMem", virPtr, length);
+    pthread_mutex_lock(&g_vmm_lock);
+    m = range_containing(g_mapped, g_num_mapped, addr, &index);
     if (m == NULL || m->base != addr) {
         pthread_mutex_unlock(&g_vmm_lock);
         return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID, "aclrtUnmapMem: %p is not the start of a mapping "
