@@ -7,8 +7,10 @@
 #
 #   tools/ggml_cann.sh GGML_DIR [WORK_DIR]
 #
-# Environment: OPS (test-backend-ops -o list, default IM2COL), SOC_TYPE (default Ascend910B3),
-# JOBS (default 2), GRAPH (both | off | on; default both).
+# Environment: OPS (ggml operators for test-backend-ops, comma-separated; default
+# IM2COL,POOL_2D,PAD,UPSCALE, the ones nearest this project's im2col, max pool, padding and
+# nearest upsampling), SOC_TYPE (default Ascend910B3), JOBS (default 2), GRAPH (both | off |
+# on; default both).
 #
 # ggml-cann includes about eighty aclnnop/ headers and calls about ninety aclnn operators
 # this project does not implement. For those the script writes declaration-only headers
@@ -20,7 +22,7 @@ set -eu
 
 GGML_DIR=$(cd "${1:?usage: tools/ggml_cann.sh GGML_DIR [WORK_DIR]}" && pwd)
 WORK=${2:-/tmp/ggml-cann-work}
-OPS=${OPS:-IM2COL}
+OPS=${OPS:-IM2COL,POOL_2D,PAD,UPSCALE}
 SOC_TYPE=${SOC_TYPE:-Ascend910B3}
 JOBS=${JOBS:-2}
 GRAPH=${GRAPH:-both}
@@ -94,15 +96,29 @@ build_ggml() {
         -Wl,-rpath,"$BUILD/src:$BUILD/src/ggml-cann" -Wl,--allow-shlib-undefined
 }
 
+# One line per run: how many cases passed, were not supported, failed, and what stopped it.
+summarize() {
+    printf '%s passed, %s not supported, %s failed' "$(grep -c ': OK' "$1")" \
+        "$(grep -c 'not supported \[' "$1")" "$(grep -c ': FAIL' "$1")"
+    grep -oE 'undefined symbol: [A-Za-z0-9_]+|not enough space in the buffer|[0-9]+/[0-9]+ tests passed' "$1" |
+        head -n 1 | sed 's/^/; /'
+    echo
+}
+
 run_tests() {
     export LD_LIBRARY_PATH="$PREFIX/lib64:$BUILD/src:$BUILD/src/ggml-cann${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
     for acl_graph in $2; do
         echo "== USE_ACL_GRAPH=$1 GGML_CANN_ACL_GRAPH=$acl_graph: probe"
         ASCEND_RT_VISIBLE_DEVICES=0,1 GGML_CANN_ACL_GRAPH=$acl_graph "$BUILD/ggml_cann_probe" ||
             echo "probe exit status $?"
-        echo "== USE_ACL_GRAPH=$1 GGML_CANN_ACL_GRAPH=$acl_graph: test-backend-ops -b CANN0 -o $OPS"
-        GGML_CANN_ACL_GRAPH=$acl_graph "$BUILD/bin/test-backend-ops" test -b CANN0 -o "$OPS" 2>&1 | tail -n 25 ||
-            true
+        # One process per operator: the first undefined aclnn symbol ends the process.
+        for op in $(echo "$OPS" | tr ',' ' '); do
+            printf '== USE_ACL_GRAPH=%s GGML_CANN_ACL_GRAPH=%s: test-backend-ops test -b CANN0 -o %s: ' \
+                "$1" "$acl_graph" "$op"
+            GGML_CANN_ACL_GRAPH=$acl_graph "$BUILD/bin/test-backend-ops" test -b CANN0 -o "$op" \
+                >"$WORK/test-$1-$acl_graph-$op.log" 2>&1 || true
+            summarize "$WORK/test-$1-$acl_graph-$op.log"
+        done
     done
 }
 

@@ -14,10 +14,9 @@
 #include "ggml-alloc.h"
 #include "ggml-backend.h"
 
-/* ggml-cann aligns tensors in a buffer to 128 bytes from the buffer's base, and aclrtMalloc
- * promises 64 (CANN's documentation and this runtime); here allocations of 2 MiB or more
- * start on 2 MiB, so every buffer the probe makes is at least that big. */
-enum { PROBE_ELEMENTS = 1 << 19, VIEW_ELEMENTS = 1 << 19 };
+/* Small buffers on purpose: ggml-cann places tensors 128-aligned from a buffer's start and
+ * sizes the buffer as if the start were aligned, which aclrtMalloc's alignment must honour. */
+enum { PROBE_ELEMENTS = 4096, VIEW_ELEMENTS = 4096 };
 
 static int failures;
 
@@ -206,7 +205,7 @@ static void probe_view_graph(ggml_backend_t backend)
     struct ggml_init_params params = { 8 * ggml_tensor_overhead() + ggml_graph_overhead(), NULL, 1 };
     struct ggml_context *ctx = ggml_init(params);
     struct ggml_tensor *a = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, VIEW_ELEMENTS);
-    struct ggml_tensor *square = ggml_reshape_2d(ctx, a, 1024, VIEW_ELEMENTS / 1024);
+    struct ggml_tensor *square = ggml_reshape_2d(ctx, a, 64, VIEW_ELEMENTS / 64);
     struct ggml_tensor *turned = ggml_transpose(ctx, square);
     struct ggml_cgraph *graph = ggml_new_graph(ctx);
     ggml_backend_buffer_t buffer = ggml_backend_alloc_ctx_tensors(ctx, backend);
