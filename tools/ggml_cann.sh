@@ -12,8 +12,8 @@
 # nearest upsampling), SOC_TYPE (default Ascend910B3), JOBS (default 2), GRAPH (both | off |
 # on; default both).
 #
-# ggml-cann includes about eighty aclnnop/ headers and calls about ninety aclnn operators
-# this project does not implement. For those the script writes declaration-only headers
+# ggml-cann includes 84 aclnnop/ headers and calls 181 aclnn functions (as of ggml 0.21)
+# this project does not have. For those the script writes declaration-only headers
 # (extern "C" declarations without a prototype, generated from nm -D of libaclnn.so and
 # the names ggml-cann uses) and links with the undefined operator symbols allowed and bound
 # lazily: a graph that reaches one of them stops with the loader's "undefined symbol" error
