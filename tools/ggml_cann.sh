@@ -9,7 +9,7 @@
 #
 # Environment: OPS (ggml operators for test-backend-ops, comma-separated; default
 # IM2COL,POOL_2D,PAD,UPSCALE, the ones nearest this project's im2col, max pool, padding and
-# nearest upsampling), SOC_TYPE (default Ascend910B3), JOBS (default 2), GRAPH (both | off |
+# nearest upsampling; all: every operator), SOC_TYPE (default Ascend910B3), JOBS (default 2), GRAPH (both | off |
 # on; default both).
 #
 # ggml-cann includes 84 aclnnop/ headers and calls 181 aclnn functions (as of ggml 0.21)
@@ -105,6 +105,15 @@ summarize() {
     echo
 }
 
+# OPS=all: every operator test-backend-ops knows (--list-ops).
+operators() {
+    if [ "$OPS" = all ]; then
+        "$BUILD/bin/test-backend-ops" --list-ops 2>/dev/null | tail -n +2 | grep -v '^Total'
+    else
+        echo "$OPS" | tr ',' ' '
+    fi
+}
+
 run_tests() {
     export LD_LIBRARY_PATH="$PREFIX/lib64:$BUILD/src:$BUILD/src/ggml-cann${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
     for acl_graph in $2; do
@@ -112,7 +121,7 @@ run_tests() {
         ASCEND_RT_VISIBLE_DEVICES=0,1 GGML_CANN_ACL_GRAPH=$acl_graph "$BUILD/ggml_cann_probe" ||
             echo "probe exit status $?"
         # One process per operator: the first undefined aclnn symbol ends the process.
-        for op in $(echo "$OPS" | tr ',' ' '); do
+        for op in $(operators); do
             printf '== USE_ACL_GRAPH=%s GGML_CANN_ACL_GRAPH=%s: test-backend-ops test -b CANN0 -o %s: ' \
                 "$1" "$acl_graph" "$op"
             GGML_CANN_ACL_GRAPH=$acl_graph "$BUILD/bin/test-backend-ops" test -b CANN0 -o "$op" \
