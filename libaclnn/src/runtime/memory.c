@@ -2,7 +2,7 @@
  * memory.c - "device" memory: aligned host memory recorded in a registry.
  *
  * aclrtMalloc rounds like CANN on A2/A3 (size rounded up to 32, plus 32 bytes) and aligns the
- * start to 64 bytes.  Every allocation (device and aclrtMallocHost) is recorded in a sorted
+ * start to 512 bytes, as CANN's runtime asks the driver to (MEM_SET_ALIGN_SIZE(9)).  Every allocation (device and aclrtMallocHost) is recorded in a sorted
  * array searched by binary search, so aclrtFree can reject pointers it never handed out and
  * copies/memsets can refuse to run past the end of an allocation - mistakes that would fault
  * or corrupt memory on a real NPU.  Memory still allocated at aclFinalize is released there
@@ -20,7 +20,11 @@
 #include "runtime/nn_rt_internal.h"
 #include "runtime/prof_trace.h"
 
-#define NN_DEVICE_ALIGN 64
+/* CANN's page promises 64, but its runtime asks the driver for 2^9-byte aligned device memory
+ * in every rtMalloc path (runtime:src/runtime/driver/npu_driver_mem.cc), and programs count
+ * on more than 64: ggml's CANN backend places tensors 128-aligned from a buffer's start and
+ * sizes the buffer as if that start were aligned. */
+#define NN_DEVICE_ALIGN 512
 
 /* MEM_MAPPED: device memory this file did not allocate (aclrtMapMem, aclrtIpcMemImportByKey):
  * found like MEM_DEVICE, never freed here. */
@@ -218,7 +222,7 @@ static bool policy_wants_huge_pages(aclrtMemMallocPolicy policy)
     return page_type != ACL_MEM_MALLOC_NORMAL_ONLY && page_type != ACL_MEM_MALLOC_NORMAL_ONLY_P2P;
 }
 
-/* Allocates `usable` bytes 64-byte aligned (2 MiB aligned and advised for huge pages when
+/* Allocates `usable` bytes NN_DEVICE_ALIGN aligned (2 MiB aligned and advised for huge pages when
  * `huge` and the block spans one; aclrtMallocHost blocks on whole pages, since programs pass
  * them to aclrtHostRegister, which takes pages) and registers them. */
 static aclError allocate(const char *api, void **out, size_t requested, size_t usable,
