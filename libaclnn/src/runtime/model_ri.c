@@ -87,6 +87,7 @@ static void model_unref(nn_model *model)
     for (size_t i = 0; i < model->num_tasks; i++)
         if (model->tasks[i].release != NULL)
             model->tasks[i].release(model->tasks[i].ctx);
+    nn_model_free_groups(model);
     pthread_mutex_destroy(&model->lock);
     free(model->tasks);
     free(model->joined);
@@ -189,13 +190,16 @@ aclError nn_model_record_task(nn_model *model, const nn_stream *stream, const nn
     aclError err = ACL_SUCCESS;
     *taken = false;
     pthread_mutex_lock(&model->lock);
-    if (model->state == MODEL_INVALIDATED && model->capture_open) {
+    if (model->update_stream == stream) {
+        err = nn_model_update_record_locked(model, task, taken);
+    } else if (model->state == MODEL_INVALIDATED && model->capture_open) {
         err = nn_rt_error(ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED, "stream capture into modelRI %u was "
                           "invalidated by an earlier failure; end it with aclmdlRICaptureEnd.", model->id);
     } else if (model->state == MODEL_BUILDING || model->state == MODEL_CAPTURING) {
         if (nn_model_grow((void **)&model->tasks, &model->cap_tasks, model->num_tasks, sizeof *model->tasks)) {
             model->tasks[model->num_tasks++] = *task;
             *taken = true;
+            nn_model_group_note_locked(model, stream, model->num_tasks - 1);
             joined_stream *joined = find_joined_locked(model, stream);
             if (joined != NULL) { /* a task after its record: not joined back (yet) */
                 joined->last_record = NULL;
@@ -339,6 +343,7 @@ void nn_model_forget_stream(nn_model *model, nn_stream *stream)
         close_capture_locked(model);
     }
     nn_model_unbind_locked(model, stream);
+    nn_model_forget_update_locked(model, stream);
     pthread_mutex_unlock(&model->lock);
     if (nn_stream_set_capture(stream, NULL, model) == ACL_SUCCESS)
         model_unref(model); /* the stream's reference */
@@ -351,7 +356,7 @@ bool nn_stream_records(nn_stream *s)
         return false;
     pthread_mutex_lock(&current->lock);
     bool records = current->state == MODEL_BUILDING || current->state == MODEL_CAPTURING ||
-                   current->capture_open;
+                   current->capture_open || current->update_stream == s;
     pthread_mutex_unlock(&current->lock);
     model_unref(current);
     return records;

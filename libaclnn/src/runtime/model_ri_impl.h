@@ -24,6 +24,9 @@ typedef struct joined_stream {
     bool rejoined;
 } joined_stream;
 
+/* A task group (aclmdlRICaptureTaskGrpBegin .. End), model_ri_update.c. */
+typedef struct nn_task_group nn_task_group;
+
 typedef struct destroy_callback {
     aclrtCallback func;
     void *user_data;
@@ -57,6 +60,13 @@ struct nn_model {
 
     destroy_callback *callbacks;
     size_t num_callbacks;
+
+    /* task groups and their updates (model_ri_update.c) */
+    nn_task_group *open_group;    /* begun and not ended: notes the tasks of its stream */
+    nn_task_group **groups;       /* ended groups, released with the model */
+    size_t num_groups, cap_groups;
+    nn_stream *update_stream;     /* its tasks replace update_group's (TaskUpdateBegin .. End) */
+    nn_task_group *update_group;
 };
 
 /* A registered model in `state` with one reference, the registry's; NULL after nn_rt_error. */
@@ -69,5 +79,18 @@ bool nn_model_unregister(nn_model *model);
 bool nn_model_grow(void **array, size_t *capacity, size_t count, size_t item_size);
 /* Under model->lock: removes `stream` from the bound list; false if it was not there. */
 bool nn_model_unbind_locked(nn_model *model, const nn_stream *stream);
+
+/* ---- task groups (model_ri_update.c) --------------------------------------------------- */
+
+/* Under model->lock: a task `stream` gives while it updates a group of the model: kept as the
+ * group's next replacement (*taken), or refused. */
+aclError nn_model_update_record_locked(nn_model *model, const nn_captured_task *task, bool *taken);
+/* Under model->lock: task `index` was just recorded from `stream`; an open group of that stream
+ * notes it. */
+void nn_model_group_note_locked(nn_model *model, const nn_stream *stream, size_t index);
+/* Under model->lock: `stream` goes; an update it had open is dropped. */
+void nn_model_forget_update_locked(nn_model *model, const nn_stream *stream);
+/* The model's last reference went: releases its groups and the tasks they hold. */
+void nn_model_free_groups(nn_model *model);
 
 #endif /* NN_MODEL_RI_IMPL_H */
