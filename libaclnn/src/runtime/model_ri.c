@@ -88,6 +88,7 @@ static void model_unref(nn_model *model)
         if (model->tasks[i].release != NULL)
             model->tasks[i].release(model->tasks[i].ctx);
     nn_model_free_groups(model);
+    nn_model_free_conds(model);
     pthread_mutex_destroy(&model->lock);
     free(model->tasks);
     free(model->joined);
@@ -417,39 +418,58 @@ void nn_model_finalize(void)
 /* Capture                                                                                     */
 /* ------------------------------------------------------------------------------------------ */
 
-ACL_FUNC_VISIBILITY aclError aclmdlRICaptureBegin(aclrtStream stream, aclmdlRICaptureMode mode)
+aclError nn_model_check_capture_args(const char *api, aclrtStream stream, aclmdlRICaptureMode mode, nn_stream **s)
 {
-    static const char api[] = "aclmdlRICaptureBegin";
     if (stream == NULL) /* CANN: the default stream is never captured */
         return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: stream must not be NULL.", api);
     if (!valid_mode((int)mode))
         return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: mode must be ACL_MODEL_RI_CAPTURE_MODE_GLOBAL (0), "
                            "THREAD_LOCAL (1) or RELAXED (2), got %d.", api, (int)mode);
-    nn_stream *s;
-    aclError err = nn_stream_resolve_named(api, stream, &s);
-    if (err != ACL_SUCCESS)
-        return err;
-    nn_model *model = nn_model_new(api, MODEL_CAPTURING, &err);
-    if (model == NULL)
-        return err;
+    return nn_stream_resolve_named(api, stream, s);
+}
+
+/* Opens a capture of `s` into `model` (a new one, or a branch model of a condition). */
+aclError nn_model_open_capture(const char *api, nn_model *model, nn_stream *s, aclmdlRICaptureMode mode)
+{
+    pthread_mutex_lock(&model->lock);
+    model_state before = model->state;
+    model->state = MODEL_CAPTURING;
     model->origin = s;
     model->ctx = nn_stream_context(s);
     model->mode = mode;
     model->thread = pthread_self();
     model->capture_open = true; /* before the stream records: GetInfo never sees a half-begun capture */
     atomic_fetch_add(&g_open_captures, 1);
+    pthread_mutex_unlock(&model->lock);
     model_ref(model); /* the stream's */
-    if (nn_stream_set_capture(s, model, NULL) != ACL_SUCCESS) {
-        pthread_mutex_lock(&model->lock);
-        close_capture_locked(model);
-        pthread_mutex_unlock(&model->lock);
+    if (nn_stream_set_capture(s, model, NULL) == ACL_SUCCESS)
+        return ACL_SUCCESS;
+    pthread_mutex_lock(&model->lock);
+    close_capture_locked(model);
+    model->origin = NULL;
+    model->state = before;
+    pthread_mutex_unlock(&model->lock);
+    model_unref(model);
+    return nn_rt_error(ACL_ERROR_RT_STREAM_CAPTURED, "%s: stream %p already captures into, or is bound "
+                       "to, a model runtime instance.", api, (void *)s);
+}
+
+ACL_FUNC_VISIBILITY aclError aclmdlRICaptureBegin(aclrtStream stream, aclmdlRICaptureMode mode)
+{
+    static const char api[] = "aclmdlRICaptureBegin";
+    nn_stream *s;
+    aclError err = nn_model_check_capture_args(api, stream, mode, &s);
+    if (err != ACL_SUCCESS)
+        return err;
+    nn_model *model = nn_model_new(api, MODEL_CAPTURING, &err);
+    if (model == NULL)
+        return err;
+    err = nn_model_open_capture(api, model, s, mode);
+    if (err != ACL_SUCCESS) {
         nn_model_unregister(model);
         model_unref(model);
-        model_unref(model);
-        return nn_rt_error(ACL_ERROR_RT_STREAM_CAPTURED, "%s: stream %p already captures into, or is bound "
-                           "to, a model runtime instance.", api, stream);
     }
-    return ACL_SUCCESS;
+    return err;
 }
 
 ACL_FUNC_VISIBILITY aclError aclmdlRICaptureGetInfo(aclrtStream stream, aclmdlRICaptureStatus *status,

@@ -192,6 +192,8 @@ static aclError execute_async(const char *api, aclmdlRI modelRI, aclrtStream str
     if (err == ACL_SUCCESS && nn_stream_records(s))
         err = nn_rt_error(ACL_ERROR_RT_STREAM_CAPTURED, "%s: stream %p records into a model runtime instance "
                           "itself; libaclnn does not nest models.", api, stream);
+    if (err == ACL_SUCCESS)
+        err = nn_model_cond_prepare(api, model);
     if (err == ACL_SUCCESS) {
         pthread_mutex_lock(&model->lock);
         err = check_executable_locked(api, model, s);

@@ -26,6 +26,8 @@ typedef struct joined_stream {
 
 /* A task group (aclmdlRICaptureTaskGrpBegin .. End), model_ri_update.c. */
 typedef struct nn_task_group nn_task_group;
+/* A condition handle (aclmdlRICondHandleCreate), model_ri_cond.c. */
+typedef struct nn_cond_handle nn_cond_handle;
 
 typedef struct destroy_callback {
     aclrtCallback func;
@@ -67,6 +69,12 @@ struct nn_model {
     size_t num_groups, cap_groups;
     nn_stream *update_stream;     /* its tasks replace update_group's (TaskUpdateBegin .. End) */
     nn_task_group *update_group;
+
+    /* conditions (model_ri_cond.c) */
+    nn_cond_handle **conds;       /* the condition handles made for it, released with it */
+    size_t num_conds, cap_conds;
+    bool is_branch;               /* a branch of a conditional task: runs only through it */
+    bool branch_captured;         /* aclmdlRICaptureToModelRIBegin was called on it */
 };
 
 /* A registered model in `state` with one reference, the registry's; NULL after nn_rt_error. */
@@ -79,6 +87,12 @@ bool nn_model_unregister(nn_model *model);
 bool nn_model_grow(void **array, size_t *capacity, size_t count, size_t item_size);
 /* Under model->lock: removes `stream` from the bound list; false if it was not there. */
 bool nn_model_unbind_locked(nn_model *model, const nn_stream *stream);
+/* The checks of a call that begins a capture (a stream, one of the three modes), then the
+ * stream; 0 or the status after nn_rt_error. */
+aclError nn_model_check_capture_args(const char *api, aclrtStream stream, aclmdlRICaptureMode mode, nn_stream **s);
+/* Opens a capture of `s` into `model`, which the stream then references; 0 or the status after
+ * nn_rt_error (the model is then as it was). */
+aclError nn_model_open_capture(const char *api, nn_model *model, nn_stream *s, aclmdlRICaptureMode mode);
 
 /* ---- task groups (model_ri_update.c) --------------------------------------------------- */
 
@@ -92,5 +106,13 @@ void nn_model_group_note_locked(nn_model *model, const nn_stream *stream, size_t
 void nn_model_forget_update_locked(nn_model *model, const nn_stream *stream);
 /* The model's last reference went: releases its groups and the tasks they hold. */
 void nn_model_free_groups(nn_model *model);
+
+/* ---- conditions (model_ri_cond.c) ----------------------------------------------------- */
+
+/* At aclmdlRIExecuteAsync: refuses a branch model (it runs only through its conditional task)
+ * and sets the conditions of the model and its branches that assign a default at each run. */
+aclError nn_model_cond_prepare(const char *api, nn_model *model);
+/* The model's last reference went: releases its condition handles and their branch models. */
+void nn_model_free_conds(nn_model *model);
 
 #endif /* NN_MODEL_RI_IMPL_H */

@@ -144,9 +144,10 @@ static bool fill_slots_locked(nn_model *model, nn_task_group *group)
     return true;
 }
 
-/* The model a capturing stream records into (*model, with a reference), or the status after
- * nn_rt_error. */
-static aclError capturing_model(const char *api, aclrtStream stream, nn_stream **s, nn_model **model)
+/* The model `stream` records into (*model, with a reference), or the status after nn_rt_error:
+ * `none_code` and "<api>: stream <p> <none_why>." when it records into none. */
+static aclError stream_model(const char *api, aclrtStream stream, nn_stream **s, nn_model **model, int none_code,
+                             const char *none_why)
 {
     *model = NULL;
     if (stream == NULL)
@@ -156,9 +157,15 @@ static aclError capturing_model(const char *api, aclrtStream stream, nn_stream *
         return err;
     *model = nn_stream_capture(*s);
     if (*model == NULL)
-        return nn_rt_error(ACL_ERROR_RT_STREAM_NOT_CAPTURED, "%s: stream %p is not capturing (no "
-                           "aclmdlRICaptureBegin on it, nor a join of a capture).", api, stream);
+        return nn_rt_error(none_code, "%s: stream %p %s.", api, stream, none_why);
     return ACL_SUCCESS;
+}
+
+/* The model a capturing stream records into (*model, with a reference), or the status. */
+static aclError capturing_model(const char *api, aclrtStream stream, nn_stream **s, nn_model **model)
+{
+    return stream_model(api, stream, s, model, ACL_ERROR_RT_STREAM_NOT_CAPTURED,
+                        "is not capturing (no aclmdlRICaptureBegin on it, nor a join of a capture)");
 }
 
 ACL_FUNC_VISIBILITY aclError aclmdlRICaptureTaskGrpBegin(aclrtStream stream)
@@ -403,16 +410,12 @@ static aclError end_update_locked(const char *api, nn_model *model, const nn_str
 ACL_FUNC_VISIBILITY aclError aclmdlRICaptureTaskUpdateEnd(aclrtStream stream)
 {
     static const char api[] = "aclmdlRICaptureTaskUpdateEnd";
-    if (stream == NULL)
-        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: stream must not be NULL.", api);
     nn_stream *s;
-    aclError err = nn_stream_resolve_named(api, stream, &s);
+    nn_model *model;
+    aclError err = stream_model(api, stream, &s, &model, ACL_ERROR_STREAM_TASK_GROUP_STATUS,
+                                "updates no task group (aclmdlRICaptureTaskUpdateBegin)");
     if (err != ACL_SUCCESS)
         return err;
-    nn_model *model = nn_stream_capture(s);
-    if (model == NULL)
-        return nn_rt_error(ACL_ERROR_STREAM_TASK_GROUP_STATUS, "%s: stream %p updates no task group "
-                           "(aclmdlRICaptureTaskUpdateBegin).", api, stream);
     group_swap *swap;
     pthread_mutex_lock(&model->lock);
     bool was_updating = model->update_stream == s;
