@@ -1,15 +1,16 @@
 """The model runtime instance programs (tests/c/test_runtime_model_ri.c, and
-test_runtime_model_ri_update.c for task groups and their updates, test_runtime_model_ri_cond.c for
-conditional tasks) run clean under the
+test_runtime_model_ri_update.c for task groups and their updates, test_runtime_model_ri_cond.c
+for conditional tasks, test_runtime_model_ri_abort.c for aclmdlRIAbort) run clean under the
 checking mode (docs/checking.md): tasks a stream records into a model are kept, not queued, so
 racecheck must not count them as unfinished work (it did: four false reports of copies "an
 unfinished task" reads or writes, before captured tasks were left out of it).  Failed calls are
-not reported here: the program makes some on purpose (CANN's statuses for misuse)."""
+not reported here: the programs make some on purpose (CANN's statuses for misuse)."""
 import pytest
 
 import support
 
-PROGRAMS = ["test_runtime_model_ri", "test_runtime_model_ri_update", "test_runtime_model_ri_cond"]
+PROGRAMS = ["test_runtime_model_ri", "test_runtime_model_ri_update", "test_runtime_model_ri_cond",
+            "test_runtime_model_ri_abort"]
 
 
 @pytest.mark.parametrize("program", PROGRAMS)

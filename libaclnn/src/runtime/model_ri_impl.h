@@ -1,7 +1,8 @@
 /*
- * model_ri_impl.h - what the two halves of the model runtime instances share (model_ri.c:
- * lifetime, recording, capture; model_ri_exec.c: building, execution, destroy, names, debug
- * output).  See model_ri.c for the design.
+ * model_ri_impl.h - what the files of the model runtime instances share: model_ri.c (lifetime,
+ * recording, capture), model_ri_exec.c (building, execution, destroy, names, debug output),
+ * model_ri_update.c (task groups and their updates), model_ri_cond.c (conditional tasks) and
+ * model_ri_abort.c (aclmdlRIAbort).  See model_ri.c for the design.
  */
 #ifndef NN_MODEL_RI_IMPL_H
 #define NN_MODEL_RI_IMPL_H
@@ -75,6 +76,8 @@ struct nn_model {
     size_t num_conds, cap_conds;
     bool is_branch;               /* a branch of a conditional task: runs only through it */
     bool branch_captured;         /* aclmdlRICaptureToModelRIBegin was called on it */
+
+    atomic_uint abort_epoch;      /* aclmdlRIAbort counts here (model_ri_abort.c) */
 };
 
 /* A registered model in `state` with one reference, the registry's; NULL after nn_rt_error. */
@@ -114,5 +117,13 @@ void nn_model_free_groups(nn_model *model);
 aclError nn_model_cond_prepare(const char *api, nn_model *model);
 /* The model's last reference went: releases its condition handles and their branch models. */
 void nn_model_free_conds(nn_model *model);
+
+/* ---- abort (model_ri_abort.c) --------------------------------------------------------- */
+
+/* Whether aclmdlRIAbort applies to the model: a built one (CANN refuses it for captures). */
+bool nn_model_abortable(const nn_model *model);
+/* Queues a run task of an execution of a built model so that it is skipped if the model is
+ * aborted before it runs. */
+aclError nn_model_queue_abortable(nn_model *model, const nn_captured_task *task, nn_stream *s);
 
 #endif /* NN_MODEL_RI_IMPL_H */

@@ -211,7 +211,6 @@ NN_NOT_SUPPORTED(aclrtTaskUpdateAsync, (aclrtStream taskStream, uint32_t taskId,
 NN_NOT_SUPPORTED(aclrtCmoGetDescSize, (size_t *size), NN_WHY_DEVICE)
 NN_NOT_SUPPORTED(aclrtCmoSetDesc, (void *cmoDesc, void *src, size_t size), NN_WHY_DEVICE)
 NN_NOT_SUPPORTED(aclrtCmoAsyncWithDesc, (void *cmoDesc, aclrtCmoType cmoType, aclrtStream stream, const void *reserve), NN_WHY_DEVICE)
-NN_NOT_SUPPORTED(aclmdlRIAbort, (aclmdlRI modelRI), NN_WHY_MODEL)
 NN_NOT_SUPPORTED(aclrtCntNotifyRecord, (aclrtCntNotify cntNotify, aclrtStream stream, aclrtCntNotifyRecordInfo *info), NN_WHY_NOTIFY)
 NN_NOT_SUPPORTED(aclrtCntNotifyWaitWithTimeout, (aclrtCntNotify cntNotify, aclrtStream stream, aclrtCntNotifyWaitInfo *info), NN_WHY_NOTIFY)
 NN_NOT_SUPPORTED(aclrtCntNotifyReset, (aclrtCntNotify cntNotify, aclrtStream stream), NN_WHY_NOTIFY)
