@@ -514,8 +514,8 @@ static void test_not_supported(void)
 {
     aclrtLabel label = NULL;
     EXPECT(aclrtCreateLabel(&label), ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "aclrtCreateLabel");
-    EXPECT(aclmdlRICaptureTaskGrpBegin(tu_stream), ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-           "aclmdlRICaptureTaskGrpBegin is not supported by libaclnn");
+    EXPECT(aclmdlRIKernelTaskGetAttribute(NULL, ACL_RT_LAUNCH_KERNEL_ATTR_SCHEM_MODE, NULL),
+           ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "aclmdlRIKernelTaskGetAttribute is not supported by libaclnn");
     aclrtBinHandle bin = NULL;
     EXPECT(aclrtBinaryLoadFromFile("k.o", NULL, &bin), ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "device kernels");
     (void)aclGetRecentErrMsg();

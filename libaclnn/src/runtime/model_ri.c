@@ -87,6 +87,8 @@ static void model_unref(nn_model *model)
     for (size_t i = 0; i < model->num_tasks; i++)
         if (model->tasks[i].release != NULL)
             model->tasks[i].release(model->tasks[i].ctx);
+    nn_model_free_groups(model);
+    nn_model_free_conds(model);
     pthread_mutex_destroy(&model->lock);
     free(model->tasks);
     free(model->joined);
@@ -189,13 +191,16 @@ aclError nn_model_record_task(nn_model *model, const nn_stream *stream, const nn
     aclError err = ACL_SUCCESS;
     *taken = false;
     pthread_mutex_lock(&model->lock);
-    if (model->state == MODEL_INVALIDATED && model->capture_open) {
+    if (model->update_stream == stream) {
+        err = nn_model_update_record_locked(model, task, taken);
+    } else if (model->state == MODEL_INVALIDATED && model->capture_open) {
         err = nn_rt_error(ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED, "stream capture into modelRI %u was "
                           "invalidated by an earlier failure; end it with aclmdlRICaptureEnd.", model->id);
     } else if (model->state == MODEL_BUILDING || model->state == MODEL_CAPTURING) {
         if (nn_model_grow((void **)&model->tasks, &model->cap_tasks, model->num_tasks, sizeof *model->tasks)) {
             model->tasks[model->num_tasks++] = *task;
             *taken = true;
+            nn_model_group_note_locked(model, stream, model->num_tasks - 1);
             joined_stream *joined = find_joined_locked(model, stream);
             if (joined != NULL) { /* a task after its record: not joined back (yet) */
                 joined->last_record = NULL;
@@ -339,6 +344,7 @@ void nn_model_forget_stream(nn_model *model, nn_stream *stream)
         close_capture_locked(model);
     }
     nn_model_unbind_locked(model, stream);
+    nn_model_forget_update_locked(model, stream);
     pthread_mutex_unlock(&model->lock);
     if (nn_stream_set_capture(stream, NULL, model) == ACL_SUCCESS)
         model_unref(model); /* the stream's reference */
@@ -351,7 +357,7 @@ bool nn_stream_records(nn_stream *s)
         return false;
     pthread_mutex_lock(&current->lock);
     bool records = current->state == MODEL_BUILDING || current->state == MODEL_CAPTURING ||
-                   current->capture_open;
+                   current->capture_open || current->update_stream == s;
     pthread_mutex_unlock(&current->lock);
     model_unref(current);
     return records;
@@ -412,39 +418,58 @@ void nn_model_finalize(void)
 /* Capture                                                                                     */
 /* ------------------------------------------------------------------------------------------ */
 
-ACL_FUNC_VISIBILITY aclError aclmdlRICaptureBegin(aclrtStream stream, aclmdlRICaptureMode mode)
+aclError nn_model_check_capture_args(const char *api, aclrtStream stream, aclmdlRICaptureMode mode, nn_stream **s)
 {
-    static const char api[] = "aclmdlRICaptureBegin";
     if (stream == NULL) /* CANN: the default stream is never captured */
         return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: stream must not be NULL.", api);
     if (!valid_mode((int)mode))
         return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: mode must be ACL_MODEL_RI_CAPTURE_MODE_GLOBAL (0), "
                            "THREAD_LOCAL (1) or RELAXED (2), got %d.", api, (int)mode);
-    nn_stream *s;
-    aclError err = nn_stream_resolve_named(api, stream, &s);
-    if (err != ACL_SUCCESS)
-        return err;
-    nn_model *model = nn_model_new(api, MODEL_CAPTURING, &err);
-    if (model == NULL)
-        return err;
+    return nn_stream_resolve_named(api, stream, s);
+}
+
+/* Opens a capture of `s` into `model` (a new one, or a branch model of a condition). */
+aclError nn_model_open_capture(const char *api, nn_model *model, nn_stream *s, aclmdlRICaptureMode mode)
+{
+    pthread_mutex_lock(&model->lock);
+    model_state before = model->state;
+    model->state = MODEL_CAPTURING;
     model->origin = s;
     model->ctx = nn_stream_context(s);
     model->mode = mode;
     model->thread = pthread_self();
     model->capture_open = true; /* before the stream records: GetInfo never sees a half-begun capture */
     atomic_fetch_add(&g_open_captures, 1);
+    pthread_mutex_unlock(&model->lock);
     model_ref(model); /* the stream's */
-    if (nn_stream_set_capture(s, model, NULL) != ACL_SUCCESS) {
-        pthread_mutex_lock(&model->lock);
-        close_capture_locked(model);
-        pthread_mutex_unlock(&model->lock);
+    if (nn_stream_set_capture(s, model, NULL) == ACL_SUCCESS)
+        return ACL_SUCCESS;
+    pthread_mutex_lock(&model->lock);
+    close_capture_locked(model);
+    model->origin = NULL;
+    model->state = before;
+    pthread_mutex_unlock(&model->lock);
+    model_unref(model);
+    return nn_rt_error(ACL_ERROR_RT_STREAM_CAPTURED, "%s: stream %p already captures into, or is bound "
+                       "to, a model runtime instance.", api, (void *)s);
+}
+
+ACL_FUNC_VISIBILITY aclError aclmdlRICaptureBegin(aclrtStream stream, aclmdlRICaptureMode mode)
+{
+    static const char api[] = "aclmdlRICaptureBegin";
+    nn_stream *s;
+    aclError err = nn_model_check_capture_args(api, stream, mode, &s);
+    if (err != ACL_SUCCESS)
+        return err;
+    nn_model *model = nn_model_new(api, MODEL_CAPTURING, &err);
+    if (model == NULL)
+        return err;
+    err = nn_model_open_capture(api, model, s, mode);
+    if (err != ACL_SUCCESS) {
         nn_model_unregister(model);
         model_unref(model);
-        model_unref(model);
-        return nn_rt_error(ACL_ERROR_RT_STREAM_CAPTURED, "%s: stream %p already captures into, or is bound "
-                           "to, a model runtime instance.", api, stream);
     }
-    return ACL_SUCCESS;
+    return err;
 }
 
 ACL_FUNC_VISIBILITY aclError aclmdlRICaptureGetInfo(aclrtStream stream, aclmdlRICaptureStatus *status,

@@ -172,10 +172,12 @@ static aclError check_executable_locked(const char *api, const nn_model *model, 
 }
 
 /* Queues one recorded task on `s`: as it was given (its ctx stays the model's), or re-issued. */
-static aclError queue_recorded(const nn_captured_task *task, nn_stream *s)
+static aclError queue_recorded(nn_model *model, const nn_captured_task *task, nn_stream *s)
 {
     if (task->replay != NULL)
         return task->replay(task->ctx, s);
+    if (nn_model_abortable(model))
+        return nn_model_queue_abortable(model, task, s);
     if (task->inline_ok)
         return nn_stream_submit_inline_ok(s, task->run, NULL, task->ctx);
     return nn_stream_submit(s, task->run, NULL, task->ctx);
@@ -192,6 +194,8 @@ static aclError execute_async(const char *api, aclmdlRI modelRI, aclrtStream str
     if (err == ACL_SUCCESS && nn_stream_records(s))
         err = nn_rt_error(ACL_ERROR_RT_STREAM_CAPTURED, "%s: stream %p records into a model runtime instance "
                           "itself; libaclnn does not nest models.", api, stream);
+    if (err == ACL_SUCCESS)
+        err = nn_model_cond_prepare(api, model);
     if (err == ACL_SUCCESS) {
         pthread_mutex_lock(&model->lock);
         err = check_executable_locked(api, model, s);
@@ -207,7 +211,7 @@ static aclError execute_async(const char *api, aclmdlRI modelRI, aclrtStream str
     }
     /* The list no longer changes once the model is ready: no lock while queuing. */
     for (size_t i = 0; i < model->num_tasks && err == ACL_SUCCESS; i++)
-        err = queue_recorded(&model->tasks[i], s);
+        err = queue_recorded(model, &model->tasks[i], s);
     aclError end = nn_stream_submit(s, run_execution_end, release_execution, model); /* takes our reference */
     return err != ACL_SUCCESS ? err : end;
 }

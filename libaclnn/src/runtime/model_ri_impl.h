@@ -1,7 +1,8 @@
 /*
- * model_ri_impl.h - what the two halves of the model runtime instances share (model_ri.c:
- * lifetime, recording, capture; model_ri_exec.c: building, execution, destroy, names, debug
- * output).  See model_ri.c for the design.
+ * model_ri_impl.h - what the files of the model runtime instances share: model_ri.c (lifetime,
+ * recording, capture), model_ri_exec.c (building, execution, destroy, names, debug output),
+ * model_ri_update.c (task groups and their updates), model_ri_cond.c (conditional tasks) and
+ * model_ri_abort.c (aclmdlRIAbort).  See model_ri.c for the design.
  */
 #ifndef NN_MODEL_RI_IMPL_H
 #define NN_MODEL_RI_IMPL_H
@@ -23,6 +24,11 @@ typedef struct joined_stream {
     const void *last_record; /* the event its last task recorded (NULL: its last task was no record) */
     bool rejoined;
 } joined_stream;
+
+/* A task group (aclmdlRICaptureTaskGrpBegin .. End), model_ri_update.c. */
+typedef struct nn_task_group nn_task_group;
+/* A condition handle (aclmdlRICondHandleCreate), model_ri_cond.c. */
+typedef struct nn_cond_handle nn_cond_handle;
 
 typedef struct destroy_callback {
     aclrtCallback func;
@@ -57,6 +63,21 @@ struct nn_model {
 
     destroy_callback *callbacks;
     size_t num_callbacks;
+
+    /* task groups and their updates (model_ri_update.c) */
+    nn_task_group *open_group;    /* begun and not ended: notes the tasks of its stream */
+    nn_task_group **groups;       /* ended groups, released with the model */
+    size_t num_groups, cap_groups;
+    nn_stream *update_stream;     /* its tasks replace update_group's (TaskUpdateBegin .. End) */
+    nn_task_group *update_group;
+
+    /* conditions (model_ri_cond.c) */
+    nn_cond_handle **conds;       /* the condition handles made for it, released with it */
+    size_t num_conds, cap_conds;
+    bool is_branch;               /* a branch of a conditional task: runs only through it */
+    bool branch_captured;         /* aclmdlRICaptureToModelRIBegin was called on it */
+
+    atomic_uint abort_epoch;      /* aclmdlRIAbort counts here (model_ri_abort.c) */
 };
 
 /* A registered model in `state` with one reference, the registry's; NULL after nn_rt_error. */
@@ -69,5 +90,40 @@ bool nn_model_unregister(nn_model *model);
 bool nn_model_grow(void **array, size_t *capacity, size_t count, size_t item_size);
 /* Under model->lock: removes `stream` from the bound list; false if it was not there. */
 bool nn_model_unbind_locked(nn_model *model, const nn_stream *stream);
+/* The checks of a call that begins a capture (a stream, one of the three modes), then the
+ * stream; 0 or the status after nn_rt_error. */
+aclError nn_model_check_capture_args(const char *api, aclrtStream stream, aclmdlRICaptureMode mode, nn_stream **s);
+/* Opens a capture of `s` into `model`, which the stream then references; 0 or the status after
+ * nn_rt_error (the model is then as it was). */
+aclError nn_model_open_capture(const char *api, nn_model *model, nn_stream *s, aclmdlRICaptureMode mode);
+
+/* ---- task groups (model_ri_update.c) --------------------------------------------------- */
+
+/* Under model->lock: a task `stream` gives while it updates a group of the model: kept as the
+ * group's next replacement (*taken), or refused. */
+aclError nn_model_update_record_locked(nn_model *model, const nn_captured_task *task, bool *taken);
+/* Under model->lock: task `index` was just recorded from `stream`; an open group of that stream
+ * notes it. */
+void nn_model_group_note_locked(nn_model *model, const nn_stream *stream, size_t index);
+/* Under model->lock: `stream` goes; an update it had open is dropped. */
+void nn_model_forget_update_locked(nn_model *model, const nn_stream *stream);
+/* The model's last reference went: releases its groups and the tasks they hold. */
+void nn_model_free_groups(nn_model *model);
+
+/* ---- conditions (model_ri_cond.c) ----------------------------------------------------- */
+
+/* At aclmdlRIExecuteAsync: refuses a branch model (it runs only through its conditional task)
+ * and sets the conditions of the model and its branches that assign a default at each run. */
+aclError nn_model_cond_prepare(const char *api, nn_model *model);
+/* The model's last reference went: releases its condition handles and their branch models. */
+void nn_model_free_conds(nn_model *model);
+
+/* ---- abort (model_ri_abort.c) --------------------------------------------------------- */
+
+/* Whether aclmdlRIAbort applies to the model: a built one (CANN refuses it for captures). */
+bool nn_model_abortable(const nn_model *model);
+/* Queues a run task of an execution of a built model so that it is skipped if the model is
+ * aborted before it runs. */
+aclError nn_model_queue_abortable(nn_model *model, const nn_captured_task *task, nn_stream *s);
 
 #endif /* NN_MODEL_RI_IMPL_H */
