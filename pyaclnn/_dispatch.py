@@ -62,6 +62,7 @@ def empty_cache():
     torch_blocks.empty()
     state = _state()
     state.lanes.clear()
+    state.numpy_lanes.clear()
     while state.executors:
         _, entry = state.executors.popitem(last=False)
         entry.destroy()
@@ -284,6 +285,8 @@ class _ThreadState(threading.local):
         self.executors = OrderedDict()   # signature -> _Executor
         self.workspace = None            # a DeviceBuffer reused by every call of the thread
         self.lanes = {}                  # eager torch call signature -> its runner (_lane.py)
+        self.numpy_lanes = {}            # numpy call signature -> its runner (_numpy_lane.py)
+        self.numpy_lane_hits = 0         # calls that took a numpy lane (tests tell paths by it)
         self.launched = None             # [(executor, inputs, made, outputs, kind)] of the
                                          # cached launches of one call a lane's first watches
 
@@ -521,6 +524,13 @@ def _run_cached(executor, pointers, outputs, kind):
     _run(executor, consumed=False)
     # The inputs stay referenced by the caller until here: the call is synchronous.
     return made
+
+
+def raise_launch_error(status, waited, name):
+    """The error of aclnnCpuLaunchAndSynchronize (the lanes' launch): the wait's (``waited``)
+    when it failed, else phase 2's (``status``)."""
+    _errors.check_acl(waited, "aclrtSynchronizeStream")
+    _errors.check_aclnn(status, name)
 
 
 # ---- ACLNN_STRICT=1: register the caller's pages for the call ------------------------------------

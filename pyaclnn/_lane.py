@@ -14,13 +14,16 @@ one function describes the call and looks the lane up (:func:`make_entry`), and 
 lane, holding everything it reads, runs it (:func:`_runner`).
 """
 
+from numpy import ndarray
 import torch
 from torch import Tensor
 
-from . import _core, _dispatch, _errors
+from . import _core, _dispatch
 from ._core import ffi, function
 from ._interop import has_instance
-from ._dispatch import NULL, _local, _run_cached, _set_address, _workspace
+from ._numpy_lane import make_entry as make_numpy_entry
+from ._dispatch import (NULL, _local, _run_cached, _set_address, _workspace,
+                        raise_launch_error)
 
 LANE_ENTRIES = 2 * _dispatch.CACHE_ENTRIES     # lanes kept per thread (all dropped when full)
 # Arguments a signature takes besides tensors and tuples or lists of ints: their type is part of
@@ -69,7 +72,15 @@ def make_entry(routes):
     strings, None, torch dtypes or tuples and lists of ints.  Its signature: the operator, the
     product selection (an executor keeps the product it was planned on), and each argument as
     given - keywords in their order."""
+    def routed(name, function, args, kwargs):
+        return _route(routes[name], function, args, kwargs)
+    # A call whose first argument is a numpy array: its own lane (pyaclnn._numpy_lane), else -
+    # as the loop below would, breaking at that argument - the route.
+    numpy_entry = make_numpy_entry(routed)
+
     def functional_entry(name, function, args, kwargs):
+        if args and type(args[0]) is ndarray:
+            return numpy_entry(name, function, args, kwargs)
         if _dynamo_tracing() or watched():
             return _route(routes[name], function, args, kwargs)
         grad = _grad_enabled()
@@ -203,7 +214,7 @@ def _runner(executor, outputs, kind, single):
         status = launch_and_wait(phase2, _workspace(size) if size else NULL, size, handle, NULL,
                                  waited)
         if status:
-            _raise(status, waited[0], name)
+            raise_launch_error(status, waited[0], name)
         return made
     return run_small
 
@@ -227,10 +238,3 @@ def _fresh_results(results, bound, descriptors):
             bound[index] = pointer
         made.append(result.permute(0, 3, 1, 2) if channels_last else result)
     return tuple(made)
-
-
-def _raise(status, waited, name):
-    """The error of aclnnCpuLaunchAndSynchronize: the wait's (``waited``) when it failed, else
-    phase 2's (``status``)."""
-    _errors.check_acl(waited, "aclrtSynchronizeStream")
-    _errors.check_aclnn(status, name)

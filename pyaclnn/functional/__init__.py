@@ -24,6 +24,7 @@ import warnings
 
 from .. import _operators
 from .._interop import has_instance
+from .._numpy_lane import make_entry as make_numpy_entry
 
 __all__ = []
 _BROKEN = {}   # module name -> the exception its import raised
@@ -67,12 +68,22 @@ def _torch_routed(name, function):
         entry = _entry[0]
         if entry is not None:      # torch_ops tells the calls apart (and takes the quick ones)
             return entry(name, function, args, kwargs)
-        torch = sys.modules.get("torch")
-        if torch is not None and has_instance(torch.Tensor, args, kwargs):
-            return _torch_entry()(name, function, args, kwargs)
-        return function(*args, **kwargs)
+        return _numpy_entry(name, function, args, kwargs)
     call.__wrapped_operator__ = function
     return call
+
+
+def _without_torch_ops(name, function, args, kwargs):
+    """A call the numpy lane does not take while torch_ops is not imported: through torch_ops
+    when an argument is a torch tensor, else ``function`` itself."""
+    torch = sys.modules.get("torch")
+    if torch is not None and has_instance(torch.Tensor, args, kwargs):
+        return _torch_entry()(name, function, args, kwargs)
+    return function(*args, **kwargs)
+
+
+# numpy calls take their lane (pyaclnn._numpy_lane) whether or not torch is in use
+_numpy_entry = make_numpy_entry(_without_torch_ops)
 
 
 def _torch_entry():

@@ -433,6 +433,18 @@ static void saturate_outputs(const launch_task *task)
     }
 }
 
+/* The bytes a launch's kernel reads and writes: every operand it touches, once. */
+static int64_t launch_bytes(const launch_task *task)
+{
+    int64_t bytes = 0;
+    for (int i = 0; i < task->launch.num_operands; i++) {
+        const nn_operand *op = &task->operands[i];
+        if (op->handle != NULL && !op->shape_only)
+            bytes += op->numel * (int64_t)nn_dtype_size(op->dtype);
+    }
+    return bytes;
+}
+
 static int run_task(void *ctx)
 {
     launch_task *task = ctx;
@@ -460,8 +472,12 @@ static int run_task(void *ctx)
     }
 
     aclnnStatus status = ACLNN_SUCCESS;
-    if (task->kernel != NULL)
+    if (task->kernel != NULL) {
+        /* a small launch keeps its kernel on this thread (nn_parallel_small_work) */
+        const bool serial_before = nn_parallel_set_serial(nn_parallel_small_work(launch_bytes(task)));
         status = task->kernel(&task->launch);
+        nn_parallel_set_serial(serial_before);
+    }
 
     if (status == ACLNN_SUCCESS && task->kernel != NULL && task->ex->computed_outputs && task->launch.saturation)
         saturate_outputs(task);
