@@ -14,14 +14,12 @@ one function describes the call and looks the lane up (:func:`make_entry`), and 
 lane, holding everything it reads, runs it (:func:`_runner`).
 """
 
-from numpy import ndarray
 import torch
 from torch import Tensor
 
 from . import _core, _dispatch
 from ._core import ffi, function
 from ._interop import has_instance
-from ._numpy_lane import make_entry as make_numpy_entry
 from ._dispatch import (NULL, _local, _run_cached, _set_address, _workspace,
                         raise_launch_error)
 
@@ -72,15 +70,7 @@ def make_entry(routes):
     strings, None, torch dtypes or tuples and lists of ints.  Its signature: the operator, the
     product selection (an executor keeps the product it was planned on), and each argument as
     given - keywords in their order."""
-    def routed(name, function, args, kwargs):
-        return _route(routes[name], function, args, kwargs)
-    # A call whose first argument is a numpy array: its own lane (pyaclnn._numpy_lane), else -
-    # as the loop below would, breaking at that argument - the route.
-    numpy_entry = make_numpy_entry(routed)
-
     def functional_entry(name, function, args, kwargs):
-        if args and type(args[0]) is ndarray:
-            return numpy_entry(name, function, args, kwargs)
         if _dynamo_tracing() or watched():
             return _route(routes[name], function, args, kwargs)
         grad = _grad_enabled()
