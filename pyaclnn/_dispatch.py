@@ -500,6 +500,28 @@ def launch(op, inputs, attrs, outputs):
     return made
 
 
+def launches_of(call, args, kwargs):
+    """``(call(*args, **kwargs), launches)``: the cached launches the call made, each
+    ``(executor, inputs, made, outputs, kind)`` - what a lane (pyaclnn._lane, _numpy_lane) is
+    opened from.  ``launches`` is empty for a call nested in one being watched."""
+    state = _local
+    if state.launched is not None:          # a nested call: the outer one is watching
+        return call(*args, **kwargs), []
+    state.launched = launched = []
+    try:
+        return call(*args, **kwargs), launched
+    finally:
+        state.launched = None
+
+
+def with_keywords(args, kwargs):
+    """The positional arguments, then each keyword's name and value (a lane's signature)."""
+    values = list(args)
+    for item in kwargs.items():
+        values += item
+    return values
+
+
 def _note_launch(executor, inputs, made, outputs, kind):
     """Tells a watching lane (pyaclnn._lane) which cached executor a call launched and with
     what."""
