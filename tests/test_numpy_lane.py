@@ -216,3 +216,34 @@ def test_small_launches_stay_on_the_calling_thread():
     before, after_small, after_big = map(int, _run(_THREADS_PROBE, ACLNN_NUM_THREADS="2",
                                                    ACLNN_SMALL_WORK_BYTES="0").split())
     assert after_small == before == after_big        # the pool started at the first call
+
+
+_TRAINING_PROBE = """
+    import os
+    import sys
+    import torch
+    sys.path.insert(0, os.path.join(%r, "examples"))
+    import train_cnn
+
+    torch.set_num_threads(2)
+    reference, converted = train_cnn.make_models()
+    images, labels = train_cnn.make_data(64)
+    theirs, ours = train_cnn.trainer(reference), train_cnn.trainer(converted)
+    expected = theirs(images, labels)         # torch's threads exist from here
+    before = len(os.listdir("/proc/self/task"))
+    for step in range(3):                     # train_cnn.py's own tolerance
+        got = ours(images, labels)
+        assert abs(got - expected) <= 1e-5 * abs(expected), (step, got, expected)
+        expected = theirs(images, labels)
+    print(len(os.listdir("/proc/self/task")) - before)
+""" % ROOT
+
+
+def test_a_converted_training_step_keeps_its_kernels_on_the_calling_thread():
+    """examples/train_cnn.py's converted model at 2 threads: every launch of its step moves
+    under 2 MiB, so the step starts one thread fewer (the pool's worker) than with
+    ACLNN_SMALL_WORK_BYTES=0; the losses match torch.nn's either way."""
+    started = int(_run(_TRAINING_PROBE, ACLNN_NUM_THREADS="2"))
+    started_with_pool = int(_run(_TRAINING_PROBE, ACLNN_NUM_THREADS="2",
+                                 ACLNN_SMALL_WORK_BYTES="0"))
+    assert started_with_pool == started + 1
