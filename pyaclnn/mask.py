@@ -115,7 +115,7 @@ def _legacy_mask(output_shape, kernel_size):
 def product_layout(soc=None):
     """The mask layout of a product: ``"v1"`` on Ascend910 and Ascend310P, ``"stream"`` otherwise.
 
-    soc: a name as ``pyaclnn.soc_name()`` reports it ("Ascend910_CPU", "Ascend310P3", ...); None
+    soc: a name as ``pyaclnn.soc_name()`` reports it ("Ascend910A", "Ascend310P3", ...); None
     asks the library for the product it emulates now (``"stream"`` when the library cannot be
     loaded).  Ascend950 has no mask (both mask operators are rejected); it is given "stream".
     """

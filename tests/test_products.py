@@ -139,15 +139,15 @@ def test_dtype_rows(soc, op, name):
 
 
 def test_names(soc):
-    assert pyaclnn.soc_name() == "Ascend910B_CPU"
+    assert pyaclnn.soc_name() == "Ascend910B3"
     soc("Ascend310P3")
     assert pyaclnn.soc_name() == "Ascend310P3"
     soc("Ascend950")
-    assert pyaclnn.soc_name() == "Ascend950_CPU"
+    assert pyaclnn.soc_name() == "Ascend950PR_9599"
     with pytest.raises(pyaclnn.AclnnError) as err:
         soc("Ascend999")
     assert err.value.code == INVALID and "Ascend999" in err.value.message
-    assert pyaclnn.soc_name() == "Ascend950_CPU"
+    assert pyaclnn.soc_name() == "Ascend950PR_9599"
 
 
 def _child(env_value, code):

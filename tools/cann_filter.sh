@@ -19,10 +19,11 @@
 #   libplatform.so                    acl/acl_platform.h (aclplatform*); CANN's also holds the
 #                                     platform information classes (C++), which no header declares
 #   libc_sec.so                       the bounds-checked functions of securec.h (memcpy_s, ...)
-#   libruntime.so, libprofapi.so,     none of ours: CANN's libraries of these names export its
-#   libacl_rt_impl.so                 internal runtime (rt*), profiling reporters (Msprof*) and
-#                                     the implementations behind libacl_rt.so (aclrt*Impl), which
-#                                     no public header declares
+#   libprofapi.so                     Msprof* of profiling/aprof_pub.h that we have
+#                                     (MsprofSetDeviceIdByGeModelIdx, for subscriptions)
+#   libruntime.so, libacl_rt_impl.so  none of ours: CANN's libraries of these names export its
+#                                     internal runtime (rt*) and the implementations behind
+#                                     libacl_rt.so (aclrt*Impl), which no public header declares
 #   libnnopbase.so                    the aclnn meta API (acl_meta.h, aclnn_base.h), aclnnCpu*
 #   libopapi.so, libopapi_nn.so,      the operators aclnnXxx / aclnnXxxGetWorkspaceSize
 #   libopapi_math.so, libopapi_cv.so
@@ -47,7 +48,8 @@ case $name in
     libacl_tdt_channel.so) group=tdt_channel ;;
     libacl_tdt_queue.so) group=tdt_queue ;;
     libplatform.so) group=platform ;;
-    libacl_op_compiler.so|libruntime.so|libprofapi.so|libacl_rt_impl.so) group=none ;;
+    libprofapi.so) group=profapi ;;
+    libacl_op_compiler.so|libruntime.so|libacl_rt_impl.so) group=none ;;
     *) echo "$0: $name is not a CANN library name this build knows" >&2; exit 2 ;;
 esac
 
@@ -85,6 +87,7 @@ classified=$(printf '%s\n' "$exports" | awk -v runtime="$runtime_names" -v prof=
     ($0 in in_group)                                       { print in_group[$0], $0; next }
     /^(mem(set|move|cpy)|str(n?cpy|n?cat|tok)|v?sn?printf(_truncated)?|v?sprintf)_s$/ \
                                                            { print "securec", $0; next }
+    /^Msprof[A-Z]/                                         { print "profapi", $0; next }
     /^aclnn(Init|Finalize)$/ || /^aclnnCpu/                 { print "meta", $0; next }
     /^aclnn[A-Z]/                                          { print "ops", $0; next }
     /^acl(rt|sys)[A-Z]/                                    { print "runtime", $0; next }

@@ -27,9 +27,7 @@ OUT = os.path.join(ROOT, "libaclnn", "src", "runtime", "rt_not_supported.c")
 
 # Why a function has no CPU meaning, by the first pattern its name matches (in this order).
 REASONS = [
-    ("NN_WHY_PROFILE", r"^aclprof"),
     ("NN_WHY_DUMP", r"^acldump|DumpArgs|^aclmdl(Init|Set|Finalize)Dump"),
-    ("NN_WHY_TDT", r"^acltdt"),
     ("NN_WHY_MEMPOOL", r"^aclrtMemPool"),
     ("NN_WHY_PLATFORM", r"^aclplatform"),
     ("NN_WHY_MODEL", r"^aclmdl"),
@@ -39,6 +37,7 @@ REASONS = [
     ("NN_WHY_MBUF", r"Buf(?!fer)|BufChain"),
     ("NN_WHY_MANAGED", r"Managed"),
     ("NN_WHY_SNAPSHOT", r"SnapShot"),
+    ("NN_WHY_RANDOM", r"RandomNum"),
 ]
 DEFAULT_REASON = "NN_WHY_DEVICE"
 # What a function returning a count or a kind answers when it is not supported.
@@ -50,19 +49,19 @@ NOTHING = {
     "aclDataType": "ACL_DT_UNDEFINED",
 }
 WHY_TEXT = {
-    "NN_WHY_PROFILE": "libaclnn does not profile yet",
-    "NN_WHY_DUMP": "libaclnn does not write dumps yet",
-    "NN_WHY_TDT": "libaclnn has no data channels or queues yet",
+    "NN_WHY_DUMP": "a CPU raises no AI Core exceptions to dump",
     "NN_WHY_MEMPOOL": "libaclnn has no stream-ordered memory pools yet",
     "NN_WHY_PLATFORM": "libaclnn does not describe its CPU device through acl_platform.h yet",
     "NN_WHY_MODEL": "libaclnn's model runtime instances capture, build, execute and destroy, but have no task "
                     "groups, updates, conditions or per-task queries yet",
     "NN_WHY_KERNEL": "libaclnn runs no device kernels of its own: only the aclnn operators",
-    "NN_WHY_NOTIFY": "libaclnn has no notifies (streams synchronize with events)",
+    "NN_WHY_NOTIFY": "libaclnn shares notifies between the processes of one host only (no servers)",
     "NN_WHY_LABEL": "libaclnn has no labels or stream switching",
     "NN_WHY_MBUF": "libaclnn has no mbuf chains",
     "NN_WHY_MANAGED": "libaclnn has no managed (unified) memory",
     "NN_WHY_SNAPSHOT": "libaclnn has no process snapshots",
+    "NN_WHY_RANDOM": "libaclnn's random-number task is not written yet (the card's generator is Philox4_32_10, "
+                     "but how the hardware turns its words into each distribution is not in CANN's sources)",
     "NN_WHY_DEVICE": "the feature belongs to the NPU hardware and has no meaning on libaclnn's CPU device",
 }
 

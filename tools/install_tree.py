@@ -7,7 +7,11 @@ DIR/lib64/libaclnn.so             the library, plus CANN's library names (libasc
                                   the filter libraries `make` builds next to it, copied as real
                                   files, each with its own SONAME (docs/libraries.md)
 DIR/set_env.sh                    exports ASCEND_HOME_PATH & co. and prepends DIR/lib64 to
-                                  LD_LIBRARY_PATH, like CANN's own set_env.sh
+DIR/bin/setenv.bash               LD_LIBRARY_PATH, like CANN's own set_env.sh (bin/setenv.bash is the
+                                  name CANN's runtime samples source)
+DIR/tikcpp/ascendc_kernel_cmake/ascendc.cmake
+                                  libaclnn/cmake/ascendc.cmake: ascendc_library() declares an empty
+                                  library (no AI Core kernels on a CPU), so samples that include it build
 """
 import argparse
 import shutil
@@ -75,6 +79,11 @@ def main():
     install_library(prefix, Path(args.lib))
     (prefix / "opp").mkdir(exist_ok=True)
     (prefix / "set_env.sh").write_text(SET_ENV.format(prefix=prefix))
+    (prefix / "bin").mkdir(exist_ok=True)
+    (prefix / "bin" / "setenv.bash").write_text(SET_ENV.format(prefix=prefix))
+    cmake_dir = prefix / "tikcpp" / "ascendc_kernel_cmake"
+    cmake_dir.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(ROOT / "libaclnn" / "cmake" / "ascendc.cmake", cmake_dir / "ascendc.cmake")
     print(f"installed libaclnn into {prefix}")
 
 

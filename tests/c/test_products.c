@@ -28,36 +28,43 @@ static int same(const char *a, const char *b)
 
 static void test_names(void)
 {
-    CHECK(same(aclrtGetSocName(), "Ascend910B_CPU"), "default %s", aclrtGetSocName());
+    CHECK(same(aclrtGetSocName(), "Ascend910B3"), "default %s", aclrtGetSocName());
     const char *cases[][2] = {
         {"Ascend910B2", "Ascend910B2"},        {"Ascend310P3", "Ascend310P3"},
-        {"Ascend910", "Ascend910_CPU"},        {"Ascend910A", "Ascend910A"},
-        {"Ascend910_95", "Ascend950_CPU"},     {"Ascend950PR_9599", "Ascend950PR_9599"},
-        {"Ascend910_9391", "Ascend910_9391"},  {"Ascend910B", "Ascend910B_CPU"},
-        {"Ascend310P", "Ascend310P_CPU"},      {"Ascend910_93", "Ascend910_93_CPU"},
+        {"Ascend910", "Ascend910A"},        {"Ascend910A", "Ascend910A"},
+        {"Ascend910_95", "Ascend950PR_9599"},     {"Ascend950PR_9599", "Ascend950PR_9599"},
+        {"Ascend910_9391", "Ascend910_9391"},  {"Ascend910B", "Ascend910B3"},
+        {"Ascend310P", "Ascend310P3"},      {"Ascend910_93", "Ascend910_9391"},
+        /* the "_CPU" names libaclnn reported before: still accepted */
+        {"Ascend910B_CPU", "Ascend910B3"},  {"Ascend950_CPU", "Ascend950PR_9599"},
+        {"Ascend910_93_CPU", "Ascend910_9391"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         EXPECT_OK(aclnnCpuSetSocVersion(cases[i][0]));
         CHECK(same(aclrtGetSocName(), cases[i][1]), "%s reports %s", cases[i][0], aclrtGetSocName());
     }
+    CHECK(same(aclnnCpuGetSocFamily(), "Ascend910_93"), "the family: %s", aclnnCpuGetSocFamily());
+    EXPECT_OK(aclnnCpuSetSocVersion("Ascend910B2"));
+    CHECK(same(aclnnCpuGetSocFamily(), "Ascend910B"), "the family of a card: %s", aclnnCpuGetSocFamily());
+    EXPECT_OK(aclnnCpuSetSocVersion("Ascend910_93"));
     EXPECT(aclnnCpuSetSocVersion("Ascend910X"), ACLNN_ERR_PARAM_INVALID, "Ascend910X");
-    CHECK(same(aclrtGetSocName(), "Ascend910_93_CPU"), "unchanged after an unknown name: %s", aclrtGetSocName());
+    CHECK(same(aclrtGetSocName(), "Ascend910_9391"), "unchanged after an unknown name: %s", aclrtGetSocName());
     EXPECT(aclnnCpuSetSocVersion("ascend910b"), ACLNN_ERR_PARAM_INVALID, "ascend910b");
     EXPECT_OK(aclnnCpuSetSocVersion(NULL));
-    CHECK(same(aclrtGetSocName(), "Ascend910B_CPU"), "NULL restores the default: %s", aclrtGetSocName());
+    CHECK(same(aclrtGetSocName(), "Ascend910B3"), "NULL restores the default: %s", aclrtGetSocName());
 }
 
 /* aclnnCpuSetThreadSocVersion: the thread's own product over the process's, not seen by others. */
 static void *thread_product(void *arg)
 {
     (void)arg;
-    CHECK(same(aclrtGetSocName(), "Ascend310P_CPU"), "a new thread follows the process: %s", aclrtGetSocName());
+    CHECK(same(aclrtGetSocName(), "Ascend310P3"), "a new thread follows the process: %s", aclrtGetSocName());
     EXPECT_OK(aclnnCpuSetThreadSocVersion("Ascend910"));
-    CHECK(same(aclrtGetSocName(), "Ascend910_CPU"), "the thread's own: %s", aclrtGetSocName());
+    CHECK(same(aclrtGetSocName(), "Ascend910A"), "the thread's own: %s", aclrtGetSocName());
     EXPECT(aclnnCpuSetThreadSocVersion("Ascend911"), ACLNN_ERR_PARAM_INVALID, "Ascend911");
-    CHECK(same(aclrtGetSocName(), "Ascend910_CPU"), "unchanged after an unknown name: %s", aclrtGetSocName());
+    CHECK(same(aclrtGetSocName(), "Ascend910A"), "unchanged after an unknown name: %s", aclrtGetSocName());
     EXPECT_OK(aclnnCpuSetThreadSocVersion(""));
-    CHECK(same(aclrtGetSocName(), "Ascend310P_CPU"), "back to the process's: %s", aclrtGetSocName());
+    CHECK(same(aclrtGetSocName(), "Ascend310P3"), "back to the process's: %s", aclrtGetSocName());
     EXPECT_OK(aclnnCpuSetThreadSocVersion("Ascend950PR_9599"));
     CHECK(same(aclrtGetSocName(), "Ascend950PR_9599"), "a long name: %s", aclrtGetSocName());
     return NULL;
@@ -69,12 +76,12 @@ static void test_thread_names(void)
     pthread_t thread;
     CHECK(pthread_create(&thread, NULL, thread_product, NULL) == 0, "pthread_create");
     pthread_join(thread, NULL);
-    CHECK(same(aclrtGetSocName(), "Ascend310P_CPU"), "the other thread's choice is not ours: %s", aclrtGetSocName());
+    CHECK(same(aclrtGetSocName(), "Ascend310P3"), "the other thread's choice is not ours: %s", aclrtGetSocName());
     EXPECT_OK(aclnnCpuSetThreadSocVersion("Ascend910_93"));
     EXPECT_OK(aclnnCpuSetSocVersion("Ascend910"));
-    CHECK(same(aclrtGetSocName(), "Ascend910_93_CPU"), "the thread's wins over the process's: %s", aclrtGetSocName());
+    CHECK(same(aclrtGetSocName(), "Ascend910_9391"), "the thread's wins over the process's: %s", aclrtGetSocName());
     EXPECT_OK(aclnnCpuSetThreadSocVersion(NULL));
-    CHECK(same(aclrtGetSocName(), "Ascend910_CPU"), "NULL follows the process again: %s", aclrtGetSocName());
+    CHECK(same(aclrtGetSocName(), "Ascend910A"), "NULL follows the process again: %s", aclrtGetSocName());
     EXPECT_OK(aclnnCpuSetSocVersion(NULL));
 }
 

@@ -76,7 +76,11 @@ static void test_peer_access(void)
     EXPECT_OK(aclrtDeviceEnablePeerAccess(1, 0));
     EXPECT_OK(aclrtDevicePeerAccessStatus(0, 1, &st));
     CHECK(st == 1, "access not enabled");
-    EXPECT(aclrtDeviceEnablePeerAccess(1, 0), ACL_ERROR_RT_PARAM_INVALID, "already enabled");
+    EXPECT_OK(aclrtDeviceEnablePeerAccess(1, 0)); /* a repeat succeeds, as programs for cards expect */
+    EXPECT_OK(aclrtDevicePeerAccessStatus(0, 1, &st));
+    CHECK(st == 1, "access not enabled after a repeated enable");
+    EXPECT(aclrtDeviceEnablePeerAccess(1, 1), ACL_ERROR_FEATURE_UNSUPPORTED, "flags");
+    EXPECT(aclrtDeviceEnablePeerAccess(0, 0), ACL_ERROR_INVALID_PARAM, "peerDeviceId");
     EXPECT_OK(aclrtDeviceDisablePeerAccess(1));
     EXPECT(aclrtDeviceDisablePeerAccess(1), ACL_ERROR_RT_PARAM_INVALID, "not enabled");
 }

@@ -3,7 +3,9 @@
  * it; a stream that waits on an event does not run later tasks before that work is done (two
  * streams, a slow host function on the first); status queries (recorded status COMPLETE=1,
  * legacy status COMPLETE=0), synchronize with timeout (507047), elapsed time, reset, destroy
- * with pending work, unknown handles.
+ * with pending work, unknown handles; aclrtStreamWaitEventWithTimeout (its own limit ends a wait
+ * for a record that never comes with 507047 on A2, is ignored on Ascend910; a negative timeout
+ * is 107000).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdatomic.h>
@@ -147,6 +149,9 @@ static void test_timeout_and_timing(void)
     EXPECT(aclrtSynchronizeEventWithTimeout(end, 10), ACL_ERROR_RT_EVENT_SYNC_TIMEOUT,
            "aclrtSynchronizeEventWithTimeout");
     EXPECT(aclrtSynchronizeEventWithTimeout(end, -2), ACL_ERROR_RT_PARAM_INVALID, "timeout");
+    /* start's record runs before the gate; wait for it, or a loaded host may not have run it yet
+     * and the call would name startEvent instead */
+    EXPECT_OK(aclrtSynchronizeEvent(start));
     EXPECT(aclrtEventElapsedTime(&ms, start, end), ACL_ERROR_RT_EVENT_NOT_COMPLETE, "endEvent");
     atomic_store(&gate, 1);
     EXPECT_OK(aclrtSynchronizeEventWithTimeout(end, -1));
@@ -192,6 +197,42 @@ static void test_bad_event_handles(void)
     EXPECT(aclrtQueryEventStatus(event, &status), ACL_ERROR_INVALID_PARAM, "aclrtQueryEventStatus");
 }
 
+/* A wait with its own 200 ms limit on an event recorded behind a 3 s sleep on another stream. */
+static aclError wait_with_timeout_ends(aclrtStream waiter)
+{
+    aclrtStream busy = NULL;
+    aclrtEvent event = NULL;
+    EXPECT_OK(aclrtCreateStream(&busy));
+    EXPECT_OK(aclrtCreateEvent(&event));
+    EXPECT_OK(aclrtLaunchHostFunc(busy, sleep_task, (void *)(intptr_t)3000));
+    EXPECT_OK(aclrtRecordEvent(event, busy));
+    EXPECT_OK(aclrtStreamWaitEventWithTimeout(waiter, event, 200));
+    aclError ret = aclrtSynchronizeStreamWithTimeout(waiter, 1500);
+    EXPECT_OK(aclrtSynchronizeStream(busy));
+    if (ret != ACL_SUCCESS) /* the ignored limit: the wait ends with the record */
+        EXPECT_OK(aclrtSynchronizeStream(waiter));
+    EXPECT_OK(aclrtDestroyEvent(event));
+    EXPECT_OK(aclrtDestroyStream(busy));
+    return ret;
+}
+
+static void test_wait_with_timeout(void)
+{
+    aclrtStream waiter = NULL;
+    aclrtEvent event = NULL;
+    EXPECT_OK(aclrtCreateStream(&waiter));
+    CHECK(wait_with_timeout_ends(waiter) == ACL_ERROR_RT_EVENT_SYNC_TIMEOUT,
+          "the wait's own 200 ms limit did not end it with 507047");
+    EXPECT_OK(aclnnCpuSetSocVersion("Ascend910"));
+    CHECK(wait_with_timeout_ends(waiter) == ACL_ERROR_RT_STREAM_SYNC_TIMEOUT,
+          "Ascend910 honoured the wait's limit");
+    EXPECT_OK(aclnnCpuSetSocVersion(NULL));
+    EXPECT_OK(aclrtCreateEvent(&event));
+    EXPECT(aclrtStreamWaitEventWithTimeout(waiter, event, -1), ACL_ERROR_RT_PARAM_INVALID, "timeout");
+    EXPECT_OK(aclrtDestroyEvent(event));
+    EXPECT_OK(aclrtDestroyStream(waiter));
+}
+
 int main(void)
 {
     EXPECT_OK(aclInit(NULL));
@@ -200,6 +241,7 @@ int main(void)
     test_unrecorded_events();
     test_timeout_and_timing();
     test_bad_event_handles();
+    test_wait_with_timeout();
     /* An event never destroyed is released by aclFinalize. */
     aclrtEvent leftover = NULL;
     EXPECT_OK(aclrtCreateEvent(&leftover));

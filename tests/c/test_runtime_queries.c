@@ -102,6 +102,49 @@ static void host_blocks_on_pages(void)
     }
 }
 
+/* Resource limits (rt_res_limit.c): a device's starts at its core count; a stream's wins for a
+ * thread that uses the stream's resources; resets bring the defaults back. */
+static void res_limits(uint32_t cores)
+{
+    uint32_t v = 0;
+    EXPECT_OK(aclrtGetDeviceResLimit(0, ACL_RT_DEV_RES_CUBE_CORE, &v));
+    CHECK(v == cores, "device 0's cube limit starts at %u, not %u", v, cores);
+    if (cores < 2)
+        return; /* the limits below need a smaller value to set */
+    EXPECT_OK(aclrtSetDeviceResLimit(0, ACL_RT_DEV_RES_VECTOR_CORE, cores - 1));
+    EXPECT_OK(aclrtGetDeviceResLimit(0, ACL_RT_DEV_RES_VECTOR_CORE, &v));
+    CHECK(v == cores - 1, "device vector limit %u", v);
+    EXPECT_OK(aclrtGetResInCurrentThread(ACL_RT_DEV_RES_VECTOR_CORE, &v));
+    CHECK(v == cores - 1, "the thread follows the device's limit: %u", v);
+    EXPECT(aclrtSetDeviceResLimit(0, ACL_RT_DEV_RES_CUBE_CORE, cores + 1), ACL_ERROR_RT_PARAM_INVALID, "value");
+    EXPECT(aclrtSetDeviceResLimit(0, (aclrtDevResLimitType)2, 1), ACL_ERROR_RT_PARAM_INVALID, "type");
+    EXPECT(aclrtGetDeviceResLimit(0, ACL_RT_DEV_RES_CUBE_CORE, NULL), ACL_ERROR_INVALID_PARAM, "value");
+    EXPECT(aclrtGetDeviceResLimit(99, ACL_RT_DEV_RES_CUBE_CORE, &v), ACL_ERROR_RT_INVALID_DEVICEID, "deviceId");
+
+    aclrtStream s = NULL;
+    EXPECT_OK(aclrtCreateStream(&s));
+    EXPECT_OK(aclrtGetStreamResLimit(s, ACL_RT_DEV_RES_VECTOR_CORE, &v));
+    CHECK(v == cores - 1, "a stream without a limit reports its device's: %u", v);
+    EXPECT_OK(aclrtSetStreamResLimit(s, ACL_RT_DEV_RES_VECTOR_CORE, 1));
+    EXPECT_OK(aclrtGetResInCurrentThread(ACL_RT_DEV_RES_VECTOR_CORE, &v));
+    CHECK(v == cores - 1, "a stream's limit applies before the thread uses it: %u", v);
+    EXPECT_OK(aclrtUseStreamResInCurrentThread(s));
+    EXPECT_OK(aclrtGetResInCurrentThread(ACL_RT_DEV_RES_VECTOR_CORE, &v));
+    CHECK(v == 1, "the thread uses the stream's limit: %u", v);
+    EXPECT_OK(aclrtGetResInCurrentThread(ACL_RT_DEV_RES_CUBE_CORE, &v));
+    CHECK(v == cores, "a type the stream does not limit follows the device: %u", v);
+    EXPECT_OK(aclrtUnuseStreamResInCurrentThread(s));
+    EXPECT_OK(aclrtGetResInCurrentThread(ACL_RT_DEV_RES_VECTOR_CORE, &v));
+    CHECK(v == cores - 1, "unused: %u", v);
+    EXPECT_OK(aclrtResetStreamResLimit(s));
+    EXPECT_OK(aclrtGetStreamResLimit(s, ACL_RT_DEV_RES_VECTOR_CORE, &v));
+    CHECK(v == cores - 1, "after the stream's reset: %u", v);
+    EXPECT_OK(aclrtDestroyStream(s));
+    EXPECT_OK(aclrtResetDeviceResLimit(0));
+    EXPECT_OK(aclrtGetDeviceResLimit(0, ACL_RT_DEV_RES_VECTOR_CORE, &v));
+    CHECK(v == cores, "after the device's reset: %u", v);
+}
+
 static void device_queries(void)
 {
     int64_t cores = 0;
@@ -111,7 +154,9 @@ static void device_queries(void)
     EXPECT_OK(aclrtGetResInCurrentThread(ACL_RT_DEV_RES_VECTOR_CORE, &vector));
     CHECK(cube > 0 && cube == (uint32_t)cores && vector == cube, "cube %u vector %u, device cores %lld", cube,
           vector, (long long)cores);
-    EXPECT(aclrtGetResInCurrentThread((aclrtDevResLimitType)5, &cube), ACL_ERROR_INVALID_PARAM, "type");
+    EXPECT(aclrtGetResInCurrentThread((aclrtDevResLimitType)5, &cube), ACL_ERROR_RT_PARAM_INVALID, "type");
+
+    res_limits((uint32_t)cores);
 
     int32_t compatible = -1;
     EXPECT_OK(aclnnCpuSetSocVersion("Ascend910B"));

@@ -435,6 +435,33 @@ static void test_many_streams(void)
     }
 }
 
+/* aclrtStreamGetId / GetPriority / GetFlags read back what the stream was made with. */
+static void test_creation_values(void)
+{
+    aclrtStream a = NULL, b = NULL;
+    EXPECT_OK(aclrtCreateStreamWithConfig(&a, 3, ACL_STREAM_FAST_LAUNCH));
+    EXPECT_OK(aclrtCreateStream(&b));
+    int32_t id_a = -1, id_b = -1, id_default = -1;
+    uint32_t priority = 99, flags = 99;
+    EXPECT_OK(aclrtStreamGetId(a, &id_a));
+    EXPECT_OK(aclrtStreamGetId(b, &id_b));
+    EXPECT_OK(aclrtStreamGetId(NULL, &id_default)); /* the default stream */
+    CHECK(id_a >= 0 && id_b >= 0 && id_default >= 0 && id_a != id_b && id_a != id_default,
+          "stream ids %d %d %d", id_a, id_b, id_default);
+    EXPECT_OK(aclrtStreamGetPriority(a, &priority));
+    EXPECT_OK(aclrtStreamGetFlags(a, &flags));
+    CHECK(priority == 3 && flags == ACL_STREAM_FAST_LAUNCH, "priority %u flags %u", priority, flags);
+    EXPECT_OK(aclrtStreamGetPriority(b, &priority));
+    EXPECT_OK(aclrtStreamGetFlags(b, &flags));
+    CHECK(priority == 0 && flags == 0, "a plain stream: priority %u flags %u", priority, flags);
+    EXPECT(aclrtStreamGetId(a, NULL), ACL_ERROR_INVALID_PARAM, "streamId");
+    EXPECT(aclrtStreamGetPriority(a, NULL), ACL_ERROR_INVALID_PARAM, "priority");
+    EXPECT(aclrtStreamGetFlags(a, NULL), ACL_ERROR_INVALID_PARAM, "flags");
+    EXPECT_OK(aclrtDestroyStream(b));
+    EXPECT(aclrtStreamGetId(b, &id_b), ACL_ERROR_INVALID_PARAM, "aclrtStreamGetId");
+    EXPECT_OK(aclrtDestroyStream(a));
+}
+
 int main(void)
 {
     EXPECT_OK(aclInit(NULL));
@@ -447,6 +474,7 @@ int main(void)
     test_many_streams();
     test_deferred_wakeups();
     test_deferral_stress();
+    test_creation_values();
     /* A stream left alive is released by aclrtResetDevice after its work. */
     aclrtStream leftover = NULL;
     volatile int ran = 0;

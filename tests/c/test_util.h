@@ -13,6 +13,7 @@
  *                                the reverse, and the exit status with a one-line summary
  *   tu_tensor, tu_make_tensor, tu_copy_back, tu_free_tensor, tu_run   device tensors made from
  *                                host data, copied back, released; phase 2 + synchronize
+ *   tu_sleep_ms, tu_now_ms       sleeping, and the monotonic clock in ms (POSIX builds)
  *   tu_dev_byte(ptr, i)          byte i of device memory, read with aclrtMemcpy (device memory is
  *                                not host memory: ACLNN_CHECK=memcheck stops a direct read)
  */
@@ -99,6 +100,14 @@ static inline void tu_sleep_us(long us)
 static inline void tu_sleep_ms(int ms)
 {
     tu_sleep_us((long)ms * 1000L);
+}
+
+/* Milliseconds on the monotonic clock (for measuring how long a call waited). */
+static inline double tu_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 #endif
 

@@ -326,8 +326,9 @@ ACL_FUNC_VISIBILITY size_t aclGetDataBufferSizeV2(const aclDataBuffer *dataBuffe
 /* The emulated product                                                                        */
 /* ------------------------------------------------------------------------------------------ */
 
-/* The SoC name of the emulated product ("Ascend910B_CPU" by default; ACLNN_SOC_VERSION or
- * aclnnCpuSetSocVersion choose another), NULL when ACLNN_SOC_VERSION names no known SoC. */
+/* The SoC name of the emulated product: a real card's name ("Ascend910B3" by default;
+ * ACLNN_SOC_VERSION or aclnnCpuSetSocVersion choose another), NULL when ACLNN_SOC_VERSION names
+ * no known SoC.  aclnnCpuGetSocFamily (aclnn/acl_meta.h) tells libaclnn from a card. */
 ACL_FUNC_VISIBILITY const char *aclrtGetSocName(void);
 
 /* The CANN attributes (aclCannAttr) the emulated product supports, and whether one is. */

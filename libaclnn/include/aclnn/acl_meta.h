@@ -197,6 +197,13 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnCpuSetSocVersion(const char *socName);
  * ACLNN_ERR_PARAM_INVALID and changes nothing. */
 ACL_FUNC_VISIBILITY aclnnStatus aclnnCpuSetThreadSocVersion(const char *socName);
 
+/* The family the emulated product belongs to, as the calling thread sees it: "Ascend910",
+ * "Ascend910B", "Ascend910_93", "Ascend950" or "Ascend310P" (NULL when ACLNN_SOC_VERSION names
+ * no product).  aclrtGetSocName reports a real card's name (Ascend910B3 for the default A2), as
+ * CANN does; a program that must know it runs on libaclnn looks for this function (or any
+ * aclnnCpu* export: CANN has none). */
+ACL_FUNC_VISIBILITY const char *aclnnCpuGetSocFamily(void);
+
 /* The number of errors the checking mode (ACLNN_CHECK, docs/checking.md) has reported in this
  * process so far; 0 when checking is off. Warnings are not counted. */
 ACL_FUNC_VISIBILITY uint64_t aclnnCpuCheckErrorCount(void);

@@ -194,3 +194,38 @@ void nn_f32_to_f16_sat_n(const float *src, uint16_t *dst, size_t n)
 
 void nn_f16_saturate_n(uint16_t *h, size_t n) { nn_half_f16_saturate_row(h, n); }
 void nn_bf16_saturate_n(uint16_t *b, size_t n) { nn_half_bf16_saturate_row(b, n); }
+
+/* An exponent field of all ones is Inf or NaN in every IEEE-style format. */
+static bool bits16_nonfinite(const uint16_t *v, size_t n, uint16_t exponent)
+{
+    for (size_t i = 0; i < n; i++)
+        if ((v[i] & exponent) == exponent)
+            return true;
+    return false;
+}
+
+bool nn_any_nonfinite(const void *values, aclDataType dtype, size_t n)
+{
+    switch (dtype) {
+    case ACL_FLOAT16:
+        return bits16_nonfinite(values, n, 0x7c00u);
+    case ACL_BF16:
+        return bits16_nonfinite(values, n, 0x7f80u);
+    case ACL_FLOAT: {
+        const uint32_t *v = values;
+        for (size_t i = 0; i < n; i++)
+            if ((v[i] & 0x7f800000u) == 0x7f800000u)
+                return true;
+        return false;
+    }
+    case ACL_DOUBLE: {
+        const uint64_t *v = values;
+        for (size_t i = 0; i < n; i++)
+            if ((v[i] & 0x7ff0000000000000ull) == 0x7ff0000000000000ull)
+                return true;
+        return false;
+    }
+    default:
+        return false;
+    }
+}

@@ -114,21 +114,6 @@ bool nn_log_enabled(int level)
     return level >= NN_LOG_DEBUG && level <= NN_LOG_ERROR && level >= log_level;
 }
 
-/* mkdir -p; returns false if the directory cannot be made. */
-static bool make_dirs(char *path)
-{
-    for (char *p = path + 1; *p; p++) {
-        if (*p == '/') {
-            *p = '\0';
-            int rc = mkdir(path, 0750);
-            *p = '/';
-            if (rc != 0 && errno != EEXIST)
-                return false;
-        }
-    }
-    return mkdir(path, 0750) == 0 || errno == EEXIST;
-}
-
 /* Opens the plog file on first use (caller holds log_file_lock). */
 static FILE *plog_file(void)
 {
@@ -148,7 +133,7 @@ static FILE *plog_file(void)
         snprintf(dir, sizeof dir, "%s/ascend/log/debug/plog", home);
     else
         return NULL;
-    if (!make_dirs(dir))
+    if (!nn_make_dirs(dir))
         return NULL;
 
     struct timeval now;

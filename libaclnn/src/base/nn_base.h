@@ -71,6 +71,11 @@ enum { NN_LOG_DEBUG = 0, NN_LOG_INFO = 1, NN_LOG_WARNING = 2, NN_LOG_ERROR = 3, 
 
 bool nn_log_enabled(int level);
 void nn_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* mkdir -p (mode 0750) of a path the function may modify while it walks it (restored on
+ * return); false when a directory cannot be made (errno says why). */
+bool nn_make_dirs(char *path);
+/* write(2) until all `bytes` are written (EINTR retried); false on an error (errno says which). */
+bool nn_write_all(int fd, const void *data, size_t bytes);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Data types                                                                                  */
@@ -305,7 +310,8 @@ typedef enum nn_soc {
 nn_soc nn_soc_current(void);
 /* What aclrtGetSocName reports; NULL when ACLNN_SOC_VERSION is unknown. */
 const char *nn_soc_reported_name(void);
-/* The family of a SoC name (a family, "<family>_CPU" or a card's name), or NN_SOC_INVALID. */
+/* The family of a SoC name (a family, a card's name, or the "<family>_CPU" names libaclnn
+ * reported once), or NN_SOC_INVALID. */
 nn_soc nn_soc_family_of(const char *name);
 /* "Ascend910", "Ascend310P", ...: CANN's ToString(SocVersion), used in its messages. */
 const char *nn_soc_family_name(nn_soc soc);
@@ -323,6 +329,9 @@ int nn_soc_check(const char *fn);
 bool nn_overflow_saturates(void);
 /* Whether the current product has only saturation mode (Ascend910, Ascend310P). */
 bool nn_overflow_saturation_only(void);
+/* Whether any of n values of a floating dtype (float, float16, bfloat16, double) is Inf or NaN;
+ * false for other dtypes (dtype.c). */
+bool nn_any_nonfinite(const void *values, aclDataType dtype, size_t n);
 /* Whether the current product accepts the INF/NaN (true) or saturation (false) mode: Ascend950
  * has only INF/NaN mode, Ascend910/310P only saturation, A2/A3 both. */
 bool nn_overflow_mode_supported(bool saturation);

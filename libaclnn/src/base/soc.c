@@ -3,10 +3,16 @@
  * aclrtGetSocName reports (docs/compatibility.md, "Products").
  *
  * The process starts with ACLNN_SOC_VERSION (default: an Atlas A2 card, reported as
- * "Ascend910B_CPU"); aclnnCpuSetSocVersion switches it later.  A name is a family name
+ * "Ascend910B3"); aclnnCpuSetSocVersion switches it later.  A name is a family name
  * (Ascend310P, Ascend910, Ascend910B, Ascend910_93, Ascend950 and its alias Ascend910_95), one of
- * those with the "_CPU" suffix we report, or a long name a real card reports (Ascend910B2,
- * Ascend310P3, Ascend910A, Ascend910_9391, any Ascend950...).  As in CANN's unit-test harness
+ * those with the "_CPU" suffix libaclnn once reported (still accepted), or a long name a real
+ * card reports (Ascend910B2, Ascend310P3, Ascend910A, Ascend910_9391, any Ascend950...).
+ *
+ * aclrtGetSocName reports a real card's name, since programs compare it with the names CANN's
+ * drivers report (torch_npu's SocVersion table, AscendC's build scripts, CANN's samples refuse
+ * others): a card name selected is reported as is; a family name reports the family's card in
+ * family_card.  That this is libaclnn and which family it follows, a program learns from the
+ * aclnnCpu* exports (aclnnCpuGetSocFamily).  As in CANN's unit-test harness
  * the family name wins: "Ascend910B" is the A2 family, not the old training chip of that long
  * name (select that one with Ascend910 or Ascend910A).
  *
@@ -31,8 +37,16 @@ static const char *const family_names[NN_SOC_COUNT] = {
     [NN_SOC_ASCEND310P] = "Ascend310P",
 };
 
-/* What a family name selects reports: the family with the honest "_CPU" suffix. */
-static const char *const family_reported[NN_SOC_COUNT] = {
+/* What a family name selects reports: one of the family's cards, a name torch_npu's SocVersion
+ * table and CANN's samples accept. */
+static const char *const family_card[NN_SOC_COUNT] = {
+    [NN_SOC_ASCEND910] = "Ascend910A",          [NN_SOC_ASCEND910B] = "Ascend910B3",
+    [NN_SOC_ASCEND910_93] = "Ascend910_9391",   [NN_SOC_ASCEND950] = "Ascend950PR_9599",
+    [NN_SOC_ASCEND310P] = "Ascend310P3",
+};
+
+/* The names libaclnn reported before it reported cards: still accepted as input. */
+static const char *const family_cpu_names[NN_SOC_COUNT] = {
     [NN_SOC_ASCEND910] = "Ascend910_CPU",       [NN_SOC_ASCEND910B] = "Ascend910B_CPU",
     [NN_SOC_ASCEND910_93] = "Ascend910_93_CPU", [NN_SOC_ASCEND950] = "Ascend950_CPU",
     [NN_SOC_ASCEND310P] = "Ascend310P_CPU",
@@ -105,8 +119,8 @@ static nn_soc parse(const char *name, const char **reported)
 {
     if (strcmp(name, "Ascend910_95") == 0) name = "Ascend950";
     for (int f = 0; f < NN_SOC_COUNT; f++) {
-        if (strcmp(name, family_names[f]) == 0 || strcmp(name, family_reported[f]) == 0) {
-            *reported = family_reported[f];
+        if (strcmp(name, family_names[f]) == 0 || strcmp(name, family_cpu_names[f]) == 0) {
+            *reported = family_card[f];
             return (nn_soc)f;
         }
     }
@@ -127,7 +141,7 @@ static void load_env_locked(void)
 {
     if (__atomic_load_n(&g_soc, __ATOMIC_ACQUIRE) != -2) return;
     const char *env = getenv("ACLNN_SOC_VERSION");
-    const char *reported = family_reported[NN_SOC_ASCEND910B];
+    const char *reported = family_card[NN_SOC_ASCEND910B];
     nn_soc soc = NN_SOC_ASCEND910B;
     if (env != NULL && env[0] != '\0') {
         soc = parse(env, &reported);
@@ -221,7 +235,7 @@ NN_EXPORT aclnnStatus aclnnCpuSetSocVersion(const char *socName)
 {
     pthread_mutex_lock(&g_lock);
     load_env_locked();
-    const char *reported = family_reported[NN_SOC_ASCEND910B];
+    const char *reported = family_card[NN_SOC_ASCEND910B];
     nn_soc soc = NN_SOC_ASCEND910B;
     if (socName == NULL || socName[0] == '\0') {
         /* back to the process default */
@@ -270,4 +284,10 @@ NN_EXPORT aclnnStatus aclnnCpuSetThreadSocVersion(const char *socName)
     t_soc = (int)soc;
     t_name = reported;
     return ACLNN_SUCCESS;
+}
+
+NN_EXPORT const char *aclnnCpuGetSocFamily(void)
+{
+    const nn_soc soc = nn_soc_current();
+    return soc == NN_SOC_INVALID ? NULL : family_names[soc];
 }

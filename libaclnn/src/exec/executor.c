@@ -35,6 +35,7 @@
 
 #include "check/nn_check.h"
 #include "exec/nn_executor_impl.h"
+#include "exec/nn_launch_dump.h"
 #include "runtime/nn_runtime.h"
 
 pthread_mutex_t nn_executor_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -146,7 +147,7 @@ aclOpExecutor *nn_executor_create(const char *op_name, nn_kernel_fn kernel, cons
     return ex;
 }
 
-static void freeze_operand(nn_operand *op, const aclTensor *t, bool is_output)
+void nn_operand_freeze(nn_operand *op, const aclTensor *t, bool is_output)
 {
     memset(op, 0, sizeof *op);
     op->handle = t;
@@ -193,7 +194,7 @@ static int add_operand(aclOpExecutor *ex, const aclTensor *t, bool is_output)
                 sizeof(nn_operand) * (size_t)(ex->num_operands - index));
         ex->num_inputs++;
     }
-    freeze_operand(&ex->operands[index], t, is_output);
+    nn_operand_freeze(&ex->operands[index], t, is_output);
     ex->num_operands++;
     return index;
 }
@@ -350,10 +351,12 @@ typedef struct {
     char *workspace;
     uint64_t workspace_size;
     const char *path;         /* the kernel path that ran (nn_launch_set_path), or NULL */
+    nn_dump_launch *dump;     /* what a data dump writes of this launch (launch_dump.c), or NULL */
     void *held;               /* memcheck: the device allocations it uses (nn_check_task_hold) */
     bool translated;          /* checking mode: lib_base/lib_workspace replace the addresses */
     void *lib_base[NN_MAX_OPERANDS];
     void *lib_workspace;
+    int32_t overflow_device;  /* the device whose overflow status Inf/NaN outputs mark, or -1 */
 } launch_task;
 
 static double now_us(void)
@@ -433,6 +436,18 @@ static void saturate_outputs(const launch_task *task)
     }
 }
 
+/* Whether a computed output holds Inf/NaN: looked at before saturation, which hides it. */
+static bool outputs_overflowed(const launch_task *task)
+{
+    for (int i = 0; i < task->launch.num_operands; i++) {
+        const nn_operand *op = &task->operands[i];
+        if (op->is_output && op->handle != NULL && op->numel > 0 && op->data != NULL &&
+            nn_any_nonfinite(op->data, op->dtype, (size_t)op->numel))
+            return true;
+    }
+    return false;
+}
+
 /* The bytes a launch's kernel reads and writes: every operand it touches, once. */
 static int64_t launch_bytes(const launch_task *task)
 {
@@ -471,6 +486,8 @@ static int run_task(void *ctx)
             nn_copy_to_contiguous(op->data, view_start, elem, op->ndim, op->dims, op->strides);
     }
 
+    if (task->dump != NULL)
+        nn_launch_dump_tensors(task->dump, task->launch.op_name, task->operands, task->launch.num_operands, false);
     aclnnStatus status = ACLNN_SUCCESS;
     if (task->kernel != NULL) {
         /* a small launch keeps its kernel on this thread (nn_parallel_small_work) */
@@ -479,8 +496,16 @@ static int run_task(void *ctx)
         nn_parallel_set_serial(serial_before);
     }
 
+    if (status == ACLNN_SUCCESS && task->kernel != NULL && task->ex->computed_outputs &&
+        task->overflow_device >= 0 && outputs_overflowed(task))
+        nn_rt_note_overflow(task->overflow_device); /* aclrtGetOverflowStatus (runtime/rt_overflow.c) */
     if (status == ACLNN_SUCCESS && task->kernel != NULL && task->ex->computed_outputs && task->launch.saturation)
         saturate_outputs(task);
+    if (task->dump != NULL) {
+        if (status == ACLNN_SUCCESS)
+            nn_launch_dump_tensors(task->dump, task->launch.op_name, task->operands, task->launch.num_operands, true);
+        nn_launch_dump_end(task->dump, task->launch.op_name, task->operands, task->launch.num_operands, status);
+    }
     if (status == ACLNN_SUCCESS && task->kernel != NULL) {
         for (int i = 0; i < task->launch.num_operands; i++) {
             nn_operand *op = &task->operands[i];
@@ -529,6 +554,7 @@ static void release_task(void *ctx)
     executor_unref_locked(task->ex);
     pthread_mutex_unlock(&nn_executor_lock);
     nn_check_task_release(task->held);
+    free(task->dump);
     free(task);
 }
 
@@ -630,6 +656,7 @@ aclnnStatus nn_launch_executor(const char *op_name, void *workspace, uint64_t wo
         return nn_error(ACLNN_ERR_INNER_NULLPTR, "%s: could not allocate the launch task.", op_name);
     memset(task, 0, offsetof(launch_task, operands));
     task->held = NULL;
+    task->dump = NULL;
     task->translated = false;
 
     pthread_mutex_lock(&nn_executor_lock);
@@ -713,9 +740,15 @@ aclnnStatus nn_launch_executor(const char *op_name, void *workspace, uint64_t wo
      * the device when it was created (docs/precision.md, "Overflow mode"). */
     task->launch.saturation = task->ex->saturation_only ||
                               (task->ex->saturation_possible && nn_stream_saturation(resolved));
+    task->overflow_device = nn_stream_overflow_device(resolved);
     if (!nn_stream_records(resolved))
         race_check_launch(task, resolved);
+    /* Dumps: one relaxed load when off.  A launch captured into a model runtime instance is not
+     * dumped (its replays would share one launch number). */
+    if (nn_dump_wanted() && !nn_stream_records(resolved))
+        task->dump = nn_launch_dump_begin(op_name, task->operands, task->launch.num_operands, resolved);
     use_lib_addresses(task);
+    nn_exec_prof_label(task->launch.op_name, task->operands, task->ex->num_inputs);
     rt = nn_stream_submit_inline_ok(resolved, run_task, release_task, task); /* releases on failure too */
     if (rt == ACL_SUCCESS)
         return ACLNN_SUCCESS;

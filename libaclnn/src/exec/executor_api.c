@@ -1,7 +1,7 @@
 /*
  * executor_api.c - the public executor functions of aclnn/acl_meta.h: repeatable executors,
- * destroying them, rebinding their tensor addresses, plus aclDumpOpTensors and
- * aclnnInit/aclnnFinalize, and libaclnn's aclnnCpuLaunchAndSynchronize.
+ * destroying them, rebinding their tensor addresses, plus aclnnInit/aclnnFinalize and
+ * libaclnn's aclnnCpuLaunchAndSynchronize (aclDumpOpTensors is in launch_dump.c).
  *
  * Every function looks the executor up in the registry before touching it, so a consumed,
  * destroyed or foreign pointer gives a status and a message instead of a crash.
@@ -196,21 +196,6 @@ NN_EXPORT aclnnStatus AclSetDynamicTensorAddr(aclOpExecutor *executor, size_t ir
                                               void *addr)
 {
     return set_dynamic_addr("AclSetDynamicTensorAddr", executor, irIndex, relativeIndex, tensors, addr);
-}
-
-NN_EXPORT aclnnStatus aclDumpOpTensors(const char *opType, const char *opName, aclTensor **tensors,
-                                       size_t inputTensorNum, size_t outputTensorNum,
-                                       aclrtStream stream)
-{
-    (void)stream;
-    if (opType == NULL || opName == NULL || tensors == NULL)
-        return nn_error(ACLNN_ERR_PARAM_NULLPTR, "aclDumpOpTensors: %s must not be null.",
-                        opType == NULL ? "opType" : opName == NULL ? "opName" : "tensors");
-    nn_log(NN_LOG_WARNING,
-           "aclDumpOpTensors: tensor dumping is not supported by this CPU library; %zu input and "
-           "%zu output tensors of %s (%s) were not dumped.",
-           inputTensorNum, outputTensorNum, opName, opType);
-    return ACLNN_SUCCESS;
 }
 
 NN_EXPORT aclnnStatus aclnnInit(const char *configPath)

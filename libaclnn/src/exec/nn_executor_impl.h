@@ -51,5 +51,11 @@ void nn_executor_unregister_locked(aclOpExecutor *ex);
 /* Checking mode: notes which device allocation the operand's view lies in at phase 1, so that a
  * launch finds it freed or reallocated since. */
 void nn_operand_note_alloc(nn_operand *op);
+/* Copies what an operand needs of tensor `t` (NULL: an absent optional one), as phase 1 does. */
+void nn_operand_freeze(nn_operand *op, const aclTensor *t, bool is_output);
+
+/* Profiling (exec_prof.c): labels the task a launch is about to queue with the operator's name
+ * and its inputs' shapes and dtypes, while a session records (nothing otherwise). */
+void nn_exec_prof_label(const char *op_name, const nn_operand *operands, int num_inputs);
 
 #endif /* NN_EXECUTOR_IMPL_H */

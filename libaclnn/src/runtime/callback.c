@@ -21,6 +21,7 @@
 
 #include "check/nn_check.h"
 #include "runtime/nn_rt_internal.h"
+#include "runtime/prof_trace.h"
 
 #define NN_MAX_REPORT_THREADS 1024
 
@@ -455,6 +456,7 @@ ACL_FUNC_VISIBILITY aclError aclrtLaunchCallback(aclrtCallback fn, void *userDat
     task->block = blockType == ACL_CALLBACK_BLOCK;
     task->stream = s;
     task->race_mark = race_mark_at(s);
+    nn_prof_label(NN_PROF_CALLBACK, "aclrtLaunchCallback");
     return nn_stream_submit(s, run_callback_task, free, task);
 }
 
@@ -544,6 +546,7 @@ static aclError launch_host_func(const char *api, aclrtStream stream, aclrtHostF
     task->fn = fn;
     task->args = args;
     task->race_mark = program_code ? race_mark_at(s) : NULL;
+    nn_prof_label(NN_PROF_HOST_FUNC, api);
     return nn_stream_submit(s, run_host_func, free, task);
 }
 

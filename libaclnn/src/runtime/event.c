@@ -16,12 +16,25 @@
  * All event state sits under one lock and one condition variable (events are few and their
  * transitions rare).  An event lives while the user's handle or any queued task refers to it,
  * so aclrtDestroyEvent never blocks and never frees memory a queued task still needs.
+ *
+ * An IPC event (ACL_EVENT_IPC) keeps its record numbers in a page other processes map
+ * (rt_shared_sync.c): `issued` counts the records of every process, `value` is the newest
+ * completed one, and a record is complete when `value` has reached it (32-bit numbers, compared
+ * modulo 2^32).  aclrtIpcGetEventHandle puts a key to that page in the handle (made as the IPC
+ * memory keys are, rt_ipc.c; it dies with the event) and aclrtIpcOpenEventHandle maps it, so a
+ * record in one process ends waits in the other.  Its waiters sleep on the page's word, since a
+ * record in another process does not signal this process's condition variable.
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check/nn_check.h"
 #include "runtime/nn_rt_internal.h"
+#include "runtime/prof_trace.h"
+#include "runtime/rt_ext.h"
+
+#define EVENT_KEY_PREFIX "nnevent"
 
 typedef struct nn_event {
     uint32_t flags;
@@ -34,6 +47,7 @@ typedef struct nn_event {
     struct timespec stamp;  /* when the newest completed record completed */
     int refs;               /* user handle + queued tasks */
     uint32_t capture_model; /* the open capture its newest record went into (0: none; model_ri.c) */
+    nn_shared_page *shared; /* IPC events: the record numbers, shared with other processes */
 } nn_event;
 
 static pthread_mutex_t g_ev_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -61,6 +75,9 @@ static void ev_unlock(void)
 static void ev_unref_locked(nn_event *ev)
 {
     if (--ev->refs == 0) {
+        if (ev->shared != NULL)
+            nn_shared_page_release(ev->shared);
+        free(ev->shared);
         free(ev->pending);
         free(ev);
     }
@@ -83,7 +100,30 @@ static size_t ev_pending_index_locked(const nn_event *ev, uint64_t gen)
 /* Record 0 stands for "never recorded" and is always complete. */
 static bool ev_record_complete_locked(const nn_event *ev, uint64_t gen)
 {
+    if (ev->shared != NULL)
+        return (int32_t)(atomic_load(&ev->shared->sync->value) - (uint32_t)gen) >= 0;
     return ev_pending_index_locked(ev, gen) == ev->num_pending;
+}
+
+/* The newest record issued (by any process, for an IPC event). */
+static uint64_t ev_newest_locked(const nn_event *ev)
+{
+    return ev->shared != NULL ? atomic_load(&ev->shared->sync->issued) : ev->record_gen;
+}
+
+/* Sleeps until the event may have changed, or `deadline` (NULL: none) passed: ETIMEDOUT then.
+ * An IPC event's waiter sleeps on its page's word (briefly, without the lock). */
+static int ev_sleep_locked(nn_event *ev, const struct timespec *deadline)
+{
+    if (ev->shared == NULL)
+        return deadline == NULL ? pthread_cond_wait(&g_ev_cond, &g_ev_lock)
+                                : pthread_cond_timedwait(&g_ev_cond, &g_ev_lock, deadline);
+    _Atomic uint32_t *word = &ev->shared->sync->value;
+    const uint32_t seen = atomic_load(word);
+    ev_unlock(); /* the caller's reference keeps ev */
+    nn_shared_wait_change(word, seen);
+    ev_lock();
+    return deadline != NULL && nn_shared_deadline_passed(deadline) ? ETIMEDOUT : 0;
 }
 
 /* Adds record `gen` (newer than every pending one) to ev->pending; false when out of memory. */
@@ -141,11 +181,23 @@ static aclError create_event(const char *api, aclrtEvent *event, uint32_t flags,
     ev->flags = flags;
     ev->reusable = reusable;
     ev->refs = 1;
+    if ((flags & ACL_EVENT_IPC) != 0) {
+        ev->shared = malloc(sizeof *ev->shared);
+        aclError err = ev->shared == NULL ? nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: out of memory.", api)
+                                          : nn_shared_page_create(api, "event", ev->shared);
+        if (err != ACL_SUCCESS) {
+            free(ev->shared);
+            free(ev);
+            return err;
+        }
+    }
     ev_lock();
     bool added = nn_ptrset_add(&g_events, ev);
     ev_unlock();
     if (!added) {
-        free(ev);
+        ev_lock();
+        ev_unref_locked(ev);
+        ev_unlock();
         return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: out of memory.", api);
     }
     nn_check_object_created(ev, "aclrtEvent", api, true);
@@ -202,6 +254,7 @@ typedef struct event_task {
     uint64_t gen;
     nn_stream *stream;
     bool ran;
+    int32_t timeout_ms; /* a wait's own limit (aclrtStreamWaitEventWithTimeout), 0: none */
 } event_task;
 
 static event_task *event_task_new(nn_event *ev, uint64_t gen, nn_stream *stream)
@@ -212,6 +265,7 @@ static event_task *event_task_new(nn_event *ev, uint64_t gen, nn_stream *stream)
         task->gen = gen;
         task->stream = stream;
         task->ran = false;
+        task->timeout_ms = 0;
     }
     return task;
 }
@@ -220,6 +274,13 @@ static event_task *event_task_new(nn_event *ev, uint64_t gen, nn_stream *stream)
  * waiters.  Under g_ev_lock. */
 static void complete_record_locked(nn_event *ev, uint64_t gen)
 {
+    if (ev->shared != NULL) { /* raises the newest completed number, modulo 2^32 */
+        _Atomic uint32_t *word = &ev->shared->sync->value;
+        uint32_t done = atomic_load(word);
+        while ((int32_t)((uint32_t)gen - done) > 0 && !atomic_compare_exchange_weak(word, &done, (uint32_t)gen))
+            ;
+        nn_shared_wake(word);
+    }
     size_t i = ev_pending_index_locked(ev, gen);
     if (i < ev->num_pending) {
         ev->num_pending--;
@@ -273,17 +334,19 @@ static int run_wait(void *ctx)
     event_task *task = ctx;
     struct timespec deadline;
     const uint32_t limit_s = nn_rt_op_wait_timeout_s(); /* aclrtSetOpWaitTimeout; 0: none */
-    if (limit_s > 0)
-        nn_rt_deadline(&deadline, limit_s > INT32_MAX / 1000 ? INT32_MAX : (int32_t)(limit_s * 1000));
+    const int32_t limit_ms = task->timeout_ms > 0 ? task->timeout_ms
+                             : limit_s > INT32_MAX / 1000 ? INT32_MAX : (int32_t)(limit_s * 1000);
+    if (limit_ms > 0)
+        nn_rt_deadline(&deadline, limit_ms);
     int code = 0;
     ev_lock();
     while (!ev_record_complete_locked(task->ev, task->gen) && !nn_stream_aborting(task->stream)) {
-        if (limit_s == 0) {
-            pthread_cond_wait(&g_ev_cond, &g_ev_lock);
-        } else if (pthread_cond_timedwait(&g_ev_cond, &g_ev_lock, &deadline) == ETIMEDOUT &&
-                   !ev_record_complete_locked(task->ev, task->gen)) {
-            code = nn_rt_error(ACL_ERROR_RT_EVENT_SYNC_TIMEOUT, "aclrtStreamWaitEvent: the event was "
-                               "not recorded within the wait timeout (%u s, aclrtSetOpWaitTimeout).", limit_s);
+        if (ev_sleep_locked(task->ev, limit_ms == 0 ? NULL : &deadline) == ETIMEDOUT &&
+            !ev_record_complete_locked(task->ev, task->gen)) {
+            code = nn_rt_error(ACL_ERROR_RT_EVENT_SYNC_TIMEOUT, "%s: the event was not recorded within the "
+                               "wait timeout (%d ms, %s).", task->timeout_ms > 0 ? "aclrtStreamWaitEventWithTimeout"
+                               : "aclrtStreamWaitEvent", (int)limit_ms, task->timeout_ms > 0 ? "the call's"
+                               : "aclrtSetOpWaitTimeout");
             break;
         }
     }
@@ -303,7 +366,8 @@ static void release_ref(void *ctx)
 typedef enum { EV_RECORD, EV_RESET, EV_WAIT } event_task_kind;
 
 /* Queues the record, reset or wait of `ev` on `s`, taking the record number now. */
-static aclError issue_event_task(const char *api, nn_event *ev, nn_stream *s, event_task_kind kind)
+static aclError issue_event_task(const char *api, nn_event *ev, nn_stream *s, event_task_kind kind,
+                                 int32_t timeout_ms)
 {
     ev_lock();
     if (!nn_ptrset_has(&g_events, ev)) { /* destroyed meanwhile by another thread */
@@ -311,12 +375,15 @@ static aclError issue_event_task(const char *api, nn_event *ev, nn_stream *s, ev
         return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: event %p was destroyed.", api, (void *)ev);
     }
     uint64_t gen = kind == EV_RECORD ? ev->record_gen + 1 : ev->record_gen;
+    if (ev->shared != NULL) /* numbered among the records of every process */
+        gen = kind == EV_RECORD ? atomic_fetch_add(&ev->shared->sync->issued, 1u) + 1u : ev_newest_locked(ev);
     event_task *task = event_task_new(ev, gen, s);
-    if (task == NULL || (kind == EV_RECORD && !ev_add_pending_locked(ev, gen))) {
+    if (task == NULL || (kind == EV_RECORD && ev->shared == NULL && !ev_add_pending_locked(ev, gen))) {
         ev_unlock();
         free(task);
         return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: out of memory.", api);
     }
+    task->timeout_ms = timeout_ms;
     if (kind == EV_RECORD) {
         ev->record_gen = gen;
         nn_check_race_event_recorded(ev, s);
@@ -326,6 +393,7 @@ static aclError issue_event_task(const char *api, nn_event *ev, nn_stream *s, ev
     ev->refs++;
     ev_unlock();
 
+    nn_prof_label(NN_PROF_EVENT, api);
     switch (kind) {
     case EV_RECORD:
         return nn_stream_submit(s, run_record, release_record, task);
@@ -342,12 +410,13 @@ typedef struct event_call {
     const char *api;
     nn_event *ev; /* holds a reference */
     event_task_kind kind;
+    int32_t timeout_ms; /* a wait's own limit, 0: none */
 } event_call;
 
 static aclError replay_event_call(void *ctx, nn_stream *s)
 {
     event_call *call = ctx;
-    return issue_event_task(call->api, call->ev, s, call->kind);
+    return issue_event_task(call->api, call->ev, s, call->kind, call->timeout_ms);
 }
 
 static void release_event_call(void *ctx)
@@ -390,7 +459,7 @@ static aclError submit_event_call(const char *api, nn_stream *s, event_call *cal
 }
 
 static aclError queue_event_task(const char *api, aclrtEvent event, aclrtStream stream,
-                                 event_task_kind kind)
+                                 event_task_kind kind, int32_t timeout_ms)
 {
     aclError err;
     ev_lock();
@@ -409,23 +478,39 @@ static aclError queue_event_task(const char *api, aclrtEvent event, aclrtStream 
         ev_unlock();
         return err != ACL_SUCCESS ? err : nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: out of memory.", api);
     }
-    *call = (event_call){api, ev, kind};
+    *call = (event_call){api, ev, kind, timeout_ms};
     return submit_event_call(api, s, call);
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream)
 {
-    return queue_event_task("aclrtRecordEvent", event, stream, EV_RECORD);
+    return queue_event_task("aclrtRecordEvent", event, stream, EV_RECORD, 0);
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream)
 {
-    return queue_event_task("aclrtResetEvent", event, stream, EV_RESET);
+    return queue_event_task("aclrtResetEvent", event, stream, EV_RESET, 0);
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
 {
-    return queue_event_task("aclrtStreamWaitEvent", event, stream, EV_WAIT);
+    return queue_event_task("aclrtStreamWaitEvent", event, stream, EV_WAIT, 0);
+}
+
+/* The timeout is the wait's own limit in ms (CANN: [0, INT_MAX], 107000 below) on the chips
+ * whose runtime honours it (streamWaitEventTimeout CUSTOM: 910_B_93, 950); Ascend910 and
+ * Ascend310P ignore it (NOT_SUPPORT, ZERO in runtime:src/runtime/config/<chip>/dev_info_reg.cc).
+ * 0 means none of its own; either way aclrtSetOpWaitTimeout still applies.  Past it the wait
+ * fails and the stream reports 507047 at its next synchronize. */
+ACL_FUNC_VISIBILITY aclError aclrtStreamWaitEventWithTimeout(aclrtStream stream, aclrtEvent event, int32_t timeout)
+{
+    static const char api[] = "aclrtStreamWaitEventWithTimeout";
+    if (timeout < 0)
+        return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID, "%s: timeout %d must be in [0, INT_MAX] ms.", api,
+                           (int)timeout);
+    const nn_soc soc = nn_soc_current();
+    const bool honoured = soc != NN_SOC_ASCEND910 && soc != NN_SOC_ASCEND310P;
+    return queue_event_task(api, event, stream, EV_WAIT, honoured ? timeout : 0);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -444,13 +529,10 @@ static aclError synchronize_event(const char *api, aclrtEvent event, int32_t tim
         ev_unlock();
         return err;
     }
-    uint64_t target = ev->record_gen;
+    uint64_t target = ev_newest_locked(ev);
     ev->refs++; /* survive a concurrent aclrtDestroyEvent while waiting */
     while (!ev_record_complete_locked(ev, target)) {
-        if (timeout < 0) {
-            pthread_cond_wait(&g_ev_cond, &g_ev_lock);
-        } else if (pthread_cond_timedwait(&g_ev_cond, &g_ev_lock, &deadline) == ETIMEDOUT &&
-                   !ev_record_complete_locked(ev, target)) {
+        if (ev_sleep_locked(ev, timeout < 0 ? NULL : &deadline) == ETIMEDOUT && !ev_record_complete_locked(ev, target)) {
             err = ACL_ERROR_RT_EVENT_SYNC_TIMEOUT;
             break;
         }
@@ -483,9 +565,11 @@ ACL_FUNC_VISIBILITY aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, 
  * documents); after aclrtResetEvent it is not complete until recorded again. */
 static bool ev_status_complete_locked(const nn_event *ev)
 {
-    if (ev->record_gen == 0)
+    const uint64_t newest = ev_newest_locked(ev);
+    if (newest == 0)
         return ev->reusable;
-    return ev_record_complete_locked(ev, ev->record_gen) && ev->recorded;
+    /* (a reset is this process's: an IPC event's records of other processes count) */
+    return ev_record_complete_locked(ev, newest) && (ev->recorded || ev->shared != NULL);
 }
 
 typedef enum { QUERY_RECORDED, QUERY_LEGACY, QUERY_WAIT } query_kind;
@@ -500,7 +584,7 @@ static aclError query_event(const char *api, aclrtEvent event, void *status, que
     bool complete = false, wait_done = false;
     if (ev != NULL) {
         complete = ev_status_complete_locked(ev);
-        wait_done = ev_record_complete_locked(ev, ev->record_gen);
+        wait_done = ev_record_complete_locked(ev, ev_newest_locked(ev));
     }
     ev_unlock();
     if (ev == NULL)
@@ -594,4 +678,74 @@ ACL_FUNC_VISIBILITY aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEv
     }
     ev_unlock();
     return err;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* IPC events                                                                                  */
+/* ------------------------------------------------------------------------------------------ */
+
+ACL_FUNC_VISIBILITY aclError aclrtIpcGetEventHandle(aclrtEvent event, aclrtIpcEventHandle *handle)
+{
+    static const char api[] = "aclrtIpcGetEventHandle";
+    if (handle == NULL)
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: handle must not be null.", api);
+    aclError err = nn_rt_require_stars(api, "IPC events");
+    if (err != ACL_SUCCESS)
+        return err;
+    ev_lock();
+    nn_event *ev = ev_find_locked(api, "event", event, &err);
+    if (ev != NULL && ev->shared == NULL)
+        err = nn_rt_error(ACL_ERROR_RT_PARAM_INVALID, "%s: event %p has flags %#x; only IPC events (created with "
+                          "ACL_EVENT_IPC) are supported.", api, event, (unsigned)ev->flags);
+    if (ev != NULL && err == ACL_SUCCESS)
+        ev->refs++;
+    ev_unlock();
+    if (ev == NULL || err != ACL_SUCCESS)
+        return err;
+    char key[ACL_IPC_EVENT_HANDLE_SIZE];
+    err = nn_shared_page_export(api, EVENT_KEY_PREFIX, ev->shared, false, key, sizeof key);
+    if (err == ACL_SUCCESS) {
+        memset(handle->reserved, 0, sizeof handle->reserved);
+        memcpy(handle->reserved, key, strlen(key) + 1);
+    }
+    ev_lock();
+    ev_unref_locked(ev);
+    ev_unlock();
+    return err;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtIpcOpenEventHandle(aclrtIpcEventHandle handle, aclrtEvent *event)
+{
+    static const char api[] = "aclrtIpcOpenEventHandle";
+    if (event == NULL)
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: event must not be null.", api);
+    aclError err = nn_rt_require_stars(api, "IPC events");
+    nn_stream *current = NULL; /* CANN opens the event in the current context */
+    if (err == ACL_SUCCESS)
+        err = nn_stream_resolve_named(api, NULL, &current);
+    if (err != ACL_SUCCESS)
+        return err;
+    char key[ACL_IPC_EVENT_HANDLE_SIZE + 1] = {0};
+    memcpy(key, handle.reserved, sizeof handle.reserved);
+    nn_shared_page *page = malloc(sizeof *page);
+    err = page == NULL ? nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: out of memory.", api)
+                       : nn_shared_page_import(api, "aclrtIpcGetEventHandle", EVENT_KEY_PREFIX, key, page);
+    nn_event *ev = err == ACL_SUCCESS ? calloc(1, sizeof *ev) : NULL;
+    if (ev == NULL) {
+        if (err == ACL_SUCCESS)
+            nn_shared_page_release(page);
+        free(page);
+        return err != ACL_SUCCESS ? err : nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: out of memory.", api);
+    }
+    *ev = (nn_event){.flags = ACL_EVENT_IPC, .reusable = true, .refs = 1, .shared = page};
+    ev_lock();
+    bool added = nn_ptrset_add(&g_events, ev);
+    if (!added)
+        ev_unref_locked(ev);
+    ev_unlock();
+    if (!added)
+        return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: out of memory.", api);
+    nn_check_object_created(ev, "aclrtEvent", api, true);
+    *event = ev;
+    return ACL_SUCCESS;
 }

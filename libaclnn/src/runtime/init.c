@@ -214,6 +214,14 @@ ACL_FUNC_VISIBILITY aclError aclInit(const char *configPath)
                            "first aclInit of this process; re-initialization must use the same "
                            "configuration.");
     }
+    /* CANN's aclInit reads the dump section of its configuration (runtime:src/acl/aclrt_impl/
+     * acl.cpp, HandleDumpConfig); a bad one fails the initialization. */
+    ret = nn_dump_configure_at_init(configPath);
+    if (ret != ACL_SUCCESS) {
+        pthread_mutex_unlock(&g_init_lock);
+        free(config);
+        return ret;
+    }
     if (!g_ever_initialized) {
         g_first_config = config;
         config = NULL;
@@ -247,11 +255,20 @@ static aclError refuse_from_own_task(const char *api)
  * did not free. */
 static void finalize_everything(void)
 {
+    nn_dump_finalize();
     nn_callback_finalize();
     nn_rt_devices_finalize();
     nn_model_finalize(); /* after the streams (they let go of the models), before the events */
     nn_event_finalize();
     nn_mem_finalize();
+}
+
+bool nn_rt_initialized(void)
+{
+    pthread_mutex_lock(&g_init_lock);
+    bool initialized = g_init_count > 0;
+    pthread_mutex_unlock(&g_init_lock);
+    return initialized;
 }
 
 ACL_FUNC_VISIBILITY aclError aclFinalize(void)
@@ -340,8 +357,8 @@ ACL_FUNC_VISIBILITY aclError aclrtGetRunMode(aclrtRunMode *runMode)
 
 ACL_FUNC_VISIBILITY const char *aclrtGetSocName(void)
 {
-    /* The emulated product (base/soc.c): "Ascend910B_CPU" by default, the card name or
-     * "<family>_CPU" chosen with ACLNN_SOC_VERSION / aclnnCpuSetSocVersion; NULL when the
+    /* The emulated product (base/soc.c): a card's name, "Ascend910B3" by default, the card
+     * chosen with ACLNN_SOC_VERSION / aclnnCpuSetSocVersion or its family's card; NULL when the
      * variable names no SoC we know. */
     return nn_soc_reported_name();
 }

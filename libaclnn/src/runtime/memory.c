@@ -18,6 +18,7 @@
 
 #include "check/nn_check.h"
 #include "runtime/nn_rt_internal.h"
+#include "runtime/prof_trace.h"
 
 #define NN_DEVICE_ALIGN 64
 
@@ -728,6 +729,7 @@ static aclError queue_copy(const char *api, aclrtStream stream, void *dst, const
         {program_src, count, false, "src", -1}};
     if (!nn_stream_records(s))
         nn_check_race_task(s, api, accesses, src != NULL ? 2 : 1);
+    nn_prof_label(src != NULL ? NN_PROF_COPY : NN_PROF_MEMSET, api);
     return nn_stream_submit_inline_ok(s, run_copy, release_copy, task);
 }
 

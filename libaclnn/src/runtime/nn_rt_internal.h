@@ -37,9 +37,17 @@ extern "C" {
  * (aclrtPeekAtLastError / aclrtGetLastError).  Returns code. */
 int nn_rt_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void nn_rt_set_last_error(int code);
+/* Whether aclInit has succeeded and aclFinalize has not run since (init.c). */
+bool nn_rt_initialized(void);
+/* Dumps (rt_dump.c): aclInit's configPath may hold a "dump" section (called with the init lock
+ * held, before the runtime counts as initialized); aclFinalize turns every dump off. */
+aclError nn_dump_configure_at_init(const char *configPath);
+void nn_dump_finalize(void);
 
 /* CLOCK_MONOTONIC deadline `timeout_ms` from now. */
 void nn_rt_deadline(struct timespec *deadline, int32_t timeout_ms);
+/* CLOCK_MONOTONIC now, in nanoseconds (stream_worker.c). */
+uint64_t nn_rt_now_ns(void);
 /* A condition variable that times out on CLOCK_MONOTONIC. */
 void nn_rt_cond_init_monotonic(pthread_cond_t *cond);
 /* Environment flag "1"/"true"/"yes"/"on" (case-insensitive) -> true. */
@@ -119,6 +127,8 @@ void nn_stream_unref(nn_stream *stream); /* the last reference frees the stream 
 /* nn_stream_resolve_named plus a reference (dropped with nn_stream_unref): for a caller that
  * waits on the stream, which a destroy must not free meanwhile. */
 aclError nn_stream_acquire_named(const char *api, aclrtStream stream, nn_stream **out);
+/* The priority a stream was created with (aclrtCreateStreamWithConfig, aclrtCreateStreamV2). */
+void nn_stream_set_priority(nn_stream *s, uint32_t priority);
 /* Without nn_rt_lock, on an unregistered stream: finishes (or drops, if force) its queued
  * tasks, joins its worker and drops the registry's reference. */
 void nn_stream_shutdown(nn_stream *stream, bool force);
@@ -214,6 +224,20 @@ void nn_callback_wake_all(void);
 /* rt_misc.c: drops the aclrtAllocatorRegister registration of a stream that goes (a new stream
  * at the same address must not inherit it). */
 void nn_allocator_forget_stream(const nn_stream *stream);
+/* rt_stream_attr.c: values a program sets on a stream and reads back (0 until set); the stream's
+ * record goes with nn_stream_attr_forget (called from nn_allocator_forget_stream). */
+typedef enum nn_stream_attr {
+    NN_STREAM_ATTR_OVERFLOW_SWITCH, /* rt_overflow.c */
+    NN_STREAM_ATTR_FAILURE_MODE,    /* rt_misc.c, aclrtSetStreamFailureMode */
+    NN_STREAM_ATTR_TAG,
+    NN_STREAM_ATTR_CACHE_OP_INFO,
+    NN_STREAM_ATTR_CUBE_LIMIT,      /* rt_res_limit.c, aclrtSetStreamResLimit (0: none) */
+    NN_STREAM_ATTR_VECTOR_LIMIT,
+    NN_STREAM_ATTR_COUNT
+} nn_stream_attr;
+bool nn_stream_attr_set(const nn_stream *stream, nn_stream_attr id, uint64_t value); /* false: out of memory */
+uint64_t nn_stream_attr_get(const nn_stream *stream, nn_stream_attr id);
+void nn_stream_attr_forget(const nn_stream *stream);
 /* True while the calling thread runs a blocking callback of `stream` (its stream waits). */
 bool nn_callback_blocks_here(const nn_stream *stream);
 

@@ -5,11 +5,13 @@
 #ifndef NN_RUNTIME_H
 #define NN_RUNTIME_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "acl/acl.h"
+#include "acl/acl_dump.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -34,6 +36,12 @@ aclError nn_stream_resolve_named(const char *api, aclrtStream stream, nn_stream 
  * mode when the stream was created, as CANN's streams copy it (docs/precision.md, "Overflow
  * mode"); aclrtSetDeviceSatMode does not change streams that exist. */
 bool nn_stream_saturation(const nn_stream *stream);
+
+/* rt_overflow.c: the device whose overflow status a launch on `stream` marks when it produces
+ * Inf/NaN (its switch is on, aclrtSetStreamOverflowSwitch, or the product always reports), else
+ * -1.  Asked at launch; nn_rt_note_overflow marks it. */
+int32_t nn_stream_overflow_device(const nn_stream *stream);
+void nn_rt_note_overflow(int32_t device);
 
 /* Queues a task.  With ACLNN_LAUNCH_BLOCKING=1 it also waits for it (and returns its error).
  * On failure to queue, release(ctx) is still called. */
@@ -61,6 +69,61 @@ bool nn_strict_mode_asked(void);
  * composite_op/aclnn_engine/op_executor.cpp, GetDeterministicLevelFromRt).  The context-scope
  * aclrtCtxSetSysParamOpt value is not consulted there. */
 int64_t nn_rt_deterministic_level(void);
+
+/* ---- dumps (rt_dump.c; the files are written by exec/launch_dump.c) ----------------------- */
+
+enum { NN_DUMP_DATA = 1u, NN_DUMP_ARGS = 2u };
+/* NN_DUMP_DATA while a data dump covers single operators, NN_DUMP_ARGS while aclopStartDumpArgs
+ * is on; 0 otherwise.  A launch reads it once, relaxed: all dumping costs when it is off. */
+extern _Atomic unsigned nn_dump_switch;
+
+static inline bool nn_dump_wanted(void)
+{
+    return atomic_load_explicit(&nn_dump_switch, memory_order_relaxed) != 0;
+}
+
+#define NN_DUMP_DIR_MAX 4096
+
+/* dump_stats items, in the order of CANN's statistics columns; the default is all but L2norm. */
+enum {
+    NN_DUMP_STAT_MAX = 1u << 0,
+    NN_DUMP_STAT_MIN = 1u << 1,
+    NN_DUMP_STAT_AVG = 1u << 2,
+    NN_DUMP_STAT_NAN = 1u << 3,
+    NN_DUMP_STAT_NEG_INF = 1u << 4,
+    NN_DUMP_STAT_POS_INF = 1u << 5,
+    NN_DUMP_STAT_L2NORM = 1u << 6,
+    NN_DUMP_STAT_DEFAULT = 0x3fu
+};
+
+/* What one launch dumps, fixed at its phase-2 call (a later aclmdlFinalizeDump does not take
+ * back a launch already queued). */
+typedef struct nn_dump_launch {
+    uint64_t number;               /* 1, 2, ...: its place among the process's dumped launches */
+    bool data;                     /* tensors go to dir */
+    bool inputs, outputs;          /* dump_mode: input, output (the default) or all */
+    unsigned stats;                /* dump_data "stats": NN_DUMP_STAT_* items of a CSV row per
+                                    * tensor instead of .npy files; 0 for tensors */
+    char dir[NN_DUMP_DIR_MAX];     /* <dump_path>/<product>/<pid>: made, or (callback) absolute */
+    int32_t (*callback)(const acldumpChunk *, int32_t); /* acldumpRegCallback: the program gets
+                                    * the files' bytes instead of the disk (NULL: files) */
+    bool args;                     /* aclopStartDumpArgs: the operator's description goes to args_dir */
+    char args_dir[NN_DUMP_DIR_MAX];
+    char stream[24];               /* the stream handle the launch ran on, "0x..." */
+    int32_t device;
+    char product[24];              /* the emulated SoC family, e.g. "Ascend910B" */
+} nn_dump_launch;
+
+/* At a phase-2 call, when nn_dump_wanted(): what the launch on `stream` dumps (malloc'd; the
+ * caller frees it), or NULL when nothing applies. */
+nn_dump_launch *nn_dump_launch_new(nn_stream *stream);
+
+/* Profiling (runtime/prof_trace.c): whether a session records tasks now (one relaxed load), and
+ * the label of the next task this thread queues: the launch of operator `op_name`, with its
+ * inputs' shapes ("[2,3];[3]") and dtypes ("FLOAT;FLOAT"), malloc'd strings the profile takes
+ * over (and frees). */
+bool nn_prof_active(void);
+void nn_prof_label_launch(const char *op_name, char *shapes, char *dtypes);
 
 #ifdef __cplusplus
 }

@@ -25,7 +25,7 @@ static aclError check_device(const char *api, int64_t deviceId)
     return ACL_SUCCESS;
 }
 
-static int64_t operator_cores(void)
+int64_t nn_rt_operator_cores(void)
 {
     int n = nn_num_threads();
     return n > 0 ? n : 1;
@@ -69,7 +69,7 @@ ACL_FUNC_VISIBILITY aclError aclrtGetDeviceInfo(uint32_t deviceId, aclrtDevAttr 
     case ACL_DEV_ATTR_AICORE_CORE_NUM:
     case ACL_DEV_ATTR_CUBE_CORE_NUM:
     case ACL_DEV_ATTR_VECTOR_CORE_NUM:
-        *value = operator_cores();
+        *value = nn_rt_operator_cores();
         return ACL_SUCCESS;
     case ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE:
         *value = total_memory_bytes();
@@ -101,7 +101,7 @@ ACL_FUNC_VISIBILITY aclError aclGetDeviceCapability(uint32_t deviceId, aclDevice
     switch ((int)deviceInfo) {
     case ACL_DEVICE_INFO_AI_CORE_NUM:
     case ACL_DEVICE_INFO_VECTOR_CORE_NUM:
-        *value = operator_cores();
+        *value = nn_rt_operator_cores();
         return ACL_SUCCESS;
     case ACL_DEVICE_INFO_L2_SIZE:
         *value = (int64_t)nn_last_level_cache_bytes();
@@ -254,15 +254,15 @@ static aclError set_peer(const char *api, int32_t peerDeviceId, bool enable)
         ret = check_device(api, peerDeviceId);
     if (ret != ACL_SUCCESS)
         return ret;
-    if (device == peerDeviceId)
-        return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID, "%s: peerDeviceId %d is the current device.", api,
-                           peerDeviceId);
+    if (device == peerDeviceId) /* CANN's aclrt_impl/memory.cpp checks this itself: 100000 */
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: peerDeviceId %d is the current device (deviceId cannot "
+                           "be equal to peerDeviceId).", api, peerDeviceId);
     uint64_t bit = (uint64_t)1 << peerDeviceId;
     uint64_t before = enable ? atomic_fetch_or(&g_peer_enabled[device], bit)
                              : atomic_fetch_and(&g_peer_enabled[device], ~bit);
-    if (enable && (before & bit) != 0)
-        return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID, "%s: access from device %d to %d is already enabled.",
-                           api, device, peerDeviceId);
+    /* Enabling again succeeds: programs written for cards call it before every cross-device copy
+     * and stop on any error (ggml's CANN backend, MegEngine), so the card's driver accepts a
+     * repeat. */
     if (!enable && (before & bit) == 0)
         return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID, "%s: access from device %d to %d is not enabled.", api,
                            device, peerDeviceId);
@@ -271,9 +271,9 @@ static aclError set_peer(const char *api, int32_t peerDeviceId, bool enable)
 
 ACL_FUNC_VISIBILITY aclError aclrtDeviceEnablePeerAccess(int32_t peerDeviceId, uint32_t flags)
 {
-    if (flags != 0)
-        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "aclrtDeviceEnablePeerAccess: flags must be 0, got %u.",
-                           flags);
+    if (flags != 0) /* as CANN (runtime:tests/ut/acl/testcase/acl_common_unittest.cpp): 200006 */
+        return nn_rt_error(ACL_ERROR_FEATURE_UNSUPPORTED, "aclrtDeviceEnablePeerAccess: flags is reserved and "
+                           "must be 0, got %u.", flags);
     return set_peer("aclrtDeviceEnablePeerAccess", peerDeviceId, true);
 }
 
@@ -293,20 +293,6 @@ ACL_FUNC_VISIBILITY aclError aclrtDevicePeerAccessStatus(int32_t deviceId, int32
     if (ret == ACL_SUCCESS)
         *status = (atomic_load(&g_peer_enabled[deviceId]) >> peerDeviceId) & 1u ? 1 : 0;
     return ret;
-}
-
-/* No stream or process limits can be set here (aclrtSet{Stream,Device}ResLimit are not
- * supported), so a thread has the hardware default: every operator core, cube and vector alike. */
-ACL_FUNC_VISIBILITY aclError aclrtGetResInCurrentThread(aclrtDevResLimitType type, uint32_t *value)
-{
-    static const char api[] = "aclrtGetResInCurrentThread";
-    if (value == NULL)
-        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: value must not be null.", api);
-    if (type != ACL_RT_DEV_RES_CUBE_CORE && type != ACL_RT_DEV_RES_VECTOR_CORE)
-        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: type must be ACL_RT_DEV_RES_CUBE_CORE (0) or "
-                           "ACL_RT_DEV_RES_VECTOR_CORE (1), got %d.", api, (int)type);
-    *value = (uint32_t)operator_cores();
-    return ACL_SUCCESS;
 }
 
 /* Operator instructions built for socVersion run here when it names the emulated product's

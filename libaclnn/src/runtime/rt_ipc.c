@@ -23,6 +23,8 @@
  * and a number freed so is never taken by a later key of the same memory (retired_fd), so no
  * descriptor can make a dead key name memory again.  A whitelist of importer pids
  * (aclrtIpcMemSetImportPid) adds nothing to Linux's check and is accepted without effect.
+ * Notifies and IPC events (rt_notify.c, event.c) share a page of state through the same keys
+ * (nn_ipc_export_memfd, nn_ipc_open_key), with their own prefixes.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -93,9 +95,12 @@ static bool append_locked(void *list_ptr, size_t *count, size_t *capacity, size_
     return true;
 }
 
-/* Under g_ipc_lock. */
+/* Under g_ipc_lock: a memory key (the keys of notifies and events, nn_ipc_export_memfd, end
+ * with their objects, not with aclrtIpcMemClose). */
 static ipc_entry *find_entry_locked(const char *key, bool imported)
 {
+    if (strncmp(key, IPC_KEY_PREFIX "-", strlen(IPC_KEY_PREFIX "-")) != 0)
+        return NULL;
     for (size_t i = 0; i < g_num_entries; i++)
         if (g_entries[i].imported == imported && strcmp(g_entries[i].key, key) == 0)
             return &g_entries[i];
@@ -281,6 +286,29 @@ static bool in_vmm_mapping(const char *api, const void *ptr, size_t size, int *k
     return true;
 }
 
+/* Formats the key of `entry` (whose descriptor `entry->fd` it owns) with `prefix`, records it and
+ * copies it to key[len]; on failure closes the descriptor. */
+static aclError add_export_key(const char *api, const char *prefix, ipc_entry *entry, size_t offset, size_t size,
+                               char *key, size_t len)
+{
+    int n = snprintf(entry->key, sizeof entry->key, "%s-%u-%d-%zx-%zx-%016" PRIx64, prefix, (unsigned)getpid(),
+                     entry->fd, offset, size, entry->nonce);
+    if (n < 0 || (size_t)n >= len || (size_t)n >= sizeof entry->key) {
+        close(entry->fd); /* what it shares stays shared; no key names it through this descriptor */
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: len %zu is too small for the key (%d characters and "
+                           "the terminator; CANN's keys hold at most %d).", api, len, n, IPC_KEY_MAX - 1);
+    }
+    pthread_mutex_lock(&g_ipc_lock);
+    bool added = append_locked(&g_entries, &g_num_entries, &g_cap_entries, sizeof *entry, entry);
+    pthread_mutex_unlock(&g_ipc_lock);
+    if (!added) {
+        close(entry->fd);
+        return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: out of memory.", api);
+    }
+    memcpy(key, entry->key, (size_t)n + 1);
+    return ACL_SUCCESS;
+}
+
 ACL_FUNC_VISIBILITY aclError aclrtIpcMemGetExportKey(void *devPtr, size_t size, char *key, size_t len, uint64_t flags)
 {
     const char *api = "aclrtIpcMemGetExportKey";
@@ -294,22 +322,20 @@ ACL_FUNC_VISIBILITY aclError aclrtIpcMemGetExportKey(void *devPtr, size_t size, 
         ret = share_in_place(api, devPtr, size, &entry.fd, &offset, &entry.nonce);
     if (ret != ACL_SUCCESS)
         return ret;
-    int n = snprintf(entry.key, sizeof entry.key, IPC_KEY_PREFIX "-%u-%d-%zx-%zx-%016" PRIx64, (unsigned)getpid(),
-                     entry.fd, offset, size, entry.nonce);
-    if (n < 0 || (size_t)n >= len || (size_t)n >= sizeof entry.key) {
-        close(entry.fd); /* the pages stay shared; no key names them through this descriptor */
-        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: len %zu is too small for the key (%d characters and "
-                           "the terminator; CANN's keys hold at most %d).", api, len, n, IPC_KEY_MAX - 1);
-    }
+    return add_export_key(api, IPC_KEY_PREFIX, &entry, offset, size, key, len);
+}
+
+aclError nn_ipc_export_memfd(const char *api, const char *prefix, int fd, uint64_t nonce, size_t size, char *key,
+                             size_t len)
+{
+    ipc_entry entry = {.imported = false, .nonce = nonce};
     pthread_mutex_lock(&g_ipc_lock);
-    bool added = append_locked(&g_entries, &g_num_entries, &g_cap_entries, sizeof entry, &entry);
+    entry.fd = key_descriptor_locked(fd, nonce);
     pthread_mutex_unlock(&g_ipc_lock);
-    if (!added) {
-        close(entry.fd);
-        return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: out of memory.", api);
-    }
-    memcpy(key, entry.key, (size_t)n + 1);
-    return ACL_SUCCESS;
+    if (entry.fd < 0)
+        return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: cannot open a descriptor for the key: %s.", api,
+                           strerror(errno));
+    return add_export_key(api, prefix, &entry, 0, size, key, len);
 }
 
 /* Records why the memory of `key` (descriptor fd of process pid) could not be opened. */
@@ -326,23 +352,46 @@ static aclError import_error(const char *api, const char *key, unsigned pid, int
                        api, key, pid, strerror(err));
 }
 
+/* Parses a key `exporter` made with `prefix` and opens its memfd: a descriptor of this process
+ * (*mine), the offset and size the key names. */
+static aclError open_key(const char *api, const char *exporter, const char *prefix, const char *key, int *mine,
+                         size_t *offset, size_t *size)
+{
+    unsigned pid = 0;
+    int fd = -1, used = 0;
+    uint64_t nonce = 0;
+    const size_t prefix_len = strlen(prefix);
+    if (strnlen(key, IPC_KEY_MAX) >= IPC_KEY_MAX || strncmp(key, prefix, prefix_len) != 0 ||
+        sscanf(key + prefix_len, "-%u-%d-%zx-%zx-%" SCNx64 "%n", &pid, &fd, offset, size, &nonce, &used) != 5 ||
+        key[prefix_len + (size_t)used] != '\0' || *size == 0)
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: \"%s\" is not a key of %s.", api, key, exporter);
+    *mine = nn_vmm_open_memfd(pid, fd, nonce);
+    return *mine < 0 ? import_error(api, key, pid, fd, errno) : ACL_SUCCESS;
+}
+
+aclError nn_ipc_open_key(const char *api, const char *exporter, const char *prefix, const char *key, int *fd,
+                         size_t *size)
+{
+    size_t offset = 0;
+    aclError ret = open_key(api, exporter, prefix, key, fd, &offset, size);
+    if (ret == ACL_SUCCESS && offset != 0) {
+        close(*fd);
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: \"%s\" is not a key of %s.", api, key, exporter);
+    }
+    return ret;
+}
+
 ACL_FUNC_VISIBILITY aclError aclrtIpcMemImportByKey(void **devPtr, const char *key, uint64_t flags)
 {
     const char *api = "aclrtIpcMemImportByKey";
     (void)flags; /* peer access: every emulated device reaches host memory */
-    unsigned pid = 0;
-    int fd = -1, used = 0;
+    int mine = -1;
     size_t offset = 0, size = 0;
-    uint64_t nonce = 0;
     if (devPtr == NULL || key == NULL)
         return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: devPtr and key must not be null.", api);
-    if (strnlen(key, IPC_KEY_MAX) >= IPC_KEY_MAX ||
-        sscanf(key, IPC_KEY_PREFIX "-%u-%d-%zx-%zx-%" SCNx64 "%n", &pid, &fd, &offset, &size, &nonce, &used) != 5 ||
-        key[used] != '\0' || size == 0)
-        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: \"%s\" is not a key of aclrtIpcMemGetExportKey.", api, key);
-    int mine = nn_vmm_open_memfd(pid, fd, nonce);
-    if (mine < 0)
-        return import_error(api, key, pid, fd, errno);
+    aclError ret = open_key(api, "aclrtIpcMemGetExportKey", IPC_KEY_PREFIX, key, &mine, &offset, &size);
+    if (ret != ACL_SUCCESS)
+        return ret;
     const size_t page = page_size();
     size_t first = offset / page * page;
     size_t map_len = offset - first + size;

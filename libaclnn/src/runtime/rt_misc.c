@@ -35,8 +35,11 @@ ACL_FUNC_VISIBILITY aclError aclrtSetStreamFailureMode(aclrtStream stream, uint6
                            "ACL_STOP_ON_FAILURE (1), got %llu.", api, (unsigned long long)mode);
     nn_stream *s;
     aclError ret = nn_stream_resolve_named(api, stream, &s);
-    if (ret == ACL_SUCCESS)
+    if (ret == ACL_SUCCESS) {
         nn_stream_set_stop_on_failure(s, mode == ACL_STOP_ON_FAILURE);
+        if (!nn_stream_attr_set(s, NN_STREAM_ATTR_FAILURE_MODE, mode)) /* aclrtGetStreamAttribute reads it */
+            ret = nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: out of memory.", api);
+    }
     return ret;
 }
 
@@ -403,6 +406,7 @@ ACL_FUNC_VISIBILITY aclError aclrtAllocatorGetByStream(aclrtStream stream, aclrt
 
 void nn_allocator_forget_stream(const nn_stream *stream)
 {
+    nn_stream_attr_forget(stream); /* the one hook stream.c calls for a stream that goes */
     pthread_mutex_lock(&g_alloc_lock);
     for (size_t i = g_num_regs; i-- > 0;)
         if (g_regs[i].stream == stream)

@@ -13,20 +13,9 @@
  * time and in order (`running`), but without the two thread hand-offs, the worker's wake-up
  * and the synchronizer's, which cost ~25 us per call after an idle moment on a VM.
  *
- * Deferred wake-up.  Waking the sleeping worker is itself that expensive on a VM (~20 us on the
- * launching thread when the worker's CPU is idle), and is wasted when a synchronizer arrives
- * right after the launch and runs the task inline.  So while the stream's synchronizers have
- * been arriving soon after its launches (within DEFER_WAKE_WINDOW_NS of the first launch they
- * wait for), an operator launch or copy is queued without waking the worker (while at most
- * DEFER_WAKE_MAX_PENDING tasks are unfinished), and the wake is owed.  Whoever then needs the
- * work done without running it pays the wake first: a synchronizer that has to wait (a timed
- * one, or a task in the way), aclrtStreamQuery, the next task only the worker may run (event
- * records, callbacks, host functions), a stream being destroyed.  Should nobody need it, the
- * worker, which naps instead of sleeping while launches defer (a launch that finds it asleep
- * wakes it), starts the task within DEFER_WAKE_NAP_MS.  A synchronizer arriving later than
- * the window switches the stream back to waking the worker at once, so host work between a
- * launch and its synchronize overlaps with the task again from then on; so do 100 ms without
- * a task.
+ * Deferred wake-up (stream_worker.c, with the worker itself): while a stream's synchronizers
+ * arrive right after its launches, operator launches and copies are queued without waking the
+ * worker, and whoever needs the work done without running it pays the wake-up.
  *
  * Capture: a stream recording into a model runtime instance hands it every task instead of queuing
  * it (submit_task, the one place all tasks pass); the model replays them (model_ri.c).
@@ -42,65 +31,10 @@
 #include <unistd.h>
 
 #include "check/nn_check.h"
-#include "runtime/nn_rt_internal.h"
+#include "runtime/stream_impl.h"
 
 /* The stream count CANN's A2/A3 hardware allows; each of ours costs a thread. */
 #define NN_MAX_STREAMS 1984
-
-/* A synchronizer arriving within this time of the first launch it waits for keeps (or puts) the
- * stream in deferred wake-up (top of the file): Python's launch-then-synchronize takes 10-40 us. */
-#define DEFER_WAKE_WINDOW_NS 100000
-
-/* Deferral is for a launch or two before a synchronize: with more tasks than this unfinished,
- * a launch wakes the worker, so a loop that never synchronizes does not pile up work. */
-#define DEFER_WAKE_MAX_PENDING 4
-
-/* Meanwhile the worker naps this long at a time, and stops deferring after this many naps
- * with nothing to do (see worker_wait_locked).  Naps of 5 ms measured 10-30 us slower on a
- * 0.6-1 ms call than no naps at all; 50 ms ones did not. */
-#define DEFER_WAKE_NAP_MS 50
-#define DEFER_WAKE_IDLE_NAPS 2
-
-typedef struct nn_task {
-    nn_task_run_fn run;
-    nn_task_release_fn release;
-    void *ctx;
-    bool inline_ok; /* a synchronizing thread may run it (nn_stream_submit_inline_ok) */
-    struct nn_task *next;
-} nn_task;
-
-struct nn_stream {
-    nn_context *ctx;
-    bool is_default;
-    uint32_t flags;
-
-    pthread_t worker;
-    bool worker_started;
-    pid_t owner_pid; /* a forked child has no worker threads: it must not join them */
-
-    pthread_mutex_t lock;
-    pthread_cond_t work_cv; /* the worker waits here for tasks */
-    pthread_cond_t done_cv; /* synchronizers wait here (CLOCK_MONOTONIC) */
-    nn_task *head;
-    nn_task *tail;
-    uint64_t submitted;
-    uint64_t completed;
-    bool running; /* a task is running, on the worker or on a synchronizing thread */
-    bool defer_wake;    /* operator launches and copies do not wake the worker */
-    bool wake_owed;     /* tasks were queued without waking the worker */
-    bool worker_asleep; /* the worker sleeps without a timeout: only a wake-up brings it back */
-    uint64_t first_unwaited_ns; /* when the first task no synchronizer waited for yet was queued (0: none) */
-    bool stopping;
-    atomic_bool aborting;
-    uint64_t first_dropped; /* number of the first task a force-destroy dropped (0: none) */
-    atomic_bool stop_on_failure; /* ACL_STOP_ON_FAILURE: skip tasks while an error is pending */
-    int first_error;
-    char *first_error_message;
-
-    atomic_int refs; /* the registry's + one per waiting thread; taken under nn_rt_lock, registered */
-    bool saturation; /* the device's overflow mode when the stream was made (nn_stream_saturation) */
-    nn_model *capture; /* the model this stream records its tasks into (NULL: none); under lock */
-};
 
 static nn_ptrset g_streams; /* under nn_rt_lock */
 
@@ -120,151 +54,6 @@ static bool launch_blocking(void)
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* Worker                                                                                      */
-/* ------------------------------------------------------------------------------------------ */
-
-/* Records a task's failure as the stream's first error unless one is already pending. */
-static void keep_first_error(nn_stream *s, int code, const char *message)
-{
-    if (s->first_error != 0)
-        return;
-    s->first_error = code;
-    s->first_error_message = (message && message[0]) ? strdup(message) : NULL;
-}
-
-static uint64_t monotonic_ns(void)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
-}
-
-/* Pays a wake-up the launches deferred (lock held): the caller needs the worker to go on. */
-static void wake_worker_if_owed_locked(nn_stream *s)
-{
-    if (s->wake_owed) {
-        s->wake_owed = false;
-        pthread_cond_signal(&s->work_cv);
-    }
-}
-
-/* A synchronizer has arrived (lock held): defer the next launches' wake-ups if it came soon
- * after the first launch it waits for. */
-static void note_synchronizer_locked(nn_stream *s)
-{
-    if (s->first_unwaited_ns != 0) {
-        s->defer_wake = monotonic_ns() - s->first_unwaited_ns <= DEFER_WAKE_WINDOW_NS;
-        s->first_unwaited_ns = 0;
-    }
-}
-
-/* Pops the next task and marks the stream running (lock held); NULL when there is none. */
-static nn_task *take_next_task_locked(nn_stream *s)
-{
-    nn_task *task = s->head;
-    if (task == NULL)
-        return NULL;
-    s->head = task->next;
-    if (s->head == NULL)
-        s->tail = NULL, s->wake_owed = false; /* nothing left for the worker to be told of */
-    s->running = true;
-    return task;
-}
-
-/* Runs a task taken by take_next_task_locked on this thread (lock not held) and records its
- * end.  The task's error text is moved from this thread into the stream (the synchronizer hands
- * it on).  Returns with the lock not held. */
-static void run_task_here(nn_stream *s, nn_task *task)
-{
-    bool skip = atomic_load(&s->aborting);
-    if (!skip && atomic_load(&s->stop_on_failure)) {
-        pthread_mutex_lock(&s->lock);
-        skip = s->first_error != 0;
-        pthread_mutex_unlock(&s->lock);
-    }
-    int code = 0;
-    if (!skip && task->run != NULL)
-        code = task->run(task->ctx);
-    if (code != 0)
-        nn_rt_report_exception(s->ctx != NULL ? s->ctx->device : 0, s, (uint32_t)code);
-    /* Whatever the task left on this thread belongs to it (and leaves the thread clean); the
-     * text stays valid until this thread's next nn_error_take, which nothing below makes. */
-    const char *message = nn_error_take();
-    if (task->release != NULL)
-        task->release(task->ctx);
-    free(task);
-
-    pthread_mutex_lock(&s->lock);
-    if (code != 0)
-        keep_first_error(s, code, message);
-    s->running = false;
-    s->completed++;
-    pthread_cond_broadcast(&s->done_cv);
-    /* the worker waits while another thread runs a task: wake it if there is work it was told of */
-    if ((s->head != NULL && !s->wake_owed) || s->stopping)
-        pthread_cond_signal(&s->work_cv);
-    pthread_mutex_unlock(&s->lock);
-}
-
-/* A synchronizing thread runs the stream's next task itself (see the top of the file); its own
- * pending error text is set aside meanwhile so the task's cannot mix with it.  Lock held on
- * entry and on return. */
-static void run_next_task_inline_locked(nn_stream *s)
-{
-    nn_task *task = take_next_task_locked(s);
-    pthread_mutex_unlock(&s->lock);
-    const char *pending = nn_error_take();
-    char *saved = pending != NULL ? strdup(pending) : NULL;
-    run_task_here(s, task);
-    if (saved != NULL)
-        nn_error_push_raw(saved);
-    free(saved);
-    pthread_mutex_lock(&s->lock);
-}
-
-/* The worker's wait for something to do (lock held).  While launches defer its wake-up it naps
- * instead of sleeping, so that a deferred task nobody waits for still starts within
- * DEFER_WAKE_NAP_MS; after DEFER_WAKE_IDLE_NAPS naps with nothing queued the stream goes back
- * to waking the worker at each launch, and the worker sleeps for good. */
-static void worker_wait_locked(nn_stream *s, int *idle_naps)
-{
-    if (!s->defer_wake) {
-        s->worker_asleep = true;
-        pthread_cond_wait(&s->work_cv, &s->lock);
-        s->worker_asleep = false;
-        return;
-    }
-    struct timespec deadline;
-    nn_rt_deadline(&deadline, DEFER_WAKE_NAP_MS);
-    if (pthread_cond_timedwait(&s->work_cv, &s->lock, &deadline) != ETIMEDOUT)
-        return;
-    if (s->head != NULL || s->running)
-        *idle_naps = 0;
-    else if (++*idle_naps >= DEFER_WAKE_IDLE_NAPS)
-        s->defer_wake = false;
-}
-
-static void *stream_worker(void *arg)
-{
-    nn_stream *s = arg;
-    pthread_mutex_lock(&s->lock);
-    for (;;) {
-        /* wait while a synchronizing thread runs a task, or for a task (or, stopping, to drain) */
-        int idle_naps = 0;
-        while (s->running || (s->head == NULL && !s->stopping))
-            worker_wait_locked(s, &idle_naps);
-        nn_task *task = take_next_task_locked(s);
-        if (task == NULL)
-            break; /* stopping and drained */
-        pthread_mutex_unlock(&s->lock);
-        run_task_here(s, task);
-        pthread_mutex_lock(&s->lock);
-    }
-    pthread_mutex_unlock(&s->lock);
-    return NULL;
-}
-
-/* ------------------------------------------------------------------------------------------ */
 /* Life cycle                                                                                  */
 /* ------------------------------------------------------------------------------------------ */
 
@@ -276,6 +65,8 @@ static void stream_free(nn_stream *s)
     free(s->first_error_message);
     free(s);
 }
+
+static int32_t g_next_stream_id; /* under nn_rt_lock, as nn_stream_new_locked is called */
 
 nn_stream *nn_stream_new_locked(nn_context *ctx, bool is_default, uint32_t flags, aclError *err)
 {
@@ -293,14 +84,16 @@ nn_stream *nn_stream_new_locked(nn_context *ctx, bool is_default, uint32_t flags
     s->ctx = ctx;
     s->is_default = is_default;
     s->flags = flags;
+    s->id = g_next_stream_id++;
     s->saturation = nn_overflow_device_saturation();
+    s->prof_row = nn_prof_new_row();
     atomic_init(&s->refs, 1);
     s->owner_pid = getpid();
     atomic_init(&s->aborting, false);
     pthread_mutex_init(&s->lock, NULL);
     nn_rt_cond_init_monotonic(&s->work_cv); /* the worker's naps (worker_wait_locked) */
     nn_rt_cond_init_monotonic(&s->done_cv);
-    int rc = pthread_create(&s->worker, NULL, stream_worker, s);
+    int rc = pthread_create(&s->worker, NULL, nn_stream_worker_main, s);
     if (rc != 0) {
         stream_free(s);
         *err = nn_rt_error(ACL_ERROR_RT_NO_STREAM_RESOURCE,
@@ -335,6 +128,7 @@ bool nn_stream_is_live_locked(const nn_stream *stream)
 }
 
 nn_context *nn_stream_context(const nn_stream *stream) { return stream->ctx; }
+uint32_t nn_stream_prof_row(const nn_stream *stream) { return stream->prof_row; }
 bool nn_stream_saturation(const nn_stream *stream) { return stream->saturation; }
 
 bool nn_stream_aborting(const nn_stream *stream)
@@ -438,9 +232,7 @@ void nn_stream_shutdown(nn_stream *s, bool force)
     /* Dropped tasks are released (never run) so their resources and event records settle. */
     while (dropped != NULL) {
         nn_task *next = dropped->next;
-        if (dropped->release != NULL)
-            dropped->release(dropped->ctx);
-        free(dropped);
+        nn_stream_drop_task(dropped);
         dropped = next;
     }
     if (force)
@@ -471,9 +263,7 @@ bool nn_stream_shutdown_at_exit(nn_stream *s)
     pthread_mutex_unlock(&s->lock);
     while (dropped != NULL) {
         nn_task *next = dropped->next;
-        if (dropped->release != NULL)
-            dropped->release(dropped->ctx);
-        free(dropped);
+        nn_stream_drop_task(dropped);
         dropped = next;
     }
     nn_rt_wake_blocked_tasks();
@@ -551,20 +341,19 @@ static aclError submit_task(nn_stream *stream, nn_task_run_fn run, nn_task_relea
                             bool inline_ok)
 {
     const nn_captured_task captured = {run, NULL, release, ctx, inline_ok};
+    /* (one relaxed load when profiling is off; when on, this takes the caller's label too) */
+    nn_prof_task *prof = nn_prof_recording() ? nn_prof_task_queued(stream->prof_row, stream->ctx->device) : NULL;
     bool taken;
     pthread_mutex_lock(&stream->lock);
     aclError recorded = capture_task_locked(stream, &captured, &taken);
     pthread_mutex_unlock(&stream->lock);
-    if (taken || recorded != ACL_SUCCESS) {
-        if (recorded != ACL_SUCCESS && release != NULL)
-            release(ctx);
-        return recorded;
-    }
-
-    nn_task *task = malloc(sizeof *task);
+    nn_task *task = taken || recorded != ACL_SUCCESS ? NULL : malloc(sizeof *task);
     if (task == NULL) {
-        if (release != NULL)
-            release(ctx);
+        nn_prof_task_discard(prof); /* captured tasks are profiled when the model replays them */
+        if (!(taken && recorded == ACL_SUCCESS) && release != NULL)
+            release(ctx); /* (the model holds what it took) */
+        if (taken || recorded != ACL_SUCCESS)
+            return recorded;
         return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION,
                            "stream: out of memory queuing a task.");
     }
@@ -572,14 +361,13 @@ static aclError submit_task(nn_stream *stream, nn_task_run_fn run, nn_task_relea
     task->release = release;
     task->ctx = ctx;
     task->inline_ok = inline_ok;
+    task->prof = prof;
     task->next = NULL;
 
     pthread_mutex_lock(&stream->lock);
     if (stream->stopping) {
         pthread_mutex_unlock(&stream->lock);
-        free(task);
-        if (release != NULL)
-            release(ctx);
+        nn_stream_drop_task(task);
         return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID,
                            "stream: stream %p is being destroyed; no more work may be queued.",
                            (void *)stream);
@@ -591,7 +379,7 @@ static aclError submit_task(nn_stream *stream, nn_task_run_fn run, nn_task_relea
     stream->tail = task;
     stream->submitted++;
     if (stream->first_unwaited_ns == 0)
-        stream->first_unwaited_ns = monotonic_ns();
+        stream->first_unwaited_ns = nn_rt_now_ns();
     if (inline_ok && stream->defer_wake && !stream->worker_asleep &&
         stream->submitted - stream->completed <= DEFER_WAKE_MAX_PENDING) {
         stream->wake_owed = true;
@@ -678,14 +466,14 @@ aclError nn_stream_wait(nn_stream *s, const struct timespec *deadline, int timeo
                            "stream).", api);
     pthread_mutex_lock(&s->lock);
     uint64_t target = s->submitted;
-    note_synchronizer_locked(s);
+    nn_stream_note_synchronizer_locked(s);
     while (s->completed < target) {
         /* (a wait with a deadline never runs a task: it must be able to give up) */
         if (deadline == NULL && !s->running && s->head != NULL && s->head->inline_ok) {
-            run_next_task_inline_locked(s);
+            nn_stream_run_next_inline_locked(s);
             continue;
         }
-        wake_worker_if_owed_locked(s); /* this thread waits: the worker must go on */
+        nn_stream_wake_if_owed_locked(s); /* this thread waits: the worker must go on */
         if (deadline == NULL) {
             if (!wait_for_progress_locked(s)) {
                 pthread_mutex_unlock(&s->lock);
@@ -787,7 +575,7 @@ ACL_FUNC_VISIBILITY aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamSta
     if (!idle) {
         /* a caller polling for the work must see it progress, and is better served by a
          * worker that starts at each launch */
-        wake_worker_if_owed_locked(s);
+        nn_stream_wake_if_owed_locked(s);
         s->defer_wake = false;
     }
     pthread_mutex_unlock(&s->lock);
@@ -795,5 +583,54 @@ ACL_FUNC_VISIBILITY aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamSta
         nn_check_race_host_waited_stream(s);
     nn_stream_unref(s);
     *status = idle ? ACL_STREAM_STATUS_COMPLETE : ACL_STREAM_STATUS_NOT_READY;
+    return ACL_SUCCESS;
+}
+
+/* ---- what a stream was made with (aclrtStreamGetId / GetPriority / GetFlags) ------------- */
+
+void nn_stream_set_priority(nn_stream *s, uint32_t priority)
+{
+    s->priority = priority;
+}
+
+/* One of a stream's creation values into *out (not null), for `api`. */
+static aclError stream_value(const char *api, aclrtStream stream, const void *out, const char *out_name,
+                             nn_stream **s)
+{
+    if (out == NULL)
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: %s must not be null.", api, out_name);
+    return nn_stream_acquire_named(api, stream, s);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtStreamGetId(aclrtStream stream, int32_t *streamId)
+{
+    nn_stream *s;
+    aclError ret = stream_value("aclrtStreamGetId", stream, streamId, "streamId", &s);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    *streamId = s->id;
+    nn_stream_unref(s);
+    return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtStreamGetPriority(aclrtStream stream, uint32_t *priority)
+{
+    nn_stream *s;
+    aclError ret = stream_value("aclrtStreamGetPriority", stream, priority, "priority", &s);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    *priority = s->priority;
+    nn_stream_unref(s);
+    return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtStreamGetFlags(aclrtStream stream, uint32_t *flags)
+{
+    nn_stream *s;
+    aclError ret = stream_value("aclrtStreamGetFlags", stream, flags, "flags", &s);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    *flags = s->flags;
+    nn_stream_unref(s);
     return ACL_SUCCESS;
 }

@@ -8,7 +8,7 @@
 #include "check/nn_check.h"
 #include "runtime/nn_rt_internal.h"
 
-static aclError create_stream(const char *api, aclrtStream *stream, uint32_t flags)
+static aclError create_stream(const char *api, aclrtStream *stream, uint32_t flags, uint32_t priority)
 {
     if (stream == NULL)
         return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: stream must not be null.", api);
@@ -25,6 +25,7 @@ static aclError create_stream(const char *api, aclrtStream *stream, uint32_t fla
     pthread_mutex_unlock(&nn_rt_lock);
     if (s == NULL)
         return err;
+    nn_stream_set_priority(s, priority);
     nn_check_object_created(s, "aclrtStream", api, true);
     *stream = s;
     return ACL_SUCCESS;
@@ -32,15 +33,15 @@ static aclError create_stream(const char *api, aclrtStream *stream, uint32_t fla
 
 ACL_FUNC_VISIBILITY aclError aclrtCreateStream(aclrtStream *stream)
 {
-    return create_stream("aclrtCreateStream", stream, 0);
+    return create_stream("aclrtCreateStream", stream, 0, 0);
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtCreateStreamWithConfig(aclrtStream *stream, uint32_t priority,
                                                          uint32_t flag)
 {
-    /* priority is documented as reserved and flags only tune NPU scheduling: both accepted. */
-    (void)priority;
-    return create_stream("aclrtCreateStreamWithConfig", stream, flag);
+    /* priority is documented as reserved and flags only tune NPU scheduling: both accepted, and
+     * read back by aclrtStreamGetPriority / aclrtStreamGetFlags. */
+    return create_stream("aclrtCreateStreamWithConfig", stream, flag, priority);
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtSynchronizeStream(aclrtStream stream)
@@ -151,5 +152,5 @@ ACL_FUNC_VISIBILITY aclError aclrtCreateStreamV2(aclrtStream *stream, const aclr
     if (handle == NULL)
         return nn_rt_error(ACL_ERROR_INVALID_PARAM, "aclrtCreateStreamV2: handle must not be null.");
     /* as aclrtCreateStreamWithConfig: the priority is reserved, the flags only tune NPU scheduling */
-    return create_stream("aclrtCreateStreamV2", stream, (uint32_t)handle->flag);
+    return create_stream("aclrtCreateStreamV2", stream, (uint32_t)handle->flag, handle->priority);
 }
