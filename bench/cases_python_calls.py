@@ -8,8 +8,8 @@ tensors.  Small 1x3x8x8 calls measure the per-call overhead, and "autograd" rows
 backward through ``Tensor.backward`` on both sides.
 
 ``bar`` is the ratio the project promises for the row (torch time / ours): backward ops 1.5,
-forwards 1.0, autograd 1.0, small calls 0.1 on numpy inputs (at most 10x torch's per-call time)
-and 0.33 on torch inputs (at most 3x, the path through torch.ops.aclnn included).
+forwards 1.0, autograd 1.0, small calls 0.33 on numpy and on torch inputs (at most 3x torch's
+per-call time: a repeated small call takes its lane, pyaclnn._numpy_lane or pyaclnn._lane).
 
 The "train_cnn step" row times one SGD step of examples/train_cnn.py's model converted with
 pyaclnn.nn.convert against the same step of the torch.nn model (the convolutions and the linear
@@ -186,15 +186,14 @@ def train_step(kind, batch=64):
 
 
 # ---- the table's rows -------------------------------------------------------------------------
-def _case(label, bar, factory, kinds=("numpy", "torch"), quick=True, torch_bar=None):
-    """The row for each input kind; ``torch_bar`` replaces ``bar`` for torch inputs."""
+def _case(label, bar, factory, kinds=("numpy", "torch"), quick=True):
+    """The row for each input kind."""
     cases = []
     for kind in kinds:
-        row_bar = torch_bar if kind == "torch" and torch_bar is not None else bar
         def make(factory=factory, kind=kind):
             return factory(kind)
         cases.append(BenchCase(name="%s [%s in]" % (label, kind), dtype="float32", make=make,
-                               quick=quick, table="python", bar=row_bar))
+                               quick=quick, table="python", bar=bar))
     return cases
 
 
@@ -220,17 +219,14 @@ CASES += _case("im2col N8 C64 56x56 k3s1p1", 1.0, lambda k: im2col_forward(k, IM
 CASES += _case("im2col_backward N8 C64 56x56 k3s1p1", 1.5, lambda k: im2col_backward(k, IM2COL))
 CASES += _case("prelu N32 C64 112x112", 1.0, lambda k: prelu_forward(k, BIG_PRELU))
 CASES += _case("prelu_backward N32 C64 112x112", 1.5, lambda k: prelu_backward(k, BIG_PRELU))
-SMALL_TORCH_BAR = 1 / 3
-CASES += _case("small: replication_pad2d 1x3x8x8", 0.1, lambda k: pad_forward(k, SMALL),
-               torch_bar=SMALL_TORCH_BAR)
-CASES += _case("small: max_pool2d_with_mask_backward 1x3x8x8", 0.1,
-               lambda k: pool_backward(k, SMALL), torch_bar=SMALL_TORCH_BAR)
-CASES += _case("small: prelu 1x3x8x8", 0.1, lambda k: prelu_forward(k, SMALL),
-               torch_bar=SMALL_TORCH_BAR)
-CASES += _case("small: prelu_backward 1x3x8x8", 0.1, lambda k: prelu_backward(k, SMALL),
-               torch_bar=SMALL_TORCH_BAR)
-CASES += _case("small: upsample_nearest_exact1d 1x3x8", 0.1,
-               lambda k: upsample_forward(k, (1, 3, 8), 16), torch_bar=SMALL_TORCH_BAR)
+SMALL_BAR = 1 / 3
+CASES += _case("small: replication_pad2d 1x3x8x8", SMALL_BAR, lambda k: pad_forward(k, SMALL))
+CASES += _case("small: max_pool2d_with_mask_backward 1x3x8x8", SMALL_BAR,
+               lambda k: pool_backward(k, SMALL))
+CASES += _case("small: prelu 1x3x8x8", SMALL_BAR, lambda k: prelu_forward(k, SMALL))
+CASES += _case("small: prelu_backward 1x3x8x8", SMALL_BAR, lambda k: prelu_backward(k, SMALL))
+CASES += _case("small: upsample_nearest_exact1d 1x3x8", SMALL_BAR,
+               lambda k: upsample_forward(k, (1, 3, 8), 16))
 CASES += _case("autograd pad N8 C64 128x128", 1.0, lambda k: pad_autograd(k, BIG_PAD),
                kinds=("torch",))
 CASES += _case("autograd max_pool N32 C64 112x112 k3s2p1", 1.0,

@@ -233,8 +233,14 @@ def _python_lines(rows):
              "(bench/cases_python_calls.py); nothing is preallocated on either side. `[numpy in]` "
              "rows pass numpy arrays to pyaclnn, `[torch in]` rows torch tensors; torch always "
              "gets torch tensors. `bar`: the speed-up promised for the row (backward 1.5x, "
-             "forward and autograd 1.0x, small calls 0.1x on numpy inputs = at most 10x torch's "
-             "per-call time, 0.33x on torch inputs = at most 3x).",
+             "forward and autograd 1.0x, small calls 0.33x on numpy and on torch inputs = at "
+             "most 3x torch's per-call time). A `small:` row repeats one call, so from its second "
+             "call on it takes its lane (docs/python.md, \"The numpy lane\" and \"The eager "
+             "lane\"): the row measures the lane, and what is left of a 1x3x8x8 call is mostly "
+             "the Python around it and phase 2's bookkeeping, not the kernel. Each of these calls "
+             "moves under 2 MiB, so its kernel runs on the calling thread at any thread count "
+             "(docs/python.md, \"Small calls and threads\"); the `train_cnn step` row's calls "
+             "(0.1-1.1 MB each) do too.",
              "", "| call | threads | pyaclnn ms | torch ms | speed-up | bar | met |",
              "|---|---:|---:|---:|---:|---:|:---:|"]
     for r in sorted(rows, key=lambda r: (r["case"], r["threads"])):

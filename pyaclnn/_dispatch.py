@@ -62,6 +62,7 @@ def empty_cache():
     torch_blocks.empty()
     state = _state()
     state.lanes.clear()
+    state.numpy_lanes.clear()
     while state.executors:
         _, entry = state.executors.popitem(last=False)
         entry.destroy()
@@ -284,6 +285,8 @@ class _ThreadState(threading.local):
         self.executors = OrderedDict()   # signature -> _Executor
         self.workspace = None            # a DeviceBuffer reused by every call of the thread
         self.lanes = {}                  # eager torch call signature -> its runner (_lane.py)
+        self.numpy_lanes = {}            # numpy call signature -> its runner (_numpy_lane.py)
+        self.numpy_lane_hits = 0         # calls that took a numpy lane (tests tell paths by it)
         self.launched = None             # [(executor, inputs, made, outputs, kind)] of the
                                          # cached launches of one call a lane's first watches
 
@@ -497,6 +500,28 @@ def launch(op, inputs, attrs, outputs):
     return made
 
 
+def launches_of(call, args, kwargs):
+    """``(call(*args, **kwargs), launches)``: the cached launches the call made, each
+    ``(executor, inputs, made, outputs, kind)`` - what a lane (pyaclnn._lane, _numpy_lane) is
+    opened from.  ``launches`` is empty for a call nested in one being watched."""
+    state = _local
+    if state.launched is not None:          # a nested call: the outer one is watching
+        return call(*args, **kwargs), []
+    state.launched = launched = []
+    try:
+        return call(*args, **kwargs), launched
+    finally:
+        state.launched = None
+
+
+def with_keywords(args, kwargs):
+    """The positional arguments, then each keyword's name and value (a lane's signature)."""
+    values = list(args)
+    for item in kwargs.items():
+        values += item
+    return values
+
+
 def _note_launch(executor, inputs, made, outputs, kind):
     """Tells a watching lane (pyaclnn._lane) which cached executor a call launched and with
     what."""
@@ -521,6 +546,13 @@ def _run_cached(executor, pointers, outputs, kind):
     _run(executor, consumed=False)
     # The inputs stay referenced by the caller until here: the call is synchronous.
     return made
+
+
+def raise_launch_error(status, waited, name):
+    """The error of aclnnCpuLaunchAndSynchronize (the lanes' launch): the wait's (``waited``)
+    when it failed, else phase 2's (``status``)."""
+    _errors.check_acl(waited, "aclrtSynchronizeStream")
+    _errors.check_aclnn(status, name)
 
 
 # ---- ACLNN_STRICT=1: register the caller's pages for the call ------------------------------------

@@ -17,10 +17,11 @@ lane, holding everything it reads, runs it (:func:`_runner`).
 import torch
 from torch import Tensor
 
-from . import _core, _dispatch, _errors
+from . import _core, _dispatch
 from ._core import ffi, function
 from ._interop import has_instance
-from ._dispatch import NULL, _local, _run_cached, _set_address, _workspace
+from ._dispatch import (NULL, _local, _run_cached, _set_address, _workspace, launches_of,
+                        raise_launch_error, with_keywords)
 
 LANE_ENTRIES = 2 * _dispatch.CACHE_ENTRIES     # lanes kept per thread (all dropped when full)
 # Arguments a signature takes besides tensors and tuples or lists of ints: their type is part of
@@ -75,7 +76,7 @@ def make_entry(routes):
         grad = _grad_enabled()
         key = [name, _core.soc_epoch, _thread_soc.name]
         pointers = []
-        for value in args if not kwargs else _with_keywords(args, kwargs):
+        for value in args if not kwargs else with_keywords(args, kwargs):
             kind = type(value)
             if kind is Tensor:
                 if not value.is_cpu or value.is_neg() or not value.is_contiguous() \
@@ -119,14 +120,6 @@ def _route(route, function, args, kwargs):
     return function(*args, **kwargs)
 
 
-def _with_keywords(args, kwargs):
-    """The positional arguments, then each keyword's name and value."""
-    values = list(args)
-    for item in kwargs.items():
-        values += item
-    return values
-
-
 def lanes():
     """The calling thread's lanes: signature -> the function that runs the call with the
     tensors' data pointers and returns its results, or None once its executor is gone."""
@@ -135,18 +128,11 @@ def lanes():
 
 def _remember(key, args, kwargs, route):
     """``route(*args, **kwargs)``; opens a lane for ``key`` when the call qualifies (above)."""
-    state = _local
-    if state.launched is not None:          # a nested call: the outer one is watching
-        return route(*args, **kwargs)
-    state.launched = launched = []
-    try:
-        result = route(*args, **kwargs)
-    finally:
-        state.launched = None
+    result, launched = launches_of(route, args, kwargs)
     if len(launched) != 1:
         return result
     executor, inputs, made, outputs, kind = launched[0]
-    tensors = [value for value in (args if not kwargs else _with_keywords(args, kwargs))
+    tensors = [value for value in (args if not kwargs else with_keywords(args, kwargs))
                if type(value) is Tensor]
     if len(inputs) != len(tensors) or any(a is not b for a, b in zip(inputs, tensors)):
         return result
@@ -156,9 +142,10 @@ def _remember(key, args, kwargs, route):
     returned = (result,) if single else result
     if len(returned) != len(made) or any(a is not b for a, b in zip(returned, made)):
         return result
-    if len(state.lanes) >= LANE_ENTRIES:
-        state.lanes.clear()
-    state.lanes[key] = _runner(executor, outputs, kind, single)
+    lanes = _local.lanes
+    if len(lanes) >= LANE_ENTRIES:
+        lanes.clear()
+    lanes[key] = _runner(executor, outputs, kind, single)
     return result
 
 
@@ -203,7 +190,7 @@ def _runner(executor, outputs, kind, single):
         status = launch_and_wait(phase2, _workspace(size) if size else NULL, size, handle, NULL,
                                  waited)
         if status:
-            _raise(status, waited[0], name)
+            raise_launch_error(status, waited[0], name)
         return made
     return run_small
 
@@ -227,10 +214,3 @@ def _fresh_results(results, bound, descriptors):
             bound[index] = pointer
         made.append(result.permute(0, 3, 1, 2) if channels_last else result)
     return tuple(made)
-
-
-def _raise(status, waited, name):
-    """The error of aclnnCpuLaunchAndSynchronize: the wait's (``waited``) when it failed, else
-    phase 2's (``status``)."""
-    _errors.check_acl(waited, "aclrtSynchronizeStream")
-    _errors.check_aclnn(status, name)

@@ -28,5 +28,7 @@ def test_c_op_program_on_other_tiers(source, tier):
 @pytest.mark.parametrize("source", SOURCES, ids=[s.name for s in SOURCES])
 def test_c_program_valgrind(source):
     exe = support.compile_program(source)
-    result = support.run_program(exe, valgrind=True, env={"ACLNN_NUM_THREADS": "2"})
+    # two threads, small launches included (base/nn_base.h, NN_SMALL_WORK_BYTES)
+    result = support.run_program(exe, valgrind=True,
+                                 env={"ACLNN_NUM_THREADS": "2", "ACLNN_SMALL_WORK_BYTES": "0"})
     assert result.returncode == 0, result.stdout + result.stderr

@@ -38,6 +38,9 @@ class Run:
         env = dict(TIERS[self.tier])
         if self.threads is not None:
             env["ACLNN_NUM_THREADS"] = str(self.threads)
+            # small launches would run on one thread (base/nn_base.h, NN_SMALL_WORK_BYTES): a
+            # thread-count test shares even its small shapes out over the pool
+            env["ACLNN_SMALL_WORK_BYTES"] = "0"
         if self.streaming is not None:
             env["ACLNN_STREAMING_STORES"] = str(self.streaming)
         env.update(self.extra)

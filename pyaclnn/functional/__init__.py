@@ -12,7 +12,8 @@ This package is the top of the operator layers (see pyaclnn/_operators/__init__.
 a torch tensor among its arguments goes through the operator's PyTorch custom operator,
 ``torch.ops.aclnn.<name>`` (pyaclnn.torch_ops, imported on the first such call), so that
 autograd, functorch, torch.compile, torch.export and torch.jit.trace see one operator; numpy
-arrays and everything else take the module's function directly.  Nothing below imports this
+arrays and everything else take the module's function directly, a repeated numpy call through
+its lane (pyaclnn._numpy_lane).  Nothing below imports this
 package.
 """
 
@@ -22,8 +23,11 @@ import os
 import sys
 import warnings
 
+from numpy import ndarray
+
 from .. import _operators
 from .._interop import has_instance
+from .._numpy_lane import make_entry as make_numpy_entry
 
 __all__ = []
 _BROKEN = {}   # module name -> the exception its import raised
@@ -64,15 +68,28 @@ def _torch_routed(name, function):
 
     @functools.wraps(function)
     def call(*args, **kwargs):
-        entry = _entry[0]
-        if entry is not None:      # torch_ops tells the calls apart (and takes the quick ones)
-            return entry(name, function, args, kwargs)
-        torch = sys.modules.get("torch")
-        if torch is not None and has_instance(torch.Tensor, args, kwargs):
-            return _torch_entry()(name, function, args, kwargs)
-        return function(*args, **kwargs)
+        if args and type(args[0]) is ndarray:     # a numpy call: its lane, if it has one
+            return _numpy_entry(name, function, args, kwargs)
+        return _usual_path(name, function, args, kwargs)
     call.__wrapped_operator__ = function
     return call
+
+
+def _usual_path(name, function, args, kwargs):
+    """A call that takes no numpy lane: through torch_ops when an argument is a torch tensor,
+    else ``function`` itself."""
+    entry = _entry[0]
+    if entry is not None:      # torch_ops tells the calls apart (and takes the quick ones)
+        return entry(name, function, args, kwargs)
+    torch = sys.modules.get("torch")
+    if torch is not None and has_instance(torch.Tensor, args, kwargs):
+        return _torch_entry()(name, function, args, kwargs)
+    return function(*args, **kwargs)
+
+
+# a call whose first argument is a numpy array takes its lane (pyaclnn._numpy_lane) whether or
+# not torch is in use
+_numpy_entry = make_numpy_entry(_usual_path)
 
 
 def _torch_entry():

@@ -191,6 +191,19 @@ int nn_num_threads(void);
 typedef void (*nn_range_fn)(void *ctx, int64_t begin, int64_t end);
 void nn_parallel_for(int64_t n, int64_t grain, nn_range_fn fn, void *ctx);
 
+/* Small work runs on the calling thread alone.  Waking a pool worker costs ~20 us on a VM, and
+ * far more when the worker's CPU is taken - by PyTorch's OpenMP threads, say, which spin between
+ * their own ops: examples/train_cnn.py's converted model, whose calls each move 0.1-1.1 MB, ran
+ * slower with 2 threads than with 1 while torch.nn's step halved.  So a launch that moves less
+ * than NN_SMALL_WORK_BYTES (ACLNN_SMALL_WORK_BYTES overrides it; 0: always use the pool) keeps
+ * its kernel on its own thread: nn_parallel_small_work(bytes) says whether a launch moving
+ * `bytes` is small; nn_parallel_set_serial(true) makes the calling thread's nn_parallel_for
+ * calls run inline until set back (returns the previous setting).  Ranges are independent, so a
+ * job run inline gives the same bytes. */
+#define NN_SMALL_WORK_BYTES (2 << 20)
+bool nn_parallel_small_work(int64_t bytes);
+bool nn_parallel_set_serial(bool serial);
+
 /* Work claimed in chunks from a shared counter, for kernels that ignore nn_parallel_for's
  * fixed ranges: every thread calls nn_claim_next until it returns false, so a pool worker that
  * wakes late (a busy host, another library's spinning threads) still takes its share instead of

@@ -92,6 +92,36 @@ static nn_pool pool = {
 static pthread_mutex_t pool_owner = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t pool_once = PTHREAD_ONCE_INIT;
 
+/* ---- small work stays on the calling thread (nn_base.h: nn_parallel_small_work) ------------- */
+
+static pthread_once_t small_once = PTHREAD_ONCE_INIT;
+static int64_t small_work_bytes = NN_SMALL_WORK_BYTES;
+static _Thread_local bool serial_here; /* this thread's jobs run inline (a small launch) */
+
+static void read_small_work_bytes(void)
+{
+    const char *env = getenv("ACLNN_SMALL_WORK_BYTES");
+    if (env != NULL && env[0] != '\0') {
+        char *end;
+        long long value = strtoll(env, &end, 10);
+        if (*end == '\0' && value >= 0)
+            small_work_bytes = value;
+    }
+}
+
+bool nn_parallel_small_work(int64_t bytes)
+{
+    pthread_once(&small_once, read_small_work_bytes);
+    return bytes < small_work_bytes;
+}
+
+bool nn_parallel_set_serial(bool serial)
+{
+    const bool before = serial_here;
+    serial_here = serial;
+    return before;
+}
+
 /* Runs ranges of the current job until none are left.  The job fields are only read by a
  * thread counted in `active` (or the caller), and the caller rewrites them only after the
  * previous job is closed with active == 0, so no thread can run a stale job. */
@@ -196,7 +226,7 @@ void nn_parallel_for(int64_t n, int64_t grain, nn_range_fn fn, void *ctx)
     int64_t parts = n / grain;
     if (parts > threads)
         parts = threads;
-    if (parts <= 1) {
+    if (parts <= 1 || serial_here) {
         fn(ctx, 0, n);
         return;
     }

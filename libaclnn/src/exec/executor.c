@@ -449,6 +449,18 @@ static bool outputs_overflowed(const launch_task *task)
     return false;
 }
 
+/* The bytes a launch's kernel reads and writes: every operand it touches, once. */
+static int64_t launch_bytes(const launch_task *task)
+{
+    int64_t bytes = 0;
+    for (int i = 0; i < task->launch.num_operands; i++) {
+        const nn_operand *op = &task->operands[i];
+        if (op->handle != NULL && !op->shape_only)
+            bytes += op->numel * (int64_t)nn_dtype_size(op->dtype);
+    }
+    return bytes;
+}
+
 static int run_task(void *ctx)
 {
     launch_task *task = ctx;
@@ -478,8 +490,12 @@ static int run_task(void *ctx)
     if (task->dump != NULL)
         nn_launch_dump_tensors(task->dump, task->launch.op_name, task->operands, task->launch.num_operands, false);
     aclnnStatus status = ACLNN_SUCCESS;
-    if (task->kernel != NULL)
+    if (task->kernel != NULL) {
+        /* a small launch keeps its kernel on this thread (nn_parallel_small_work) */
+        const bool serial_before = nn_parallel_set_serial(nn_parallel_small_work(launch_bytes(task)));
         status = task->kernel(&task->launch);
+        nn_parallel_set_serial(serial_before);
+    }
 
     if (status == ACLNN_SUCCESS && task->kernel != NULL && task->ex->computed_outputs &&
         task->overflow_device >= 0 && outputs_overflowed(task))
