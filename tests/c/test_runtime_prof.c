@@ -63,17 +63,20 @@ static void do_work(aclrtStream a, aclrtStream b)
     const int64_t shape_a[] = {2, 3, 4}, shape_b[] = {5, 3};
     launch_prelu(a, shape_a, 3, 3, ACL_FLOAT);
     launch_prelu(b, shape_b, 2, 1, ACL_FLOAT16);
-    void *dev = NULL;
-    char host[256] = {1};
-    aclrtMalloc(&dev, sizeof host, ACL_MEM_MALLOC_HUGE_FIRST);
-    CHECK(aclrtMemcpyAsync(dev, sizeof host, host, sizeof host, ACL_MEMCPY_HOST_TO_DEVICE, b) == ACL_SUCCESS, "copy");
-    CHECK(aclrtMemsetAsync(dev, sizeof host, 0, sizeof host, b) == ACL_SUCCESS, "memset");
+    void *dev = NULL, *host = NULL;
+    const size_t size = 256;
+    aclrtMalloc(&dev, size, ACL_MEM_MALLOC_HUGE_FIRST);
+    aclrtMallocHost(&host, size); /* an async copy's host side must be pinned (CANN's page) */
+    memset(host, 1, size);
+    CHECK(aclrtMemcpyAsync(dev, size, host, size, ACL_MEMCPY_HOST_TO_DEVICE, b) == ACL_SUCCESS, "copy");
+    CHECK(aclrtMemsetAsync(dev, size, 0, size, b) == ACL_SUCCESS, "memset");
     aclrtEvent event = NULL;
     aclrtCreateEvent(&event);
     CHECK(aclrtRecordEvent(event, b) == ACL_SUCCESS, "record");
     CHECK(aclrtSynchronizeStream(b) == ACL_SUCCESS, "synchronize b");
     aclrtDestroyEvent(event);
     aclrtFree(dev);
+    aclrtFreeHost(host);
     launch_prelu(a, shape_a, 3, 3, ACL_FLOAT);
 }
 
