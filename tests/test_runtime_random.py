@@ -315,3 +315,22 @@ def test_random_checks(task, soc, acl):
         soc(product)
         assert lib.aclrtRandomNumAsync(info(), t.stream, ffi.NULL) == FEATURE_NOT_SUPPORT
         assert product in acl.recent_error_message()
+
+
+@pytest.fixture(scope="module")
+def check_program():
+    import support
+    return support.compile_program(support.ROOT / "tests" / "check" / "random_written.c")
+
+
+def test_check_mode_sees_the_result_written(check_program):
+    """Under ACLNN_CHECK a random task's result counts as written, as a fill's: an operator that
+    reads it is clean; one that reads past what the task wrote is reported."""
+    import support
+    env = {"ACLNN_CHECK": "1", "ACLNN_CHECK_LOG": ""}
+    clean = support.run_program(check_program, env=env, args=["filled"])
+    assert clean.returncode == 0 and "status 0" in clean.stdout, clean.stdout + clean.stderr
+    assert "ACLNN_CHECK SUMMARY: 0 errors, 0 warnings" in clean.stderr, clean.stderr
+    partial = support.run_program(check_program, env=env, args=["partial"])
+    assert "operator reads device memory nobody wrote" in partial.stderr, partial.stderr
+    assert f"unwritten: byte {1024 * 4 // 2} of allocation #1 is the first" in partial.stderr

@@ -52,6 +52,7 @@ typedef struct random_task {
     const void *result_dev; /* the program's address, for the memory check of a num given by address */
     uint8_t *result;        /* the library's view of it (ACLNN_CHECK maps device memory twice) */
     uint8_t *counter;
+    void *held; /* memcheck: the device allocations it uses (nn_check_task_hold) */
 } random_task;
 
 typedef struct philox_stream {
@@ -359,6 +360,33 @@ static aclError check_addresses(const char *api, const aclrtRandomNumTaskInfo *i
     return err;
 }
 
+/* The checking mode sees the task as a fill of the result and the counter (initcheck marks their
+ * bytes written; a result sized by a count given by address is not marked, its size being unknown
+ * here), racecheck orders it against other streams' tasks, and memcheck keeps the allocations it
+ * uses until it ran. */
+static void check_mode_task(const char *api, nn_stream *s, const aclrtRandomNumTaskInfo *info, random_task *t)
+{
+    const uint64_t bytes = t->num.is_addr ? 0 : result_bytes(t, t->num.value);
+    nn_check_copy_args result = {api, info->randomResultAddr, NULL, (size_t)bytes, true, NULL, NULL};
+    nn_check_copy_args counter = {api, info->randomCounterAddr, NULL, COUNTER_BYTES, true, NULL, NULL};
+    if (bytes > 0)
+        (void)nn_check_copy(&result); /* the ranges are live device memory: checked above */
+    (void)nn_check_copy(&counter);
+    const void *const touched[2] = {info->randomResultAddr, info->randomCounterAddr};
+    t->held = nn_check_task_hold(touched, 2);
+    const nn_check_access accesses[2] = {{info->randomResultAddr, bytes, true, "randomResultAddr", -1},
+                                         {info->randomCounterAddr, COUNTER_BYTES, true, "randomCounterAddr", -1}};
+    if (nn_check_on(NN_CHECK_RACECHECK) && !nn_stream_records(s))
+        nn_check_race_task(s, api, accesses, 2);
+}
+
+static void release_random(void *ctx)
+{
+    random_task *t = ctx;
+    nn_check_task_release(t->held);
+    free(t);
+}
+
 /* CANN copies the two parameters (values or addresses) to randomParaAddr when it is given. */
 static void write_param_block(void *para_addr, const random_task *t)
 {
@@ -402,5 +430,6 @@ ACL_FUNC_VISIBILITY aclError aclrtRandomNumAsync(const aclrtRandomNumTaskInfo *t
     queued->result_dev = taskInfo->randomResultAddr;
     queued->result = nn_check_lib_addr(taskInfo->randomResultAddr);
     queued->counter = nn_check_lib_addr(taskInfo->randomCounterAddr);
-    return nn_stream_submit_inline_ok(s, run_random, free, queued);
+    check_mode_task(api, s, taskInfo, queued);
+    return nn_stream_submit_inline_ok(s, run_random, release_random, queued);
 }
