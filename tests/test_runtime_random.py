@@ -334,3 +334,47 @@ def test_check_mode_sees_the_result_written(check_program):
     partial = support.run_program(check_program, env=env, args=["partial"])
     assert "operator reads device memory nobody wrote" in partial.stderr, partial.stderr
     assert f"unwritten: byte {1024 * 4 // 2} of allocation #1 is the first" in partial.stderr
+
+
+def test_captured_task_draws_anew_at_each_execution(task):
+    """A task captured into a model runtime instance runs at each execution: the counter it reads
+    is the one the previous execution left, so each execution continues the stream."""
+    t = task()
+    stream = ffi.new("aclrtStream *")
+    assert lib.aclrtCreateStream(stream) == 0
+    model = ffi.new("aclmdlRI *")
+    try:
+        assert lib.aclmdlRICaptureBegin(t.stream, lib.ACL_MODEL_RI_CAPTURE_MODE_GLOBAL) == 0
+        assert lib.aclrtRandomNumAsync(t.info(UNIFORM, lib.ACL_UINT32, 9, 4, [np.uint32(0), np.uint32(0xFFFFFFFF)]),
+                                       t.stream, ffi.NULL) == 0
+        assert lib.aclmdlRICaptureEnd(t.stream, model) == 0
+        assert t.get_counter() == 0  # captured, not run
+        w = words(0, 9, 2) % np.uint32(0xFFFFFFFF)
+        for execution in range(2):
+            assert lib.aclmdlRIExecuteAsync(model[0], stream[0]) == 0
+            assert lib.aclrtSynchronizeStream(stream[0]) == 0
+            np.testing.assert_array_equal(t.get(t.result, 4, np.uint32), w[4 * execution:4 * execution + 4])
+            assert t.get_counter() == execution + 1
+    finally:
+        lib.aclmdlRIDestroy(model[0])
+        lib.aclrtDestroyStream(stream[0])
+
+
+def test_unaligned_counter_and_param_block(task):
+    """The counter may sit at any byte (the sample's README); randomParaAddr receives the two
+    parameters as CANN copies them (8 bytes each, the value's bytes zero-extended)."""
+    t = task()
+    block = Task.malloc(64)
+    try:
+        Task.put(block, np.zeros(64, np.uint8))
+        info = t.info(UNIFORM, lib.ACL_FLOAT16, 4, 8, [np.float16(1.0), np.float16(2.0)])
+        info.randomCounterAddr = ffi.cast("char *", block) + 3
+        info.randomParaAddr = ffi.cast("char *", block) + 32
+        t.run(info)
+        raw = Task.get(block, 64, np.uint8)
+        assert int.from_bytes(raw[3:19].tobytes(), "little") == 2
+        np.testing.assert_array_equal(raw[32:48].view(np.uint64), [0x3C00, 0x4000])
+        want = (np.float32(1) + unit(words(0, 4, 2)[:8]) * np.float32(1)).astype(np.float16)
+        np.testing.assert_array_equal(t.get(t.result, 8, np.float16).view(np.uint16), want.view(np.uint16))
+    finally:
+        lib.aclrtFree(block)
