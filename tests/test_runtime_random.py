@@ -378,3 +378,23 @@ def test_unaligned_counter_and_param_block(task):
         np.testing.assert_array_equal(t.get(t.result, 8, np.float16).view(np.uint16), want.view(np.uint16))
     finally:
         lib.aclrtFree(block)
+
+
+def test_count_by_address_too_large_fails_the_task(task, acl):
+    """A count read when the task runs that the result cannot hold fails the task: 107000 at the
+    synchronize, nothing written."""
+    t = task(64)
+    holder = Task.malloc(8)
+    try:
+        Task.put(holder, np.array([1000], dtype=np.uint64))  # 4000 bytes, past the allocation and its padding
+        Task.put(t.result, np.full(64, 0xAB, np.uint8))
+        info = t.info(UNIFORM, lib.ACL_FLOAT, 0, 0, [np.float32(0), np.float32(1)])
+        set_value(info.randomNum, np.uint64(int(ffi.cast("uintptr_t", holder))))
+        info.randomNum.isAddr = 1
+        assert lib.aclrtRandomNumAsync(info, t.stream, ffi.NULL) == 0
+        assert lib.aclrtSynchronizeStream(t.stream) == RT_PARAM_INVALID
+        assert "randomResultAddr" in acl.recent_error_message()
+        assert (t.get(t.result, 64, np.uint8) == 0xAB).all()
+        assert t.get_counter() == 0
+    finally:
+        lib.aclrtFree(holder)
