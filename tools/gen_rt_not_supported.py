@@ -37,7 +37,6 @@ REASONS = [
     ("NN_WHY_MBUF", r"Buf(?!fer)|BufChain"),
     ("NN_WHY_MANAGED", r"Managed"),
     ("NN_WHY_SNAPSHOT", r"SnapShot"),
-    ("NN_WHY_RANDOM", r"RandomNum"),
 ]
 DEFAULT_REASON = "NN_WHY_DEVICE"
 # What a function returning a count or a kind answers when it is not supported.
@@ -60,8 +59,6 @@ WHY_TEXT = {
     "NN_WHY_MBUF": "libaclnn has no mbuf chains",
     "NN_WHY_MANAGED": "libaclnn has no managed (unified) memory",
     "NN_WHY_SNAPSHOT": "libaclnn has no process snapshots",
-    "NN_WHY_RANDOM": "libaclnn's random-number task is not written yet (the card's generator is Philox4_32_10, "
-                     "but how the hardware turns its words into each distribution is not in CANN's sources)",
     "NN_WHY_DEVICE": "the feature belongs to the NPU hardware and has no meaning on libaclnn's CPU device",
 }
 

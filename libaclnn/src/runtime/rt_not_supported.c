@@ -27,7 +27,6 @@
 #define NN_WHY_MODEL "libaclnn's model runtime instances capture, build, execute and destroy, but have no task groups, updates, conditions or per-task queries yet"
 #define NN_WHY_NOTIFY "libaclnn shares notifies between the processes of one host only (no servers)"
 #define NN_WHY_PLATFORM "libaclnn does not describe its CPU device through acl_platform.h yet"
-#define NN_WHY_RANDOM "libaclnn's random-number task is not written yet (the card's generator is Philox4_32_10, but how the hardware turns its words into each distribution is not in CANN's sources)"
 #define NN_WHY_SNAPSHOT "libaclnn has no process snapshots"
 
 aclError nn_rt_not_supported(const char *api, const char *reason)
@@ -172,7 +171,6 @@ NN_NOT_SUPPORTED(aclrtCtxGetFloatOverflowAddr, (void **overflowAddr), NN_WHY_DEV
 NN_NOT_SUPPORTED(aclrtNpuGetFloatOverFlowStatus, (void *outputAddr, uint64_t outputSize, uint32_t checkMode, aclrtStream stream), NN_WHY_DEVICE)
 NN_NOT_SUPPORTED(aclrtNpuClearFloatOverFlowStatus, (uint32_t checkMode, aclrtStream stream), NN_WHY_DEVICE)
 NN_NOT_SUPPORTED(aclrtGetHardwareSyncAddr, (void **addr), NN_WHY_DEVICE)
-NN_NOT_SUPPORTED(aclrtRandomNumAsync, (const aclrtRandomNumTaskInfo *taskInfo, const aclrtStream stream, void *reserve), NN_WHY_RANDOM)
 NN_NOT_SUPPORTED(aclrtRegStreamStateCallback, (const char *regName, aclrtStreamStateCallback callback, void *args), NN_WHY_DEVICE)
 NN_NOT_SUPPORTED(aclrtRegDeviceStateCallback, (const char *regName, aclrtDeviceStateCallback callback, void *args), NN_WHY_DEVICE)
 NN_NOT_SUPPORTED(aclrtSetDeviceTaskAbortCallback, (const char *regName, aclrtDeviceTaskAbortCallback callback, void *args), NN_WHY_DEVICE)
