@@ -75,17 +75,24 @@ ACL_FUNC_VISIBILITY aclError aclrtCreateLabel(aclrtLabel *label)
     return ACL_SUCCESS;
 }
 
-ACL_FUNC_VISIBILITY aclError aclrtDestroyLabel(aclrtLabel label)
+/* Takes a label or label list (`what`, the parameter `param`) out of `set` and frees it. */
+static aclError destroy_handle(const char *api, nn_ptrset *set, void *handle, const char *param, const char *what)
 {
-    if (label == NULL)
-        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "aclrtDestroyLabel: label is NULL.");
+    if (handle == NULL)
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: %s is NULL.", api, param);
     pthread_mutex_lock(&g_labels_lock);
-    bool removed = nn_ptrset_remove(&g_labels, label);
+    bool removed = nn_ptrset_remove(set, handle);
     pthread_mutex_unlock(&g_labels_lock);
     if (!removed)
-        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "aclrtDestroyLabel: %p is not a live label.", label);
-    free(label); /* markers and switches hold its id, not the label */
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: %p is not a live %s.", api, handle, what);
+    free(handle);
     return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtDestroyLabel(aclrtLabel label)
+{
+    /* markers and switches hold its id, not the label */
+    return destroy_handle("aclrtDestroyLabel", &g_labels, label, "label", "label");
 }
 
 /* Under g_labels_lock: why labels[0..num) cannot form a list (0: they can). */
@@ -138,16 +145,8 @@ ACL_FUNC_VISIBILITY aclError aclrtCreateLabelList(aclrtLabel *labels, size_t num
 
 ACL_FUNC_VISIBILITY aclError aclrtDestroyLabelList(aclrtLabelList labelList)
 {
-    if (labelList == NULL)
-        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "aclrtDestroyLabelList: labelList is NULL.");
-    pthread_mutex_lock(&g_labels_lock);
-    bool removed = nn_ptrset_remove(&g_lists, labelList);
-    pthread_mutex_unlock(&g_labels_lock);
-    if (!removed)
-        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "aclrtDestroyLabelList: %p is not a live label list.",
-                           labelList);
-    free(labelList); /* switches recorded from it keep their own copy of the ids */
-    return ACL_SUCCESS;
+    /* switches recorded from it keep their own copy of the ids */
+    return destroy_handle("aclrtDestroyLabelList", &g_lists, labelList, "labelList", "label list");
 }
 
 /* ---- recording -------------------------------------------------------------------------- */
