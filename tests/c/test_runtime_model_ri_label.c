@@ -7,10 +7,12 @@
  * host expects the chosen slot: the index itself below maxValue, maxValue - 1 above it (CANN's
  * rule), and a task error for an index past the label list's end.  A second model loops: a host
  * function counts rounds and writes the next index into pinned memory that a copy moves to the
- * device, and the switch jumps back until the count reaches 3.  The refusals follow CANN's
+ * device, and the switch jumps back until the count reaches 3; a loop that never ends stops at
+ * aclmdlRIAbort.  The refusals follow CANN's
  * runtime: a stream outside a model (107005), a label set twice or before it joined a list, or
  * put in two lists (507000), a capture (207000), NULL arguments (100000).
  */
+#define _POSIX_C_SOURCE 200809L
 #include "test_util.h"
 
 enum { BRANCHES = 3, STRIDE = 16 }; /* slot b at element b * STRIDE: copies need 64-byte alignment */
@@ -196,6 +198,55 @@ static void switch_loops_back(void)
     EXPECT_OK(aclrtFreeHost(state.next_index));
 }
 
+/* ---- aclmdlRIAbort stops a loop that never ends ----------------------------------------- */
+
+static void spin_round(void *user_data)
+{
+    tu_sleep_ms(10);
+    (*(int *)user_data)++;
+}
+
+static void abort_stops_endless_loop(void)
+{
+    uint32_t *index_dev = NULL; /* stays 0: jump back to the top for ever */
+    EXPECT_OK(aclrtMalloc((void **)&index_dev, sizeof(uint32_t), ACL_MEM_MALLOC_HUGE_FIRST));
+    set_index(index_dev, 0);
+    aclrtLabel labels[2];
+    aclrtLabelList list = NULL;
+    EXPECT_OK(aclrtCreateLabel(&labels[0]));
+    EXPECT_OK(aclrtCreateLabel(&labels[1]));
+    EXPECT_OK(aclrtCreateLabelList(labels, 2, &list));
+    aclrtStream bound = NULL;
+    EXPECT_OK(aclrtCreateStream(&bound));
+    aclmdlRI model = NULL;
+    int rounds = 0;
+    EXPECT_OK(aclmdlRIBuildBegin(&model, 0));
+    EXPECT_OK(aclmdlRIBindStream(model, bound, 0));
+    EXPECT_OK(aclrtSetLabel(labels[0], bound));
+    EXPECT_OK(aclrtLaunchHostFunc(bound, spin_round, &rounds));
+    EXPECT_OK(aclrtSwitchLabelByIndex(index_dev, 2, list, bound));
+    EXPECT_OK(aclrtSetLabel(labels[1], bound));
+    EXPECT_OK(aclmdlRIEndTask(model, bound));
+    EXPECT_OK(aclmdlRIBuildEnd(model, NULL));
+    EXPECT_OK(aclmdlRIUnbindStream(model, bound));
+
+    EXPECT_OK(aclmdlRIExecuteAsync(model, tu_stream));
+    tu_sleep_ms(60);
+    EXPECT_OK(aclmdlRIAbort(model));
+    EXPECT_OK(aclrtSynchronizeStream(tu_stream));
+    int after_abort = rounds;
+    CHECK(after_abort >= 1, "the loop ran %d rounds before the abort", after_abort);
+    tu_sleep_ms(30);
+    CHECK(rounds == after_abort, "the loop went on after the abort: %d rounds, then %d", after_abort, rounds);
+
+    EXPECT_OK(aclmdlRIDestroy(model));
+    EXPECT_OK(aclrtDestroyLabelList(list));
+    EXPECT_OK(aclrtDestroyLabel(labels[0]));
+    EXPECT_OK(aclrtDestroyLabel(labels[1]));
+    EXPECT_OK(aclrtDestroyStream(bound));
+    EXPECT_OK(aclrtFree(index_dev));
+}
+
 /* ---- refusals ----------------------------------------------------------------------------- */
 
 static void refusals(void)
@@ -256,6 +307,7 @@ int main(void)
     switch_picks_one_branch();
     index_past_the_list_fails();
     switch_loops_back();
+    abort_stops_endless_loop();
     refusals();
     tu_close_device();
     return tu_finish("test_runtime_model_ri_label");

@@ -8,10 +8,10 @@
  * uint32 index and the labels of a label list (their ids: a label destroyed later leaves no
  * dangling pointer).  A model with a switch task executes as one task that walks its list with
  * a program counter: a switch reads the index when it runs and continues at the chosen label's
- * marker, forward or backward.  The index follows the rule of CANN's switch function
- * (runtime:src/runtime/core/src/task/stars_cond_isa_helper.cc, ConstructLabelSwitchByIdxCheckFc):
- * an index >= maxValue takes the last entry (maxValue - 1), and an index past the label list's
- * end is a task error.
+ * marker, forward or backward; aclmdlRIAbort stops the walk before its next task.  The index
+ * follows the rule of CANN's switch function (runtime:src/runtime/core/src/task/
+ * stars_cond_isa_helper.cc, ConstructLabelSwitchByIdxCheckFc): an index >= maxValue takes the
+ * last entry (maxValue - 1), and an index past the label list's end is a task error.
  *
  * All of a model's tasks form one list in call order (model_ri.c), so a jump moves through
  * that list: tasks that other bound streams recorded between the switch and the label are
@@ -303,14 +303,28 @@ static int switch_target(const nn_model *model, const switch_task *task, size_t 
     return 0;
 }
 
-/* One execution of a model with switches: walks its list; the first failure's status (0: none).
- * A failed switch ends the walk, as the stream stops at a failed task on the card. */
+/* One queued execution of a model with switches. */
+typedef struct switching_run {
+    nn_model *model; /* a reference */
+    unsigned epoch;  /* the model's abort count when the execution was queued */
+} switching_run;
+
+/* Whether aclmdlRIAbort was called on the model since the execution was queued. */
+static bool aborted(const switching_run *run)
+{
+    return atomic_load(&run->model->abort_epoch) != run->epoch;
+}
+
+/* Walks the model's list; the first failure's status (0: none).  A failed switch ends the walk,
+ * as the stream stops at a failed task on the card; aclmdlRIAbort ends it before its next task
+ * (so a loop whose index never lets it out can be stopped). */
 static int run_switching(void *ctx)
 {
-    const nn_model *model = ctx;
+    const switching_run *run = ctx;
+    const nn_model *model = run->model;
     int first = 0;
     size_t pc = 0;
-    while (pc < model->num_tasks) {
+    while (pc < model->num_tasks && !aborted(run)) {
         const nn_captured_task *task = &model->tasks[pc];
         int status = 0;
         if (task->run == run_switch) {
@@ -332,7 +346,20 @@ static int run_switching(void *ctx)
     return first;
 }
 
+static void release_switching(void *ctx)
+{
+    switching_run *run = ctx;
+    nn_model_unref(run->model);
+    free(run);
+}
+
 aclError nn_model_queue_switching(nn_model *model, nn_stream *s)
 {
-    return nn_stream_submit(s, run_switching, NULL, model); /* the execution's end task holds the model */
+    switching_run *run = malloc(sizeof *run);
+    if (run == NULL)
+        return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "aclmdlRIExecuteAsync: out of memory queuing modelRI "
+                           "%u.", model->id);
+    nn_model_ref(model);
+    *run = (switching_run){model, atomic_load(&model->abort_epoch)};
+    return nn_stream_submit(s, run_switching, release_switching, run);
 }
