@@ -157,6 +157,21 @@ static void count_round(void *user_data)
     *state->next_index = state->rounds < 3 ? 0 : 1;
 }
 
+/* aclmdlRIDebugJsonPrint names the loop model's label and switch tasks. */
+static void expect_json_kinds(aclmdlRI model)
+{
+    const char *json = "model_ri_label_test.json";
+    EXPECT_OK(aclmdlRIDebugJsonPrint(model, json, 0));
+    FILE *file = fopen(json, "r");
+    char text[2048] = {0};
+    size_t length = file != NULL ? fread(text, 1, sizeof text - 1, file) : 0;
+    if (file != NULL)
+        fclose(file);
+    remove(json);
+    CHECK(length > 0 && strstr(text, "\"label\"") != NULL && strstr(text, "\"label switch\"") != NULL,
+          "the JSON names the label and switch tasks: %s", text);
+}
+
 static void switch_loops_back(void)
 {
     loop_state state = {0, NULL};
@@ -189,6 +204,7 @@ static void switch_loops_back(void)
         EXPECT_OK(aclrtSynchronizeStream(tu_stream));
         CHECK(state.rounds == 3, "execution %d: the loop ran %d rounds, expected 3", run, state.rounds);
     }
+    expect_json_kinds(model);
     EXPECT_OK(aclmdlRIDestroy(model));
     EXPECT_OK(aclrtDestroyLabelList(list));
     EXPECT_OK(aclrtDestroyLabel(labels[0]));

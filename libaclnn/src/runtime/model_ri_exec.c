@@ -379,6 +379,9 @@ ACL_FUNC_VISIBILITY aclError aclmdlRIDestroyUnregisterCallback(aclmdlRI modelRI,
 
 static const char *task_kind(const nn_captured_task *task)
 {
+    const char *label_kind = nn_model_label_task_kind(task);
+    if (label_kind != NULL)
+        return label_kind;
     if (task->replay != NULL)
         return "event record, reset or wait";
     return task->inline_ok ? "operator launch, copy or fill" : "callback or host function";

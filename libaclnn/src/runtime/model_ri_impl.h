@@ -131,6 +131,9 @@ aclError nn_model_queue_abortable(nn_model *model, const nn_captured_task *task,
 
 /* Whether the ready model holds a label switch (aclrtSwitchLabelByIndex). */
 bool nn_model_has_switches(const nn_model *model);
+/* "label" or "label switch" for the tasks aclrtSetLabel and aclrtSwitchLabelByIndex recorded
+ * (aclmdlRIDebugJsonPrint); NULL for any other task. */
+const char *nn_model_label_task_kind(const nn_captured_task *task);
 /* Queues one execution of such a model on `s`: one task that walks its list through the switches. */
 aclError nn_model_queue_switching(nn_model *model, nn_stream *s);
 

@@ -268,6 +268,13 @@ static int run_switch(void *ctx)
     return nn_rt_error(ACL_ERROR_RT_INTERNAL_ERROR, "a label switch ran outside its model's execution.");
 }
 
+const char *nn_model_label_task_kind(const nn_captured_task *task)
+{
+    if (task->run == run_label_mark)
+        return "label";
+    return task->run == run_switch ? "label switch" : NULL;
+}
+
 bool nn_model_has_switches(const nn_model *model)
 {
     for (size_t i = 0; i < model->num_tasks; i++)
