@@ -10,7 +10,7 @@ import pytest
 import support
 
 PROGRAMS = ["test_runtime_model_ri", "test_runtime_model_ri_update", "test_runtime_model_ri_cond",
-            "test_runtime_model_ri_abort"]
+            "test_runtime_model_ri_abort", "test_runtime_model_ri_label"]
 
 
 @pytest.mark.parametrize("program", PROGRAMS)

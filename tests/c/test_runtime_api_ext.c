@@ -512,8 +512,7 @@ static void test_variants(void)
 
 static void test_not_supported(void)
 {
-    aclrtLabel label = NULL;
-    EXPECT(aclrtCreateLabel(&label), ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "aclrtCreateLabel");
+    EXPECT(aclrtActiveStream(tu_stream, tu_stream), ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "aclrtActiveStream");
     EXPECT(aclmdlRIKernelTaskGetAttribute(NULL, ACL_RT_LAUNCH_KERNEL_ATTR_SCHEM_MODE, NULL),
            ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "aclmdlRIKernelTaskGetAttribute is not supported by libaclnn");
     aclrtBinHandle bin = NULL;

@@ -210,7 +210,10 @@ static aclError execute_async(const char *api, aclmdlRI modelRI, aclrtStream str
         return err;
     }
     /* The list no longer changes once the model is ready: no lock while queuing. */
-    for (size_t i = 0; i < model->num_tasks && err == ACL_SUCCESS; i++)
+    bool switching = nn_model_has_switches(model);
+    if (switching)
+        err = nn_model_queue_switching(model, s); /* one walk through the switches (model_ri_label.c) */
+    for (size_t i = 0; i < model->num_tasks && err == ACL_SUCCESS && !switching; i++)
         err = queue_recorded(model, &model->tasks[i], s);
     aclError end = nn_stream_submit(s, run_execution_end, release_execution, model); /* takes our reference */
     return err != ACL_SUCCESS ? err : end;
@@ -376,6 +379,9 @@ ACL_FUNC_VISIBILITY aclError aclmdlRIDestroyUnregisterCallback(aclmdlRI modelRI,
 
 static const char *task_kind(const nn_captured_task *task)
 {
+    const char *label_kind = nn_model_label_task_kind(task);
+    if (label_kind != NULL)
+        return label_kind;
     if (task->replay != NULL)
         return "event record, reset or wait";
     return task->inline_ok ? "operator launch, copy or fill" : "callback or host function";

@@ -1,8 +1,9 @@
 /*
  * model_ri_impl.h - what the files of the model runtime instances share: model_ri.c (lifetime,
  * recording, capture), model_ri_exec.c (building, execution, destroy, names, debug output),
- * model_ri_update.c (task groups and their updates), model_ri_cond.c (conditional tasks) and
- * model_ri_abort.c (aclmdlRIAbort).  See model_ri.c for the design.
+ * model_ri_update.c (task groups and their updates), model_ri_cond.c (conditional tasks),
+ * model_ri_abort.c (aclmdlRIAbort) and model_ri_label.c (labels and switches).  See model_ri.c
+ * for the design.
  */
 #ifndef NN_MODEL_RI_IMPL_H
 #define NN_MODEL_RI_IMPL_H
@@ -125,5 +126,15 @@ bool nn_model_abortable(const nn_model *model);
 /* Queues a run task of an execution of a built model so that it is skipped if the model is
  * aborted before it runs. */
 aclError nn_model_queue_abortable(nn_model *model, const nn_captured_task *task, nn_stream *s);
+
+/* ---- labels (model_ri_label.c) ------------------------------------------------------- */
+
+/* Whether the ready model holds a label switch (aclrtSwitchLabelByIndex). */
+bool nn_model_has_switches(const nn_model *model);
+/* "label" or "label switch" for the tasks aclrtSetLabel and aclrtSwitchLabelByIndex recorded
+ * (aclmdlRIDebugJsonPrint); NULL for any other task. */
+const char *nn_model_label_task_kind(const nn_captured_task *task);
+/* Queues one execution of such a model on `s`: one task that walks its list through the switches. */
+aclError nn_model_queue_switching(nn_model *model, nn_stream *s);
 
 #endif /* NN_MODEL_RI_IMPL_H */
