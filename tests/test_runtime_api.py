@@ -173,3 +173,10 @@ def test_docs_table_lists_every_function_with_its_status():
     not_supported = set(re.findall(r"^NN_NOT_SUPPORTED(?:_VOID)?\((\w+),", generated, re.M))
     not_supported |= set(re.findall(r"^NN_NOT_SUPPORTED_(?:PTR|VALUE)\([^,]+, (\w+),", generated, re.M))
     assert {n for n, status in rows.items() if status == "not supported"} == not_supported
+    # the counts the text gives before the table
+    runtime = [name for _, name in cann_functions()]
+    tools = [name for _, name in cann_functions(TOOL_DATA)]
+    works = sum(rows[name] == "works" for name in runtime)
+    assert f"flags). {works} work, with the meaning\neach has on a CPU; {len(runtime) - works} return" in text
+    tool_works = sum(rows[name] == "works" for name in tools)
+    assert f"so those samples build; {tool_works} work, and\nthe {len(tools) - tool_works} others" in text
