@@ -343,7 +343,12 @@ static void test_two_processes(const char *self)
     fflush(NULL);
     pid_t child = fork();
     if (child == 0) {
-        execl(self, self, "child", ids[0], ids[1], ids[2], (char *)NULL);
+        /* cross-built tests run under user-mode qemu (ACLNN_TEST_EMULATOR): so must this program */
+        const char *emulator = getenv("ACLNN_TEST_EMULATOR");
+        if (emulator != NULL && emulator[0] != '\0')
+            execlp(emulator, emulator, self, "child", ids[0], ids[1], ids[2], (char *)NULL);
+        else
+            execl(self, self, "child", ids[0], ids[1], ids[2], (char *)NULL);
         _exit(127);
     }
     tu_sleep_ms(20); /* the child tries before any grant */
@@ -383,7 +388,8 @@ static int run_orphan(void)
 static void test_orphans_reclaimed(const char *self)
 {
     char command[600];
-    snprintf(command, sizeof command, "'%s' orphan", self);
+    const char *emulator = getenv("ACLNN_TEST_EMULATOR"); /* as in test_two_processes */
+    snprintf(command, sizeof command, "%s '%s' orphan", emulator != NULL ? emulator : "", self);
     FILE *child = popen(command, "r");
     unsigned q = 0;
     int read = child ? fscanf(child, "%u", &q) : 0;
