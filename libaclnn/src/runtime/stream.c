@@ -593,44 +593,50 @@ void nn_stream_set_priority(nn_stream *s, uint32_t priority)
     s->priority = priority;
 }
 
-/* One of a stream's creation values into *out (not null), for `api`. */
-static aclError stream_value(const char *api, aclrtStream stream, const void *out, const char *out_name,
-                             nn_stream **s)
+/* What a stream was made with, as aclrtStreamGetId / GetPriority / GetFlags read it. */
+typedef struct {
+    int32_t id;
+    uint32_t priority, flags;
+} creation_values;
+
+/* The creation values of `stream` for `api`, whose output `out_name` (`out`) must not be null. */
+static aclError read_creation_values(const char *api, aclrtStream stream, const void *out, const char *out_name,
+                                     creation_values *values)
 {
     if (out == NULL)
         return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: %s must not be null.", api, out_name);
-    return nn_stream_acquire_named(api, stream, s);
+    nn_stream *s;
+    aclError ret = nn_stream_acquire_named(api, stream, &s);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    *values = (creation_values){s->id, s->priority, s->flags};
+    nn_stream_unref(s);
+    return ACL_SUCCESS;
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtStreamGetId(aclrtStream stream, int32_t *streamId)
 {
-    nn_stream *s;
-    aclError ret = stream_value("aclrtStreamGetId", stream, streamId, "streamId", &s);
-    if (ret != ACL_SUCCESS)
-        return ret;
-    *streamId = s->id;
-    nn_stream_unref(s);
-    return ACL_SUCCESS;
+    creation_values values = {0};
+    aclError ret = read_creation_values("aclrtStreamGetId", stream, streamId, "streamId", &values);
+    if (ret == ACL_SUCCESS)
+        *streamId = values.id;
+    return ret;
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtStreamGetPriority(aclrtStream stream, uint32_t *priority)
 {
-    nn_stream *s;
-    aclError ret = stream_value("aclrtStreamGetPriority", stream, priority, "priority", &s);
-    if (ret != ACL_SUCCESS)
-        return ret;
-    *priority = s->priority;
-    nn_stream_unref(s);
-    return ACL_SUCCESS;
+    creation_values values = {0};
+    aclError ret = read_creation_values("aclrtStreamGetPriority", stream, priority, "priority", &values);
+    if (ret == ACL_SUCCESS)
+        *priority = values.priority;
+    return ret;
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtStreamGetFlags(aclrtStream stream, uint32_t *flags)
 {
-    nn_stream *s;
-    aclError ret = stream_value("aclrtStreamGetFlags", stream, flags, "flags", &s);
-    if (ret != ACL_SUCCESS)
-        return ret;
-    *flags = s->flags;
-    nn_stream_unref(s);
-    return ACL_SUCCESS;
+    creation_values values = {0};
+    aclError ret = read_creation_values("aclrtStreamGetFlags", stream, flags, "flags", &values);
+    if (ret == ACL_SUCCESS)
+        *flags = values.flags;
+    return ret;
 }
