@@ -28,7 +28,6 @@ OUT = os.path.join(ROOT, "libaclnn", "src", "runtime", "rt_not_supported.c")
 # Why a function has no CPU meaning, by the first pattern its name matches (in this order).
 REASONS = [
     ("NN_WHY_DUMP", r"^acldump|DumpArgs|^aclmdl(Init|Set|Finalize)Dump"),
-    ("NN_WHY_MEMPOOL", r"^aclrtMemPool"),
     ("NN_WHY_PLATFORM", r"^aclplatform"),
     ("NN_WHY_MODEL", r"^aclmdl"),
     ("NN_WHY_KERNEL", r"Binary|Kernel|Function|FuncBy|FuncHandle|Symbol|SIMT|RegisterCpuFunc|ArgsFrom"),
@@ -49,7 +48,6 @@ NOTHING = {
 }
 WHY_TEXT = {
     "NN_WHY_DUMP": "a CPU raises no AI Core exceptions to dump",
-    "NN_WHY_MEMPOOL": "libaclnn has no stream-ordered memory pools yet",
     "NN_WHY_PLATFORM": "libaclnn does not describe its CPU device through acl_platform.h yet",
     "NN_WHY_MODEL": "libaclnn's model runtime instances capture, build, update and execute, but do not keep "
                     "the per-task kinds and streams that CANN's per-task queries and parameters read",

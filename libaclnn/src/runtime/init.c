@@ -260,6 +260,7 @@ static void finalize_everything(void)
     nn_rt_devices_finalize();
     nn_model_finalize(); /* after the streams (they let go of the models), before the events */
     nn_event_finalize();
+    nn_mem_pool_finalize(); /* before memory.c's registry goes */
     nn_mem_finalize();
 }
 

@@ -264,6 +264,10 @@ void nn_pinned_report_free(const char *api, void *base, size_t size, const nn_ch
 void nn_mem_release_host(void *base);
 /* Whether ptr lies in an aclrtMallocHost allocation. */
 bool nn_mem_is_host_alloc(const void *ptr);
+/* rt_mem_pool.c: a synchronize gives idle pool memory beyond each pool's release threshold
+ * back (nn_stream_wait); aclFinalize releases every pool. */
+void nn_mem_pool_release_idle(void);
+void nn_mem_pool_finalize(void);
 /* rt_ipc.c: the aclrtMalloc block [base, base+size) is being freed: its IPC export keys die and
  * pages an export shared get private memory again before the allocator can hand them out. */
 void nn_ipc_block_freed(const void *base, size_t size);

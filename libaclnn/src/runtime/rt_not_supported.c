@@ -22,7 +22,6 @@
 #define NN_WHY_KERNEL "libaclnn runs no device kernels of its own: only the aclnn operators"
 #define NN_WHY_MANAGED "libaclnn has no managed (unified) memory"
 #define NN_WHY_MBUF "libaclnn has no mbuf chains"
-#define NN_WHY_MEMPOOL "libaclnn has no stream-ordered memory pools yet"
 #define NN_WHY_MODEL "libaclnn's model runtime instances capture, build, update and execute, but do not keep the per-task kinds and streams that CANN's per-task queries and parameters read"
 #define NN_WHY_NOTIFY "libaclnn shares notifies between the processes of one host only (no servers)"
 #define NN_WHY_PLATFORM "libaclnn does not describe its CPU device through acl_platform.h yet"
@@ -194,13 +193,6 @@ NN_NOT_SUPPORTED(aclrtMemManagedPrefetchBatchAsync, (const void **ptrs, size_t *
 NN_NOT_SUPPORTED(aclrtMemMapSelectedLink, (void *virPtrDst, size_t size, void *virPtrSrc, uint32_t linkIdx), NN_WHY_DEVICE)
 NN_NOT_SUPPORTED(aclrtDeviceL2CacheFlush, (void *rsv), NN_WHY_DEVICE)
 NN_NOT_SUPPORTED(aclrtMemMapSetLink, (aclrtDrvMemHandle handle, aclrtMemLinkType adviceLink), NN_WHY_DEVICE)
-NN_NOT_SUPPORTED(aclrtMemPoolCreate, (aclrtMemPool *memPool, const aclrtMemPoolProps *poolProps), NN_WHY_MEMPOOL)
-NN_NOT_SUPPORTED(aclrtMemPoolDestroy, (const aclrtMemPool memPool), NN_WHY_MEMPOOL)
-NN_NOT_SUPPORTED(aclrtMemPoolSetAttr, (aclrtMemPool memPool, aclrtMemPoolAttr attr, void *value), NN_WHY_MEMPOOL)
-NN_NOT_SUPPORTED(aclrtMemPoolGetAttr, (aclrtMemPool memPool, aclrtMemPoolAttr attr, void *value), NN_WHY_MEMPOOL)
-NN_NOT_SUPPORTED(aclrtMemPoolMallocAsync, (void **ptr, size_t size, aclrtMemPool memPool, aclrtStream stream), NN_WHY_MEMPOOL)
-NN_NOT_SUPPORTED(aclrtMemPoolFreeAsync, (void *ptr, aclrtStream stream), NN_WHY_MEMPOOL)
-NN_NOT_SUPPORTED(aclrtMemPoolTrimTo, (aclrtMemPool memPool, size_t minBytesToKeep), NN_WHY_MEMPOOL)
 NN_NOT_SUPPORTED(acldumpSaveExceptionInfo, (const char *fileName, const char *userTag, const acldumpTensorInfo *tensors, size_t tensorCount), NN_WHY_DUMP)
 NN_NOT_SUPPORTED(acldumpGetExceptionInfoPath, (char *path, size_t maxLen), NN_WHY_DUMP)
 NN_NOT_SUPPORTED(aclplatformGetDeviceInfo, (aclplatformDevInfo infoType, char *value, uint32_t maxLen), NN_WHY_PLATFORM)

@@ -504,6 +504,7 @@ aclError nn_stream_wait(nn_stream *s, const struct timespec *deadline, int timeo
     s->first_error_message = NULL;
     pthread_mutex_unlock(&s->lock);
     nn_check_race_host_waited_stream(s); /* the host now knows the stream's tasks finished */
+    nn_mem_pool_release_idle(); /* CANN trims its pools at a synchronize */
 
     if (code != 0) {
         if (message != NULL)
