@@ -262,6 +262,7 @@ static void finalize_everything(void)
     nn_event_finalize();
     nn_mem_pool_finalize(); /* before memory.c's registry goes */
     nn_mem_finalize();
+    nn_managed_finalize(); /* the advice of managed memory left to aclFinalize */
 }
 
 bool nn_rt_initialized(void)

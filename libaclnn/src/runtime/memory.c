@@ -320,13 +320,25 @@ static const char *kind_releaser(mem_kind kind)
     return kind == MEM_DEVICE ? "aclrtFree" : kind == MEM_HOST ? "aclrtFreeHost" : "aclrtUnmapMem";
 }
 
-bool nn_mem_register_mapped(void *base, size_t size)
+static bool register_block(void *base, size_t size, mem_kind kind)
 {
-    mem_block block = {(uintptr_t)base, size, size, MEM_MAPPED};
+    mem_block block = {(uintptr_t)base, size, size, kind};
     pthread_mutex_lock(&g_mem_lock);
     bool ok = insert_block(block);
     pthread_mutex_unlock(&g_mem_lock);
     return ok;
+}
+
+bool nn_mem_register_mapped(void *base, size_t size)
+{
+    return register_block(base, size, MEM_MAPPED);
+}
+
+/* Managed memory is plain heap memory even under ACLNN_CHECK (the host touches it), which
+ * aclrtFree's release_memory gives back: nn_check_device_free frees what it did not make. */
+bool nn_mem_register_managed(void *base, size_t size)
+{
+    return register_block(base, size, MEM_DEVICE);
 }
 
 void nn_mem_unregister_mapped(void *base)
@@ -376,8 +388,10 @@ static aclError release(const char *api, const char *param, void *ptr, mem_kind 
         /* (memcheck holds freed memory back itself: check_mem.c) */
         bool kept = in_use && !nn_check_on(NN_CHECK_MEMCHECK) && keep_until_finalize_locked(ptr);
         pthread_mutex_unlock(&g_mem_lock);
-        if (kind == MEM_DEVICE)
-            nn_ipc_block_freed(ptr, block.size); /* before the allocator may hand the pages out */
+        if (kind == MEM_DEVICE) { /* before the allocator may hand the pages out */
+            nn_ipc_block_freed(ptr, block.size);
+            nn_managed_forget(ptr);
+        }
         if (kept)
             (void)nn_check_alloc_remove(ptr); /* the checking records go, the bytes stay */
         else

@@ -248,6 +248,12 @@ void nn_mem_finalize(void);
  * nn_mem_find and the copy checks accept it, aclrtFree refuses it, aclFinalize leaves it. */
 bool nn_mem_register_mapped(void *base, size_t size);
 void nn_mem_unregister_mapped(void *base);
+/* rt_managed.c: records heap memory from posix_memalign as a device allocation that aclrtFree
+ * releases (aclrtMemAllocManaged); nn_managed_forget drops its advice when it goes. */
+bool nn_mem_register_managed(void *base, size_t size);
+void nn_managed_forget(const void *base);
+bool nn_managed_contains(const void *ptr);
+void nn_managed_finalize(void);
 /* rt_vmm.c: the access aclrtMemSetAccess gave the aclrtMapMem mapping containing ptr
  * (READWRITE when ptr is in none). */
 aclrtMemAccessFlags nn_vmm_access_at(const void *ptr);

@@ -202,7 +202,9 @@ ACL_FUNC_VISIBILITY aclError aclrtPointerGetAttributes(const void *ptr, aclrtPtr
     } else if (nn_mem_find(ptr, 1, &base, &size)) {
         int32_t device = 0;
         (void)aclrtGetDevice(&device); /* allocations are not tied to a device: report the current one */
-        attributes->location.type = ACL_MEM_LOCATION_TYPE_DEVICE;
+        /* (aclrtMemAllocManaged memory: the host and the device both reach it) */
+        attributes->location.type = nn_managed_contains(ptr) ? ACL_MEM_LOCATION_TYPE_MANAGED
+                                                             : ACL_MEM_LOCATION_TYPE_DEVICE;
         attributes->location.id = (uint32_t)device;
         if (size >= HUGE_PAGE)
             attributes->pageSize = (uint32_t)HUGE_PAGE; /* large blocks sit on huge pages (memory.c) */
