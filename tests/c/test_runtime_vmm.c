@@ -169,6 +169,42 @@ static void test_two_mappings_share_memory(void)
     EXPECT_OK(aclrtReleaseMemAddress(b));
 }
 
+/* aclrtMemMapNoAccess: mapped, but nothing reaches the range until aclrtMemSetAccess. */
+static void test_map_no_access(void)
+{
+    aclrtPhysicalMemProp prop;
+    memset(&prop, 0, sizeof prop);
+    prop.memAttr = ACL_HBM_MEM_HUGE;
+    prop.location.type = ACL_MEM_LOCATION_TYPE_DEVICE;
+    size_t gran = 0;
+    EXPECT_OK(aclrtMemGetAllocationGranularity(&prop, ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM, &gran));
+    void *a = NULL;
+    aclrtDrvMemHandle h;
+    EXPECT_OK(aclrtReserveMemAddress(&a, 2 * gran, 0, NULL, 0));
+    EXPECT_OK(aclrtMallocPhysical(&h, gran, &prop, 0));
+    EXPECT(aclrtMemMapNoAccess(NULL, gran, 0, h, 0), ACL_ERROR_INVALID_PARAM, "virPtr");
+    EXPECT(aclrtMemMapNoAccess(a, gran, 0, NULL, 0), ACL_ERROR_INVALID_PARAM, "handle");
+    EXPECT(aclrtMemMapNoAccess(a, 0, 0, h, 0), ACL_ERROR_INVALID_PARAM, "size");
+    EXPECT(aclrtMemMapNoAccess(a, gran, 0, h, 1), ACL_ERROR_INVALID_PARAM, "flags");
+    EXPECT(aclrtMemMapNoAccess(a, 2 * gran, 0, h, 0), ACL_ERROR_INVALID_PARAM, "aclrtMemMapNoAccess");
+    EXPECT_OK(aclrtMemMapNoAccess(a, gran, 0, h, 0));
+    aclrtMemLocation loc;
+    uint64_t flag = 99;
+    EXPECT_OK(aclrtMemGetAccess(a, &loc, &flag));
+    CHECK(flag == ACL_RT_MEM_ACCESS_FLAGS_NONE, "access after aclrtMemMapNoAccess: %llu", (unsigned long long)flag);
+    EXPECT(aclrtMemset(a, gran, 0x11, 16), ACL_ERROR_RT_PARAM_INVALID, "aclrtMemset");
+    aclrtMemAccessDesc desc;
+    memset(&desc, 0, sizeof desc);
+    desc.flags = ACL_RT_MEM_ACCESS_FLAGS_READWRITE;
+    desc.location.type = ACL_MEM_LOCATION_TYPE_DEVICE;
+    EXPECT_OK(aclrtMemSetAccess(a, gran, &desc, 1));
+    EXPECT_OK(aclrtMemset(a, gran, 0x11, 16));
+    CHECK(tu_dev_byte(a, 15) == 0x11, "the range is not writable after aclrtMemSetAccess");
+    EXPECT_OK(aclrtUnmapMem(a));
+    EXPECT_OK(aclrtFreePhysical(h));
+    EXPECT_OK(aclrtReleaseMemAddress(a));
+}
+
 int main(void)
 {
     setenv("ACLNN_STRICT", "1", 1);
@@ -176,6 +212,7 @@ int main(void)
         return 1;
     test_pool_runs_prelu();
     test_two_mappings_share_memory();
+    test_map_no_access();
     tu_close_device();
     return tu_finish("test_runtime_vmm");
 }

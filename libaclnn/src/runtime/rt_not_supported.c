@@ -63,7 +63,6 @@ NN_NOT_SUPPORTED(aclrtMemcpyFromSymbol, (void *dst, size_t dstMax, const void *s
 NN_NOT_SUPPORTED(aclrtMemcpyFromSymbolAsync, (void *dst, size_t dstMax, const void *symbol, size_t count, size_t offset, aclrtMemcpyKind kind, aclrtStream stream), NN_WHY_KERNEL)
 NN_NOT_SUPPORTED(aclrtMemcpyToSymbol, (const void *symbol, const void *src, size_t count, size_t offset, aclrtMemcpyKind kind), NN_WHY_KERNEL)
 NN_NOT_SUPPORTED(aclrtMemcpyToSymbolAsync, (const void *symbol, const void *src, size_t count, size_t offset, aclrtMemcpyKind kind, aclrtStream stream), NN_WHY_KERNEL)
-NN_NOT_SUPPORTED(aclrtMemMapNoAccess, (void *virPtr, size_t size, size_t offset, aclrtDrvMemHandle handle, uint64_t flags), NN_WHY_DEVICE)
 NN_NOT_SUPPORTED(aclrtSetGroup, (int32_t groupId), NN_WHY_DEVICE)
 NN_NOT_SUPPORTED(aclrtGetGroupCount, (uint32_t *count), NN_WHY_DEVICE)
 NN_NOT_SUPPORTED_PTR(aclrtGroupInfo *, aclrtCreateGroupInfo, (void), NN_WHY_DEVICE)
