@@ -194,9 +194,15 @@ static void test_free_checks(void)
 
     EXPECT(aclrtMemPoolFreeAsync(NULL, tu_stream), ACL_ERROR_INVALID_PARAM, "ptr");
     EXPECT(aclrtMemPoolFreeAsync((char *)a + 64, tu_stream), ACL_ERROR_RT_PARAM_INVALID, "inside");
+    /* aclrtMalloc memory is freed when the stream reaches the call, as CANN does */
     EXPECT_OK(aclrtMalloc(&plain, 64, ACL_MEM_MALLOC_HUGE_FIRST));
-    EXPECT(aclrtMemPoolFreeAsync(plain, tu_stream), ACL_ERROR_RT_PARAM_INVALID, "aclrtMemPoolMallocAsync");
-    EXPECT_OK(aclrtFree(plain));
+    EXPECT_OK(aclrtMemsetAsync(plain, 64, 0x33, 64, tu_stream));
+    EXPECT_OK(aclrtMemPoolFreeAsync(plain, tu_stream));
+    EXPECT_OK(aclrtSynchronizeStream(tu_stream));
+    EXPECT(aclrtFree(plain), ACL_ERROR_RT_PARAM_INVALID, "already freed");
+    EXPECT_OK(aclrtMallocHost(&plain, 64));
+    EXPECT(aclrtMemPoolFreeAsync(plain, tu_stream), ACL_ERROR_RT_PARAM_INVALID, "aclrtMalloc");
+    EXPECT_OK(aclrtFreeHost(plain));
     EXPECT_OK(aclrtMemPoolFreeAsync(a, tu_stream));
     EXPECT(aclrtMemPoolFreeAsync(a, tu_stream), ACL_ERROR_RT_PARAM_INVALID, "already freed");
 

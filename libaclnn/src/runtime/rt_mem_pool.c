@@ -30,6 +30,7 @@
 #include "acl/acl_rt_memory_soma.h"
 #include "check/nn_check.h"
 #include "runtime/nn_rt_internal.h"
+#include "runtime/rt_ext.h"
 
 #define POOL_BLOCK_BYTES ((size_t)2 << 20)
 
@@ -516,6 +517,28 @@ static void race_check_free(const nn_stream *stream, const pool_block *block)
     nn_check_race_task(stream, "aclrtMemPoolFreeAsync", &access, 1);
 }
 
+/* The host function that frees, in stream order, aclrtMalloc memory given to
+ * aclrtMemPoolFreeAsync (CANN: ApiImplSoma::MemPoolFreeAsyncCallback).  Launched as a host
+ * function, so that racecheck orders it as the stream does. */
+static void free_in_stream_order(void *ptr)
+{
+    if (aclrtFree(ptr) != ACL_SUCCESS) {
+        const char *why = nn_error_take();
+        nn_log(NN_LOG_ERROR, "aclrtMemPoolFreeAsync: freeing %p on its stream failed: %s", ptr, why ? why : "");
+    }
+}
+
+/* ptr starts an allocation of the registry that aclrtFree releases (not a mapping of rt_vmm.c). */
+static bool plain_device_block(void *ptr)
+{
+    void *base = NULL;
+    int fd;
+    size_t offset, room;
+    uint64_t nonce;
+    return nn_mem_find(ptr, 0, &base, NULL) && base == ptr && !nn_mem_is_host_alloc(ptr) &&
+           !nn_vmm_mapping_of(ptr, &fd, &offset, &room, &nonce);
+}
+
 ACL_FUNC_VISIBILITY aclError aclrtMemPoolFreeAsync(void *ptr, aclrtStream stream)
 {
     const char *api = "aclrtMemPoolFreeAsync";
@@ -535,10 +558,12 @@ ACL_FUNC_VISIBILITY aclError aclrtMemPoolFreeAsync(void *ptr, aclrtStream stream
         block->pool->used -= block->size;
     }
     pthread_mutex_unlock(&g_pool_lock);
+    if (block == NULL && !inside && plain_device_block(ptr)) /* as CANN: freed when the stream gets there */
+        return aclrtLaunchHostFunc(stream, free_in_stream_order, ptr);
     if (block == NULL)
         return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID, inside ? "%s: ptr %p is not an allocation in use: it was "
                            "already freed, or points inside a pool block rather than at its start." :
-                           "%s: ptr %p was not allocated by aclrtMemPoolMallocAsync.", api, ptr);
+                           "%s: ptr %p was allocated by neither aclrtMemPoolMallocAsync nor aclrtMalloc.", api, ptr);
     ret = nn_stream_submit(s, run_free, NULL, block);
     if (ret != ACL_SUCCESS) { /* never queued: the block stays the program's */
         pthread_mutex_lock(&g_pool_lock);
