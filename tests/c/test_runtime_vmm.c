@@ -118,14 +118,21 @@ static void test_pool_runs_prelu(void)
     free(got);
 }
 
+/* Device memory on huge pages, and its minimum granularity. */
+static size_t huge_device_prop(aclrtPhysicalMemProp *prop)
+{
+    memset(prop, 0, sizeof *prop);
+    prop->memAttr = ACL_HBM_MEM_HUGE;
+    prop->location.type = ACL_MEM_LOCATION_TYPE_DEVICE;
+    size_t gran = 0;
+    EXPECT_OK(aclrtMemGetAllocationGranularity(prop, ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM, &gran));
+    return gran;
+}
+
 static void test_two_mappings_share_memory(void)
 {
     aclrtPhysicalMemProp prop;
-    memset(&prop, 0, sizeof prop);
-    prop.memAttr = ACL_HBM_MEM_HUGE;
-    prop.location.type = ACL_MEM_LOCATION_TYPE_DEVICE;
-    size_t gran = 0;
-    EXPECT_OK(aclrtMemGetAllocationGranularity(&prop, ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM, &gran));
+    const size_t gran = huge_device_prop(&prop);
     void *a = NULL, *b = NULL;
     aclrtDrvMemHandle h;
     EXPECT_OK(aclrtReserveMemAddress(&a, gran, 0, NULL, 0));
@@ -173,11 +180,7 @@ static void test_two_mappings_share_memory(void)
 static void test_map_no_access(void)
 {
     aclrtPhysicalMemProp prop;
-    memset(&prop, 0, sizeof prop);
-    prop.memAttr = ACL_HBM_MEM_HUGE;
-    prop.location.type = ACL_MEM_LOCATION_TYPE_DEVICE;
-    size_t gran = 0;
-    EXPECT_OK(aclrtMemGetAllocationGranularity(&prop, ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM, &gran));
+    const size_t gran = huge_device_prop(&prop);
     void *a = NULL;
     aclrtDrvMemHandle h;
     EXPECT_OK(aclrtReserveMemAddress(&a, 2 * gran, 0, NULL, 0));
