@@ -239,9 +239,9 @@ static void test_reuse(void)
     aclrtStream other = NULL;
     EXPECT_OK(aclrtCreateStream(&other));
     aclrtMemPool pool = NULL;
-    aclrtMemPoolProps props = device_props(32 * MiB);
+    aclrtMemPoolProps props = device_props(64 * MiB);
     EXPECT_OK(aclrtMemPoolCreate(&pool, &props));
-    set64(pool, ACL_RT_MEM_POOL_ATTR_RELEASE_THRESHOLD, 32 * MiB); /* keep idle blocks */
+    set64(pool, ACL_RT_MEM_POOL_ATTR_RELEASE_THRESHOLD, 64 * MiB); /* keep idle blocks */
 
     /* the free waits behind a host function: only tu_stream may take the block meanwhile */
     atomic_store(&g_gate, 0);
@@ -261,22 +261,58 @@ static void test_reuse(void)
     EXPECT_OK(aclrtSynchronizeStream(other));
     CHECK(attr64(pool, ACL_RT_MEM_POOL_ATTR_RESERVED_MEM_CURRENT) == 6 * MiB, "two blocks (4 + 2 MiB) kept");
 
-    /* the free ran: another stream takes the block only with opportunistic reuse (which the
-     * checking mode's racecheck turns off: it cannot see that the free ran) */
-    const char *check = getenv("ACLNN_CHECK");
-    const int racecheck = check != NULL && (strcmp(check, "1") == 0 || strstr(check, "race") != NULL ||
-                                            strstr(check, "all") != NULL);
+    /* the frees ran, made with opportunistic reuse on: another stream takes the block (it waits
+     * for the event recorded after the free, which also shows racecheck the order) */
     void *taken = NULL;
     EXPECT_OK(aclrtMemPoolMallocAsync(&taken, 3 * MiB, pool, other));
-    CHECK((taken == first) == !racecheck, "opportunistic reuse: got %p, the 4 MiB block is %p", taken, first);
+    CHECK(taken == first, "opportunistic reuse: got %p, the 4 MiB block is %p", taken, first);
     EXPECT_OK(aclrtMemPoolFreeAsync(taken, other));
     EXPECT_OK(aclrtSynchronizeStream(other));
     set32(pool, ACL_RT_MEM_POOL_REUSE_ALLOW_OPPORTUNISTIC, 0);
     EXPECT_OK(aclrtMemPoolMallocAsync(&taken, 3 * MiB, pool, tu_stream));
-    CHECK(taken != first || racecheck, "tu_stream took the block other freed without opportunistic reuse");
+    CHECK(taken != first, "tu_stream took the block other freed with cross-stream reuse off");
     EXPECT_OK(aclrtMemPoolFreeAsync(taken, tu_stream));
     EXPECT_OK(aclrtSynchronizeStream(tu_stream));
     CHECK(attr64(pool, ACL_RT_MEM_POOL_ATTR_USED_MEM_CURRENT) == 0, "nothing in use");
+
+    /* a free made with cross-stream reuse off has no event: opportunistic reuse still takes its
+     * block once the free ran, but not under racecheck, which could not see the order */
+    const char *check = getenv("ACLNN_CHECK");
+    const int racecheck = check != NULL && (strcmp(check, "1") == 0 || strstr(check, "race") != NULL ||
+                                            strstr(check, "all") != NULL);
+    void *late = NULL, *late_taken = NULL;
+    EXPECT_OK(aclrtMemPoolMallocAsync(&late, 7 * MiB, pool, tu_stream));
+    EXPECT_OK(aclrtMemPoolFreeAsync(late, tu_stream));
+    EXPECT_OK(aclrtSynchronizeStream(tu_stream));
+    set32(pool, ACL_RT_MEM_POOL_REUSE_ALLOW_OPPORTUNISTIC, 1);
+    EXPECT_OK(aclrtMemPoolMallocAsync(&late_taken, 7 * MiB, pool, other));
+    CHECK((late_taken == late) == !racecheck, "reuse without an event: got %p, the 8 MiB block is %p", late_taken,
+          late);
+    EXPECT_OK(aclrtMemPoolFreeAsync(late_taken, other));
+    EXPECT_OK(aclrtSynchronizeStream(other));
+    set32(pool, ACL_RT_MEM_POOL_REUSE_ALLOW_OPPORTUNISTIC, 0);
+
+    /* internal dependencies: another stream takes a block whose free is still queued, and waits
+     * for that free before its own tasks run */
+    set32(pool, ACL_RT_MEM_POOL_REUSE_ALLOW_INTERNAL_DEPENDENCIES, 1);
+    atomic_store(&g_gate, 0);
+    void *held = NULL, *waiting = NULL;
+    EXPECT_OK(aclrtMemPoolMallocAsync(&held, 15 * MiB, pool, tu_stream));
+    EXPECT_OK(aclrtLaunchHostFunc(tu_stream, wait_for_gate, NULL));
+    EXPECT_OK(aclrtMemPoolFreeAsync(held, tu_stream));
+    EXPECT_OK(aclrtMemPoolMallocAsync(&waiting, 15 * MiB, pool, other));
+    CHECK(waiting == held, "internal dependencies: got %p, the queued free's block is %p", waiting, held);
+    EXPECT_OK(aclrtMemsetAsync(waiting, 16, 0x42, 16, other));
+    tu_sleep_ms(20);
+    aclrtStreamStatus status = ACL_STREAM_STATUS_COMPLETE;
+    EXPECT_OK(aclrtStreamQuery(other, &status));
+    CHECK(status != ACL_STREAM_STATUS_COMPLETE, "the stream that took the block did not wait for its free");
+    atomic_store(&g_gate, 1);
+    EXPECT_OK(aclrtSynchronizeStream(other));
+    CHECK(tu_dev_byte(waiting, 15) == 0x42, "the fill after the wait did not land");
+    EXPECT_OK(aclrtMemPoolFreeAsync(waiting, other));
+    EXPECT_OK(aclrtSynchronizeStream(other));
+    set32(pool, ACL_RT_MEM_POOL_REUSE_ALLOW_INTERNAL_DEPENDENCIES, 0);
 
     /* a destroy with frees still queued: they finish, then the blocks go */
     atomic_store(&g_gate, 0);

@@ -8,12 +8,13 @@
  *
  * Reuse never hands memory out twice while something can still reach it (docs/runtime.md):
  * a MallocAsync on stream S takes the best-fitting block whose free was queued on S (the
- * stream's order puts every later task of S after the free, as CANN's single-stream reuse does),
- * or, when ACL_RT_MEM_POOL_REUSE_ALLOW_OPPORTUNISTIC is set, a CACHED block of another stream:
- * its free ran, so every task the program ordered before it has finished.  A FREEING block of
- * another stream is never taken (event and internal dependencies are not followed: the flags
- * are kept and read back).  Under ACLNN_CHECK's racecheck opportunistic reuse is off, since the
- * checker cannot see that the free ran and would report the reuse as a race.
+ * stream's order puts every later task of S after the free, as CANN's single-stream reuse does).
+ * Another stream takes a block only after its free: opportunistic reuse once the free ran,
+ * internal dependencies even while it is queued.  With either flag on, the free records a
+ * private event right after it, and the taking stream waits for that event, which also shows
+ * racecheck the order; a block freed with both flags off has no event, so racecheck turns its
+ * opportunistic reuse off (it could not see that the free ran).  Event dependencies of the
+ * program's own are not followed (the flag is kept and read back).
  *
  * Blocks are device memory for the rest of the runtime: registered with memory.c's allocation
  * registry (nn_mem_register_mapped: copies, pointer attributes and strict mode find them, and
@@ -34,7 +35,9 @@
 
 #define POOL_BLOCK_BYTES ((size_t)2 << 20)
 
-typedef enum { BLOCK_BUSY, BLOCK_FREEING, BLOCK_CACHED } block_state;
+/* BLOCK_QUEUING: between aclrtMemPoolFreeAsync's checks and its task being queued (taken by nobody,
+ * released by nobody). */
+typedef enum { BLOCK_BUSY, BLOCK_QUEUING, BLOCK_FREEING, BLOCK_CACHED } block_state;
 
 typedef struct mem_pool mem_pool;
 
@@ -43,6 +46,8 @@ typedef struct pool_block {
     size_t size;           /* a multiple of POOL_BLOCK_BYTES */
     block_state state;
     const nn_stream *stream; /* of its MallocAsync while BUSY, of its FreeAsync after */
+    aclrtEvent freed;        /* recorded on `stream` right after the free when cross-stream reuse is on */
+    bool free_ran;           /* the free's task ran (while QUEUING: settled by the call) */
     mem_pool *pool;
 } pool_block;
 
@@ -59,6 +64,7 @@ struct mem_pool {
 static pthread_mutex_t g_pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static nn_ptrset g_pools;          /* every pool, destroyed ones with FREEING blocks included */
 static atomic_bool g_have_pools;   /* a synchronize skips the lock while no pool exists */
+static bool g_finalizing;          /* aclFinalize released the events already */
 
 /* ---- block memory --------------------------------------------------------------------------- */
 
@@ -120,6 +126,8 @@ static bool add_block_locked(mem_pool *pool, pool_block *block)
 static void release_block_at_locked(mem_pool *pool, size_t index)
 {
     pool_block *block = pool->blocks[index];
+    if (block->freed != NULL && !g_finalizing)
+        (void)aclrtDestroyEvent(block->freed);
     pool->reserved -= block->size;
     pool->blocks[index] = pool->blocks[--pool->num_blocks];
     block_memory_release(block->base, block->size);
@@ -152,15 +160,21 @@ static void trim_cached_locked(mem_pool *pool, uint64_t keep)
     }
 }
 
+/* Another stream takes a block only after its free: opportunistic reuse when the free ran,
+ * internal dependencies whether or not, by waiting for the event recorded after the free (which
+ * also shows racecheck the order; without that event racecheck cannot see it, so no reuse). */
 static bool reusable_by(const mem_pool *pool, const pool_block *block, const nn_stream *stream)
 {
-    if (block->state == BLOCK_BUSY)
+    if (block->state == BLOCK_BUSY || block->state == BLOCK_QUEUING)
         return false;
     if (block->stream == stream)
         return true;
-    return block->state == BLOCK_CACHED && pool->reuse_opportunistic != 0 &&
-           !nn_check_on(NN_CHECK_RACECHECK);
+    const bool opportunistic = block->state == BLOCK_CACHED && pool->reuse_opportunistic != 0;
+    if (block->freed != NULL)
+        return opportunistic || pool->reuse_internal_dependencies != 0;
+    return opportunistic && !nn_check_on(NN_CHECK_RACECHECK);
 }
+
 
 /* The smallest block of at least `size` bytes that `stream` may reuse, or NULL. */
 static pool_block *best_fit_locked(const mem_pool *pool, size_t size, const nn_stream *stream)
@@ -172,6 +186,28 @@ static pool_block *best_fit_locked(const mem_pool *pool, size_t size, const nn_s
             best = block;
     }
     return best;
+}
+
+/* `stream` takes `block` (its event, if any, now the caller's). */
+static void take_locked(mem_pool *pool, pool_block *block, const nn_stream *stream)
+{
+    block->freed = NULL;
+    block->state = BLOCK_BUSY;
+    block->stream = stream;
+    pool->used += block->size;
+    if (pool->used > pool->used_high)
+        pool->used_high = pool->used;
+}
+
+/* Undoes take_locked when the wait for the block's free could not be queued: the block is idle
+ * again (its free ran or is queued on `freed_on`), without an event. */
+static void give_back(pool_block *block, const nn_stream *freed_on)
+{
+    pthread_mutex_lock(&g_pool_lock);
+    block->pool->used -= block->size;
+    block->stream = freed_on;
+    block->state = block->free_ran ? BLOCK_CACHED : BLOCK_FREEING;
+    pthread_mutex_unlock(&g_pool_lock);
 }
 
 static aclError new_block_locked(const char *api, mem_pool *pool, size_t size, pool_block **out)
@@ -473,29 +509,35 @@ ACL_FUNC_VISIBILITY aclError aclrtMemPoolMallocAsync(void **ptr, size_t size, ac
     pthread_mutex_lock(&g_pool_lock);
     mem_pool *pool = live_pool_locked(memPool);
     pool_block *block = pool != NULL ? best_fit_locked(pool, rounded, s) : NULL;
+    const nn_stream *freed_on = block != NULL ? block->stream : NULL;
+    aclrtEvent freed = block != NULL ? block->freed : NULL; /* the block's now: waited for, then destroyed */
     if (pool == NULL)
         ret = nn_rt_error(ACL_ERROR_RT_INTERNAL_ERROR, "%s: memPool %p is not a pool (never created, or already "
                           "destroyed).", api, memPool);
     else if (block == NULL)
         ret = new_block_locked(api, pool, rounded, &block);
-    if (ret == ACL_SUCCESS) {
-        block->state = BLOCK_BUSY;
-        block->stream = s;
-        pool->used += block->size;
-        if (pool->used > pool->used_high)
-            pool->used_high = pool->used;
-        *ptr = block->base;
-    }
+    if (ret == ACL_SUCCESS)
+        take_locked(pool, block, s);
     pthread_mutex_unlock(&g_pool_lock);
+    /* another stream's free: this stream waits for it (outside the lock: under
+     * ACLNN_LAUNCH_BLOCKING the wait is waited for, and the free's task takes the lock) */
+    if (freed != NULL && freed_on != s)
+        ret = aclrtStreamWaitEvent(s, freed);
+    if (freed != NULL)
+        (void)aclrtDestroyEvent(freed); /* (a queued wait keeps what it needs) */
+    if (ret != ACL_SUCCESS && freed != NULL && freed_on != s) {
+        give_back(block, freed_on);
+        return ret;
+    }
+    if (ret == ACL_SUCCESS)
+        *ptr = block->base; /* (a BUSY block stays: trims and destroys leave it alone) */
     return ret;
 }
 
-/* The free, reached by its stream: the block becomes idle memory of its pool (or, for a
- * destroyed pool, goes; the last one takes the pool with it). */
-static int run_free(void *ctx)
+/* A free its stream reached: the block becomes idle memory of its pool (or, for a destroyed
+ * pool, goes; the last one takes the pool with it). */
+static void settle_free_locked(pool_block *block)
 {
-    pool_block *block = ctx;
-    pthread_mutex_lock(&g_pool_lock);
     mem_pool *pool = block->pool;
     block->state = BLOCK_CACHED;
     if (pool->destroyed) {
@@ -503,8 +545,32 @@ static int run_free(void *ctx)
         if (pool->num_blocks == 0)
             free_pool_locked(pool);
     }
+}
+
+static int run_free(void *ctx)
+{
+    pool_block *block = ctx;
+    pthread_mutex_lock(&g_pool_lock);
+    block->free_ran = true;
+    if (block->state == BLOCK_FREEING)
+        settle_free_locked(block);
     pthread_mutex_unlock(&g_pool_lock);
     return 0;
+}
+
+/* With cross-stream reuse on, an event recorded right after the free lets another stream take
+ * the block by waiting for it (take_block_locked).  NULL when it cannot be made. */
+static aclrtEvent event_after_free(nn_stream *stream)
+{
+    aclrtEvent event = NULL;
+    if (aclrtCreateEvent(&event) != ACL_SUCCESS)
+        return NULL;
+    nn_check_object_destroyed(event); /* the pool's own: not the program's to destroy */
+    if (aclrtRecordEvent(event, stream) != ACL_SUCCESS) {
+        (void)aclrtDestroyEvent(event);
+        return NULL;
+    }
+    return event;
 }
 
 /* racecheck: the free touches the whole block on its stream, so a task of another stream that
@@ -551,11 +617,14 @@ ACL_FUNC_VISIBILITY aclError aclrtMemPoolFreeAsync(void *ptr, aclrtStream stream
     bool inside;
     pthread_mutex_lock(&g_pool_lock);
     pool_block *block = busy_block_at_locked(ptr, &inside);
+    const bool events = block != NULL && (block->pool->reuse_opportunistic != 0 ||
+                                          block->pool->reuse_internal_dependencies != 0);
     if (block != NULL) {
         race_check_free(s, block);
-        block->state = BLOCK_FREEING; /* CANN counts it unused from this call on */
+        block->state = BLOCK_QUEUING;
+        block->free_ran = false;
         block->stream = s;
-        block->pool->used -= block->size;
+        block->pool->used -= block->size; /* CANN counts it unused from this call on */
     }
     pthread_mutex_unlock(&g_pool_lock);
     if (block == NULL && !inside && plain_device_block(ptr)) /* as CANN: freed when the stream gets there */
@@ -565,12 +634,18 @@ ACL_FUNC_VISIBILITY aclError aclrtMemPoolFreeAsync(void *ptr, aclrtStream stream
                            "already freed, or points inside a pool block rather than at its start." :
                            "%s: ptr %p was allocated by neither aclrtMemPoolMallocAsync nor aclrtMalloc.", api, ptr);
     ret = nn_stream_submit(s, run_free, NULL, block);
+    aclrtEvent freed = ret == ACL_SUCCESS && events ? event_after_free(s) : NULL;
+    pthread_mutex_lock(&g_pool_lock);
     if (ret != ACL_SUCCESS) { /* never queued: the block stays the program's */
-        pthread_mutex_lock(&g_pool_lock);
         block->state = BLOCK_BUSY;
         block->pool->used += block->size;
-        pthread_mutex_unlock(&g_pool_lock);
+    } else {
+        block->freed = freed;
+        block->state = BLOCK_FREEING;
+        if (block->free_ran)
+            settle_free_locked(block);
     }
+    pthread_mutex_unlock(&g_pool_lock);
     return ret;
 }
 
@@ -614,8 +689,10 @@ void nn_mem_pool_release_idle(void)
 void nn_mem_pool_finalize(void)
 {
     pthread_mutex_lock(&g_pool_lock);
+    g_finalizing = true; /* (nn_event_finalize released the pools' events) */
     while (g_pools.count > 0)
         free_pool_locked(g_pools.items[g_pools.count - 1]);
     nn_ptrset_clear(&g_pools);
+    g_finalizing = false;
     pthread_mutex_unlock(&g_pool_lock);
 }
