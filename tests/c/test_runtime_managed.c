@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "acl/acl.h"
+#include "aclnn/acl_meta.h"
 
 #include "test_util.h"
 
@@ -195,6 +196,27 @@ static void test_prefetch(void)
     EXPECT_OK(aclrtFree(ptr));
 }
 
+/* CANN documents managed memory on Atlas A2 and A3 only: the other products answer 207000. */
+static void test_products(void)
+{
+    static const char *const without[] = {"Ascend910", "Ascend310P", "Ascend950"};
+    for (size_t i = 0; i < sizeof without / sizeof without[0]; i++) {
+        void *ptr = NULL;
+        EXPECT_OK(aclnnCpuSetSocVersion(without[i]));
+        EXPECT(aclrtMemAllocManaged(&ptr, PAGE, ACL_RT_MEM_ATTACH_GLOBAL), ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+               without[i]);
+        EXPECT(aclrtMemAllocManaged(&ptr, PAGE, 0), ACL_ERROR_INVALID_PARAM, "flag"); /* the acl layer first */
+    }
+    void *ptr = NULL;
+    EXPECT_OK(aclnnCpuSetSocVersion("Ascend910_93"));
+    EXPECT_OK(aclrtMemAllocManaged(&ptr, PAGE, ACL_RT_MEM_ATTACH_GLOBAL));
+    EXPECT_OK(aclnnCpuSetSocVersion("Ascend950"));
+    EXPECT(aclrtMemManagedPrefetchAsync(ptr, PAGE, kDevice0, 0, tu_stream), ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+           "Ascend950");
+    EXPECT_OK(aclnnCpuSetSocVersion(NULL));
+    EXPECT_OK(aclrtFree(ptr));
+}
+
 int main(void)
 {
     if (tu_open_device())
@@ -202,6 +224,7 @@ int main(void)
     test_alloc_and_access();
     test_advice();
     test_prefetch();
+    test_products();
     tu_close_device();
     return tu_finish("test_runtime_managed");
 }

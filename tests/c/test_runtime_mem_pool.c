@@ -14,6 +14,7 @@
 
 #include "acl/acl.h"
 #include "acl/acl_rt_memory_soma.h"
+#include "aclnn/acl_meta.h"
 
 #include "test_util.h"
 
@@ -70,6 +71,18 @@ static void test_create_checks(void)
     EXPECT(aclrtMemPoolCreate(&pool, &props), ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "handleType");
     props = device_props(SIZE_MAX / 2);
     EXPECT(aclrtMemPoolCreate(&pool, &props), ACL_ERROR_RT_PARAM_INVALID, "maxSize");
+    CHECK(pool == NULL, "a refused create wrote the handle");
+
+    /* CANN documents pools on Atlas A2 only */
+    static const char *const without[] = {"Ascend910", "Ascend910_93", "Ascend950", "Ascend310P"};
+    for (size_t i = 0; i < sizeof without / sizeof without[0]; i++) {
+        EXPECT_OK(aclnnCpuSetSocVersion(without[i]));
+        props = device_props(8 * MiB);
+        EXPECT(aclrtMemPoolCreate(&pool, &props), ACL_ERROR_RT_FEATURE_NOT_SUPPORT, without[i]);
+        props.allocType = (aclrtMemAllocationType)1;
+        EXPECT(aclrtMemPoolCreate(&pool, &props), ACL_ERROR_INVALID_PARAM, "allocType"); /* the acl layer first */
+    }
+    EXPECT_OK(aclnnCpuSetSocVersion(NULL));
     CHECK(pool == NULL, "a refused create wrote the handle");
 
     /* maxSize is rounded up to 2 MiB: a threshold up to the rounded size is accepted */

@@ -99,6 +99,17 @@ void nn_managed_finalize(void)
     pthread_mutex_unlock(&g_managed_lock);
 }
 
+/* CANN documents managed memory on Atlas A2 and A3 (Ascend910B, Ascend910_93) only; elsewhere its
+ * driver answers "not supported" once the acl layer's checks passed. */
+static aclError require_managed(const char *api)
+{
+    const nn_soc soc = nn_soc_current();
+    if (soc == NN_SOC_ASCEND910B || soc == NN_SOC_ASCEND910_93)
+        return ACL_SUCCESS;
+    return nn_rt_error(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "%s: the selected product (%s) has no managed memory "
+                       "(CANN offers it on Ascend910B and Ascend910_93).", api, nn_soc_family_name(soc));
+}
+
 /* ---- allocation ----------------------------------------------------------------------------- */
 
 ACL_FUNC_VISIBILITY aclError aclrtMemAllocManaged(void **ptr, uint64_t size, uint32_t flag)
@@ -109,6 +120,9 @@ ACL_FUNC_VISIBILITY aclError aclrtMemAllocManaged(void **ptr, uint64_t size, uin
     if (flag != ACL_RT_MEM_ATTACH_GLOBAL)
         return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: flag must be ACL_RT_MEM_ATTACH_GLOBAL (1), got %u.", api,
                            flag);
+    aclError ret = require_managed(api);
+    if (ret != ACL_SUCCESS)
+        return ret;
     if (size == 0 || size > MANAGED_MAX)
         return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID, "%s: size must be in (0, 3 TB], got %llu.", api,
                            (unsigned long long)size);
@@ -236,6 +250,8 @@ ACL_FUNC_VISIBILITY aclError aclrtMemManagedAdvise(const void *const ptr, uint64
     if (ptr == NULL || size == 0)
         return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: %s.", api,
                            ptr == NULL ? "ptr must not be null" : "size must be positive, got 0");
+    if (require_managed(api) != ACL_SUCCESS)
+        return ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
     if ((unsigned)advise > ACL_MEM_ADVISE_UNSET_ACCESSED_BY)
         return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID, "%s: advise must be an aclrtMemManagedAdviseType in [0, 5], "
                            "got %d.", api, (int)advise);
@@ -350,7 +366,9 @@ ACL_FUNC_VISIBILITY aclError aclrtMemManagedGetAttr(aclrtMemManagedRangeAttribut
     if (ptr == NULL || data == NULL || size == 0)
         return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: %s.", api, ptr == NULL ? "ptr must not be null"
                            : data == NULL ? "data must not be null" : "size must be positive, got 0");
-    aclError ret = check_attribute(api, attribute);
+    aclError ret = require_managed(api);
+    if (ret == ACL_SUCCESS)
+        ret = check_attribute(api, attribute);
     if (ret != ACL_SUCCESS)
         return ret;
     managed_range *range = NULL;
@@ -372,7 +390,7 @@ ACL_FUNC_VISIBILITY aclError aclrtMemManagedGetAttrs(aclrtMemManagedRangeAttribu
                            : attributes == NULL ? "attributes" : data == NULL ? "data" : "dataSizes");
     if (size == 0)
         return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: size must be positive, got 0.", api);
-    aclError ret = ACL_SUCCESS;
+    aclError ret = require_managed(api);
     for (size_t i = 0; ret == ACL_SUCCESS && i < numAttributes; i++) {
         ret = check_attribute(api, attributes[i]);
         if (ret == ACL_SUCCESS && data[i] == NULL)
@@ -435,7 +453,9 @@ ACL_FUNC_VISIBILITY aclError aclrtMemManagedPrefetchAsync(const void *ptr, size_
         return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: %s.", api, ptr == NULL ? "ptr must not be null"
                            : size == 0 ? "size must be positive, got 0" : "flags is reserved and must be 0");
     nn_stream *s;
-    aclError ret = check_prefetch_location(api, "location", &location);
+    aclError ret = require_managed(api);
+    if (ret == ACL_SUCCESS)
+        ret = check_prefetch_location(api, "location", &location);
     if (ret == ACL_SUCCESS)
         ret = nn_stream_resolve_named(api, stream, &s);
     if (ret == ACL_SUCCESS)
@@ -472,7 +492,9 @@ ACL_FUNC_VISIBILITY aclError aclrtMemManagedPrefetchBatchAsync(const void **ptrs
                            : numPrefetchLocs == 0 ? "numPrefetchLocs must be positive"
                            : flags != 0 ? "flags is reserved and must be 0"
                                         : "count must be greater than or equal to numPrefetchLocs");
-    aclError ret = check_batch_indices(api, prefetchLocIdxs, numPrefetchLocs, count);
+    aclError ret = require_managed(api);
+    if (ret == ACL_SUCCESS)
+        ret = check_batch_indices(api, prefetchLocIdxs, numPrefetchLocs, count);
     for (size_t i = 0; ret == ACL_SUCCESS && i < count; i++)
         if (ptrs[i] == NULL)
             ret = nn_rt_error(ACL_ERROR_RT_PARAM_INVALID, "%s: ptrs[%zu] must not be null.", api, i);

@@ -307,6 +307,10 @@ ACL_FUNC_VISIBILITY aclError aclrtMemPoolCreate(aclrtMemPool *memPool, const acl
         return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: %s must not be null.", api,
                            memPool == NULL ? "memPool" : "poolProps");
     aclError ret = check_props(api, poolProps);
+    const nn_soc soc = nn_soc_current();
+    if (ret == ACL_SUCCESS && soc != NN_SOC_ASCEND910B) /* CANN documents pools on Atlas A2 only */
+        ret = nn_rt_error(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "%s: the selected product (%s) has no stream-ordered "
+                          "memory pools (CANN offers them on Ascend910B).", api, nn_soc_family_name(soc));
     size_t max_size = 0;
     if (ret == ACL_SUCCESS)
         ret = pool_size(api, poolProps->maxSize, &max_size);
