@@ -338,6 +338,34 @@ static void test_reuse(void)
     EXPECT_OK(aclrtDestroyStream(other));
 }
 
+/* A free that aclrtDestroyStreamForce drops (with the tasks before it) leaves its block idle. */
+static void test_dropped_free(void)
+{
+    aclrtMemPool pool = NULL;
+    aclrtMemPoolProps props = device_props(8 * MiB);
+    EXPECT_OK(aclrtMemPoolCreate(&pool, &props));
+    set64(pool, ACL_RT_MEM_POOL_ATTR_RELEASE_THRESHOLD, 8 * MiB);
+    aclrtStream doomed = NULL;
+    aclrtEvent later = NULL;
+    EXPECT_OK(aclrtCreateStream(&doomed));
+    EXPECT_OK(aclrtCreateEvent(&later));
+    atomic_store(&g_gate, 0);
+    EXPECT_OK(aclrtLaunchHostFunc(tu_stream, wait_for_gate, NULL));
+    EXPECT_OK(aclrtRecordEvent(later, tu_stream)); /* completes only when the gate opens */
+    void *block = NULL;
+    EXPECT_OK(aclrtMemPoolMallocAsync(&block, 1, pool, doomed));
+    EXPECT_OK(aclrtStreamWaitEvent(doomed, later));
+    EXPECT_OK(aclrtMemPoolFreeAsync(block, doomed));
+    EXPECT_OK(aclrtDestroyStreamForce(doomed)); /* wakes the wait, drops it and the free */
+    CHECK(attr64(pool, ACL_RT_MEM_POOL_ATTR_USED_MEM_CURRENT) == 0, "the dropped free's block counts as used");
+    EXPECT_OK(aclrtMemPoolTrimTo(pool, 0)); /* only idle blocks go */
+    CHECK(attr64(pool, ACL_RT_MEM_POOL_ATTR_RESERVED_MEM_CURRENT) == 0, "the dropped free left its block busy");
+    atomic_store(&g_gate, 1);
+    EXPECT_OK(aclrtSynchronizeStream(tu_stream));
+    EXPECT_OK(aclrtDestroyEvent(later));
+    EXPECT_OK(aclrtMemPoolDestroy(pool));
+}
+
 int main(void)
 {
     if (tu_open_device())
@@ -347,6 +375,7 @@ int main(void)
     test_malloc_copy_free();
     test_free_checks();
     test_reuse();
+    test_dropped_free();
     tu_close_device();
     return tu_finish("test_runtime_mem_pool");
 }

@@ -48,6 +48,7 @@ typedef struct pool_block {
     const nn_stream *stream; /* of its MallocAsync while BUSY, of its FreeAsync after */
     aclrtEvent freed;        /* recorded on `stream` right after the free when cross-stream reuse is on */
     bool free_ran;           /* the free's task ran (while QUEUING: settled by the call) */
+    uint64_t free_number;    /* counts its frees: a task acts only on its own */
     mem_pool *pool;
 } pool_block;
 
@@ -551,15 +552,41 @@ static void settle_free_locked(pool_block *block)
     }
 }
 
+/* One queued free: run_free when its stream reaches it, release_free after that or instead of it
+ * (aclrtDestroyStreamForce drops it together with the tasks before it, so the block is idle all
+ * the same).  `number` tells a later free of the same block apart. */
+typedef struct free_task {
+    pool_block *block;
+    uint64_t number;
+    bool ran;
+} free_task;
+
+static void free_reached(free_task *task)
+{
+    pthread_mutex_lock(&g_pool_lock);
+    pool_block *block = task->block; /* not released: only CACHED blocks are, and this free is not settled */
+    if (block->free_number == task->number) {
+        block->free_ran = true;
+        if (block->state == BLOCK_FREEING)
+            settle_free_locked(block);
+    }
+    pthread_mutex_unlock(&g_pool_lock);
+}
+
 static int run_free(void *ctx)
 {
-    pool_block *block = ctx;
-    pthread_mutex_lock(&g_pool_lock);
-    block->free_ran = true;
-    if (block->state == BLOCK_FREEING)
-        settle_free_locked(block);
-    pthread_mutex_unlock(&g_pool_lock);
+    free_task *task = ctx;
+    task->ran = true;
+    free_reached(task);
     return 0;
+}
+
+static void release_free(void *ctx)
+{
+    free_task *task = ctx;
+    if (!task->ran)
+        free_reached(task);
+    free(task);
 }
 
 /* With cross-stream reuse on, an event recorded right after the free lets another stream take
@@ -619,6 +646,9 @@ ACL_FUNC_VISIBILITY aclError aclrtMemPoolFreeAsync(void *ptr, aclrtStream stream
     if (ret != ACL_SUCCESS)
         return ret;
     bool inside;
+    free_task *task = malloc(sizeof *task);
+    if (task == NULL)
+        return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: out of memory.", api);
     pthread_mutex_lock(&g_pool_lock);
     pool_block *block = busy_block_at_locked(ptr, &inside);
     const bool events = block != NULL && (block->pool->reuse_opportunistic != 0 ||
@@ -627,20 +657,23 @@ ACL_FUNC_VISIBILITY aclError aclrtMemPoolFreeAsync(void *ptr, aclrtStream stream
         race_check_free(s, block);
         block->state = BLOCK_QUEUING;
         block->free_ran = false;
+        *task = (free_task){block, ++block->free_number, false};
         block->stream = s;
         block->pool->used -= block->size; /* CANN counts it unused from this call on */
     }
     pthread_mutex_unlock(&g_pool_lock);
+    if (block == NULL)
+        free(task);
     if (block == NULL && !inside && plain_device_block(ptr)) /* as CANN: freed when the stream gets there */
         return aclrtLaunchHostFunc(stream, free_in_stream_order, ptr);
     if (block == NULL)
         return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID, inside ? "%s: ptr %p is not an allocation in use: it was "
                            "already freed, or points inside a pool block rather than at its start." :
                            "%s: ptr %p was allocated by neither aclrtMemPoolMallocAsync nor aclrtMalloc.", api, ptr);
-    ret = nn_stream_submit(s, run_free, NULL, block);
+    ret = nn_stream_submit(s, run_free, release_free, task); /* (release_free runs even if it fails) */
     aclrtEvent freed = ret == ACL_SUCCESS && events ? event_after_free(s) : NULL;
     pthread_mutex_lock(&g_pool_lock);
-    if (ret != ACL_SUCCESS) { /* never queued: the block stays the program's */
+    if (ret != ACL_SUCCESS) { /* never queued (release_free only marked it ran): the block stays the program's */
         block->state = BLOCK_BUSY;
         block->pool->used += block->size;
     } else {
