@@ -5,6 +5,7 @@
  * every call's checks and statuses.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -196,6 +197,23 @@ static void test_prefetch(void)
     EXPECT_OK(aclrtFree(ptr));
 }
 
+/* A thread with no device set has no context to allocate in. */
+static void *alloc_without_device(void *result)
+{
+    void *ptr = NULL;
+    *(aclError *)result = aclrtMemAllocManaged(&ptr, PAGE, ACL_RT_MEM_ATTACH_GLOBAL);
+    return NULL;
+}
+
+static void test_no_device(void)
+{
+    aclError result = ACL_SUCCESS;
+    pthread_t thread;
+    CHECK(pthread_create(&thread, NULL, alloc_without_device, &result) == 0, "pthread_create");
+    pthread_join(thread, NULL);
+    CHECK(result == ACL_ERROR_RT_CONTEXT_NULL, "aclrtMemAllocManaged without a device returned %d", (int)result);
+}
+
 /* CANN documents managed memory on Atlas A2 and A3 only: the other products answer 207000. */
 static void test_products(void)
 {
@@ -225,6 +243,7 @@ int main(void)
     test_advice();
     test_prefetch();
     test_products();
+    test_no_device();
     tu_close_device();
     return tu_finish("test_runtime_managed");
 }

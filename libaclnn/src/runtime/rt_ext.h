@@ -49,6 +49,10 @@ aclError nn_ipc_open_key(const char *api, const char *exporter, const char *pref
 /* rt_device_info.c: the device's AI core count as libaclnn reports it (its operator threads). */
 int64_t nn_rt_operator_cores(void);
 
+/* rt_managed.c: ACL_ERROR_RT_CONTEXT_NULL naming `api` unless this thread has a current context
+ * (aclrtMemAllocManaged, aclrtMemPoolCreate). */
+aclError nn_rt_require_device(const char *api);
+
 /* rt_value.c: 207000 naming `api` and `what` unless the selected product's runtime has the
  * stars tasks (910_B_93 and 950 chips: IPC events, value write/wait); Ascend910 and Ascend310P
  * have none. */

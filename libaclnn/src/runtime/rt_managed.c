@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "runtime/nn_rt_internal.h"
+#include "runtime/rt_ext.h"
 
 #define MANAGED_PAGE ((size_t)2 << 20)
 #define MANAGED_MAX ((uint64_t)3 << 40) /* CANN: at most 3 TB of managed memory per process */
@@ -110,6 +111,17 @@ static aclError require_managed(const char *api)
                        "(CANN offers it on Ascend910B and Ascend910_93).", api, nn_soc_family_name(soc));
 }
 
+aclError nn_rt_require_device(const char *api)
+{
+    pthread_mutex_lock(&nn_rt_lock);
+    const bool have = nn_rt_current_context_locked() != NULL;
+    pthread_mutex_unlock(&nn_rt_lock);
+    if (!have)
+        return nn_rt_error(ACL_ERROR_RT_CONTEXT_NULL, "%s: no device is set on this thread; call aclrtSetDevice "
+                           "first.", api);
+    return ACL_SUCCESS;
+}
+
 /* ---- allocation ----------------------------------------------------------------------------- */
 
 ACL_FUNC_VISIBILITY aclError aclrtMemAllocManaged(void **ptr, uint64_t size, uint32_t flag)
@@ -121,6 +133,8 @@ ACL_FUNC_VISIBILITY aclError aclrtMemAllocManaged(void **ptr, uint64_t size, uin
         return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: flag must be ACL_RT_MEM_ATTACH_GLOBAL (1), got %u.", api,
                            flag);
     aclError ret = require_managed(api);
+    if (ret == ACL_SUCCESS)
+        ret = nn_rt_require_device(api);
     if (ret != ACL_SUCCESS)
         return ret;
     if (size == 0 || size > MANAGED_MAX)

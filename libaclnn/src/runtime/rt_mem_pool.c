@@ -308,6 +308,8 @@ ACL_FUNC_VISIBILITY aclError aclrtMemPoolCreate(aclrtMemPool *memPool, const acl
         return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: %s must not be null.", api,
                            memPool == NULL ? "memPool" : "poolProps");
     aclError ret = check_props(api, poolProps);
+    if (ret == ACL_SUCCESS)
+        ret = nn_rt_require_device(api);
     const nn_soc soc = nn_soc_current();
     if (ret == ACL_SUCCESS && soc != NN_SOC_ASCEND910B) /* CANN documents pools on Atlas A2 only */
         ret = nn_rt_error(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "%s: the selected product (%s) has no stream-ordered "
@@ -590,7 +592,7 @@ static void release_free(void *ctx)
 }
 
 /* With cross-stream reuse on, an event recorded right after the free lets another stream take
- * the block by waiting for it (take_block_locked).  NULL when it cannot be made. */
+ * the block by waiting for it (aclrtMemPoolMallocAsync).  NULL when it cannot be made. */
 static aclrtEvent event_after_free(nn_stream *stream)
 {
     aclrtEvent event = NULL;
