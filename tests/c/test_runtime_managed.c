@@ -13,6 +13,7 @@
 
 #include "acl/acl.h"
 #include "aclnn/acl_meta.h"
+#include "aclnnop/aclnn_prelu.h"
 
 #include "test_util.h"
 
@@ -197,6 +198,42 @@ static void test_prefetch(void)
     EXPECT_OK(aclrtFree(ptr));
 }
 
+/* An operator reads and writes managed memory that the host fills and reads directly. */
+static void test_operator_on_managed_memory(void)
+{
+    enum { N = 2, C = 3, HW = 50 };
+    const int64_t shape[3] = {N, C, HW};
+    const int64_t strides[3] = {C * HW, HW, 1};
+    const int64_t weight_shape[1] = {C};
+    float *x = NULL, *weight = NULL, *out = NULL;
+    EXPECT_OK(aclrtMemAllocManaged((void **)&x, N * C * HW * sizeof(float), ACL_RT_MEM_ATTACH_GLOBAL));
+    EXPECT_OK(aclrtMemAllocManaged((void **)&weight, C * sizeof(float), ACL_RT_MEM_ATTACH_GLOBAL));
+    EXPECT_OK(aclrtMemAllocManaged((void **)&out, N * C * HW * sizeof(float), ACL_RT_MEM_ATTACH_GLOBAL));
+    for (int i = 0; i < N * C * HW; i++)
+        x[i] = (float)(i % 17) - 8.0f;
+    for (int c = 0; c < C; c++)
+        weight[c] = 0.25f * (float)(c + 1);
+    aclTensor *tx = aclCreateTensor(shape, 3, ACL_FLOAT, strides, 0, ACL_FORMAT_ND, shape, 3, x);
+    aclTensor *tw = aclCreateTensor(weight_shape, 1, ACL_FLOAT, strides + 2, 0, ACL_FORMAT_ND, weight_shape, 1, weight);
+    aclTensor *ty = aclCreateTensor(shape, 3, ACL_FLOAT, strides, 0, ACL_FORMAT_ND, shape, 3, out);
+    uint64_t ws_size = 0;
+    aclOpExecutor *ex = NULL;
+    EXPECT_OK(aclnnPreluGetWorkspaceSize(tx, tw, ty, &ws_size, &ex));
+    CHECK(tu_run(aclnnPrelu, ws_size, ex) == 0, "aclnnPrelu on managed memory failed: %s", aclGetRecentErrMsg());
+    int wrong = 0;
+    for (int i = 0; i < N * C * HW; i++) {
+        const float want = x[i] > 0.0f ? x[i] : weight[(i / HW) % C] * x[i]; /* PReLU, as the host computes it */
+        wrong += out[i] != want;
+    }
+    CHECK(wrong == 0, "%d of %d outputs differ from the host's PReLU", wrong, N * C * HW);
+    aclDestroyTensor(tx);
+    aclDestroyTensor(tw);
+    aclDestroyTensor(ty);
+    EXPECT_OK(aclrtFree(x));
+    EXPECT_OK(aclrtFree(weight));
+    EXPECT_OK(aclrtFree(out));
+}
+
 /* A thread with no device set has no context to allocate in. */
 static void *alloc_without_device(void *result)
 {
@@ -242,6 +279,7 @@ int main(void)
     test_alloc_and_access();
     test_advice();
     test_prefetch();
+    test_operator_on_managed_memory();
     test_products();
     test_no_device();
     tu_close_device();

@@ -15,6 +15,7 @@
 #include "acl/acl.h"
 #include "acl/acl_rt_memory_soma.h"
 #include "aclnn/acl_meta.h"
+#include "aclnnop/aclnn_prelu.h"
 
 #include "test_util.h"
 
@@ -366,6 +367,56 @@ static void test_dropped_free(void)
     EXPECT_OK(aclrtMemPoolDestroy(pool));
 }
 
+/* An operator in stream order between the allocations and the frees, on pool memory only. */
+static void test_operator_on_pool_memory(void)
+{
+    enum { N = 2, C = 3, HW = 40, COUNT = N * C * HW };
+    aclrtMemPool pool = NULL;
+    aclrtMemPoolProps props = device_props(16 * MiB);
+    EXPECT_OK(aclrtMemPoolCreate(&pool, &props));
+    float *host = NULL;
+    /* three 64-byte aligned parts, as CANN's aclrtMemcpyAsync page asks */
+    EXPECT_OK(aclrtMallocHost((void **)&host, (2 * COUNT + 16) * sizeof(float)));
+    float *host_x = host, *host_w = host + COUNT, *host_out = host + COUNT + 16;
+    for (int i = 0; i < COUNT; i++)
+        host_x[i] = (float)(i % 13) - 6.0f;
+    for (int c = 0; c < C; c++)
+        host_w[c] = -0.5f * (float)(c + 1);
+    void *x = NULL, *w = NULL, *out = NULL;
+    EXPECT_OK(aclrtMemPoolMallocAsync(&x, COUNT * sizeof(float), pool, tu_stream));
+    EXPECT_OK(aclrtMemPoolMallocAsync(&w, C * sizeof(float), pool, tu_stream));
+    EXPECT_OK(aclrtMemPoolMallocAsync(&out, COUNT * sizeof(float), pool, tu_stream));
+    EXPECT_OK(aclrtMemcpyAsync(x, COUNT * sizeof(float), host_x, COUNT * sizeof(float), ACL_MEMCPY_HOST_TO_DEVICE,
+                               tu_stream));
+    EXPECT_OK(aclrtMemcpyAsync(w, C * sizeof(float), host_w, C * sizeof(float), ACL_MEMCPY_HOST_TO_DEVICE, tu_stream));
+    const int64_t shape[3] = {N, C, HW}, strides[3] = {C * HW, HW, 1}, weight_shape[1] = {C};
+    aclTensor *tx = aclCreateTensor(shape, 3, ACL_FLOAT, strides, 0, ACL_FORMAT_ND, shape, 3, x);
+    aclTensor *tw = aclCreateTensor(weight_shape, 1, ACL_FLOAT, strides + 2, 0, ACL_FORMAT_ND, weight_shape, 1, w);
+    aclTensor *ty = aclCreateTensor(shape, 3, ACL_FLOAT, strides, 0, ACL_FORMAT_ND, shape, 3, out);
+    uint64_t ws_size = 0;
+    aclOpExecutor *ex = NULL;
+    EXPECT_OK(aclnnPreluGetWorkspaceSize(tx, tw, ty, &ws_size, &ex));
+    CHECK(ws_size == 0, "a contiguous fp32 PReLU asked for %llu workspace bytes", (unsigned long long)ws_size);
+    EXPECT_OK(aclnnPrelu(NULL, 0, ex, tu_stream));
+    EXPECT_OK(aclrtMemcpyAsync(host_out, COUNT * sizeof(float), out, COUNT * sizeof(float), ACL_MEMCPY_DEVICE_TO_HOST,
+                               tu_stream));
+    EXPECT_OK(aclrtMemPoolFreeAsync(x, tu_stream));
+    EXPECT_OK(aclrtMemPoolFreeAsync(w, tu_stream));
+    EXPECT_OK(aclrtMemPoolFreeAsync(out, tu_stream));
+    EXPECT_OK(aclrtSynchronizeStream(tu_stream));
+    int wrong = 0;
+    for (int i = 0; i < COUNT; i++) {
+        const float want = host_x[i] > 0.0f ? host_x[i] : host_w[(i / HW) % C] * host_x[i];
+        wrong += host_out[i] != want;
+    }
+    CHECK(wrong == 0, "%d of %d outputs differ from the host's PReLU", wrong, COUNT);
+    aclDestroyTensor(tx);
+    aclDestroyTensor(tw);
+    aclDestroyTensor(ty);
+    EXPECT_OK(aclrtFreeHost(host));
+    EXPECT_OK(aclrtMemPoolDestroy(pool));
+}
+
 int main(void)
 {
     if (tu_open_device())
@@ -373,6 +424,7 @@ int main(void)
     test_create_checks();
     test_attributes();
     test_malloc_copy_free();
+    test_operator_on_pool_memory();
     test_free_checks();
     test_reuse();
     test_dropped_free();
