@@ -263,6 +263,7 @@ static void finalize_everything(void)
     nn_mem_pool_finalize(); /* before memory.c's registry goes */
     nn_mem_finalize();
     nn_managed_finalize(); /* the advice of managed memory left to aclFinalize */
+    nn_mem_usage_finalize();
 }
 
 bool nn_rt_initialized(void)

@@ -260,6 +260,7 @@ static aclError allocate(const char *api, void **out, size_t requested, size_t u
         return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION,
                            "%s: out of memory recording the allocation.", api);
     }
+    nn_mem_usage_add(NN_MEM_USE_MALLOC, kind == MEM_DEVICE ? usable : 0);
     *out = memory; /* (checked device memory was registered by nn_check_device_alloc) */
     return ACL_SUCCESS;
 }
@@ -390,7 +391,7 @@ static aclError release(const char *api, const char *param, void *ptr, mem_kind 
         pthread_mutex_unlock(&g_mem_lock);
         if (kind == MEM_DEVICE) { /* before the allocator may hand the pages out */
             nn_ipc_block_freed(ptr, block.size);
-            nn_managed_forget(ptr);
+            nn_mem_device_block_freed(ptr, block.size);
         }
         if (kept)
             (void)nn_check_alloc_remove(ptr); /* the checking records go, the bytes stay */

@@ -249,11 +249,19 @@ void nn_mem_finalize(void);
 bool nn_mem_register_mapped(void *base, size_t size);
 void nn_mem_unregister_mapped(void *base);
 /* rt_managed.c: records heap memory from posix_memalign as a device allocation that aclrtFree
- * releases (aclrtMemAllocManaged); nn_managed_forget drops its advice when it goes. */
+ * releases (aclrtMemAllocManaged); nn_managed_forget drops its advice when it goes (true: it was
+ * managed memory). */
 bool nn_mem_register_managed(void *base, size_t size);
-void nn_managed_forget(const void *base);
+bool nn_managed_forget(const void *base);
 bool nn_managed_contains(const void *ptr);
 void nn_managed_finalize(void);
+/* rt_mem_usage.c: the device memory each allocator holds (aclrtGetMemUsageInfo).  memory.c calls
+ * nn_mem_device_block_freed for every aclrtMalloc or managed block aclrtFree releases. */
+typedef enum { NN_MEM_USE_MALLOC, NN_MEM_USE_POOL, NN_MEM_USE_MANAGED, NN_MEM_USE_COUNT } nn_mem_use;
+void nn_mem_usage_add(nn_mem_use who, size_t bytes);
+void nn_mem_usage_sub(nn_mem_use who, size_t bytes);
+void nn_mem_device_block_freed(const void *base, size_t size);
+void nn_mem_usage_finalize(void);
 /* rt_vmm.c: the access aclrtMemSetAccess gave the aclrtMapMem mapping containing ptr
  * (READWRITE when ptr is in none). */
 aclrtMemAccessFlags nn_vmm_access_at(const void *ptr);

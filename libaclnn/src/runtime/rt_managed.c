@@ -68,17 +68,19 @@ static bool add_range_locked(uintptr_t base, size_t size, managed_page *pages)
     return true;
 }
 
-void nn_managed_forget(const void *base)
+bool nn_managed_forget(const void *base)
 {
+    bool found = false;
     pthread_mutex_lock(&g_managed_lock);
-    for (size_t i = 0; i < g_num_ranges; i++) {
+    for (size_t i = 0; i < g_num_ranges && !found; i++) {
         if (g_ranges[i].base == (uintptr_t)base) {
             free(g_ranges[i].pages);
             g_ranges[i] = g_ranges[--g_num_ranges];
-            break;
+            found = true;
         }
     }
     pthread_mutex_unlock(&g_managed_lock);
+    return found;
 }
 
 bool nn_managed_contains(const void *ptr)
@@ -161,6 +163,7 @@ ACL_FUNC_VISIBILITY aclError aclrtMemAllocManaged(void **ptr, uint64_t size, uin
         free(memory);
         return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: out of memory.", api);
     }
+    nn_mem_usage_add(NN_MEM_USE_MANAGED, rounded);
     *ptr = memory;
     return ACL_SUCCESS;
 }

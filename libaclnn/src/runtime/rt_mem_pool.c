@@ -119,6 +119,7 @@ static bool add_block_locked(mem_pool *pool, pool_block *block)
     }
     pool->blocks[pool->num_blocks++] = block;
     pool->reserved += block->size;
+    nn_mem_usage_add(NN_MEM_USE_POOL, block->size);
     if (pool->reserved > pool->reserved_high)
         pool->reserved_high = pool->reserved;
     return true;
@@ -130,6 +131,7 @@ static void release_block_at_locked(mem_pool *pool, size_t index)
     if (block->freed != NULL && !g_finalizing)
         (void)aclrtDestroyEvent(block->freed);
     pool->reserved -= block->size;
+    nn_mem_usage_sub(NN_MEM_USE_POOL, block->size);
     pool->blocks[index] = pool->blocks[--pool->num_blocks];
     block_memory_release(block->base, block->size);
     free(block);

@@ -69,7 +69,6 @@ NN_NOT_SUPPORTED_PTR(aclrtGroupInfo *, aclrtCreateGroupInfo, (void), NN_WHY_DEVI
 NN_NOT_SUPPORTED(aclrtDestroyGroupInfo, (aclrtGroupInfo *groupInfo), NN_WHY_DEVICE)
 NN_NOT_SUPPORTED(aclrtGetAllGroupInfo, (aclrtGroupInfo *groupInfo), NN_WHY_DEVICE)
 NN_NOT_SUPPORTED(aclrtGetGroupInfoDetail, (const aclrtGroupInfo *groupInfo, int32_t groupIndex, aclrtGroupAttr attr, void *attrValue, size_t valueLen, size_t *paramRetSize), NN_WHY_DEVICE)
-NN_NOT_SUPPORTED(aclrtGetMemUsageInfo, (int32_t deviceId, aclrtMemUsageInfo *memUsageInfo, size_t inputNum, size_t *outputNum), NN_WHY_DEVICE)
 NN_NOT_SUPPORTED(aclrtSubscribeHostFunc, (uint64_t hostFuncThreadId, aclrtStream exeStream), NN_WHY_DEVICE)
 NN_NOT_SUPPORTED(aclrtProcessHostFunc, (int32_t timeout), NN_WHY_DEVICE)
 NN_NOT_SUPPORTED(aclrtUnSubscribeHostFunc, (uint64_t hostFuncThreadId, aclrtStream exeStream), NN_WHY_DEVICE)
