@@ -34,7 +34,6 @@ REASONS = [
     ("NN_WHY_NOTIFY", r"Notify"),
     ("NN_WHY_STREAM_SWITCH", r"SwitchStream|ActiveStream"),
     ("NN_WHY_MBUF", r"Buf(?!fer)|BufChain"),
-    ("NN_WHY_MANAGED", r"Managed"),
     ("NN_WHY_SNAPSHOT", r"SnapShot"),
 ]
 DEFAULT_REASON = "NN_WHY_DEVICE"
@@ -56,7 +55,6 @@ WHY_TEXT = {
     "NN_WHY_STREAM_SWITCH": "libaclnn replays a model's bound streams as one list in call order, so it has no "
                             "stream of its own to activate or switch to (labels and aclrtSwitchLabelByIndex work)",
     "NN_WHY_MBUF": "libaclnn has no mbuf chains",
-    "NN_WHY_MANAGED": "libaclnn has no managed (unified) memory",
     "NN_WHY_SNAPSHOT": "libaclnn has no process snapshots",
     "NN_WHY_DEVICE": "the feature belongs to the NPU hardware and has no meaning on libaclnn's CPU device",
 }

@@ -20,7 +20,6 @@
 #define NN_WHY_DEVICE "the feature belongs to the NPU hardware and has no meaning on libaclnn's CPU device"
 #define NN_WHY_DUMP "a CPU raises no AI Core exceptions to dump"
 #define NN_WHY_KERNEL "libaclnn runs no device kernels of its own: only the aclnn operators"
-#define NN_WHY_MANAGED "libaclnn has no managed (unified) memory"
 #define NN_WHY_MBUF "libaclnn has no mbuf chains"
 #define NN_WHY_MODEL "libaclnn's model runtime instances capture, build, update and execute, but do not keep the per-task kinds and streams that CANN's per-task queries and parameters read"
 #define NN_WHY_NOTIFY "libaclnn shares notifies between the processes of one host only (no servers)"
