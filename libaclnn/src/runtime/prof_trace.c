@@ -314,11 +314,17 @@ static const char *kind_category(nn_prof_kind kind)
     return names[kind];
 }
 
-/* An "M" event naming a process (tid < 0) or a thread row. */
+/* An "M" event naming a process (tid < 0) or a thread row.  A process also gets its pid as its
+ * sort index, so viewers that read it put the host (the calls) above the devices (what the calls
+ * queued); without it each viewer picks its own order (Perfetto 52, which ignores it, drew device 0
+ * above the host). */
 static void put_name(FILE *f, bool *first, int pid, int tid, const char *name)
 {
     fprintf(f, "%s\n{\"ph\":\"M\",\"name\":\"%s_name\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":\"%s\"}}",
             *first ? "" : ",", tid < 0 ? "process" : "thread", pid, tid < 0 ? 0 : tid, name);
+    if (tid < 0)
+        fprintf(f, ",\n{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":%d,\"tid\":0,"
+                   "\"args\":{\"sort_index\":%d}}", pid, pid);
     *first = false;
 }
 
@@ -406,8 +412,10 @@ static void put_host_event(FILE *f, const nn_prof_task *r)
             fprintf(f, ",\"s\":\"t\"");
         if (r->type == REC_HOST_MARK && r->row != 0) /* aclprofMarkEx's: the stream it marked */
             fprintf(f, ",\"args\":{\"stream\":%u}", (unsigned)r->row);
+        /* id2.local: the range belongs to this process (its host row); a plain "id" is global,
+         * and Perfetto drew such ranges on a "Global Legacy Events" row outside every process. */
         if (r->type == REC_ASYNC_RANGE)
-            fprintf(f, ",\"id\":%u", (unsigned)r->id);
+            fprintf(f, ",\"id2\":{\"local\":%u}", (unsigned)r->id);
         fprintf(f, "}");
     }
 }
