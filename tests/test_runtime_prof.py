@@ -109,9 +109,12 @@ def test_collection_files(program, tmp_path):
     assert after["ph"] == "i" and ts("inner", "E") <= after["ts"] <= ts("outer", "E")
     threads, processes = _row_names(events)
     assert processes[1] == "host" and threads[(1, host_mark["tid"])] == "host thread %d" % host_mark["tid"]
-    # each process is sorted by its pid: the host above device 0
+    # device 0's pid is one past the highest stream row (a tid), so no row is taken for its process's
+    # main thread (tid == pid); each process sorts by its pid: the host above the device
+    device_pid = ops[0]["pid"]
+    assert device_pid == 1 + max(tid for pid, tid in threads if pid == device_pid)
     sort_index = {e["pid"]: e["args"]["sort_index"] for e in events if e["name"] == "process_sort_index"}
-    assert sort_index == {1: 1, 2: 2}
+    assert sort_index == {1: 1, device_pid: device_pid}
 
 
 def test_auto_initialized_collection_writes_in_the_current_directory(program, tmp_path):

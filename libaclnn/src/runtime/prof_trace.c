@@ -24,9 +24,9 @@
 #include "runtime/nn_rt_internal.h"
 #include "runtime/prof_trace.h"
 
-/* Chrome trace rows: host threads under one process row, each device's streams under another. */
+/* Chrome trace rows: host threads under one process row, each device's streams under another
+ * (device_pid_base). */
 #define HOST_PID 1
-#define DEVICE_PID_BASE 2
 
 /* CANN's longest msproftx message is 127 characters; operator names are far shorter. */
 #define NAME_MAX_LEN 128
@@ -328,10 +328,22 @@ static void put_name(FILE *f, bool *first, int pid, int tid, const char *name)
     *first = false;
 }
 
-/* The row (pid, tid) a record's events go to. */
-static void record_row(const nn_prof_task *r, int *pid, int *tid)
+/* Device d's process is device_pid_base() + d: one past the highest stream row the records use, as
+ * a stream's row is its tid and a viewer takes the thread whose tid equals its pid for the process's
+ * main thread (Perfetto labelled stream 2 of process 2 "main thread"). */
+static int device_pid_base(void)
 {
-    *pid = r->type == REC_TASK ? DEVICE_PID_BASE + r->device : HOST_PID;
+    uint32_t highest = 0;
+    for (size_t i = 0; i < g_count; i++)
+        if (g_records[i].type == REC_TASK && g_records[i].row > highest)
+            highest = g_records[i].row;
+    return (int)highest + 1;
+}
+
+/* The row (pid, tid) a record's events go to. */
+static void record_row(const nn_prof_task *r, int device_base, int *pid, int *tid)
+{
+    *pid = r->type == REC_TASK ? device_base + r->device : HOST_PID;
     *tid = r->type == REC_TASK ? (int)r->row : (int)r->thread;
 }
 
@@ -358,13 +370,13 @@ static bool named_before(named_rows *named, int pid, int tid)
 }
 
 /* Names every process and row the records use, each once. */
-static void put_all_row_names(FILE *f, bool *first)
+static void put_all_row_names(FILE *f, bool *first, int device_base)
 {
     named_rows named = {NULL, 0};
     for (size_t i = 0; i < g_count; i++) {
         const nn_prof_task *r = &g_records[i];
         int pid, tid;
-        record_row(r, &pid, &tid);
+        record_row(r, device_base, &pid, &tid);
         char name[48];
         if (!named_before(&named, pid, -1)) {
             snprintf(name, sizeof name, r->type == REC_TASK ? "device %d" : "host", (int)r->device);
@@ -378,13 +390,13 @@ static void put_all_row_names(FILE *f, bool *first)
     free(named.rows);
 }
 
-static void put_task_event(FILE *f, const nn_prof_task *r)
+static void put_task_event(FILE *f, const nn_prof_task *r, int device_base)
 {
     bool instant = r->kind == NN_PROF_MARK || r->kind == NN_PROF_STEP;
     fprintf(f, ",\n{\"ph\":\"%s\",\"name\":\"", instant ? "i" : "X");
     put_json_text(f, r->name);
     fprintf(f, "\",\"cat\":\"%s\",\"pid\":%d,\"tid\":%u,\"ts\":%.3f", kind_category(r->kind),
-            DEVICE_PID_BASE + r->device, (unsigned)r->row, session_us(r->begin_ns));
+            device_base + r->device, (unsigned)r->row, session_us(r->begin_ns));
     if (instant)
         fprintf(f, ",\"s\":\"t\"");
     else
@@ -429,12 +441,13 @@ static bool write_trace(const char *path)
         return false;
     fprintf(f, "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[");
     bool first = true;
-    put_all_row_names(f, &first);
+    int device_base = device_pid_base();
+    put_all_row_names(f, &first, device_base);
     if (first) /* no record: an empty timeline still names the host */
         put_name(f, &first, HOST_PID, -1, "host");
     for (size_t i = 0; i < g_count; i++) {
         if (g_records[i].type == REC_TASK)
-            put_task_event(f, &g_records[i]);
+            put_task_event(f, &g_records[i], device_base);
         else
             put_host_event(f, &g_records[i]);
     }
