@@ -142,3 +142,35 @@ def test_aclnn_profile_env_without_aclprof_calls(program, tmp_path):
     _check_launches(events, rows)
     assert [e["name"] for e in events if e.get("cat") == "copy"] == ["aclrtMemcpyAsync"]
 
+
+
+def test_timeline_program_of_the_docs_picture(tmp_path):
+    """tools/profile_timeline.c, the program docs/profiling_timeline.png shows, still makes that
+    timeline under ACLNN_PROFILE (the picture itself needs a browser; this does not): per iteration,
+    stream a copies, marks, pads, records and pools; stream b copies, upsamples, applies Prelu, waits
+    for a's event, runs Im2col and copies out; the host pushes "queue", marks, and starts and
+    stops an "iteration n" range."""
+    exe = support.compile_program(support.ROOT / "tools" / "profile_timeline.c")
+    _run(exe, env={"ACLNN_PROFILE": str(tmp_path)})
+    (session,) = _sessions(tmp_path)
+    events, rows = _load(session)
+    device = [e for e in events if e["ph"] in ("X", "i") and e["pid"] != 1]
+    a, b = sorted({e["tid"] for e in device})
+    per_iteration = {
+        a: ["aclrtMemcpyAsync", "image queued", "aclnnReplicationPad2d", "aclrtRecordEvent",
+            "aclnnMaxPool2dWithMask"],
+        b: ["aclrtMemcpyAsync", "aclnnUpsampleNearestExact1d", "aclnnPrelu", "aclrtStreamWaitEvent",
+            "aclnnIm2col", "aclrtMemcpyAsync"],
+    }
+    for tid, names in per_iteration.items():
+        on_stream = sorted((e for e in device if e["tid"] == tid), key=lambda e: e["ts"])
+        assert [e["name"] for e in on_stream] == names * 3
+    # Im2col reads what stream a padded: it starts after the pad it waited for ended
+    pads = sorted((e for e in device if e["name"] == "aclnnReplicationPad2d"), key=lambda e: e["ts"])
+    im2cols = sorted((e for e in device if e["name"] == "aclnnIm2col"), key=lambda e: e["ts"])
+    assert all(i["ts"] >= p["ts"] + p["dur"] for p, i in zip(pads, im2cols))
+    host = [e for e in events if e["pid"] == 1 and e["ph"] != "M"]
+    assert [e["name"] for e in host if e["ph"] == "b"] == ["iteration 0", "iteration 1", "iteration 2"]
+    assert sorted(e["name"] for e in host if e["ph"] == "i") == ["image queued"] * 3 + ["synchronized"] * 3
+    assert [e["name"] for e in host if e["ph"] == "B"] == ["queue"] * 3
+    assert [r["operator"] for r in rows].count("aclnnIm2col") == 3 and len(rows) == 15
