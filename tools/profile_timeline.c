@@ -82,6 +82,9 @@ typedef struct {
     buffer s, wide, act, weight, cols; /* stream b: [2,8,256] -> [2,8,1024] -> Prelu; Im2col [1,36,4096] */
     float *x_host, *s_host, *cols_host;
     void *ws_a, *ws_b;
+    /* the operators' attributes: padding 1 on each side, kernels 2x2 and 3x3, (0, 0), (1, 1), and
+     * the upsampled length */
+    aclIntArray *pad1, *k2, *k3, *zeros, *ones, *length;
 } timeline_data;
 
 static int make_data(timeline_data *d)
@@ -109,6 +112,14 @@ static int make_data(timeline_data *d)
               ACL_SUCCESS, "aclrtMemcpy");
     CHECK(aclrtMalloc(&d->ws_a, WORKSPACE_BYTES, ACL_MEM_MALLOC_HUGE_FIRST) == ACL_SUCCESS, "aclrtMalloc");
     CHECK(aclrtMalloc(&d->ws_b, WORKSPACE_BYTES, ACL_MEM_MALLOC_HUGE_FIRST) == ACL_SUCCESS, "aclrtMalloc");
+    const int64_t pad[] = {1, 1, 1, 1}, two[] = {2, 2}, three[] = {3, 3}, zero[] = {0, 0}, one[] = {1, 1};
+    const int64_t length[] = {1024};
+    d->pad1 = aclCreateIntArray(pad, 4);
+    d->k2 = aclCreateIntArray(two, 2);
+    d->k3 = aclCreateIntArray(three, 2);
+    d->zeros = aclCreateIntArray(zero, 2);
+    d->ones = aclCreateIntArray(one, 2);
+    d->length = aclCreateIntArray(length, 1);
     return 0;
 }
 
@@ -122,57 +133,47 @@ static void free_data(timeline_data *d)
     aclrtFreeHost(d->cols_host);
     aclrtFree(d->ws_a);
     aclrtFree(d->ws_b);
+    aclIntArray *arrays[] = {d->pad1, d->k2, d->k3, d->zeros, d->ones, d->length};
+    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
+        aclDestroyIntArray(arrays[i]);
 }
 
 /* Stream a: the image in, padded by one pixel, pooled 2x2; then the event stream b waits for. */
 static int queue_images(timeline_data *d, aclrtStream a, aclrtEvent padded_ready)
 {
-    const int64_t pad[] = {1, 1, 1, 1}, two[] = {2, 2}, zero[] = {0, 0}, one[] = {1, 1};
-    aclIntArray *padding = aclCreateIntArray(pad, 4), *k2 = aclCreateIntArray(two, 2);
-    aclIntArray *p0 = aclCreateIntArray(zero, 2), *d1 = aclCreateIntArray(one, 2);
     uint64_t ws = 0;
     aclOpExecutor *ex = NULL;
     CHECK(aclrtMemcpyAsync(d->x.dev, d->x.bytes, d->x_host, d->x.bytes, ACL_MEMCPY_HOST_TO_DEVICE, a) ==
               ACL_SUCCESS, "aclrtMemcpyAsync");
     const char mark[] = "image queued";
     CHECK(aclprofMarkEx(mark, strlen(mark), a) == ACL_SUCCESS, "aclprofMarkEx (run under ACLNN_PROFILE=DIR)");
-    aclnnStatus status = aclnnReplicationPad2dGetWorkspaceSize(d->x.t, padding, d->padded.t, &ws, &ex);
+    aclnnStatus status = aclnnReplicationPad2dGetWorkspaceSize(d->x.t, d->pad1, d->padded.t, &ws, &ex);
     int failed = launch("ReplicationPad2d", status, ws, ex, aclnnReplicationPad2d, d->ws_a, a);
     CHECK(failed == 0 && aclrtRecordEvent(padded_ready, a) == ACL_SUCCESS, "aclrtRecordEvent");
-    status = aclnnMaxPool2dWithMaskGetWorkspaceSize(d->padded.t, k2, k2, p0, d1, false, d->pooled.t, d->mask.t, &ws, &ex);
-    failed = launch("MaxPool2dWithMask", status, ws, ex, aclnnMaxPool2dWithMask, d->ws_a, a);
-    aclDestroyIntArray(padding);
-    aclDestroyIntArray(k2);
-    aclDestroyIntArray(p0);
-    aclDestroyIntArray(d1);
-    return failed;
+    /* kernel 2x2, stride 2, padding 0, dilation 1 */
+    status = aclnnMaxPool2dWithMaskGetWorkspaceSize(d->padded.t, d->k2, d->k2, d->zeros, d->ones, false, d->pooled.t,
+                                                    d->mask.t, &ws, &ex);
+    return launch("MaxPool2dWithMask", status, ws, ex, aclnnMaxPool2dWithMask, d->ws_a, a);
 }
 
 /* Stream b: the signal in, upsampled 4x and activated; then, once stream a has padded the image,
  * the image's 3x3 columns, copied out. */
 static int queue_signals(timeline_data *d, aclrtStream b, aclrtEvent padded_ready)
 {
-    const int64_t size[] = {1024}, three[] = {3, 3}, zero[] = {0, 0}, one[] = {1, 1};
-    aclIntArray *out_size = aclCreateIntArray(size, 1), *k3 = aclCreateIntArray(three, 2);
-    aclIntArray *p0 = aclCreateIntArray(zero, 2), *s1 = aclCreateIntArray(one, 2);
     uint64_t ws = 0;
     aclOpExecutor *ex = NULL;
     CHECK(aclrtMemcpyAsync(d->s.dev, d->s.bytes, d->s_host, d->s.bytes, ACL_MEMCPY_HOST_TO_DEVICE, b) ==
               ACL_SUCCESS, "aclrtMemcpyAsync");
-    aclnnStatus status = aclnnUpsampleNearestExact1dGetWorkspaceSize(d->s.t, out_size, 0.0, d->wide.t, &ws, &ex);
+    aclnnStatus status = aclnnUpsampleNearestExact1dGetWorkspaceSize(d->s.t, d->length, 0.0, d->wide.t, &ws, &ex);
     int failed = launch("UpsampleNearestExact1d", status, ws, ex, aclnnUpsampleNearestExact1d, d->ws_b, b);
     status = aclnnPreluGetWorkspaceSize(d->wide.t, d->weight.t, d->act.t, &ws, &ex);
     failed = failed || launch("Prelu", status, ws, ex, aclnnPrelu, d->ws_b, b);
     CHECK(failed == 0 && aclrtStreamWaitEvent(b, padded_ready) == ACL_SUCCESS, "aclrtStreamWaitEvent");
     /* kernel 3x3, dilation 1, padding 0, stride 1 */
-    status = aclnnIm2colGetWorkspaceSize(d->padded.t, k3, s1, p0, s1, d->cols.t, &ws, &ex);
+    status = aclnnIm2colGetWorkspaceSize(d->padded.t, d->k3, d->ones, d->zeros, d->ones, d->cols.t, &ws, &ex);
     failed = launch("Im2col", status, ws, ex, aclnnIm2col, d->ws_b, b);
     CHECK(failed == 0 && aclrtMemcpyAsync(d->cols_host, d->cols.bytes, d->cols.dev, d->cols.bytes,
                                           ACL_MEMCPY_DEVICE_TO_HOST, b) == ACL_SUCCESS, "aclrtMemcpyAsync");
-    aclDestroyIntArray(out_size);
-    aclDestroyIntArray(k3);
-    aclDestroyIntArray(p0);
-    aclDestroyIntArray(s1);
     return 0;
 }
 
