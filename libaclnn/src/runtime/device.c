@@ -201,6 +201,14 @@ void nn_rt_devices_release_at_exit(void)
 /* Queries                                                                                     */
 /* ------------------------------------------------------------------------------------------ */
 
+bool nn_rt_device_is_set(int32_t device)
+{
+    pthread_mutex_lock(&nn_rt_lock);
+    bool set = g_devices[device].default_context != NULL;
+    pthread_mutex_unlock(&nn_rt_lock);
+    return set;
+}
+
 ACL_FUNC_VISIBILITY aclError aclrtGetDevice(int32_t *deviceId)
 {
     if (deviceId == NULL)

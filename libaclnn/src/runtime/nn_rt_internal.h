@@ -119,6 +119,8 @@ bool nn_host_mapped_contains(const void *ptr, size_t len);
 
 /* aclFinalize: releases every device, context and stream. */
 void nn_rt_devices_finalize(void);
+/* aclrtGetPrimaryCtxState: whether aclrtSetDevice holds the device (its default context lives). */
+bool nn_rt_device_is_set(int32_t device);
 /* Library unload without aclFinalize: stops every stream without running queued work. */
 void nn_rt_devices_release_at_exit(void);
 
@@ -128,6 +130,11 @@ void nn_rt_devices_release_at_exit(void);
 nn_stream *nn_stream_new_locked(nn_context *ctx, bool is_default, uint32_t flags, aclError *err);
 /* Under nn_rt_lock. */
 void nn_stream_unregister_locked(nn_stream *stream);
+/* rt_device_queries.c: how many more streams may be created (every device counts against one
+ * limit, NN_MAX_STREAMS in stream.c), and the number on its stream (from 1) of the last task the
+ * calling thread queued (0: none yet). */
+uint32_t nn_stream_free_count(void);
+uint32_t nn_stream_thread_last_task_id(void);
 bool nn_stream_is_live_locked(const nn_stream *stream);
 nn_context *nn_stream_context(const nn_stream *stream);
 /* Under nn_rt_lock: appends every registered stream of ctx to out (grown with realloc). */
@@ -232,6 +239,10 @@ void nn_model_finalize(void);
 /* Wakes every task blocked on an event or a blocking callback (used by force-destroy). */
 void nn_rt_wake_blocked_tasks(void);
 void nn_event_finalize(void);
+/* aclrtGetEventId / aclrtGetEventAvailNum (rt_device_queries.c): an event's number (from 0, in
+ * creation order; 100000 naming `api` for a null or dead event) and how many events exist. */
+aclError nn_event_get_id(const char *api, aclrtEvent event, uint32_t *id);
+size_t nn_event_live_count(void);
 /* Runs and removes pending callbacks of `stream` (NULL: all) and its subscriptions. */
 void nn_callback_unsubscribe_stream(nn_stream *stream);
 void nn_callback_finalize(void);

@@ -67,6 +67,8 @@ static void stream_free(nn_stream *s)
 }
 
 static int32_t g_next_stream_id; /* under nn_rt_lock, as nn_stream_new_locked is called */
+/* aclrtGetThreadLastTaskId: the number, on its stream, of the last task this thread queued. */
+static _Thread_local uint32_t t_last_task_id;
 
 nn_stream *nn_stream_new_locked(nn_context *ctx, bool is_default, uint32_t flags, aclError *err)
 {
@@ -115,6 +117,16 @@ nn_stream *nn_stream_new_locked(nn_context *ctx, bool is_default, uint32_t flags
     }
     *err = ACL_SUCCESS;
     return s;
+}
+
+uint32_t nn_stream_thread_last_task_id(void) { return t_last_task_id; }
+
+uint32_t nn_stream_free_count(void)
+{
+    pthread_mutex_lock(&nn_rt_lock);
+    uint32_t available = NN_MAX_STREAMS - (uint32_t)g_streams.count;
+    pthread_mutex_unlock(&nn_rt_lock);
+    return available;
 }
 
 void nn_stream_unregister_locked(nn_stream *stream)
@@ -407,6 +419,7 @@ static aclError submit_task(nn_stream *stream, nn_task_run_fn run, nn_task_relea
         stream->head = task;
     stream->tail = task;
     stream->submitted++;
+    t_last_task_id = (uint32_t)stream->submitted;
     if (stream->first_unwaited_ns == 0)
         stream->first_unwaited_ns = nn_rt_now_ns();
     if (inline_ok && stream->defer_wake && !stream->worker_asleep &&
