@@ -6,8 +6,10 @@
  * runtime sources have them (runtime:src/acl/aclrt_impl/device.cpp, event.cpp, context.cpp,
  * memory.cpp; src/runtime/api/impl/api_error.cc, api_impl.cc).
  */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "acl/acl.h"
@@ -75,11 +77,13 @@ static void test_identity(void)
 {
     aclrtUuid u1, u2;
     EXPECT(aclrtDeviceGetUuid(0, NULL), ACL_ERROR_INVALID_PARAM, "uuid");
-    EXPECT(aclrtDeviceGetUuid(1, &u1), ACL_ERROR_RT_INVALID_DEVICEID, "deviceId");
+    EXPECT(aclrtDeviceGetUuid(2, &u1), ACL_ERROR_RT_INVALID_DEVICEID, "deviceId");
     EXPECT(aclrtDeviceGetUuid(-1, &u1), ACL_ERROR_RT_INVALID_DEVICEID, "deviceId");
     EXPECT_OK(aclrtDeviceGetUuid(0, &u1));
     EXPECT_OK(aclrtDeviceGetUuid(0, &u2));
     CHECK(memcmp(u1.bytes, u2.bytes, 16) == 0, "the UUID is stable");
+    EXPECT_OK(aclrtDeviceGetUuid(1, &u2));
+    CHECK(memcmp(u1.bytes, u2.bytes, 16) != 0, "devices 0 and 1 have different UUIDs");
     CHECK(((unsigned char)u1.bytes[6] >> 4) == 8 && ((unsigned char)u1.bytes[8] >> 6) == 2,
           "an RFC 9562 version 8 UUID: %02x %02x", (unsigned char)u1.bytes[6], (unsigned char)u1.bytes[8]);
 
@@ -87,18 +91,25 @@ static void test_identity(void)
     EXPECT(aclrtDeviceGetPCIBusId(0, NULL, 16), ACL_ERROR_INVALID_PARAM, "pciBusId");
     EXPECT(aclrtDeviceGetPCIBusId(0, bus, 12), ACL_ERROR_RT_PARAM_INVALID, "len");
     EXPECT(aclrtDeviceGetPCIBusId(3, bus, 16), ACL_ERROR_RT_INVALID_DEVICEID, "deviceId");
+    EXPECT_OK(aclrtDeviceGetPCIBusId(1, bus, 16));
+    CHECK(strcmp(bus, "0000:02:00.0") == 0, "device 1's bus id: %s", bus);
     EXPECT_OK(aclrtDeviceGetPCIBusId(0, bus, 13));
     CHECK(strcmp(bus, "0000:01:00.0") == 0, "device 0's bus id: %s", bus);
     int32_t device = -1;
     EXPECT_OK(aclrtDeviceGetByPCIBusId("0000:01:00.0", &device));
     CHECK(device == 0, "bus id back to device: %d", device);
-    EXPECT(aclrtDeviceGetByPCIBusId("0000:02:00.0", &device), ACL_ERROR_RT_PARAM_INVALID, "pciBusId");
+    EXPECT_OK(aclrtDeviceGetByPCIBusId("0000:02:00.0", &device));
+    CHECK(device == 1, "device 1 is on bus 02: %d", device);
+    EXPECT(aclrtDeviceGetByPCIBusId("0000:03:00.0", &device), ACL_ERROR_RT_PARAM_INVALID, "pciBusId");
+    EXPECT(aclrtDeviceGetByPCIBusId("0000:01:00.0 ", &device), ACL_ERROR_RT_PARAM_INVALID, "pciBusId");
     EXPECT(aclrtDeviceGetByPCIBusId(NULL, &device), ACL_ERROR_INVALID_PARAM, "pciBusId");
     EXPECT(aclrtDeviceGetByPCIBusId("0000:01:00.0", NULL), ACL_ERROR_INVALID_PARAM, "deviceId");
 
     uint64_t topo = 0;
     EXPECT_OK(aclrtGetDevicesTopo(0, 0, &topo));
     CHECK(topo == ACL_RT_DEVS_TOPOLOGY_HCCS, "topology of a device with itself: %llu", (unsigned long long)topo);
+    EXPECT_OK(aclrtGetDevicesTopo(0, 1, &topo));
+    CHECK(topo == ACL_RT_DEVS_TOPOLOGY_HCCS, "topology of devices 0 and 1: %llu", (unsigned long long)topo);
     EXPECT(aclrtGetDevicesTopo(0, 5, &topo), ACL_ERROR_RT_INVALID_DEVICEID, "deviceId");
     EXPECT(aclrtGetDevicesTopo(0, 0, NULL), ACL_ERROR_INVALID_PARAM, "value");
 }
@@ -111,6 +122,8 @@ static void test_primary_context(void)
     EXPECT(aclrtGetPrimaryCtxState(0, &flags, &active), ACL_ERROR_INVALID_PARAM, "flags");
     EXPECT_OK(aclrtGetPrimaryCtxState(0, NULL, &active));
     CHECK(active == 1, "device 0 is set: active %d", active);
+    EXPECT_OK(aclrtGetPrimaryCtxState(1, NULL, &active));
+    CHECK(active == 0, "device 1 is not set: active %d", active);
 }
 
 static void test_limits(void)
@@ -141,6 +154,30 @@ static void test_limits(void)
     CHECK(value == 1032, "1025 rounded up to 8: %zu", value);
 }
 
+/* Ascend910B (the default product): CANN's A2/A3 table has peer DMA atomics (signed, 8/16/32
+ * bit) and no host atomics. */
+static void test_atomic_capabilities(void)
+{
+    const aclrtAtomicOperation ops[3] = {ACL_RT_ATOMIC_OPERATION_INTEGER_ADD, ACL_RT_ATOMIC_OPERATION_DMA_ADD,
+                                         ACL_RT_ATOMIC_OPERATION_DMA_MAX};
+    const uint32_t dma = ACL_RT_ATOMIC_CAPABILITY_SIGNED | ACL_RT_ATOMIC_CAPABILITY_SCALAR8 |
+                         ACL_RT_ATOMIC_CAPABILITY_SCALAR16 | ACL_RT_ATOMIC_CAPABILITY_SCALAR32;
+    uint32_t caps[3] = {7, 7, 7};
+    EXPECT_OK(aclrtDeviceGetHostAtomicCapabilities(caps, ops, 3, 0));
+    CHECK(caps[0] == 0 && caps[1] == 0 && caps[2] == 0, "no host atomics on A2: %u %u %u", caps[0], caps[1],
+          caps[2]);
+    EXPECT_OK(aclrtDeviceGetP2PAtomicCapabilities(caps, ops, 3, 0, 1));
+    CHECK(caps[0] == 0 && caps[1] == dma && caps[2] == dma, "A2 peer DMA atomics: %u %u %u", caps[0], caps[1],
+          caps[2]);
+    EXPECT(aclrtDeviceGetP2PAtomicCapabilities(caps, ops, 3, 1, 1), ACL_ERROR_RT_INVALID_DEVICEID, "different");
+    EXPECT(aclrtDeviceGetHostAtomicCapabilities(NULL, ops, 3, 0), ACL_ERROR_RT_PARAM_INVALID, "capabilities");
+    EXPECT(aclrtDeviceGetHostAtomicCapabilities(caps, NULL, 3, 0), ACL_ERROR_RT_PARAM_INVALID, "operations");
+    EXPECT(aclrtDeviceGetHostAtomicCapabilities(caps, ops, 0, 0), ACL_ERROR_RT_PARAM_INVALID, "count");
+    EXPECT(aclrtDeviceGetHostAtomicCapabilities(caps, ops, 3, 4), ACL_ERROR_RT_INVALID_DEVICEID, "deviceId");
+    const aclrtAtomicOperation bad[1] = {(aclrtAtomicOperation)45};
+    EXPECT(aclrtDeviceGetHostAtomicCapabilities(caps, bad, 1, 0), ACL_ERROR_RT_PARAM_INVALID, "operations[0]");
+}
+
 static void test_memory_errors(void)
 {
     aclrtMemUceInfo infos[2];
@@ -162,6 +199,7 @@ static void test_memory_errors(void)
 
 int main(void)
 {
+    setenv("ASCEND_RT_VISIBLE_DEVICES", "0,1", 1); /* two devices: peer queries, a second bus id */
     EXPECT_OK(aclInit(NULL));
     test_counts_need_a_device();
     EXPECT_OK(aclFinalize());
@@ -172,6 +210,7 @@ int main(void)
     test_identity();
     test_primary_context();
     test_limits();
+    test_atomic_capabilities();
     test_memory_errors();
     tu_close_device();
 

@@ -198,6 +198,109 @@ ACL_FUNC_VISIBILITY aclError aclrtGetPrimaryCtxState(int32_t deviceId, uint32_t 
     return ret;
 }
 
+/* ---- atomic capabilities ------------------------------------------------------------------ */
+
+/* The emulated product's tables in CANN's runtime configuration (runtime:src/runtime/config/
+ * 910_B_93/dev_info_reg.cc GetStarsP2PAtomicCaps, 950/dev_info_reg.cc GetDavidAtomicCaps;
+ * Ascend910 and Ascend310P have none).  CANN answers a table only for a host connected over UB
+ * (host) or devices linked by HCCS/SIO/UB (peer); libaclnn's devices are the host's own memory,
+ * so both always apply. */
+#define CAPS_TYPE1 (ACL_RT_ATOMIC_CAPABILITY_SIGNED | ACL_RT_ATOMIC_CAPABILITY_UNSIGNED | \
+                    ACL_RT_ATOMIC_CAPABILITY_SCALAR32 | ACL_RT_ATOMIC_CAPABILITY_SCALAR64)
+#define CAPS_TYPE2 (ACL_RT_ATOMIC_CAPABILITY_UNSIGNED | ACL_RT_ATOMIC_CAPABILITY_SCALAR32 | \
+                    ACL_RT_ATOMIC_CAPABILITY_SCALAR64)
+#define CAPS_TYPE3 (ACL_RT_ATOMIC_CAPABILITY_SCALAR16 | ACL_RT_ATOMIC_CAPABILITY_SCALAR32)
+#define CAPS_DMA (ACL_RT_ATOMIC_CAPABILITY_SIGNED | ACL_RT_ATOMIC_CAPABILITY_SCALAR8 | \
+                  ACL_RT_ATOMIC_CAPABILITY_SCALAR16 | ACL_RT_ATOMIC_CAPABILITY_SCALAR32)
+
+static uint32_t ascend950_caps(aclrtAtomicOperation op)
+{
+    switch (op) {
+    case ACL_RT_ATOMIC_OPERATION_INTEGER_ADD: case ACL_RT_ATOMIC_OPERATION_INTEGER_MIN:
+    case ACL_RT_ATOMIC_OPERATION_INTEGER_MAX: case ACL_RT_ATOMIC_OPERATION_AND: case ACL_RT_ATOMIC_OPERATION_OR:
+    case ACL_RT_ATOMIC_OPERATION_XOR: case ACL_RT_ATOMIC_OPERATION_EXCHANGE: case ACL_RT_ATOMIC_OPERATION_CAS:
+    case ACL_RT_ATOMIC_OPERATION_SIMD_SCALAR_ADD: case ACL_RT_ATOMIC_OPERATION_SIMD_SCALAR_MIN:
+    case ACL_RT_ATOMIC_OPERATION_SIMD_SCALAR_MAX:
+        return CAPS_TYPE1;
+    case ACL_RT_ATOMIC_OPERATION_INTEGER_INCREMENT: case ACL_RT_ATOMIC_OPERATION_INTEGER_DECREMENT:
+    case ACL_RT_ATOMIC_OPERATION_SIMD_SCALAR_CAS: case ACL_RT_ATOMIC_OPERATION_SIMD_SCALAR_EXCH:
+        return CAPS_TYPE2;
+    case ACL_RT_ATOMIC_OPERATION_FLOAT_ADD: case ACL_RT_ATOMIC_OPERATION_FLOAT_MIN:
+    case ACL_RT_ATOMIC_OPERATION_FLOAT_MAX:
+        return CAPS_TYPE3;
+    case ACL_RT_ATOMIC_OPERATION_DMA_ADD: case ACL_RT_ATOMIC_OPERATION_DMA_MIN: case ACL_RT_ATOMIC_OPERATION_DMA_MAX:
+        return CAPS_DMA;
+    default:
+        return 0;
+    }
+}
+
+static uint32_t product_caps(aclrtAtomicOperation op, bool peer)
+{
+    const nn_soc soc = nn_soc_current();
+    if (soc == NN_SOC_ASCEND950)
+        return ascend950_caps(op);
+    const bool a2_a3 = soc == NN_SOC_ASCEND910B || soc == NN_SOC_ASCEND910_93;
+    const bool dma = op == ACL_RT_ATOMIC_OPERATION_DMA_ADD || op == ACL_RT_ATOMIC_OPERATION_DMA_MIN ||
+                     op == ACL_RT_ATOMIC_OPERATION_DMA_MAX;
+    return peer && a2_a3 && dma ? CAPS_DMA : 0; /* A2/A3: peer DMA atomics only, no host table */
+}
+
+/* CANN's api_error.cc checks the arrays first, then the devices, then the operations. */
+static aclError check_atomic_arrays(const char *api, const uint32_t *capabilities,
+                                    const aclrtAtomicOperation *operations, uint32_t count)
+{
+    if (capabilities == NULL)
+        return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID, "%s: capabilities must not be null.", api);
+    if (operations == NULL)
+        return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID, "%s: operations must not be null.", api);
+    if (count == 0)
+        return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID, "%s: count must not be 0.", api);
+    return ACL_SUCCESS;
+}
+
+static aclError fill_atomic_caps(const char *api, uint32_t *capabilities, const aclrtAtomicOperation *operations,
+                                 uint32_t count, bool peer)
+{
+    for (uint32_t i = 0; i < count; i++)
+        if ((int)operations[i] < (int)ACL_RT_ATOMIC_OPERATION_INTEGER_ADD ||
+            (int)operations[i] > (int)ACL_RT_ATOMIC_OPERATION_SIMD_SCALAR_EXCH)
+            return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID, "%s: operations[%u] %d must be in [0, %d].", api, i,
+                               (int)operations[i], (int)ACL_RT_ATOMIC_OPERATION_SIMD_SCALAR_EXCH);
+    for (uint32_t i = 0; i < count; i++)
+        capabilities[i] = product_caps(operations[i], peer);
+    return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtDeviceGetHostAtomicCapabilities(uint32_t *capabilities,
+                                                                  const aclrtAtomicOperation *operations,
+                                                                  const uint32_t count, int32_t deviceId)
+{
+    static const char api[] = "aclrtDeviceGetHostAtomicCapabilities";
+    aclError ret = check_atomic_arrays(api, capabilities, operations, count);
+    if (ret == ACL_SUCCESS)
+        ret = nn_rt_check_device(api, deviceId);
+    return ret == ACL_SUCCESS ? fill_atomic_caps(api, capabilities, operations, count, false) : ret;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtDeviceGetP2PAtomicCapabilities(uint32_t *capabilities,
+                                                                 const aclrtAtomicOperation *operations,
+                                                                 const uint32_t count, int32_t srcDeviceId,
+                                                                 int32_t dstDeviceId)
+{
+    static const char api[] = "aclrtDeviceGetP2PAtomicCapabilities";
+    aclError ret = check_atomic_arrays(api, capabilities, operations, count);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    if (srcDeviceId == dstDeviceId)
+        return nn_rt_error(ACL_ERROR_RT_INVALID_DEVICEID, "%s: srcDeviceId must be different from dstDeviceId "
+                           "(both %d).", api, (int)srcDeviceId);
+    ret = nn_rt_check_device(api, srcDeviceId);
+    if (ret == ACL_SUCCESS)
+        ret = nn_rt_check_device(api, dstDeviceId);
+    return ret == ACL_SUCCESS ? fill_atomic_caps(api, capabilities, operations, count, true) : ret;
+}
+
 /* ---- limits ------------------------------------------------------------------------------- */
 
 static aclError check_limit(const char *api, aclrtDeviceLimit limit)

@@ -110,8 +110,6 @@ NN_NOT_SUPPORTED(aclmdlRITaskSetParams, (aclmdlRITask task, aclmdlRITaskParams *
 NN_NOT_SUPPORTED(aclmdlRIKernelTaskGetAttribute, (aclmdlRITask task, aclrtLaunchKernelAttrId attrId, aclrtLaunchKernelAttrValue *attrValue), NN_WHY_MODEL)
 NN_NOT_SUPPORTED(aclmdlRITaskDisable, (aclmdlRITask task), NN_WHY_MODEL)
 NN_NOT_SUPPORTED(aclrtKernelArgsFinalize, (aclrtArgsHandle argsHandle), NN_WHY_KERNEL)
-NN_NOT_SUPPORTED(aclrtDeviceGetHostAtomicCapabilities, (uint32_t *capabilities, const aclrtAtomicOperation *operations, const uint32_t count, int32_t deviceId), NN_WHY_DEVICE)
-NN_NOT_SUPPORTED(aclrtDeviceGetP2PAtomicCapabilities, (uint32_t *capabilities, const aclrtAtomicOperation *operations, const uint32_t count, int32_t srcDeviceId, int32_t dstDeviceId), NN_WHY_DEVICE)
 NN_NOT_SUPPORTED(aclrtActiveStream, (aclrtStream activeStream, aclrtStream stream), NN_WHY_STREAM_SWITCH)
 NN_NOT_SUPPORTED(aclrtSwitchStream, (void *leftValue, aclrtCondition cond, void *rightValue, aclrtCompareDataType dataType, aclrtStream trueStream, aclrtStream falseStream, aclrtStream stream), NN_WHY_STREAM_SWITCH)
 NN_NOT_SUPPORTED(aclrtGetFunctionName, (aclrtFuncHandle funcHandle, uint32_t maxLen, char *name), NN_WHY_KERNEL)
