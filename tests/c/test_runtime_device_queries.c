@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "acl/acl.h"
+#include "aclnn/acl_meta.h"
 
 #include "test_util.h"
 
@@ -178,6 +179,37 @@ static void test_atomic_capabilities(void)
     EXPECT(aclrtDeviceGetHostAtomicCapabilities(caps, bad, 1, 0), ACL_ERROR_RT_PARAM_INVALID, "operations[0]");
 }
 
+/* The other products' tables and event counts (CANN's runtime configuration: 950 has the full
+ * atomic set for host and peers and 131072 events; 310P and 910 no atomics, 310P 1024 events). */
+static void test_other_products(void)
+{
+    const aclrtAtomicOperation ops[4] = {ACL_RT_ATOMIC_OPERATION_INTEGER_ADD,
+                                         ACL_RT_ATOMIC_OPERATION_INTEGER_INCREMENT,
+                                         ACL_RT_ATOMIC_OPERATION_FLOAT_ADD, ACL_RT_ATOMIC_OPERATION_DMA_MIN};
+    const uint32_t want950[4] = {
+        ACL_RT_ATOMIC_CAPABILITY_SIGNED | ACL_RT_ATOMIC_CAPABILITY_UNSIGNED | ACL_RT_ATOMIC_CAPABILITY_SCALAR32 |
+            ACL_RT_ATOMIC_CAPABILITY_SCALAR64,
+        ACL_RT_ATOMIC_CAPABILITY_UNSIGNED | ACL_RT_ATOMIC_CAPABILITY_SCALAR32 | ACL_RT_ATOMIC_CAPABILITY_SCALAR64,
+        ACL_RT_ATOMIC_CAPABILITY_SCALAR16 | ACL_RT_ATOMIC_CAPABILITY_SCALAR32,
+        ACL_RT_ATOMIC_CAPABILITY_SIGNED | ACL_RT_ATOMIC_CAPABILITY_SCALAR8 | ACL_RT_ATOMIC_CAPABILITY_SCALAR16 |
+            ACL_RT_ATOMIC_CAPABILITY_SCALAR32};
+    uint32_t host[4], peer[4], events = 0;
+    CHECK(aclnnCpuSetThreadSocVersion("Ascend950") == 0, "select Ascend950");
+    EXPECT_OK(aclrtDeviceGetHostAtomicCapabilities(host, ops, 4, 0));
+    EXPECT_OK(aclrtDeviceGetP2PAtomicCapabilities(peer, ops, 4, 1, 0));
+    for (int i = 0; i < 4; i++)
+        CHECK(host[i] == want950[i] && peer[i] == want950[i], "950 op %d: host %u peer %u, want %u", (int)ops[i],
+              host[i], peer[i], want950[i]);
+    EXPECT_OK(aclrtGetEventAvailNum(&events));
+    CHECK(events == 131072, "Ascend950's events: %u", events);
+    CHECK(aclnnCpuSetThreadSocVersion("Ascend310P") == 0, "select Ascend310P");
+    EXPECT_OK(aclrtDeviceGetP2PAtomicCapabilities(peer, ops, 4, 0, 1));
+    CHECK(peer[0] == 0 && peer[1] == 0 && peer[2] == 0 && peer[3] == 0, "no atomics on 310P");
+    EXPECT_OK(aclrtGetEventAvailNum(&events));
+    CHECK(events == 1024, "Ascend310P's events: %u", events);
+    CHECK(aclnnCpuSetThreadSocVersion(NULL) == 0, "back to the process's product");
+}
+
 static void test_memory_errors(void)
 {
     aclrtMemUceInfo infos[2];
@@ -211,6 +243,7 @@ int main(void)
     test_primary_context();
     test_limits();
     test_atomic_capabilities();
+    test_other_products();
     test_memory_errors();
     tu_close_device();
 
