@@ -209,12 +209,14 @@ static aclError execute_async(const char *api, aclmdlRI modelRI, aclrtStream str
         nn_model_unref(model);
         return err;
     }
-    /* The list no longer changes once the model is ready: no lock while queuing. */
+    /* The list changes once the model is ready only by aclmdlRIUpdate, which refuses while an
+     * execution is queued (model_ri_task.c): no lock while queuing. */
     bool switching = nn_model_has_switches(model);
     if (switching)
         err = nn_model_queue_switching(model, s); /* one walk through the switches (model_ri_label.c) */
     for (size_t i = 0; i < model->num_tasks && err == ACL_SUCCESS && !switching; i++)
-        err = queue_recorded(model, &model->tasks[i], s);
+        if (!model->meta[i].disabled) /* aclmdlRITaskDisable (model_ri_task.c) */
+            err = queue_recorded(model, &model->tasks[i], s);
     aclError end = nn_stream_submit(s, run_execution_end, release_execution, model); /* takes our reference */
     return err != ACL_SUCCESS ? err : end;
 }

@@ -1,7 +1,8 @@
 /*
  * model_ri_impl.h - what the files of the model runtime instances share: model_ri.c (lifetime,
  * recording, capture), model_ri_exec.c (building, execution, destroy, names, debug output),
- * model_ri_update.c (task groups and their updates), model_ri_cond.c (conditional tasks),
+ * model_ri_update.c (task groups and their updates), model_ri_task.c (per-task queries and
+ * changes), model_ri_cond.c (conditional tasks),
  * model_ri_abort.c (aclmdlRIAbort) and model_ri_label.c (labels and switches).  See model_ri.c
  * for the design.
  */
@@ -31,6 +32,15 @@ typedef struct nn_task_group nn_task_group;
 /* A condition handle (aclmdlRICondHandleCreate), model_ri_cond.c. */
 typedef struct nn_cond_handle nn_cond_handle;
 
+/* What the per-task calls know of a recorded task (model_ri_task.c), beside model->tasks. */
+typedef struct task_meta {
+    const nn_stream *stream;  /* the stream that recorded it */
+    bool disabled;            /* skipped by executions (aclmdlRITaskDisable, applied by aclmdlRIUpdate) */
+    bool disable_pending;     /* aclmdlRITaskDisable since the last aclmdlRIUpdate */
+    bool has_replacement;     /* aclmdlRITaskSetParams since the last aclmdlRIUpdate: */
+    nn_captured_task replacement; /* the task that takes its place then */
+} task_meta;
+
 typedef struct destroy_callback {
     aclrtCallback func;
     void *user_data;
@@ -41,6 +51,7 @@ struct nn_model {
     atomic_int refs; /* the registry's, one per stream recording into it, one per queued execution */
     uint32_t id;
     model_state state;
+    bool built; /* by aclmdlRIBuildBegin (else captured) */
     char *name;
 
     /* an open capture (capture_open): its stream, context, mode and thread */
@@ -58,6 +69,11 @@ struct nn_model {
 
     nn_captured_task *tasks;
     size_t num_tasks, cap_tasks;
+    task_meta *meta;              /* one per task (model_ri_task.c) */
+    size_t cap_meta;
+    const nn_stream **recorders;  /* the streams that recorded its tasks, first record first */
+    size_t num_recorders, cap_recorders;
+    bool changes_pending;         /* aclmdlRITaskSetParams / Disable since the last aclmdlRIUpdate */
 
     nn_stream *running_on; /* the stream of the queued executions (NULL: none) */
     size_t executions;     /* queued and not finished */
@@ -97,6 +113,22 @@ aclError nn_model_check_capture_args(const char *api, aclrtStream stream, aclmdl
 /* Opens a capture of `s` into `model`, which the stream then references; 0 or the status after
  * nn_rt_error (the model is then as it was). */
 aclError nn_model_open_capture(const char *api, nn_model *model, nn_stream *s, aclmdlRICaptureMode mode);
+
+/* The live model with this id, with a reference; NULL if there is none. */
+nn_model *nn_model_find_id(uint32_t model_id);
+/* Under model->lock: whether `stream` recorded tasks of the model. */
+bool nn_model_recorded_by_locked(const nn_model *model, const nn_stream *stream);
+/* The newest live model `stream` recorded tasks of, with a reference; NULL if none. */
+nn_model *nn_model_find_recorded_by(const nn_stream *stream);
+
+/* ---- per-task queries and changes (model_ri_task.c) ------------------------------------ */
+
+/* Under model->lock: notes the stream of the task just recorded (task `index`); false: out of memory. */
+bool nn_model_note_task_locked(nn_model *model, const nn_stream *stream, size_t index);
+/* aclmdlRIUpdate: applies the changes of aclmdlRITaskSetParams / Disable; 0 or the status. */
+aclError nn_model_apply_task_changes(const char *api, nn_model *model);
+/* The model's last reference went: releases the replacements never applied. */
+void nn_model_free_task_meta(nn_model *model);
 
 /* ---- task groups (model_ri_update.c) --------------------------------------------------- */
 

@@ -23,7 +23,6 @@
 #define NN_WHY_MANAGED "libaclnn has no managed (unified) memory"
 #define NN_WHY_MBUF "libaclnn has no mbuf chains"
 #define NN_WHY_MEMPOOL "libaclnn has no stream-ordered memory pools yet"
-#define NN_WHY_MODEL "libaclnn's model runtime instances capture, build, update and execute, but do not keep the per-task kinds and streams that CANN's per-task queries and parameters read"
 #define NN_WHY_NOTIFY "libaclnn shares notifies between the processes of one host only (no servers)"
 #define NN_WHY_PLATFORM "libaclnn does not describe its CPU device through acl_platform.h yet"
 #define NN_WHY_SNAPSHOT "libaclnn has no process snapshots"
@@ -110,10 +109,6 @@ NN_NOT_SUPPORTED(aclrtKernelArgsAppendPlaceHolder, (aclrtArgsHandle argsHandle, 
 NN_NOT_SUPPORTED(aclrtKernelArgsGetPlaceHolderBuffer, (aclrtArgsHandle argsHandle, aclrtParamHandle paramHandle, size_t dataSize, void **bufferAddr), NN_WHY_KERNEL)
 NN_NOT_SUPPORTED(aclrtKernelArgsParaUpdate, (aclrtArgsHandle argsHandle, aclrtParamHandle paramHandle, void *param, size_t paramSize), NN_WHY_KERNEL)
 NN_NOT_SUPPORTED(aclrtLaunchKernelWithConfig, (aclrtFuncHandle funcHandle, uint32_t numBlocks, aclrtStream stream, aclrtLaunchKernelCfg *cfg, aclrtArgsHandle argsHandle, void *reserve), NN_WHY_KERNEL)
-NN_NOT_SUPPORTED(aclmdlRITaskGetParams, (aclmdlRITask task, aclmdlRITaskParams *params), NN_WHY_MODEL)
-NN_NOT_SUPPORTED(aclmdlRITaskSetParams, (aclmdlRITask task, aclmdlRITaskParams *params), NN_WHY_MODEL)
-NN_NOT_SUPPORTED(aclmdlRIKernelTaskGetAttribute, (aclmdlRITask task, aclrtLaunchKernelAttrId attrId, aclrtLaunchKernelAttrValue *attrValue), NN_WHY_MODEL)
-NN_NOT_SUPPORTED(aclmdlRITaskDisable, (aclmdlRITask task), NN_WHY_MODEL)
 NN_NOT_SUPPORTED(aclrtKernelArgsFinalize, (aclrtArgsHandle argsHandle), NN_WHY_KERNEL)
 NN_NOT_SUPPORTED(aclrtGetStreamAvailableNum, (uint32_t *streamCount), NN_WHY_DEVICE)
 NN_NOT_SUPPORTED(aclrtGetEventId, (aclrtEvent event, uint32_t *eventId), NN_WHY_DEVICE)
@@ -147,10 +142,6 @@ NN_NOT_SUPPORTED(aclrtCmoWaitBarrier, (aclrtBarrierTaskInfo *taskInfo, aclrtStre
 NN_NOT_SUPPORTED(aclrtGetDevicesTopo, (uint32_t deviceId, uint32_t otherDeviceId, uint64_t *value), NN_WHY_DEVICE)
 NN_NOT_SUPPORTED(aclrtIpcMemImportPidInterServer, (const char *key, aclrtServerPid *serverPids, size_t num), NN_WHY_DEVICE)
 NN_NOT_SUPPORTED(aclrtNotifySetImportPidInterServer, (aclrtNotify notify, aclrtServerPid *serverPids, size_t num), NN_WHY_NOTIFY)
-NN_NOT_SUPPORTED(aclmdlRIGetStreams, (aclmdlRI modelRI, aclrtStream *streams, uint32_t *numStreams), NN_WHY_MODEL)
-NN_NOT_SUPPORTED(aclmdlRIGetTasksByStream, (aclrtStream stream, aclmdlRITask *tasks, uint32_t *numTasks), NN_WHY_MODEL)
-NN_NOT_SUPPORTED(aclmdlRITaskGetType, (aclmdlRITask task, aclmdlRITaskType *type), NN_WHY_MODEL)
-NN_NOT_SUPPORTED(aclmdlRITaskGetSeqId, (aclmdlRITask task, uint32_t *id), NN_WHY_MODEL)
 NN_NOT_SUPPORTED(aclInitCallbackRegister, (aclRegisterCallbackType type, aclInitCallbackFunc cbFunc, void *userData), NN_WHY_DEVICE)
 NN_NOT_SUPPORTED(aclInitCallbackUnRegister, (aclRegisterCallbackType type, aclInitCallbackFunc cbFunc), NN_WHY_DEVICE)
 NN_NOT_SUPPORTED(aclFinalizeCallbackRegister, (aclRegisterCallbackType type, aclFinalizeCallbackFunc cbFunc, void *userData), NN_WHY_DEVICE)
