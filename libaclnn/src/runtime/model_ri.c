@@ -6,7 +6,9 @@
  * aclmdlRICaptureEnd on that stream) or from the streams bound to it while it is built
  * (aclmdlRIBuildBegin, aclmdlRIBindStream .. aclmdlRIBuildEnd).  stream.c hands it every task
  * such a stream is given instead of queuing it (nn_model_record_task): one list in the order
- * the calls were made, whatever the stream.  A task is kept as the stream had it: run + ctx for
+ * the calls were made, whatever the stream, each task noting the stream that gave it
+ * (model_ri_task.c).  A built model that activates or switches streams runs them as they are
+ * activated instead (model_ri_active.c).  A task is kept as the stream had it: run + ctx for
  * operator launches, copies, fills, callbacks and host functions (ctx holds the arguments as
  * they were at the call: a launch's operand addresses, workspace and executor reference), or
  * replay + ctx for event records, resets and waits, which take their record numbers when the
@@ -94,6 +96,7 @@ static void model_unref(nn_model *model)
     free(model->tasks);
     free(model->joined);
     free(model->bound);
+    free(model->late);
     free(model->callbacks);
     free(model->name);
     free(model);

@@ -11,6 +11,11 @@
 
 #include "runtime/nn_rt_internal.h"
 
+/* aclmdlRIBindStream's flag for a stream that starts with the model (CANN's
+ * ACL_MODEL_STREAM_FLAG_HEAD, documented with aclmdlRIBindStream; ACL_MODEL_STREAM_FLAG_DEFAULT,
+ * 0x7FFFFFFF, is a stream that waits for aclrtActiveStream / aclrtSwitchStream). */
+#define NN_MODEL_STREAM_FLAG_HEAD 0x00000000u
+
 typedef enum {
     MODEL_BUILDING,    /* aclmdlRIBuildBegin .. aclmdlRIBuildEnd: bound streams record */
     MODEL_CAPTURING,   /* aclmdlRICaptureBegin .. aclmdlRICaptureEnd: the stream records */
@@ -66,6 +71,8 @@ struct nn_model {
 
     nn_stream **bound; /* streams bound while building (aclmdlRIBindStream) */
     size_t num_bound, cap_bound;
+    const nn_stream **late; /* bound with a flag other than ACL_MODEL_STREAM_FLAG_HEAD: they run when activated */
+    size_t num_late, cap_late;
 
     nn_captured_task *tasks;
     size_t num_tasks, cap_tasks;
@@ -159,8 +166,31 @@ bool nn_model_abortable(const nn_model *model);
  * aborted before it runs. */
 aclError nn_model_queue_abortable(nn_model *model, const nn_captured_task *task, nn_stream *s);
 
+/* One execution of a model that runs as a single task walking its list (label switches,
+ * stream activation): walk(ctx) gets an nn_model_walk, which holds a model reference. */
+typedef struct nn_model_walk {
+    nn_model *model;
+    unsigned epoch; /* the model's abort count when the execution was queued */
+} nn_model_walk;
+/* Whether aclmdlRIAbort was called on the model since the walk was queued. */
+bool nn_model_walk_aborted(const nn_model_walk *walk);
+/* Queues walk(ctx) on `s` with an nn_model_walk of the model as ctx. */
+aclError nn_model_queue_walk(nn_model *model, nn_stream *s, nn_task_run_fn walk);
+
+/* ---- stream activation (model_ri_active.c) ------------------------------------------ */
+
+/* Whether the ready model holds an aclrtActiveStream or aclrtSwitchStream task. */
+bool nn_model_has_activations(const nn_model *model);
+/* "stream activation" or "stream switch" for those tasks (aclmdlRIDebugJsonPrint); NULL for others. */
+const char *nn_model_activation_task_kind(const nn_captured_task *task);
+/* Queues one execution of such a model on `s`: one task that runs its streams as they are activated. */
+aclError nn_model_queue_activating(nn_model *model, nn_stream *s);
+
 /* ---- labels (model_ri_label.c) ------------------------------------------------------- */
 
+/* The stream behind `stream`, which must record into a model being built (*built, when not
+ * NULL: that model, to compare with only); 0 or the status after nn_rt_error. */
+aclError nn_model_building_stream(const char *api, aclrtStream stream, nn_stream **s, const nn_model **built);
 /* Whether the ready model holds a label switch (aclrtSwitchLabelByIndex). */
 bool nn_model_has_switches(const nn_model *model);
 /* "label" or "label switch" for the tasks aclrtSetLabel and aclrtSwitchLabelByIndex recorded

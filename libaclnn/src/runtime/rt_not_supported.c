@@ -26,7 +26,6 @@
 #define NN_WHY_NOTIFY "libaclnn shares notifies between the processes of one host only (no servers)"
 #define NN_WHY_PLATFORM "libaclnn does not describe its CPU device through acl_platform.h yet"
 #define NN_WHY_SNAPSHOT "libaclnn has no process snapshots"
-#define NN_WHY_STREAM_SWITCH "libaclnn replays a model's bound streams as one list in call order, so it has no stream of its own to activate or switch to (labels and aclrtSwitchLabelByIndex work)"
 
 aclError nn_rt_not_supported(const char *api, const char *reason)
 {
@@ -121,8 +120,6 @@ NN_NOT_SUPPORTED(aclrtDeviceGetByPCIBusId, (const char *pciBusId, int32_t *devic
 NN_NOT_SUPPORTED(aclrtDeviceGetHostAtomicCapabilities, (uint32_t *capabilities, const aclrtAtomicOperation *operations, const uint32_t count, int32_t deviceId), NN_WHY_DEVICE)
 NN_NOT_SUPPORTED(aclrtDeviceGetP2PAtomicCapabilities, (uint32_t *capabilities, const aclrtAtomicOperation *operations, const uint32_t count, int32_t srcDeviceId, int32_t dstDeviceId), NN_WHY_DEVICE)
 NN_NOT_SUPPORTED(aclrtGetPrimaryCtxState, (int32_t deviceId, uint32_t *flags, int32_t *active), NN_WHY_DEVICE)
-NN_NOT_SUPPORTED(aclrtActiveStream, (aclrtStream activeStream, aclrtStream stream), NN_WHY_STREAM_SWITCH)
-NN_NOT_SUPPORTED(aclrtSwitchStream, (void *leftValue, aclrtCondition cond, void *rightValue, aclrtCompareDataType dataType, aclrtStream trueStream, aclrtStream falseStream, aclrtStream stream), NN_WHY_STREAM_SWITCH)
 NN_NOT_SUPPORTED(aclrtGetFunctionName, (aclrtFuncHandle funcHandle, uint32_t maxLen, char *name), NN_WHY_KERNEL)
 NN_NOT_SUPPORTED(aclrtGetBufFromChain, (aclrtMbuf headBuf, uint32_t index, aclrtMbuf *buf), NN_WHY_MBUF)
 NN_NOT_SUPPORTED(aclrtGetBufChainNum, (aclrtMbuf headBuf, uint32_t *num), NN_WHY_MBUF)
