@@ -14,7 +14,9 @@
  *     checked against the PReLU of model_ri_prelu.h and the word's expected value;
  *   - CANN's refusals: KERNEL params (207000, libaclnn has no AI Core kernels), event params and a
  *     DEFAULT task (107000), changes while executing (107040), a built model's sequence ids and
- *     changes (207000), stale and null handles (107000), a destroyed stream leaves the list.
+ *     changes (207000), stale and null handles (107000), a destroyed stream leaves the list;
+ *   - a captured value wait replayed after its recording stream was destroyed ends when the
+ *     stream running it is destroyed by force.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdatomic.h>
@@ -296,6 +298,33 @@ static void built_model(void)
     EXPECT_OK(aclrtFree(word));
 }
 
+/* A captured value wait outlives the stream that recorded it: replayed on another stream, it
+ * ends when a forced destroy aborts that stream (the wait watches the stream that runs it). */
+static void wait_outlives_recorder(void)
+{
+    uint64_t *word = NULL;
+    EXPECT_OK(aclrtMalloc((void **)&word, sizeof *word, ACL_MEM_MALLOC_HUGE_FIRST));
+    EXPECT_OK(aclrtMemset(word, sizeof *word, 0, sizeof *word));
+    aclrtStream recorder = NULL, exec = NULL;
+    aclmdlRI model = NULL;
+    EXPECT_OK(aclrtCreateStream(&recorder));
+    EXPECT_OK(aclrtCreateStream(&exec));
+    EXPECT_OK(aclmdlRICaptureBegin(recorder, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    EXPECT_OK(aclrtValueWait(word, 1, ACL_STREAM_WAIT_VALUE_EQ, recorder));
+    EXPECT_OK(aclmdlRICaptureEnd(recorder, &model));
+    EXPECT_OK(aclrtDestroyStream(recorder));
+    EXPECT_OK(aclrtSetOpWaitTimeout(20)); /* a safety net: the abort ends it long before */
+    EXPECT_OK(aclmdlRIExecuteAsync(model, exec));
+    tu_sleep_ms(20);
+    double start = tu_now_ms();
+    EXPECT_OK(aclrtDestroyStreamForce(exec));
+    double took = tu_now_ms() - start;
+    CHECK(took < 10000.0, "the forced destroy took %.0f ms: the replayed wait did not see the abort", took);
+    EXPECT_OK(aclrtSetOpWaitTimeout(0));
+    EXPECT_OK(aclmdlRIDestroy(model));
+    EXPECT_OK(aclrtFree(word));
+}
+
 static void release_scene(scene *s)
 {
     EXPECT_OK(aclrtDestroyStream(s->b)); /* the model no longer lists it */
@@ -324,6 +353,7 @@ int main(void)
     changes(&s, a_tasks, b_tasks);
     release_scene(&s);
     built_model();
+    wait_outlives_recorder();
     tu_close_device();
     return tu_finish("test_runtime_model_ri_task");
 }

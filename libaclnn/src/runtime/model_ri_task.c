@@ -412,7 +412,7 @@ ACL_FUNC_VISIBILITY aclError aclmdlRITaskSetParams(aclmdlRITask task, aclmdlRITa
         err = check_set_params(api, params, current);
     nn_captured_task made;
     if (err == ACL_SUCCESS)
-        err = nn_value_task_make(api, params, (nn_stream *)model->meta[index].stream, &made);
+        err = nn_value_task_make(api, params, &made);
     if (err == ACL_SUCCESS) {
         task_meta *meta = &model->meta[index];
         if (meta->has_replacement)

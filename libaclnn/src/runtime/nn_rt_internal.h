@@ -195,8 +195,7 @@ void nn_model_forget_recorder(const nn_stream *stream);
 bool nn_value_task_params(const nn_captured_task *task, aclmdlRITaskParams *params);
 /* rt_value.c: a value write or wait task made from params (aclmdlRITaskSetParams), checked as
  * aclrtValueWrite / aclrtValueWait check theirs; 0 or the status after nn_rt_error. */
-aclError nn_value_task_make(const char *api, const aclmdlRITaskParams *params, nn_stream *stream,
-                            nn_captured_task *out);
+aclError nn_value_task_make(const char *api, const aclmdlRITaskParams *params, nn_captured_task *out);
 /* event.c: the parameters of an event record, wait or reset task (false: `task` is none). */
 bool nn_event_task_params(const nn_captured_task *task, aclmdlRITaskParams *params);
 /* Points the stream's capture at `model` if it points at `expected` (else

@@ -39,7 +39,6 @@ typedef struct value_task {
     uint64_t *word; /* the library's view of the device word (ACLNN_CHECK maps device memory twice) */
     uint64_t value;
     uint32_t condition;
-    nn_stream *stream;
     void *dev_addr; /* as the program gave it (aclmdlRITaskGetParams answers it) */
 } value_task;
 
@@ -76,16 +75,28 @@ static bool condition_met(uint32_t condition, uint64_t word, uint64_t value)
     }
 }
 
+/* The stream whose worker runs the wait (NULL: none): its abort ends the wait.  Looked up when the
+ * wait starts rather than kept from the call: a model replays the wait on the stream it executes
+ * on, and the stream that recorded it may be gone by then. */
+static const nn_stream *running_stream(void)
+{
+    pthread_mutex_lock(&nn_rt_lock);
+    const nn_stream *here = nn_stream_running_here_locked(NULL);
+    pthread_mutex_unlock(&nn_rt_lock);
+    return here;
+}
+
 static int run_wait(void *ctx)
 {
     value_task *task = ctx;
+    const nn_stream *here = running_stream();
     const uint32_t limit_s = nn_rt_op_wait_timeout_s();
     struct timespec deadline;
     if (limit_s != 0)
         nn_rt_deadline(&deadline, limit_s > INT32_MAX / 1000 ? INT32_MAX : (int32_t)(limit_s * 1000));
     const struct timespec poll = {0, POLL_US * 1000L};
     while (!condition_met(task->condition, load_word(task->word), task->value)) {
-        if (nn_stream_aborting(task->stream))
+        if (here != NULL && nn_stream_aborting(here))
             return 0;
         if (limit_s != 0 && nn_shared_deadline_passed(&deadline))
             return nn_rt_error(ACL_ERROR_RT_WAIT_TIMEOUT, "aclrtValueWait: the word at %p did not meet condition "
@@ -136,7 +147,7 @@ static aclError queue_value_task(const char *api, void *devAddr, uint64_t value,
     value_task *task = malloc(sizeof *task);
     if (task == NULL)
         return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: out of memory.", api);
-    *task = (value_task){nn_check_lib_addr(devAddr), value, flag, s, devAddr};
+    *task = (value_task){nn_check_lib_addr(devAddr), value, flag, devAddr};
     return nn_stream_submit_typed(s, run, free, task, false, task_type(run));
 }
 
@@ -162,8 +173,7 @@ bool nn_value_task_params(const nn_captured_task *task, aclmdlRITaskParams *para
     return true;
 }
 
-aclError nn_value_task_make(const char *api, const aclmdlRITaskParams *params, nn_stream *stream,
-                            nn_captured_task *out)
+aclError nn_value_task_make(const char *api, const aclmdlRITaskParams *params, nn_captured_task *out)
 {
     const bool write = params->type == ACL_MODEL_RI_TASK_VALUE_WRITE;
     nn_task_run_fn run = write ? run_write : run_wait;
@@ -176,7 +186,7 @@ aclError nn_value_task_make(const char *api, const aclmdlRITaskParams *params, n
     value_task *task = malloc(sizeof *task);
     if (task == NULL)
         return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: out of memory.", api);
-    *task = (value_task){nn_check_lib_addr(dev_addr), value, flag, stream, dev_addr};
+    *task = (value_task){nn_check_lib_addr(dev_addr), value, flag, dev_addr};
     *out = (nn_captured_task){run, NULL, free, task, false, (uint8_t)task_type(run)};
     return ACL_SUCCESS;
 }
