@@ -274,10 +274,12 @@ static void built_model(void)
     EXPECT_OK(aclrtCreateStream(&bound));
     EXPECT_OK(aclmdlRIBuildBegin(&model, 0));
     EXPECT_OK(aclmdlRIBindStream(model, bound, 0));
+    uint32_t num = 9;
+    EXPECT_OK(aclmdlRIGetTasksByStream(bound, NULL, &num)); /* bound, nothing recorded yet */
+    CHECK(num == 0, "a freshly bound stream has %u tasks", num);
     EXPECT_OK(aclrtValueWrite(word, 5, 0, bound));
     EXPECT_OK(aclmdlRIEndTask(model, bound));
     EXPECT_OK(aclmdlRIBuildEnd(model, NULL));
-    uint32_t num = 0;
     aclrtStream streams[1] = {NULL};
     num = 1;
     EXPECT_OK(aclmdlRIGetStreams(model, streams, &num));

@@ -12,9 +12,9 @@
  * The model lists the streams that recorded its tasks, first record first (and, for a built
  * model, the bound streams that recorded nothing): aclmdlRIGetStreams answers them.  CANN's
  * capture records into streams the model owns; libaclnn records from the program's own
- * streams, so those are the streams a capture answers, and aclmdlRIGetTasksByStream on a stream
- * that recorded into several live models answers for the newest.  A destroyed stream leaves the
- * list (its tasks stay in the model).
+ * streams, so those are the streams a capture answers; aclmdlRIGetTasksByStream answers for the
+ * model a stream is bound to or captures into now, else for the newest live model it recorded
+ * into.  A destroyed stream leaves the list (its tasks stay in the model).
  *
  * Task handles.  An aclmdlRITask is the model's id and the task's place in its list, packed in
  * the pointer: a handle is checked against the live models each time, so one of a destroyed
@@ -37,6 +37,7 @@
  * instead (model_ri_update.c).  For the same reason aclmdlRITaskGetParams answers a launch with
  * its type and an empty kernel part (no funcHandle, args or numBlocks).
  */
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +82,7 @@ void nn_model_free_task_meta(nn_model *model)
 /* ------------------------------------------------------------------------------------------ */
 
 #define TASK_INDEX_BITS 32
+_Static_assert(sizeof(aclmdlRITask) * CHAR_BIT >= 2 * TASK_INDEX_BITS, "a task handle packs a model id and an index");
 
 static aclmdlRITask task_handle(uint32_t model_id, size_t index)
 {
@@ -218,20 +220,13 @@ ACL_FUNC_VISIBILITY aclError aclmdlRIGetStreams(aclmdlRI modelRI, aclrtStream *s
     return err;
 }
 
-/* The model whose tasks `s` recorded: the one it records into now, else the newest that lists
- * it; with a reference, or NULL after nn_rt_error. */
+/* The model of `s`: the one it is bound to or captures into now (its tasks so far), else the
+ * newest that lists it; with a reference, or NULL after nn_rt_error. */
 static nn_model *model_of_stream(const char *api, nn_stream *s, aclrtStream stream)
 {
     nn_model *model = nn_stream_capture(s);
-    if (model != NULL) {
-        pthread_mutex_lock(&model->lock);
-        bool recorded = nn_model_recorded_by_locked(model, s);
-        pthread_mutex_unlock(&model->lock);
-        if (recorded)
-            return model;
-        nn_model_unref(model);
-    }
-    model = nn_model_find_recorded_by(s);
+    if (model == NULL)
+        model = nn_model_find_recorded_by(s);
     if (model == NULL)
         nn_rt_error(ACL_ERROR_RT_PARAM_INVALID, "%s: stream %p recorded no task of a live model runtime instance "
                     "(it is bound to none; aclmdlRIGetStreams lists a model's streams).", api, stream);
