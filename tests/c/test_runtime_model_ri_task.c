@@ -10,8 +10,8 @@
  *   - aclmdlRITaskGetParams: the events and flags, the value task's address and value, a launch's
  *     empty kernel part, 107000 for a copy; aclmdlRIKernelTaskGetAttribute;
  *   - aclmdlRITaskSetParams (a new value, and an event reset turned into a value wait) and
- *     aclmdlRITaskDisable (the PReLU) apply at aclmdlRIUpdate only: each execution's output is
- *     checked against the PReLU of model_ri_prelu.h and the word's expected value;
+ *     aclmdlRITaskDisable (the PReLU, later turned into a value write) apply at aclmdlRIUpdate
+ *     only: each execution's output is checked against the PReLU of model_ri_prelu.h and the word's expected value;
  *   - CANN's refusals: KERNEL params (207000, libaclnn has no AI Core kernels), event params and a
  *     DEFAULT task (107000), changes while executing (107040), a built model's sequence ids and
  *     changes (207000), stale and null handles (107000), a destroyed stream leaves the list;
@@ -29,6 +29,7 @@ typedef struct scene {
     tu_tensor x, w, out;
     float *host_x;        /* pinned: the captured copy's source */
     uint64_t *word;       /* device word the value tasks write and wait on */
+    uint64_t *word2;      /* the one the PReLU task writes once it is turned into a value write */
     aclrtStream b;        /* the joined stream */
     aclrtEvent ev1, ev2;
     aclmdlRI model;
@@ -61,6 +62,7 @@ static void capture(scene *s)
     s->w = tu_make_f32(WEIGHTS_A, C, weight_shape, 1, NULL);
     s->out = tu_make_f32(NULL, NUMEL, shape, 3, NULL);
     EXPECT_OK(aclrtMalloc((void **)&s->word, sizeof *s->word, ACL_MEM_MALLOC_HUGE_FIRST));
+    EXPECT_OK(aclrtMalloc((void **)&s->word2, sizeof *s->word2, ACL_MEM_MALLOC_HUGE_FIRST));
     EXPECT_OK(aclrtCreateStream(&s->b));
     EXPECT_OK(aclrtCreateEvent(&s->ev1));
     EXPECT_OK(aclrtCreateEvent(&s->ev2));
@@ -263,6 +265,19 @@ static void changes(scene *s, aclmdlRITask *a_tasks, aclmdlRITask *b_tasks)
     EXPECT(aclmdlRITaskDisable(b_tasks[0]), ACL_ERROR_RT_MODEL_UPDATE_FAILED, "executing");
     atomic_store(&g_release, 1);
     EXPECT_OK(aclrtSynchronizeStream(tu_stream));
+
+    /* New parameters make the disabled PReLU run again, as a value write to word2. */
+    memset(&p, 0, sizeof p);
+    p.type = ACL_MODEL_RI_TASK_VALUE_WRITE;
+    p.valueWriteTaskParams = (aclmdlRIValueWriteTaskParams){s->word2, 11};
+    EXPECT_OK(aclmdlRITaskSetParams(a_tasks[1], &p));
+    EXPECT_OK(aclmdlRIUpdate(s->model));
+    EXPECT_OK(aclrtMemset(s->word2, sizeof *s->word2, 0, sizeof *s->word2));
+    execute(s, 0);
+    uint64_t second = 0;
+    EXPECT_OK(aclrtMemcpy(&second, sizeof second, s->word2, sizeof second, ACL_MEMCPY_DEVICE_TO_HOST));
+    CHECK(second == 11, "the re-enabled task wrote %llu", (unsigned long long)second);
+    check_out(s, false, "the PReLU turned into a value write");
 }
 
 static void built_model(void)
@@ -337,6 +352,7 @@ static void release_scene(scene *s)
     EXPECT_OK(aclrtDestroyEvent(s->ev1));
     EXPECT_OK(aclrtDestroyEvent(s->ev2));
     EXPECT_OK(aclrtFree(s->word));
+    EXPECT_OK(aclrtFree(s->word2));
     EXPECT_OK(aclrtFreeHost(s->host_x));
     tu_free_tensor(&s->x);
     tu_free_tensor(&s->w);

@@ -28,7 +28,9 @@
  * branch of a conditional task 207000), not while one of their executions is queued or the
  * capture is open (107040), and a change applies at the next aclmdlRIUpdate: executions before
  * it run the tasks as they were.  aclmdlRITaskDisable takes any task but a DEFAULT one; a
- * disabled task is skipped by every later execution.  aclmdlRITaskSetParams takes VALUE_WRITE
+ * disabled task is skipped by every later execution.  Of a Disable and a SetParams on one task
+ * the later call wins (CANN keeps one update flag per task): new parameters make a disabled
+ * task run again.  aclmdlRITaskSetParams takes VALUE_WRITE
  * and VALUE_WAIT params for any task but a DEFAULT one (the task becomes that value task, as
  * UpdateWriteValueTaskParams converts it), checked as aclrtValueWrite / aclrtValueWait check
  * theirs; event params are refused (107000) as there.  KERNEL params name an AI Core kernel
@@ -414,6 +416,7 @@ ACL_FUNC_VISIBILITY aclError aclmdlRITaskSetParams(aclmdlRITask task, aclmdlRITa
             release_task(&meta->replacement);
         meta->replacement = made;
         meta->has_replacement = true;
+        meta->disable_pending = false; /* the later call wins, as CANN's one update flag per task */
         model->changes_pending = true;
     }
     unlock_model(model);
@@ -450,6 +453,7 @@ aclError nn_model_apply_task_changes(const char *api, nn_model *model)
             release_task(&model->tasks[i]); /* no execution holds it: none is queued */
             model->tasks[i] = meta->replacement;
             meta->has_replacement = false;
+            meta->disabled = false; /* a disabled task given new parameters runs again */
         }
         meta->disabled = meta->disabled || meta->disable_pending;
         meta->disable_pending = false;
