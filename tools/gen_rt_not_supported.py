@@ -30,10 +30,8 @@ REASONS = [
     ("NN_WHY_DUMP", r"^acldump|DumpArgs|^aclmdl(Init|Set|Finalize)Dump"),
     ("NN_WHY_MEMPOOL", r"^aclrtMemPool"),
     ("NN_WHY_PLATFORM", r"^aclplatform"),
-    ("NN_WHY_MODEL", r"^aclmdl"),
     ("NN_WHY_KERNEL", r"Binary|Kernel|Function|FuncBy|FuncHandle|Symbol|SIMT|RegisterCpuFunc|ArgsFrom"),
     ("NN_WHY_NOTIFY", r"Notify"),
-    ("NN_WHY_STREAM_SWITCH", r"SwitchStream|ActiveStream"),
     ("NN_WHY_MBUF", r"Buf(?!fer)|BufChain"),
     ("NN_WHY_MANAGED", r"Managed"),
     ("NN_WHY_SNAPSHOT", r"SnapShot"),
@@ -53,12 +51,8 @@ WHY_TEXT = {
     "NN_WHY_DUMP": "a CPU raises no AI Core exceptions to dump",
     "NN_WHY_MEMPOOL": "libaclnn has no stream-ordered memory pools yet",
     "NN_WHY_PLATFORM": "libaclnn does not describe its CPU device through acl_platform.h yet",
-    "NN_WHY_MODEL": "libaclnn's model runtime instances capture, build, update and execute, but do not keep "
-                    "the per-task kinds and streams that CANN's per-task queries and parameters read",
     "NN_WHY_KERNEL": "libaclnn runs no device kernels of its own: only the aclnn operators",
     "NN_WHY_NOTIFY": "libaclnn shares notifies between the processes of one host only (no servers)",
-    "NN_WHY_STREAM_SWITCH": "libaclnn replays a model's bound streams as one list in call order, so it has no "
-                            "stream of its own to activate or switch to (labels and aclrtSwitchLabelByIndex work)",
     "NN_WHY_MBUF": "libaclnn has no mbuf chains",
     "NN_WHY_MANAGED": "libaclnn has no managed (unified) memory",
     "NN_WHY_SNAPSHOT": "libaclnn has no process snapshots",

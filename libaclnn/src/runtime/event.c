@@ -450,6 +450,21 @@ static void release_event_call(void *ctx)
     free(call);
 }
 
+static aclmdlRITaskType call_task_type(event_task_kind kind)
+{
+    return kind == EV_RECORD ? ACL_MODEL_RI_TASK_EVENT_RECORD
+                             : kind == EV_RESET ? ACL_MODEL_RI_TASK_EVENT_RESET : ACL_MODEL_RI_TASK_EVENT_WAIT;
+}
+
+bool nn_event_task_params(const nn_captured_task *task, aclmdlRITaskParams *params)
+{
+    if (task->replay != replay_event_call)
+        return false;
+    const event_call *call = task->ctx; /* record, wait and reset params share one layout */
+    params->eventRecordTaskParams = (aclmdlRIEventRecordTaskParams){call->ev, call->ev->flags, 0};
+    return true;
+}
+
 /* Submits the call; on a stream of an open capture also keeps the capture's books: a wait for a
  * record made in a capture joins the waiting stream to it (CANN's cross-stream capture), and a
  * record remembers the capture it went into. */
@@ -466,7 +481,7 @@ static aclError submit_event_call(const char *api, nn_stream *s, event_call *cal
         err = nn_model_join_capture(api, s, recorded_in);
     bool captured = err == ACL_SUCCESS && nn_stream_records(s);
     if (err == ACL_SUCCESS)
-        err = nn_stream_submit_replayed(s, replay_event_call, release_event_call, call);
+        err = nn_stream_submit_replayed(s, replay_event_call, release_event_call, call, call_task_type(kind));
     else
         release_event_call(call);
     uint32_t model = 0;

@@ -202,13 +202,27 @@ typedef struct nn_captured_task {
     nn_task_release_fn release;
     void *ctx;
     bool inline_ok;
+    uint8_t type; /* the aclmdlRITaskType a model's task queries answer (aclmdlRITaskGetType) */
 } nn_captured_task;
 
 /* Queues a task that, on a stream capturing into a model, is recorded and re-issued by
  * replay(ctx, stream) at each execution; on any other stream replay runs now.  release(ctx)
- * follows once: after replay here, or when the model goes. */
+ * follows once: after replay here, or when the model goes.  `type` is what a model answers for it. */
 aclError nn_stream_submit_replayed(nn_stream *stream, nn_task_replay_fn replay, nn_task_release_fn release,
-                                   void *ctx);
+                                   void *ctx, aclmdlRITaskType type);
+/* nn_stream_submit / nn_stream_submit_inline_ok for a task a model answers as `type` (an operator
+ * launch is ACL_MODEL_RI_TASK_KERNEL, a value write or wait is VALUE_WRITE / VALUE_WAIT). */
+aclError nn_stream_submit_typed(nn_stream *stream, nn_task_run_fn run, nn_task_release_fn release, void *ctx,
+                                bool inline_ok, aclmdlRITaskType type);
+/* stream.c: the stream goes; the models it recorded into stop listing it (aclmdlRIGetStreams). */
+void nn_model_forget_recorder(const nn_stream *stream);
+/* rt_value.c: the parameters of a value write or wait task (false: `task` is none). */
+bool nn_value_task_params(const nn_captured_task *task, aclmdlRITaskParams *params);
+/* rt_value.c: a value write or wait task made from params (aclmdlRITaskSetParams), checked as
+ * aclrtValueWrite / aclrtValueWait check theirs; 0 or the status after nn_rt_error. */
+aclError nn_value_task_make(const char *api, const aclmdlRITaskParams *params, nn_captured_task *out);
+/* event.c: the parameters of an event record, wait or reset task (false: `task` is none). */
+bool nn_event_task_params(const nn_captured_task *task, aclmdlRITaskParams *params);
 /* Points the stream's capture at `model` if it points at `expected` (else
  * ACL_ERROR_RT_STREAM_CAPTURED, nothing changed). */
 aclError nn_stream_set_capture(nn_stream *stream, nn_model *model, nn_model *expected);

@@ -23,12 +23,10 @@
 #define NN_WHY_MANAGED "libaclnn has no managed (unified) memory"
 #define NN_WHY_MBUF "libaclnn has no mbuf chains"
 #define NN_WHY_MEMPOOL "libaclnn has no stream-ordered memory pools yet"
-#define NN_WHY_MODEL "libaclnn's model runtime instances capture, build, update and execute, but do not keep the per-task kinds and streams that CANN's per-task queries and parameters read"
 #define NN_WHY_NOTIFY "libaclnn shares notifies between the processes of one host only (no servers)"
 #define NN_WHY_PERSISTENT "it clears the tasks a persistent stream bound to a loaded model holds, and libaclnn's bound streams keep no tasks of their own (a model replays them as one list)"
 #define NN_WHY_PLATFORM "libaclnn does not describe its CPU device through acl_platform.h yet"
 #define NN_WHY_SNAPSHOT "libaclnn has no process snapshots"
-#define NN_WHY_STREAM_SWITCH "libaclnn replays a model's bound streams as one list in call order, so it has no stream of its own to activate or switch to (labels and aclrtSwitchLabelByIndex work)"
 #define NN_WHY_TASK_INFO "it attaches operator information to the last task captured into an ACL graph for CANN's profiler and exception dumps, and libaclnn's captured tasks keep no such records"
 
 aclError nn_rt_not_supported(const char *api, const char *reason)
@@ -104,13 +102,7 @@ NN_NOT_SUPPORTED(aclrtKernelArgsAppendPlaceHolder, (aclrtArgsHandle argsHandle, 
 NN_NOT_SUPPORTED(aclrtKernelArgsGetPlaceHolderBuffer, (aclrtArgsHandle argsHandle, aclrtParamHandle paramHandle, size_t dataSize, void **bufferAddr), NN_WHY_KERNEL)
 NN_NOT_SUPPORTED(aclrtKernelArgsParaUpdate, (aclrtArgsHandle argsHandle, aclrtParamHandle paramHandle, void *param, size_t paramSize), NN_WHY_KERNEL)
 NN_NOT_SUPPORTED(aclrtLaunchKernelWithConfig, (aclrtFuncHandle funcHandle, uint32_t numBlocks, aclrtStream stream, aclrtLaunchKernelCfg *cfg, aclrtArgsHandle argsHandle, void *reserve), NN_WHY_KERNEL)
-NN_NOT_SUPPORTED(aclmdlRITaskGetParams, (aclmdlRITask task, aclmdlRITaskParams *params), NN_WHY_MODEL)
-NN_NOT_SUPPORTED(aclmdlRITaskSetParams, (aclmdlRITask task, aclmdlRITaskParams *params), NN_WHY_MODEL)
-NN_NOT_SUPPORTED(aclmdlRIKernelTaskGetAttribute, (aclmdlRITask task, aclrtLaunchKernelAttrId attrId, aclrtLaunchKernelAttrValue *attrValue), NN_WHY_MODEL)
-NN_NOT_SUPPORTED(aclmdlRITaskDisable, (aclmdlRITask task), NN_WHY_MODEL)
 NN_NOT_SUPPORTED(aclrtKernelArgsFinalize, (aclrtArgsHandle argsHandle), NN_WHY_KERNEL)
-NN_NOT_SUPPORTED(aclrtActiveStream, (aclrtStream activeStream, aclrtStream stream), NN_WHY_STREAM_SWITCH)
-NN_NOT_SUPPORTED(aclrtSwitchStream, (void *leftValue, aclrtCondition cond, void *rightValue, aclrtCompareDataType dataType, aclrtStream trueStream, aclrtStream falseStream, aclrtStream stream), NN_WHY_STREAM_SWITCH)
 NN_NOT_SUPPORTED(aclrtGetFunctionName, (aclrtFuncHandle funcHandle, uint32_t maxLen, char *name), NN_WHY_KERNEL)
 NN_NOT_SUPPORTED(aclrtGetBufFromChain, (aclrtMbuf headBuf, uint32_t index, aclrtMbuf *buf), NN_WHY_MBUF)
 NN_NOT_SUPPORTED(aclrtGetBufChainNum, (aclrtMbuf headBuf, uint32_t *num), NN_WHY_MBUF)
@@ -129,10 +121,6 @@ NN_NOT_SUPPORTED(aclrtCmoAsyncWithBarrier, (void *src, size_t size, aclrtCmoType
 NN_NOT_SUPPORTED(aclrtCmoWaitBarrier, (aclrtBarrierTaskInfo *taskInfo, aclrtStream stream, uint32_t flag), NN_WHY_DEVICE)
 NN_NOT_SUPPORTED(aclrtIpcMemImportPidInterServer, (const char *key, aclrtServerPid *serverPids, size_t num), NN_WHY_DEVICE)
 NN_NOT_SUPPORTED(aclrtNotifySetImportPidInterServer, (aclrtNotify notify, aclrtServerPid *serverPids, size_t num), NN_WHY_NOTIFY)
-NN_NOT_SUPPORTED(aclmdlRIGetStreams, (aclmdlRI modelRI, aclrtStream *streams, uint32_t *numStreams), NN_WHY_MODEL)
-NN_NOT_SUPPORTED(aclmdlRIGetTasksByStream, (aclrtStream stream, aclmdlRITask *tasks, uint32_t *numTasks), NN_WHY_MODEL)
-NN_NOT_SUPPORTED(aclmdlRITaskGetType, (aclmdlRITask task, aclmdlRITaskType *type), NN_WHY_MODEL)
-NN_NOT_SUPPORTED(aclmdlRITaskGetSeqId, (aclmdlRITask task, uint32_t *id), NN_WHY_MODEL)
 NN_NOT_SUPPORTED(aclrtProfTrace, (void *userdata, int32_t length, aclrtStream stream), NN_WHY_DEVICE)
 NN_NOT_SUPPORTED(aclrtLaunchKernelV2, (aclrtFuncHandle funcHandle, uint32_t numBlocks, const void *argsData, size_t argsSize, aclrtLaunchKernelCfg *cfg, aclrtStream stream), NN_WHY_KERNEL)
 NN_NOT_SUPPORTED(aclrtLaunchKernelWithHostArgs, (aclrtFuncHandle funcHandle, uint32_t numBlocks, aclrtStream stream, aclrtLaunchKernelCfg *cfg, void *hostArgs, size_t argsSize, aclrtPlaceHolderInfo *placeHolderArray, size_t placeHolderNum), NN_WHY_KERNEL)

@@ -220,6 +220,7 @@ void nn_stream_unref(nn_stream *stream)
 void nn_stream_shutdown(nn_stream *s, bool force)
 {
     nn_allocator_forget_stream(s);
+    nn_model_forget_recorder(s); /* its tasks no longer answer through it (aclmdlRIGetTasksByStream) */
     nn_model *model = nn_stream_capture(s);
     if (model != NULL) {
         nn_model_forget_stream(model, s); /* a capture in progress is invalidated */
@@ -379,9 +380,9 @@ static aclError capture_task_locked(nn_stream *stream, const nn_captured_task *c
 }
 
 static aclError submit_task(nn_stream *stream, nn_task_run_fn run, nn_task_release_fn release, void *ctx,
-                            bool inline_ok)
+                            bool inline_ok, aclmdlRITaskType type)
 {
-    const nn_captured_task captured = {run, NULL, release, ctx, inline_ok};
+    const nn_captured_task captured = {run, NULL, release, ctx, inline_ok, (uint8_t)type};
     /* (one relaxed load when profiling is off; when on, this takes the caller's label too) */
     nn_prof_task *prof = nn_prof_recording() ? nn_prof_task_queued(stream->prof_row, stream->ctx->device) : NULL;
     bool taken;
@@ -440,18 +441,29 @@ static aclError submit_task(nn_stream *stream, nn_task_run_fn run, nn_task_relea
 
 aclError nn_stream_submit(nn_stream *stream, nn_task_run_fn run, nn_task_release_fn release, void *ctx)
 {
-    return submit_task(stream, run, release, ctx, false);
+    return submit_task(stream, run, release, ctx, false, ACL_MODEL_RI_TASK_DEFAULT);
 }
 
 aclError nn_stream_submit_inline_ok(nn_stream *stream, nn_task_run_fn run, nn_task_release_fn release, void *ctx)
 {
-    return submit_task(stream, run, release, ctx, true);
+    return submit_task(stream, run, release, ctx, true, ACL_MODEL_RI_TASK_DEFAULT);
+}
+
+aclError nn_stream_submit_launch(nn_stream *stream, nn_task_run_fn run, nn_task_release_fn release, void *ctx)
+{
+    return submit_task(stream, run, release, ctx, true, ACL_MODEL_RI_TASK_KERNEL);
+}
+
+aclError nn_stream_submit_typed(nn_stream *stream, nn_task_run_fn run, nn_task_release_fn release, void *ctx,
+                                bool inline_ok, aclmdlRITaskType type)
+{
+    return submit_task(stream, run, release, ctx, inline_ok, type);
 }
 
 aclError nn_stream_submit_replayed(nn_stream *stream, nn_task_replay_fn replay, nn_task_release_fn release,
-                                   void *ctx)
+                                   void *ctx, aclmdlRITaskType type)
 {
-    const nn_captured_task captured = {NULL, replay, release, ctx, false};
+    const nn_captured_task captured = {NULL, replay, release, ctx, false, (uint8_t)type};
     bool taken;
     pthread_mutex_lock(&stream->lock);
     aclError err = capture_task_locked(stream, &captured, &taken);
