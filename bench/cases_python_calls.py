@@ -11,9 +11,9 @@ backward through ``Tensor.backward`` on both sides.
 forwards 1.0, autograd 1.0, small calls 0.33 on numpy and on torch inputs (at most 3x torch's
 per-call time: a repeated small call takes its lane, pyaclnn._numpy_lane or pyaclnn._lane).
 
-The "train_cnn step" row times one SGD step of examples/train_cnn.py's model converted with
+The "train_cnn step" rows time one SGD step of examples/train_cnn.py's models converted with
 pyaclnn.nn.convert against the same step of the torch.nn model (the convolutions and the linear
-layer are torch's in both).
+layer are torch's in both): the small CNN, and ImageNet-sized layers (``--model stem``).
 """
 
 import os
@@ -175,12 +175,12 @@ def prelu_autograd(kind, shape):
 
 
 # ---- a training step of examples/train_cnn.py --------------------------------------------------
-def train_step(kind, batch=64):
+def train_step(kind, batch=64, model="small"):
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                     "examples"))
     import train_cnn
-    reference, converted = train_cnn.make_models()
-    images, labels = train_cnn.make_data(batch)
+    reference, converted = train_cnn.make_models(model=model)
+    images, labels = train_cnn.model_data(batch, model=model)
     ours, theirs = train_cnn.trainer(converted), train_cnn.trainer(reference)
     return lambda: ours(images, labels), lambda: theirs(images, labels), 0
 
@@ -233,5 +233,7 @@ CASES += _case("autograd max_pool N32 C64 112x112 k3s2p1", 1.0,
                lambda k: pool_autograd(k, BIG_POOL), kinds=("torch",))
 CASES += _case("autograd prelu N32 C64 112x112", 1.0, lambda k: prelu_autograd(k, BIG_PRELU),
                kinds=("torch",))
-CASES += _case("train_cnn step N64 1x16x16 (examples/train_cnn.py)", 0.9, train_step,
+CASES += _case("train_cnn step N64 1x16x16 (examples/train_cnn.py)", 1.0, train_step,
                kinds=("torch",))
+CASES += _case("train_cnn step N8 3x224x224 (train_cnn.py --model stem)", 1.0,
+               lambda k: train_step(k, 8, "stem"), kinds=("torch",), quick=False)

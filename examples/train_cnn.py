@@ -2,6 +2,7 @@
 """Train a small CNN twice - with torch.nn's layers and converted to pyaclnn.nn - and compare.
 
     python examples/train_cnn.py [--steps 40] [--batch 64] [--tolerance 1e-5]
+    python examples/train_cnn.py --model stem [--steps 10] [--batch 8]
 
 The data is generated (10 classes of 16x16 images: a class's bright bar at its own place and
 angle, plus noise), so nothing is downloaded.  The model uses every layer pyaclnn covers:
@@ -9,6 +10,11 @@ ReplicationPad2d, PReLU, MaxPool2d (with ceil_mode), Unfold, Fold and a 1-D near
 Upsample, between torch's own Conv2d and Linear layers.  ``pyaclnn.nn.convert`` swaps the
 covered layers of a copy of the same model (same initial weights); both copies are trained in
 fp32 with the same batches and optimizer, and each step's loss and time are printed.
+
+``--model stem`` trains ImageNet-sized layers instead: a ResNet stem on 3x224x224 images (a 7x7
+stride-2 convolution to 64 channels, PReLU, a 3x3 stride-2 max pooling to 56x56), one 3x3 block
+padded by ReplicationPad2d, a 2x2 pooling, and a linear classifier; its data are the small
+images' bars scaled up.
 
 The losses agree to rounding: the forward layers are exact (copies, maxima, one product) and
 the backward ones sum in fp32 in a fixed order where torch's order differs, so the losses may
@@ -65,11 +71,39 @@ class SmallCNN(nn.Module):
         return self.classifier(x)
 
 
-def make_models(seed=0):
+class StemCNN(nn.Module):
+    """ImageNet-sized layers: [N, 3, 224, 224] -> 10 classes."""
+
+    def __init__(self):
+        super().__init__()
+        self.features = nn.Sequential(
+            nn.Conv2d(3, 64, 7, 2, 3), nn.PReLU(64), nn.MaxPool2d(3, 2, 1),         # 224 -> 56
+            nn.ReplicationPad2d(1), nn.Conv2d(64, 64, 3), nn.PReLU(64), nn.MaxPool2d(2))  # -> 28
+        self.classifier = nn.Sequential(nn.AdaptiveAvgPool2d(1), nn.Flatten(),
+                                        nn.Linear(64, CLASSES))
+
+    def forward(self, x):
+        return self.classifier(self.features(x))
+
+
+MODELS = {"small": (SmallCNN, 1), "stem": (StemCNN, 224 // SIZE)}
+
+
+def make_models(seed=0, model="small"):
     """(the torch.nn model, a converted copy with the same weights)."""
     torch.manual_seed(seed)
-    reference = SmallCNN()
+    reference = MODELS[model][0]()
     return reference, pyaclnn.nn.convert(copy.deepcopy(reference))
+
+
+def model_data(count, seed=0, model="small"):
+    """make_data's images at the model's input size (3 channels, 224x224, for the stem)."""
+    images, labels = make_data(count, seed)
+    scale = MODELS[model][1]
+    if scale > 1:
+        images = nn.functional.interpolate(images, scale_factor=scale).expand(-1, 3, -1, -1)
+        images = images.contiguous()
+    return images, labels
 
 
 def trainer(model, lr=0.02):
@@ -86,10 +120,10 @@ def trainer(model, lr=0.02):
     return step
 
 
-def train(steps, batch, seed=0):
+def train(steps, batch, seed=0, model="small"):
     """[(step, torch loss, pyaclnn loss, torch seconds, pyaclnn seconds)]."""
-    reference, converted = make_models(seed)
-    images, labels = make_data(steps * batch, seed)
+    reference, converted = make_models(seed, model)
+    images, labels = model_data(steps * batch, seed, model)
     steps_torch, steps_ours = trainer(reference), trainer(converted)
     rows = []
     for i in range(steps):
@@ -105,14 +139,19 @@ def train(steps, batch, seed=0):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--steps", type=int, default=40)
-    parser.add_argument("--batch", type=int, default=64)
+    parser.add_argument("--model", choices=sorted(MODELS), default="small",
+                        help="small: 1x16x16 images (default); stem: ImageNet-sized layers")
+    parser.add_argument("--steps", type=int, default=None, help="default 40 (stem: 10)")
+    parser.add_argument("--batch", type=int, default=None, help="default 64 (stem: 8)")
     parser.add_argument("--tolerance", type=float, default=1e-5,
                         help="largest relative loss difference accepted (default 1e-5)")
     parser.add_argument("--quiet", action="store_true", help="print the summary only")
     args = parser.parse_args(argv)
 
-    rows = train(args.steps, args.batch)
+    stem = args.model == "stem"
+    args.steps = args.steps or (10 if stem else 40)
+    args.batch = args.batch or (8 if stem else 64)
+    rows = train(args.steps, args.batch, model=args.model)
     worst = 0.0
     if not args.quiet:
         print("step  torch.nn loss  pyaclnn.nn loss  rel. diff  torch.nn ms  pyaclnn.nn ms")

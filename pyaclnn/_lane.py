@@ -16,6 +16,7 @@ lane, holding everything it reads, runs it (:func:`_runner`).
 
 import torch
 from torch import Tensor
+from torch.nn import Parameter
 
 from . import _core, _dispatch
 from ._core import ffi, function
@@ -65,7 +66,7 @@ def make_entry(routes):
     (the numpy path) otherwise.
 
     A call can take a lane when nothing watches the dispatcher (nor torch.compile traces it),
-    its tensors are contiguous CPU tensors of class Tensor, none complex nor a negative view
+    its tensors are contiguous CPU tensors of class Tensor (or Parameter), none complex nor a negative view
     and none requiring grad while grad mode is on, and its other arguments are Python scalars,
     strings, None, torch dtypes or tuples and lists of ints.  Its signature: the operator, the
     product selection (an executor keeps the product it was planned on), and each argument as
@@ -78,7 +79,7 @@ def make_entry(routes):
         pointers = []
         for value in args if not kwargs else with_keywords(args, kwargs):
             kind = type(value)
-            if kind is Tensor:
+            if kind is Tensor or kind is Parameter:    # a Parameter is a plain tensor to torch
                 if not value.is_cpu or value.is_neg() or not value.is_contiguous() \
                         or grad and value.requires_grad:
                     break
@@ -133,7 +134,7 @@ def _remember(key, args, kwargs, route):
         return result
     executor, inputs, made, outputs, kind = launched[0]
     tensors = [value for value in (args if not kwargs else with_keywords(args, kwargs))
-               if type(value) is Tensor]
+               if type(value) is Tensor or type(value) is Parameter]
     if len(inputs) != len(tensors) or any(a is not b for a, b in zip(inputs, tensors)):
         return result
     if any(tensor.dtype.is_complex for tensor in tensors):

@@ -20,12 +20,15 @@ selection is by then: a max-pool mask is read in the layout it was written in.
 from contextlib import nullcontext
 
 import torch
+from torch import Tensor
 from torch._functorch.utils import enable_single_level_autograd_function as _single_level
 from torch._library.utils import fill_defaults
 
 from . import mask as _mask
 from ._core import current_product, soc
-from ._torch_library import LIBRARY, OVERLOADS, ops
+from ._lane import watched
+from ._torch_kernels import EAGER_AUTOGRAD, eager_ops as ops, run_kernel
+from ._torch_library import LIBRARY, OVERLOADS
 
 __all__ = []
 
@@ -40,11 +43,17 @@ def _on_product(product):
 
 
 def _register(name, setup_context, backward, jvp):
-    """``name``'s Autograd kernel: a Function whose forward is the operator below autograd."""
+    """``name``'s Autograd kernel: a Function whose forward is the operator below autograd.  The
+    same Function, applied directly, is the plain eager call's path (pyaclnn._torch_kernels)."""
     overload = OVERLOADS[name]
     schema = overload._schema
 
     def forward(*args):
+        # Function.apply runs this with grad mode off: below autograd, a plain eager call on
+        # CPU tensors is its CPU kernel (what the dispatcher would pick); anything watched or
+        # wrapped goes through the dispatcher.
+        if _plain_cpu(args) and not watched():
+            return run_kernel(name, args)
         with _below_autograd():
             return overload(*args)
 
@@ -53,7 +62,9 @@ def _register(name, setup_context, backward, jvp):
         setup_context(ctx, inputs, output)
 
     def on_forward_product(ctx, *grads):
-        with _on_product(ctx.product):
+        if ctx.product is None or ctx.product == current_product():
+            return backward(ctx, *grads)
+        with soc(ctx.product):
             return backward(ctx, *grads)
 
     def jvp_on_forward_product(ctx, *tangents):
@@ -69,6 +80,7 @@ def _register(name, setup_context, backward, jvp):
     # torch's own autograd kernels): the single-level apply, which Function.apply would send
     # back to functorch while a transform is active.
     apply = super(torch.autograd.Function, function).apply
+    EAGER_AUTOGRAD[name] = apply      # no transform active there: the plain apply
 
     def autograd_kernel(keyset, *args):
         if _forward_ad._current_level >= 0 or \
@@ -80,6 +92,18 @@ def _register(name, setup_context, backward, jvp):
             return overload.redispatch(keyset & _after_autograd, *args)
 
     LIBRARY.impl(name, autograd_kernel, "Autograd", with_keyset=True)
+
+
+def _plain_cpu(args):
+    """Whether every tensor among ``args`` is a CPU tensor of class Tensor or Parameter (no other subclass: a
+    functorch wrapper, a fake or a tensor subclass goes through the dispatcher)."""
+    for value in args:
+        if isinstance(value, Tensor) and (type(value) not in _PLAIN or not value.is_cpu):
+            return False
+    return True
+
+
+_PLAIN = (Tensor, torch.nn.Parameter)     # a Parameter is a plain tensor to torch's dispatch
 
 
 def _or_zeros(tangent, like):
@@ -216,8 +240,21 @@ def _mask_head(mask, out_shape, kernel, product):
     not the 37.9 MB container (pyaclnn.mask.mask_bytes_read)."""
     if len(out_shape) not in (3, 4) or mask.dim() not in (3, 4):
         return mask
-    needed = _mask.mask_bytes_read(out_shape, kernel, _mask.product_layout(product))
+    if type(mask) is Tensor:
+        # eager: the count depends on the geometry only, and a training loop repeats it
+        key = (out_shape, tuple(kernel), product)
+        needed = _HEAD_BYTES.get(key)
+        if needed is None:
+            if len(_HEAD_BYTES) >= 64:
+                _HEAD_BYTES.clear()
+            needed = _HEAD_BYTES[key] = _mask.mask_bytes_read(out_shape, kernel,
+                                                              _mask.product_layout(product))
+    else:   # traced: symbolic sizes stay symbolic
+        needed = _mask.mask_bytes_read(out_shape, kernel, _mask.product_layout(product))
     return mask.reshape(-1)[:needed].clone().reshape(1, 1, 1, needed)
+
+
+_HEAD_BYTES = {}     # (output shape, kernel, product) -> mask_bytes_read, for eager masks
 
 
 def _mask_backward(ctx, grad, _grad_mask):
@@ -311,11 +348,11 @@ def _im2col_setup(ctx, inputs, output):
 
 
 def _im2col_backward(ctx, grad):
-    return (ops.im2col_backward(grad, ctx.size, *ctx.attrs, out_dtype=ctx.dtype),) + (None,) * 5
+    return (ops.im2col_backward(grad, ctx.size, *ctx.attrs, ctx.dtype),) + (None,) * 5
 
 
 def _im2col_jvp(ctx, x_t, *_attrs_t):
-    return ops.im2col(x_t, *ctx.attrs, out_dtype=ctx.out_dtype)
+    return ops.im2col(x_t, *ctx.attrs, ctx.out_dtype)
 
 
 def _col2im_setup(ctx, inputs, output):
@@ -326,11 +363,11 @@ def _col2im_setup(ctx, inputs, output):
 
 
 def _col2im_backward(ctx, grad):
-    return (ops.im2col(grad, *ctx.attrs, out_dtype=ctx.dtype),) + (None,) * 6
+    return (ops.im2col(grad, *ctx.attrs, ctx.dtype),) + (None,) * 6
 
 
 def _col2im_jvp(ctx, grad_t, *_attrs_t):
-    return ops.im2col_backward(grad_t, ctx.size, *ctx.attrs, out_dtype=ctx.out_dtype)
+    return ops.im2col_backward(grad_t, ctx.size, *ctx.attrs, ctx.out_dtype)
 
 
 _register("im2col", _im2col_setup, _im2col_backward, _im2col_jvp)

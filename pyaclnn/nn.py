@@ -39,11 +39,11 @@ import torch
 from torch import nn
 from torch.fx import Proxy
 
-from . import torch_ops
+from . import torch_ops  # noqa: F401  (registers the operators' kernels and autograd)
 from ._core import current_product
 from ._errors import ParamError
-
-ops = torch_ops.ops
+# torch.ops.aclnn, minus the dispatcher for a plain eager call (pyaclnn._torch_kernels)
+from ._torch_kernels import eager_ops as ops
 
 __all__ = ["ReplicationPad2d", "MaxPool2d", "PReLU", "Unfold", "Fold", "Upsample", "convert",
            "NotCoveredError", "COVERED"]

@@ -23,7 +23,7 @@ The definitions live in pyaclnn._torch_library, which every registering module i
 
 pyaclnn.functional with any torch tensor argument goes through these operators (numpy inputs
 keep the direct path); a plain eager call runs the CPU kernel without the dispatcher (see
-:func:`_call`); see docs/python.md, "PyTorch custom operators".
+:func:`pyaclnn._torch_kernels.call`); see docs/python.md, "PyTorch custom operators".
 """
 
 from operator import index
@@ -33,41 +33,16 @@ import torch
 from torch import SymInt, Tensor
 
 from . import mask as _mask
-from ._lane import make_entry, watched, _grad_enabled
+from ._lane import make_entry
 from ._dtypes import acl_dtype
 from ._interop import torch_dtype
-from ._torch_library import LIBRARY, NAMESPACE, OPERATORS, OVERLOADS, ops
+from ._torch_kernels import call
+from ._torch_library import LIBRARY, NAMESPACE, OPERATORS, ops
 from ._operators import _im2col_prelu, _max_pool, _max_pool_indices, _pad_upsample
 from ._operators._common import ints, pair
 
 __all__ = ["NAMESPACE", "OPERATORS", "ROUTES"]
 
-
-
-# ---- the CPU kernels: the operator functions themselves ---------------------------------------
-# They run below autograd: an input that requires grad reaches them only inside the generated
-# autograd.Function's forward, where grad mode is off, so the functional function takes its
-# plain path.
-_KERNELS = {}   # name -> its CPU kernel (the functional function)
-
-
-def _kernel(name, function):
-    _KERNELS[name] = function
-    LIBRARY.impl(name, function, "CPU")
-
-
-_kernel("replication_pad2d", _pad_upsample.replication_pad2d)
-_kernel("replication_pad2d_backward", _pad_upsample.replication_pad2d_backward)
-_kernel("upsample_nearest_exact1d", _pad_upsample.upsample_nearest_exact1d)
-_kernel("upsample_nearest_exact1d_backward", _pad_upsample.upsample_nearest_exact1d_backward)
-_kernel("max_pool2d_with_mask", _max_pool.max_pool2d_with_mask)
-_kernel("max_pool2d_with_mask_backward", _max_pool.max_pool2d_with_mask_backward)
-_kernel("max_pool2d_with_indices", _max_pool_indices.max_pool2d_with_indices)
-_kernel("max_pool2d_with_indices_backward", _max_pool_indices.max_pool2d_with_indices_backward)
-_kernel("im2col", _im2col_prelu.im2col)
-_kernel("im2col_backward", _im2col_prelu.im2col_backward)
-_kernel("prelu", _im2col_prelu.prelu)
-_kernel("prelu_backward", _im2col_prelu.prelu_backward)
 
 
 # ---- fake implementations: shapes and dtypes by the library's rules ----------------------------
@@ -240,37 +215,12 @@ def _dtype(value):
     return torch_dtype(acl_dtype(value))
 
 
-_is_compiling = torch.compiler.is_compiling
-
-
-def _call(name, tensors, *attrs):
-    """``torch.ops.aclnn.<name>(*tensors, *attrs)``.
-
-    A plain eager call - CPU tensors of class Tensor (no subclass), none requiring grad while
-    grad mode is on, and nothing that watches the dispatcher (jit.trace, torch.compile, a
-    TorchDispatchMode or TorchFunctionMode, the profiler, a functorch transform, a forward-AD
-    level, autocast: pyaclnn._lane.watched) - runs the op's CPU kernel directly: that is all the
-    dispatcher would do for it, after its autograd kernel's ~7 us of Python and ~3 us of
-    boxing into Python, more than the kernel itself costs for a small tensor.  Every other call
-    goes through the dispatcher, so tracers, modes, transforms and autograd see the op."""
-    if _is_compiling():
-        return _OVERLOADS[name](*tensors, *attrs)
-    if not watched():
-        grad = _grad_enabled()
-        for t in tensors:
-            if type(t) is not Tensor or not t.is_cpu or (grad and t.requires_grad):
-                break
-        else:
-            return _KERNELS[name](*tensors, *attrs)
-    return _ENTRIES[name](*tensors, *attrs)
-
-
 def replication_pad2d(x, padding):
-    return _call("replication_pad2d", (_tensor(x),), ints(padding, "padding"))
+    return call("replication_pad2d", (_tensor(x),), ints(padding, "padding"))
 
 
 def replication_pad2d_backward(grad_output, x, padding):
-    return _call("replication_pad2d_backward", (_tensor(grad_output), _tensor(x)),
+    return call("replication_pad2d_backward", (_tensor(grad_output), _tensor(x)),
                  ints(padding, "padding"))
 
 
@@ -286,14 +236,14 @@ def _length(output_size, length, scales):
 
 def upsample_nearest_exact1d(x, output_size=None, scales=None):
     x = _tensor(x)
-    return _call("upsample_nearest_exact1d", (x,),
+    return call("upsample_nearest_exact1d", (x,),
                  _length(output_size, x.shape[-1] if x.dim() else 0, scales),
                  None if scales is None else float(scales))
 
 
 def upsample_nearest_exact1d_backward(grad_output, output_size, input_size, scales=None):
     input_size = _sizes(input_size, "input_size")
-    return _call("upsample_nearest_exact1d_backward", (_tensor(grad_output),),
+    return call("upsample_nearest_exact1d_backward", (_tensor(grad_output),),
                  _length(output_size, input_size[-1] if input_size else 0, scales), input_size,
                  None if scales is None else float(scales))
 
@@ -304,31 +254,31 @@ def _pool(kernel_size, stride, padding, dilation, ceil_mode):
 
 
 def max_pool2d_with_mask(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    return _call("max_pool2d_with_mask", (_tensor(x),),
+    return call("max_pool2d_with_mask", (_tensor(x),),
                  *_pool(kernel_size, stride, padding, dilation, ceil_mode))
 
 
 def max_pool2d_with_mask_backward(grad_output, x, mask, kernel_size, stride=None, padding=0,
                                   dilation=1, ceil_mode=False):
-    return _call("max_pool2d_with_mask_backward", (_tensor(grad_output), _tensor(x), _tensor(mask)),
+    return call("max_pool2d_with_mask_backward", (_tensor(grad_output), _tensor(x), _tensor(mask)),
                  *_pool(kernel_size, stride, padding, dilation, ceil_mode))
 
 
 def max_pool2d_with_indices(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                             indices_dtype=None):
-    return _call("max_pool2d_with_indices", (_tensor(x),),
+    return call("max_pool2d_with_indices", (_tensor(x),),
                  *_pool(kernel_size, stride, padding, dilation, ceil_mode), _dtype(indices_dtype))
 
 
 def max_pool2d_with_indices_backward(grad_output, x, indices, kernel_size, stride=None, padding=0,
                                      dilation=1, ceil_mode=False):
-    return _call("max_pool2d_with_indices_backward",
+    return call("max_pool2d_with_indices_backward",
                  (_tensor(grad_output), _tensor(x), _tensor(indices)),
                  *_pool(kernel_size, stride, padding, dilation, ceil_mode))
 
 
 def im2col(x, kernel_size, dilation=1, padding=0, stride=1, out_dtype=None):
-    return _call("im2col", (_tensor(x),), pair(kernel_size, "kernel_size"),
+    return call("im2col", (_tensor(x),), pair(kernel_size, "kernel_size"),
                  pair(dilation, "dilation"), pair(padding, "padding"), pair(stride, "stride"),
                  _dtype(out_dtype))
 
@@ -336,7 +286,7 @@ def im2col(x, kernel_size, dilation=1, padding=0, stride=1, out_dtype=None):
 def im2col_backward(grad_output, input_size, kernel_size, dilation=1, padding=0, stride=1,
                     out_dtype=None):
     size = _sizes(input_size, "input_size")
-    return _call("im2col_backward", (_tensor(grad_output),), size * 2 if len(size) == 1 else size,
+    return call("im2col_backward", (_tensor(grad_output),), size * 2 if len(size) == 1 else size,
                  pair(kernel_size, "kernel_size"), pair(dilation, "dilation"),
                  pair(padding, "padding"), pair(stride, "stride"), _dtype(out_dtype))
 
@@ -350,17 +300,14 @@ def _weight(x, weight):
 
 def prelu(x, weight, out_dtype=None):
     x = _tensor(x)
-    return _call("prelu", (x, _weight(x, weight)), _dtype(out_dtype))
+    return call("prelu", (x, _weight(x, weight)), _dtype(out_dtype))
 
 
 def prelu_backward(grad_output, x, weight):
     x = _tensor(x)
-    return _call("prelu_backward", (_tensor(grad_output), x, _weight(x, weight)))
+    return call("prelu_backward", (_tensor(grad_output), x, _weight(x, weight)))
 
 
-_OVERLOADS = OVERLOADS
-# The overloads' C++ entries, what OpOverload.__call__ calls (dynamo traces the overload only).
-_ENTRIES = {name: overload._op for name, overload in _OVERLOADS.items()}
 #: functional name -> the function above that takes the functional's arguments.
 ROUTES = {name: globals()[name] for name in OPERATORS}
 #: pyaclnn.functional's call ``name(*args, **kwargs)`` with a torch tensor among the arguments:

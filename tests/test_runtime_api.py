@@ -90,8 +90,8 @@ def _program(names):
               "    for (size_t i = 0; i < n; i++)",
               "        if (functions[i] == NULL) { printf(\"null %s\\n\", names[i]); return 1; }",
               "    if (strcpy_s(buf, sizeof buf, \"toolong!\") == 0 || buf[0] != 0) return 2;",
-              "    if (aclrtActiveStream(NULL, NULL) != ACL_ERROR_RT_FEATURE_NOT_SUPPORT) return 3;",
-              "    if (strstr(aclGetRecentErrMsg(), \"aclrtActiveStream\") == NULL) return 4;",
+              "    if (aclrtLaunchKernel(NULL, 1, NULL, 0, NULL) != ACL_ERROR_RT_FEATURE_NOT_SUPPORT) return 3;",
+              "    if (strstr(aclGetRecentErrMsg(), \"aclrtLaunchKernel\") == NULL) return 4;",
               "    printf(\"%zu functions\\n\", n);",
               "    return 0;",
               "}", ""]

@@ -32,6 +32,7 @@ def _sessions(directory):
 
 def _load(session):
     trace = json.loads((session / "trace.json").read_text())
+    assert list(trace) == ["traceEvents"]  # no displayTimeUnit: Perfetto ignores it with a note
     with open(session / "op_summary.csv", newline="") as f:
         rows = list(csv.DictReader(f))
     return trace["traceEvents"], rows
@@ -95,7 +96,11 @@ def test_collection_files(program, tmp_path):
 
     assert ts("outer", "B") <= ts("outer", "b") <= ts("inner", "B") <= ops[0]["ts"]
     assert ops[2]["ts"] + ops[2]["dur"] <= ts("inner", "E") <= ts("outer", "e") <= ts("outer", "E")
-    assert next(e for e in tx if e["ph"] == "b")["id"] == next(e for e in tx if e["ph"] == "e")["id"]
+    # the start/stop pair shares a process-local id2 (a plain "id" is global: Perfetto drew the range
+    # on a row outside every process), so viewers draw it in the host process
+    begin, end = next(e for e in tx if e["ph"] == "b"), next(e for e in tx if e["ph"] == "e")
+    assert "id" not in begin and "id" not in end
+    assert isinstance(begin["id2"]["local"], int) and begin["id2"] == end["id2"]
     # the training step (the second step info the program made) brackets the launches on stream a
     steps = {e["name"]: e for e in by_cat["step"]}
     assert sorted(steps) == ["step 1 end", "step 1 start"]
@@ -105,6 +110,12 @@ def test_collection_files(program, tmp_path):
     assert after["ph"] == "i" and ts("inner", "E") <= after["ts"] <= ts("outer", "E")
     threads, processes = _row_names(events)
     assert processes[1] == "host" and threads[(1, host_mark["tid"])] == "host thread %d" % host_mark["tid"]
+    # device 0's pid is one past the highest stream row (a tid), so no row is taken for its process's
+    # main thread (tid == pid); each process sorts by its pid: the host above the device
+    device_pid = ops[0]["pid"]
+    assert device_pid == 1 + max(tid for pid, tid in threads if pid == device_pid)
+    sort_index = {e["pid"]: e["args"]["sort_index"] for e in events if e["name"] == "process_sort_index"}
+    assert sort_index == {1: 1, device_pid: device_pid}
 
 
 def test_auto_initialized_collection_writes_in_the_current_directory(program, tmp_path):
@@ -132,3 +143,35 @@ def test_aclnn_profile_env_without_aclprof_calls(program, tmp_path):
     _check_launches(events, rows)
     assert [e["name"] for e in events if e.get("cat") == "copy"] == ["aclrtMemcpyAsync"]
 
+
+
+def test_timeline_program_of_the_docs_picture(tmp_path):
+    """tools/profile_timeline.c, the program docs/profiling_timeline.png shows, still makes that
+    timeline under ACLNN_PROFILE (the picture itself needs a browser; this does not): per iteration,
+    stream a copies, marks, pads, records and pools; stream b copies, upsamples, applies Prelu, waits
+    for a's event, runs Im2col and copies out; the host pushes "queue", marks, and starts and
+    stops an "iteration n" range."""
+    exe = support.compile_program(support.ROOT / "tools" / "profile_timeline.c")
+    _run(exe, env={"ACLNN_PROFILE": str(tmp_path)})
+    (session,) = _sessions(tmp_path)
+    events, rows = _load(session)
+    device = [e for e in events if e["ph"] in ("X", "i") and e["pid"] != 1]
+    a, b = sorted({e["tid"] for e in device})
+    per_iteration = {
+        a: ["aclrtMemcpyAsync", "image queued", "aclnnReplicationPad2d", "aclrtRecordEvent",
+            "aclnnMaxPool2dWithMask"],
+        b: ["aclrtMemcpyAsync", "aclnnUpsampleNearestExact1d", "aclnnPrelu", "aclrtStreamWaitEvent",
+            "aclnnIm2col", "aclrtMemcpyAsync"],
+    }
+    for tid, names in per_iteration.items():
+        on_stream = sorted((e for e in device if e["tid"] == tid), key=lambda e: e["ts"])
+        assert [e["name"] for e in on_stream] == names * 3
+    # Im2col reads what stream a padded: it starts after the pad it waited for ended
+    pads = sorted((e for e in device if e["name"] == "aclnnReplicationPad2d"), key=lambda e: e["ts"])
+    im2cols = sorted((e for e in device if e["name"] == "aclnnIm2col"), key=lambda e: e["ts"])
+    assert all(i["ts"] >= p["ts"] + p["dur"] for p, i in zip(pads, im2cols))
+    host = [e for e in events if e["pid"] == 1 and e["ph"] != "M"]
+    assert [e["name"] for e in host if e["ph"] == "b"] == ["iteration 0", "iteration 1", "iteration 2"]
+    assert sorted(e["name"] for e in host if e["ph"] == "i") == ["image queued"] * 3 + ["synchronized"] * 3
+    assert [e["name"] for e in host if e["ph"] == "B"] == ["queue"] * 3
+    assert [r["operator"] for r in rows].count("aclnnIm2col") == 3 and len(rows) == 15

@@ -16,9 +16,10 @@ PACKAGE = os.path.join(ROOT, "pyaclnn")
 LAYERS = {
     "pyaclnn._operators": 1,
     "pyaclnn._torch_library": 2, "pyaclnn._lane": 2,
-    "pyaclnn._torch_autograd": 3, "pyaclnn._torch_vmap": 3, "pyaclnn._torch_autocast": 3,
-    "pyaclnn.torch_ops": 4,
-    "pyaclnn.nn": 5, "pyaclnn.functional": 5,
+    "pyaclnn._torch_kernels": 3,
+    "pyaclnn._torch_autograd": 4, "pyaclnn._torch_vmap": 4, "pyaclnn._torch_autocast": 4,
+    "pyaclnn.torch_ops": 5,
+    "pyaclnn.nn": 6, "pyaclnn.functional": 6,
 }
 
 

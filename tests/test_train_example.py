@@ -35,3 +35,9 @@ def test_script_runs_briefly():
     assert result.returncode == 0, result.stdout + result.stderr
     assert "median step: torch.nn" in result.stdout
     assert len([line for line in result.stdout.splitlines() if line[:4].strip().isdigit()]) == 3
+
+
+def test_imagenet_sized_layers_agree_step_by_step():
+    rows = train_cnn.train(steps=3, batch=2, model="stem")
+    for step, loss_torch, loss_ours, _, _ in rows:
+        assert abs(loss_ours - loss_torch) <= 1e-5 * abs(loss_torch), step

@@ -18,17 +18,10 @@
  *     execution (507000 at the synchronize).
  */
 #define _POSIX_C_SOURCE 200809L
-#include "test_util.h"
+#include "model_ri_prelu.h"
 
 #include "aclnn/acl_meta.h"
-#include "aclnnop/aclnn_prelu.h"
 
-#define C 3
-#define L 4
-#define NUMEL (C * L)
-
-static const float WEIGHTS_A[C] = {0.25f, 0.5f, 2.0f};
-static const float WEIGHTS_B[C] = {-1.0f, 4.0f, 0.125f};
 static const size_t BYTES = NUMEL * sizeof(float);
 
 typedef struct prelu_setup {
@@ -42,8 +35,7 @@ static aclrtStream g_branch_stream;
 static void setup(void)
 {
     const int64_t shape[3] = {1, C, L}, weight_shape[1] = {C};
-    for (int i = 0; i < NUMEL; i++)
-        g.host_x[i] = 0.5f * (float)((i * 5 + 3) % 13 - 6);
+    prelu_fill_input(g.host_x, 1);
     g.x = tu_make_f32(g.host_x, NUMEL, shape, 3, NULL);
     g.wa = tu_make_f32(WEIGHTS_A, C, weight_shape, 1, NULL);
     g.wb = tu_make_f32(WEIGHTS_B, C, weight_shape, 1, NULL);
@@ -72,10 +64,7 @@ static void check_out_prelu(const char *what, const float *weights)
 {
     float out[NUMEL];
     EXPECT_OK(aclrtMemcpy(out, BYTES, g.out.dev, BYTES, ACL_MEMCPY_DEVICE_TO_HOST));
-    for (int i = 0; i < NUMEL; i++) {
-        float x = g.host_x[i], expected = x > 0.0f ? x : weights[i / L] * x;
-        CHECK(out[i] == expected, "%s element %d: %g, expected %g", what, i, (double)out[i], (double)expected);
-    }
+    prelu_check(what, out, g.host_x, weights);
 }
 
 static void check_out_all(const char *what, float expected)
@@ -88,10 +77,7 @@ static void check_out_all(const char *what, float expected)
 
 static void launch_prelu(const tu_tensor *w, aclrtStream stream)
 {
-    uint64_t workspace = 0;
-    aclOpExecutor *executor = NULL;
-    EXPECT_OK(aclnnPreluGetWorkspaceSize(g.x.t, w->t, g.out.t, &workspace, &executor));
-    EXPECT_OK(aclnnPrelu(NULL, workspace, executor, stream));
+    EXPECT_OK(aclnnPrelu(NULL, 0, prelu_plan(&g.x, w, &g.out), stream));
 }
 
 typedef void (*branch_fill)(uint32_t branch, aclrtStream stream, void *arg);

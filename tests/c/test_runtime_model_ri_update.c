@@ -13,45 +13,12 @@
  *     begun twice (107033), an update of an unknown handle (100000), an update with too few
  *     tasks (507000, nothing changes), a task of another kind (507009); aclmdlRIUpdate with
  *     nothing to apply succeeds.
- * The PReLU inputs have products exact in fp32, so the outputs compare exactly.
+ * The PReLU and its host reference are model_ri_prelu.h's.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <time.h>
 
-#include "test_util.h"
-
-#include "aclnnop/aclnn_prelu.h"
-
-#define C 3
-#define L 4
-#define NUMEL (C * L)
-
-static const float WEIGHTS_A[C] = {0.25f, 0.5f, 2.0f};
-static const float WEIGHTS_B[C] = {-1.0f, 4.0f, 0.125f};
-
-static void fill_input(float *x, int seed)
-{
-    for (int i = 0; i < NUMEL; i++)
-        x[i] = 0.5f * (float)((i * 5 + seed * 3) % 13 - 6);
-}
-
-static void check_prelu(const char *what, const float *out, const float *x, const float *weights)
-{
-    for (int i = 0; i < NUMEL; i++) {
-        float expected = x[i] > 0.0f ? x[i] : weights[i / L] * x[i];
-        CHECK(out[i] == expected, "%s element %d: %g, expected %g", what, i, (double)out[i], (double)expected);
-    }
-}
-
-/* A PReLU of x (shape [1, C, L]) with per-channel weights into out, planned now. */
-static aclOpExecutor *prelu_plan(const tu_tensor *x, const tu_tensor *w, const tu_tensor *out)
-{
-    uint64_t workspace = 0;
-    aclOpExecutor *executor = NULL;
-    EXPECT_OK(aclnnPreluGetWorkspaceSize(x->t, w->t, out->t, &workspace, &executor));
-    CHECK(workspace == 0, "contiguous fp32 PReLU needs no workspace, got %llu", (unsigned long long)workspace);
-    return executor;
-}
+#include "model_ri_prelu.h"
 
 typedef struct fixture {
     tu_tensor x, wa, wb, out;
@@ -70,8 +37,8 @@ static fixture make_fixture(void)
     f.out = tu_make_f32(NULL, NUMEL, shape, 3, NULL);
     EXPECT_OK(aclrtMallocHost((void **)&f.host_a, BYTES));
     EXPECT_OK(aclrtMallocHost((void **)&f.host_b, BYTES));
-    fill_input(f.host_a, 1);
-    fill_input(f.host_b, 2);
+    prelu_fill_input(f.host_a, 1);
+    prelu_fill_input(f.host_b, 2);
     return f;
 }
 
@@ -115,7 +82,7 @@ static void execute_and_check(aclmdlRI model, const fixture *f, const float *x, 
     EXPECT_OK(aclmdlRIExecuteAsync(model, tu_stream));
     EXPECT_OK(aclrtSynchronizeStream(tu_stream));
     read_out(f, out);
-    check_prelu(what, out, x, weights);
+    prelu_check(what, out, x, weights);
 }
 
 static void slow_host_func(void *user_data)
@@ -152,7 +119,7 @@ static void update_group(void)
     execute_and_check(model, &f, f.host_b, WEIGHTS_B, "after the update");
 
     /* The host buffer is read at each execution, as at capture. */
-    fill_input(f.host_b, 3);
+    prelu_fill_input(f.host_b, 3);
     execute_and_check(model, &f, f.host_b, WEIGHTS_B, "new host data");
     EXPECT_OK(aclmdlRIUpdate(model));
     EXPECT(aclmdlRIUpdate(NULL), ACL_ERROR_INVALID_PARAM, "modelRI");

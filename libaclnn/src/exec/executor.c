@@ -769,7 +769,7 @@ aclnnStatus nn_launch_executor(const char *op_name, void *workspace, uint64_t wo
         task->dump = nn_launch_dump_begin(op_name, task->operands, task->launch.num_operands, resolved);
     use_lib_addresses(task);
     nn_exec_prof_label(task->launch.op_name, task->operands, task->ex->num_inputs);
-    rt = nn_stream_submit_inline_ok(resolved, run_task, release_task, task); /* releases on failure too */
+    rt = nn_stream_submit_launch(resolved, run_task, release_task, task); /* releases on failure too */
     if (rt == ACL_SUCCESS)
         return ACLNN_SUCCESS;
     /* With ACLNN_LAUNCH_BLOCKING=1 the submit returns the kernel's own status: an aclnn status

@@ -14,6 +14,12 @@
  * A thread inside aclrtProcessReport counts as a user of its report_thread record: aclFinalize
  * unlinks the record but leaves its freeing to the last user, and a wait that loses its last
  * subscription (unsubscribe, stream destroy, aclFinalize) returns 107012 at once.
+ *
+ * Host functions take the same path when their stream has a host-function thread
+ * (aclrtSubscribeHostFunc): aclrtLaunchHostFunc's task hands the function to that thread, which
+ * runs it inside aclrtProcessHostFunc, and the stream waits for it (a host function always
+ * blocks its stream).  Without one it runs on the stream's worker.  A thread id may subscribe
+ * for both kinds; each kind has its own record and queue.
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -69,8 +75,12 @@ static void run_stream_code(const void *mark, void (*fn)(void *), void *arg)
     nn_check_stream_code(false);
 }
 
+/* What a subscription hands its thread (see the top of the file); SUB_ANY only in lookups. */
+typedef enum sub_kind { SUB_REPORT, SUB_HOST_FUNC, SUB_ANY } sub_kind;
+
 typedef struct report_thread {
     uint64_t thread_id;
+    sub_kind kind;
     report_item *head;
     report_item *tail;
     size_t num_streams; /* subscriptions; 0 = not subscribed */
@@ -125,18 +135,23 @@ void nn_callback_wake_all(void)
 
 /* ---- lookups (under g_cb_lock) ------------------------------------------------------------- */
 
-static subscription *find_subscription(const nn_stream *stream)
+static bool kind_matches(sub_kind kind, sub_kind wanted)
+{
+    return wanted == SUB_ANY || kind == wanted;
+}
+
+static subscription *find_subscription(const nn_stream *stream, sub_kind kind)
 {
     for (size_t i = 0; i < g_num_subs; i++)
-        if (g_subs[i].stream == stream)
+        if (g_subs[i].stream == stream && kind_matches(g_subs[i].thread->kind, kind))
             return &g_subs[i];
     return NULL;
 }
 
-static report_thread *find_thread(uint64_t thread_id)
+static report_thread *find_thread(uint64_t thread_id, sub_kind kind)
 {
     for (report_thread *t = g_threads; t != NULL; t = t->next)
-        if (t->thread_id == thread_id)
+        if (t->thread_id == thread_id && t->kind == kind)
             return t;
     return NULL;
 }
@@ -199,9 +214,9 @@ static void run_item(report_item *item)
 
 /* ---- unsubscribe ---------------------------------------------------------------------------- */
 
-/* Under g_cb_lock: removes the subscription of `stream` (NULL: all) and moves its pending
- * callbacks into the list *pending (in queue order). */
-static void detach_locked(nn_stream *stream, report_item **pending)
+/* Under g_cb_lock: removes the subscriptions of `stream` (NULL: all) of `kind` and moves their
+ * pending callbacks into the list *pending (in queue order). */
+static void detach_locked(nn_stream *stream, sub_kind kind, report_item **pending)
 {
     report_item **pending_tail = pending;
     while (*pending_tail != NULL)
@@ -209,7 +224,7 @@ static void detach_locked(nn_stream *stream, report_item **pending)
     size_t i = 0;
     while (i < g_num_subs) {
         subscription *sub = &g_subs[i];
-        if (stream != NULL && sub->stream != stream) {
+        if ((stream != NULL && sub->stream != stream) || !kind_matches(sub->thread->kind, kind)) {
             i++;
             continue;
         }
@@ -273,7 +288,7 @@ void nn_callback_unsubscribe_stream(nn_stream *stream)
 {
     report_item *pending = NULL;
     cb_lock();
-    detach_locked(stream, &pending);
+    detach_locked(stream, SUB_ANY, &pending);
     wait_running_locked(stream);
     cb_unlock();
     run_pending(pending);
@@ -283,7 +298,7 @@ void nn_callback_finalize(void)
 {
     report_item *pending = NULL;
     cb_lock();
-    detach_locked(NULL, &pending);
+    detach_locked(NULL, SUB_ANY, &pending);
     wait_running_locked(NULL);
     cb_unlock();
     run_pending(pending);
@@ -299,7 +314,7 @@ void nn_callback_finalize_at_exit(void)
 {
     report_item *pending = NULL;
     cb_lock();
-    detach_locked(NULL, &pending);
+    detach_locked(NULL, SUB_ANY, &pending);
     /* At exit user callbacks are not run any more: settle them without calling them. */
     while (pending != NULL) {
         report_item *next = pending->next;
@@ -321,26 +336,40 @@ void nn_callback_finalize_at_exit(void)
 /* Public API                                                                                  */
 /* ------------------------------------------------------------------------------------------ */
 
-ACL_FUNC_VISIBILITY aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream stream)
+/* How the two kinds differ at the API: their calls' names and the statuses CANN gives. */
+typedef struct kind_api {
+    const char *subscribe, *unsubscribe, *process;
+    int repeat_code;         /* the stream already has a thread of this kind */
+    int not_subscribed_code; /* unsubscribing a thread that is not the stream's */
+} kind_api;
+
+static const kind_api KIND_API[2] = {
+    [SUB_REPORT] = {"aclrtSubscribeReport", "aclrtUnSubscribeReport", "aclrtProcessReport",
+                    ACL_ERROR_REPEAT_SUBSCRIBE, ACL_ERROR_RT_STREAM_NO_CB_REG},
+    /* runtime:src/runtime_compact/feature/src/subscribe_manager_linux.c, SubscribeReport */
+    [SUB_HOST_FUNC] = {"aclrtSubscribeHostFunc", "aclrtUnSubscribeHostFunc", "aclrtProcessHostFunc",
+                       ACL_ERROR_RT_STREAM_SUBSCRIBE, ACL_ERROR_RT_STREAM_SUBSCRIBE},
+};
+
+static aclError subscribe(uint64_t threadId, aclrtStream stream, sub_kind kind)
 {
+    const char *api = KIND_API[kind].subscribe;
     nn_stream *s;
-    aclError ret = nn_stream_resolve_named("aclrtSubscribeReport", stream, &s);
+    aclError ret = nn_stream_resolve_named(api, stream, &s);
     if (ret != ACL_SUCCESS)
         return ret;
     cb_lock();
-    subscription *existing = find_subscription(s);
+    subscription *existing = find_subscription(s, kind);
     if (existing != NULL) {
         uint64_t owner = existing->thread->thread_id;
         cb_unlock();
-        return nn_rt_error(ACL_ERROR_REPEAT_SUBSCRIBE,
-                           "aclrtSubscribeReport: stream %p is already subscribed by thread "
-                           "%llu (one thread per stream).", stream, (unsigned long long)owner);
+        return nn_rt_error(KIND_API[kind].repeat_code, "%s: stream %p is already subscribed by thread %llu (one "
+                           "thread per stream).", api, stream, (unsigned long long)owner);
     }
-    report_thread *t = find_thread(threadId);
+    report_thread *t = find_thread(threadId, kind);
     if ((t == NULL || t->num_streams == 0) && subscribed_threads() >= NN_MAX_REPORT_THREADS) {
         cb_unlock();
-        return nn_rt_error(ACL_ERROR_RT_OVER_LIMIT,
-                           "aclrtSubscribeReport: at most %d threads may be subscribed.",
+        return nn_rt_error(ACL_ERROR_RT_OVER_LIMIT, "%s: at most %d threads may be subscribed.", api,
                            NN_MAX_REPORT_THREADS);
     }
     subscription *subs = realloc(g_subs, (g_num_subs + 1) * sizeof *subs);
@@ -350,13 +379,14 @@ ACL_FUNC_VISIBILITY aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream
         t = calloc(1, sizeof *t);
         if (t != NULL) {
             t->thread_id = threadId;
+            t->kind = kind;
             t->next = g_threads;
             g_threads = t;
         }
     }
     if (subs == NULL || t == NULL) {
         cb_unlock();
-        return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "aclrtSubscribeReport: out of memory.");
+        return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: out of memory.", api);
     }
     g_subs[g_num_subs].stream = s;
     g_subs[g_num_subs].thread = t;
@@ -366,26 +396,51 @@ ACL_FUNC_VISIBILITY aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream
     return ACL_SUCCESS;
 }
 
-ACL_FUNC_VISIBILITY aclError aclrtUnSubscribeReport(uint64_t threadId, aclrtStream stream)
+static aclError unsubscribe(uint64_t threadId, aclrtStream stream, sub_kind kind)
 {
+    const char *api = KIND_API[kind].unsubscribe;
     nn_stream *s;
-    aclError ret = nn_stream_resolve_named("aclrtUnSubscribeReport", stream, &s);
+    aclError ret = nn_stream_resolve_named(api, stream, &s);
     if (ret != ACL_SUCCESS)
         return ret;
     report_item *pending = NULL;
     cb_lock();
-    subscription *sub = find_subscription(s);
+    subscription *sub = find_subscription(s, kind);
     if (sub == NULL || sub->thread->thread_id != threadId) {
         cb_unlock();
-        return nn_rt_error(ACL_ERROR_RT_STREAM_NO_CB_REG,
-                           "aclrtUnSubscribeReport: thread %llu is not subscribed to stream %p.",
-                           (unsigned long long)threadId, stream);
+        return nn_rt_error(KIND_API[kind].not_subscribed_code, "%s: thread %llu is not subscribed to stream %p.",
+                           api, (unsigned long long)threadId, stream);
     }
-    detach_locked(s, &pending);
+    detach_locked(s, kind, &pending);
     wait_running_locked(s);
     cb_unlock();
     run_pending(pending);
     return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream stream)
+{
+    return subscribe(threadId, stream, SUB_REPORT);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtUnSubscribeReport(uint64_t threadId, aclrtStream stream)
+{
+    return unsubscribe(threadId, stream, SUB_REPORT);
+}
+
+/* CANN's compact runtime refuses a null stream here (subscribe_manager_linux.c): no default. */
+ACL_FUNC_VISIBILITY aclError aclrtSubscribeHostFunc(uint64_t hostFuncThreadId, aclrtStream exeStream)
+{
+    if (exeStream == NULL)
+        return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID, "aclrtSubscribeHostFunc: exeStream must not be null.");
+    return subscribe(hostFuncThreadId, exeStream, SUB_HOST_FUNC);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtUnSubscribeHostFunc(uint64_t hostFuncThreadId, aclrtStream exeStream)
+{
+    if (exeStream == NULL)
+        return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID, "aclrtUnSubscribeHostFunc: exeStream must not be null.");
+    return unsubscribe(hostFuncThreadId, exeStream, SUB_HOST_FUNC);
 }
 
 /* ---- the stream task of aclrtLaunchCallback ----------------------------------------------- */
@@ -398,40 +453,55 @@ typedef struct callback_task {
     const void *race_mark;
 } callback_task;
 
-static int run_callback_task(void *ctx)
+/* A stream task hands `fn` to the thread subscribed to its stream for `kind` and, if `block`,
+ * waits until that thread has run it.  Returns false (nothing done) when the stream has no such
+ * thread; an allocation failure is *err. */
+static bool hand_to_thread(sub_kind kind, aclrtCallback fn, void *arg, bool block, nn_stream *stream,
+                           const void *race_mark, int *err)
 {
-    callback_task *task = ctx;
-    report_item local = {task->fn, task->user_data, true, false, task->stream, task->race_mark, NULL};
+    report_item local = {fn, arg, true, false, stream, race_mark, NULL};
     report_item *item = &local;
-    if (!task->block) {
+    *err = 0;
+    if (!block) {
         item = malloc(sizeof *item);
-        if (item == NULL)
-            return nn_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "aclrtLaunchCallback: out of memory.");
+        if (item == NULL) {
+            *err = nn_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "aclrtLaunchCallback: out of memory.");
+            return true;
+        }
         *item = local;
         item->block = false;
     }
     cb_lock();
-    subscription *sub = find_subscription(task->stream);
+    subscription *sub = find_subscription(stream, kind);
     if (sub == NULL) {
-        /* Unsubscribed after the launch: run it here rather than lose it. */
         cb_unlock();
-        nn_log(NN_LOG_WARNING, "aclrtLaunchCallback: stream %p is no longer subscribed; the "
-               "callback runs on the stream's worker.", (void *)task->stream);
-        run_stream_code(task->race_mark, task->fn, task->user_data);
         if (item != &local)
             free(item);
-        return 0;
+        return false;
     }
     report_thread *t = sub->thread;
     append_item(t, item);
     pthread_cond_broadcast(&g_cb_cond);
-    if (task->block) {
-        /* A force-destroy gives up on the callback while it is still queued; one that
-         * aclrtProcessReport has started is waited for (`local` lives on this stack). */
-        while (!local.done && !(nn_stream_aborting(task->stream) && remove_item(t, &local)))
+    if (block) {
+        /* A force-destroy or an abort gives up on the function while it is still queued; one
+         * the thread has started is waited for (`local` lives on this stack). */
+        while (!local.done && !(nn_stream_aborting(stream) && remove_item(t, &local)))
             pthread_cond_wait(&g_cb_cond, &g_cb_lock);
     }
     cb_unlock();
+    return true;
+}
+
+static int run_callback_task(void *ctx)
+{
+    callback_task *task = ctx;
+    int err;
+    if (hand_to_thread(SUB_REPORT, task->fn, task->user_data, task->block, task->stream, task->race_mark, &err))
+        return err;
+    /* Unsubscribed after the launch: run it here rather than lose it. */
+    nn_log(NN_LOG_WARNING, "aclrtLaunchCallback: stream %p is no longer subscribed; the "
+           "callback runs on the stream's worker.", (void *)task->stream);
+    run_stream_code(task->race_mark, task->fn, task->user_data);
     return 0;
 }
 
@@ -450,7 +520,7 @@ ACL_FUNC_VISIBILITY aclError aclrtLaunchCallback(aclrtCallback fn, void *userDat
     if (ret != ACL_SUCCESS)
         return ret;
     cb_lock();
-    bool subscribed = find_subscription(s) != NULL;
+    bool subscribed = find_subscription(s, SUB_REPORT) != NULL;
     cb_unlock();
     if (!subscribed)
         return nn_rt_error(ACL_ERROR_RT_STREAM_NO_CB_REG,
@@ -468,39 +538,34 @@ ACL_FUNC_VISIBILITY aclError aclrtLaunchCallback(aclrtCallback fn, void *userDat
     return nn_stream_submit(s, run_callback_task, free, task);
 }
 
-ACL_FUNC_VISIBILITY aclError aclrtProcessReport(int32_t timeout)
+/* aclrtProcessReport / aclrtProcessHostFunc once the timeout is checked (ms, -1: forever). */
+static aclError process(int32_t timeout, sub_kind kind)
 {
-    if (timeout < -1)
-        return nn_rt_error(ACL_ERROR_INVALID_PARAM,
-                           "aclrtProcessReport: timeout must be -1 (forever) or >= 0 ms, got %d.",
-                           (int)timeout);
+    const char *api = KIND_API[kind].process;
     uint64_t self = (uint64_t)pthread_self();
     struct timespec deadline;
     if (timeout >= 0)
         nn_rt_deadline(&deadline, timeout);
     cb_lock();
-    report_thread *t = find_thread(self);
+    report_thread *t = find_thread(self, kind);
     if (t == NULL || t->num_streams == 0) {
         cb_unlock();
-        return nn_rt_error(ACL_ERROR_RT_THREAD_SUBSCRIBE,
-                           "aclrtProcessReport: the calling thread (%llu) is not subscribed to "
-                           "any stream; call aclrtSubscribeReport with its id first.",
-                           (unsigned long long)self);
+        return nn_rt_error(ACL_ERROR_RT_THREAD_SUBSCRIBE, "%s: the calling thread (%llu) is not subscribed to any "
+                           "stream; call %s with its id first.", api, (unsigned long long)self,
+                           KIND_API[kind].subscribe);
     }
     t->users++; /* keeps t alive across an aclFinalize (release_threads_locked) */
     aclError ret = ACL_SUCCESS;
     while (t->head == NULL && ret == ACL_SUCCESS) {
         if (t->num_streams == 0)
-            ret = nn_rt_error(ACL_ERROR_RT_THREAD_SUBSCRIBE,
-                              "aclrtProcessReport: the calling thread (%llu) was unsubscribed "
-                              "(aclrtUnSubscribeReport, stream destroy or aclFinalize) while it "
-                              "waited.", (unsigned long long)self);
+            ret = nn_rt_error(ACL_ERROR_RT_THREAD_SUBSCRIBE, "%s: the calling thread (%llu) was unsubscribed "
+                              "(%s, stream destroy or aclFinalize) while it waited.", api,
+                              (unsigned long long)self, KIND_API[kind].unsubscribe);
         else if (timeout < 0)
             pthread_cond_wait(&g_cb_cond, &g_cb_lock);
         else if (pthread_cond_timedwait(&g_cb_cond, &g_cb_lock, &deadline) == ETIMEDOUT &&
                  t->head == NULL)
-            ret = nn_rt_error(ACL_ERROR_RT_REPORT_TIMEOUT,
-                              "aclrtProcessReport: no callback arrived within %d ms.",
+            ret = nn_rt_error(ACL_ERROR_RT_REPORT_TIMEOUT, "%s: nothing arrived within %d ms.", api,
                               (int)timeout);
     }
     while (t->head != NULL) {
@@ -520,17 +585,40 @@ ACL_FUNC_VISIBILITY aclError aclrtProcessReport(int32_t timeout)
     return ret;
 }
 
+ACL_FUNC_VISIBILITY aclError aclrtProcessReport(int32_t timeout)
+{
+    if (timeout < -1)
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM,
+                           "aclrtProcessReport: timeout must be -1 (forever) or >= 0 ms, got %d.",
+                           (int)timeout);
+    return process(timeout, SUB_REPORT);
+}
+
+/* CANN's compact runtime (runtime:src/runtime_compact/feature/src/host_func.c): -1 or > 0 ms. */
+ACL_FUNC_VISIBILITY aclError aclrtProcessHostFunc(int32_t timeout)
+{
+    if (timeout < -1 || timeout == 0)
+        return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID,
+                           "aclrtProcessHostFunc: timeout must be -1 (forever) or > 0 ms, got %d.", (int)timeout);
+    return process(timeout, SUB_HOST_FUNC);
+}
+
 /* ---- aclrtLaunchHostFunc: a host function, run on the stream's own worker ----------------- */
 
 typedef struct host_func_task {
     aclrtHostFunc fn;
     void *args;
     const void *race_mark;
+    nn_stream *stream; /* the program's functions only: the stream its host-function thread serves */
 } host_func_task;
 
 static int run_host_func(void *ctx)
 {
     host_func_task *task = ctx;
+    int err;
+    if (task->stream != NULL &&
+        hand_to_thread(SUB_HOST_FUNC, task->fn, task->args, true, task->stream, task->race_mark, &err))
+        return err;
     run_stream_code(task->race_mark, task->fn, task->args);
     return 0;
 }
@@ -553,6 +641,7 @@ static aclError launch_host_func(const char *api, aclrtStream stream, aclrtHostF
     task->fn = fn;
     task->args = args;
     task->race_mark = program_code ? race_mark_at(s) : NULL;
+    task->stream = program_code ? s : NULL;
     nn_prof_label(NN_PROF_HOST_FUNC, api);
     return nn_stream_submit(s, run_host_func, free, task);
 }

@@ -91,6 +91,7 @@ bool nn_rt_context_detach_all_locked(nn_teardown *out)
 void nn_rt_teardown(nn_teardown *td, bool force)
 {
     for (size_t i = 0; i < td->num_streams; i++) {
+        nn_state_stream_notify(td->streams[i], ACL_RT_STREAM_STATE_DESTROY_PRE);
         nn_callback_unsubscribe_stream(td->streams[i]);
         nn_stream_shutdown(td->streams[i], force);
     }
@@ -119,13 +120,18 @@ ACL_FUNC_VISIBILITY aclError aclrtCreateContext(aclrtContext *context, int32_t d
     pthread_mutex_lock(&nn_rt_lock);
     aclError err;
     nn_context *ctx = nn_rt_context_new_locked(deviceId, false, &err);
-    if (ctx != NULL)
+    nn_stream *new_default = ctx != NULL ? ctx->default_stream : NULL; /* referenced until told */
+    if (ctx != NULL) {
         nn_rt_set_current_context_locked(ctx);
+        nn_stream_ref_locked(new_default);
+    }
     pthread_mutex_unlock(&nn_rt_lock);
     if (ctx == NULL)
         return err;
     nn_check_object_created(ctx, "aclrtContext", "aclrtCreateContext", true);
     *context = ctx;
+    nn_state_stream_notify(new_default, ACL_RT_STREAM_STATE_CREATE_POST);
+    nn_stream_unref(new_default);
     return ACL_SUCCESS;
 }
 

@@ -74,17 +74,30 @@ ACL_FUNC_VISIBILITY aclError aclrtSetDevice(int32_t deviceId)
     if (ret != ACL_SUCCESS)
         return ret;
     pthread_mutex_lock(&nn_rt_lock);
+    const bool opening = g_devices[deviceId].default_context == NULL;
+    pthread_mutex_unlock(&nn_rt_lock);
+    if (opening) /* the state callbacks run without the lock (they may call the runtime) */
+        nn_state_device_notify(deviceId, ACL_RT_DEVICE_STATE_SET_PRE);
+    pthread_mutex_lock(&nn_rt_lock);
     nn_device *dev = &g_devices[deviceId];
+    nn_stream *new_default = NULL; /* referenced until its creation is told */
     if (dev->default_context == NULL) {
         dev->default_context = nn_rt_context_new_locked(deviceId, true, &ret);
         if (dev->default_context == NULL) {
             pthread_mutex_unlock(&nn_rt_lock);
             return ret;
         }
+        new_default = dev->default_context->default_stream;
+        nn_stream_ref_locked(new_default);
     }
     dev->refcount++;
     nn_rt_set_current_context_locked(dev->default_context);
     pthread_mutex_unlock(&nn_rt_lock);
+    if (new_default != NULL) {
+        nn_state_stream_notify(new_default, ACL_RT_STREAM_STATE_CREATE_POST);
+        nn_stream_unref(new_default);
+    }
+    nn_state_device_notify(deviceId, ACL_RT_DEVICE_STATE_SET_POST);
     return ACL_SUCCESS;
 }
 
@@ -120,7 +133,12 @@ static aclError reset_device(const char *api, int32_t deviceId, bool all_referen
         dev->default_context = NULL;
     }
     pthread_mutex_unlock(&nn_rt_lock);
+    const bool released = td.num_contexts > 0;
+    if (released)
+        nn_state_device_notify(deviceId, ACL_RT_DEVICE_STATE_RESET_PRE);
     nn_rt_teardown(&td, false);
+    if (released)
+        nn_state_device_notify(deviceId, ACL_RT_DEVICE_STATE_RESET_POST);
     if (!ok)
         return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: out of memory.", api);
     return ACL_SUCCESS;
@@ -139,14 +157,22 @@ ACL_FUNC_VISIBILITY aclError aclrtResetDeviceForce(int32_t deviceId)
 void nn_rt_devices_finalize(void)
 {
     nn_teardown td = {0};
+    bool was_set[NN_RT_MAX_DEVICES];
     pthread_mutex_lock(&nn_rt_lock);
     for (int i = 0; i < NN_RT_MAX_DEVICES; i++) {
+        was_set[i] = g_devices[i].default_context != NULL;
         g_devices[i].refcount = 0;
         g_devices[i].default_context = NULL;
     }
     bool ok = nn_rt_context_detach_all_locked(&td);
     pthread_mutex_unlock(&nn_rt_lock);
+    for (int i = 0; i < NN_RT_MAX_DEVICES; i++) /* aclFinalize resets the devices still set */
+        if (was_set[i])
+            nn_state_device_notify(i, ACL_RT_DEVICE_STATE_RESET_PRE);
     nn_rt_teardown(&td, false);
+    for (int i = 0; i < NN_RT_MAX_DEVICES; i++)
+        if (was_set[i])
+            nn_state_device_notify(i, ACL_RT_DEVICE_STATE_RESET_POST);
     if (!ok)
         nn_log(NN_LOG_ERROR, "aclFinalize: out of memory; some contexts were not released.");
 }
@@ -174,6 +200,14 @@ void nn_rt_devices_release_at_exit(void)
 /* ------------------------------------------------------------------------------------------ */
 /* Queries                                                                                     */
 /* ------------------------------------------------------------------------------------------ */
+
+bool nn_rt_device_is_set(int32_t device)
+{
+    pthread_mutex_lock(&nn_rt_lock);
+    bool set = g_devices[device].default_context != NULL;
+    pthread_mutex_unlock(&nn_rt_lock);
+    return set;
+}
 
 ACL_FUNC_VISIBILITY aclError aclrtGetDevice(int32_t *deviceId)
 {

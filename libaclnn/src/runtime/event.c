@@ -48,12 +48,14 @@ typedef struct nn_event {
     int refs;               /* user handle + queued tasks */
     uint32_t capture_model; /* the open capture its newest record went into (0: none; model_ri.c) */
     nn_shared_page *shared; /* IPC events: the record numbers, shared with other processes */
+    uint32_t id;            /* aclrtGetEventId: events numbered from 0 in creation order */
 } nn_event;
 
 static pthread_mutex_t g_ev_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t g_ev_cond;
 static pthread_once_t g_ev_once = PTHREAD_ONCE_INIT;
 static nn_ptrset g_events; /* under g_ev_lock */
+static uint32_t g_next_event_id; /* under g_ev_lock */
 
 static void ev_init(void)
 {
@@ -167,6 +169,25 @@ static nn_event *ev_find_locked(const char *api, const char *param, aclrtEvent e
     return event;
 }
 
+aclError nn_event_get_id(const char *api, aclrtEvent event, uint32_t *id)
+{
+    aclError err;
+    ev_lock();
+    const nn_event *ev = ev_find_locked(api, "event", event, &err);
+    if (ev != NULL)
+        *id = ev->id;
+    ev_unlock();
+    return err;
+}
+
+size_t nn_event_live_count(void)
+{
+    ev_lock();
+    size_t count = g_events.count;
+    ev_unlock();
+    return count;
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* Create / destroy                                                                            */
 /* ------------------------------------------------------------------------------------------ */
@@ -192,6 +213,7 @@ static aclError create_event(const char *api, aclrtEvent *event, uint32_t flags,
         }
     }
     ev_lock();
+    ev->id = g_next_event_id++;
     bool added = nn_ptrset_add(&g_events, ev);
     ev_unlock();
     if (!added) {
@@ -428,6 +450,21 @@ static void release_event_call(void *ctx)
     free(call);
 }
 
+static aclmdlRITaskType call_task_type(event_task_kind kind)
+{
+    return kind == EV_RECORD ? ACL_MODEL_RI_TASK_EVENT_RECORD
+                             : kind == EV_RESET ? ACL_MODEL_RI_TASK_EVENT_RESET : ACL_MODEL_RI_TASK_EVENT_WAIT;
+}
+
+bool nn_event_task_params(const nn_captured_task *task, aclmdlRITaskParams *params)
+{
+    if (task->replay != replay_event_call)
+        return false;
+    const event_call *call = task->ctx; /* record, wait and reset params share one layout */
+    params->eventRecordTaskParams = (aclmdlRIEventRecordTaskParams){call->ev, call->ev->flags, 0};
+    return true;
+}
+
 /* Submits the call; on a stream of an open capture also keeps the capture's books: a wait for a
  * record made in a capture joins the waiting stream to it (CANN's cross-stream capture), and a
  * record remembers the capture it went into. */
@@ -444,7 +481,7 @@ static aclError submit_event_call(const char *api, nn_stream *s, event_call *cal
         err = nn_model_join_capture(api, s, recorded_in);
     bool captured = err == ACL_SUCCESS && nn_stream_records(s);
     if (err == ACL_SUCCESS)
-        err = nn_stream_submit_replayed(s, replay_event_call, release_event_call, call);
+        err = nn_stream_submit_replayed(s, replay_event_call, release_event_call, call, call_task_type(kind));
     else
         release_event_call(call);
     uint32_t model = 0;

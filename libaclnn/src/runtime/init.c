@@ -217,6 +217,8 @@ ACL_FUNC_VISIBILITY aclError aclInit(const char *configPath)
     /* CANN's aclInit reads the dump section of its configuration (runtime:src/acl/aclrt_impl/
      * acl.cpp, HandleDumpConfig); a bad one fails the initialization. */
     ret = nn_dump_configure_at_init(configPath);
+    if (ret == ACL_SUCCESS && (ret = nn_init_callbacks_run(configPath)) != ACL_SUCCESS)
+        nn_dump_finalize(); /* a failed init callback fails aclInit: undo the dump section */
     if (ret != ACL_SUCCESS) {
         pthread_mutex_unlock(&g_init_lock);
         free(config);
@@ -286,6 +288,11 @@ ACL_FUNC_VISIBILITY aclError aclFinalize(void)
                            "aclFinalize: not initialized (aclFinalize was already called or "
                            "aclInit never succeeded).");
     }
+    aclError failed = nn_finalize_callbacks_run("aclFinalize"); /* a failure leaves it initialized */
+    if (failed != ACL_SUCCESS) {
+        pthread_mutex_unlock(&g_init_lock);
+        return failed;
+    }
     g_init_count = 0;
     nn_check_leaks_at_finalize(); /* before the runtime releases what the program left */
     finalize_everything();
@@ -309,6 +316,13 @@ ACL_FUNC_VISIBILITY aclError aclFinalizeReference(uint64_t *refCount)
             *refCount = 0;
         return nn_rt_error(ACL_ERROR_REPEAT_FINALIZE,
                            "aclFinalizeReference: not initialized (reference count is 0).");
+    }
+    if (g_init_count == 1) {
+        aclError failed = nn_finalize_callbacks_run("aclFinalizeReference");
+        if (failed != ACL_SUCCESS) {
+            pthread_mutex_unlock(&g_init_lock);
+            return failed;
+        }
     }
     g_init_count--;
     if (g_init_count == 0)

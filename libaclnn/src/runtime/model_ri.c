@@ -6,7 +6,9 @@
  * aclmdlRICaptureEnd on that stream) or from the streams bound to it while it is built
  * (aclmdlRIBuildBegin, aclmdlRIBindStream .. aclmdlRIBuildEnd).  stream.c hands it every task
  * such a stream is given instead of queuing it (nn_model_record_task): one list in the order
- * the calls were made, whatever the stream.  A task is kept as the stream had it: run + ctx for
+ * the calls were made, whatever the stream, each task noting the stream that gave it
+ * (model_ri_task.c).  A built model that activates or switches streams runs them as they are
+ * activated instead (model_ri_active.c).  A task is kept as the stream had it: run + ctx for
  * operator launches, copies, fills, callbacks and host functions (ctx holds the arguments as
  * they were at the call: a launch's operand addresses, workspace and executor reference), or
  * replay + ctx for event records, resets and waits, which take their record numbers when the
@@ -87,12 +89,14 @@ static void model_unref(nn_model *model)
     for (size_t i = 0; i < model->num_tasks; i++)
         if (model->tasks[i].release != NULL)
             model->tasks[i].release(model->tasks[i].ctx);
+    nn_model_free_task_meta(model);
     nn_model_free_groups(model);
     nn_model_free_conds(model);
     pthread_mutex_destroy(&model->lock);
     free(model->tasks);
     free(model->joined);
     free(model->bound);
+    free(model->late);
     free(model->callbacks);
     free(model->name);
     free(model);
@@ -109,6 +113,7 @@ nn_model *nn_model_new(const char *api, model_state state, aclError *err)
     pthread_mutex_init(&model->lock, NULL);
     atomic_init(&model->refs, 1);
     model->state = state;
+    model->built = state == MODEL_BUILDING;
     pthread_mutex_lock(&g_models_lock);
     bool added = nn_ptrset_add(&g_models, model);
     model->id = ++g_next_id;
@@ -139,6 +144,60 @@ nn_model *nn_model_find(const char *api, aclmdlRI handle, aclError *err)
                            "(destroyed, or never returned by aclmdlRICaptureEnd / aclmdlRIBuildBegin).",
                            api, handle);
     return model;
+}
+
+nn_model *nn_model_find_id(uint32_t model_id)
+{
+    nn_model *found = NULL;
+    pthread_mutex_lock(&g_models_lock);
+    for (size_t i = 0; i < g_models.count && found == NULL; i++) {
+        nn_model *model = g_models.items[i];
+        if (model->id == model_id) {
+            model_ref(model);
+            found = model;
+        }
+    }
+    pthread_mutex_unlock(&g_models_lock);
+    return found;
+}
+
+bool nn_model_recorded_by_locked(const nn_model *model, const nn_stream *stream)
+{
+    for (size_t i = 0; i < model->num_recorders; i++)
+        if (model->recorders[i] == stream)
+            return true;
+    return false;
+}
+
+nn_model *nn_model_find_recorded_by(const nn_stream *stream)
+{
+    nn_model *newest = NULL;
+    pthread_mutex_lock(&g_models_lock);
+    for (size_t i = 0; i < g_models.count; i++) {
+        nn_model *model = g_models.items[i];
+        pthread_mutex_lock(&model->lock);
+        if (nn_model_recorded_by_locked(model, stream) && (newest == NULL || model->id > newest->id))
+            newest = model;
+        pthread_mutex_unlock(&model->lock);
+    }
+    if (newest != NULL)
+        model_ref(newest);
+    pthread_mutex_unlock(&g_models_lock);
+    return newest;
+}
+
+void nn_model_forget_recorder(const nn_stream *stream)
+{
+    pthread_mutex_lock(&g_models_lock);
+    for (size_t i = 0; i < g_models.count; i++) {
+        nn_model *model = g_models.items[i];
+        pthread_mutex_lock(&model->lock);
+        for (size_t j = 0; j < model->num_recorders; j++)
+            if (model->recorders[j] == stream)
+                model->recorders[j] = NULL; /* its tasks stay; they are no longer listed */
+        pthread_mutex_unlock(&model->lock);
+    }
+    pthread_mutex_unlock(&g_models_lock);
 }
 
 /* Takes the model out of the registry (false: it was not there any more). */
@@ -197,7 +256,8 @@ aclError nn_model_record_task(nn_model *model, const nn_stream *stream, const nn
         err = nn_rt_error(ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED, "stream capture into modelRI %u was "
                           "invalidated by an earlier failure; end it with aclmdlRICaptureEnd.", model->id);
     } else if (model->state == MODEL_BUILDING || model->state == MODEL_CAPTURING) {
-        if (nn_model_grow((void **)&model->tasks, &model->cap_tasks, model->num_tasks, sizeof *model->tasks)) {
+        if (nn_model_grow((void **)&model->tasks, &model->cap_tasks, model->num_tasks, sizeof *model->tasks) &&
+            nn_model_note_task_locked(model, stream, model->num_tasks)) {
             model->tasks[model->num_tasks++] = *task;
             *taken = true;
             nn_model_group_note_locked(model, stream, model->num_tasks - 1);
@@ -260,21 +320,17 @@ uint32_t nn_model_note_event_call(nn_stream *stream, const void *event, bool is_
 /* The model of an open capture with this id, with a reference; NULL when the capture is over. */
 static nn_model *find_open_capture(uint32_t model_id)
 {
-    nn_model *found = NULL;
-    pthread_mutex_lock(&g_models_lock);
-    for (size_t i = 0; i < g_models.count && found == NULL; i++) {
-        nn_model *model = g_models.items[i];
-        if (model->id == model_id) {
-            pthread_mutex_lock(&model->lock);
-            if (model->capture_open && model->state == MODEL_CAPTURING) {
-                model_ref(model);
-                found = model;
-            }
-            pthread_mutex_unlock(&model->lock);
-        }
+    nn_model *model = nn_model_find_id(model_id);
+    if (model == NULL)
+        return NULL;
+    pthread_mutex_lock(&model->lock);
+    bool open = model->capture_open && model->state == MODEL_CAPTURING;
+    pthread_mutex_unlock(&model->lock);
+    if (!open) {
+        model_unref(model);
+        return NULL;
     }
-    pthread_mutex_unlock(&g_models_lock);
-    return found;
+    return model;
 }
 
 aclError nn_model_join_capture(const char *api, nn_stream *stream, uint32_t model_id)

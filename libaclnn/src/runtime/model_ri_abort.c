@@ -9,6 +9,8 @@
  * started are skipped (the one running finishes), and executions queued after it run in full.
  * Event records, resets and waits are still issued, so streams that wait for the model do not
  * hang.  A captured model keeps its unchecked tasks and aclmdlRIAbort refuses it (207000).
+ * A model that executes as one walk (label switches, stream activation) checks the count
+ * before each task it runs (nn_model_walk_aborted).
  */
 #include <stdlib.h>
 
@@ -52,6 +54,29 @@ aclError nn_model_queue_abortable(nn_model *model, const nn_captured_task *task,
     if (task->inline_ok)
         return nn_stream_submit_inline_ok(s, run_abortable, release_abortable, wrapped);
     return nn_stream_submit(s, run_abortable, release_abortable, wrapped);
+}
+
+bool nn_model_walk_aborted(const nn_model_walk *walk)
+{
+    return atomic_load(&walk->model->abort_epoch) != walk->epoch;
+}
+
+static void release_walk(void *ctx)
+{
+    nn_model_walk *walk = ctx;
+    nn_model_unref(walk->model);
+    free(walk);
+}
+
+aclError nn_model_queue_walk(nn_model *model, nn_stream *s, nn_task_run_fn walk)
+{
+    nn_model_walk *run = malloc(sizeof *run);
+    if (run == NULL)
+        return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "aclmdlRIExecuteAsync: out of memory queuing modelRI "
+                           "%u.", model->id);
+    nn_model_ref(model);
+    *run = (nn_model_walk){model, atomic_load(&model->abort_epoch)};
+    return nn_stream_submit(s, walk, release_walk, run);
 }
 
 ACL_FUNC_VISIBILITY aclError aclmdlRIAbort(aclmdlRI modelRI)

@@ -43,7 +43,6 @@ static aclError find_model_and_stream(const char *api, aclmdlRI modelRI, aclrtSt
 ACL_FUNC_VISIBILITY aclError aclmdlRIBindStream(aclmdlRI modelRI, aclrtStream stream, uint32_t flag)
 {
     static const char api[] = "aclmdlRIBindStream";
-    (void)flag; /* head-stream and other flags change nothing when every task runs in order */
     nn_model *model;
     nn_stream *s;
     aclError err = find_model_and_stream(api, modelRI, stream, &model, &s);
@@ -51,10 +50,15 @@ ACL_FUNC_VISIBILITY aclError aclmdlRIBindStream(aclmdlRI modelRI, aclrtStream st
         return err;
     pthread_mutex_lock(&model->lock);
     bool building = model->state == MODEL_BUILDING;
-    bool listed = building && nn_model_grow((void **)&model->bound, &model->cap_bound, model->num_bound,
-                                   sizeof *model->bound);
+    const bool late = flag != NN_MODEL_STREAM_FLAG_HEAD; /* it waits for an activation (model_ri_active.c) */
+    bool listed = building &&
+                  nn_model_grow((void **)&model->bound, &model->cap_bound, model->num_bound, sizeof *model->bound) &&
+                  (!late || nn_model_grow((void **)&model->late, &model->cap_late, model->num_late,
+                                          sizeof *model->late));
     if (listed)
         model->bound[model->num_bound++] = s;
+    if (listed && late)
+        model->late[model->num_late++] = s;
     pthread_mutex_unlock(&model->lock);
     if (!building)
         err = nn_rt_error(ACL_ERROR_RT_PARAM_INVALID, "%s: modelRI %u is not being built (aclmdlRIBuildBegin "
@@ -64,6 +68,8 @@ ACL_FUNC_VISIBILITY aclError aclmdlRIBindStream(aclmdlRI modelRI, aclrtStream st
     else if (nn_stream_set_capture(s, model, NULL) != ACL_SUCCESS) {
         pthread_mutex_lock(&model->lock);
         nn_model_unbind_locked(model, s);
+        if (late && model->num_late > 0 && model->late[model->num_late - 1] == s)
+            model->num_late--;
         pthread_mutex_unlock(&model->lock);
         err = nn_rt_error(ACL_ERROR_RT_STREAM_CAPTURED, "%s: stream %p already captures into, or is bound "
                           "to, a model runtime instance.", api, stream);
@@ -209,12 +215,17 @@ static aclError execute_async(const char *api, aclmdlRI modelRI, aclrtStream str
         nn_model_unref(model);
         return err;
     }
-    /* The list no longer changes once the model is ready: no lock while queuing. */
+    /* The list changes once the model is ready only by aclmdlRIUpdate, which refuses while an
+     * execution is queued (model_ri_task.c): no lock while queuing. */
     bool switching = nn_model_has_switches(model);
+    bool activating = !switching && nn_model_has_activations(model);
     if (switching)
         err = nn_model_queue_switching(model, s); /* one walk through the switches (model_ri_label.c) */
-    for (size_t i = 0; i < model->num_tasks && err == ACL_SUCCESS && !switching; i++)
-        err = queue_recorded(model, &model->tasks[i], s);
+    else if (activating)
+        err = nn_model_queue_activating(model, s); /* one walk through the streams (model_ri_active.c) */
+    for (size_t i = 0; i < model->num_tasks && err == ACL_SUCCESS && !switching && !activating; i++)
+        if (!model->meta[i].disabled) /* aclmdlRITaskDisable (model_ri_task.c) */
+            err = queue_recorded(model, &model->tasks[i], s);
     aclError end = nn_stream_submit(s, run_execution_end, release_execution, model); /* takes our reference */
     return err != ACL_SUCCESS ? err : end;
 }
@@ -382,6 +393,9 @@ static const char *task_kind(const nn_captured_task *task)
     const char *label_kind = nn_model_label_task_kind(task);
     if (label_kind != NULL)
         return label_kind;
+    const char *activation_kind = nn_model_activation_task_kind(task);
+    if (activation_kind != NULL)
+        return activation_kind;
     if (task->replay != NULL)
         return "event record, reset or wait";
     return task->inline_ok ? "operator launch, copy or fill" : "callback or host function";

@@ -1,7 +1,8 @@
 /*
  * model_ri_impl.h - what the files of the model runtime instances share: model_ri.c (lifetime,
  * recording, capture), model_ri_exec.c (building, execution, destroy, names, debug output),
- * model_ri_update.c (task groups and their updates), model_ri_cond.c (conditional tasks),
+ * model_ri_update.c (task groups and their updates), model_ri_task.c (per-task queries and
+ * changes), model_ri_cond.c (conditional tasks),
  * model_ri_abort.c (aclmdlRIAbort) and model_ri_label.c (labels and switches).  See model_ri.c
  * for the design.
  */
@@ -9,6 +10,11 @@
 #define NN_MODEL_RI_IMPL_H
 
 #include "runtime/nn_rt_internal.h"
+
+/* aclmdlRIBindStream's flag for a stream that starts with the model (CANN's
+ * ACL_MODEL_STREAM_FLAG_HEAD, documented with aclmdlRIBindStream; ACL_MODEL_STREAM_FLAG_DEFAULT,
+ * 0x7FFFFFFF, is a stream that waits for aclrtActiveStream / aclrtSwitchStream). */
+#define NN_MODEL_STREAM_FLAG_HEAD 0x00000000u
 
 typedef enum {
     MODEL_BUILDING,    /* aclmdlRIBuildBegin .. aclmdlRIBuildEnd: bound streams record */
@@ -31,6 +37,15 @@ typedef struct nn_task_group nn_task_group;
 /* A condition handle (aclmdlRICondHandleCreate), model_ri_cond.c. */
 typedef struct nn_cond_handle nn_cond_handle;
 
+/* What the per-task calls know of a recorded task (model_ri_task.c), beside model->tasks. */
+typedef struct task_meta {
+    const nn_stream *stream;  /* the stream that recorded it */
+    bool disabled;            /* skipped by executions (aclmdlRITaskDisable, applied by aclmdlRIUpdate) */
+    bool disable_pending;     /* aclmdlRITaskDisable since the last aclmdlRIUpdate */
+    bool has_replacement;     /* aclmdlRITaskSetParams since the last aclmdlRIUpdate: */
+    nn_captured_task replacement; /* the task that takes its place then */
+} task_meta;
+
 typedef struct destroy_callback {
     aclrtCallback func;
     void *user_data;
@@ -41,6 +56,7 @@ struct nn_model {
     atomic_int refs; /* the registry's, one per stream recording into it, one per queued execution */
     uint32_t id;
     model_state state;
+    bool built; /* by aclmdlRIBuildBegin (else captured) */
     char *name;
 
     /* an open capture (capture_open): its stream, context, mode and thread */
@@ -55,9 +71,16 @@ struct nn_model {
 
     nn_stream **bound; /* streams bound while building (aclmdlRIBindStream) */
     size_t num_bound, cap_bound;
+    const nn_stream **late; /* bound with a flag other than ACL_MODEL_STREAM_FLAG_HEAD: they run when activated */
+    size_t num_late, cap_late;
 
     nn_captured_task *tasks;
     size_t num_tasks, cap_tasks;
+    task_meta *meta;              /* one per task (model_ri_task.c) */
+    size_t cap_meta;
+    const nn_stream **recorders;  /* the streams that recorded its tasks, first record first */
+    size_t num_recorders, cap_recorders;
+    bool changes_pending;         /* aclmdlRITaskSetParams / Disable since the last aclmdlRIUpdate */
 
     nn_stream *running_on; /* the stream of the queued executions (NULL: none) */
     size_t executions;     /* queued and not finished */
@@ -98,6 +121,22 @@ aclError nn_model_check_capture_args(const char *api, aclrtStream stream, aclmdl
  * nn_rt_error (the model is then as it was). */
 aclError nn_model_open_capture(const char *api, nn_model *model, nn_stream *s, aclmdlRICaptureMode mode);
 
+/* The live model with this id, with a reference; NULL if there is none. */
+nn_model *nn_model_find_id(uint32_t model_id);
+/* Under model->lock: whether `stream` recorded tasks of the model. */
+bool nn_model_recorded_by_locked(const nn_model *model, const nn_stream *stream);
+/* The newest live model `stream` recorded tasks of, with a reference; NULL if none. */
+nn_model *nn_model_find_recorded_by(const nn_stream *stream);
+
+/* ---- per-task queries and changes (model_ri_task.c) ------------------------------------ */
+
+/* Under model->lock: notes the stream of the task just recorded (task `index`); false: out of memory. */
+bool nn_model_note_task_locked(nn_model *model, const nn_stream *stream, size_t index);
+/* aclmdlRIUpdate: applies the changes of aclmdlRITaskSetParams / Disable; 0 or the status. */
+aclError nn_model_apply_task_changes(const char *api, nn_model *model);
+/* The model's last reference went: releases the replacements never applied. */
+void nn_model_free_task_meta(nn_model *model);
+
 /* ---- task groups (model_ri_update.c) --------------------------------------------------- */
 
 /* Under model->lock: a task `stream` gives while it updates a group of the model: kept as the
@@ -127,8 +166,31 @@ bool nn_model_abortable(const nn_model *model);
  * aborted before it runs. */
 aclError nn_model_queue_abortable(nn_model *model, const nn_captured_task *task, nn_stream *s);
 
+/* One execution of a model that runs as a single task walking its list (label switches,
+ * stream activation): walk(ctx) gets an nn_model_walk, which holds a model reference. */
+typedef struct nn_model_walk {
+    nn_model *model;
+    unsigned epoch; /* the model's abort count when the execution was queued */
+} nn_model_walk;
+/* Whether aclmdlRIAbort was called on the model since the walk was queued. */
+bool nn_model_walk_aborted(const nn_model_walk *walk);
+/* Queues walk(ctx) on `s` with an nn_model_walk of the model as ctx. */
+aclError nn_model_queue_walk(nn_model *model, nn_stream *s, nn_task_run_fn walk);
+
+/* ---- stream activation (model_ri_active.c) ------------------------------------------ */
+
+/* Whether the ready model holds an aclrtActiveStream or aclrtSwitchStream task. */
+bool nn_model_has_activations(const nn_model *model);
+/* "stream activation" or "stream switch" for those tasks (aclmdlRIDebugJsonPrint); NULL for others. */
+const char *nn_model_activation_task_kind(const nn_captured_task *task);
+/* Queues one execution of such a model on `s`: one task that runs its streams as they are activated. */
+aclError nn_model_queue_activating(nn_model *model, nn_stream *s);
+
 /* ---- labels (model_ri_label.c) ------------------------------------------------------- */
 
+/* The stream behind `stream`, which must record into a model being built (*built, when not
+ * NULL: that model, to compare with only); 0 or the status after nn_rt_error. */
+aclError nn_model_building_stream(const char *api, aclrtStream stream, nn_stream **s, const nn_model **built);
 /* Whether the ready model holds a label switch (aclrtSwitchLabelByIndex). */
 bool nn_model_has_switches(const nn_model *model);
 /* "label" or "label switch" for the tasks aclrtSetLabel and aclrtSwitchLabelByIndex recorded

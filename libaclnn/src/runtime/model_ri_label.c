@@ -160,9 +160,7 @@ static int run_label_mark(void *ctx)
 
 static int run_switch(void *ctx);
 
-/* The stream behind `stream`, which must record into a model being built; 0 or the status
- * after nn_rt_error. */
-static aclError building_stream(const char *api, aclrtStream stream, nn_stream **s)
+aclError nn_model_building_stream(const char *api, aclrtStream stream, nn_stream **s, const nn_model **built)
 {
     aclError err = nn_stream_resolve_named(api, stream, s);
     if (err != ACL_SUCCESS)
@@ -176,8 +174,10 @@ static aclError building_stream(const char *api, aclrtStream stream, nn_stream *
     pthread_mutex_unlock(&model->lock);
     nn_model_unref(model);
     if (!building)
-        return nn_rt_error(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "%s: labels need a model being built "
-                           "(aclmdlRIBuildBegin .. aclmdlRIBuildEnd); CANN refuses them in a capture.", api);
+        return nn_rt_error(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "%s: needs a model being built "
+                           "(aclmdlRIBuildBegin .. aclmdlRIBuildEnd); CANN refuses it in a capture.", api);
+    if (built != NULL)
+        *built = model; /* compared only: the stream's binding keeps it */
     return ACL_SUCCESS;
 }
 
@@ -203,7 +203,7 @@ ACL_FUNC_VISIBILITY aclError aclrtSetLabel(aclrtLabel label, aclrtStream stream)
     if (label == NULL || stream == NULL)
         return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: %s is NULL.", api, label == NULL ? "label" : "stream");
     nn_stream *s;
-    aclError err = building_stream(api, stream, &s);
+    aclError err = nn_model_building_stream(api, stream, &s, NULL);
     if (err != ACL_SUCCESS)
         return err;
     uint32_t *mark = malloc(sizeof *mark);
@@ -250,7 +250,7 @@ ACL_FUNC_VISIBILITY aclError aclrtSwitchLabelByIndex(void *ptr, uint32_t maxValu
         return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: %s is NULL.", api,
                            ptr == NULL ? "ptr" : labelList == NULL ? "labelList" : "stream");
     nn_stream *s;
-    aclError err = building_stream(api, stream, &s);
+    aclError err = nn_model_building_stream(api, stream, &s, NULL);
     if (err != ACL_SUCCESS)
         return err;
     switch_task *task = make_switch(api, ptr, maxValue, labelList, &err);
@@ -310,28 +310,16 @@ static int switch_target(const nn_model *model, const switch_task *task, size_t 
     return 0;
 }
 
-/* One queued execution of a model with switches. */
-typedef struct switching_run {
-    nn_model *model; /* a reference */
-    unsigned epoch;  /* the model's abort count when the execution was queued */
-} switching_run;
-
-/* Whether aclmdlRIAbort was called on the model since the execution was queued. */
-static bool aborted(const switching_run *run)
-{
-    return atomic_load(&run->model->abort_epoch) != run->epoch;
-}
-
 /* Walks the model's list; the first failure's status (0: none).  A failed switch ends the walk,
  * as the stream stops at a failed task on the card; aclmdlRIAbort ends it before its next task
  * (so a loop whose index never lets it out can be stopped). */
 static int run_switching(void *ctx)
 {
-    const switching_run *run = ctx;
+    const nn_model_walk *run = ctx;
     const nn_model *model = run->model;
     int first = 0;
     size_t pc = 0;
-    while (pc < model->num_tasks && !aborted(run)) {
+    while (pc < model->num_tasks && !nn_model_walk_aborted(run)) {
         const nn_captured_task *task = &model->tasks[pc];
         int status = 0;
         if (task->run == run_switch) {
@@ -353,20 +341,7 @@ static int run_switching(void *ctx)
     return first;
 }
 
-static void release_switching(void *ctx)
-{
-    switching_run *run = ctx;
-    nn_model_unref(run->model);
-    free(run);
-}
-
 aclError nn_model_queue_switching(nn_model *model, nn_stream *s)
 {
-    switching_run *run = malloc(sizeof *run);
-    if (run == NULL)
-        return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "aclmdlRIExecuteAsync: out of memory queuing modelRI "
-                           "%u.", model->id);
-    nn_model_ref(model);
-    *run = (switching_run){model, atomic_load(&model->abort_epoch)};
-    return nn_stream_submit(s, run_switching, release_switching, run);
+    return nn_model_queue_walk(model, s, run_switching);
 }

@@ -21,8 +21,8 @@
  * under the group's lock, so the swap never releases a task that runs.
  *
  * One group may be open per model at a time, and one update per model (CANN tracks both per
- * stream); aclmdlRIUpdate has nothing to apply, since the per-task parameter calls
- * (aclmdlRITaskSetParams, aclmdlRITaskDisable) that leave a model "updating" are not offered.
+ * stream); aclmdlRIUpdate applies what the per-task calls (aclmdlRITaskSetParams,
+ * aclmdlRITaskDisable, model_ri_task.c) changed.
  *
  * Locks: a model's lock, then g_groups_lock; a group's lock is taken alone.
  */
@@ -139,7 +139,7 @@ static bool fill_slots_locked(nn_model *model, nn_task_group *group)
         group_slot *slot = &group->slots[group->num_slots++];
         slot->group = group;
         slot->task = *task;
-        *task = (nn_captured_task){run_slot, NULL, NULL, slot, task->inline_ok}; /* the slot releases */
+        *task = (nn_captured_task){run_slot, NULL, NULL, slot, task->inline_ok, task->type}; /* the slot releases */
     }
     return true;
 }
@@ -442,11 +442,13 @@ ACL_FUNC_VISIBILITY aclError aclmdlRIUpdate(aclmdlRI modelRI)
     pthread_mutex_lock(&model->lock);
     bool ready = model->state == MODEL_READY;
     pthread_mutex_unlock(&model->lock);
-    /* CANN applies here what aclmdlRITaskSetParams / aclmdlRITaskDisable changed, and a model with
-     * no such change is done at once (ApiImpl::ModelUpdate); those calls are not offered. */
+    /* As CANN (ApiImpl::ModelUpdate): applies what aclmdlRITaskSetParams / aclmdlRITaskDisable
+     * changed (model_ri_task.c); a model with no such change is done at once. */
     if (!ready)
         err = nn_rt_error(ACL_ERROR_RT_MODEL_UPDATE_FAILED, "aclmdlRIUpdate: modelRI %u is being captured or "
                           "built; end that first.", model->id);
+    else
+        err = nn_model_apply_task_changes("aclmdlRIUpdate", model);
     nn_model_unref(model);
     return err;
 }

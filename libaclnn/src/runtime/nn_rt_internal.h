@@ -43,6 +43,16 @@ bool nn_rt_initialized(void);
  * held, before the runtime counts as initialized); aclFinalize turns every dump off. */
 aclError nn_dump_configure_at_init(const char *configPath);
 void nn_dump_finalize(void);
+/* rt_init_callback.c: aclInit runs the registered init callbacks (after the dump section, with the
+ * init lock held; a failure fails aclInit); the finalize that releases the runtime runs the
+ * finalize callbacks first (a failure is returned and the runtime stays initialized). */
+aclError nn_init_callbacks_run(const char *configPath);
+aclError nn_finalize_callbacks_run(const char *api);
+/* rt_state_callback.c: the registered stream / device state callbacks and task abort callbacks,
+ * called without any runtime lock held (see the top of that file for when). */
+void nn_state_stream_notify(nn_stream *stream, aclrtStreamState state);
+void nn_state_device_notify(int32_t device, aclrtDeviceState state);
+aclError nn_state_task_abort_notify(int32_t device, aclrtDeviceTaskAbortStage stage, uint32_t timeout);
 
 /* CLOCK_MONOTONIC deadline `timeout_ms` from now. */
 void nn_rt_deadline(struct timespec *deadline, int32_t timeout_ms);
@@ -83,6 +93,9 @@ extern pthread_mutex_t nn_rt_lock;
 
 /* Number of visible devices (ASCEND_RT_VISIBLE_DEVICES entries, else 1); read once. */
 uint32_t nn_rt_device_count(void);
+/* 0, or 107001 (ACL_ERROR_RT_INVALID_DEVICEID) naming `api` when deviceId is not a visible
+ * device (rt_device_info.c). */
+aclError nn_rt_check_device(const char *api, int64_t deviceId);
 /* Under nn_rt_lock: the calling thread's current context if it is still alive, else NULL. */
 nn_context *nn_rt_current_context_locked(void);
 void nn_rt_set_current_context_locked(nn_context *ctx);
@@ -106,6 +119,8 @@ bool nn_host_mapped_contains(const void *ptr, size_t len);
 
 /* aclFinalize: releases every device, context and stream. */
 void nn_rt_devices_finalize(void);
+/* aclrtGetPrimaryCtxState: whether aclrtSetDevice holds the device (its default context lives). */
+bool nn_rt_device_is_set(int32_t device);
 /* Library unload without aclFinalize: stops every stream without running queued work. */
 void nn_rt_devices_release_at_exit(void);
 
@@ -115,6 +130,11 @@ void nn_rt_devices_release_at_exit(void);
 nn_stream *nn_stream_new_locked(nn_context *ctx, bool is_default, uint32_t flags, aclError *err);
 /* Under nn_rt_lock. */
 void nn_stream_unregister_locked(nn_stream *stream);
+/* rt_device_queries.c: how many more streams may be created (every device counts against one
+ * limit, NN_MAX_STREAMS in stream.c), and the number on its stream (from 1) of the last task the
+ * calling thread queued (0: none yet). */
+uint32_t nn_stream_free_count(void);
+uint32_t nn_stream_thread_last_task_id(void);
 bool nn_stream_is_live_locked(const nn_stream *stream);
 nn_context *nn_stream_context(const nn_stream *stream);
 /* Under nn_rt_lock: appends every registered stream of ctx to out (grown with realloc). */
@@ -132,6 +152,11 @@ void nn_stream_set_priority(nn_stream *s, uint32_t priority);
 /* Without nn_rt_lock, on an unregistered stream: finishes (or drops, if force) its queued
  * tasks, joins its worker and drops the registry's reference. */
 void nn_stream_shutdown(nn_stream *stream, bool force);
+/* aclrtStreamAbort / aclrtStreamStop / aclrtDeviceTaskAbort (rt_abort.c), without nn_rt_lock,
+ * on a stream the caller holds a reference to and does not run a task of: drops the tasks that
+ * have not started, makes a blocked one give up, waits for the running one and forgets the
+ * stream's pending error, so the stream takes new work at once.  Returns how many it dropped. */
+uint64_t nn_stream_abort_queued(nn_stream *stream);
 /* At process exit (library destructor): drops queued tasks, joins the worker for at most 2 s and
  * frees the stream.  Returns false (and leaves the stream alone) if that was not possible. */
 bool nn_stream_shutdown_at_exit(nn_stream *stream);
@@ -177,13 +202,27 @@ typedef struct nn_captured_task {
     nn_task_release_fn release;
     void *ctx;
     bool inline_ok;
+    uint8_t type; /* the aclmdlRITaskType a model's task queries answer (aclmdlRITaskGetType) */
 } nn_captured_task;
 
 /* Queues a task that, on a stream capturing into a model, is recorded and re-issued by
  * replay(ctx, stream) at each execution; on any other stream replay runs now.  release(ctx)
- * follows once: after replay here, or when the model goes. */
+ * follows once: after replay here, or when the model goes.  `type` is what a model answers for it. */
 aclError nn_stream_submit_replayed(nn_stream *stream, nn_task_replay_fn replay, nn_task_release_fn release,
-                                   void *ctx);
+                                   void *ctx, aclmdlRITaskType type);
+/* nn_stream_submit / nn_stream_submit_inline_ok for a task a model answers as `type` (an operator
+ * launch is ACL_MODEL_RI_TASK_KERNEL, a value write or wait is VALUE_WRITE / VALUE_WAIT). */
+aclError nn_stream_submit_typed(nn_stream *stream, nn_task_run_fn run, nn_task_release_fn release, void *ctx,
+                                bool inline_ok, aclmdlRITaskType type);
+/* stream.c: the stream goes; the models it recorded into stop listing it (aclmdlRIGetStreams). */
+void nn_model_forget_recorder(const nn_stream *stream);
+/* rt_value.c: the parameters of a value write or wait task (false: `task` is none). */
+bool nn_value_task_params(const nn_captured_task *task, aclmdlRITaskParams *params);
+/* rt_value.c: a value write or wait task made from params (aclmdlRITaskSetParams), checked as
+ * aclrtValueWrite / aclrtValueWait check theirs; 0 or the status after nn_rt_error. */
+aclError nn_value_task_make(const char *api, const aclmdlRITaskParams *params, nn_captured_task *out);
+/* event.c: the parameters of an event record, wait or reset task (false: `task` is none). */
+bool nn_event_task_params(const nn_captured_task *task, aclmdlRITaskParams *params);
 /* Points the stream's capture at `model` if it points at `expected` (else
  * ACL_ERROR_RT_STREAM_CAPTURED, nothing changed). */
 aclError nn_stream_set_capture(nn_stream *stream, nn_model *model, nn_model *expected);
@@ -214,6 +253,10 @@ void nn_model_finalize(void);
 /* Wakes every task blocked on an event or a blocking callback (used by force-destroy). */
 void nn_rt_wake_blocked_tasks(void);
 void nn_event_finalize(void);
+/* aclrtGetEventId / aclrtGetEventAvailNum (rt_device_queries.c): an event's number (from 0, in
+ * creation order; 100000 naming `api` for a null or dead event) and how many events exist. */
+aclError nn_event_get_id(const char *api, aclrtEvent event, uint32_t *id);
+size_t nn_event_live_count(void);
 /* Runs and removes pending callbacks of `stream` (NULL: all) and its subscriptions. */
 void nn_callback_unsubscribe_stream(nn_stream *stream);
 void nn_callback_finalize(void);

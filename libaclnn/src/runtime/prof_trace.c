@@ -24,9 +24,9 @@
 #include "runtime/nn_rt_internal.h"
 #include "runtime/prof_trace.h"
 
-/* Chrome trace rows: host threads under one process row, each device's streams under another. */
+/* Chrome trace rows: host threads under one process row, each device's streams under another
+ * (device_pid_base). */
 #define HOST_PID 1
-#define DEVICE_PID_BASE 2
 
 /* CANN's longest msproftx message is 127 characters; operator names are far shorter. */
 #define NAME_MAX_LEN 128
@@ -314,18 +314,36 @@ static const char *kind_category(nn_prof_kind kind)
     return names[kind];
 }
 
-/* An "M" event naming a process (tid < 0) or a thread row. */
+/* An "M" event naming a process (tid < 0) or a thread row.  A process also gets its pid as its
+ * sort index, so viewers that read it put the host (the calls) above the devices (what the calls
+ * queued); without it each viewer picks its own order (Perfetto 52, which ignores it, drew device 0
+ * above the host). */
 static void put_name(FILE *f, bool *first, int pid, int tid, const char *name)
 {
     fprintf(f, "%s\n{\"ph\":\"M\",\"name\":\"%s_name\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":\"%s\"}}",
             *first ? "" : ",", tid < 0 ? "process" : "thread", pid, tid < 0 ? 0 : tid, name);
+    if (tid < 0)
+        fprintf(f, ",\n{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":%d,\"tid\":0,"
+                   "\"args\":{\"sort_index\":%d}}", pid, pid);
     *first = false;
 }
 
-/* The row (pid, tid) a record's events go to. */
-static void record_row(const nn_prof_task *r, int *pid, int *tid)
+/* Device d's process is device_pid_base() + d: one past the highest stream row the records use, as
+ * a stream's row is its tid and a viewer takes the thread whose tid equals its pid for the process's
+ * main thread (Perfetto labelled stream 2 of process 2 "main thread"). */
+static int device_pid_base(void)
 {
-    *pid = r->type == REC_TASK ? DEVICE_PID_BASE + r->device : HOST_PID;
+    uint32_t highest = 0;
+    for (size_t i = 0; i < g_count; i++)
+        if (g_records[i].type == REC_TASK && g_records[i].row > highest)
+            highest = g_records[i].row;
+    return (int)highest + 1;
+}
+
+/* The row (pid, tid) a record's events go to. */
+static void record_row(const nn_prof_task *r, int device_base, int *pid, int *tid)
+{
+    *pid = r->type == REC_TASK ? device_base + r->device : HOST_PID;
     *tid = r->type == REC_TASK ? (int)r->row : (int)r->thread;
 }
 
@@ -352,13 +370,13 @@ static bool named_before(named_rows *named, int pid, int tid)
 }
 
 /* Names every process and row the records use, each once. */
-static void put_all_row_names(FILE *f, bool *first)
+static void put_all_row_names(FILE *f, bool *first, int device_base)
 {
     named_rows named = {NULL, 0};
     for (size_t i = 0; i < g_count; i++) {
         const nn_prof_task *r = &g_records[i];
         int pid, tid;
-        record_row(r, &pid, &tid);
+        record_row(r, device_base, &pid, &tid);
         char name[48];
         if (!named_before(&named, pid, -1)) {
             snprintf(name, sizeof name, r->type == REC_TASK ? "device %d" : "host", (int)r->device);
@@ -372,13 +390,13 @@ static void put_all_row_names(FILE *f, bool *first)
     free(named.rows);
 }
 
-static void put_task_event(FILE *f, const nn_prof_task *r)
+static void put_task_event(FILE *f, const nn_prof_task *r, int device_base)
 {
     bool instant = r->kind == NN_PROF_MARK || r->kind == NN_PROF_STEP;
     fprintf(f, ",\n{\"ph\":\"%s\",\"name\":\"", instant ? "i" : "X");
     put_json_text(f, r->name);
     fprintf(f, "\",\"cat\":\"%s\",\"pid\":%d,\"tid\":%u,\"ts\":%.3f", kind_category(r->kind),
-            DEVICE_PID_BASE + r->device, (unsigned)r->row, session_us(r->begin_ns));
+            device_base + r->device, (unsigned)r->row, session_us(r->begin_ns));
     if (instant)
         fprintf(f, ",\"s\":\"t\"");
     else
@@ -406,8 +424,10 @@ static void put_host_event(FILE *f, const nn_prof_task *r)
             fprintf(f, ",\"s\":\"t\"");
         if (r->type == REC_HOST_MARK && r->row != 0) /* aclprofMarkEx's: the stream it marked */
             fprintf(f, ",\"args\":{\"stream\":%u}", (unsigned)r->row);
+        /* id2.local: the range belongs to this process (its host row); a plain "id" is global,
+         * and Perfetto drew such ranges on a "Global Legacy Events" row outside every process. */
         if (r->type == REC_ASYNC_RANGE)
-            fprintf(f, ",\"id\":%u", (unsigned)r->id);
+            fprintf(f, ",\"id2\":{\"local\":%u}", (unsigned)r->id);
         fprintf(f, "}");
     }
 }
@@ -419,14 +439,16 @@ static bool write_trace(const char *path)
     FILE *f = fopen(path, "w");
     if (f == NULL)
         return false;
-    fprintf(f, "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[");
+    /* no "displayTimeUnit": "ms" is catapult's default, and Perfetto ignores the key and says so */
+    fprintf(f, "{\"traceEvents\":[");
     bool first = true;
-    put_all_row_names(f, &first);
+    int device_base = device_pid_base();
+    put_all_row_names(f, &first, device_base);
     if (first) /* no record: an empty timeline still names the host */
         put_name(f, &first, HOST_PID, -1, "host");
     for (size_t i = 0; i < g_count; i++) {
         if (g_records[i].type == REC_TASK)
-            put_task_event(f, &g_records[i]);
+            put_task_event(f, &g_records[i], device_base);
         else
             put_host_event(f, &g_records[i]);
     }

@@ -16,7 +16,7 @@
 #include "runtime/nn_rt_internal.h"
 #include "runtime/rt_ext.h"
 
-static aclError check_device(const char *api, int64_t deviceId)
+aclError nn_rt_check_device(const char *api, int64_t deviceId)
 {
     uint32_t count = nn_rt_device_count();
     if (deviceId < 0 || deviceId >= (int64_t)count)
@@ -57,7 +57,7 @@ ACL_FUNC_VISIBILITY aclError aclrtGetDeviceInfo(uint32_t deviceId, aclrtDevAttr 
     const char *api = "aclrtGetDeviceInfo";
     if (value == NULL)
         return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: value must not be null.", api);
-    aclError ret = check_device(api, deviceId);
+    aclError ret = nn_rt_check_device(api, deviceId);
     if (ret != ACL_SUCCESS)
         return ret;
     switch ((int)attr) {
@@ -95,7 +95,7 @@ ACL_FUNC_VISIBILITY aclError aclGetDeviceCapability(uint32_t deviceId, aclDevice
     const char *api = "aclGetDeviceCapability";
     if (value == NULL)
         return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: value must not be null.", api);
-    aclError ret = check_device(api, deviceId);
+    aclError ret = nn_rt_check_device(api, deviceId);
     if (ret != ACL_SUCCESS)
         return ret;
     switch ((int)deviceInfo) {
@@ -118,7 +118,7 @@ ACL_FUNC_VISIBILITY aclError aclrtGetDeviceCapability(int32_t deviceId, aclrtDev
     const char *api = "aclrtGetDeviceCapability";
     if (value == NULL)
         return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: value must not be null.", api);
-    aclError ret = check_device(api, deviceId);
+    aclError ret = nn_rt_check_device(api, deviceId);
     if (ret != ACL_SUCCESS)
         return ret;
     if (devFeatureType != ACL_FEATURE_TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV &&
@@ -175,7 +175,7 @@ ACL_FUNC_VISIBILITY aclError aclrtQueryDeviceStatus(int32_t deviceId, aclrtDevic
 {
     if (deviceStatus == NULL)
         return nn_rt_error(ACL_ERROR_INVALID_PARAM, "aclrtQueryDeviceStatus: deviceStatus must not be null.");
-    aclError ret = check_device("aclrtQueryDeviceStatus", deviceId);
+    aclError ret = nn_rt_check_device("aclrtQueryDeviceStatus", deviceId);
     if (ret == ACL_SUCCESS)
         *deviceStatus = ACL_RT_DEVICE_STATUS_NORMAL;
     return ret;
@@ -197,7 +197,7 @@ static aclError same_id(const char *api, int32_t in, int32_t *out)
 {
     if (out == NULL)
         return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: the output id must not be null.", api);
-    aclError ret = check_device(api, in);
+    aclError ret = nn_rt_check_device(api, in);
     if (ret == ACL_SUCCESS)
         *out = in;
     return ret;
@@ -225,14 +225,15 @@ static _Atomic uint64_t g_peer_enabled[NN_RT_MAX_DEVICES];
 ACL_FUNC_VISIBILITY aclError aclrtDeviceCanAccessPeer(int32_t *canAccessPeer, int32_t deviceId, int32_t peerDeviceId)
 {
     const char *api = "aclrtDeviceCanAccessPeer";
+    /* CANN's aclrt_impl/memory.cpp compares the ids first, before the runtime sees them: 100000 */
+    if (deviceId == peerDeviceId)
+        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: deviceId %d cannot be equal to peerDeviceId %d.", api,
+                           deviceId, peerDeviceId);
     if (canAccessPeer == NULL)
         return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: canAccessPeer must not be null.", api);
-    aclError ret = check_device(api, deviceId);
+    aclError ret = nn_rt_check_device(api, deviceId);
     if (ret == ACL_SUCCESS)
-        ret = check_device(api, peerDeviceId);
-    if (ret == ACL_SUCCESS && deviceId == peerDeviceId)
-        ret = nn_rt_error(ACL_ERROR_RT_PARAM_INVALID, "%s: deviceId and peerDeviceId must differ, both are %d.",
-                          api, deviceId);
+        ret = nn_rt_check_device(api, peerDeviceId);
     if (ret == ACL_SUCCESS)
         *canAccessPeer = 1;
     return ret;
@@ -251,7 +252,7 @@ static aclError set_peer(const char *api, int32_t peerDeviceId, bool enable)
     int32_t device;
     aclError ret = current_device(api, &device);
     if (ret == ACL_SUCCESS)
-        ret = check_device(api, peerDeviceId);
+        ret = nn_rt_check_device(api, peerDeviceId);
     if (ret != ACL_SUCCESS)
         return ret;
     if (device == peerDeviceId) /* CANN's aclrt_impl/memory.cpp checks this itself: 100000 */
@@ -287,9 +288,9 @@ ACL_FUNC_VISIBILITY aclError aclrtDevicePeerAccessStatus(int32_t deviceId, int32
     const char *api = "aclrtDevicePeerAccessStatus";
     if (status == NULL)
         return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: status must not be null.", api);
-    aclError ret = check_device(api, deviceId);
+    aclError ret = nn_rt_check_device(api, deviceId);
     if (ret == ACL_SUCCESS)
-        ret = check_device(api, peerDeviceId);
+        ret = nn_rt_check_device(api, peerDeviceId);
     if (ret == ACL_SUCCESS)
         *status = (atomic_load(&g_peer_enabled[deviceId]) >> peerDeviceId) & 1u ? 1 : 0;
     return ret;
@@ -314,7 +315,7 @@ ACL_FUNC_VISIBILITY aclError aclrtGetErrorVerbose(int32_t deviceId, aclrtErrorIn
     static const char api[] = "aclrtGetErrorVerbose";
     if (errorInfo == NULL)
         return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: errorInfo must not be null.", api);
-    aclError ret = check_device(api, deviceId);
+    aclError ret = nn_rt_check_device(api, deviceId);
     if (ret != ACL_SUCCESS)
         return ret;
     memset(errorInfo, 0, sizeof *errorInfo);

@@ -39,7 +39,7 @@ typedef struct value_task {
     uint64_t *word; /* the library's view of the device word (ACLNN_CHECK maps device memory twice) */
     uint64_t value;
     uint32_t condition;
-    nn_stream *stream;
+    void *dev_addr; /* as the program gave it (aclmdlRITaskGetParams answers it) */
 } value_task;
 
 static uint64_t load_word(const uint64_t *word)
@@ -75,16 +75,28 @@ static bool condition_met(uint32_t condition, uint64_t word, uint64_t value)
     }
 }
 
+/* The stream whose worker runs the wait (NULL: none): its abort ends the wait.  Looked up when the
+ * wait starts rather than kept from the call: a model replays the wait on the stream it executes
+ * on, and the stream that recorded it may be gone by then. */
+static const nn_stream *running_stream(void)
+{
+    pthread_mutex_lock(&nn_rt_lock);
+    const nn_stream *here = nn_stream_running_here_locked(NULL);
+    pthread_mutex_unlock(&nn_rt_lock);
+    return here;
+}
+
 static int run_wait(void *ctx)
 {
     value_task *task = ctx;
+    const nn_stream *here = running_stream();
     const uint32_t limit_s = nn_rt_op_wait_timeout_s();
     struct timespec deadline;
     if (limit_s != 0)
         nn_rt_deadline(&deadline, limit_s > INT32_MAX / 1000 ? INT32_MAX : (int32_t)(limit_s * 1000));
     const struct timespec poll = {0, POLL_US * 1000L};
     while (!condition_met(task->condition, load_word(task->word), task->value)) {
-        if (nn_stream_aborting(task->stream))
+        if (here != NULL && nn_stream_aborting(here))
             return 0;
         if (limit_s != 0 && nn_shared_deadline_passed(&deadline))
             return nn_rt_error(ACL_ERROR_RT_WAIT_TIMEOUT, "aclrtValueWait: the word at %p did not meet condition "
@@ -95,9 +107,13 @@ static int run_wait(void *ctx)
     return 0;
 }
 
-/* Checks the call and queues `run` with a task for it. */
-static aclError queue_value_task(const char *api, void *devAddr, uint64_t value, uint32_t flag, aclrtStream stream,
-                                 nn_task_run_fn run)
+static aclmdlRITaskType task_type(nn_task_run_fn run)
+{
+    return run == run_write ? ACL_MODEL_RI_TASK_VALUE_WRITE : ACL_MODEL_RI_TASK_VALUE_WAIT;
+}
+
+/* The checks of a value write (run_write) or wait (run_wait) at devAddr with flag. */
+static aclError check_value_call(const char *api, void *devAddr, uint32_t flag, nn_task_run_fn run)
 {
     aclError err = nn_rt_require_stars(api, "value write/wait tasks");
     if (err != ACL_SUCCESS)
@@ -114,6 +130,16 @@ static aclError queue_value_task(const char *api, void *devAddr, uint64_t value,
     if (!nn_mem_find(devAddr, sizeof(uint64_t), &base, &size))
         return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID, "%s: devAddr %p: the 8 bytes there are not device memory "
                            "(aclrtMalloc) of this process.", api, devAddr);
+    return ACL_SUCCESS;
+}
+
+/* Checks the call and queues `run` with a task for it. */
+static aclError queue_value_task(const char *api, void *devAddr, uint64_t value, uint32_t flag, aclrtStream stream,
+                                 nn_task_run_fn run)
+{
+    aclError err = check_value_call(api, devAddr, flag, run);
+    if (err != ACL_SUCCESS)
+        return err;
     nn_stream *s;
     err = nn_stream_resolve_named(api, stream, &s);
     if (err != ACL_SUCCESS)
@@ -121,8 +147,8 @@ static aclError queue_value_task(const char *api, void *devAddr, uint64_t value,
     value_task *task = malloc(sizeof *task);
     if (task == NULL)
         return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: out of memory.", api);
-    *task = (value_task){nn_check_lib_addr(devAddr), value, flag, s};
-    return nn_stream_submit(s, run, free, task);
+    *task = (value_task){nn_check_lib_addr(devAddr), value, flag, devAddr};
+    return nn_stream_submit_typed(s, run, free, task, false, task_type(run));
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtValueWrite(void *devAddr, uint64_t value, uint32_t flag, aclrtStream stream)
@@ -133,4 +159,34 @@ ACL_FUNC_VISIBILITY aclError aclrtValueWrite(void *devAddr, uint64_t value, uint
 ACL_FUNC_VISIBILITY aclError aclrtValueWait(void *devAddr, uint64_t value, uint32_t flag, aclrtStream stream)
 {
     return queue_value_task("aclrtValueWait", devAddr, value, flag, stream, run_wait);
+}
+
+bool nn_value_task_params(const nn_captured_task *task, aclmdlRITaskParams *params)
+{
+    if (task->replay != NULL || (task->run != run_write && task->run != run_wait))
+        return false;
+    const value_task *value = task->ctx;
+    if (task->run == run_write)
+        params->valueWriteTaskParams = (aclmdlRIValueWriteTaskParams){value->dev_addr, value->value};
+    else
+        params->valueWaitTaskParams = (aclmdlRIValueWaitTaskParams){value->dev_addr, value->value, value->condition};
+    return true;
+}
+
+aclError nn_value_task_make(const char *api, const aclmdlRITaskParams *params, nn_captured_task *out)
+{
+    const bool write = params->type == ACL_MODEL_RI_TASK_VALUE_WRITE;
+    nn_task_run_fn run = write ? run_write : run_wait;
+    void *dev_addr = write ? params->valueWriteTaskParams.devAddr : params->valueWaitTaskParams.devAddr;
+    uint64_t value = write ? params->valueWriteTaskParams.value : params->valueWaitTaskParams.value;
+    uint32_t flag = write ? 0 : params->valueWaitTaskParams.flag;
+    aclError err = check_value_call(api, dev_addr, flag, run);
+    if (err != ACL_SUCCESS)
+        return err;
+    value_task *task = malloc(sizeof *task);
+    if (task == NULL)
+        return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: out of memory.", api);
+    *task = (value_task){nn_check_lib_addr(dev_addr), value, flag, dev_addr};
+    *out = (nn_captured_task){run, NULL, free, task, false, (uint8_t)task_type(run)};
+    return ACL_SUCCESS;
 }

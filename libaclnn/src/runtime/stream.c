@@ -67,6 +67,8 @@ static void stream_free(nn_stream *s)
 }
 
 static int32_t g_next_stream_id; /* under nn_rt_lock, as nn_stream_new_locked is called */
+/* aclrtGetThreadLastTaskId: the number, on its stream, of the last task this thread queued. */
+static _Thread_local uint32_t t_last_task_id;
 
 nn_stream *nn_stream_new_locked(nn_context *ctx, bool is_default, uint32_t flags, aclError *err)
 {
@@ -115,6 +117,16 @@ nn_stream *nn_stream_new_locked(nn_context *ctx, bool is_default, uint32_t flags
     }
     *err = ACL_SUCCESS;
     return s;
+}
+
+uint32_t nn_stream_thread_last_task_id(void) { return t_last_task_id; }
+
+uint32_t nn_stream_free_count(void)
+{
+    pthread_mutex_lock(&nn_rt_lock);
+    uint32_t available = NN_MAX_STREAMS - (uint32_t)g_streams.count;
+    pthread_mutex_unlock(&nn_rt_lock);
+    return available;
 }
 
 void nn_stream_unregister_locked(nn_stream *stream)
@@ -208,6 +220,7 @@ void nn_stream_unref(nn_stream *stream)
 void nn_stream_shutdown(nn_stream *s, bool force)
 {
     nn_allocator_forget_stream(s);
+    nn_model_forget_recorder(s); /* its tasks no longer answer through it (aclmdlRIGetTasksByStream) */
     nn_model *model = nn_stream_capture(s);
     if (model != NULL) {
         nn_model_forget_stream(model, s); /* a capture in progress is invalidated */
@@ -247,6 +260,35 @@ void nn_stream_shutdown(nn_stream *s, bool force)
     nn_check_object_destroyed(s);
     nn_check_stream_finished(s);
     nn_stream_unref(s);
+}
+
+uint64_t nn_stream_abort_queued(nn_stream *s)
+{
+    pthread_mutex_lock(&s->lock);
+    atomic_store(&s->aborting, true); /* a task taken meanwhile is skipped, a blocked one gives up */
+    nn_task *dropped = s->head;
+    s->head = s->tail = NULL;
+    s->wake_owed = false;
+    pthread_mutex_unlock(&s->lock);
+    uint64_t num_dropped = 0;
+    while (dropped != NULL) { /* released, never run, so their event records settle */
+        nn_task *next = dropped->next;
+        nn_stream_drop_task(dropped);
+        dropped = next;
+        num_dropped++;
+    }
+    nn_rt_wake_blocked_tasks();
+    pthread_mutex_lock(&s->lock);
+    s->completed += num_dropped;
+    while (s->running)
+        pthread_cond_wait(&s->done_cv, &s->lock);
+    s->first_error = 0; /* the stream starts afresh: nothing of the aborted work is reported */
+    free(s->first_error_message);
+    s->first_error_message = NULL;
+    atomic_store(&s->aborting, false);
+    pthread_cond_broadcast(&s->done_cv);
+    pthread_mutex_unlock(&s->lock);
+    return num_dropped;
 }
 
 bool nn_stream_shutdown_at_exit(nn_stream *s)
@@ -338,9 +380,9 @@ static aclError capture_task_locked(nn_stream *stream, const nn_captured_task *c
 }
 
 static aclError submit_task(nn_stream *stream, nn_task_run_fn run, nn_task_release_fn release, void *ctx,
-                            bool inline_ok)
+                            bool inline_ok, aclmdlRITaskType type)
 {
-    const nn_captured_task captured = {run, NULL, release, ctx, inline_ok};
+    const nn_captured_task captured = {run, NULL, release, ctx, inline_ok, (uint8_t)type};
     /* (one relaxed load when profiling is off; when on, this takes the caller's label too) */
     nn_prof_task *prof = nn_prof_recording() ? nn_prof_task_queued(stream->prof_row, stream->ctx->device) : NULL;
     bool taken;
@@ -378,6 +420,7 @@ static aclError submit_task(nn_stream *stream, nn_task_run_fn run, nn_task_relea
         stream->head = task;
     stream->tail = task;
     stream->submitted++;
+    t_last_task_id = (uint32_t)stream->submitted;
     if (stream->first_unwaited_ns == 0)
         stream->first_unwaited_ns = nn_rt_now_ns();
     if (inline_ok && stream->defer_wake && !stream->worker_asleep &&
@@ -398,18 +441,29 @@ static aclError submit_task(nn_stream *stream, nn_task_run_fn run, nn_task_relea
 
 aclError nn_stream_submit(nn_stream *stream, nn_task_run_fn run, nn_task_release_fn release, void *ctx)
 {
-    return submit_task(stream, run, release, ctx, false);
+    return submit_task(stream, run, release, ctx, false, ACL_MODEL_RI_TASK_DEFAULT);
 }
 
 aclError nn_stream_submit_inline_ok(nn_stream *stream, nn_task_run_fn run, nn_task_release_fn release, void *ctx)
 {
-    return submit_task(stream, run, release, ctx, true);
+    return submit_task(stream, run, release, ctx, true, ACL_MODEL_RI_TASK_DEFAULT);
+}
+
+aclError nn_stream_submit_launch(nn_stream *stream, nn_task_run_fn run, nn_task_release_fn release, void *ctx)
+{
+    return submit_task(stream, run, release, ctx, true, ACL_MODEL_RI_TASK_KERNEL);
+}
+
+aclError nn_stream_submit_typed(nn_stream *stream, nn_task_run_fn run, nn_task_release_fn release, void *ctx,
+                                bool inline_ok, aclmdlRITaskType type)
+{
+    return submit_task(stream, run, release, ctx, inline_ok, type);
 }
 
 aclError nn_stream_submit_replayed(nn_stream *stream, nn_task_replay_fn replay, nn_task_release_fn release,
-                                   void *ctx)
+                                   void *ctx, aclmdlRITaskType type)
 {
-    const nn_captured_task captured = {NULL, replay, release, ctx, false};
+    const nn_captured_task captured = {NULL, replay, release, ctx, false, (uint8_t)type};
     bool taken;
     pthread_mutex_lock(&stream->lock);
     aclError err = capture_task_locked(stream, &captured, &taken);
@@ -548,6 +602,7 @@ static aclError destroy_stream(const char *api, aclrtStream stream, bool force)
     }
     nn_ptrset_remove(&g_streams, s);
     pthread_mutex_unlock(&nn_rt_lock);
+    nn_state_stream_notify(s, ACL_RT_STREAM_STATE_DESTROY_PRE);
     nn_callback_unsubscribe_stream(s);
     nn_stream_shutdown(s, force);
     return ACL_SUCCESS;

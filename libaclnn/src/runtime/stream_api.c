@@ -28,6 +28,7 @@ static aclError create_stream(const char *api, aclrtStream *stream, uint32_t fla
     nn_stream_set_priority(s, priority);
     nn_check_object_created(s, "aclrtStream", api, true);
     *stream = s;
+    nn_state_stream_notify(s, ACL_RT_STREAM_STATE_CREATE_POST);
     return ACL_SUCCESS;
 }
 
