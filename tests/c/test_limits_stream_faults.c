@@ -32,8 +32,18 @@ static aclTensor *tensor(const int64_t *dims, uint64_t rank, aclDataType dtype, 
     return aclCreateTensor(dims, rank, dtype, NULL, 0, ACL_FORMAT_ND, dims, rank, *dev);
 }
 
-/* Runs a max-pool backward (to completion) whose first argmax is `first_index`. */
-static int queue_backward(aclrtStream stream, int32_t first_index, void **grad_in_dev)
+/* A max-pool backward's operands and executor: phase 1 done, phase 2 not yet. */
+typedef struct {
+    void *x_dev, *g_dev, *mask_dev;
+    aclTensor *x, *g, *mask, *grad_in;
+    aclIntArray *k, *p, *d;
+    uint64_t ws;
+    aclOpExecutor *ex;
+} backward_call;
+
+/* Phase 1 of a max-pool backward whose first argmax is `first_index` (the others in range);
+ * the gradient goes to *grad_in_dev, which the caller frees. */
+static aclnnStatus backward_prepare(backward_call *call, int32_t first_index, void **grad_in_dev)
 {
     float x_host[32], g_host[8];
     for (int i = 0; i < 32; i++)
@@ -44,35 +54,49 @@ static int queue_backward(aclrtStream stream, int32_t first_index, void **grad_i
     memset(mask_host, 0, sizeof mask_host);
     int32_t argmax[8] = {first_index, 7, 13, 15, 5, 7, 13, 15};
     memcpy(mask_host, argmax, sizeof argmax); /* little-endian int32 stream at byte 0 */
-    void *x_dev = NULL, *g_dev = NULL, *mask_dev = NULL;
-    aclTensor *x = tensor(X, 4, ACL_FLOAT, &x_dev, x_host);
-    aclTensor *g = tensor(POOLED, 4, ACL_FLOAT, &g_dev, g_host);
-    aclTensor *mask = tensor(MASK, 4, ACL_INT8, &mask_dev, mask_host);
-    aclTensor *grad_in = tensor(X, 4, ACL_FLOAT, grad_in_dev, NULL);
-    aclIntArray *k = aclCreateIntArray(K, 2), *p = aclCreateIntArray(P, 2), *d = aclCreateIntArray(D, 2);
-    uint64_t ws = 0;
-    aclOpExecutor *ex = NULL;
-    int st = aclnnMaxPool2dWithMaskBackwardGetWorkspaceSize(g, x, mask, k, k, p, d, false, grad_in, &ws, &ex);
+    call->x = tensor(X, 4, ACL_FLOAT, &call->x_dev, x_host);
+    call->g = tensor(POOLED, 4, ACL_FLOAT, &call->g_dev, g_host);
+    call->mask = tensor(MASK, 4, ACL_INT8, &call->mask_dev, mask_host);
+    call->grad_in = tensor(X, 4, ACL_FLOAT, grad_in_dev, NULL);
+    call->k = aclCreateIntArray(K, 2);
+    call->p = aclCreateIntArray(P, 2);
+    call->d = aclCreateIntArray(D, 2);
+    call->ws = 0;
+    call->ex = NULL;
+    return aclnnMaxPool2dWithMaskBackwardGetWorkspaceSize(call->g, call->x, call->mask, call->k, call->k, call->p,
+                                                          call->d, false, call->grad_in, &call->ws, &call->ex);
+}
+
+/* Descriptors may go right after phase 2; the device memory once the stream is done. */
+static void backward_release(backward_call *call)
+{
+    aclDestroyTensor(call->x);
+    aclDestroyTensor(call->g);
+    aclDestroyTensor(call->mask);
+    aclDestroyTensor(call->grad_in);
+    aclDestroyIntArray(call->k);
+    aclDestroyIntArray(call->p);
+    aclDestroyIntArray(call->d);
+    aclrtFree(call->x_dev);
+    aclrtFree(call->g_dev);
+    aclrtFree(call->mask_dev);
+}
+
+/* Runs a max-pool backward (to completion) whose first argmax is `first_index`. */
+static int queue_backward(aclrtStream stream, int32_t first_index, void **grad_in_dev)
+{
+    backward_call call;
+    int st = backward_prepare(&call, first_index, grad_in_dev);
     void *workspace = NULL;
-    if (st == ACLNN_SUCCESS && ws > 0)
-        st = aclrtMalloc(&workspace, ws, ACL_MEM_MALLOC_HUGE_FIRST);
+    if (st == ACLNN_SUCCESS && call.ws > 0)
+        st = aclrtMalloc(&workspace, call.ws, ACL_MEM_MALLOC_HUGE_FIRST);
     if (st == ACLNN_SUCCESS)
-        st = aclnnMaxPool2dWithMaskBackward(workspace, ws, ex, stream);
+        st = aclnnMaxPool2dWithMaskBackward(workspace, call.ws, call.ex, stream);
     if (st == ACLNN_SUCCESS) /* device memory must stay until the stream is done */
         st = aclrtSynchronizeStream(stream);
     if (workspace != NULL)
         aclrtFree(workspace);
-    /* descriptors may go right after phase 2 */
-    aclDestroyTensor(x);
-    aclDestroyTensor(g);
-    aclDestroyTensor(mask);
-    aclDestroyTensor(grad_in);
-    aclDestroyIntArray(k);
-    aclDestroyIntArray(p);
-    aclDestroyIntArray(d);
-    aclrtFree(x_dev);
-    aclrtFree(g_dev);
-    aclrtFree(mask_dev);
+    backward_release(&call);
     return st;
 }
 
@@ -116,31 +140,14 @@ int main(void)
     for (int i = 0; i < 3; i++) {
         void *grad_dev = NULL;
         /* by hand (not queue_backward): the error must show at the first synchronize */
-        float x_host[32], g_host[8];
-        for (int j = 0; j < 32; j++)
-            x_host[j] = (float)j;
-        for (int j = 0; j < 8; j++)
-            g_host[j] = 1.0f;
-        int8_t mask_host[1 * 2 * 4 * 64];
-        memset(mask_host, 0, sizeof mask_host);
-        int32_t argmax[8] = {bad_indices[i], 7, 13, 15, 5, 7, 13, 15};
-        memcpy(mask_host, argmax, sizeof argmax);
-        void *x_dev = NULL, *g_dev = NULL, *mask_dev = NULL;
-        aclTensor *x = tensor(X, 4, ACL_FLOAT, &x_dev, x_host);
-        aclTensor *g = tensor(POOLED, 4, ACL_FLOAT, &g_dev, g_host);
-        aclTensor *mask = tensor(MASK, 4, ACL_INT8, &mask_dev, mask_host);
-        aclTensor *grad_in = tensor(X, 4, ACL_FLOAT, &grad_dev, NULL);
-        aclIntArray *k = aclCreateIntArray(K, 2), *p = aclCreateIntArray(P, 2), *d = aclCreateIntArray(D, 2);
-        uint64_t ws = 0;
-        aclOpExecutor *ex = NULL;
-        aclnnStatus st =
-            aclnnMaxPool2dWithMaskBackwardGetWorkspaceSize(g, x, mask, k, k, p, d, false, grad_in, &ws, &ex);
+        backward_call call;
+        aclnnStatus st = backward_prepare(&call, bad_indices[i], &grad_dev);
         CHECK(st == ACLNN_SUCCESS, "phase 1 cannot see the mask contents, yet returned %d", st);
         void *workspace = NULL;
-        if (st == ACLNN_SUCCESS && ws > 0)
-            CHECK(aclrtMalloc(&workspace, ws, ACL_MEM_MALLOC_HUGE_FIRST) == ACL_SUCCESS, "workspace");
+        if (st == ACLNN_SUCCESS && call.ws > 0)
+            CHECK(aclrtMalloc(&workspace, call.ws, ACL_MEM_MALLOC_HUGE_FIRST) == ACL_SUCCESS, "workspace");
         if (st == ACLNN_SUCCESS) {
-            st = aclnnMaxPool2dWithMaskBackward(workspace, ws, ex, failing);
+            st = aclnnMaxPool2dWithMaskBackward(workspace, call.ws, call.ex, failing);
             CHECK(st == ACLNN_SUCCESS || st == ACLNN_ERR_PARAM_INVALID,
                   "phase 2 (index %d) returned %d", bad_indices[i], st);
             aclError sync = aclrtSynchronizeStream(failing);
@@ -156,16 +163,7 @@ int main(void)
             /* the error is reported once: the stream is usable again */
             CHECK(aclrtSynchronizeStream(failing) == ACL_SUCCESS, "the failing stream stays poisoned");
         }
-        aclDestroyTensor(x);
-        aclDestroyTensor(g);
-        aclDestroyTensor(mask);
-        aclDestroyTensor(grad_in);
-        aclDestroyIntArray(k);
-        aclDestroyIntArray(p);
-        aclDestroyIntArray(d);
-        aclrtFree(x_dev);
-        aclrtFree(g_dev);
-        aclrtFree(mask_dev);
+        backward_release(&call);
         aclrtFree(grad_dev);
         if (workspace != NULL)
             aclrtFree(workspace);

@@ -172,44 +172,64 @@ static void expect_json_kinds(aclmdlRI model)
           "the JSON names the label and switch tasks: %s", text);
 }
 
+/* A built loop: label 0 (top), a host function, [a copy of the pinned next index to the
+ * device], a switch by that index (0: back to the top, 1: on), label 1 (out). */
+typedef struct {
+    aclrtLabel labels[2];
+    aclrtLabelList list;
+    aclrtStream bound;
+    aclmdlRI model;
+} loop_model;
+
+static void loop_build(loop_model *m, aclrtHostFunc round, void *arg, uint32_t *index_dev,
+                       const uint32_t *next_index)
+{
+    EXPECT_OK(aclrtCreateLabel(&m->labels[0]));
+    EXPECT_OK(aclrtCreateLabel(&m->labels[1]));
+    EXPECT_OK(aclrtCreateLabelList(m->labels, 2, &m->list));
+    m->bound = NULL;
+    EXPECT_OK(aclrtCreateStream(&m->bound));
+    m->model = NULL;
+    EXPECT_OK(aclmdlRIBuildBegin(&m->model, 0));
+    EXPECT_OK(aclmdlRIBindStream(m->model, m->bound, 0));
+    EXPECT_OK(aclrtSetLabel(m->labels[0], m->bound)); /* top */
+    EXPECT_OK(aclrtLaunchHostFunc(m->bound, round, arg));
+    if (next_index != NULL)
+        EXPECT_OK(aclrtMemcpyAsync(index_dev, sizeof(uint32_t), next_index, sizeof(uint32_t),
+                                   ACL_MEMCPY_HOST_TO_DEVICE, m->bound));
+    EXPECT_OK(aclrtSwitchLabelByIndex(index_dev, 2, m->list, m->bound));
+    EXPECT_OK(aclrtSetLabel(m->labels[1], m->bound)); /* out */
+    EXPECT_OK(aclmdlRIEndTask(m->model, m->bound));
+    EXPECT_OK(aclmdlRIBuildEnd(m->model, NULL));
+    EXPECT_OK(aclmdlRIUnbindStream(m->model, m->bound));
+}
+
+static void loop_destroy(loop_model *m)
+{
+    EXPECT_OK(aclmdlRIDestroy(m->model));
+    EXPECT_OK(aclrtDestroyLabelList(m->list));
+    EXPECT_OK(aclrtDestroyLabel(m->labels[0]));
+    EXPECT_OK(aclrtDestroyLabel(m->labels[1]));
+    EXPECT_OK(aclrtDestroyStream(m->bound));
+}
+
 static void switch_loops_back(void)
 {
     loop_state state = {0, NULL};
     EXPECT_OK(aclrtMallocHost((void **)&state.next_index, sizeof(uint32_t)));
     uint32_t *index_dev = NULL;
     EXPECT_OK(aclrtMalloc((void **)&index_dev, sizeof(uint32_t), ACL_MEM_MALLOC_HUGE_FIRST));
-    aclrtLabel labels[2];
-    aclrtLabelList list = NULL;
-    EXPECT_OK(aclrtCreateLabel(&labels[0]));
-    EXPECT_OK(aclrtCreateLabel(&labels[1]));
-    EXPECT_OK(aclrtCreateLabelList(labels, 2, &list));
-    aclrtStream bound = NULL;
-    EXPECT_OK(aclrtCreateStream(&bound));
-    aclmdlRI model = NULL;
-    EXPECT_OK(aclmdlRIBuildBegin(&model, 0));
-    EXPECT_OK(aclmdlRIBindStream(model, bound, 0));
-    EXPECT_OK(aclrtSetLabel(labels[0], bound)); /* top */
-    EXPECT_OK(aclrtLaunchHostFunc(bound, count_round, &state));
-    EXPECT_OK(aclrtMemcpyAsync(index_dev, sizeof(uint32_t), state.next_index, sizeof(uint32_t),
-                               ACL_MEMCPY_HOST_TO_DEVICE, bound));
-    EXPECT_OK(aclrtSwitchLabelByIndex(index_dev, 2, list, bound));
-    EXPECT_OK(aclrtSetLabel(labels[1], bound)); /* out */
-    EXPECT_OK(aclmdlRIEndTask(model, bound));
-    EXPECT_OK(aclmdlRIBuildEnd(model, NULL));
-    EXPECT_OK(aclmdlRIUnbindStream(model, bound));
+    loop_model loop;
+    loop_build(&loop, count_round, &state, index_dev, state.next_index);
 
     for (int run = 0; run < 2; run++) {
         state.rounds = 0;
-        EXPECT_OK(aclmdlRIExecuteAsync(model, tu_stream));
+        EXPECT_OK(aclmdlRIExecuteAsync(loop.model, tu_stream));
         EXPECT_OK(aclrtSynchronizeStream(tu_stream));
         CHECK(state.rounds == 3, "execution %d: the loop ran %d rounds, expected 3", run, state.rounds);
     }
-    expect_json_kinds(model);
-    EXPECT_OK(aclmdlRIDestroy(model));
-    EXPECT_OK(aclrtDestroyLabelList(list));
-    EXPECT_OK(aclrtDestroyLabel(labels[0]));
-    EXPECT_OK(aclrtDestroyLabel(labels[1]));
-    EXPECT_OK(aclrtDestroyStream(bound));
+    expect_json_kinds(loop.model);
+    loop_destroy(&loop);
     EXPECT_OK(aclrtFree(index_dev));
     EXPECT_OK(aclrtFreeHost(state.next_index));
 }
@@ -227,39 +247,20 @@ static void abort_stops_endless_loop(void)
     uint32_t *index_dev = NULL; /* stays 0: jump back to the top for ever */
     EXPECT_OK(aclrtMalloc((void **)&index_dev, sizeof(uint32_t), ACL_MEM_MALLOC_HUGE_FIRST));
     set_index(index_dev, 0);
-    aclrtLabel labels[2];
-    aclrtLabelList list = NULL;
-    EXPECT_OK(aclrtCreateLabel(&labels[0]));
-    EXPECT_OK(aclrtCreateLabel(&labels[1]));
-    EXPECT_OK(aclrtCreateLabelList(labels, 2, &list));
-    aclrtStream bound = NULL;
-    EXPECT_OK(aclrtCreateStream(&bound));
-    aclmdlRI model = NULL;
     int rounds = 0;
-    EXPECT_OK(aclmdlRIBuildBegin(&model, 0));
-    EXPECT_OK(aclmdlRIBindStream(model, bound, 0));
-    EXPECT_OK(aclrtSetLabel(labels[0], bound));
-    EXPECT_OK(aclrtLaunchHostFunc(bound, spin_round, &rounds));
-    EXPECT_OK(aclrtSwitchLabelByIndex(index_dev, 2, list, bound));
-    EXPECT_OK(aclrtSetLabel(labels[1], bound));
-    EXPECT_OK(aclmdlRIEndTask(model, bound));
-    EXPECT_OK(aclmdlRIBuildEnd(model, NULL));
-    EXPECT_OK(aclmdlRIUnbindStream(model, bound));
+    loop_model loop;
+    loop_build(&loop, spin_round, &rounds, index_dev, NULL);
 
-    EXPECT_OK(aclmdlRIExecuteAsync(model, tu_stream));
+    EXPECT_OK(aclmdlRIExecuteAsync(loop.model, tu_stream));
     tu_sleep_ms(60);
-    EXPECT_OK(aclmdlRIAbort(model));
+    EXPECT_OK(aclmdlRIAbort(loop.model));
     EXPECT_OK(aclrtSynchronizeStream(tu_stream));
     int after_abort = rounds;
     CHECK(after_abort >= 1, "the loop ran %d rounds before the abort", after_abort);
     tu_sleep_ms(30);
     CHECK(rounds == after_abort, "the loop went on after the abort: %d rounds, then %d", after_abort, rounds);
 
-    EXPECT_OK(aclmdlRIDestroy(model));
-    EXPECT_OK(aclrtDestroyLabelList(list));
-    EXPECT_OK(aclrtDestroyLabel(labels[0]));
-    EXPECT_OK(aclrtDestroyLabel(labels[1]));
-    EXPECT_OK(aclrtDestroyStream(bound));
+    loop_destroy(&loop);
     EXPECT_OK(aclrtFree(index_dev));
 }
 

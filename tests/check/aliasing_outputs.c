@@ -10,6 +10,7 @@
 
 #include "acl/acl.h"
 #include "aclnnop/aclnn_prelu_backward.h"
+#include "check_prelu.h"
 
 #define N 8
 
@@ -27,16 +28,14 @@ int main(int argc, char **argv)
     aclrtMemcpy(g, sizeof host, host, sizeof host, ACL_MEMCPY_HOST_TO_DEVICE);
     aclrtMemcpy(x, sizeof host, host, sizeof host, ACL_MEMCPY_HOST_TO_DEVICE);
     aclrtMemcpy(w, sizeof weight, &weight, sizeof weight, ACL_MEMCPY_HOST_TO_DEVICE);
-    int64_t dims[1] = {N}, one[1] = {1}, strided[1] = {2};
+    int64_t dims[1] = {N}, strided[1] = {2};
     const int interleaved = strcmp(argv[1], "interleaved") == 0;
     void *gw_data = strcmp(argv[1], "alias") == 0 ? outs : interleaved ? (float *)outs + 1 : other;
-    aclTensor *grad = aclCreateTensor(dims, 1, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, dims, 1, g);
-    aclTensor *self = aclCreateTensor(dims, 1, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, dims, 1, x);
-    aclTensor *wt = aclCreateTensor(one, 1, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, one, 1, w);
+    aclTensor *grad = check_vector(g, N), *self = check_vector(x, N), *wt = check_vector(w, 1);
     int64_t storage[1] = {2 * N};
     aclTensor *gi = aclCreateTensor(dims, 1, ACL_FLOAT, interleaved ? strided : NULL, 0, ACL_FORMAT_ND,
                                     interleaved ? storage : dims, 1, outs);
-    aclTensor *gw = aclCreateTensor(one, 1, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, one, 1, gw_data);
+    aclTensor *gw = check_vector(gw_data, 1);
     uint64_t ws = 0;
     aclOpExecutor *ex = NULL;
     void *workspace = NULL;

@@ -20,7 +20,7 @@
 #include <time.h>
 
 #include "acl/acl.h"
-#include "aclnnop/aclnn_prelu.h"
+#include "check_prelu.h"
 #include "check_program.h"
 
 static int many(aclrtStream stream, const char *count_text)
@@ -149,19 +149,8 @@ static int prelu_round(aclrtStream stream, const float *in, float *out, int64_t 
     aclrtMalloc(&y, bytes, ACL_MEM_MALLOC_HUGE_FIRST);
     aclrtMemcpy(x, bytes, in, bytes, ACL_MEMCPY_HOST_TO_DEVICE);
     aclrtMemcpy(w, sizeof slope, &slope, sizeof slope, ACL_MEMCPY_HOST_TO_DEVICE);
-    int64_t shape[1] = {n}, wshape[1] = {1};
-    aclTensor *tx = aclCreateTensor(shape, 1, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, shape, 1, x);
-    aclTensor *tw = aclCreateTensor(wshape, 1, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, wshape, 1, w);
-    aclTensor *ty = aclCreateTensor(shape, 1, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, shape, 1, y);
-    uint64_t workspace = 0;
-    aclOpExecutor *executor = NULL;
-    int rc = aclnnPreluGetWorkspaceSize(tx, tw, ty, &workspace, &executor) != ACL_SUCCESS ||
-             aclnnPrelu(NULL, 0, executor, stream) != ACL_SUCCESS ||
-             aclrtSynchronizeStream(stream) != ACL_SUCCESS;
+    int rc = check_prelu(x, w, y, n, stream) != ACL_SUCCESS;
     aclrtMemcpy(out, bytes, y, bytes, ACL_MEMCPY_DEVICE_TO_HOST);
-    aclDestroyTensor(tx);
-    aclDestroyTensor(tw);
-    aclDestroyTensor(ty);
     aclrtFree(x);
     aclrtFree(w);
     aclrtFree(y);

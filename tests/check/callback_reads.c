@@ -10,8 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "acl/acl.h"
-#include "aclnnop/aclnn_prelu.h"
+#include "check_prelu.h"
 
 #define N 1024
 
@@ -53,10 +52,7 @@ int main(int argc, char **argv)
     aclrtMalloc(&g_out, sizeof host, ACL_MEM_MALLOC_HUGE_FIRST);
     aclrtMemcpy(x, sizeof host, host, sizeof host, ACL_MEMCPY_HOST_TO_DEVICE);
     aclrtMemcpy(w, sizeof weight, &weight, sizeof weight, ACL_MEMCPY_HOST_TO_DEVICE);
-    int64_t dims[1] = {N}, one[1] = {1};
-    aclTensor *self = aclCreateTensor(dims, 1, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, dims, 1, x);
-    aclTensor *wt = aclCreateTensor(one, 1, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, one, 1, w);
-    aclTensor *out = aclCreateTensor(dims, 1, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, dims, 1, g_out);
+    aclTensor *self = check_vector(x, N), *wt = check_vector(w, 1), *out = check_vector(g_out, N);
     pthread_t reporter;
     const int callback = strcmp(argv[1], "callback") == 0;
     if (callback) {

@@ -6,8 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "acl/acl.h"
-#include "aclnnop/aclnn_prelu.h"
+#include "check_prelu.h"
 
 static int double_free(void)
 {
@@ -30,17 +29,13 @@ static int copy_past_end(void)
 
 static int consumed_executor(void)
 {
-    int64_t dims[1] = {4};
     void *x = NULL, *w = NULL, *y = NULL;
     aclrtMalloc(&x, 64, ACL_MEM_MALLOC_HUGE_FIRST);
     aclrtMalloc(&w, 64, ACL_MEM_MALLOC_HUGE_FIRST);
     aclrtMalloc(&y, 64, ACL_MEM_MALLOC_HUGE_FIRST);
     aclrtMemset(x, 64, 0, 64);
     aclrtMemset(w, 64, 0, 64);
-    int64_t one[1] = {1};
-    aclTensor *self = aclCreateTensor(dims, 1, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, dims, 1, x);
-    aclTensor *weight = aclCreateTensor(one, 1, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, one, 1, w);
-    aclTensor *out = aclCreateTensor(dims, 1, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, dims, 1, y);
+    aclTensor *self = check_vector(x, 4), *weight = check_vector(w, 1), *out = check_vector(y, 4);
     uint64_t ws = 0;
     aclOpExecutor *ex = NULL;
     aclnnPreluGetWorkspaceSize(self, weight, out, &ws, &ex);

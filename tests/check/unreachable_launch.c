@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "acl/acl.h"
-#include "aclnnop/aclnn_prelu.h"
+#include "check_prelu.h"
 #include "check_program.h"
 
 #define N 1024
@@ -34,10 +34,7 @@ static int prelu_around(void *x, void (*between)(void *), void *arg, aclrtStream
     aclrtMalloc(&y, N * sizeof(float), ACL_MEM_MALLOC_HUGE_FIRST);
     aclrtMalloc(&busy, FILL_BYTES, ACL_MEM_MALLOC_HUGE_FIRST);
     aclrtMemcpy(w, sizeof slope, &slope, sizeof slope, ACL_MEMCPY_HOST_TO_DEVICE);
-    int64_t shape[1] = {N}, wshape[1] = {1};
-    aclTensor *tx = aclCreateTensor(shape, 1, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, shape, 1, x);
-    aclTensor *tw = aclCreateTensor(wshape, 1, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, wshape, 1, w);
-    aclTensor *ty = aclCreateTensor(shape, 1, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, shape, 1, y);
+    aclTensor *tx = check_vector(x, N), *tw = check_vector(w, 1), *ty = check_vector(y, N);
     uint64_t workspace = 0;
     aclOpExecutor *executor = NULL;
     int status = -1;

@@ -39,6 +39,14 @@ static inline void *nn_check_lib_of(const nn_check_alloc *alloc, const void *add
 
 /* Writes `length` bytes to fd at `offset`; false on an error. */
 bool nn_check_write_file(int fd, const unsigned char *bytes, size_t length, off_t offset);
+/* The addresses an allocation of `size` bytes owns in the program's view (its slot): a host
+ * access anywhere in them is attributed to it. */
+size_t nn_check_slot_length(size_t size);
+
+/* ---- memcheck's fault handler (check_fault.c) ---- */
+
+/* Installs the SIGSEGV/SIGBUS handler that reports host accesses to device memory (once). */
+void nn_check_fault_install(void);
 
 /* ---- memcheck's pinned host memory (check_pinned.c) ---- */
 

@@ -16,17 +16,17 @@
  * that exists.  Leaving the quarantine, the slot goes back to its class and its pages to the
  * system (PUNCH_HOLE), but for a few small slots kept warm for the next allocations of their
  * class.  Nothing is unmapped while the process lives.
+ *
+ * The SIGSEGV/SIGBUS handler itself is in check_fault.c; this file installs it with the fork
+ * handlers at the first checked allocation.
  */
 #include <errno.h>
-#include <execinfo.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <ucontext.h>
 #include <unistd.h>
 
 #include "check/check_internal.h"
@@ -106,7 +106,7 @@ static slot_shape shape_of(size_t size)
 
 /* The addresses an allocation of `size` bytes owns in the program's view: a host access
  * anywhere in them is attributed to it. */
-static size_t slot_length(size_t size)
+size_t nn_check_slot_length(size_t size)
 {
     return shape_of(size).length;
 }
@@ -341,7 +341,7 @@ nn_check_alloc *nn_check_freed_find_locked(const void *address)
     if (at == 0)
         return NULL;
     nn_check_alloc *alloc = g_freed[at - 1].alloc;
-    return (uintptr_t)address - alloc->base < slot_length(alloc->size) ? alloc : NULL;
+    return (uintptr_t)address - alloc->base < nn_check_slot_length(alloc->size) ? alloc : NULL;
 }
 
 /* Appends to the ring of freed allocations; false when out of memory. */
@@ -488,144 +488,6 @@ void nn_check_freed_lines(nn_check_report *report, const nn_check_alloc *alloc)
     nn_check_trace_lines(report, &alloc->freed);
 }
 
-/* ---- the fault handler ---------------------------------------------------------------------- */
-
-static struct sigaction g_previous_segv, g_previous_bus;
-static pthread_once_t g_handler_once = PTHREAD_ONCE_INIT;
-
-/* A signal another process or the program itself sent (si_code SI_USER, SI_QUEUE, SI_TKILL...,
- * all <= 0), not a fault of an instruction: its si_addr means nothing. */
-static bool sent_signal(const siginfo_t *info)
-{
-    return info->si_code <= 0;
-}
-
-/* Hands a fault that is not ours to the handler installed before ours. */
-static void chain(int sig, siginfo_t *info, void *context)
-{
-    const struct sigaction *previous = sig == SIGSEGV ? &g_previous_segv : &g_previous_bus;
-    if ((previous->sa_flags & SA_SIGINFO) != 0 && previous->sa_sigaction != NULL) {
-        previous->sa_sigaction(sig, info, context);
-        return;
-    }
-    if (previous->sa_handler != SIG_DFL && previous->sa_handler != SIG_IGN) {
-        previous->sa_handler(sig);
-        return;
-    }
-    /* The default action: restore it and return, so the faulting instruction faults again.  A
-     * signal that was sent (kill, raise, sigqueue) has no instruction to repeat: raise it again,
-     * to be delivered with the default action once this handler returns. */
-    signal(sig, SIG_DFL);
-    if (sent_signal(info))
-        raise(sig);
-}
-
-/* The program counter of the faulting instruction. */
-static void *fault_pc(void *context)
-{
-    const ucontext_t *uc = context;
-#if defined(__x86_64__)
-    return (void *)uc->uc_mcontext.gregs[REG_RIP];
-#elif defined(__aarch64__)
-    return (void *)uc->uc_mcontext.pc;
-#else
-    (void)uc;
-    return NULL;
-#endif
-}
-
-/* "write", "read", or "access" where the CPU does not say. */
-static const char *fault_kind(void *context)
-{
-#if defined(__x86_64__)
-    const ucontext_t *uc = context;
-    return (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0 ? "write" : "read";
-#else
-    (void)context;
-    return "access";
-#endif
-}
-
-/* The stack from the faulting instruction outwards (the handler's own frames dropped). */
-static void fault_trace(nn_check_trace *trace, void *pc)
-{
-    void *frames[NN_CHECK_TRACE_DEPTH + 16];
-    int count = backtrace(frames, (int)(sizeof frames / sizeof frames[0]));
-    int first = -1;
-    for (int i = 0; i < count && first < 0; ++i)
-        if (frames[i] == pc)
-            first = i;
-    if (first < 0) { /* the unwinder did not cross the signal frame: the pc alone */
-        trace->frames[0] = pc;
-        trace->count = pc != NULL ? 1 : 0;
-        return;
-    }
-    trace->count = 0;
-    for (int i = first; i < count && trace->count < NN_CHECK_TRACE_DEPTH; ++i)
-        trace->frames[trace->count++] = frames[i];
-}
-
-/* Takes the registry lock from a signal handler: the faulting code is the program's and holds
- * no lock of ours, but another thread may, briefly. */
-static bool lock_for_handler(void)
-{
-    for (int i = 0; i < 1000; ++i) {
-        if (nn_check_alloc_trylock())
-            return true;
-        usleep(1000);
-    }
-    return false;
-}
-
-static void on_fault(int sig, siginfo_t *info, void *context)
-{
-    const void *address = info->si_addr;
-    if (sent_signal(info) || !lock_for_handler()) {
-        chain(sig, info, context);
-        return;
-    }
-    nn_check_trace at;
-    fault_trace(&at, fault_pc(context));
-    if (nn_check_pinned_fault_locked(address, fault_kind(context), &at)) {
-        nn_check_alloc_unlock(); /* reported and opened again: the access goes on */
-        return;
-    }
-    bool freed = false;
-    nn_check_alloc *alloc = nn_check_alloc_find_locked(address);
-    if (alloc == NULL) {
-        /* inside the mapping but past the usable size: still this allocation */
-        alloc = nn_check_freed_find_locked(address);
-        freed = alloc != NULL;
-    }
-    if (alloc == NULL)
-        alloc = nn_check_alloc_find_mapped_locked(address, slot_length);
-    if (alloc == NULL) {
-        nn_check_alloc_unlock();
-        chain(sig, info, context);
-        return;
-    }
-    size_t offset = (uintptr_t)address - alloc->base;
-    nn_check_report *report = nn_check_begin(NN_CHECK_ERROR, NN_CHECK_MEMCHECK,
-                                             freed ? "host access to freed device memory"
-                                                   : "host access to device memory");
-    nn_check_line(report, "access:", "host %s at %p, %zu bytes into allocation #%llu%s",
-                  fault_kind(context), address, offset, (unsigned long long)alloc->id,
-                  offset >= alloc->size ? " (past its end)" : "");
-    nn_check_line(report, "at:", "the program's code:");
-    nn_check_trace_lines(report, &at);
-    if (freed)
-        nn_check_freed_lines(report, alloc);
-    else
-        nn_check_alloc_lines(report, "object:", alloc);
-    nn_check_line(report, "advice:", "device memory is not in the host's address space on an "
-                  "NPU (this access crashes there); copy with aclrtMemcpy(..., "
-                  "ACL_MEMCPY_HOST_TO_DEVICE) before the operator and aclrtMemcpy(..., "
-                  "ACL_MEMCPY_DEVICE_TO_HOST) after aclrtSynchronizeStream");
-    nn_check_alloc_unlock();
-    nn_check_end(report);
-    nn_check_fatal_exit();
-}
-
 /* ---- fork ------------------------------------------------------------------------------------ */
 
 /* Without checking, a forked child's device memory is a copy of its parent's (private pages,
@@ -694,19 +556,14 @@ static void fork_child(void)
                         "copied for the child; it shares them with its parent\n", copy.failures);
 }
 
+static pthread_once_t g_handler_once = PTHREAD_ONCE_INIT;
+
+/* Once, at the first checked allocation: the fork handlers and the fault handler
+ * (check_fault.c). */
 static void install_handler(void)
 {
     pthread_atfork(fork_prepare, fork_parent, fork_child);
-    /* backtrace() loads its unwinder on first use: do it now, not inside the handler */
-    void *frames[2];
-    (void)backtrace(frames, 2);
-    struct sigaction action;
-    memset(&action, 0, sizeof action);
-    action.sa_sigaction = on_fault;
-    action.sa_flags = SA_SIGINFO | SA_ONSTACK;
-    sigemptyset(&action.sa_mask);
-    sigaction(SIGSEGV, &action, &g_previous_segv);
-    sigaction(SIGBUS, &action, &g_previous_bus);
+    nn_check_fault_install();
 }
 
 /* ---- allocation and translation ------------------------------------------------------------- */

@@ -112,11 +112,9 @@ ACL_FUNC_VISIBILITY aclError aclrtCreateContext(aclrtContext *context, int32_t d
 {
     if (context == NULL)
         return nn_rt_error(ACL_ERROR_INVALID_PARAM, "aclrtCreateContext: context must not be null.");
-    uint32_t count = nn_rt_device_count();
-    if (deviceId < 0 || (uint32_t)deviceId >= count)
-        return nn_rt_error(ACL_ERROR_RT_INVALID_DEVICEID,
-                           "aclrtCreateContext: deviceId must be in [0, %u), got %d.", count,
-                           (int)deviceId);
+    aclError ret = nn_rt_check_device("aclrtCreateContext", deviceId);
+    if (ret != ACL_SUCCESS)
+        return ret;
     pthread_mutex_lock(&nn_rt_lock);
     aclError err;
     nn_context *ctx = nn_rt_context_new_locked(deviceId, false, &err);

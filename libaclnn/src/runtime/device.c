@@ -54,13 +54,14 @@ uint32_t nn_rt_device_count(void)
     return g_device_count;
 }
 
-static aclError check_device_id(const char *api, int32_t deviceId)
+/* int64_t holds every caller's id type (int32_t and uint32_t) without wrapping. */
+aclError nn_rt_check_device(const char *api, int64_t deviceId)
 {
     uint32_t count = nn_rt_device_count();
-    if (deviceId < 0 || (uint32_t)deviceId >= count)
+    if (deviceId < 0 || deviceId >= (int64_t)count)
         return nn_rt_error(ACL_ERROR_RT_INVALID_DEVICEID,
                            "%s: deviceId must be in [0, %u) (ASCEND_RT_VISIBLE_DEVICES sets the "
-                           "count), got %d.", api, count, (int)deviceId);
+                           "count), got %lld.", api, count, (long long)deviceId);
     return ACL_SUCCESS;
 }
 
@@ -70,7 +71,7 @@ static aclError check_device_id(const char *api, int32_t deviceId)
 
 ACL_FUNC_VISIBILITY aclError aclrtSetDevice(int32_t deviceId)
 {
-    aclError ret = check_device_id("aclrtSetDevice", deviceId);
+    aclError ret = nn_rt_check_device("aclrtSetDevice", deviceId);
     if (ret != ACL_SUCCESS)
         return ret;
     pthread_mutex_lock(&nn_rt_lock);
@@ -103,7 +104,7 @@ ACL_FUNC_VISIBILITY aclError aclrtSetDevice(int32_t deviceId)
 
 static aclError reset_device(const char *api, int32_t deviceId, bool all_references)
 {
-    aclError ret = check_device_id(api, deviceId);
+    aclError ret = nn_rt_check_device(api, deviceId);
     if (ret != ACL_SUCCESS)
         return ret;
     nn_teardown td = {0};

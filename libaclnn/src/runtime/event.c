@@ -24,32 +24,21 @@
  * memory keys are, rt_ipc.c; it dies with the event) and aclrtIpcOpenEventHandle maps it, so a
  * record in one process ends waits in the other.  Its waiters sleep on the page's word, since a
  * record in another process does not signal this process's condition variable.
+ *
+ * The host-side calls that only read an event (synchronize, status queries, timestamps) are in
+ * event_query.c; event_impl.h is what the two files share.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check/nn_check.h"
+#include "runtime/event_impl.h"
 #include "runtime/nn_rt_internal.h"
 #include "runtime/prof_trace.h"
 #include "runtime/rt_ext.h"
 
 #define EVENT_KEY_PREFIX "nnevent"
-
-typedef struct nn_event {
-    uint32_t flags;
-    bool reusable;          /* aclrtCreateEventExWithFlag */
-    uint64_t record_gen;    /* records issued */
-    uint64_t *pending;      /* records issued and not complete, ascending */
-    size_t num_pending, cap_pending;
-    uint64_t newest_done;   /* newest record that has completed */
-    bool recorded;          /* a record completed since creation or the last reset */
-    struct timespec stamp;  /* when the newest completed record completed */
-    int refs;               /* user handle + queued tasks */
-    uint32_t capture_model; /* the open capture its newest record went into (0: none; model_ri.c) */
-    nn_shared_page *shared; /* IPC events: the record numbers, shared with other processes */
-    uint32_t id;            /* aclrtGetEventId: events numbered from 0 in creation order */
-} nn_event;
 
 static pthread_mutex_t g_ev_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t g_ev_cond;
@@ -62,19 +51,19 @@ static void ev_init(void)
     nn_rt_cond_init_monotonic(&g_ev_cond);
 }
 
-static void ev_lock(void)
+void nn_event_lock(void)
 {
     pthread_once(&g_ev_once, ev_init);
     pthread_mutex_lock(&g_ev_lock);
 }
 
-static void ev_unlock(void)
+void nn_event_unlock(void)
 {
     pthread_mutex_unlock(&g_ev_lock);
 }
 
 /* Under g_ev_lock. */
-static void ev_unref_locked(nn_event *ev)
+void nn_event_unref_locked(nn_event *ev)
 {
     if (--ev->refs == 0) {
         if (ev->shared != NULL)
@@ -100,7 +89,7 @@ static size_t ev_pending_index_locked(const nn_event *ev, uint64_t gen)
 }
 
 /* Record 0 stands for "never recorded" and is always complete. */
-static bool ev_record_complete_locked(const nn_event *ev, uint64_t gen)
+bool nn_event_record_complete_locked(const nn_event *ev, uint64_t gen)
 {
     if (ev->shared != NULL)
         return (int32_t)(atomic_load(&ev->shared->sync->value) - (uint32_t)gen) >= 0;
@@ -108,23 +97,23 @@ static bool ev_record_complete_locked(const nn_event *ev, uint64_t gen)
 }
 
 /* The newest record issued (by any process, for an IPC event). */
-static uint64_t ev_newest_locked(const nn_event *ev)
+uint64_t nn_event_newest_locked(const nn_event *ev)
 {
     return ev->shared != NULL ? atomic_load(&ev->shared->sync->issued) : ev->record_gen;
 }
 
 /* Sleeps until the event may have changed, or `deadline` (NULL: none) passed: ETIMEDOUT then.
  * An IPC event's waiter sleeps on its page's word (briefly, without the lock). */
-static int ev_sleep_locked(nn_event *ev, const struct timespec *deadline)
+int nn_event_sleep_locked(nn_event *ev, const struct timespec *deadline)
 {
     if (ev->shared == NULL)
         return deadline == NULL ? pthread_cond_wait(&g_ev_cond, &g_ev_lock)
                                 : pthread_cond_timedwait(&g_ev_cond, &g_ev_lock, deadline);
     _Atomic uint32_t *word = &ev->shared->sync->value;
     const uint32_t seen = atomic_load(word);
-    ev_unlock(); /* the caller's reference keeps ev */
+    nn_event_unlock(); /* the caller's reference keeps ev */
     nn_shared_wait_change(word, seen);
-    ev_lock();
+    nn_event_lock();
     return deadline != NULL && nn_shared_deadline_passed(deadline) ? ETIMEDOUT : 0;
 }
 
@@ -145,15 +134,14 @@ static bool ev_add_pending_locked(nn_event *ev, uint64_t gen)
 
 void nn_rt_wake_blocked_tasks(void)
 {
-    ev_lock();
+    nn_event_lock();
     pthread_cond_broadcast(&g_ev_cond);
-    ev_unlock();
+    nn_event_unlock();
     nn_callback_wake_all();
 }
 
 /* Looks up a user handle under g_ev_lock; NULL (after nn_rt_error) when unknown. */
-static nn_event *ev_find_locked(const char *api, const char *param, aclrtEvent event,
-                                aclError *err)
+nn_event *nn_event_find_locked(const char *api, const char *param, aclrtEvent event, aclError *err)
 {
     if (event == NULL) {
         *err = nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: %s must not be null.", api, param);
@@ -172,19 +160,19 @@ static nn_event *ev_find_locked(const char *api, const char *param, aclrtEvent e
 aclError nn_event_get_id(const char *api, aclrtEvent event, uint32_t *id)
 {
     aclError err;
-    ev_lock();
-    const nn_event *ev = ev_find_locked(api, "event", event, &err);
+    nn_event_lock();
+    const nn_event *ev = nn_event_find_locked(api, "event", event, &err);
     if (ev != NULL)
         *id = ev->id;
-    ev_unlock();
+    nn_event_unlock();
     return err;
 }
 
 size_t nn_event_live_count(void)
 {
-    ev_lock();
+    nn_event_lock();
     size_t count = g_events.count;
-    ev_unlock();
+    nn_event_unlock();
     return count;
 }
 
@@ -212,14 +200,14 @@ static aclError create_event(const char *api, aclrtEvent *event, uint32_t flags,
             return err;
         }
     }
-    ev_lock();
+    nn_event_lock();
     ev->id = g_next_event_id++;
     bool added = nn_ptrset_add(&g_events, ev);
-    ev_unlock();
+    nn_event_unlock();
     if (!added) {
-        ev_lock();
-        ev_unref_locked(ev);
-        ev_unlock();
+        nn_event_lock();
+        nn_event_unref_locked(ev);
+        nn_event_unlock();
         return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: out of memory.", api);
     }
     nn_check_object_created(ev, "aclrtEvent", api, true);
@@ -246,25 +234,25 @@ ACL_FUNC_VISIBILITY aclError aclrtCreateEventExWithFlag(aclrtEvent *event, uint3
 ACL_FUNC_VISIBILITY aclError aclrtDestroyEvent(aclrtEvent event)
 {
     aclError err;
-    ev_lock();
-    nn_event *ev = ev_find_locked("aclrtDestroyEvent", "event", event, &err);
+    nn_event_lock();
+    nn_event *ev = nn_event_find_locked("aclrtDestroyEvent", "event", event, &err);
     if (ev != NULL) {
         nn_ptrset_remove(&g_events, ev);
         nn_check_object_destroyed(ev);
         nn_check_race_event_destroyed(ev);
-        ev_unref_locked(ev); /* queued records/waits keep it alive until they have run */
+        nn_event_unref_locked(ev); /* queued records/waits keep it alive until they have run */
     }
-    ev_unlock();
+    nn_event_unlock();
     return err;
 }
 
 void nn_event_finalize(void)
 {
-    ev_lock();
+    nn_event_lock();
     for (size_t i = 0; i < g_events.count; i++)
-        ev_unref_locked(g_events.items[i]);
+        nn_event_unref_locked(g_events.items[i]);
     nn_ptrset_clear(&g_events);
-    ev_unlock();
+    nn_event_unlock();
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -320,10 +308,10 @@ static void complete_record_locked(nn_event *ev, uint64_t gen)
 static int run_record(void *ctx)
 {
     event_task *task = ctx;
-    ev_lock();
+    nn_event_lock();
     complete_record_locked(task->ev, task->gen);
     task->ran = true;
-    ev_unlock();
+    nn_event_unlock();
     return 0;
 }
 
@@ -332,22 +320,22 @@ static int run_record(void *ctx)
 static void release_record(void *ctx)
 {
     event_task *task = ctx;
-    ev_lock();
+    nn_event_lock();
     if (!task->ran)
         complete_record_locked(task->ev, task->gen);
-    ev_unref_locked(task->ev);
-    ev_unlock();
+    nn_event_unref_locked(task->ev);
+    nn_event_unlock();
     free(task);
 }
 
 static int run_reset(void *ctx)
 {
     event_task *task = ctx;
-    ev_lock();
+    nn_event_lock();
     /* Only undo the records this reset follows; a record issued after it stays. */
     if (task->ev->newest_done <= task->gen)
         task->ev->recorded = false;
-    ev_unlock();
+    nn_event_unlock();
     return 0;
 }
 
@@ -361,10 +349,10 @@ static int run_wait(void *ctx)
     if (limit_ms > 0)
         nn_rt_deadline(&deadline, limit_ms);
     int code = 0;
-    ev_lock();
-    while (!ev_record_complete_locked(task->ev, task->gen) && !nn_stream_aborting(task->stream)) {
-        if (ev_sleep_locked(task->ev, limit_ms == 0 ? NULL : &deadline) == ETIMEDOUT &&
-            !ev_record_complete_locked(task->ev, task->gen)) {
+    nn_event_lock();
+    while (!nn_event_record_complete_locked(task->ev, task->gen) && !nn_stream_aborting(task->stream)) {
+        if (nn_event_sleep_locked(task->ev, limit_ms == 0 ? NULL : &deadline) == ETIMEDOUT &&
+            !nn_event_record_complete_locked(task->ev, task->gen)) {
             code = nn_rt_error(ACL_ERROR_RT_EVENT_SYNC_TIMEOUT, "%s: the event was not recorded within the "
                                "wait timeout (%d ms, %s).", task->timeout_ms > 0 ? "aclrtStreamWaitEventWithTimeout"
                                : "aclrtStreamWaitEvent", (int)limit_ms, task->timeout_ms > 0 ? "the call's"
@@ -372,16 +360,16 @@ static int run_wait(void *ctx)
             break;
         }
     }
-    ev_unlock();
+    nn_event_unlock();
     return code;
 }
 
 static void release_ref(void *ctx)
 {
     event_task *task = ctx;
-    ev_lock();
-    ev_unref_locked(task->ev);
-    ev_unlock();
+    nn_event_lock();
+    nn_event_unref_locked(task->ev);
+    nn_event_unlock();
     free(task);
 }
 
@@ -391,17 +379,17 @@ typedef enum { EV_RECORD, EV_RESET, EV_WAIT } event_task_kind;
 static aclError issue_event_task(const char *api, nn_event *ev, nn_stream *s, event_task_kind kind,
                                  int32_t timeout_ms)
 {
-    ev_lock();
+    nn_event_lock();
     if (!nn_ptrset_has(&g_events, ev)) { /* destroyed meanwhile by another thread */
-        ev_unlock();
+        nn_event_unlock();
         return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: event %p was destroyed.", api, (void *)ev);
     }
     uint64_t gen = kind == EV_RECORD ? ev->record_gen + 1 : ev->record_gen;
     if (ev->shared != NULL) /* numbered among the records of every process */
-        gen = kind == EV_RECORD ? atomic_fetch_add(&ev->shared->sync->issued, 1u) + 1u : ev_newest_locked(ev);
+        gen = kind == EV_RECORD ? atomic_fetch_add(&ev->shared->sync->issued, 1u) + 1u : nn_event_newest_locked(ev);
     event_task *task = event_task_new(ev, gen, s);
     if (task == NULL || (kind == EV_RECORD && ev->shared == NULL && !ev_add_pending_locked(ev, gen))) {
-        ev_unlock();
+        nn_event_unlock();
         free(task);
         return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: out of memory.", api);
     }
@@ -413,7 +401,7 @@ static aclError issue_event_task(const char *api, nn_event *ev, nn_stream *s, ev
         nn_check_race_event_waited(s, ev);
     }
     ev->refs++;
-    ev_unlock();
+    nn_event_unlock();
 
     nn_prof_label(NN_PROF_EVENT, api);
     switch (kind) {
@@ -444,9 +432,9 @@ static aclError replay_event_call(void *ctx, nn_stream *s)
 static void release_event_call(void *ctx)
 {
     event_call *call = ctx;
-    ev_lock();
-    ev_unref_locked(call->ev);
-    ev_unlock();
+    nn_event_lock();
+    nn_event_unref_locked(call->ev);
+    nn_event_unlock();
     free(call);
 }
 
@@ -472,10 +460,10 @@ static aclError submit_event_call(const char *api, nn_stream *s, event_call *cal
 {
     nn_event *ev = call->ev;
     const event_task_kind kind = call->kind; /* the call is freed once it has run here */
-    ev_lock();
+    nn_event_lock();
     uint32_t recorded_in = ev->capture_model;
     ev->refs++; /* ours, until the books are kept */
-    ev_unlock();
+    nn_event_unlock();
     aclError err = ACL_SUCCESS;
     if (kind == EV_WAIT && recorded_in != 0 && !nn_stream_records(s))
         err = nn_model_join_capture(api, s, recorded_in);
@@ -487,11 +475,11 @@ static aclError submit_event_call(const char *api, nn_stream *s, event_call *cal
     uint32_t model = 0;
     if (err == ACL_SUCCESS && captured)
         model = nn_model_note_event_call(s, ev, kind == EV_RECORD, kind == EV_WAIT);
-    ev_lock();
+    nn_event_lock();
     if (err == ACL_SUCCESS && kind == EV_RECORD)
         ev->capture_model = model;
-    ev_unref_locked(ev);
-    ev_unlock();
+    nn_event_unref_locked(ev);
+    nn_event_unlock();
     return err;
 }
 
@@ -499,20 +487,20 @@ static aclError queue_event_task(const char *api, aclrtEvent event, aclrtStream 
                                  event_task_kind kind, int32_t timeout_ms)
 {
     aclError err;
-    ev_lock();
-    nn_event *ev = ev_find_locked(api, "event", event, &err);
+    nn_event_lock();
+    nn_event *ev = nn_event_find_locked(api, "event", event, &err);
     if (ev != NULL)
         ev->refs++; /* the call's */
-    ev_unlock();
+    nn_event_unlock();
     if (ev == NULL)
         return err;
     nn_stream *s;
     err = nn_stream_resolve_named(api, stream, &s);
     event_call *call = err == ACL_SUCCESS ? malloc(sizeof *call) : NULL;
     if (call == NULL) {
-        ev_lock();
-        ev_unref_locked(ev);
-        ev_unlock();
+        nn_event_lock();
+        nn_event_unref_locked(ev);
+        nn_event_unlock();
         return err != ACL_SUCCESS ? err : nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: out of memory.", api);
     }
     *call = (event_call){api, ev, kind, timeout_ms};
@@ -551,173 +539,6 @@ ACL_FUNC_VISIBILITY aclError aclrtStreamWaitEventWithTimeout(aclrtStream stream,
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* Host-side synchronize and queries                                                           */
-/* ------------------------------------------------------------------------------------------ */
-
-static aclError synchronize_event(const char *api, aclrtEvent event, int32_t timeout)
-{
-    aclError err;
-    struct timespec deadline;
-    if (timeout >= 0)
-        nn_rt_deadline(&deadline, timeout);
-    ev_lock();
-    nn_event *ev = ev_find_locked(api, "event", event, &err);
-    if (ev == NULL) {
-        ev_unlock();
-        return err;
-    }
-    uint64_t target = ev_newest_locked(ev);
-    ev->refs++; /* survive a concurrent aclrtDestroyEvent while waiting */
-    while (!ev_record_complete_locked(ev, target)) {
-        if (ev_sleep_locked(ev, timeout < 0 ? NULL : &deadline) == ETIMEDOUT && !ev_record_complete_locked(ev, target)) {
-            err = ACL_ERROR_RT_EVENT_SYNC_TIMEOUT;
-            break;
-        }
-    }
-    ev_unref_locked(ev);
-    ev_unlock();
-    if (err != ACL_SUCCESS)
-        return nn_rt_error(err, "%s: event %p did not complete within %d ms.", api, event,
-                           (int)timeout);
-    nn_check_race_host_waited_event(event);
-    return ACL_SUCCESS;
-}
-
-ACL_FUNC_VISIBILITY aclError aclrtSynchronizeEvent(aclrtEvent event)
-{
-    return synchronize_event("aclrtSynchronizeEvent", event, -1);
-}
-
-ACL_FUNC_VISIBILITY aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, int32_t timeout)
-{
-    if (timeout < -1)
-        return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID,
-                           "aclrtSynchronizeEventWithTimeout: timeout must be -1 (forever) or "
-                           ">= 0 ms, got %d.", (int)timeout);
-    return synchronize_event("aclrtSynchronizeEventWithTimeout", event, timeout);
-}
-
-/* Whether the event counts as complete for a status query: its newest record has run.  A
- * never-recorded event is complete only when created by aclrtCreateEventExWithFlag (as CANN
- * documents); after aclrtResetEvent it is not complete until recorded again. */
-static bool ev_status_complete_locked(const nn_event *ev)
-{
-    const uint64_t newest = ev_newest_locked(ev);
-    if (newest == 0)
-        return ev->reusable;
-    /* (a reset is this process's: an IPC event's records of other processes count) */
-    return ev_record_complete_locked(ev, newest) && (ev->recorded || ev->shared != NULL);
-}
-
-typedef enum { QUERY_RECORDED, QUERY_LEGACY, QUERY_WAIT } query_kind;
-
-static aclError query_event(const char *api, aclrtEvent event, void *status, query_kind kind)
-{
-    aclError err;
-    if (status == NULL)
-        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: status must not be null.", api);
-    ev_lock();
-    nn_event *ev = ev_find_locked(api, "event", event, &err);
-    bool complete = false, wait_done = false;
-    if (ev != NULL) {
-        complete = ev_status_complete_locked(ev);
-        wait_done = ev_record_complete_locked(ev, ev_newest_locked(ev));
-    }
-    ev_unlock();
-    if (ev == NULL)
-        return err;
-    if (complete && kind != QUERY_WAIT) /* a program that polls until complete has waited */
-        nn_check_race_host_waited_event(event);
-    switch (kind) {
-    case QUERY_RECORDED:
-        *(aclrtEventRecordedStatus *)status = complete ? ACL_EVENT_RECORDED_STATUS_COMPLETE
-                                                       : ACL_EVENT_RECORDED_STATUS_NOT_READY;
-        break;
-    case QUERY_LEGACY:
-        *(aclrtEventStatus *)status = complete ? ACL_EVENT_STATUS_COMPLETE
-                                               : ACL_EVENT_STATUS_NOT_READY;
-        break;
-    case QUERY_WAIT:
-        *(aclrtEventWaitStatus *)status = wait_done ? ACL_EVENT_WAIT_STATUS_COMPLETE
-                                                    : ACL_EVENT_WAIT_STATUS_NOT_READY;
-        break;
-    }
-    return ACL_SUCCESS;
-}
-
-ACL_FUNC_VISIBILITY aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus *status)
-{
-    return query_event("aclrtQueryEventStatus", event, status, QUERY_RECORDED);
-}
-
-ACL_FUNC_VISIBILITY aclError aclrtQueryEvent(aclrtEvent event, aclrtEventStatus *status)
-{
-    return query_event("aclrtQueryEvent", event, status, QUERY_LEGACY);
-}
-
-ACL_FUNC_VISIBILITY aclError aclrtQueryEventWaitStatus(aclrtEvent event, aclrtEventWaitStatus *status)
-{
-    return query_event("aclrtQueryEventWaitStatus", event, status, QUERY_WAIT);
-}
-
-/* Under g_ev_lock: 0 when the event has a completed record to time, else an error code. */
-static aclError check_timed_locked(const char *api, const char *param, const nn_event *ev, aclrtEvent handle)
-{
-    if (ev->record_gen == 0)
-        return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID, "%s: %s %p has never been recorded.", api, param,
-                           handle);
-    if (!ev_record_complete_locked(ev, ev->record_gen))
-        return nn_rt_error(ACL_ERROR_RT_EVENT_NOT_COMPLETE,
-                           "%s: %s %p has not completed yet; synchronize it (or its stream) first.", api,
-                           param, handle);
-    if (!ev->recorded)
-        return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID, "%s: %s %p was reset after its last record.", api,
-                           param, handle);
-    return ACL_SUCCESS;
-}
-
-/* When the newest record completed, in microseconds of CLOCK_MONOTONIC (time since boot, as
- * the card counts from its own start). */
-ACL_FUNC_VISIBILITY aclError aclrtEventGetTimestamp(aclrtEvent event, uint64_t *timestamp)
-{
-    static const char api[] = "aclrtEventGetTimestamp";
-    if (timestamp == NULL)
-        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: timestamp must not be null.", api);
-    aclError err;
-    ev_lock();
-    nn_event *ev = ev_find_locked(api, "event", event, &err);
-    if (ev != NULL)
-        err = check_timed_locked(api, "event", ev, event);
-    if (ev != NULL && err == ACL_SUCCESS)
-        *timestamp = (uint64_t)ev->stamp.tv_sec * 1000000u + (uint64_t)ev->stamp.tv_nsec / 1000u;
-    ev_unlock();
-    return err;
-}
-
-ACL_FUNC_VISIBILITY aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclrtEvent endEvent)
-{
-    if (ms == NULL)
-        return nn_rt_error(ACL_ERROR_INVALID_PARAM, "aclrtEventElapsedTime: ms must not be null.");
-    aclError err;
-    ev_lock();
-    nn_event *start = ev_find_locked("aclrtEventElapsedTime", "startEvent", startEvent, &err);
-    nn_event *end = start ? ev_find_locked("aclrtEventElapsedTime", "endEvent", endEvent, &err)
-                          : NULL;
-    if (start != NULL && end != NULL) {
-        err = check_timed_locked("aclrtEventElapsedTime", "startEvent", start, startEvent);
-        if (err == ACL_SUCCESS)
-            err = check_timed_locked("aclrtEventElapsedTime", "endEvent", end, endEvent);
-        if (err == ACL_SUCCESS) {
-            double elapsed = (double)(end->stamp.tv_sec - start->stamp.tv_sec) * 1e3 +
-                             (double)(end->stamp.tv_nsec - start->stamp.tv_nsec) / 1e6;
-            *ms = (float)elapsed;
-        }
-    }
-    ev_unlock();
-    return err;
-}
-
-/* ------------------------------------------------------------------------------------------ */
 /* IPC events                                                                                  */
 /* ------------------------------------------------------------------------------------------ */
 
@@ -729,14 +550,14 @@ ACL_FUNC_VISIBILITY aclError aclrtIpcGetEventHandle(aclrtEvent event, aclrtIpcEv
     aclError err = nn_rt_require_stars(api, "IPC events");
     if (err != ACL_SUCCESS)
         return err;
-    ev_lock();
-    nn_event *ev = ev_find_locked(api, "event", event, &err);
+    nn_event_lock();
+    nn_event *ev = nn_event_find_locked(api, "event", event, &err);
     if (ev != NULL && ev->shared == NULL)
         err = nn_rt_error(ACL_ERROR_RT_PARAM_INVALID, "%s: event %p has flags %#x; only IPC events (created with "
                           "ACL_EVENT_IPC) are supported.", api, event, (unsigned)ev->flags);
     if (ev != NULL && err == ACL_SUCCESS)
         ev->refs++;
-    ev_unlock();
+    nn_event_unlock();
     if (ev == NULL || err != ACL_SUCCESS)
         return err;
     char key[ACL_IPC_EVENT_HANDLE_SIZE];
@@ -745,9 +566,9 @@ ACL_FUNC_VISIBILITY aclError aclrtIpcGetEventHandle(aclrtEvent event, aclrtIpcEv
         memset(handle->reserved, 0, sizeof handle->reserved);
         memcpy(handle->reserved, key, strlen(key) + 1);
     }
-    ev_lock();
-    ev_unref_locked(ev);
-    ev_unlock();
+    nn_event_lock();
+    nn_event_unref_locked(ev);
+    nn_event_unlock();
     return err;
 }
 
@@ -775,11 +596,11 @@ ACL_FUNC_VISIBILITY aclError aclrtIpcOpenEventHandle(aclrtIpcEventHandle handle,
         return err != ACL_SUCCESS ? err : nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: out of memory.", api);
     }
     *ev = (nn_event){.flags = ACL_EVENT_IPC, .reusable = true, .refs = 1, .shared = page};
-    ev_lock();
+    nn_event_lock();
     bool added = nn_ptrset_add(&g_events, ev);
     if (!added)
-        ev_unref_locked(ev);
-    ev_unlock();
+        nn_event_unref_locked(ev);
+    nn_event_unlock();
     if (!added)
         return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: out of memory.", api);
     nn_check_object_created(ev, "aclrtEvent", api, true);

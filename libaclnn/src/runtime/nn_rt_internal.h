@@ -94,7 +94,7 @@ extern pthread_mutex_t nn_rt_lock;
 /* Number of visible devices (ASCEND_RT_VISIBLE_DEVICES entries, else 1); read once. */
 uint32_t nn_rt_device_count(void);
 /* 0, or 107001 (ACL_ERROR_RT_INVALID_DEVICEID) naming `api` when deviceId is not a visible
- * device (rt_device_info.c). */
+ * device (device.c); every runtime call that takes a device id checks it here. */
 aclError nn_rt_check_device(const char *api, int64_t deviceId);
 /* Under nn_rt_lock: the calling thread's current context if it is still alive, else NULL. */
 nn_context *nn_rt_current_context_locked(void);

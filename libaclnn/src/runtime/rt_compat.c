@@ -162,9 +162,9 @@ ACL_FUNC_VISIBILITY aclError aclrtHostMemMapCapabilities(uint32_t deviceId, aclr
     (void)hacType;
     if (capabilities == NULL)
         return nn_rt_error(ACL_ERROR_INVALID_PARAM, "aclrtHostMemMapCapabilities: capabilities must not be null.");
-    if (deviceId >= nn_rt_device_count())
-        return nn_rt_error(ACL_ERROR_RT_INVALID_DEVICEID, "aclrtHostMemMapCapabilities: deviceId %u is not a "
-                           "device.", deviceId);
+    aclError ret = nn_rt_check_device("aclrtHostMemMapCapabilities", deviceId);
+    if (ret != ACL_SUCCESS)
+        return ret;
     *capabilities = ACL_RT_HOST_MEM_MAP_SUPPORTED;
     return ACL_SUCCESS;
 }

@@ -16,15 +16,6 @@
 #include "runtime/nn_rt_internal.h"
 #include "runtime/rt_ext.h"
 
-aclError nn_rt_check_device(const char *api, int64_t deviceId)
-{
-    uint32_t count = nn_rt_device_count();
-    if (deviceId < 0 || deviceId >= (int64_t)count)
-        return nn_rt_error(ACL_ERROR_RT_INVALID_DEVICEID, "%s: deviceId must be in [0, %u), got %lld.", api,
-                           count, (long long)deviceId);
-    return ACL_SUCCESS;
-}
-
 int64_t nn_rt_operator_cores(void)
 {
     int n = nn_num_threads();

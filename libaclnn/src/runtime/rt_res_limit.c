@@ -28,14 +28,6 @@ static aclError check_type(const char *api, aclrtDevResLimitType type)
     return ACL_SUCCESS;
 }
 
-static aclError check_device_id(const char *api, int32_t deviceId)
-{
-    if (deviceId < 0 || (uint32_t)deviceId >= nn_rt_device_count())
-        return nn_rt_error(ACL_ERROR_RT_INVALID_DEVICEID, "%s: deviceId %d is not a device (there are %u).", api,
-                           deviceId, nn_rt_device_count());
-    return ACL_SUCCESS;
-}
-
 static aclError check_value(const char *api, uint32_t value)
 {
     const int64_t cores = nn_rt_operator_cores();
@@ -63,7 +55,7 @@ ACL_FUNC_VISIBILITY aclError aclrtGetDeviceResLimit(int32_t deviceId, aclrtDevRe
         return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: value must not be null.", api);
     aclError err = check_type(api, type);
     if (err == ACL_SUCCESS)
-        err = check_device_id(api, deviceId);
+        err = nn_rt_check_device(api, deviceId);
     if (err == ACL_SUCCESS)
         *value = device_limit(deviceId, type);
     return err;
@@ -74,7 +66,7 @@ ACL_FUNC_VISIBILITY aclError aclrtSetDeviceResLimit(int32_t deviceId, aclrtDevRe
     static const char api[] = "aclrtSetDeviceResLimit";
     aclError err = check_type(api, type);
     if (err == ACL_SUCCESS)
-        err = check_device_id(api, deviceId);
+        err = nn_rt_check_device(api, deviceId);
     if (err == ACL_SUCCESS)
         err = check_value(api, value);
     if (err == ACL_SUCCESS)
@@ -84,7 +76,7 @@ ACL_FUNC_VISIBILITY aclError aclrtSetDeviceResLimit(int32_t deviceId, aclrtDevRe
 
 ACL_FUNC_VISIBILITY aclError aclrtResetDeviceResLimit(int32_t deviceId)
 {
-    aclError err = check_device_id("aclrtResetDeviceResLimit", deviceId);
+    aclError err = nn_rt_check_device("aclrtResetDeviceResLimit", deviceId);
     for (int type = 0; err == ACL_SUCCESS && type < RES_TYPES; type++)
         atomic_store(&g_device_limit[deviceId][type], 0u);
     return err;

@@ -585,8 +585,9 @@ static aclError import_handle(const char *api, uint64_t shareableHandle, int32_t
 {
     if (handle == NULL)
         return nn_rt_error(ACL_ERROR_INVALID_PARAM, "%s: handle must not be null.", api);
-    if (deviceId < 0 || (uint32_t)deviceId >= nn_rt_device_count())
-        return nn_rt_error(ACL_ERROR_RT_INVALID_DEVICEID, "%s: deviceId %d is not a device.", api, deviceId);
+    aclError ret = nn_rt_check_device(api, deviceId);
+    if (ret != ACL_SUCCESS)
+        return ret;
     const uint32_t pid = (uint32_t)(shareableHandle >> HANDLE_TAG_BITS);
     const unsigned long long shown = (unsigned long long)shareableHandle;
     uint64_t nonce = 0;
