@@ -32,7 +32,6 @@ REASONS = [
     ("NN_WHY_PLATFORM", r"^aclplatform"),
     ("NN_WHY_KERNEL", r"Binary|Kernel|Function|FuncBy|FuncHandle|Symbol|SIMT|RegisterCpuFunc|ArgsFrom"),
     ("NN_WHY_NOTIFY", r"Notify"),
-    ("NN_WHY_MBUF", r"Buf(?!fer)|BufChain"),
     ("NN_WHY_MANAGED", r"Managed"),
     ("NN_WHY_SNAPSHOT", r"SnapShot"),
     ("NN_WHY_PERSISTENT", r"PersistentTaskClean"),
@@ -53,7 +52,6 @@ WHY_TEXT = {
     "NN_WHY_PLATFORM": "libaclnn does not describe its CPU device through acl_platform.h yet",
     "NN_WHY_KERNEL": "libaclnn runs no device kernels of its own: only the aclnn operators",
     "NN_WHY_NOTIFY": "libaclnn shares notifies between the processes of one host only (no servers)",
-    "NN_WHY_MBUF": "libaclnn has no mbuf chains",
     "NN_WHY_MANAGED": "libaclnn has no managed (unified) memory",
     "NN_WHY_SNAPSHOT": "libaclnn has no process snapshots",
     "NN_WHY_PERSISTENT": "it clears the tasks a persistent stream bound to a loaded model holds, and libaclnn's "

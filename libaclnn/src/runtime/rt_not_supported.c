@@ -21,7 +21,6 @@
 #define NN_WHY_DUMP "a CPU raises no AI Core exceptions to dump"
 #define NN_WHY_KERNEL "libaclnn runs no device kernels of its own: only the aclnn operators"
 #define NN_WHY_MANAGED "libaclnn has no managed (unified) memory"
-#define NN_WHY_MBUF "libaclnn has no mbuf chains"
 #define NN_WHY_MEMPOOL "libaclnn has no stream-ordered memory pools yet"
 #define NN_WHY_NOTIFY "libaclnn shares notifies between the processes of one host only (no servers)"
 #define NN_WHY_PERSISTENT "it clears the tasks a persistent stream bound to a loaded model holds, and libaclnn's bound streams keep no tasks of their own (a model replays them as one list)"
@@ -104,17 +103,6 @@ NN_NOT_SUPPORTED(aclrtKernelArgsParaUpdate, (aclrtArgsHandle argsHandle, aclrtPa
 NN_NOT_SUPPORTED(aclrtLaunchKernelWithConfig, (aclrtFuncHandle funcHandle, uint32_t numBlocks, aclrtStream stream, aclrtLaunchKernelCfg *cfg, aclrtArgsHandle argsHandle, void *reserve), NN_WHY_KERNEL)
 NN_NOT_SUPPORTED(aclrtKernelArgsFinalize, (aclrtArgsHandle argsHandle), NN_WHY_KERNEL)
 NN_NOT_SUPPORTED(aclrtGetFunctionName, (aclrtFuncHandle funcHandle, uint32_t maxLen, char *name), NN_WHY_KERNEL)
-NN_NOT_SUPPORTED(aclrtGetBufFromChain, (aclrtMbuf headBuf, uint32_t index, aclrtMbuf *buf), NN_WHY_MBUF)
-NN_NOT_SUPPORTED(aclrtGetBufChainNum, (aclrtMbuf headBuf, uint32_t *num), NN_WHY_MBUF)
-NN_NOT_SUPPORTED(aclrtAppendBufChain, (aclrtMbuf headBuf, aclrtMbuf buf), NN_WHY_MBUF)
-NN_NOT_SUPPORTED(aclrtCopyBufRef, (const aclrtMbuf buf, aclrtMbuf *newBuf), NN_WHY_MBUF)
-NN_NOT_SUPPORTED(aclrtGetBufUserData, (const aclrtMbuf buf, void *dataPtr, size_t size, size_t offset), NN_WHY_MBUF)
-NN_NOT_SUPPORTED(aclrtSetBufUserData, (aclrtMbuf buf, const void *dataPtr, size_t size, size_t offset), NN_WHY_MBUF)
-NN_NOT_SUPPORTED(aclrtGetBufData, (const aclrtMbuf buf, void **dataPtr, size_t *size), NN_WHY_MBUF)
-NN_NOT_SUPPORTED(aclrtGetBufDataLen, (aclrtMbuf buf, size_t *len), NN_WHY_MBUF)
-NN_NOT_SUPPORTED(aclrtSetBufDataLen, (aclrtMbuf buf, size_t len), NN_WHY_MBUF)
-NN_NOT_SUPPORTED(aclrtFreeBuf, (aclrtMbuf buf), NN_WHY_MBUF)
-NN_NOT_SUPPORTED(aclrtAllocBuf, (aclrtMbuf *buf, size_t size), NN_WHY_MBUF)
 NN_NOT_SUPPORTED(aclrtBinaryLoadFromData, (const void *data, size_t length, const aclrtBinaryLoadOptions *options, aclrtBinHandle *binHandle), NN_WHY_KERNEL)
 NN_NOT_SUPPORTED(aclrtRegisterCpuFunc, (const aclrtBinHandle handle, const char *funcName, const char *kernelName, aclrtFuncHandle *funcHandle), NN_WHY_KERNEL)
 NN_NOT_SUPPORTED(aclrtCmoAsyncWithBarrier, (void *src, size_t size, aclrtCmoType cmoType, uint32_t barrierId, aclrtStream stream), NN_WHY_DEVICE)
