@@ -29,7 +29,6 @@ OUT = os.path.join(ROOT, "libaclnn", "src", "runtime", "rt_not_supported.c")
 REASONS = [
     ("NN_WHY_DUMP", r"^acldump|DumpArgs|^aclmdl(Init|Set|Finalize)Dump"),
     ("NN_WHY_MEMPOOL", r"^aclrtMemPool"),
-    ("NN_WHY_PLATFORM", r"^aclplatform"),
     ("NN_WHY_KERNEL", r"Binary|Kernel|Function|FuncBy|FuncHandle|Symbol|SIMT|RegisterCpuFunc|ArgsFrom"),
     ("NN_WHY_NOTIFY", r"Notify"),
     ("NN_WHY_MANAGED", r"Managed"),
@@ -49,7 +48,6 @@ NOTHING = {
 WHY_TEXT = {
     "NN_WHY_DUMP": "a CPU raises no AI Core exceptions to dump",
     "NN_WHY_MEMPOOL": "libaclnn has no stream-ordered memory pools yet",
-    "NN_WHY_PLATFORM": "libaclnn does not describe its CPU device through acl_platform.h yet",
     "NN_WHY_KERNEL": "libaclnn runs no device kernels of its own: only the aclnn operators",
     "NN_WHY_NOTIFY": "libaclnn shares notifies between the processes of one host only (no servers)",
     "NN_WHY_MANAGED": "libaclnn has no managed (unified) memory",

@@ -24,7 +24,6 @@
 #define NN_WHY_MEMPOOL "libaclnn has no stream-ordered memory pools yet"
 #define NN_WHY_NOTIFY "libaclnn shares notifies between the processes of one host only (no servers)"
 #define NN_WHY_PERSISTENT "it clears the tasks a persistent stream bound to a loaded model holds, and libaclnn's bound streams keep no tasks of their own (a model replays them as one list)"
-#define NN_WHY_PLATFORM "libaclnn does not describe its CPU device through acl_platform.h yet"
 #define NN_WHY_SNAPSHOT "libaclnn has no process snapshots"
 #define NN_WHY_TASK_INFO "it attaches operator information to the last task captured into an ACL graph for CANN's profiler and exception dumps, and libaclnn's captured tasks keep no such records"
 
@@ -152,5 +151,3 @@ NN_NOT_SUPPORTED(aclrtMemPoolFreeAsync, (void *ptr, aclrtStream stream), NN_WHY_
 NN_NOT_SUPPORTED(aclrtMemPoolTrimTo, (aclrtMemPool memPool, size_t minBytesToKeep), NN_WHY_MEMPOOL)
 NN_NOT_SUPPORTED(acldumpSaveExceptionInfo, (const char *fileName, const char *userTag, const acldumpTensorInfo *tensors, size_t tensorCount), NN_WHY_DUMP)
 NN_NOT_SUPPORTED(acldumpGetExceptionInfoPath, (char *path, size_t maxLen), NN_WHY_DUMP)
-NN_NOT_SUPPORTED(aclplatformGetDeviceInfo, (aclplatformDevInfo infoType, char *value, uint32_t maxLen), NN_WHY_PLATFORM)
-NN_NOT_SUPPORTED(aclplatformGetInstructionInfo, (aclplatformCoreType type, const char *instruction, char *value, uint32_t maxLen), NN_WHY_PLATFORM)
