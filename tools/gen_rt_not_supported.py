@@ -34,7 +34,6 @@ REASONS = [
     ("NN_WHY_MANAGED", r"Managed"),
     ("NN_WHY_SNAPSHOT", r"SnapShot"),
     ("NN_WHY_PERSISTENT", r"PersistentTaskClean"),
-    ("NN_WHY_TASK_INFO", r"CacheLastTask"),
 ]
 DEFAULT_REASON = "NN_WHY_DEVICE"
 # What a function returning a count or a kind answers when it is not supported.
@@ -54,8 +53,6 @@ WHY_TEXT = {
     "NN_WHY_SNAPSHOT": "libaclnn has no process snapshots",
     "NN_WHY_PERSISTENT": "it clears the tasks a persistent stream bound to a loaded model holds, and libaclnn's "
                          "bound streams keep no tasks of their own (a model replays them as one list)",
-    "NN_WHY_TASK_INFO": "it attaches operator information to the last task captured into an ACL graph for "
-                        "CANN's profiler and exception dumps, and libaclnn's captured tasks keep no such records",
     "NN_WHY_DEVICE": "the feature belongs to the NPU hardware and has no meaning on libaclnn's CPU device",
 }
 

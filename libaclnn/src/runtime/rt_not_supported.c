@@ -25,7 +25,6 @@
 #define NN_WHY_NOTIFY "libaclnn shares notifies between the processes of one host only (no servers)"
 #define NN_WHY_PERSISTENT "it clears the tasks a persistent stream bound to a loaded model holds, and libaclnn's bound streams keep no tasks of their own (a model replays them as one list)"
 #define NN_WHY_SNAPSHOT "libaclnn has no process snapshots"
-#define NN_WHY_TASK_INFO "it attaches operator information to the last task captured into an ACL graph for CANN's profiler and exception dumps, and libaclnn's captured tasks keep no such records"
 
 aclError nn_rt_not_supported(const char *api, const char *reason)
 {
@@ -129,8 +128,6 @@ NN_NOT_SUPPORTED(aclrtSnapShotProcessBackup, (int pid, aclrtSnapShotBackupArgs *
 NN_NOT_SUPPORTED(aclrtSnapShotProcessRestore, (int pid, aclrtSnapShotRestoreArgs *args), NN_WHY_SNAPSHOT)
 NN_NOT_SUPPORTED(aclrtSnapShotCallbackRegister, (aclrtSnapShotStage stage, aclrtSnapShotCallBack callback, void *args), NN_WHY_SNAPSHOT)
 NN_NOT_SUPPORTED(aclrtSnapShotCallbackUnregister, (aclrtSnapShotStage stage, aclrtSnapShotCallBack callback), NN_WHY_SNAPSHOT)
-NN_NOT_SUPPORTED(aclrtCacheLastTaskOpInfo, (const void *const infoPtr, const size_t infoSize), NN_WHY_TASK_INFO)
-NN_NOT_SUPPORTED(aclrtCacheLastTaskExtendInfo, (const char *const extendInfoPtr, const size_t infoSize), NN_WHY_TASK_INFO)
 NN_NOT_SUPPORTED(aclrtGetFunctionAttribute, (aclrtFuncHandle funcHandle, aclrtFuncAttribute attrType, int64_t *attrValue), NN_WHY_KERNEL)
 NN_NOT_SUPPORTED(aclrtFunctionGetBinary, (const aclrtFuncHandle funcHandle, aclrtBinHandle *binHandle), NN_WHY_KERNEL)
 NN_NOT_SUPPORTED(aclrtFunctionGetParamCount, (const void *func, size_t *paramCount), NN_WHY_KERNEL)
