@@ -8,6 +8,8 @@
  *   - operator information needs the capture open with ACL_STREAM_ATTR_CACHE_OP_INFO on:
  *     507000 before the switch is set and after aclmdlRICaptureEnd; extended information goes
  *     with a captured task either way, and more than 4096 bytes is accepted (the first 4096 kept);
+ *   - aclmdlRIDebugJsonPrint shows a task's extended information as its "ExtendInfo" (CANN's
+ *     Stream::TraceEventToJson key), JSON-escaped;
  *   - the captured model still runs its task (a memset whose bytes are read back), and the
  *     attached copies are freed with the model (valgrind: no leak);
  *   - Ascend910 (no ACL graphs in CANN) -> 207000.
@@ -17,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "acl/acl.h"
 
@@ -30,6 +33,32 @@ static void set_cache_switch(aclrtStream stream, uint32_t on)
     memset(&value, 0, sizeof value);
     value.cacheOpInfoSwitch = on;
     EXPECT_OK(aclrtSetStreamAttribute(stream, ACL_STREAM_ATTR_CACHE_OP_INFO, &value));
+}
+
+/* The text of the model's JSON dump (malloc'd), or NULL. */
+static char *json_of(aclmdlRI model)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/test_model_ri_info_%d.json", (int)getpid());
+    EXPECT_OK(aclmdlRIDebugJsonPrint(model, path, 0));
+    FILE *f = fopen(path, "rb");
+    char *text = f != NULL ? calloc(1, 16384) : NULL;
+    if (text != NULL)
+        (void)fread(text, 1, 16383, f);
+    if (f != NULL)
+        fclose(f);
+    remove(path);
+    return text;
+}
+
+/* Whether the dump's only task has "ExtendInfo": "<want>". */
+static int json_has_extend(aclmdlRI model, const char *want)
+{
+    char *text = json_of(model);
+    const char *key = text != NULL ? strstr(text, "\"ExtendInfo\": \"") : NULL;
+    int ok = key != NULL && strncmp(key + 15, want, strlen(want)) == 0 && key[15 + strlen(want)] == '"';
+    free(text);
+    return ok;
 }
 
 static void test_arguments(const unsigned char *info)
@@ -67,7 +96,12 @@ static void test_capture(const unsigned char *info, const char *extend, void *de
     /* the capture is over (CANN clears the model's switch): operator info is refused, extended
      * info still goes with the task */
     EXPECT(aclrtCacheLastTaskOpInfo(info, 16), ACL_ERROR_RT_INTERNAL_ERROR, "ACL_STREAM_ATTR_CACHE_OP_INFO");
-    EXPECT_OK(aclrtCacheLastTaskExtendInfo(extend, 8));
+    char kept[4097];
+    memset(kept, 'e', 4096);
+    kept[4096] = '\0';
+    CHECK(json_has_extend(model, kept), "the dump lacks the first 4096 bytes of the extended information");
+    EXPECT_OK(aclrtCacheLastTaskExtendInfo("op \"x\"\n", 7));
+    CHECK(json_has_extend(model, "op \\\"x\\\"\\u000a"), "the dump lacks the escaped extended information");
 
     EXPECT_OK(aclmdlRIExecuteAsync(model, tu_stream));
     EXPECT_OK(aclrtSynchronizeStream(tu_stream));

@@ -20,10 +20,10 @@
  *   - a later call on the same task replaces what an earlier one attached; the model frees both
  *     when it is destroyed;
  *   - the Atlas training series (Ascend910) has no ACL graphs in CANN's runtime: 207000.
- * CANN hands the operator information to its profiler (msprof's shape records at each execution)
- * and the extended information to its task trace; libaclnn keeps both with the task for the
- * model's lifetime, and nothing public reads them back (neither does CANN offer a call that
- * does).
+ * The extended information shows in aclmdlRIDebugJsonPrint (model_ri_exec.c), as in CANN's
+ * (Stream::TraceEventToJson).  CANN hands the operator information to its profiler (msprof's shape
+ * records at each execution) and offers no call that reads it back; libaclnn keeps it with the
+ * task for the model's lifetime (its profiler does not show it).
  */
 #include <stdlib.h>
 #include <string.h>
