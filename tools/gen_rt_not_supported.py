@@ -28,13 +28,10 @@ OUT = os.path.join(ROOT, "libaclnn", "src", "runtime", "rt_not_supported.c")
 # Why a function has no CPU meaning, by the first pattern its name matches (in this order).
 REASONS = [
     ("NN_WHY_DUMP", r"^acldump|DumpArgs|^aclmdl(Init|Set|Finalize)Dump"),
-    ("NN_WHY_PLATFORM", r"^aclplatform"),
     ("NN_WHY_KERNEL", r"Binary|Kernel|Function|FuncBy|FuncHandle|Symbol|SIMT|RegisterCpuFunc|ArgsFrom"),
     ("NN_WHY_NOTIFY", r"Notify"),
-    ("NN_WHY_MBUF", r"Buf(?!fer)|BufChain"),
     ("NN_WHY_SNAPSHOT", r"SnapShot"),
     ("NN_WHY_PERSISTENT", r"PersistentTaskClean"),
-    ("NN_WHY_TASK_INFO", r"CacheLastTask"),
 ]
 DEFAULT_REASON = "NN_WHY_DEVICE"
 # What a function returning a count or a kind answers when it is not supported.
@@ -47,15 +44,11 @@ NOTHING = {
 }
 WHY_TEXT = {
     "NN_WHY_DUMP": "a CPU raises no AI Core exceptions to dump",
-    "NN_WHY_PLATFORM": "libaclnn does not describe its CPU device through acl_platform.h yet",
     "NN_WHY_KERNEL": "libaclnn runs no device kernels of its own: only the aclnn operators",
     "NN_WHY_NOTIFY": "libaclnn shares notifies between the processes of one host only (no servers)",
-    "NN_WHY_MBUF": "libaclnn has no mbuf chains",
     "NN_WHY_SNAPSHOT": "libaclnn has no process snapshots",
     "NN_WHY_PERSISTENT": "it clears the tasks a persistent stream bound to a loaded model holds, and libaclnn's "
                          "bound streams keep no tasks of their own (a model replays them as one list)",
-    "NN_WHY_TASK_INFO": "it attaches operator information to the last task captured into an ACL graph for "
-                        "CANN's profiler and exception dumps, and libaclnn's captured tasks keep no such records",
     "NN_WHY_DEVICE": "the feature belongs to the NPU hardware and has no meaning on libaclnn's CPU device",
 }
 

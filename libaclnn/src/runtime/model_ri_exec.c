@@ -407,21 +407,39 @@ static const char *state_name(model_state state)
     return names[state];
 }
 
-/* Writes the model as JSON (lock held). */
+/* Writes `len` bytes of text as the inside of a JSON string. */
+static void write_json_text(FILE *out, const char *text, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        const char c = text[i];
+        if (c == '"' || c == '\\')
+            fprintf(out, "\\%c", c);
+        else if ((unsigned char)c < 0x20)
+            fprintf(out, "\\u%04x", (unsigned)(unsigned char)c);
+        else
+            fputc(c, out);
+    }
+}
+
+/* Writes the model as JSON (lock held).  A task's aclrtCacheLastTaskExtendInfo text goes in its
+ * "ExtendInfo", as CANN's Stream::TraceEventToJson writes it (runtime:src/runtime/core/src/stream/
+ * stream.cc). */
 static void write_json_locked(FILE *out, const nn_model *model)
 {
     fprintf(out, "{\n  \"modelRI\": {\n    \"id\": %u,\n    \"name\": \"", model->id);
-    for (const char *c = model->name != NULL ? model->name : ""; *c != '\0'; c++) {
-        if (*c == '"' || *c == '\\')
-            fprintf(out, "\\%c", *c);
-        else if ((unsigned char)*c < 0x20)
-            fprintf(out, "\\u%04x", (unsigned)*c);
-        else
-            fputc(*c, out);
-    }
+    const char *name = model->name != NULL ? model->name : "";
+    write_json_text(out, name, strlen(name));
     fprintf(out, "\",\n    \"state\": \"%s\",\n    \"tasks\": [", state_name(model->state));
-    for (size_t i = 0; i < model->num_tasks; i++)
-        fprintf(out, "%s\n      {\"seq\": %zu, \"kind\": \"%s\"}", i ? "," : "", i, task_kind(&model->tasks[i]));
+    for (size_t i = 0; i < model->num_tasks; i++) {
+        fprintf(out, "%s\n      {\"seq\": %zu, \"kind\": \"%s\"", i ? "," : "", i, task_kind(&model->tasks[i]));
+        const task_meta *meta = &model->meta[i];
+        if (meta->extend_info != NULL) {
+            fputs(", \"ExtendInfo\": \"", out);
+            write_json_text(out, meta->extend_info, meta->extend_info_size);
+            fputc('"', out);
+        }
+        fputc('}', out);
+    }
     fprintf(out, "%s]\n  }\n}\n", model->num_tasks ? "\n    " : "");
 }
 

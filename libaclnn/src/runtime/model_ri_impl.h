@@ -3,7 +3,8 @@
  * recording, capture), model_ri_exec.c (building, execution, destroy, names, debug output),
  * model_ri_update.c (task groups and their updates), model_ri_task.c (per-task queries and
  * changes), model_ri_cond.c (conditional tasks),
- * model_ri_abort.c (aclmdlRIAbort) and model_ri_label.c (labels and switches).  See model_ri.c
+ * model_ri_abort.c (aclmdlRIAbort), model_ri_label.c (labels and switches) and model_ri_info.c
+ * (aclrtCacheLastTask*Info).  See model_ri.c
  * for the design.
  */
 #ifndef NN_MODEL_RI_IMPL_H
@@ -44,6 +45,10 @@ typedef struct task_meta {
     bool disable_pending;     /* aclmdlRITaskDisable since the last aclmdlRIUpdate */
     bool has_replacement;     /* aclmdlRITaskSetParams since the last aclmdlRIUpdate: */
     nn_captured_task replacement; /* the task that takes its place then */
+    void *op_info;            /* aclrtCacheLastTaskOpInfo's bytes (model_ri_info.c), or NULL */
+    size_t op_info_size;
+    char *extend_info;        /* aclrtCacheLastTaskExtendInfo's bytes, or NULL */
+    size_t extend_info_size;
 } task_meta;
 
 typedef struct destroy_callback {
@@ -127,6 +132,13 @@ nn_model *nn_model_find_id(uint32_t model_id);
 bool nn_model_recorded_by_locked(const nn_model *model, const nn_stream *stream);
 /* The newest live model `stream` recorded tasks of, with a reference; NULL if none. */
 nn_model *nn_model_find_recorded_by(const nn_stream *stream);
+
+/* ---- information attached to tasks (model_ri_info.c) ----------------------------------- */
+
+/* The calling thread gave task `index` to the model with this id (its last task now). */
+void nn_model_note_thread_last_task(uint32_t model_id, size_t index);
+/* Frees what aclrtCacheLastTask*Info attached to a task. */
+void nn_model_free_task_info(task_meta *meta);
 
 /* ---- per-task queries and changes (model_ri_task.c) ------------------------------------ */
 

@@ -61,6 +61,7 @@ bool nn_model_note_task_locked(nn_model *model, const nn_stream *stream, size_t 
         model->recorders[model->num_recorders++] = stream;
     }
     model->meta[index] = (task_meta){.stream = stream};
+    nn_model_note_thread_last_task(model->id, index); /* for aclrtCacheLastTask*Info (model_ri_info.c) */
     return true;
 }
 
@@ -72,9 +73,11 @@ static void release_task(const nn_captured_task *task)
 
 void nn_model_free_task_meta(nn_model *model)
 {
-    for (size_t i = 0; i < model->num_tasks; i++)
+    for (size_t i = 0; i < model->num_tasks; i++) {
         if (model->meta[i].has_replacement)
             release_task(&model->meta[i].replacement);
+        nn_model_free_task_info(&model->meta[i]);
+    }
     free(model->meta);
     free(model->recorders);
 }

@@ -229,6 +229,8 @@ aclError nn_stream_set_capture(nn_stream *stream, nn_model *model, nn_model *exp
 /* The model the stream records into, with a reference dropped by nn_model_unref (NULL: none). */
 nn_model *nn_stream_capture(nn_stream *stream);
 void nn_model_ref(nn_model *model);
+/* The calling thread queued a task for running: its last task went to no model (model_ri_info.c). */
+void nn_model_forget_thread_last_task(void);
 void nn_model_unref(nn_model *model);
 /* stream.c, under the stream's lock: records the task `stream` was given into the model if it is
  * capturing or building (*taken = true), else leaves it to be queued (*taken = false). */

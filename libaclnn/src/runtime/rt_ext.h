@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "acl/acl.h"
+#include "base/nn_base.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -96,6 +97,10 @@ void nn_shared_wake(_Atomic uint32_t *word);
 /* Sleeps while *word == seen, for at most NN_SHARED_SLICE_MS (the caller looks again). */
 void nn_shared_wait_change(_Atomic uint32_t *word, uint32_t seen);
 bool nn_shared_deadline_passed(const struct timespec *deadline);
+
+/* The dtypes ("float16,float32") CANN's platform configuration lists for `instruction` on the
+ * AI Core or the vector core of `family`'s cards, or NULL (rt_platform_intrinsics.c). */
+const char *nn_platform_intrinsic_dtypes(nn_soc family, bool vector_core, const char *instruction);
 
 #ifdef __cplusplus
 }

@@ -20,12 +20,9 @@
 #define NN_WHY_DEVICE "the feature belongs to the NPU hardware and has no meaning on libaclnn's CPU device"
 #define NN_WHY_DUMP "a CPU raises no AI Core exceptions to dump"
 #define NN_WHY_KERNEL "libaclnn runs no device kernels of its own: only the aclnn operators"
-#define NN_WHY_MBUF "libaclnn has no mbuf chains"
 #define NN_WHY_NOTIFY "libaclnn shares notifies between the processes of one host only (no servers)"
 #define NN_WHY_PERSISTENT "it clears the tasks a persistent stream bound to a loaded model holds, and libaclnn's bound streams keep no tasks of their own (a model replays them as one list)"
-#define NN_WHY_PLATFORM "libaclnn does not describe its CPU device through acl_platform.h yet"
 #define NN_WHY_SNAPSHOT "libaclnn has no process snapshots"
-#define NN_WHY_TASK_INFO "it attaches operator information to the last task captured into an ACL graph for CANN's profiler and exception dumps, and libaclnn's captured tasks keep no such records"
 
 aclError nn_rt_not_supported(const char *api, const char *reason)
 {
@@ -91,17 +88,6 @@ NN_NOT_SUPPORTED(aclrtKernelArgsParaUpdate, (aclrtArgsHandle argsHandle, aclrtPa
 NN_NOT_SUPPORTED(aclrtLaunchKernelWithConfig, (aclrtFuncHandle funcHandle, uint32_t numBlocks, aclrtStream stream, aclrtLaunchKernelCfg *cfg, aclrtArgsHandle argsHandle, void *reserve), NN_WHY_KERNEL)
 NN_NOT_SUPPORTED(aclrtKernelArgsFinalize, (aclrtArgsHandle argsHandle), NN_WHY_KERNEL)
 NN_NOT_SUPPORTED(aclrtGetFunctionName, (aclrtFuncHandle funcHandle, uint32_t maxLen, char *name), NN_WHY_KERNEL)
-NN_NOT_SUPPORTED(aclrtGetBufFromChain, (aclrtMbuf headBuf, uint32_t index, aclrtMbuf *buf), NN_WHY_MBUF)
-NN_NOT_SUPPORTED(aclrtGetBufChainNum, (aclrtMbuf headBuf, uint32_t *num), NN_WHY_MBUF)
-NN_NOT_SUPPORTED(aclrtAppendBufChain, (aclrtMbuf headBuf, aclrtMbuf buf), NN_WHY_MBUF)
-NN_NOT_SUPPORTED(aclrtCopyBufRef, (const aclrtMbuf buf, aclrtMbuf *newBuf), NN_WHY_MBUF)
-NN_NOT_SUPPORTED(aclrtGetBufUserData, (const aclrtMbuf buf, void *dataPtr, size_t size, size_t offset), NN_WHY_MBUF)
-NN_NOT_SUPPORTED(aclrtSetBufUserData, (aclrtMbuf buf, const void *dataPtr, size_t size, size_t offset), NN_WHY_MBUF)
-NN_NOT_SUPPORTED(aclrtGetBufData, (const aclrtMbuf buf, void **dataPtr, size_t *size), NN_WHY_MBUF)
-NN_NOT_SUPPORTED(aclrtGetBufDataLen, (aclrtMbuf buf, size_t *len), NN_WHY_MBUF)
-NN_NOT_SUPPORTED(aclrtSetBufDataLen, (aclrtMbuf buf, size_t len), NN_WHY_MBUF)
-NN_NOT_SUPPORTED(aclrtFreeBuf, (aclrtMbuf buf), NN_WHY_MBUF)
-NN_NOT_SUPPORTED(aclrtAllocBuf, (aclrtMbuf *buf, size_t size), NN_WHY_MBUF)
 NN_NOT_SUPPORTED(aclrtBinaryLoadFromData, (const void *data, size_t length, const aclrtBinaryLoadOptions *options, aclrtBinHandle *binHandle), NN_WHY_KERNEL)
 NN_NOT_SUPPORTED(aclrtRegisterCpuFunc, (const aclrtBinHandle handle, const char *funcName, const char *kernelName, aclrtFuncHandle *funcHandle), NN_WHY_KERNEL)
 NN_NOT_SUPPORTED(aclrtCmoAsyncWithBarrier, (void *src, size_t size, aclrtCmoType cmoType, uint32_t barrierId, aclrtStream stream), NN_WHY_DEVICE)
@@ -126,8 +112,6 @@ NN_NOT_SUPPORTED(aclrtSnapShotProcessBackup, (int pid, aclrtSnapShotBackupArgs *
 NN_NOT_SUPPORTED(aclrtSnapShotProcessRestore, (int pid, aclrtSnapShotRestoreArgs *args), NN_WHY_SNAPSHOT)
 NN_NOT_SUPPORTED(aclrtSnapShotCallbackRegister, (aclrtSnapShotStage stage, aclrtSnapShotCallBack callback, void *args), NN_WHY_SNAPSHOT)
 NN_NOT_SUPPORTED(aclrtSnapShotCallbackUnregister, (aclrtSnapShotStage stage, aclrtSnapShotCallBack callback), NN_WHY_SNAPSHOT)
-NN_NOT_SUPPORTED(aclrtCacheLastTaskOpInfo, (const void *const infoPtr, const size_t infoSize), NN_WHY_TASK_INFO)
-NN_NOT_SUPPORTED(aclrtCacheLastTaskExtendInfo, (const char *const extendInfoPtr, const size_t infoSize), NN_WHY_TASK_INFO)
 NN_NOT_SUPPORTED(aclrtGetFunctionAttribute, (aclrtFuncHandle funcHandle, aclrtFuncAttribute attrType, int64_t *attrValue), NN_WHY_KERNEL)
 NN_NOT_SUPPORTED(aclrtFunctionGetBinary, (const aclrtFuncHandle funcHandle, aclrtBinHandle *binHandle), NN_WHY_KERNEL)
 NN_NOT_SUPPORTED(aclrtFunctionGetParamCount, (const void *func, size_t *paramCount), NN_WHY_KERNEL)
@@ -139,5 +123,3 @@ NN_NOT_SUPPORTED(aclrtDeviceL2CacheFlush, (void *rsv), NN_WHY_DEVICE)
 NN_NOT_SUPPORTED(aclrtMemMapSetLink, (aclrtDrvMemHandle handle, aclrtMemLinkType adviceLink), NN_WHY_DEVICE)
 NN_NOT_SUPPORTED(acldumpSaveExceptionInfo, (const char *fileName, const char *userTag, const acldumpTensorInfo *tensors, size_t tensorCount), NN_WHY_DUMP)
 NN_NOT_SUPPORTED(acldumpGetExceptionInfoPath, (char *path, size_t maxLen), NN_WHY_DUMP)
-NN_NOT_SUPPORTED(aclplatformGetDeviceInfo, (aclplatformDevInfo infoType, char *value, uint32_t maxLen), NN_WHY_PLATFORM)
-NN_NOT_SUPPORTED(aclplatformGetInstructionInfo, (aclplatformCoreType type, const char *instruction, char *value, uint32_t maxLen), NN_WHY_PLATFORM)

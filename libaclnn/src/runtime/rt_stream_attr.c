@@ -11,7 +11,7 @@
  *   FAILURE_MODE          aclrtSetStreamFailureMode (0 continue, 1 stop; 100000 otherwise)
  *   FLOAT_OVERFLOW_CHECK  aclrtSetStreamOverflowSwitch / Get (rt_overflow.c)
  *   USER_CUSTOM_TAG       kept and read back
- *   CACHE_OP_INFO         kept and read back (libaclnn caches no operator information)
+ *   CACHE_OP_INFO         kept and read back; aclrtCacheLastTaskOpInfo reads it (model_ri_info.c)
  *   PRIORITY              clamped to [0, 7] as CANN's SetStreamPriorityValue; it becomes the
  *                         stream's priority (aclrtStreamGetPriority reads it, as the creation
  *                         value); the worker threads have no priorities

@@ -421,6 +421,7 @@ static aclError submit_task(nn_stream *stream, nn_task_run_fn run, nn_task_relea
     stream->tail = task;
     stream->submitted++;
     t_last_task_id = (uint32_t)stream->submitted;
+    nn_model_forget_thread_last_task(); /* aclrtCacheLastTask*Info need a model's task */
     if (stream->first_unwaited_ns == 0)
         stream->first_unwaited_ns = nn_rt_now_ns();
     if (inline_ok && stream->defer_wake && !stream->worker_asleep &&

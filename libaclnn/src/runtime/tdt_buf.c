@@ -1,6 +1,6 @@
 /*
- * tdt_buf.c - mbufs (acltdtAllocBuf & co., acl/acl_tdt_queue.h) and their trip through a queue
- * (acltdtEnqueue / acltdtDequeue).
+ * tdt_buf.c - mbufs (acltdtAllocBuf & co., acl/acl_tdt_queue.h; the same operations back
+ * aclrtAllocBuf & co. in rt_mbuf.c) and their trip through a queue (acltdtEnqueue / acltdtDequeue).
  *
  * An mbuf is a handle onto a block: the block holds the bytes, the data length (the allocated
  * size until acltdtSetBufDataLen) and NN_TDT_USER_DATA_MAX bytes of user data (the mbuf's private
@@ -47,9 +47,11 @@ static tdt_buf *buf_get(const char *api, const char *what, acltdtBuf handle, acl
     pthread_mutex_lock(&bufs_lock);
     bool live = handle != NULL && nn_ptrset_has(&live_bufs, handle);
     pthread_mutex_unlock(&bufs_lock);
-    if (!live)
-        *err = nn_error(ACL_ERROR_INVALID_PARAM, "%s: %s %p is not a live buffer (acltdtAllocBuf, acltdtDequeue, "
-                        "acltdtCopyBufRef).", api, what, handle);
+    if (handle == NULL)
+        *err = nn_error(ACL_ERROR_INVALID_PARAM, "%s: %s is NULL.", api, what);
+    else if (!live)
+        *err = nn_error(ACL_ERROR_INVALID_PARAM, "%s: %s %p is not a live mbuf (aclrtAllocBuf, acltdtAllocBuf, "
+                        "acltdtDequeue, a CopyBufRef).", api, what, handle);
     return live ? handle : NULL;
 }
 
@@ -110,24 +112,23 @@ static tdt_buf *buf_alloc(size_t size)
     return buf;
 }
 
-ACL_FUNC_VISIBILITY aclError acltdtAllocBuf(size_t size, uint32_t type, acltdtBuf *buf)
+/* ---- the mbuf operations, shared by acltdt*Buf* and aclrt*Buf* (rt_mbuf.c) ------------------- */
+
+aclError nn_mbuf_alloc(const char *api, size_t size, bool data_len_is_size, void **buf)
 {
-    const char *api = "acltdtAllocBuf";
-    if (type != ACL_TDT_NORMAL_MEM && type != ACL_TDT_DVPP_MEM)
-        return nn_error(ACL_ERROR_INVALID_PARAM, "%s: param type must be equal to 0 or 1 currently, got %u.", api,
-                        type);
     if (buf == NULL)
         return nn_error(ACL_ERROR_INVALID_PARAM, "%s: buf is NULL.", api);
     tdt_buf *made = buf_alloc(size);
     if (made == NULL)
         return nn_error(ACL_ERROR_BAD_ALLOC, "%s: cannot allocate a buffer of %zu bytes.", api, size);
+    if (!data_len_is_size)
+        made->block->data_len = 0;
     *buf = made;
     return ACL_SUCCESS;
 }
 
-ACL_FUNC_VISIBILITY aclError acltdtFreeBuf(acltdtBuf buf)
+aclError nn_mbuf_free(const char *api, void *buf)
 {
-    const char *api = "acltdtFreeBuf";
     aclError err = ACL_SUCCESS;
     tdt_buf *b = buf_get(api, "buf", buf, &err);
     if (b == NULL)
@@ -138,9 +139,8 @@ ACL_FUNC_VISIBILITY aclError acltdtFreeBuf(acltdtBuf buf)
     return ACL_SUCCESS;
 }
 
-ACL_FUNC_VISIBILITY aclError acltdtGetBufData(const acltdtBuf buf, void **dataPtr, size_t *size)
+aclError nn_mbuf_get_data(const char *api, void *buf, void **dataPtr, size_t *size)
 {
-    const char *api = "acltdtGetBufData";
     aclError err = ACL_SUCCESS;
     tdt_buf *b = buf_get(api, "buf", buf, &err);
     if (b != NULL && (dataPtr == NULL || size == NULL))
@@ -152,9 +152,8 @@ ACL_FUNC_VISIBILITY aclError acltdtGetBufData(const acltdtBuf buf, void **dataPt
     return ACL_SUCCESS;
 }
 
-ACL_FUNC_VISIBILITY aclError acltdtSetBufDataLen(acltdtBuf buf, size_t len)
+aclError nn_mbuf_set_data_len(const char *api, void *buf, size_t len)
 {
-    const char *api = "acltdtSetBufDataLen";
     aclError err = ACL_SUCCESS;
     tdt_buf *b = buf_get(api, "buf", buf, &err);
     if (b != NULL && len > b->block->capacity)
@@ -165,9 +164,8 @@ ACL_FUNC_VISIBILITY aclError acltdtSetBufDataLen(acltdtBuf buf, size_t len)
     return err;
 }
 
-ACL_FUNC_VISIBILITY aclError acltdtGetBufDataLen(acltdtBuf buf, size_t *len)
+aclError nn_mbuf_get_data_len(const char *api, void *buf, size_t *len)
 {
-    const char *api = "acltdtGetBufDataLen";
     aclError err = ACL_SUCCESS;
     tdt_buf *b = buf_get(api, "buf", buf, &err);
     if (b != NULL && len == NULL)
@@ -177,15 +175,25 @@ ACL_FUNC_VISIBILITY aclError acltdtGetBufDataLen(acltdtBuf buf, size_t *len)
     return err;
 }
 
-ACL_FUNC_VISIBILITY aclError acltdtAppendBufChain(acltdtBuf headBuf, acltdtBuf buf)
+static uint32_t chain_length(const tdt_buf *head)
 {
-    const char *api = "acltdtAppendBufChain";
+    uint32_t count = 0;
+    for (const tdt_buf *b = head; b != NULL; b = b->next)
+        count++;
+    return count;
+}
+
+aclError nn_mbuf_append(const char *api, void *headBuf, void *buf)
+{
     aclError err = ACL_SUCCESS;
     tdt_buf *head = buf_get(api, "headBuf", headBuf, &err);
     tdt_buf *member = head ? buf_get(api, "buf", buf, &err) : NULL;
     if (member != NULL && (member == head || member->in_chain || member->next != NULL || head->in_chain))
         err = nn_error(ACL_ERROR_INVALID_PARAM, "%s: buf %p must be a lone buffer and headBuf %p a chain's head "
                        "(a buffer is in one chain at most).", api, buf, headBuf);
+    else if (member != NULL && chain_length(head) >= NN_MBUF_CHAIN_MAX)
+        err = nn_error(ACL_ERROR_INVALID_PARAM, "%s: headBuf %p already chains %d buffers, the most a chain holds.",
+                       api, headBuf, NN_MBUF_CHAIN_MAX);
     if (err != ACL_SUCCESS)
         return err;
     tdt_buf *last = head;
@@ -196,25 +204,19 @@ ACL_FUNC_VISIBILITY aclError acltdtAppendBufChain(acltdtBuf headBuf, acltdtBuf b
     return ACL_SUCCESS;
 }
 
-ACL_FUNC_VISIBILITY aclError acltdtGetBufChainNum(acltdtBuf headBuf, uint32_t *num)
+aclError nn_mbuf_chain_num(const char *api, void *headBuf, uint32_t *num)
 {
-    const char *api = "acltdtGetBufChainNum";
     aclError err = ACL_SUCCESS;
     tdt_buf *head = buf_get(api, "headBuf", headBuf, &err);
     if (head != NULL && num == NULL)
         err = nn_error(ACL_ERROR_INVALID_PARAM, "%s: num is NULL.", api);
-    if (err != ACL_SUCCESS)
-        return err;
-    uint32_t count = 0;
-    for (const tdt_buf *b = head; b != NULL; b = b->next)
-        count++;
-    *num = count;
-    return ACL_SUCCESS;
+    if (err == ACL_SUCCESS)
+        *num = chain_length(head);
+    return err;
 }
 
-ACL_FUNC_VISIBILITY aclError acltdtGetBufFromChain(acltdtBuf headBuf, uint32_t index, acltdtBuf *buf)
+aclError nn_mbuf_from_chain(const char *api, void *headBuf, uint32_t index, void **buf)
 {
-    const char *api = "acltdtGetBufFromChain";
     aclError err = ACL_SUCCESS;
     tdt_buf *b = buf_get(api, "headBuf", headBuf, &err);
     if (b != NULL && buf == NULL)
@@ -230,7 +232,7 @@ ACL_FUNC_VISIBILITY aclError acltdtGetBufFromChain(acltdtBuf headBuf, uint32_t i
 }
 
 /* The user-data range [offset, offset+size) of `buf`, checked; NULL with *err set. */
-static unsigned char *user_range(const char *api, acltdtBuf buf, const void *dataPtr, size_t size, size_t offset,
+static unsigned char *user_range(const char *api, void *buf, const void *dataPtr, size_t size, size_t offset,
                                  aclError *err)
 {
     tdt_buf *b = buf_get(api, "buf", buf, err);
@@ -242,27 +244,26 @@ static unsigned char *user_range(const char *api, acltdtBuf buf, const void *dat
     return *err == ACL_SUCCESS ? b->block->user + offset : NULL;
 }
 
-ACL_FUNC_VISIBILITY aclError acltdtGetBufUserData(const acltdtBuf buf, void *dataPtr, size_t size, size_t offset)
+aclError nn_mbuf_get_user_data(const char *api, void *buf, void *dataPtr, size_t size, size_t offset)
 {
     aclError err = ACL_SUCCESS;
-    unsigned char *user = user_range("acltdtGetBufUserData", buf, dataPtr, size, offset, &err);
+    const unsigned char *user = user_range(api, buf, dataPtr, size, offset, &err);
     if (user != NULL)
         memcpy(dataPtr, user, size);
     return err;
 }
 
-ACL_FUNC_VISIBILITY aclError acltdtSetBufUserData(acltdtBuf buf, const void *dataPtr, size_t size, size_t offset)
+aclError nn_mbuf_set_user_data(const char *api, void *buf, const void *dataPtr, size_t size, size_t offset)
 {
     aclError err = ACL_SUCCESS;
-    unsigned char *user = user_range("acltdtSetBufUserData", buf, dataPtr, size, offset, &err);
+    unsigned char *user = user_range(api, buf, dataPtr, size, offset, &err);
     if (user != NULL)
         memcpy(user, dataPtr, size);
     return err;
 }
 
-ACL_FUNC_VISIBILITY aclError acltdtCopyBufRef(const acltdtBuf buf, acltdtBuf *newBuf)
+aclError nn_mbuf_copy_ref(const char *api, void *buf, void **newBuf)
 {
-    const char *api = "acltdtCopyBufRef";
     aclError err = ACL_SUCCESS;
     tdt_buf *b = buf_get(api, "buf", buf, &err);
     if (b != NULL && newBuf == NULL)
@@ -276,6 +277,66 @@ ACL_FUNC_VISIBILITY aclError acltdtCopyBufRef(const acltdtBuf buf, acltdtBuf *ne
     return ACL_SUCCESS;
 }
 
+/* ---- acl_tdt_queue.h's names ------------------------------------------------------------------ */
+
+ACL_FUNC_VISIBILITY aclError acltdtAllocBuf(size_t size, uint32_t type, acltdtBuf *buf)
+{
+    if (type != ACL_TDT_NORMAL_MEM && type != ACL_TDT_DVPP_MEM)
+        return nn_error(ACL_ERROR_INVALID_PARAM, "acltdtAllocBuf: param type must be equal to 0 or 1 currently, "
+                        "got %u.", type);
+    return nn_mbuf_alloc("acltdtAllocBuf", size, true, buf);
+}
+
+ACL_FUNC_VISIBILITY aclError acltdtFreeBuf(acltdtBuf buf)
+{
+    return nn_mbuf_free("acltdtFreeBuf", buf);
+}
+
+ACL_FUNC_VISIBILITY aclError acltdtGetBufData(const acltdtBuf buf, void **dataPtr, size_t *size)
+{
+    return nn_mbuf_get_data("acltdtGetBufData", buf, dataPtr, size);
+}
+
+ACL_FUNC_VISIBILITY aclError acltdtSetBufDataLen(acltdtBuf buf, size_t len)
+{
+    return nn_mbuf_set_data_len("acltdtSetBufDataLen", buf, len);
+}
+
+ACL_FUNC_VISIBILITY aclError acltdtGetBufDataLen(acltdtBuf buf, size_t *len)
+{
+    return nn_mbuf_get_data_len("acltdtGetBufDataLen", buf, len);
+}
+
+ACL_FUNC_VISIBILITY aclError acltdtAppendBufChain(acltdtBuf headBuf, acltdtBuf buf)
+{
+    return nn_mbuf_append("acltdtAppendBufChain", headBuf, buf);
+}
+
+ACL_FUNC_VISIBILITY aclError acltdtGetBufChainNum(acltdtBuf headBuf, uint32_t *num)
+{
+    return nn_mbuf_chain_num("acltdtGetBufChainNum", headBuf, num);
+}
+
+ACL_FUNC_VISIBILITY aclError acltdtGetBufFromChain(acltdtBuf headBuf, uint32_t index, acltdtBuf *buf)
+{
+    return nn_mbuf_from_chain("acltdtGetBufFromChain", headBuf, index, buf);
+}
+
+ACL_FUNC_VISIBILITY aclError acltdtGetBufUserData(const acltdtBuf buf, void *dataPtr, size_t size, size_t offset)
+{
+    return nn_mbuf_get_user_data("acltdtGetBufUserData", buf, dataPtr, size, offset);
+}
+
+ACL_FUNC_VISIBILITY aclError acltdtSetBufUserData(acltdtBuf buf, const void *dataPtr, size_t size, size_t offset)
+{
+    return nn_mbuf_set_user_data("acltdtSetBufUserData", buf, dataPtr, size, offset);
+}
+
+ACL_FUNC_VISIBILITY aclError acltdtCopyBufRef(const acltdtBuf buf, acltdtBuf *newBuf)
+{
+    return nn_mbuf_copy_ref("acltdtCopyBufRef", buf, newBuf);
+}
+
 /* ---- through a queue ------------------------------------------------------------------------ */
 
 ACL_FUNC_VISIBILITY aclError acltdtEnqueue(uint32_t qid, acltdtBuf buf, int32_t timeout)
@@ -287,9 +348,7 @@ ACL_FUNC_VISIBILITY aclError acltdtEnqueue(uint32_t qid, acltdtBuf buf, int32_t 
         err = nn_error(ACL_ERROR_INVALID_PARAM, "%s: buf %p is a chain member: enqueue its head.", api, buf);
     if (err != ACL_SUCCESS)
         return err;
-    uint32_t count = 0;
-    for (const tdt_buf *b = head; b != NULL; b = b->next)
-        count++;
+    uint32_t count = chain_length(head);
     nn_tdt_segment *segments = calloc(count, sizeof *segments);
     if (segments == NULL)
         return nn_error(ACL_ERROR_BAD_ALLOC, "%s: out of memory.", api);

@@ -27,6 +27,7 @@ extern "C" {
 #define NN_TDT_DEPTH_MAX 8192
 #define NN_TDT_DEPTH_DEFAULT 8    /* CANN's RT_MQ_DEPTH_DEFAULT */
 #define NN_TDT_USER_DATA_MAX 96   /* the private area of an mbuf */
+#define NN_MBUF_CHAIN_MAX 128     /* the most buffers a chain holds (CANN's aclrtAppendBufChain page) */
 #define NN_TDT_PERMISSION_ALL                                                                     \
     (ACL_TDT_QUEUE_PERMISSION_MANAGE | ACL_TDT_QUEUE_PERMISSION_DEQUEUE |                         \
      ACL_TDT_QUEUE_PERMISSION_ENQUEUE)
@@ -106,6 +107,23 @@ aclError nn_tdt_dataset_check_receivable(const char *api, const acltdtDataset *d
 /* Replaces the received items of `dataset` by those of `bytes` (taken over: the items point into
  * them).  A dataset holding items the program added is refused, as CANN does. */
 aclError nn_tdt_dataset_unpack(const char *api, acltdtDataset *dataset, unsigned char *bytes, size_t size);
+
+/* The mbuf operations (tdt_buf.c) behind both acltdt*Buf* and aclrt*Buf* (rt_mbuf.c): one kind of
+ * handle, so a buffer from either family enqueues, chains and frees with the other.  `api` names
+ * the caller in error messages.  A buffer from nn_mbuf_alloc starts with a data length of its size
+ * when `data_len_is_size`, else 0. */
+aclError nn_mbuf_alloc(const char *api, size_t size, bool data_len_is_size, void **buf);
+aclError nn_mbuf_free(const char *api, void *buf);
+aclError nn_mbuf_get_data(const char *api, void *buf, void **dataPtr, size_t *size);
+aclError nn_mbuf_set_data_len(const char *api, void *buf, size_t len);
+aclError nn_mbuf_get_data_len(const char *api, void *buf, size_t *len);
+aclError nn_mbuf_append(const char *api, void *headBuf, void *buf);
+aclError nn_mbuf_chain_num(const char *api, void *headBuf, uint32_t *num);
+aclError nn_mbuf_from_chain(const char *api, void *headBuf, uint32_t index, void **buf);
+/* Copy [offset, offset+size) of the buffer's user data into / from dataPtr. */
+aclError nn_mbuf_get_user_data(const char *api, void *buf, void *dataPtr, size_t size, size_t offset);
+aclError nn_mbuf_set_user_data(const char *api, void *buf, const void *dataPtr, size_t size, size_t offset);
+aclError nn_mbuf_copy_ref(const char *api, void *buf, void **newBuf);
 
 #ifdef __cplusplus
 }
