@@ -128,10 +128,21 @@ class soc:
 def current_product():
     """The product the calling thread's calls run on now, as a name :class:`soc` takes back
     (what ``aclrtGetSocName`` reports), or None when pyaclnn drives a real CANN or no valid
-    product is selected: what a saved forward records for its backward."""
-    if not drives_libaclnn():
-        return None
-    return soc_name()
+    product is selected: what a saved forward records for its backward.  Remembered per
+    selection (the process's, counted by ``soc_epoch``, and the thread's own), as the eager
+    lanes key their executors: every forward of a training step asks."""
+    key = (soc_epoch, thread_soc.name)
+    product = _products.get(key, _UNKNOWN)
+    if product is _UNKNOWN:
+        product = soc_name() if drives_libaclnn() else None
+        if len(_products) >= 64:
+            _products.clear()
+        _products[key] = product
+    return product
+
+
+_products = {}        # (soc_epoch, the thread's own selection) -> current_product()
+_UNKNOWN = object()
 
 
 def soc_name():
