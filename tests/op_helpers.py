@@ -148,3 +148,22 @@ def assert_rejected(code, needle, call, *args, **kwargs):
         call(*args, **kwargs)
     assert info.value.code == code
     assert needle in str(info.value)
+
+
+class DispatchLog:
+    """A TorchDispatchMode that records the name of every operator the dispatcher runs under it
+    (``with DispatchLog() as log: ...; log.ops``): what a tracer or mode sees."""
+
+    def __new__(cls):
+        from torch.utils._python_dispatch import TorchDispatchMode
+
+        class _Log(TorchDispatchMode):
+            def __init__(self):
+                super().__init__()
+                self.ops = []
+
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                self.ops.append(str(func))
+                return func(*args, **(kwargs or {}))
+        return _Log()
+

@@ -172,21 +172,12 @@ def test_import_and_numpy_calls_work_with_torch_hidden():
 
 
 def test_dispatch_modes_and_the_profiler_see_the_operator():
-    # a plain eager call skips the dispatcher (pyaclnn.torch_ops._call); anything that watches
-    # it must still see the op
-    from torch.utils._python_dispatch import TorchDispatchMode
-
-    class Log(TorchDispatchMode):
-        def __init__(self):
-            super().__init__()
-            self.ops = []
-
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            self.ops.append(str(func))
-            return func(*args, **(kwargs or {}))
+    # a plain eager call skips the dispatcher (pyaclnn._torch_kernels.call); anything that
+    # watches it must still see the op
+    from op_helpers import DispatchLog
 
     x, w = _rand(1, 2, 4, 4, grad=False), _rand(2, grad=False)
-    with Log() as log:
+    with DispatchLog() as log:
         y = F.prelu(x, w)
     assert "aclnn.prelu.default" in log.ops and torch.equal(y, TF.prelu(x, w))
     with torch.profiler.profile() as prof:

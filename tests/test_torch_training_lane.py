@@ -9,11 +9,11 @@ import copy
 import pytest
 import torch
 from torch import nn
-from torch.utils._python_dispatch import TorchDispatchMode
 
 import pyaclnn.functional as F
 import pyaclnn.nn as pnn
 from pyaclnn import _lane
+from op_helpers import DispatchLog
 
 
 def _model():
@@ -80,22 +80,12 @@ def test_double_backward_goes_through_the_training_path():
     torch.testing.assert_close(ggw, ref_ggw)
 
 
-class _Seen(TorchDispatchMode):
-    def __init__(self):
-        super().__init__()
-        self.ops = []
-
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        self.ops.append(str(func))
-        return func(*args, **(kwargs or {}))
-
-
 @pytest.mark.parametrize("grad", [False, True])
 def test_a_dispatch_mode_sees_the_operators(grad):
     pool = pnn.convert(nn.MaxPool2d(2))
     x = torch.randn(1, 2, 4, 4, requires_grad=grad)
     pool(x)                                          # a lane, when it can have one
-    with _Seen() as seen:
+    with DispatchLog() as seen:
         out = pool(x)
         if grad:
             out.sum().backward()
