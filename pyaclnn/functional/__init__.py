@@ -70,6 +70,9 @@ def _torch_routed(name, function):
     def call(*args, **kwargs):
         if args and type(args[0]) is ndarray:     # a numpy call: its lane, if it has one
             return _numpy_entry(name, function, args, kwargs)
+        entry = _entry[0]
+        if entry is not None:      # torch_ops is loaded: its entry, without _usual_path's frame
+            return entry(name, function, args, kwargs)
         return _usual_path(name, function, args, kwargs)
     call.__wrapped_operator__ = function
     return call
