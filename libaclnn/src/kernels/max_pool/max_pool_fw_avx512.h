@@ -23,6 +23,10 @@ static const int32_t even_lanes[16] __attribute__((aligned(64))) = {0,  2,  4,  
 static const int16_t lane_words[32] __attribute__((aligned(64))) = {
     0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
 
+/* Even words of two vectors (a's 0, 2, ..., 30, then b's): the even columns of 64 elements. */
+static const int16_t even_words[32] __attribute__((aligned(64))) = {
+    0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30, 32, 34, 36, 38, 40, 42, 44, 46, 48, 50, 52, 54, 56, 58, 60, 62};
+
 /* fp16/bf16 bits -> int16 key in value order: x >= 0 keeps its bits, -x becomes -bits(x). */
 NN_AVX512 static inline __attribute__((always_inline)) __m512i key16(__m512i w)
 {
@@ -130,6 +134,17 @@ NN_AVX512 static inline __attribute__((always_inline)) void shares_after_row(con
     drain(io->out_nt, io->values, &sh->values_done, (oh + 1) * Wo * elem, last);
     drain(io->indices_nt, (const unsigned char *)io->argmax, &sh->indices_done, (oh + 1) * Wo * 4, last);
 }
+
+/* The paired path (max_pool_fw_pairs_avx512.c): 2x2 windows, stride 2, no padding, every
+ * window inside the plane (no ceil-mode window past its edge). */
+static inline bool nn_mp_fw_pair_geometry(const mp_geometry *g)
+{
+    return g->kernel_h == 2 && g->kernel_w == 2 && g->stride_h == 2 && g->stride_w == 2 && g->pad_h == 0 &&
+           g->pad_w == 0 && 2 * g->out_height <= g->height && 2 * g->out_width <= g->width &&
+           g->width < 65535; /* W + 1 fits the 16-bit index offsets */
+}
+/* False for a plane with a NaN in a window (the caller redoes the plane on the cell path). */
+bool nn_mp_fw_pairs_plane(const fw_plane_io *io, const mp_geometry *g, aclDataType dtype);
 
 /* The pooled-rows path: planes of 3x3 windows with stride 2 (any padding, ceil mode or not),
  * pooled first along each input row, then down; fp32 on exact fp32 values
