@@ -108,10 +108,15 @@ typedef struct row_shares {
     int64_t lines, fetch_step, zero_step, fetched, zeroed, values_done, indices_done;
 } row_shares;
 
+/* Shares for `parts` parts of the plane (shares_of: its output rows). */
+static inline row_shares shares_over(const fw_plane_io *io, const mp_geometry *g, int64_t elem, int64_t parts)
+{
+    const int64_t lines = io->next ? (g->height * g->width * elem + 63) / 64 : 0;
+    return (row_shares){lines, (lines + parts - 1) / parts, (io->zero_lines + parts - 1) / parts, 0, 0, 0, 0};
+}
 static inline row_shares shares_of(const fw_plane_io *io, const mp_geometry *g, int64_t elem)
 {
-    const int64_t Ho = g->out_height, lines = io->next ? (g->height * g->width * elem + 63) / 64 : 0;
-    return (row_shares){lines, (lines + Ho - 1) / Ho, (io->zero_lines + Ho - 1) / Ho, 0, 0, 0, 0};
+    return shares_over(io, g, elem, g->out_height);
 }
 
 NN_AVX512 static inline __attribute__((always_inline)) void shares_before_row(const fw_plane_io *io, row_shares *sh)
@@ -124,15 +129,20 @@ NN_AVX512 static inline __attribute__((always_inline)) void shares_before_row(co
         _mm512_stream_si512((void *)(io->zeros + sh->zeroed * 64), _mm512_setzero_si512());
 }
 
+/* After the plane's first `outputs` outputs of elem bytes (`last`: all of them). */
+NN_AVX512 static inline __attribute__((always_inline)) void shares_after(const fw_plane_io *io, row_shares *sh,
+                                                                         int64_t outputs, bool last, int64_t elem)
+{
+    if (!io->out_nt) return;
+    drain(io->out_nt, io->values, &sh->values_done, outputs * elem, last);
+    drain(io->indices_nt, (const unsigned char *)io->argmax, &sh->indices_done, outputs * 4, last);
+}
 /* After output row oh of a plane of Ho rows of Wo outputs of elem bytes. */
 NN_AVX512 static inline __attribute__((always_inline)) void shares_after_row(const fw_plane_io *io, row_shares *sh,
                                                                              int64_t oh, int64_t Ho, int64_t Wo,
                                                                              int64_t elem)
 {
-    if (!io->out_nt) return;
-    const bool last = oh + 1 == Ho;
-    drain(io->out_nt, io->values, &sh->values_done, (oh + 1) * Wo * elem, last);
-    drain(io->indices_nt, (const unsigned char *)io->argmax, &sh->indices_done, (oh + 1) * Wo * 4, last);
+    shares_after(io, sh, (oh + 1) * Wo, oh + 1 == Ho, elem);
 }
 
 /* The paired path (max_pool_fw_pairs_avx512.c): 2x2 windows, stride 2, no padding, every
