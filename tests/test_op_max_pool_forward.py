@@ -125,10 +125,12 @@ def test_streamed_outputs_and_tail():
 
 # The paired path (2x2 windows, stride 2, no padding, every window inside the plane): row
 # widths with and without a partial last step of 16 outputs (fp32, fp16 keys) or chunk of 32
-# (fp16, bf16: 16, 17, 31, 33, 48, 49 and 65 outputs, and whole chunks of 32 and 64), odd H and
-# W (a last row / column in no window), one output per row.
+# (fp16, bf16: 16, 17, 28, 31, 33, 48, 49 and 65 outputs, and whole chunks of 32 and 64), odd H
+# and W (a last row / column in no window), one output per row.  fp16/bf16 planes with W = 2*Wo
+# and Wo >= 16 but not a multiple of 32 run as one stream of chunks across the output rows
+# (16, 28, 33, 49, 65 outputs and the tie planes' 25 and 36; 67 in the streamed test).
 PAIRED_SHAPES = [(1, 2, 8, 32), (2, 1, 7, 66), (1, 3, 6, 63), (1, 2, 5, 2), (1, 1, 34, 98), (1, 1, 4, 130),
-                 (1, 2, 4, 64), (1, 1, 6, 97), (1, 1, 3, 128)]
+                 (1, 2, 4, 64), (1, 1, 6, 97), (1, 1, 3, 128), (1, 2, 13, 56)]
 ZERO_TIE_CELLS = (-0.0, 0.0, -1.0, 1.0, -np.inf)
 
 

@@ -23,6 +23,10 @@ static const int32_t even_lanes[16] __attribute__((aligned(64))) = {0,  2,  4,  
 static const int16_t lane_words[32] __attribute__((aligned(64))) = {
     0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
 
+/* Even words of two vectors (a's 0, 2, ..., 30, then b's): the even columns of 64 elements. */
+static const int16_t even_words[32] __attribute__((aligned(64))) = {
+    0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30, 32, 34, 36, 38, 40, 42, 44, 46, 48, 50, 52, 54, 56, 58, 60, 62};
+
 /* fp16/bf16 bits -> int16 key in value order: x >= 0 keeps its bits, -x becomes -bits(x). */
 NN_AVX512 static inline __attribute__((always_inline)) __m512i key16(__m512i w)
 {
@@ -104,10 +108,15 @@ typedef struct row_shares {
     int64_t lines, fetch_step, zero_step, fetched, zeroed, values_done, indices_done;
 } row_shares;
 
+/* Shares for `parts` parts of the plane (shares_of: its output rows). */
+static inline row_shares shares_over(const fw_plane_io *io, const mp_geometry *g, int64_t elem, int64_t parts)
+{
+    const int64_t lines = io->next ? (g->height * g->width * elem + 63) / 64 : 0;
+    return (row_shares){lines, (lines + parts - 1) / parts, (io->zero_lines + parts - 1) / parts, 0, 0, 0, 0};
+}
 static inline row_shares shares_of(const fw_plane_io *io, const mp_geometry *g, int64_t elem)
 {
-    const int64_t Ho = g->out_height, lines = io->next ? (g->height * g->width * elem + 63) / 64 : 0;
-    return (row_shares){lines, (lines + Ho - 1) / Ho, (io->zero_lines + Ho - 1) / Ho, 0, 0, 0, 0};
+    return shares_over(io, g, elem, g->out_height);
 }
 
 NN_AVX512 static inline __attribute__((always_inline)) void shares_before_row(const fw_plane_io *io, row_shares *sh)
@@ -120,16 +129,32 @@ NN_AVX512 static inline __attribute__((always_inline)) void shares_before_row(co
         _mm512_stream_si512((void *)(io->zeros + sh->zeroed * 64), _mm512_setzero_si512());
 }
 
+/* After the plane's first `outputs` outputs of elem bytes (`last`: all of them). */
+NN_AVX512 static inline __attribute__((always_inline)) void shares_after(const fw_plane_io *io, row_shares *sh,
+                                                                         int64_t outputs, bool last, int64_t elem)
+{
+    if (!io->out_nt) return;
+    drain(io->out_nt, io->values, &sh->values_done, outputs * elem, last);
+    drain(io->indices_nt, (const unsigned char *)io->argmax, &sh->indices_done, outputs * 4, last);
+}
 /* After output row oh of a plane of Ho rows of Wo outputs of elem bytes. */
 NN_AVX512 static inline __attribute__((always_inline)) void shares_after_row(const fw_plane_io *io, row_shares *sh,
                                                                              int64_t oh, int64_t Ho, int64_t Wo,
                                                                              int64_t elem)
 {
-    if (!io->out_nt) return;
-    const bool last = oh + 1 == Ho;
-    drain(io->out_nt, io->values, &sh->values_done, (oh + 1) * Wo * elem, last);
-    drain(io->indices_nt, (const unsigned char *)io->argmax, &sh->indices_done, (oh + 1) * Wo * 4, last);
+    shares_after(io, sh, (oh + 1) * Wo, oh + 1 == Ho, elem);
 }
+
+/* The paired path (max_pool_fw_pairs_avx512.c): 2x2 windows, stride 2, no padding, every
+ * window inside the plane (no ceil-mode window past its edge). */
+static inline bool nn_mp_fw_pair_geometry(const mp_geometry *g)
+{
+    return g->kernel_h == 2 && g->kernel_w == 2 && g->stride_h == 2 && g->stride_w == 2 && g->pad_h == 0 &&
+           g->pad_w == 0 && 2 * g->out_height <= g->height && 2 * g->out_width <= g->width &&
+           g->width < 65535; /* W + 1 fits the 16-bit index offsets */
+}
+/* False for a plane with a NaN in a window (the caller redoes the plane on the cell path). */
+bool nn_mp_fw_pairs_plane(const fw_plane_io *io, const mp_geometry *g, aclDataType dtype);
 
 /* The pooled-rows path: planes of 3x3 windows with stride 2 (any padding, ceil mode or not),
  * pooled first along each input row, then down; fp32 on exact fp32 values
