@@ -27,7 +27,7 @@ from torch._library.utils import fill_defaults
 from . import mask as _mask
 from ._core import current_product, soc
 from ._lane import watched
-from ._torch_kernels import EAGER_AUTOGRAD, eager_ops as ops, run_kernel
+from ._torch_kernels import EAGER_AUTOGRAD, eager_ops as ops, plain_cpu, run_kernel
 from ._torch_library import LIBRARY, OVERLOADS
 
 __all__ = []
@@ -52,7 +52,7 @@ def _register(name, setup_context, backward, jvp):
         # Function.apply runs this with grad mode off: below autograd, a plain eager call on
         # CPU tensors is its CPU kernel (what the dispatcher would pick); anything watched or
         # wrapped goes through the dispatcher.
-        if _plain_cpu(args) and not watched():
+        if plain_cpu(args) and not watched():
             return run_kernel(name, args)
         with _below_autograd():
             return overload(*args)
@@ -92,18 +92,6 @@ def _register(name, setup_context, backward, jvp):
             return overload.redispatch(keyset & _after_autograd, *args)
 
     LIBRARY.impl(name, autograd_kernel, "Autograd", with_keyset=True)
-
-
-def _plain_cpu(args):
-    """Whether every tensor among ``args`` is a CPU tensor of class Tensor or Parameter (no other subclass: a
-    functorch wrapper, a fake or a tensor subclass goes through the dispatcher)."""
-    for value in args:
-        if isinstance(value, Tensor) and (type(value) not in _PLAIN or not value.is_cpu):
-            return False
-    return True
-
-
-_PLAIN = (Tensor, torch.nn.Parameter)     # a Parameter is a plain tensor to torch's dispatch
 
 
 def _or_zeros(tangent, like):

@@ -26,7 +26,7 @@ from ._lane import make_entry, watched, _grad_enabled
 from ._torch_library import LIBRARY, OVERLOADS, ops
 from ._operators import _im2col_prelu, _max_pool, _max_pool_indices, _pad_upsample
 
-__all__ = ["EAGER_AUTOGRAD", "KERNELS", "call", "eager_ops", "run_kernel"]
+__all__ = ["EAGER_AUTOGRAD", "KERNELS", "call", "eager_ops", "plain_cpu", "run_kernel"]
 
 KERNELS = {}           # name -> its CPU kernel (the functional function)
 # A repeated kernel call takes the lane to the executor its first call launched (pyaclnn._lane),
@@ -91,6 +91,19 @@ def _call_or(dispatched, name, tensors, attrs):
                 return EAGER_AUTOGRAD[name](*tensors, *attrs)
             return _kernel_entry(name, None, tensors + attrs, _NO_KEYWORDS)
     return dispatched(*tensors, *attrs)
+
+
+def plain_cpu(args):
+    """Whether every tensor among ``args`` is a CPU tensor of class Tensor or Parameter (the
+    tensors :func:`call` runs without the dispatcher; any other subclass - a functorch wrapper,
+    a fake - goes through it)."""
+    for value in args:
+        if isinstance(value, Tensor) and (type(value) not in _PLAIN or not value.is_cpu):
+            return False
+    return True
+
+
+_PLAIN = (Tensor, Parameter)     # a Parameter is a plain tensor to torch's dispatch
 
 
 def run_kernel(name, args):

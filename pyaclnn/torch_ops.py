@@ -44,7 +44,6 @@ from ._operators._common import ints, pair
 __all__ = ["NAMESPACE", "OPERATORS", "ROUTES"]
 
 
-
 # ---- fake implementations: shapes and dtypes by the library's rules ----------------------------
 def _fake(name):
     def register(function):
