@@ -208,6 +208,14 @@ _FUNCTORCH_LAYERS = (torch._C.DispatchKeySet(torch._C.DispatchKey.FuncTorchDynam
                      | torch._C.DispatchKeySet(torch._C.DispatchKey.FuncTorchDynamicLayerBackMode))
 
 
+def _no_zero_fill(ctx):
+    """The mask or indices output has no gradient: without this, autograd would hand the
+    backward a zero-filled tensor of its size on every step (the mask container of a 3x3 pooling
+    of 8x8 planes is 3.4x the input's bytes).  The backward is then given None for a gradient no
+    output received."""
+    ctx.set_materialize_grads(False)
+
+
 def _two(values):
     return (values[0], values[0]) if len(values) == 1 else tuple(values[:2])
 
@@ -219,16 +227,20 @@ def _mask_setup(ctx, inputs, output):
     ctx.save_for_backward(inputs[0], head)
     ctx.save_for_forward(inputs[0], head)
     ctx.mark_non_differentiable(output[1])
+    _no_zero_fill(ctx)
 
 
 def _mask_head(mask, out_shape, kernel, product):
     """The bytes of ``mask`` the backward operator reads, as a [1, 1, 1, bytes] copy (the rest
     of CANN's container is zero; the operator takes any 4-D mask holding them): the int32
     argmax stream on A2/A3, the V1 rows on Ascend910/310P - N8 C64 128x128 k3s2p1 keeps 8.4 MB,
-    not the 37.9 MB container (pyaclnn.mask.mask_bytes_read)."""
+    not the 37.9 MB container (pyaclnn.mask.mask_bytes_read).  A container under
+    _COPY_FROM_BYTES is kept whole: the copy would cost the step more time than its bytes."""
     if len(out_shape) not in (3, 4) or mask.dim() not in (3, 4):
         return mask
     if type(mask) is Tensor:
+        if mask.numel() < _COPY_FROM_BYTES:
+            return mask
         # eager: the count depends on the geometry only, and a training loop repeats it
         key = (out_shape, tuple(kernel), product)
         needed = _HEAD_BYTES.get(key)
@@ -242,10 +254,15 @@ def _mask_head(mask, out_shape, kernel, product):
     return mask.reshape(-1)[:needed].clone().reshape(1, 1, 1, needed)
 
 
+# Containers from this size on are cut to what the backward reads (1 MiB: a 64x16x8x8 k3s2p1
+# pooling's 0.9 MB container took 22 us to cut to its 0.1 MB stream, 0.6 % of a training step)
+_COPY_FROM_BYTES = 1 << 20
 _HEAD_BYTES = {}     # (output shape, kernel, product) -> mask_bytes_read, for eager masks
 
 
 def _mask_backward(ctx, grad, _grad_mask):
+    if grad is None:
+        return (None,) * 6
     x, mask = ctx.saved_tensors
     return (ops.max_pool2d_with_mask_backward(grad, x, mask, *ctx.attrs),) + (None,) * 5
 
@@ -283,12 +300,15 @@ def _indices_setup(ctx, inputs, output):
     ctx.save_for_backward(inputs[0], output[1])
     ctx.save_for_forward(output[1])
     ctx.mark_non_differentiable(output[1])
+    _no_zero_fill(ctx)
 
 
 def _indices_backward(ctx, grad, _grad_indices):
     # Every product's backward takes FLOAT gradients with INT32 indices (A2/A3 take nothing
     # else): the gradient of an fp16/bf16 forward or of int64 indices goes through them.  The
     # operator sums in fp32 and rounds once either way, so the values are the same.
+    if grad is None:
+        return (None,) * 7
     x, indices = ctx.saved_tensors
     if indices.dtype != torch.int32:
         indices = indices.to(torch.int32)

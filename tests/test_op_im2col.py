@@ -295,7 +295,6 @@ def test_stride1_geometries_take_the_shifted_copies():
     table not paid for) and fp16/bf16 28x28 (rows shorter than a vector) keep the row chunks,
     while fp32 28x28 takes the copies; the other tiers never name an AVX-512 path."""
     import re
-    from test_op_im2col_backward_k3s2 import AVX512, cpu_flags
     shifted = "im2col_avx512_shifted"
     want = [shifted] * 3 + ["im2col_avx512_rows"] * 3 + [shifted] + ["im2col_avx512_rows"] * 2 + [shifted] * 3
     trace = (("ASCEND_GLOBAL_LOG_LEVEL", "1"), ("ASCEND_SLOG_PRINT_TO_STDOUT", "1"))
@@ -303,7 +302,7 @@ def test_stride1_geometries_take_the_shifted_copies():
                                  tiers.Run("portable", threads=1, extra=trace)]):
         out = tiers.run_script(_SHIFTED_TRACE_SCRIPT, run)
         paths = re.findall(r"\[aclnnIm2col\] exec .* kernel=(\S+)", out)
-        if run.tier == "best" and AVX512 <= cpu_flags():
+        if run.tier == "best" and tiers.has_avx512():
             assert paths == want, (run, paths)
         else:
             assert paths == ["im2col_portable"] * len(want), (run, paths)

@@ -177,7 +177,7 @@ def test_k3s2_geometries_take_their_kernels(soc):
         for i, (H, W) in enumerate(geometries):
             fp32, fp16, bf16 = paths[3 * i:3 * i + 3]
             if not fp32.startswith("col2im_avx512"):
-                assert run.tier != "best" or not AVX512 <= cpu_flags(), (run, fp32)
+                assert run.tier != "best" or not tiers.has_avx512(), (run, fp32)
                 assert not any(path.startswith("col2im_avx512") for path in (fp16, bf16)), (run, H, W)
                 continue
             assert run.tier == "best", (run, fp32)
@@ -186,17 +186,6 @@ def test_k3s2_geometries_take_their_kernels(soc):
                 assert bf16.startswith("col2im_avx512_k3s2p1_bf16"), (H, W, bf16)
             else:
                 assert fp32 == fp16 == bf16 == "col2im_avx512_rows", (H, W, fp32, fp16, bf16)
-
-
-AVX512 = {"avx512f", "avx512bw", "avx512vl", "avx512dq"}   # what the library calls AVX-512
-
-
-def cpu_flags():
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            if line.startswith("flags"):
-                return set(line.split(":", 1)[1].split())
-    return set()
 
 
 # ---- NaN bits on every tier -----------------------------------------------------------------------

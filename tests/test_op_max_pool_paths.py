@@ -12,6 +12,7 @@ of four windows, -0.0 and NaN gradients), always against an independent referenc
     gradInput[n, c, i] = float32 sum, in output order, of gradOutput[n, c, o] over the outputs o
                          whose mask index is i; rounded once to the dtype.
 """
+import re
 import textwrap
 
 import ml_dtypes
@@ -27,6 +28,14 @@ from op_helpers import assert_bits, pooled_size
 BF16 = ml_dtypes.bfloat16
 DTYPES = [np.float32, np.float16, BF16]
 DT_IDS = ["fp32", "fp16", "bf16"]
+
+
+@pytest.fixture(autouse=True)
+def fast_paths_at_any_width(monkeypatch):
+    """The fast paths' edges lie in narrow planes, which the library's own choice gives to the
+    scatter (ACLNN_MP_BW_MIN_WIDTH; test_narrow_planes_take_the_scatter): here they run at any
+    width, in this process and in the runs it starts."""
+    monkeypatch.setenv("ACLNN_MP_BW_MIN_WIDTH", "0")
 
 
 def random_array(shape, dtype, seed):
@@ -443,6 +452,33 @@ _THREADS_SCRIPT = textwrap.dedent("""
                 h.update(max_pool2d_with_mask_backward(grad, x, mask, k, s, p, 1, ceil).tobytes())
     print(h.hexdigest())
 """)
+
+
+_PATH_SCRIPT = textwrap.dedent("""
+    import numpy as np, ml_dtypes
+    from pyaclnn.functional import max_pool2d_with_mask, max_pool2d_with_mask_backward
+    for k, s, p, widths in ((2, 2, 0, (16, 32)), (3, 2, 1, (64, 72))):
+        for dtype in (np.float32, np.float16, ml_dtypes.bfloat16):
+            for w in widths:
+                x = np.random.default_rng(w).standard_normal((2, 3, 8, w)).astype(dtype)
+                out, mask = max_pool2d_with_mask(x, k, s, p)
+                max_pool2d_with_mask_backward(np.ones_like(out), x, mask, k, s, p)
+""")
+
+
+def test_narrow_planes_take_the_scatter(monkeypatch):
+    """The library's own choice (AVX-512): planes narrower than 32 cells (2x2 s2), 72 (3x3 s2,
+    fp32) or 48 (3x3 s2, fp16/bf16) take the scatter, which is faster there than a fast path's
+    set-up per plane (docs/kernels_max_pool.md, "Small planes"); wider ones the fast path."""
+    monkeypatch.delenv("ACLNN_MP_BW_MIN_WIDTH")
+    out = tiers.run_script(_PATH_SCRIPT, tiers.Run("best", threads=1, extra=(
+        ("ASCEND_GLOBAL_LOG_LEVEL", "1"), ("ASCEND_SLOG_PRINT_TO_STDOUT", "1"))))
+    paths = re.findall(r"\[aclnnMaxPool2dWithMaskBackward\] exec .* kernel=(\S+)", out)
+    scatter, tiled, slots = ("max_pool_bw_portable_scatter", "max_pool_bw_avx512_tiled_2x2",
+                             "max_pool_bw_avx512_slots_3x3s2")
+    if not tiers.has_avx512():       # the AVX2 tier has the 2x2 path only
+        tiled, slots = "max_pool_bw_avx2_tiled_2x2", scatter
+    assert paths == [scatter, tiled] * 3 + [scatter, slots] + [slots, slots] * 2, out
 
 
 def test_fast_paths_same_bits_for_any_thread_count():

@@ -318,15 +318,21 @@ def test_backward_runs_on_the_forward_product(soc):
 
 
 # ---- what a max-pool forward keeps for its backward --------------------------------------------
-@pytest.mark.parametrize("product, kernel, kept", [
-    ("Ascend910B", 3, lambda n, c, ho, wo: 4 * n * c * ho * wo),                 # int32 stream
-    ("Ascend910", 3, lambda n, c, ho, wo: n * -(-c // 16) * 9 * (-(-ho * wo // 16) + 1) * 32),
-    ("Ascend910B", 1, lambda n, c, ho, wo: 1),                                   # not read
+@pytest.mark.parametrize("product, kernel, kept, shape", [
+    ("Ascend910B", 3, lambda n, c, ho, wo: 4 * n * c * ho * wo, (2, 20, 80, 80)),   # int32 stream
+    ("Ascend910", 3, lambda n, c, ho, wo: n * -(-c // 16) * 9 * (-(-ho * wo // 16) + 1) * 32,
+     (2, 20, 80, 80)),
+    ("Ascend910B", 1, lambda n, c, ho, wo: 1, (2, 32, 256, 256)),                   # not read
 ])
-def test_max_pool_mask_kept_for_backward_is_only_what_the_backward_reads(soc, product, kernel, kept):
+def test_max_pool_mask_kept_for_backward_is_only_what_the_backward_reads(soc, product, kernel, kept, shape):
     soc(product)
-    x = _data(2, 20, 15, 15).requires_grad_()
+    n, c, h, w = shape
+    # whole numbers below 2048 (exact in fp16, which Ascend910 computes in), distinct inside any
+    # window (2039 is prime): no ties for the argmax
+    x = (torch.arange(h * w) * 7 % 2039 + torch.arange(n * c)[:, None] % 5).float()
+    x = x.reshape(shape).requires_grad_()
     out, mask = F.max_pool2d_with_mask(x, kernel, 2, kernel // 2)
+    assert mask.numel() >= 1 << 20          # a container the forward cuts to what is read
     saved = [t for t in out.grad_fn.saved_tensors if t.dtype == torch.int8]
     assert len(saved) == 1
     n, c, ho, wo = out.shape
@@ -339,6 +345,21 @@ def test_max_pool_mask_kept_for_backward_is_only_what_the_backward_reads(soc, pr
     TF.max_pool2d(b, kernel, 2, kernel // 2).backward(grad)
     tol = 0 if product == "Ascend910B" else 2e-2          # Ascend910 computes fp32 as fp16
     torch.testing.assert_close(x.grad, b.grad, rtol=tol, atol=tol)
+
+
+def test_max_pool_small_mask_container_is_kept_whole():
+    """Under 1 MiB the container itself is saved (cutting it cost a small step more than its
+    bytes), and the backward still gives torch's gradient."""
+    x = _data(2, 20, 15, 15).requires_grad_()
+    out, mask = F.max_pool2d_with_mask(x, 3, 2, 1)
+    assert mask.numel() < 1 << 20
+    saved = [t for t in out.grad_fn.saved_tensors if t.dtype == torch.int8]
+    assert len(saved) == 1 and saved[0].data_ptr() == mask.data_ptr()
+    b = x.detach().clone().requires_grad_()
+    grad = _data(*out.shape, seed=12)
+    out.backward(grad)
+    TF.max_pool2d(b, 3, 2, 1).backward(grad)
+    assert torch.equal(x.grad, b.grad)
 
 
 # ---- results: memory format and resizing --------------------------------------------------------

@@ -23,6 +23,16 @@ TIERS = {
     "portable": {"ACLNN_NO_SIMD": "1"},    # the plain C loops
 }
 TIER_VARIABLES = {name for env in TIERS.values() for name in env}
+AVX512 = {"avx512f", "avx512bw", "avx512vl", "avx512dq"}   # what the library calls AVX-512
+
+
+def has_avx512():
+    """Whether the best tier is the AVX-512 one on this CPU."""
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("flags"):
+                return AVX512 <= set(line.split(":", 1)[1].split())
+    return False
 
 
 @dataclass(frozen=True)

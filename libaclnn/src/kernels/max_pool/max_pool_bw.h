@@ -61,6 +61,8 @@ typedef struct bw_ctx {
  * dilation > 1, NHWC or planes past 2^31 cells (mp_is_plain). */
 bool nn_mp_bw_tiled_2x2_fits(const bw_plan *plan);
 bool nn_mp_bw_slots_3x3s2_fits(const bw_plan *plan);
+/* Whether the plane is wide enough for a fitting fast path to beat the scatter. */
+bool nn_mp_bw_fast_path_pays(const bw_plan *plan);
 /* Lays out one chunk's scratch for the chosen path (offsets in floats, multiples of 16). */
 void nn_mp_bw_layout_scratch(bw_plan *plan);
 /* The kernel path the plan runs, for the launch trace. */

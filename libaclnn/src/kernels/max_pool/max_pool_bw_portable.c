@@ -17,6 +17,7 @@
 #include <limits.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kernels/max_pool/max_pool_bw.h"
@@ -187,6 +188,30 @@ bool nn_mp_bw_slots_3x3s2_fits(const bw_plan *plan)
     const int64_t HW = g->height * g->width, W = g->width;
     return mp_is_plain(g) && !plan->indices_int64 && g->kernel_h == 3 && g->kernel_w == 3 && g->stride_h == 2 &&
            g->stride_w == 2 && g->pad_h <= 1 && g->pad_w <= 1 && HW + W <= INT32_MAX;
+}
+
+/* Narrower planes than these go to the scatter: the fast paths pay a set-up per plane (pending
+ * rows cleared, block masks, the line stage) that a few short rows do not earn back.  Measured at
+ * 1 thread on 2 MiB of fp32 input (docs/kernels_max_pool.md, "Small planes"): 3x3 s2 fp32 8x8
+ * planes 105 ns a plane by the slots against 26 by the scatter, even at 64x64, ahead from 80;
+ * fp16/bf16 ahead from 48; 2x2 s2 16x16 126 against 98 ns, ahead from 24-32, every dtype.
+ * ACLNN_MP_BW_MIN_WIDTH=N sets one bound for every path (0: the fast paths at any width, which
+ * the tests of their edges use). */
+static int64_t fast_path_min_width(const bw_plan *plan)
+{
+    const char *env = getenv("ACLNN_MP_BW_MIN_WIDTH");
+    if (env != NULL && env[0] != '\0') {
+        char *end;
+        const long long value = strtoll(env, &end, 10);
+        if (*end == '\0' && value >= 0) return value;
+    }
+    if (plan->g.kernel_h == 2) return 32;
+    return plan->dtype == ACL_FLOAT ? 72 : 48;
+}
+
+bool nn_mp_bw_fast_path_pays(const bw_plan *plan)
+{
+    return plan->g.width >= fast_path_min_width(plan);
 }
 
 void nn_mp_bw_layout_scratch(bw_plan *plan)
