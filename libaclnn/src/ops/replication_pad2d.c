@@ -6,7 +6,9 @@
  *   out[..., i, j] = self[..., clamp(i - top, 0, H-1), clamp(j - left, 0, W-1)]
  *
  * A pure copy, so the kernel only moves bytes: each output row is the clamped source row with
- * its first/last element repeated left/right times.  Work is split over output rows.
+ * its first/last element repeated left/right times.  Work is split over output rows.  With
+ * AVX-512: large outputs take the line kernel (non-temporal stores), rows of at most 64 bytes
+ * one lane permutation each (kernels/pad/pad_fw_short_avx512.c); else the row loops.
  *
  * Checks follow CANN's op_api order and codes.  Stricter than CANN (docs/compatibility.md):
  * negative pads and pads >= the padded dim are rejected.
@@ -191,6 +193,11 @@ static void pad_rows_lines(void *vlines, int64_t begin, int64_t end)
     nn_pad_fw_rows_nt_avx512((const pad_fw_lines *)vlines, begin, end);
 }
 
+static void pad_rows_short(void *vshort, int64_t begin, int64_t end)
+{
+    nn_pad_fw_rows_short_avx512((const pad_fw_short *)vshort, begin, end);
+}
+
 /* Whether the AVX-512 line kernel (non-temporal stores) should write this output rather than
  * ordinary stores: once input + output reach 3/4 of the last-level cache.  Measured on a Zen 4
  * with a 32 MiB L3, N8 C64 128x128 pad 1 (in + out 34 MB fp16/bf16, 68 MB fp32):
@@ -244,6 +251,13 @@ static aclnnStatus pad_kernel(const nn_launch *launch)
             return ACLNN_SUCCESS;
         }
         free(lines);
+    }
+    if (nn_cpu_avx512() && nn_pad_fw_short_fits(p->elem_size, p->Wo)) {
+        /* short rows (below the line kernel's sizes): one permutation per row */
+        const pad_fw_short t = {in, out, p->H, p->W, p->Ho, p->Wo, p->top, p->left, p->elem_size};
+        nn_launch_set_path(launch, "pad_short_rows_avx512");
+        nn_parallel_for(rows, grain, pad_rows_short, (void *)&t);
+        return ACLNN_SUCCESS;
     }
     const bool avx2 = nn_cpu_features_get()->avx2;
     pad_ctx ctx = {p, in, out, nn_use_streaming_stores_past_cache((uint64_t)(rows * p->Wo) * p->elem_size),

@@ -60,4 +60,23 @@ void nn_pad_fw_row_avx2(size_t es, const unsigned char *src, unsigned char *dst,
  * a store fence. */
 void nn_pad_fw_rows_nt_avx512(const pad_fw_lines *t, int64_t begin, int64_t end);
 
+/* Short rows (pad_fw_short_avx512.c): an output row of at most 64 bytes is one lane permutation
+ * of its source row, loaded under a mask: lane j takes source element clamp(j - left, 0, W-1).
+ * For elements of 2, 4 or 8 bytes (the permutation's lane widths), Wo * es <= 64. */
+typedef struct pad_fw_short {
+    const unsigned char *in;
+    unsigned char *out;
+    int64_t H, W, Ho, Wo, top, left;
+    size_t es;
+} pad_fw_short;
+
+/* Whether the short-row kernel can write rows of Wo elements of es bytes. */
+static inline bool nn_pad_fw_short_fits(size_t es, int64_t Wo)
+{
+    return (es == 2 || es == 4 || es == 8) && Wo * (int64_t)es <= 64;
+}
+
+/* Output rows [begin, end) with ordinary (masked) stores. */
+void nn_pad_fw_rows_short_avx512(const pad_fw_short *t, int64_t begin, int64_t end);
+
 #endif /* NN_KERNELS_PAD_FW_H */

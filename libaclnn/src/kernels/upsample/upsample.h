@@ -5,6 +5,8 @@
  *   upsample_fwd_portable.c  any CPU: rows gathered from the map (upsample_fwd_rows.inc)
  *   upsample_fwd_avx2.c      the same loops built with the AVX2 flags
  *   upsample_fwd_avx512.c    AVX-512: 4-byte runs of count 1-4 as lane permutations
+ *   upsample_fwd_window_avx512.c  AVX-512: any map whose chunks of a vector of outputs read
+ *                            within a vector of inputs, one permutation per chunk (short rows)
  *   upsample_bw_portable.c   any CPU: each gradInput row summed from the map (upsample_bw_rows.inc)
  *   upsample_bw_avx2.c       the same loops built with the AVX2 flags
  *   upsample_bw_avx512.c     AVX-512: fp32 runs of count 1-3 summed 16 inputs per vector, 8 rows
@@ -205,6 +207,7 @@ typedef struct nn_upsample_ctx {
     unsigned char *out;
     bool stream;             /* large output: rows are streamed out of a buffer */
     bool avx512;             /* 4-byte runs on upsample_fwd_avx512.c (only in the AVX2 build) */
+    const struct nn_upsample_window *window; /* short windows (nn_upsample_rows_window_avx512) */
 } nn_upsample_ctx;
 
 /* Range functions over rows [begin, end), ctx an nn_upsample_ctx. */
@@ -213,6 +216,28 @@ void nn_upsample_rows_avx2(void *ctx, int64_t begin, int64_t end);
 /* 4-byte elements over a long-run map, AVX-512; false when this path cannot run (then the AVX2
  * build's loops do). */
 bool nn_upsample_rows_b32_avx512(const nn_upsample_ctx *ctx, int64_t begin, int64_t end);
+
+/* Short windows (upsample_fwd_window_avx512.c): when every chunk of one vector of outputs (16
+ * of 4 bytes, 32 of 2, 8 of 8) reads inputs within one vector's width (every upsampling does),
+ * chunk k of a row is one lane permutation of the inputs loaded from base[k] under a mask.
+ * The table is built once per launch from the map (nn_upsample_window_build). */
+typedef struct nn_upsample_window {
+    int64_t chunks;          /* ceil(out_len / lanes) */
+    int64_t lanes;           /* 64 / elem_size */
+    int64_t *base;           /* first input of chunk k */
+    uint64_t *load_mask;     /* bytes of chunk k's inputs */
+    void *index;             /* chunk k's permutation: 64 bytes at index + 64 k */
+    uint64_t last_store_mask; /* bytes of the last chunk's outputs */
+} nn_upsample_window;
+
+/* The table for rows of elem_size bytes (2, 4 or 8) over `map`; false when some chunk's inputs
+ * span more than a vector (or the element size has no permutation, or out of memory), and then
+ * nothing is held.  nn_upsample_window_free releases it. */
+bool nn_upsample_window_build(nn_upsample_window *w, const nn_ne_map *map, size_t elem_size);
+void nn_upsample_window_free(nn_upsample_window *w);
+/* Range function over rows [begin, end), ctx an nn_upsample_ctx whose `window` is built;
+ * ordinary stores. */
+void nn_upsample_rows_window_avx512(void *ctx, int64_t begin, int64_t end);
 
 /* ---- backward ----------------------------------------------------------------------------- */
 
