@@ -1,0 +1,117 @@
+"""The short-row paths of the ReplicationPad2d and UpsampleNearestExact1d forwards: on AVX-512, a
+padded row of at most 64 bytes is one lane permutation of its source row
+(kernels/pad/pad_fw_short_avx512.c), and an upsampled row kept in cache is one permutation per
+vector of outputs over a window of inputs (kernels/upsample/upsample_fwd_window_avx512.c).
+
+Widths around the vector's lanes (8, 16, 32 for 8-, 4-, 2-byte elements), every dtype, windows
+that fit and that do not, at 1 and 2 threads (ranges that start mid-plane) and on every tier:
+each result must be bit for bit the NumPy gathers of tests/reference.py (and, for the float
+dtypes, PyTorch), and every run must print the same digest.  The launch trace shows the paths
+are the ones meant.
+"""
+import re
+import textwrap
+
+import tiers
+from test_op_im2col_backward_k3s2 import AVX512, cpu_flags
+
+SCRIPT = textwrap.dedent("""
+    import hashlib, sys, numpy as np, ml_dtypes, torch
+    sys.path.insert(0, "tests")
+    import reference as ref
+    from pyaclnn.functional import replication_pad2d, upsample_nearest_exact1d
+    rng = np.random.default_rng(5)
+    digest = hashlib.sha256()
+
+    def values(shape, name):
+        x = rng.standard_normal(shape) * 40
+        if name == "bfloat16":
+            return x.astype(ml_dtypes.bfloat16)
+        if name.startswith("complex"):
+            return (x + 1j * x[..., ::-1]).astype(name)
+        return x.astype(name)
+
+    def check(ours, want, what):
+        assert ours.dtype == want.dtype and ours.shape == want.shape, what
+        assert ours.tobytes() == want.tobytes(), what
+        digest.update(ours.tobytes())
+
+    def torch_of(x):
+        if x.dtype == ml_dtypes.bfloat16:
+            return torch.from_numpy(x.astype(np.float32)).bfloat16()
+        return torch.from_numpy(x)
+
+    def numpy_of(t, dtype):
+        return t.float().numpy().astype(dtype) if dtype == ml_dtypes.bfloat16 else t.numpy()
+
+    # rows of lanes - 1, lanes, lanes + 1 elements (lanes = 64 bytes / element size), split as
+    # both pads, all left, all right, and a source row of one or two elements
+    LANES = {"int8": 64, "uint8": 64, "float16": 32, "bfloat16": 32, "int16": 32, "float32": 16,
+             "int32": 16, "float64": 8, "int64": 8, "complex64": 8}
+    for name, lanes in LANES.items():
+        for Wo in (lanes - 1, lanes, lanes + 1):
+            for shape, pad in (((2, 3, 5, Wo - 2), [1, 1, 2, 1]), ((1, 4, 4, Wo - 3), [3, 0, 0, 3]),
+                               ((3, 1, 3, Wo - 2), [0, 2, 1, 1]), ((2, 2, 3, 2), [1, 1, 2, 2]),
+                               ((2, 2, 2, 3), [2, 2, 1, 0])):
+                x = values(shape, name)
+                ours = replication_pad2d(x, pad)
+                check(ours, ref.replication_pad2d(x, pad), ("pad", name, shape, pad))
+                if name in ("float32", "float16", "bfloat16"):
+                    want = torch.ops.aten.replication_pad2d(torch_of(x), pad)
+                    check(ours, numpy_of(want, x.dtype), ("pad vs torch", name, shape, pad))
+
+    # outputs around 8, 16, 32, 64 per row; upsampling (every window fits), downsampling (the
+    # window fits 2-byte lanes only, or none), equal lengths, one input
+    CASES = [(25, 37, 1.5), (25, 37, None), (1, 17, None), (40, 40, None), (20, 16, None), (40, 32, None),
+             (7, 9, None), (11, 15, None), (12, 16, None), (13, 17, None), (20, 31, None), (21, 32, None),
+             (22, 33, None), (40, 63, None), (32, 64, 2.0), (44, 65, None), (100, 150, 1.5), (3, 8, 2.5)]
+    for name in ("float32", "float16", "bfloat16", "uint8"):
+        for L, Lout, scales in CASES:
+            x = values((2, 5, L), name)
+            ours = upsample_nearest_exact1d(x, [Lout], scales)
+            check(ours, ref.upsample_nearest_exact1d(x, Lout, scales or 0.0), ("upsample", name, L, Lout, scales))
+            if name != "uint8":
+                want = torch.ops.aten._upsample_nearest_exact1d(torch_of(x), [Lout], scales)
+                check(ours, numpy_of(want, x.dtype), ("upsample vs torch", name, L, Lout, scales))
+    print(digest.hexdigest())
+""")
+
+
+def test_short_rows_match_the_references_on_every_tier_and_thread_count():
+    tiers.assert_same_output(SCRIPT, tiers.sweep(threads=(1, 2)))
+
+
+TRACE_SCRIPT = textwrap.dedent("""
+    import numpy as np
+    from pyaclnn.functional import replication_pad2d, upsample_nearest_exact1d
+    x = np.ones((4, 8, 14, 14), np.float32)
+    replication_pad2d(x, [1, 1, 1, 1])                        # 16 fp32: one vector a row
+    replication_pad2d(x.astype(np.float16), [9, 9, 0, 0])     # 32 fp16
+    replication_pad2d(x.astype(np.int64), [1, 1, 0, 0])       # 16 int64: two vectors
+    replication_pad2d(x, [2, 1, 0, 0])                        # 17 fp32
+    replication_pad2d(x.astype(np.int8), [1, 1, 0, 0])        # 1-byte elements
+    u = np.ones((64, 16, 25), np.float32)
+    upsample_nearest_exact1d(u, [37], 1.5)                    # counts 1, 2: windows of 11
+    upsample_nearest_exact1d(u.astype(np.float16), [37], 1.5)
+    upsample_nearest_exact1d(u, [50])                         # fp32 long run of count 2
+    upsample_nearest_exact1d(u.astype(np.float16), [50])      # fp16 long run: the AVX2 loops
+    upsample_nearest_exact1d(np.ones((4, 8, 40), np.float32), [32])  # windows of 40 > 16 lanes
+    upsample_nearest_exact1d(u.astype(np.uint8), [37])        # 1-byte elements
+""")
+WANT = {"aclnnReplicationPad2d": ["pad_short_rows_avx512"] * 2 + ["pad_rows_avx2"] * 3,
+        "aclnnUpsampleNearestExact1d": ["upsample_window_avx512"] * 3 + ["upsample_runs_avx2"] +
+                                       ["upsample_per_output_avx2"] * 2}
+
+
+def test_the_trace_names_the_short_paths_where_they_apply():
+    trace = (("ASCEND_GLOBAL_LOG_LEVEL", "1"), ("ASCEND_SLOG_PRINT_TO_STDOUT", "1"))
+    for run in tiers.every_tier([tiers.Run(threads=1, extra=trace), tiers.Run("avx2", threads=1, extra=trace),
+                                 tiers.Run("portable", threads=1, extra=trace)]):
+        out = tiers.run_script(TRACE_SCRIPT, run)
+        for op, want in WANT.items():
+            paths = re.findall(r"\[%s\] exec .* kernel=(\S+)" % op, out)
+            if run.tier == "best" and AVX512 <= cpu_flags():
+                assert paths == want, (run, op, paths)
+            else:
+                assert not any("avx512" in path for path in paths), (run, op, paths)
+                assert len(paths) == len(want), (run, op, paths)
