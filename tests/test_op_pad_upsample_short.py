@@ -1,12 +1,15 @@
-"""The short-row paths of the ReplicationPad2d and UpsampleNearestExact1d forwards: on AVX-512, a
-padded row of at most 64 bytes is one lane permutation of its source row
-(kernels/pad/pad_fw_short_avx512.c), and an upsampled row kept in cache is one permutation per
-vector of outputs over a window of inputs (kernels/upsample/upsample_fwd_window_avx512.c).
+"""The short-row paths of ReplicationPad2d, its backward and the UpsampleNearestExact1d forward: on
+AVX-512, a padded row of at most 64 bytes is one lane permutation of its source row
+(kernels/pad/pad_fw_short_avx512.c), an fp32 gradInput row whose gradOutput rows have at most 16
+columns is one permutation of their sum (kernels/pad/pad_bw_avx512.c), and an upsampled row kept
+in cache is one permutation per vector of outputs over a window of inputs
+(kernels/upsample/upsample_fwd_window_avx512.c).
 
 Widths around the vector's lanes (8, 16, 32 for 8-, 4-, 2-byte elements), every dtype, windows
 that fit and that do not, at 1 and 2 threads (ranges that start mid-plane) and on every tier:
-each result must be bit for bit the NumPy gathers of tests/reference.py (and, for the float
-dtypes, PyTorch), and every run must print the same digest.  The launch trace shows the paths
+each result must be bit for bit the NumPy gathers and the A2 backward of tests/reference.py
+(and, for the float dtypes and the Ascend950 backward, PyTorch), and every run must print the
+same digest.  The launch trace shows the paths
 are the ones meant.
 """
 import re
@@ -18,8 +21,9 @@ from test_op_im2col_backward_k3s2 import AVX512, cpu_flags
 SCRIPT = textwrap.dedent("""
     import hashlib, sys, numpy as np, ml_dtypes, torch
     sys.path.insert(0, "tests")
+    import pyaclnn
     import reference as ref
-    from pyaclnn.functional import replication_pad2d, upsample_nearest_exact1d
+    from pyaclnn.functional import replication_pad2d, replication_pad2d_backward, upsample_nearest_exact1d
     rng = np.random.default_rng(5)
     digest = hashlib.sha256()
 
@@ -60,6 +64,23 @@ SCRIPT = textwrap.dedent("""
                     want = torch.ops.aten.replication_pad2d(torch_of(x), pad)
                     check(ours, numpy_of(want, x.dtype), ("pad vs torch", name, shape, pad))
 
+    # the fp32 backward's short planes (gradOutput rows of at most 16 columns): rows of 15, 16,
+    # 17 columns, both pads, one side, H only (the A2 kernel "_h"), one row, two columns; on the
+    # default product (the A2 kernels' orders) and on Ascend950 (ATen's row-major order)
+    for Wo in (15, 16, 17):
+        for shape, pad in (((2, 3, 6, Wo - 2), [1, 1, 2, 1]), ((2, 2, 5, Wo - 4), [3, 1, 0, 2]),
+                           ((1, 3, 4, Wo - 3), [0, 3, 3, 0]), ((2, 2, 5, Wo), [0, 0, 2, 3]),
+                           ((3, 1, 1, Wo - 2), [1, 1, 0, 0]), ((2, 2, 3, 2), [1, 1, 1, 2])):
+            Ho, Wout = shape[2] + pad[2] + pad[3], shape[3] + pad[0] + pad[1]
+            g = values(shape[:2] + (Ho, Wout), "float32")
+            x = np.zeros(shape, np.float32)
+            check(replication_pad2d_backward(g, x, pad), ref.replication_pad2d_backward_a2(g, shape, pad),
+                  ("backward on A2", shape, pad))
+            with pyaclnn.soc("Ascend950"):
+                ours = replication_pad2d_backward(g, x, pad)
+            want = torch.ops.aten.replication_pad2d_backward(torch.from_numpy(g), torch.from_numpy(x), pad)
+            check(ours, want.numpy(), ("backward on 950", shape, pad))
+
     # outputs around 8, 16, 32, 64 per row; upsampling (every window fits), downsampling (the
     # window fits 2-byte lanes only, or none), equal lengths, one input
     CASES = [(25, 37, 1.5), (25, 37, None), (1, 17, None), (40, 40, None), (20, 16, None), (40, 32, None),
@@ -83,13 +104,18 @@ def test_short_rows_match_the_references_on_every_tier_and_thread_count():
 
 TRACE_SCRIPT = textwrap.dedent("""
     import numpy as np
-    from pyaclnn.functional import replication_pad2d, upsample_nearest_exact1d
+    from pyaclnn.functional import replication_pad2d, replication_pad2d_backward, upsample_nearest_exact1d
     x = np.ones((4, 8, 14, 14), np.float32)
     replication_pad2d(x, [1, 1, 1, 1])                        # 16 fp32: one vector a row
     replication_pad2d(x.astype(np.float16), [9, 9, 0, 0])     # 32 fp16
     replication_pad2d(x.astype(np.int64), [1, 1, 0, 0])       # 16 int64: two vectors
     replication_pad2d(x, [2, 1, 0, 0])                        # 17 fp32
     replication_pad2d(x.astype(np.int8), [1, 1, 0, 0])        # 1-byte elements
+    g = np.ones((4, 8, 16, 16), np.float32)
+    replication_pad2d_backward(g, x, [1, 1, 1, 1])            # 16 fp32 gradOutput columns
+    replication_pad2d_backward(g[..., :15], x[..., :13], [1, 1, 1, 1])
+    replication_pad2d_backward(np.ones((4, 8, 16, 17), np.float32), x, [2, 1, 1, 1])
+    replication_pad2d_backward(g.astype(np.float16), x.astype(np.float16), [1, 1, 1, 1])
     u = np.ones((64, 16, 25), np.float32)
     upsample_nearest_exact1d(u, [37], 1.5)                    # counts 1, 2: windows of 11
     upsample_nearest_exact1d(u.astype(np.float16), [37], 1.5)
@@ -99,6 +125,7 @@ TRACE_SCRIPT = textwrap.dedent("""
     upsample_nearest_exact1d(u.astype(np.uint8), [37])        # 1-byte elements
 """)
 WANT = {"aclnnReplicationPad2d": ["pad_short_rows_avx512"] * 2 + ["pad_rows_avx2"] * 3,
+        "aclnnReplicationPad2dBackward": ["pad_bw_short_avx512"] * 2 + ["pad_bw_avx512"] * 2,
         "aclnnUpsampleNearestExact1d": ["upsample_window_avx512"] * 3 + ["upsample_runs_avx2"] +
                                        ["upsample_per_output_avx2"] * 2}
 
