@@ -67,19 +67,13 @@ static void pad_write_rows(const pad_ctx *ctx, int64_t begin, int64_t end, unsig
     const pad_plan *p = ctx->plan;
     const size_t es = p->elem_size;
     const int64_t right = p->Wo - p->W - p->left;
-    /* (plane, i) of row `begin`, then stepped: no division per row (short rows, e.g. fp16
-     * 128-wide, would otherwise spend a noticeable share of their time in two divisions) */
-    int64_t plane = begin / p->Ho, i = begin % p->Ho;
+    /* stepped: no division per row (short rows, e.g. fp16 128-wide, would otherwise spend a
+     * noticeable share of their time in two divisions) */
+    pad_fw_walk walk = pad_fw_walk_from(begin, p->Ho);
     for (int64_t row = begin; row < end; row++, dst += (size_t)p->Wo * es) {
-        int64_t src_i = i - p->top;
-        src_i = src_i < 0 ? 0 : (src_i >= p->H ? p->H - 1 : src_i);
-        const unsigned char *src = ctx->in + ((size_t)(plane * p->H + src_i) * (size_t)p->W) * es;
+        const unsigned char *src = pad_fw_walk_next(&walk, ctx->in, p->H, p->Ho, p->top, p->W * (int64_t)es);
         if (ctx->stream)
             prefetch_source_row(src, (size_t)p->W * es);
-        if (++i == p->Ho) {
-            i = 0;
-            plane++;
-        }
         ctx->row(es, src, dst, p->W, p->left, right);
     }
 }

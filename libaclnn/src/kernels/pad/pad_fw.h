@@ -44,6 +44,31 @@ typedef struct pad_fw_lines {
     pad_fw_phase phase[PAD_FW_MAX_PHASES]; /* phase[row % period] */
 } pad_fw_lines;
 
+/* The output rows in order, each with its (clamped) source row, stepped without a division per
+ * row: (plane, i) of the next output row. */
+typedef struct pad_fw_walk {
+    int64_t plane, i;
+} pad_fw_walk;
+
+static inline pad_fw_walk pad_fw_walk_from(int64_t row, int64_t Ho)
+{
+    return (pad_fw_walk){row / Ho, row % Ho};
+}
+
+/* The source row of the walk's output row (rows of src_row_bytes), then steps to the next. */
+static inline const unsigned char *pad_fw_walk_next(pad_fw_walk *w, const unsigned char *in, int64_t H, int64_t Ho,
+                                                    int64_t top, int64_t src_row_bytes)
+{
+    int64_t src_i = w->i - top;
+    src_i = src_i < 0 ? 0 : (src_i >= H ? H - 1 : src_i);
+    const unsigned char *src = in + (w->plane * H + src_i) * src_row_bytes;
+    if (++w->i == Ho) {
+        w->i = 0;
+        w->plane++;
+    }
+    return src;
+}
+
 /* One output row: `left` copies of src's first element (of `es` bytes: 1, 2, 4, 8 or 16), the
  * W source elements, `right` copies of its last.  The plain row loop of the other paths, built
  * twice from pad_fw_rows.inc: nn_pad_fw_row_portable (pad_fw_portable.c, baseline x86-64) and

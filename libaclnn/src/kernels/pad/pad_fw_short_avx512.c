@@ -59,19 +59,12 @@ NN_AVX512 static inline __attribute__((always_inline)) void short_rows(const pad
     const __m512i idx = clamp_index(t, es);
     const int64_t row_bytes = t->Wo * (int64_t)es, src_row_bytes = t->W * (int64_t)es;
     const uint64_t load_mask = low_bytes(src_row_bytes), store_mask = low_bytes(row_bytes);
-    /* (plane, i) of row `begin`, then stepped */
-    int64_t plane = begin / t->Ho, i = begin % t->Ho;
+    pad_fw_walk walk = pad_fw_walk_from(begin, t->Ho);
     unsigned char *dst = t->out + begin * row_bytes;
     const unsigned char *loaded = NULL;
     __m512i row = _mm512_setzero_si512();
     for (int64_t r = begin; r < end; r++, dst += row_bytes) {
-        int64_t src_i = i - t->top;
-        src_i = src_i < 0 ? 0 : (src_i >= t->H ? t->H - 1 : src_i);
-        const unsigned char *src = t->in + (plane * t->H + src_i) * src_row_bytes;
-        if (++i == t->Ho) {
-            i = 0;
-            plane++;
-        }
+        const unsigned char *src = pad_fw_walk_next(&walk, t->in, t->H, t->Ho, t->top, src_row_bytes);
         if (src != loaded) { /* the top and bottom rows repeat the register */
             row = permute(es, idx, _mm512_maskz_loadu_epi8(load_mask, (const void *)src));
             loaded = src;
