@@ -1,9 +1,11 @@
 """The short-row paths of ReplicationPad2d, its backward and the UpsampleNearestExact1d forward: on
 AVX-512, a padded row of at most 64 bytes is one lane permutation of its source row
 (kernels/pad/pad_fw_short_avx512.c), an fp32 gradInput row whose gradOutput rows have at most 16
-columns is one permutation of their sum (kernels/pad/pad_bw_avx512.c), and an upsampled row kept
-in cache is one permutation per vector of outputs over a window of inputs
-(kernels/upsample/upsample_fwd_window_avx512.c).
+columns is one permutation of their sum (kernels/pad/pad_bw_avx512.c), an upsampled row kept in
+cache is one permutation per vector of outputs over a window of inputs
+(kernels/upsample/upsample_fwd_window_avx512.c), and the fp32 upsample backward of short runs
+sums up to 16 inputs a vector from a window of 32 gradients
+(kernels/upsample/upsample_bw_window_avx512.c).
 
 Widths around the vector's lanes (8, 16, 32 for 8-, 4-, 2-byte elements), every dtype, windows
 that fit and that do not, at 1 and 2 threads (ranges that start mid-plane) and on every tier:
@@ -23,7 +25,8 @@ SCRIPT = textwrap.dedent("""
     sys.path.insert(0, "tests")
     import pyaclnn
     import reference as ref
-    from pyaclnn.functional import replication_pad2d, replication_pad2d_backward, upsample_nearest_exact1d
+    from pyaclnn.functional import (replication_pad2d, replication_pad2d_backward, upsample_nearest_exact1d,
+                                    upsample_nearest_exact1d_backward)
     rng = np.random.default_rng(5)
     digest = hashlib.sha256()
 
@@ -94,6 +97,28 @@ SCRIPT = textwrap.dedent("""
             if name != "uint8":
                 want = torch.ops.aten._upsample_nearest_exact1d(torch_of(x), [Lout], scales)
                 check(ours, numpy_of(want, x.dtype), ("upsample vs torch", name, L, Lout, scales))
+
+    # the fp32 upsample backward's windows (maps of short runs kept in cache): counts 0-1
+    # (downsampling), 1-2, 2-3, 4-5 (past the window's four terms: the per-input loops), rows of
+    # inputs around 16 and 32, on each product's map (the A2 Cube's with its NaN spread from an
+    # inf, Ascend950's gather, Ascend910's scatter)
+    BW_CASES = [(25, 37, 1.5), (25, 37, None), (16, 24, None), (32, 48, None), (33, 50, None), (40, 100, None),
+                (13, 61, None), (37, 25, None), (20, 30, None), (5, 9, None), (64, 95, None), (31, 47, 1.5)]
+    for soc in ("Ascend910B", "Ascend950", "Ascend910"):
+        for L, Lout, scales in BW_CASES:
+            g = values((2, 3, Lout), "float32")
+            g[0, 1, Lout // 2] = np.inf
+            g[1, 0, 1] = -0.0
+            with pyaclnn.soc(soc):
+                ours = upsample_nearest_exact1d_backward(g, [Lout], [2, 3, L], scales)
+            want = ref.upsample_nearest_exact1d_backward(g, L, scales or 0.0, soc=soc).reshape(2, 3, L)
+            want = want.astype(np.float32)
+            nan = np.isnan(want)  # the NaN's bits are not the reference's: where it is, only NaN
+            assert np.array_equal(np.isnan(ours), nan), ("upsample backward NaN", soc, L, Lout, scales)
+            ours_bits, want_bits = ours.copy(), want.copy()
+            ours_bits[nan], want_bits[nan] = 0, 0
+            check(ours_bits, want_bits, ("upsample backward", soc, L, Lout, scales))
+            digest.update(ours.tobytes())
     print(digest.hexdigest())
 """)
 
@@ -104,7 +129,8 @@ def test_short_rows_match_the_references_on_every_tier_and_thread_count():
 
 TRACE_SCRIPT = textwrap.dedent("""
     import numpy as np
-    from pyaclnn.functional import replication_pad2d, replication_pad2d_backward, upsample_nearest_exact1d
+    from pyaclnn.functional import (replication_pad2d, replication_pad2d_backward, upsample_nearest_exact1d,
+                                    upsample_nearest_exact1d_backward)
     x = np.ones((4, 8, 14, 14), np.float32)
     replication_pad2d(x, [1, 1, 1, 1])                        # 16 fp32: one vector a row
     replication_pad2d(x.astype(np.float16), [9, 9, 0, 0])     # 32 fp16
@@ -123,9 +149,15 @@ TRACE_SCRIPT = textwrap.dedent("""
     upsample_nearest_exact1d(u.astype(np.float16), [50])      # fp16 long run: the AVX2 loops
     upsample_nearest_exact1d(np.ones((4, 8, 40), np.float32), [32])  # windows of 40 > 16 lanes
     upsample_nearest_exact1d(u.astype(np.uint8), [37])        # 1-byte elements
+    gu = np.ones((64, 16, 37), np.float32)
+    upsample_nearest_exact1d_backward(gu, [37], [64, 16, 25], 1.5)    # counts 1, 2
+    upsample_nearest_exact1d_backward(gu[..., :25], [25], [64, 16, 37])  # counts 0, 1
+    upsample_nearest_exact1d_backward(gu[..., :30], [30], [64, 16, 6])   # count 5: past four terms
+    upsample_nearest_exact1d_backward(gu.astype(np.float16), [37], [64, 16, 25], 1.5)
 """)
 WANT = {"aclnnReplicationPad2d": ["pad_short_rows_avx512"] * 2 + ["pad_rows_avx2"] * 3,
         "aclnnReplicationPad2dBackward": ["pad_bw_short_avx512"] * 2 + ["pad_bw_avx512"] * 2,
+        "aclnnUpsampleNearestExact1dBackward": ["upsample_bw_window_avx512"] * 2 + ["upsample_bw_per_input_avx2"] * 2,
         "aclnnUpsampleNearestExact1d": ["upsample_window_avx512"] * 3 + ["upsample_runs_avx2"] +
                                        ["upsample_per_output_avx2"] * 2}
 

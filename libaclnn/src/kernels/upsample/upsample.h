@@ -11,6 +11,8 @@
  *   upsample_bw_avx2.c       the same loops built with the AVX2 flags
  *   upsample_bw_avx512.c     AVX-512: fp32 runs of count 1-3 summed 16 inputs per vector, 8 rows
  *                            in lockstep
+ *   upsample_bw_window_avx512.c  AVX-512: fp32 maps of short runs kept in cache, up to 16 inputs
+ *                            a vector from a window of 32 gradients
  *
  * The forward is a gather (bit copies); the backward adds every gradient into +0.0 in increasing
  * output order on every path, so all give the same bits.  The operators
@@ -278,6 +280,7 @@ typedef struct nn_upsample_bw_ctx {
     const int64_t *cube_empty; /* A2/A3: nn_upsample_bw_empty_slides */
     int64_t cube_empty_count;
     nn_guided_claims claims; /* rows, claimed in shrinking chunks by the threads */
+    const struct nn_upsample_bw_window *window; /* fp32 short windows (upsample_bw_window_avx512.c) */
 } nn_upsample_bw_ctx;
 
 /* Range functions (the range is ignored: rows are claimed from ctx->claims). */
@@ -322,6 +325,32 @@ static inline int nn_upsample_bw_lockstep_stretches(int64_t Lin, bool staged)
     const size_t fit = NN_UPSAMPLE_BW_LOCKSTEP_STAGE_BYTES / ((size_t)(Lin + 16) * sizeof(float));
     return fit < 1 ? 1 : (fit > NN_UPSAMPLE_BW_LOCKSTEP_ROWS ? NN_UPSAMPLE_BW_LOCKSTEP_ROWS : (int)fit);
 }
+
+/* fp32 windows (upsample_bw_window_avx512.c): gradInput in chunks of up to 16 inputs whose
+ * gradients lie within 32 consecutive gradOutput elements, each gradient `term` t of every lane
+ * taken by one two-source lane permutation of that window and added under a mask (lanes that
+ * own fewer gradients add nothing), so each input is +0 plus its gradients in increasing output
+ * order, as on every other path.  Built once per launch from the map's lo[]. */
+#define NN_UPSAMPLE_BW_WINDOW_TERMS 4
+typedef struct nn_upsample_bw_chunk {
+    int32_t i0, n;            /* gradInput [i0, i0 + n) */
+    int32_t base, span;       /* gradOutput [base, base + span), span <= 32 */
+    uint16_t term_mask[NN_UPSAMPLE_BW_WINDOW_TERMS]; /* lanes that own a gradient t */
+    int32_t index[NN_UPSAMPLE_BW_WINDOW_TERMS][16];  /* its place in the window */
+} nn_upsample_bw_chunk;
+
+typedef struct nn_upsample_bw_window {
+    int64_t chunks, terms;    /* terms: the map's largest count */
+    nn_upsample_bw_chunk *chunk;
+} nn_upsample_bw_window;
+
+/* The table for `map` (lo[] built); false (nothing held) when a count exceeds
+ * NN_UPSAMPLE_BW_WINDOW_TERMS or out of memory. */
+bool nn_upsample_bw_window_build(nn_upsample_bw_window *w, const nn_ne_map *map);
+void nn_upsample_bw_window_free(nn_upsample_bw_window *w);
+/* fp32 rows [begin, end) through ctx->window, ordinary stores (then the A2 cube pass per row,
+ * as the other fp32 rows). */
+void nn_upsample_bw_rows_window_avx512(const nn_upsample_bw_ctx *ctx, int64_t begin, int64_t end);
 
 /* fp32 sums of `count` consecutive gradients per input over a run of n inputs (the AVX2 build's
  * loop, handed to the AVX-512 rows for the counts they do not take). */

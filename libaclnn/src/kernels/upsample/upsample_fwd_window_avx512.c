@@ -7,7 +7,8 @@
  * window is at most a vector wide (every upsampling: out >= in), the chunk is one masked load
  * of the window and one lane permutation (lane l takes src[first + l] - src[first]).  Maps with
  * short runs (counts alternating 1, 2 at scale 1.5) otherwise gather output by output; here a
- * row of 37 floats is three loads, three permutations and three stores.
+ * row of 37 floats is three loads, three permutations and three stores.  The table is built in
+ * upsample_fwd_portable.c (plain C, called before the CPU is known to have AVX-512 or not).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -15,68 +16,6 @@
 
 #include "base/nn_simd.h"
 #include "kernels/upsample/upsample.h"
-
-/* The lowest `bytes` bits of a byte mask (bytes <= 64). */
-static inline uint64_t low_bytes(int64_t bytes)
-{
-    return bytes >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << bytes) - 1;
-}
-
-void nn_upsample_window_free(nn_upsample_window *w)
-{
-    free(w->base);
-    free(w->load_mask);
-    free(w->index);
-    memset(w, 0, sizeof *w);
-}
-
-/* Lane l of chunk k's permutation, in the element width (the permutation reads only the low
- * bits of each lane, so unused lanes hold 0). */
-static void set_lane(unsigned char *index, size_t es, int64_t lane, int64_t value)
-{
-    switch (es) {
-    case 2: { const uint16_t v = (uint16_t)value; memcpy(index + lane * 2, &v, 2); break; }
-    case 4: { const uint32_t v = (uint32_t)value; memcpy(index + lane * 4, &v, 4); break; }
-    default: { const uint64_t v = (uint64_t)value; memcpy(index + lane * 8, &v, 8); break; }
-    }
-}
-
-bool nn_upsample_window_build(nn_upsample_window *w, const nn_ne_map *map, size_t elem_size)
-{
-    memset(w, 0, sizeof *w);
-    if (elem_size != 2 && elem_size != 4 && elem_size != 8) {
-        return false;
-    }
-    const int64_t lanes = 64 / (int64_t)elem_size, out_len = map->out_len;
-    const int64_t chunks = (out_len + lanes - 1) / lanes;
-    for (int64_t k = 0; k < chunks; k++) {
-        const int64_t last = (k + 1) * lanes < out_len ? (k + 1) * lanes - 1 : out_len - 1;
-        if (map->src[last] - map->src[k * lanes] >= lanes) {
-            return false; /* the window is wider than a vector */
-        }
-    }
-    w->chunks = chunks;
-    w->lanes = lanes;
-    w->base = (int64_t *)malloc((size_t)chunks * sizeof *w->base);
-    w->load_mask = (uint64_t *)malloc((size_t)chunks * sizeof *w->load_mask);
-    w->index = calloc((size_t)chunks, 64);
-    if (w->base == NULL || w->load_mask == NULL || w->index == NULL) {
-        nn_upsample_window_free(w);
-        return false;
-    }
-    for (int64_t k = 0; k < chunks; k++) {
-        const int64_t first = k * lanes, n = out_len - first < lanes ? out_len - first : lanes;
-        const int64_t base = map->src[first];
-        w->base[k] = base;
-        /* inputs base .. src[last]: all inside the row (src < in_len) */
-        w->load_mask[k] = low_bytes((map->src[first + n - 1] - base + 1) * (int64_t)elem_size);
-        for (int64_t l = 0; l < n; l++) {
-            set_lane((unsigned char *)w->index + 64 * k, elem_size, l, map->src[first + l] - base);
-        }
-    }
-    w->last_store_mask = low_bytes((out_len - (chunks - 1) * lanes) * (int64_t)elem_size);
-    return true;
-}
 
 #if NN_HAVE_X86_SIMD
 NN_AVX512 static inline __attribute__((always_inline)) __m512i permute(size_t es, __m512i idx, __m512i v)
