@@ -133,11 +133,14 @@ static void build_chunk(nn_upsample_bw_chunk *c, const int64_t *lo, int64_t i0, 
 bool nn_upsample_bw_window_build(nn_upsample_bw_window *w, const nn_ne_map *map)
 {
     memset(w, 0, sizeof *w);
+    if (map->in_len > INT32_MAX || map->out_len > INT32_MAX) {
+        return false; /* the chunks hold 32-bit positions */
+    }
     const int64_t *lo = map->lo;
     int64_t terms = 0;
     for (int64_t i = 0; i < map->in_len; i++) {
         const int64_t count = lo[i + 1] - lo[i];
-        if (count > NN_UPSAMPLE_BW_WINDOW_TERMS || map->out_len > INT32_MAX) {
+        if (count > NN_UPSAMPLE_BW_WINDOW_TERMS) {
             return false;
         }
         terms = count > terms ? count : terms;
