@@ -2,8 +2,8 @@
  * test_op_upsample_nearest_exact1d.c - aclnnUpsampleNearestExact1d and its backward, driven as
  * in CANN's official samples and checked against loops written here (PyTorch's index formula:
  * src = min(floor(float((d + 0.5) * scale)), L - 1) with a float scale).  Covers upsampling at
- * an integer and a non-integer ratio, downsampling, a given `scales`, UINT8, a non-contiguous
- * gradOutput, and the main validation statuses.
+ * an integer and a non-integer ratio, downsampling, a given `scales`, UINT8, NLC blocks of 2, 4
+ * and 8 bytes, a non-contiguous gradOutput, and the main validation statuses.
  */
 #include <math.h>
 #include <stdint.h>
@@ -202,6 +202,39 @@ static void test_validation(void)
     tu_free_tensor(&go_big);
 }
 
+/* An NHWC self read as NLC [N, L, C]: each index moves a block of C elements, so uint8 C = 2,
+ * 4, 8 and float C = 2 give the 2-, 4- and 8-byte lanes of the AVX-512 window permutations
+ * (kernels/upsample/upsample_fwd_window_avx512.c); checked byte for byte against ref_src. */
+static void test_forward_blocks(int64_t N, int64_t L, int64_t C, int64_t Lout, aclDataType dtype, size_t size)
+{
+    const int64_t in_shape[3] = {N, L, C}, out_shape[3] = {N, Lout, C};
+    const size_t block = (size_t)C * size, n_in = (size_t)(N * L * C), n_out = (size_t)(N * Lout * C);
+    unsigned char *x = malloc(n_in * size), *y = malloc(n_out * size);
+    for (size_t b = 0; b < n_in * size; b++) {
+        x[b] = (unsigned char)(b * 7 + b / 251);
+    }
+    tu_tensor self = tu_make_tensor(x, n_in, size, in_shape, 3, NULL, 0, dtype, ACL_FORMAT_NHWC);
+    tu_tensor out = tu_make_tensor(NULL, n_out, size, out_shape, 3, NULL, 0, dtype, ACL_FORMAT_NHWC);
+    aclIntArray *len = aclCreateIntArray(&Lout, 1);
+    uint64_t ws = 0;
+    aclOpExecutor *ex = NULL;
+    EXPECT_OK(aclnnUpsampleNearestExact1dGetWorkspaceSize(self.t, len, 0.0, out.t, &ws, &ex));
+    CHECK(tu_run(aclnnUpsampleNearestExact1d, ws, ex) == 0 && tu_copy_back(&out, y) == 0, "blocks phase 2");
+    int bad = 0;
+    for (int64_t n = 0; n < N; n++) {
+        for (int64_t d = 0; d < Lout; d++) {
+            const unsigned char *want = x + (size_t)(n * L + ref_src(d, L, Lout, 0.0)) * block;
+            bad += memcmp(y + (size_t)(n * Lout + d) * block, want, block) != 0;
+        }
+    }
+    CHECK(bad == 0, "NLC blocks of %zu bytes, %lld -> %lld: %d wrong", block, (long long)L, (long long)Lout, bad);
+    aclDestroyIntArray(len);
+    tu_free_tensor(&self);
+    tu_free_tensor(&out);
+    free(x);
+    free(y);
+}
+
 int main(void)
 {
     if (tu_open_device() != 0)
@@ -212,6 +245,13 @@ int main(void)
     test_forward(1, 1, 5, 12, 2.5);
     test_forward(1, 1, 4, 6, 1.7);
     test_forward_uint8();
+    for (int64_t Lout = 30; Lout <= 34; Lout += 2) {
+        test_forward_blocks(3, 21, 2, Lout, ACL_UINT8, 1);  /* 2-byte lanes, 32 a vector */
+        test_forward_blocks(3, 11, 4, Lout / 2, ACL_UINT8, 1); /* 4-byte lanes, 16 */
+        test_forward_blocks(3, 5, 8, Lout / 4, ACL_UINT8, 1);  /* 8-byte lanes, 8 */
+        test_forward_blocks(3, 5, 2, Lout / 4, ACL_FLOAT, 4);
+    }
+    test_forward_blocks(2, 40, 2, 32, ACL_UINT8, 1); /* a 40-input window: not a permutation */
     test_backward(2, 3, 16, 32, 0.0, 0);
     test_backward(1, 4, 100, 299, 0.0, 1);
     test_backward(2, 2, 56, 7, 0.0, 0);

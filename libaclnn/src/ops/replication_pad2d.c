@@ -6,7 +6,9 @@
  *   out[..., i, j] = self[..., clamp(i - top, 0, H-1), clamp(j - left, 0, W-1)]
  *
  * A pure copy, so the kernel only moves bytes: each output row is the clamped source row with
- * its first/last element repeated left/right times.  Work is split over output rows.
+ * its first/last element repeated left/right times.  Work is split over output rows.  With
+ * AVX-512: large outputs take the line kernel (non-temporal stores), rows of at most 64 bytes
+ * one lane permutation each (kernels/pad/pad_fw_short_avx512.c); else the row loops.
  *
  * Checks follow CANN's op_api order and codes.  Stricter than CANN (docs/compatibility.md):
  * negative pads and pads >= the padded dim are rejected.
@@ -65,19 +67,13 @@ static void pad_write_rows(const pad_ctx *ctx, int64_t begin, int64_t end, unsig
     const pad_plan *p = ctx->plan;
     const size_t es = p->elem_size;
     const int64_t right = p->Wo - p->W - p->left;
-    /* (plane, i) of row `begin`, then stepped: no division per row (short rows, e.g. fp16
-     * 128-wide, would otherwise spend a noticeable share of their time in two divisions) */
-    int64_t plane = begin / p->Ho, i = begin % p->Ho;
+    /* stepped: no division per row (short rows, e.g. fp16 128-wide, would otherwise spend a
+     * noticeable share of their time in two divisions) */
+    pad_fw_walk walk = pad_fw_walk_from(begin, p->Ho);
     for (int64_t row = begin; row < end; row++, dst += (size_t)p->Wo * es) {
-        int64_t src_i = i - p->top;
-        src_i = src_i < 0 ? 0 : (src_i >= p->H ? p->H - 1 : src_i);
-        const unsigned char *src = ctx->in + ((size_t)(plane * p->H + src_i) * (size_t)p->W) * es;
+        const unsigned char *src = pad_fw_walk_next(&walk, ctx->in, p->H, p->Ho, p->top, p->W * (int64_t)es);
         if (ctx->stream)
             prefetch_source_row(src, (size_t)p->W * es);
-        if (++i == p->Ho) {
-            i = 0;
-            plane++;
-        }
         ctx->row(es, src, dst, p->W, p->left, right);
     }
 }
@@ -191,6 +187,11 @@ static void pad_rows_lines(void *vlines, int64_t begin, int64_t end)
     nn_pad_fw_rows_nt_avx512((const pad_fw_lines *)vlines, begin, end);
 }
 
+static void pad_rows_short(void *vshort, int64_t begin, int64_t end)
+{
+    nn_pad_fw_rows_short_avx512((const pad_fw_short *)vshort, begin, end);
+}
+
 /* Whether the AVX-512 line kernel (non-temporal stores) should write this output rather than
  * ordinary stores: once input + output reach 3/4 of the last-level cache.  Measured on a Zen 4
  * with a 32 MiB L3, N8 C64 128x128 pad 1 (in + out 34 MB fp16/bf16, 68 MB fp32):
@@ -244,6 +245,13 @@ static aclnnStatus pad_kernel(const nn_launch *launch)
             return ACLNN_SUCCESS;
         }
         free(lines);
+    }
+    if (nn_cpu_avx512() && nn_pad_fw_short_fits(p->elem_size, p->Wo)) {
+        /* short rows (below the line kernel's sizes): one permutation per row */
+        const pad_fw_short t = {in, out, p->H, p->W, p->Ho, p->Wo, p->top, p->left, p->elem_size};
+        nn_launch_set_path(launch, "pad_short_rows_avx512");
+        nn_parallel_for(rows, grain, pad_rows_short, (void *)&t);
+        return ACLNN_SUCCESS;
     }
     const bool avx2 = nn_cpu_features_get()->avx2;
     pad_ctx ctx = {p, in, out, nn_use_streaming_stores_past_cache((uint64_t)(rows * p->Wo) * p->elem_size),

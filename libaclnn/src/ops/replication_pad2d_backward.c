@@ -43,7 +43,10 @@ static aclnnStatus pad_bwd_kernel(const nn_launch *launch)
     const nn_cpu_features *cpu = nn_cpu_features_get();
     ctx.avx512 = cpu->avx512 && nn_pad_bw_avx512_fits(&ctx);
     ctx.loops = cpu->avx2 ? &nn_pad_bw_loops_avx2 : &nn_pad_bw_loops_portable;
-    nn_launch_set_path(launch, ctx.avx512 ? "pad_bw_avx512" : cpu->avx2 ? "pad_bw_avx2" : "pad_bw_portable");
+    nn_launch_set_path(launch, nn_pad_bw_short_fits(&ctx) ? "pad_bw_short_avx512"
+                               : ctx.avx512                ? "pad_bw_avx512"
+                               : cpu->avx2                 ? "pad_bw_avx2"
+                                                           : "pad_bw_portable");
     const int64_t blocks_per_plane = (p->H + p->block_rows - 1) / p->block_rows;
     const int64_t items = p->planes * blocks_per_plane;
     const double elem = (double)nn_dtype_size(launch->operands[0].dtype);

@@ -106,12 +106,20 @@ static aclnnStatus upsample_bwd_kernel(const nn_launch *launch)
      * fp32 long-run maps on AVX-512 where present. */
     const nn_cpu_features *cpu = nn_cpu_features_get();
     ctx.avx512 = ctx.mode == MODE_RUNS && p->dtype == ACL_FLOAT && cpu->avx512;
+    /* fp32 maps of short runs kept in cache: the windows (up to 16 inputs a vector) */
+    nn_upsample_bw_window window = {0, 0, NULL};
+    if (ctx.mode != MODE_RUNS && p->dtype == ACL_FLOAT && cpu->avx512 && !ctx.stream &&
+        nn_upsample_bw_window_build(&window, &map)) {
+        ctx.window = &window;
+    }
     const nn_range_fn rows_fn = cpu->avx2 ? nn_upsample_bw_rows_avx2 : nn_upsample_bw_rows_portable;
     static const char *const paths[3][2] = {[MODE_RUNS] = {"upsample_bw_runs_portable", "upsample_bw_runs_avx2"},
                                              [MODE_PER_INPUT] = {"upsample_bw_per_input_portable",
                                                                  "upsample_bw_per_input_avx2"},
                                              [MODE_PICK] = {"upsample_bw_pick_portable", "upsample_bw_pick_avx2"}};
-    nn_launch_set_path(launch, ctx.avx512 ? "upsample_bw_avx512_runs" : paths[ctx.mode][cpu->avx2]);
+    nn_launch_set_path(launch, ctx.window != NULL ? "upsample_bw_window_avx512"
+                               : ctx.avx512        ? "upsample_bw_avx512_runs"
+                                                   : paths[ctx.mode][cpu->avx2]);
     const double row_bytes = (double)(p->in_len + p->out_len) * (double)nn_dtype_size(p->dtype);
     const int64_t grain = nn_pu_grain(p->rows, row_bytes);
     /* chunks of whole 16-row units where the grain allows (each then starts on a 64-byte line
@@ -123,6 +131,7 @@ static aclnnStatus upsample_bwd_kernel(const nn_launch *launch)
         rows_fn(&ctx, 0, p->rows);
     }
     if (!planned) nn_ne_map_free(&map);
+    nn_upsample_bw_window_free(&window);
     free(empty_slides);
     if (ctx.failed) {
         return nn_error(ACLNN_ERR_INNER_NULLPTR, OP ": out of memory for the fp32 row buffers.");

@@ -6,7 +6,8 @@
  *                      loops are in pad_bw_rows.inc, built here and again in
  *   pad_bw_avx2.c      with the AVX2 flags (nn_pad_bw_loops_avx2)
  *   pad_bw_avx512.c    AVX-512: fp32 and fp16/bf16 rows 16 / 32 columns per vector, written
- *                      straight to gradInput
+ *                      straight to gradInput; fp32 gradOutput rows of at most 16 columns summed
+ *                      in one vector and permuted into place (nn_pad_bw_short_fits)
  *
  * Which contributions an element adds, in which order and how it rounds is the plan's
  * arithmetic (pad_bw_arith, chosen per product at phase 1): every path follows it, so they all
@@ -188,6 +189,13 @@ void nn_pad_bw_items(void *ctx, int64_t begin, int64_t end);
 /* Whether the AVX-512 rows apply to this launch: fp32 / fp16 / bf16, W >= 2, and for streamed
  * outputs whole aligned vectors. */
 bool nn_pad_bw_avx512_fits(const pad_bwd_ctx *ctx);
+/* Whether the fp32 AVX-512 rows take the short planes (a gradOutput row in one vector, kept in
+ * cache): each gradInput row is one lane permutation of its summed gradOutput rows. */
+static inline bool nn_pad_bw_short_fits(const pad_bwd_ctx *ctx)
+{
+    return ctx->avx512 && ctx->plan->kind == KIND_F32 && !ctx->plan->round_row_sums && ctx->plan->Wo <= 16 &&
+           !ctx->stream;
+}
 /* The AVX-512 rows (pad_bw_avx512.c); false when they could not run (then the portable rows do). */
 bool nn_pad_bw_f32_avx512(const pad_bwd_ctx *ctx, int64_t begin, int64_t end);
 bool nn_pad_bw_half_avx512(const pad_bwd_ctx *ctx, int64_t begin, int64_t end);

@@ -75,17 +75,12 @@ NN_AVX512 void nn_pad_fw_rows_nt_avx512(const pad_fw_lines *t, int64_t begin, in
     const int64_t row_bytes = t->Wo * (int64_t)es, left_bytes = t->left * (int64_t)es;
     const int64_t src_row_bytes = t->W * (int64_t)es;
     pending_line pend = {_mm512_setzero_si512(), 0, NULL};
-    /* (plane, i) and the phase of row `begin`, then stepped */
-    int64_t plane = begin / t->Ho, i = begin % t->Ho, phase = begin % t->period;
+    /* the source row and the phase of row `begin`, then stepped */
+    pad_fw_walk walk = pad_fw_walk_from(begin, t->Ho);
+    int64_t phase = begin % t->period;
     unsigned char *row = t->out + begin * row_bytes;
     for (int64_t r = begin; r < end; r++, row += row_bytes) {
-        int64_t src_i = i - t->top;
-        src_i = src_i < 0 ? 0 : (src_i >= t->H ? t->H - 1 : src_i);
-        const unsigned char *src = t->in + (plane * t->H + src_i) * src_row_bytes;
-        if (++i == t->Ho) {
-            i = 0;
-            plane++;
-        }
+        const unsigned char *src = pad_fw_walk_next(&walk, t->in, t->H, t->Ho, t->top, src_row_bytes);
         const pad_fw_phase *ph = &t->phase[phase];
         if (++phase == t->period) {
             phase = 0;

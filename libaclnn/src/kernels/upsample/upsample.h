@@ -5,10 +5,14 @@
  *   upsample_fwd_portable.c  any CPU: rows gathered from the map (upsample_fwd_rows.inc)
  *   upsample_fwd_avx2.c      the same loops built with the AVX2 flags
  *   upsample_fwd_avx512.c    AVX-512: 4-byte runs of count 1-4 as lane permutations
+ *   upsample_fwd_window_avx512.c  AVX-512: any map whose chunks of a vector of outputs read
+ *                            within a vector of inputs, one permutation per chunk (short rows)
  *   upsample_bw_portable.c   any CPU: each gradInput row summed from the map (upsample_bw_rows.inc)
  *   upsample_bw_avx2.c       the same loops built with the AVX2 flags
  *   upsample_bw_avx512.c     AVX-512: fp32 runs of count 1-3 summed 16 inputs per vector, 8 rows
  *                            in lockstep
+ *   upsample_bw_window_avx512.c  AVX-512: fp32 maps of short runs kept in cache, up to 16 inputs
+ *                            a vector from a window of 32 gradients
  *
  * The forward is a gather (bit copies); the backward adds every gradient into +0.0 in increasing
  * output order on every path, so all give the same bits.  The operators
@@ -205,6 +209,7 @@ typedef struct nn_upsample_ctx {
     unsigned char *out;
     bool stream;             /* large output: rows are streamed out of a buffer */
     bool avx512;             /* 4-byte runs on upsample_fwd_avx512.c (only in the AVX2 build) */
+    const struct nn_upsample_window *window; /* short windows (nn_upsample_rows_window_avx512) */
 } nn_upsample_ctx;
 
 /* Range functions over rows [begin, end), ctx an nn_upsample_ctx. */
@@ -213,6 +218,28 @@ void nn_upsample_rows_avx2(void *ctx, int64_t begin, int64_t end);
 /* 4-byte elements over a long-run map, AVX-512; false when this path cannot run (then the AVX2
  * build's loops do). */
 bool nn_upsample_rows_b32_avx512(const nn_upsample_ctx *ctx, int64_t begin, int64_t end);
+
+/* Short windows (upsample_fwd_window_avx512.c): when every chunk of one vector of outputs (16
+ * of 4 bytes, 32 of 2, 8 of 8) reads inputs within one vector's width (every upsampling does),
+ * chunk k of a row is one lane permutation of the inputs loaded from base[k] under a mask.
+ * The table is built once per launch from the map (nn_upsample_window_build). */
+typedef struct nn_upsample_window {
+    int64_t chunks;          /* ceil(out_len / lanes) */
+    int64_t lanes;           /* 64 / elem_size */
+    int64_t *base;           /* first input of chunk k */
+    uint64_t *load_mask;     /* bytes of chunk k's inputs */
+    void *index;             /* chunk k's permutation: 64 bytes at index + 64 k */
+    uint64_t last_store_mask; /* bytes of the last chunk's outputs */
+} nn_upsample_window;
+
+/* The table for rows of elem_size bytes (2, 4 or 8) over `map`; false when some chunk's inputs
+ * span more than a vector (or the element size has no permutation, or out of memory), and then
+ * nothing is held.  nn_upsample_window_free releases it. */
+bool nn_upsample_window_build(nn_upsample_window *w, const nn_ne_map *map, size_t elem_size);
+void nn_upsample_window_free(nn_upsample_window *w);
+/* Range function over rows [begin, end), ctx an nn_upsample_ctx whose `window` is built;
+ * ordinary stores. */
+void nn_upsample_rows_window_avx512(void *ctx, int64_t begin, int64_t end);
 
 /* ---- backward ----------------------------------------------------------------------------- */
 
@@ -253,6 +280,7 @@ typedef struct nn_upsample_bw_ctx {
     const int64_t *cube_empty; /* A2/A3: nn_upsample_bw_empty_slides */
     int64_t cube_empty_count;
     nn_guided_claims claims; /* rows, claimed in shrinking chunks by the threads */
+    const struct nn_upsample_bw_window *window; /* fp32 short windows (upsample_bw_window_avx512.c) */
 } nn_upsample_bw_ctx;
 
 /* Range functions (the range is ignored: rows are claimed from ctx->claims). */
@@ -297,6 +325,32 @@ static inline int nn_upsample_bw_lockstep_stretches(int64_t Lin, bool staged)
     const size_t fit = NN_UPSAMPLE_BW_LOCKSTEP_STAGE_BYTES / ((size_t)(Lin + 16) * sizeof(float));
     return fit < 1 ? 1 : (fit > NN_UPSAMPLE_BW_LOCKSTEP_ROWS ? NN_UPSAMPLE_BW_LOCKSTEP_ROWS : (int)fit);
 }
+
+/* fp32 windows (upsample_bw_window_avx512.c): gradInput in chunks of up to 16 inputs whose
+ * gradients lie within 32 consecutive gradOutput elements, each gradient `term` t of every lane
+ * taken by one two-source lane permutation of that window and added under a mask (lanes that
+ * own fewer gradients add nothing), so each input is +0 plus its gradients in increasing output
+ * order, as on every other path.  Built once per launch from the map's lo[]. */
+#define NN_UPSAMPLE_BW_WINDOW_TERMS 4
+typedef struct nn_upsample_bw_chunk {
+    int32_t i0, n;            /* gradInput [i0, i0 + n) */
+    int32_t base, span;       /* gradOutput [base, base + span), span <= 32 */
+    uint16_t term_mask[NN_UPSAMPLE_BW_WINDOW_TERMS]; /* lanes that own a gradient t */
+    int32_t index[NN_UPSAMPLE_BW_WINDOW_TERMS][16];  /* its place in the window */
+} nn_upsample_bw_chunk;
+
+typedef struct nn_upsample_bw_window {
+    int64_t chunks, terms;    /* terms: the map's largest count */
+    nn_upsample_bw_chunk *chunk;
+} nn_upsample_bw_window;
+
+/* The table for `map` (lo[] built); false (nothing held) when a count exceeds
+ * NN_UPSAMPLE_BW_WINDOW_TERMS or out of memory. */
+bool nn_upsample_bw_window_build(nn_upsample_bw_window *w, const nn_ne_map *map);
+void nn_upsample_bw_window_free(nn_upsample_bw_window *w);
+/* fp32 rows [begin, end) through ctx->window, ordinary stores (then the A2 cube pass per row,
+ * as the other fp32 rows). */
+void nn_upsample_bw_rows_window_avx512(const nn_upsample_bw_ctx *ctx, int64_t begin, int64_t end);
 
 /* fp32 sums of `count` consecutive gradients per input over a run of n inputs (the AVX2 build's
  * loop, handed to the AVX-512 rows for the counts they do not take). */

@@ -101,3 +101,58 @@ void nn_upsample_bw_cube_row(const nn_upsample_bw_ctx *ctx, const void *go, aclD
         cube_slide(p, go, go_dtype, gi, c0, c0 + S < Lin ? c0 + S : Lin, false);
     }
 }
+
+/* ---- the AVX-512 windows' table (nn_upsample_bw_window_build) ------------------------------- */
+
+void nn_upsample_bw_window_free(nn_upsample_bw_window *w)
+{
+    free(w->chunk);
+    memset(w, 0, sizeof *w);
+}
+
+/* The chunk of inputs from i0: as many as fit (at most 16, gradients within 32). */
+static void build_chunk(nn_upsample_bw_chunk *c, const int64_t *lo, int64_t i0, int64_t in_len)
+{
+    int64_t n = 1;
+    while (n < 16 && i0 + n < in_len && lo[i0 + n + 1] - lo[i0] <= 32) {
+        n++;
+    }
+    memset(c, 0, sizeof *c);
+    c->i0 = (int32_t)i0;
+    c->n = (int32_t)n;
+    c->base = (int32_t)lo[i0];
+    c->span = (int32_t)(lo[i0 + n] - lo[i0]);
+    for (int64_t l = 0; l < n; l++) {
+        for (int64_t t = 0; t < lo[i0 + l + 1] - lo[i0 + l]; t++) {
+            c->term_mask[t] |= (uint16_t)(1u << l);
+            c->index[t][l] = (int32_t)(lo[i0 + l] + t - lo[i0]);
+        }
+    }
+}
+
+bool nn_upsample_bw_window_build(nn_upsample_bw_window *w, const nn_ne_map *map)
+{
+    memset(w, 0, sizeof *w);
+    if (map->in_len > INT32_MAX || map->out_len > INT32_MAX) {
+        return false; /* the chunks hold 32-bit positions */
+    }
+    const int64_t *lo = map->lo;
+    int64_t terms = 0;
+    for (int64_t i = 0; i < map->in_len; i++) {
+        const int64_t count = lo[i + 1] - lo[i];
+        if (count > NN_UPSAMPLE_BW_WINDOW_TERMS) {
+            return false;
+        }
+        terms = count > terms ? count : terms;
+    }
+    /* at most in_len chunks (each takes at least one input) */
+    w->chunk = (nn_upsample_bw_chunk *)malloc((size_t)map->in_len * sizeof *w->chunk);
+    if (w->chunk == NULL) {
+        return false;
+    }
+    w->terms = terms;
+    for (int64_t i0 = 0; i0 < map->in_len; i0 += w->chunk[w->chunks++].n) {
+        build_chunk(&w->chunk[w->chunks], lo, i0, map->in_len);
+    }
+    return true;
+}
