@@ -18,7 +18,6 @@ import re
 import textwrap
 
 import tiers
-from test_op_im2col_backward_k3s2 import AVX512, cpu_flags
 
 SCRIPT = textwrap.dedent("""
     import hashlib, sys, numpy as np, ml_dtypes, torch
@@ -169,7 +168,7 @@ def test_the_trace_names_the_short_paths_where_they_apply():
         out = tiers.run_script(TRACE_SCRIPT, run)
         for op, want in WANT.items():
             paths = re.findall(r"\[%s\] exec .* kernel=(\S+)" % op, out)
-            if run.tier == "best" and AVX512 <= cpu_flags():
+            if run.tier == "best" and tiers.has_avx512():
                 assert paths == want, (run, op, paths)
             else:
                 assert not any("avx512" in path for path in paths), (run, op, paths)
