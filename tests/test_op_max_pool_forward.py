@@ -126,12 +126,11 @@ def test_streamed_outputs_and_tail():
 # The paired path (2x2 windows, stride 2, no padding, every window inside the plane): row
 # widths with and without a partial last step of 16 outputs (fp32, fp16 keys) or chunk of 32
 # (fp16, bf16: 16, 17, 28, 31, 33, 48, 49 and 65 outputs, and whole chunks of 32 and 64), odd H
-# and W (a last row / column in no window), one output per row.  fp16/bf16 planes with W = 2*Wo,
-# Wo >= 16 but not a multiple of 32, and a period of row splits of at most 16 chunks
-# (Wo / gcd(Wo, 32)) run as one stream of chunks across the output rows: 16, 20, 24, 28, 60
-# outputs and the tie planes' 36 (periods of 1, 5, 3, 7, 15 and 9 chunks; 60 also in the
-# streamed test), in planes of 64, 16, 60, 96, 168, 300 and 1296 outputs whose last chunk holds 32, 16, 28,
-# 32, 8, 12 and 16 of them; rows of 33, 49, 65 and the tie planes' 25 have longer periods.
+# and W (a last row / column in no window), one output per row.  fp16/bf16 planes with W = 2*Wo
+# and Wo >= 16 but not a multiple of 32 run as one stream of chunks across the output rows
+# (16, 20, 24, 28, 33, 49, 60, 65 outputs and the tie planes' 25 and 36; 60 and 67 in the
+# streamed test), in planes whose last chunk holds 8 to 32 outputs (16 and 60 outputs: 16 and
+# 28; 64 and 96: 32; 168: 8; 300: 12; 1296: 16).
 PAIRED_SHAPES = [(1, 2, 8, 32), (2, 1, 7, 66), (1, 3, 6, 63), (1, 2, 5, 2), (1, 1, 34, 98), (1, 1, 4, 130),
                  (1, 2, 4, 64), (1, 1, 6, 97), (1, 1, 3, 128), (1, 2, 13, 56), (1, 2, 7, 40), (1, 1, 8, 48),
                  (1, 1, 10, 120), (1, 2, 3, 32)]
@@ -227,8 +226,8 @@ def test_paired_streamed_outputs_and_tail():
     """The paired path with out + mask past 16 MiB: values and indices drained between rows with
     streaming stores, the tail zeroed in the rows; the container is prefilled."""
     k, s, p = (2, 2), (2, 2), (0, 0)
-    # 70x120: the stream (Wo = 60), whose indices go out from the registers in the planes that
-    # start on a line (one in four: 2100 outputs a plane) and through the scratch in the others
+    # 66x134 and 70x120: the stream (Wo = 67, 60), 2211 and 2100 outputs a plane: the planes'
+    # streamed indices start at many offsets within a line
     for name, shape, nans in (("float32", (16, 64, 66, 134), False), ("float16", (16, 64, 70, 120), False),
                               ("bfloat16", (16, 64, 66, 134), False), ("bfloat16", (16, 64, 70, 120), True)):
         check_streamed(make_input(shape, name, 4, nans), name, k, s, p)

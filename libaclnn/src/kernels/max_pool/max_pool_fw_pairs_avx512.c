@@ -25,19 +25,14 @@
  * come out as on the other paths.  A NaN in a window sends the plane to the cell path, as the
  * keyed path does (a NaN in the last row or column of an odd H or W is in no window). */
 /* 16 outputs' indices from the masks of 16 windows: mt (top pair's second cell), mb (bottom
- * pair's), mv (the bottom pair won); `nt`: all 16 to a 64-byte line of the indices tensor with a
- * streaming store (the stream's direct indices, below). */
+ * pair's), mv (the bottom pair won). */
 NN_AVX512 static inline __attribute__((always_inline)) void pair_index(int64_t W, __mmask16 mt, __mmask16 mb,
                                                                        __mmask16 mv, __m512i base, int32_t *arg,
-                                                                       __mmask16 outs, bool nt)
+                                                                       __mmask16 outs)
 {
     const __m512i dx = _mm512_maskz_mov_epi32(mt, _mm512_set1_epi32(1));
     const __m512i below = _mm512_mask_mov_epi32(_mm512_set1_epi32((int32_t)W), mb, _mm512_set1_epi32((int32_t)W + 1));
-    const __m512i index = _mm512_add_epi32(base, _mm512_mask_mov_epi32(dx, mv, below));
-    if (nt)
-        _mm512_stream_si512((void *)arg, index);
-    else
-        _mm512_mask_storeu_epi32(arg, outs, index);
+    _mm512_mask_storeu_epi32(arg, outs, _mm512_add_epi32(base, _mm512_mask_mov_epi32(dx, mv, below)));
 }
 
 /* 16 outputs from fp16 elements as int16 keys (the paired path under MXCSR's DAZ, below): top
@@ -81,20 +76,15 @@ typedef struct pair_bases {
 } pair_bases;
 NN_AVX512 static inline __attribute__((always_inline)) void pair_index32(int64_t W, __mmask32 mt, __mmask32 mb,
                                                                          __mmask32 mv, pair_bases base, int32_t *arg,
-                                                                         __mmask32 outs, bool nt)
+                                                                         __mmask32 outs)
 {
     const __m512i dx = _mm512_maskz_mov_epi16(mt, _mm512_set1_epi16(1));
     const __m512i below = _mm512_mask_blend_epi16(mb, _mm512_set1_epi16((int16_t)W), _mm512_set1_epi16((int16_t)(W + 1)));
     const __m512i offsets = _mm512_mask_mov_epi16(dx, mv, below);
     const __m512i lo = _mm512_cvtepu16_epi32(_mm512_castsi512_si256(offsets));
     const __m512i hi = _mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64(offsets, 1));
-    if (nt) {
-        _mm512_stream_si512((void *)arg, _mm512_add_epi32(base.lo, lo));
-        _mm512_stream_si512((void *)(arg + 16), _mm512_add_epi32(base.hi, hi));
-    } else {
-        _mm512_mask_storeu_epi32(arg, (__mmask16)outs, _mm512_add_epi32(base.lo, lo));
-        _mm512_mask_storeu_epi32(arg + 16, (__mmask16)(outs >> 16), _mm512_add_epi32(base.hi, hi));
-    }
+    _mm512_mask_storeu_epi32(arg, (__mmask16)outs, _mm512_add_epi32(base.lo, lo));
+    _mm512_mask_storeu_epi32(arg + 16, (__mmask16)(outs >> 16), _mm512_add_epi32(base.hi, hi));
 }
 
 /* A chunk's input: the top (t) and bottom (b) cells of 32 windows, outputs 0-15 in t[0], b[0]
@@ -118,7 +108,7 @@ NN_AVX512 static inline __attribute__((always_inline)) pair_rows rows_of_row(con
  * unordered compare of each row's two columns (into *nan). */
 NN_AVX512 static inline __attribute__((always_inline)) void pair_chunk_ph(pair_rows r, int64_t W, __mmask32 outs,
                                                                           pair_bases base, int32_t *arg, uint16_t *val,
-                                                                          __mmask32 *nan, bool nt)
+                                                                          __mmask32 *nan)
 {
     const __m512i even = _mm512_load_si512(even_words), odd = _mm512_load_si512(odd_words);
     const __m512i te = _mm512_permutex2var_epi16(r.t[0], even, r.t[1]), to = _mm512_permutex2var_epi16(r.t[0], odd, r.t[1]);
@@ -128,7 +118,7 @@ NN_AVX512 static inline __attribute__((always_inline)) void pair_chunk_ph(pair_r
     const __m512i bt = _mm512_mask_mov_epi16(te, mt, to), bb = _mm512_mask_mov_epi16(be, mb, bo);
     const __mmask32 mv = ph_greater(bb, bt);
     _mm512_mask_storeu_epi16(val, outs, _mm512_mask_mov_epi16(bt, mv, bb));
-    pair_index32(W, mt, mb, mv, base, arg, outs, nt);
+    pair_index32(W, mt, mb, mv, base, arg, outs);
 }
 
 /* The same from bf16 elements on their exact fp32 values (a shift and a mask, no keys): the
@@ -145,7 +135,7 @@ NN_AVX512 static inline __attribute__((always_inline)) void pair_chunk_ph(pair_r
 NN_AVX512 static inline __attribute__((always_inline)) __m512i pair_step_spread(__m512i t, __m512i b, int64_t W,
                                                                                 __mmask16 outs, __m512i base,
                                                                                 int32_t *arg, __mmask16 *nan,
-                                                                                __m512i *nan_max, bool fp16, bool nt)
+                                                                                __m512i *nan_max, bool fp16)
 {
     const __m512i high = _mm512_set1_epi32((int32_t)0xFFFF0000);
     const __m512 te = _mm512_castsi512_ps(_mm512_slli_epi32(t, 16)), to = _mm512_castsi512_ps(_mm512_and_si512(t, high));
@@ -157,7 +147,7 @@ NN_AVX512 static inline __attribute__((always_inline)) __m512i pair_step_spread(
     const __mmask16 mt = _mm512_cmp_ps_mask(to, te, _CMP_GT_OQ), mb = _mm512_cmp_ps_mask(bo, be, _CMP_GT_OQ);
     const __m512 bt = _mm512_mask_mov_ps(te, mt, to), bb = _mm512_mask_mov_ps(be, mb, bo);
     const __mmask16 mv = _mm512_cmp_ps_mask(bb, bt, _CMP_GT_OQ);
-    pair_index(W, mt, mb, mv, base, arg, outs, nt);
+    pair_index(W, mt, mb, mv, base, arg, outs);
     return _mm512_castps_si512(_mm512_mask_mov_ps(bt, mv, bb));
 }
 
@@ -167,12 +157,12 @@ NN_AVX512 static inline __attribute__((always_inline)) __m512i pair_step_spread(
 NN_AVX512 static inline __attribute__((always_inline)) void pair_chunk_spread(pair_rows r, int64_t W, __mmask32 outs,
                                                                               pair_bases base, int32_t *arg,
                                                                               uint16_t *val, __mmask16 *nan,
-                                                                              __m512i *nan_max, bool fp16, bool nt)
+                                                                              __m512i *nan_max, bool fp16)
 {
-    const __m512i lo = pair_step_spread(r.t[0], r.b[0], W, (__mmask16)outs, base.lo, arg, nan, nan_max, fp16, nt);
+    const __m512i lo = pair_step_spread(r.t[0], r.b[0], W, (__mmask16)outs, base.lo, arg, nan, nan_max, fp16);
     __m512i hi = _mm512_setzero_si512();
     if (outs >> 16)
-        hi = pair_step_spread(r.t[1], r.b[1], W, (__mmask16)(outs >> 16), base.hi, arg + 16, nan, nan_max, fp16, nt);
+        hi = pair_step_spread(r.t[1], r.b[1], W, (__mmask16)(outs >> 16), base.hi, arg + 16, nan, nan_max, fp16);
     _mm512_mask_storeu_epi16(val, outs, _mm512_permutex2var_epi16(lo, _mm512_load_si512(odd_words), hi));
 }
 
@@ -199,138 +189,71 @@ NN_AVX512 static inline __attribute__((always_inline)) void pair_step32(const fl
     const __m512 bt = _mm512_mask_mov_ps(te, mt, to), bb = _mm512_mask_mov_ps(be, mb, bo);
     const __mmask16 mv = _mm512_cmp_ps_mask(bb, bt, _CMP_GT_OQ);
     _mm512_mask_storeu_ps(val, outs, _mm512_mask_mov_ps(bt, mv, bb));
-    pair_index(W, mt, mb, mv, base, arg, outs, false);
+    pair_index(W, mt, mb, mv, base, arg, outs);
 }
 
 /* ---- Chunks across output rows ------------------------------------------------------------
  * When the rows have no odd last column (W = 2*Wo), output o = oh*Wo + ow has its top cells at
- * 4o - 2ow in the plane (row 2oh starts at 2oh*W = 4oh*Wo), so the 16-bit forms take the plane's
- * outputs as one stream of 32-output chunks, whatever their rows: a 56x56 plane is 25 chunks of
- * 32 lanes instead of 28 rows of one chunk each (28 lanes used), and the prefetch, tail and drain
- * shares are spread per chunk.  With Wo >= 16 a chunk's half of 16 outputs lies in at most two
- * output rows: the lanes of its first row load from the half's first window on, the others
- * (merge-masked) from W further on, and their index bases add W.  That split depends only on
- * the half's first column, which repeats every Wo / gcd(Wo, 32) chunks while the offsets grow by
- * 128 elements a chunk; so one period's splits are worked out once per plane (stream_table_of)
- * and a chunk only adds its period's offset: no scalar split and no mask or broadcast moved from
- * the integer registers per half, which share the shuffle port with vpermt2w. */
-#define STREAM_MAX_HALVES 32 /* planes whose period is at most 16 chunks (Wo = 28: 7) */
-
-/* Halves of 16 outputs in one period of the stream's splits: 2 * Wo / gcd(Wo, 32), the gcd
- * Wo's lowest set bit (at most 32's). */
-static inline int64_t stream_halves(int64_t Wo)
+ * 2o + oh*W in the plane (row 2oh starts at 2oh*W = oh*W + 2oh*Wo), so the 16-bit forms take the
+ * plane's outputs as one stream of 32-output chunks, whatever their rows: a 56x56 plane is 25
+ * chunks of 32 lanes instead of 28 rows of one chunk each (28 lanes used), and the prefetch, tail
+ * and drain shares are spread per chunk.  With Wo >= 16 a chunk's half of 16 outputs lies in at
+ * most two output rows: the lanes of its first row load from the half's first window on, the
+ * others (merge-masked) from W further on, and their index bases add W. */
+NN_AVX512 static inline __attribute__((always_inline)) void stream_half(const uint16_t *in, int64_t W, int64_t Wo,
+                                                                        int64_t oh, int64_t ow, int64_t left,
+                                                                        bool last, __m512i lane2, __m512i *t, __m512i *b,
+                                                                        __m512i *base)
 {
-    const int twos = __builtin_ctzll((unsigned long long)Wo);
-    return 2 * (Wo >> (twos < 5 ? twos : 5));
-}
-
-/* One period of halves: where each half's first top cell is (`at`), the words of its first
- * output row (`near`) and its lanes' index bases, all for the first period (a later period adds
- * 64 elements a half). */
-typedef struct stream_table {
-    __m512i base[STREAM_MAX_HALVES];
-    int32_t at[STREAM_MAX_HALVES];
-    uint32_t near[STREAM_MAX_HALVES];
-    int64_t halves;
-} stream_table;
-
-NN_AVX512 static inline void stream_table_of(stream_table *tab, int64_t W, int64_t Wo, __m512i lane2)
-{
-    tab->halves = stream_halves(Wo);
-    for (int64_t h = 0, ow = 0; h < tab->halves; ++h, ow = ow + 16 < Wo ? ow + 16 : ow + 16 - Wo) {
-        const int64_t first = Wo - ow; /* the lanes in the half's first row */
-        const int32_t at = (int32_t)(64 * h - 2 * ow); /* 4o - 2ow for o = 16h */
-        const __m512i lanes = _mm512_add_epi32(lane2, _mm512_set1_epi32(at));
-        const __mmask16 next_row = (__mmask16)~nn_lane_range(0, first, 16);
-        tab->base[h] = _mm512_mask_add_epi32(lanes, next_row, lanes, _mm512_set1_epi32((int32_t)W));
-        tab->at[h] = at;
-        tab->near[h] = nn_lane_range(0, 2 * first, 32);
-    }
-}
-
-/* A half's two rows of words: `p` its first top cell, `near` the words in its first output row,
- * `live` the words loaded (all but in the plane's last chunk). */
-NN_AVX512 static inline __attribute__((always_inline)) void stream_rows(const uint16_t *p, int64_t W, uint32_t near,
-                                                                        uint32_t live, __m512i *t, __m512i *b)
-{
+    const int64_t at = 2 * oh * W + 2 * ow, first = Wo - ow; /* first: the lanes in row oh */
+    const uint32_t live = !last || left >= 16 ? ~0u : left > 0 ? (1u << (2 * left)) - 1 : 0u;
+    const uint32_t near = first >= 16 ? ~0u : (1u << (2 * first)) - 1;
     const __mmask32 m0 = near & live, m1 = ~near & live;
-    if (m0 == ~0u) {
+    const uint16_t *p = in + at;
+    if (m1 == 0 && m0 == ~0u) {
         *t = _mm512_loadu_si512(p);
         *b = _mm512_loadu_si512(p + W);
     } else {
         *t = _mm512_mask_loadu_epi16(_mm512_maskz_loadu_epi16(m0, p), m1, p + W);
         *b = _mm512_mask_loadu_epi16(_mm512_maskz_loadu_epi16(m0, p + W), m1, p + 2 * W);
     }
+    const __mmask16 next_row = (__mmask16)~(first >= 16 ? 0xFFFFu : (1u << first) - 1);
+    const __m512i at_lanes = _mm512_add_epi32(lane2, _mm512_set1_epi32((int32_t)at));
+    *base = _mm512_mask_add_epi32(at_lanes, next_row, at_lanes, _mm512_set1_epi32((int32_t)W));
 }
 
-/* Where the stream is: the next chunk's first half in the table, its period's offset (scalar and
- * in every lane), and the NaN tests' accumulators of the two forms. */
-typedef struct stream_state {
-    int64_t h, shift;
-    __m512i shift_lanes, nan_max;
-    __mmask16 nan;
-    __mmask32 nan16;
-} stream_state;
-
-/* The chunk of outputs [o0, o0 + 32) (`last`: the plane's last, `left` outputs); `nt`: its
- * indices straight to the tensor's two lines at arg with streaming stores. */
-NN_AVX512 static inline __attribute__((always_inline)) void stream_chunk(const fw_plane_io *io, const stream_table *tab,
-                                                                         stream_state *s, int64_t W, int64_t o0,
-                                                                         int64_t left, bool last, int32_t *arg,
-                                                                         bool nt, bool ph, bool spread)
-{
-    const uint16_t *in = (const uint16_t *)io->in + s->shift;
-    const uint32_t live_lo = last ? nn_lane_range(0, 2 * left, 32) : ~0u;
-    const uint32_t live_hi = last ? nn_lane_range(0, 2 * (left - 16), 32) : ~0u;
-    const __mmask32 outs = last ? nn_lane_range(0, left, 32) : ~(__mmask32)0;
-    const int64_t h = s->h;
-    pair_rows r;
-    stream_rows(in + tab->at[h], W, tab->near[h], live_lo, &r.t[0], &r.b[0]);
-    stream_rows(in + tab->at[h + 1], W, tab->near[h + 1], live_hi, &r.t[1], &r.b[1]);
-    const pair_bases b = {_mm512_add_epi32(tab->base[h], s->shift_lanes),
-                          _mm512_add_epi32(tab->base[h + 1], s->shift_lanes)};
-    if ((s->h += 2) == tab->halves) {
-        s->h = 0;
-        s->shift += 64 * tab->halves;
-        s->shift_lanes = _mm512_add_epi32(s->shift_lanes, _mm512_set1_epi32((int32_t)(64 * tab->halves)));
-    }
-    if (ph)
-        pair_chunk_ph(r, W, outs, b, arg, (uint16_t *)io->values + o0, &s->nan16, nt);
-    else
-        pair_chunk_spread(r, W, outs, b, arg, (uint16_t *)io->values + o0, &s->nan, &s->nan_max, spread, nt);
-}
-
-/* The plane as one stream (W = 2*Wo, 16 <= Wo, a period of at most STREAM_MAX_HALVES halves);
- * NaNs are looked for once, at the end (a plane with one is redone whole, drained lines
- * included). */
+/* The plane as one stream (W = 2*Wo, 16 <= Wo); NaNs are looked for once, at the end (a plane
+ * with one is redone whole, drained lines included). */
 NN_AVX512 static inline __attribute__((always_inline)) bool pair_stream_plane(const fw_plane_io *io,
-                                                                              const mp_geometry *g, bool ph,
+                                                                              const mp_geometry *geometry, bool ph,
                                                                               bool spread)
 {
-    const int64_t W = g->width, P = g->out_height * g->out_width;
+    const mp_geometry local = *geometry, *g = &local; /* as in key_plane */
+    const int64_t W = g->width, Wo = g->out_width, P = g->out_height * Wo;
     const __m512i lane2 = _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_load_si256((const __m256i *)lane_words)), 1);
-    stream_table tab;
-    stream_table_of(&tab, W, g->out_width, lane2);
+    const uint16_t *in = (const uint16_t *)io->in;
     row_shares sh = shares_over(io, g, 2, (P + 31) / 32);
-    stream_state s = {0, 0, _mm512_setzero_si512(), _mm512_setzero_si512(), 0, 0};
-    /* streamed indices on a line boundary go out from the registers, a chunk's 32 as two whole
-     * lines (all but the last chunk), instead of through the scratch and a drain */
-    int32_t *direct = ((uintptr_t)io->indices_nt & 63) == 0 ? (int32_t *)io->indices_nt : NULL;
-    int64_t o0 = 0;
-    for (; o0 + 32 < P; o0 += 32) {
+    __mmask16 nan = 0;
+    __mmask32 nan16 = 0;
+    __m512i nan_max = _mm512_setzero_si512();
+    int64_t oh = 0, ow = 0; /* the chunk's first output */
+    for (int64_t o0 = 0; o0 < P; o0 += 32) {
         shares_before_row(io, &sh);
-        if (direct) {
-            stream_chunk(io, &tab, &s, W, o0, 32, false, direct + o0, true, ph, spread);
-            sh.indices_done = (o0 + 32) * 4;
-        } else {
-            stream_chunk(io, &tab, &s, W, o0, 32, false, io->argmax + o0, false, ph, spread);
-        }
-        shares_after(io, &sh, o0 + 32, false, 2);
+        pair_rows r;
+        pair_bases b;
+        const bool last = o0 + 32 >= P; /* the plane's last chunk: lanes past P not loaded */
+        stream_half(in, W, Wo, oh, ow, P - o0, last, lane2, &r.t[0], &r.b[0], &b.lo);
+        if ((ow += 16) >= Wo) ow -= Wo, ++oh;
+        stream_half(in, W, Wo, oh, ow, P - o0 - 16, last, lane2, &r.t[1], &r.b[1], &b.hi);
+        if ((ow += 16) >= Wo) ow -= Wo, ++oh;
+        const __mmask32 outs = last ? (__mmask32)nn_lane_range(0, P - o0, 32) : ~(__mmask32)0;
+        if (ph)
+            pair_chunk_ph(r, W, outs, b, io->argmax + o0, (uint16_t *)io->values + o0, &nan16);
+        else
+            pair_chunk_spread(r, W, outs, b, io->argmax + o0, (uint16_t *)io->values + o0, &nan, &nan_max, spread);
+        shares_after(io, &sh, last ? P : o0 + 32, last, 2);
     }
-    shares_before_row(io, &sh);
-    stream_chunk(io, &tab, &s, W, o0, P - o0, true, io->argmax + o0, false, ph, spread);
-    shares_after(io, &sh, P, true, 2);
-    return ph ? s.nan16 == 0 : !s.nan && !_mm512_cmpgt_epu16_mask(s.nan_max, _mm512_set1_epi16((int16_t)0xF800));
+    return ph ? nan16 == 0 : !nan && !_mm512_cmpgt_epu16_mask(nan_max, _mm512_set1_epi16((int16_t)0xF800));
 }
 
 /* The paired plane, with the row shares between rows; false for a plane with a NaN. */
@@ -339,7 +262,7 @@ NN_AVX512 static inline __attribute__((always_inline)) bool pair_plane(const fw_
 {
     /* rows of whole chunks gain nothing from the stream */
     if ((ph || spread || dtype == ACL_BF16) && geometry->width == 2 * geometry->out_width && geometry->out_width >= 16 &&
-        geometry->out_width % 32 != 0 && stream_halves(geometry->out_width) <= STREAM_MAX_HALVES)
+        geometry->out_width % 32 != 0)
         return pair_stream_plane(io, geometry, ph, spread);
     const mp_geometry local = *geometry, *g = &local; /* as in key_plane */
     const int64_t W = g->width, Wo = g->out_width, Ho = g->out_height, elem = dtype == ACL_FLOAT ? 4 : 2;
@@ -379,17 +302,17 @@ NN_AVX512 static inline __attribute__((always_inline)) bool pair_plane(const fw_
                 const pair_rows r = rows_of_row(top + 2 * ow0, W, ~(__mmask32)0, ~(__mmask32)0);
                 const pair_bases b = {base, _mm512_add_epi32(base, _mm512_set1_epi32(32))};
                 if (ph)
-                    pair_chunk_ph(r, W, ~(__mmask32)0, b, arg + ow0, val + ow0, &nan16, false);
+                    pair_chunk_ph(r, W, ~(__mmask32)0, b, arg + ow0, val + ow0, &nan16);
                 else
-                    pair_chunk_spread(r, W, ~(__mmask32)0, b, arg + ow0, val + ow0, &nan, &nan_max, spread, false);
+                    pair_chunk_spread(r, W, ~(__mmask32)0, b, arg + ow0, val + ow0, &nan, &nan_max, spread);
             }
             if (tail32_outs) {
                 const pair_rows r = rows_of_row(top + 2 * ow0, W, tail32_lo, tail32_hi);
                 const pair_bases b = {base, _mm512_add_epi32(base, _mm512_set1_epi32(32))};
                 if (ph)
-                    pair_chunk_ph(r, W, tail32_outs, b, arg + ow0, val + ow0, &nan16, false);
+                    pair_chunk_ph(r, W, tail32_outs, b, arg + ow0, val + ow0, &nan16);
                 else
-                    pair_chunk_spread(r, W, tail32_outs, b, arg + ow0, val + ow0, &nan, &nan_max, spread, false);
+                    pair_chunk_spread(r, W, tail32_outs, b, arg + ow0, val + ow0, &nan, &nan_max, spread);
             }
             if (ph ? nan16 != 0 : nan || _mm512_cmpgt_epu16_mask(nan_max, _mm512_set1_epi16((int16_t)0xF800)))
                 return false;
