@@ -128,9 +128,12 @@ def test_streamed_outputs_and_tail():
 # (fp16, bf16: 16, 17, 28, 31, 33, 48, 49 and 65 outputs, and whole chunks of 32 and 64), odd H
 # and W (a last row / column in no window), one output per row.  fp16/bf16 planes with W = 2*Wo
 # and Wo >= 16 but not a multiple of 32 run as one stream of chunks across the output rows
-# (16, 28, 33, 49, 65 outputs and the tie planes' 25 and 36; 67 in the streamed test).
+# (16, 20, 24, 28, 33, 49, 60, 65 outputs and the tie planes' 25 and 36; 60 and 67 in the
+# streamed test), in planes whose last chunk holds 8 to 32 outputs (16 and 60 outputs: 16 and
+# 28; 64 and 96: 32; 168: 8; 300: 12; 1296: 16).
 PAIRED_SHAPES = [(1, 2, 8, 32), (2, 1, 7, 66), (1, 3, 6, 63), (1, 2, 5, 2), (1, 1, 34, 98), (1, 1, 4, 130),
-                 (1, 2, 4, 64), (1, 1, 6, 97), (1, 1, 3, 128), (1, 2, 13, 56)]
+                 (1, 2, 4, 64), (1, 1, 6, 97), (1, 1, 3, 128), (1, 2, 13, 56), (1, 2, 7, 40), (1, 1, 8, 48),
+                 (1, 1, 10, 120), (1, 2, 3, 32)]
 ZERO_TIE_CELLS = (-0.0, 0.0, -1.0, 1.0, -np.inf)
 
 
@@ -223,8 +226,11 @@ def test_paired_streamed_outputs_and_tail():
     """The paired path with out + mask past 16 MiB: values and indices drained between rows with
     streaming stores, the tail zeroed in the rows; the container is prefilled."""
     k, s, p = (2, 2), (2, 2), (0, 0)
-    for name, nans in (("float32", False), ("float16", False), ("bfloat16", False), ("bfloat16", True)):
-        check_streamed(make_input((16, 64, 66, 134), name, 4, nans), name, k, s, p)
+    # 66x134 and 70x120: the stream (Wo = 67, 60), 2211 and 2100 outputs a plane: the planes'
+    # streamed indices start at many offsets within a line
+    for name, shape, nans in (("float32", (16, 64, 66, 134), False), ("float16", (16, 64, 70, 120), False),
+                              ("bfloat16", (16, 64, 66, 134), False), ("bfloat16", (16, 64, 70, 120), True)):
+        check_streamed(make_input(shape, name, 4, nans), name, k, s, p)
 
 
 # The pooled-rows path (fp32, 3x3 windows, stride 2, planes without NaN): each input row pooled
