@@ -286,8 +286,9 @@ class StreamCopy:
         self.pool.shutdown()
 
 
-def run_worker(threads, quick, only=None, turn=None):
-    """Measure every case in this process (env already set by the parent); return a dict.
+def run_worker(threads, quick, only=None, turn=None, table=None):
+    """Measure every case in this process (env already set by the parent), or only those of
+    ``table`` ("kernels" or "python") when given; return a dict.
 
     ``turn()``, if given, is called before the start's STREAM copy and before each case, and
     returns when this worker may measure: run.py uses it to take the thread counts' workers in
@@ -311,10 +312,13 @@ def run_worker(threads, quick, only=None, turn=None):
             continue
         if only and not any(word in case.name for word in only):
             continue
+        if table is not None and case.table != table:
+            continue
         turn()
         entry = {"name": case.name, "dtype": case.dtype, "module": case.module,
                  "table": case.table, "bar": case.bar, "started": time.time(),
-                 "stream_bar": case.stream_bar if threads in case.stream_bar_threads else None}
+                 "stream_bar": case.stream_bar if threads in case.stream_bar_threads else None,
+                 "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY")}
         ours = theirs = cleanup = None
         try:
             made = case.make()

@@ -114,15 +114,26 @@ def _simd_tier():
     return "portable loops"
 
 
-def _start_worker(threads, quick, only, log):
-    """A worker process for one thread count, waiting for its first turn (run_in_turns)."""
+# Per table, whether its workers run torch's OpenMP threads with OMP_WAIT_POLICY=PASSIVE. Kernel
+# rows: PyTorch's threads otherwise spin after each call and take the core our next timed call
+# needs, and passive waiting leaves torch's times for those calls (milliseconds) unchanged.
+# Python one-call rows keep torch's default, as a user's script has: with passive threads a
+# 2-thread 1x3x8x8 torch pad took 70 us instead of ~1.5 (each call woke a sleeping thread).
+TABLES = (("kernels", True), ("python", False))
+
+
+def _start_worker(threads, quick, only, log, table, passive):
+    """A worker process for one thread count and one table, waiting for its first turn
+    (run_in_turns)."""
     env = dict(os.environ)
     env["ACLNN_NUM_THREADS"] = str(threads)
     env["OMP_NUM_THREADS"] = str(threads)
-    # PyTorch's OpenMP threads otherwise spin after each call and take the core our next timed
-    # call needs; passive waiting leaves torch's own times unchanged (docs/performance.md).
-    env.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-    cmd = [sys.executable, os.path.abspath(__file__), "--worker", "--threads", str(threads)]
+    if passive:
+        env.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    else:
+        env.pop("OMP_WAIT_POLICY", None)
+    cmd = [sys.executable, os.path.abspath(__file__), "--worker", "--threads", str(threads),
+           "--table", table]
     if quick:
         cmd.append("--quick")
     if only:
@@ -131,14 +142,29 @@ def _start_worker(threads, quick, only, log):
                             universal_newlines=True)
 
 
-def run_in_turns(thread_counts, quick, only):
+def run_tables(thread_counts, quick, only):
+    """run_in_turns for each table's cases (TABLES: each its own workers), their results
+    joined per thread count."""
+    results = None
+    for table, passive in TABLES:
+        part = run_in_turns(thread_counts, quick, only, table, passive)
+        if results is None:
+            results = part
+            continue
+        for joined, more in zip(results, part):
+            joined["cases"] += more["cases"]
+            joined["errors"] += [e for e in more["errors"] if e not in joined["errors"]]
+    return results
+
+
+def run_in_turns(thread_counts, quick, only, table, passive):
     """Every thread count's results, measured case by case in turns: one worker process per
     thread count, each measuring one case (or the start's STREAM copy) while the others wait,
     so a case's 1- and 2-thread rows are taken seconds apart rather than one whole run apart
     (their ratio is a table of its own, and the host's load drifts over minutes). The workers
     all list the same cases, so they end on the same turn, each with its results as a JSON line."""
     with tempfile.TemporaryFile("w+") as log:
-        workers = [_start_worker(threads, quick, only, log) for threads in thread_counts]
+        workers = [_start_worker(threads, quick, only, log, table, passive) for threads in thread_counts]
 
         def signal(i):
             """The worker's next "turn" (ready for a step: the previous one is done) or its
@@ -269,9 +295,12 @@ def write_markdown(path, results, rows, png_name, quick, check_rows=None):
              "memory-bound call timed alone right after torch's 10-30 ms call ran at up to half "
              "speed on the reference host, while the same call back to back ran at full speed (likely "
              "the memory clock winding up after a quiet spell). "
-             "`OMP_WAIT_POLICY=PASSIVE` "
+             "For these rows `OMP_WAIT_POLICY=PASSIVE` "
              "keeps torch's idle OpenMP threads from spinning on the core our next call needs; it "
-             "does not change torch's own times.",
+             "does not change torch's own times of these calls. The Python one-call rows run in "
+             "processes of their own with torch's default wait policy, as a user's script has "
+             "(with passive threads each small 2-thread torch call woke a sleeping thread: a "
+             "1x3x8x8 pad took 70 us instead of ~1.5).",
              "* Memory: our tensors come from `aclrtMalloc`, which under CANN's default policy puts "
              "blocks of 2 MiB and more on transparent huge pages (docs/runtime.md); torch runs with "
              "its default allocator, which does not (`THP_MEM_ALLOC_ENABLE=1` would: about 4 % "
@@ -374,19 +403,21 @@ def main(argv=None):
     parser.add_argument("--threads", default=None, help="comma-separated thread counts")
     parser.add_argument("--only", default=None, help="comma-separated substrings of case names")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--table", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     only = [w for w in args.only.split(",") if w] if args.only else None
 
     if args.worker:
         import harness
-        result = harness.run_worker(int(args.threads), args.quick, only, turn=_wait_for_turn)
+        result = harness.run_worker(int(args.threads), args.quick, only, turn=_wait_for_turn,
+                                    table=args.table)
         sys.stdout.write(json.dumps(result) + "\n")
         return 0
 
     thread_counts = ([int(t) for t in args.threads.split(",")] if args.threads
                      else sorted({1, _cpu_count()}))
     print("bench: %s thread(s), each case in turns..." % " and ".join(map(str, thread_counts)), flush=True)
-    results = run_in_turns(thread_counts, args.quick, only)
+    results = run_tables(thread_counts, args.quick, only)
     rows = _rows(results)
     print("bench: checking mode's cost...", flush=True)
     check_rows = check_cost.measure(rounds=3 if args.quick else 5)

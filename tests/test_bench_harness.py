@@ -70,7 +70,8 @@ def test_the_thread_counts_workers_measure_in_turns():
     # 2-thread worker starts after the 1-thread worker's same case has ended, and before the
     # 1-thread worker's next case starts.
     import run  # bench/run.py
-    one, two = run.run_in_turns([1, 2], quick=True, only=["memcpy", "replication_pad2d N8"])
+    one, two = run.run_in_turns([1, 2], quick=True, only=["memcpy", "replication_pad2d N8"], table="kernels",
+                                passive=True)
     assert one["threads"] == 1 and two["threads"] == 2
     names = [c["name"] for c in one["cases"]]
     assert len(names) >= 2 and names == [c["name"] for c in two["cases"]]
@@ -79,6 +80,16 @@ def test_the_thread_counts_workers_measure_in_turns():
         assert a["ended"] <= b["started"]
         if i + 1 < len(names):
             assert b["ended"] <= one["cases"][i + 1]["started"]
+
+
+def test_python_rows_keep_torchs_default_wait_policy():
+    # Kernel rows run with OMP_WAIT_POLICY=PASSIVE; the Python one-call rows in workers of their
+    # own with torch's default, as a user's script (passive threads made each small 2-thread
+    # torch call wake a sleeping thread: 70 us for a 1x3x8x8 pad instead of ~1.5).
+    import run  # bench/run.py
+    one, = run.run_tables([1], quick=True, only=["memcpy", "small: prelu 1x3x8x8"])
+    policies = {(c["table"], c["omp_wait_policy"]) for c in one["cases"]}
+    assert policies == {("kernels", "PASSIVE"), ("python", None)}, policies
 
 
 def test_stream_bars_apply_at_their_thread_counts_and_are_judged_on_the_paired_fraction():
