@@ -173,7 +173,7 @@ static void test_malloc_copy_free(void)
     aclrtPtrAttributes attributes;
     EXPECT_OK(aclrtPointerGetAttributes(ptr, &attributes));
     CHECK(attributes.location.type == ACL_MEM_LOCATION_TYPE_DEVICE, "pool memory is device memory");
-    EXPECT(aclrtFree(ptr), ACL_ERROR_RT_PARAM_INVALID, "aclrtFree");
+    EXPECT(aclrtFree(ptr), ACL_ERROR_RT_PARAM_INVALID, "release it with aclrtMemPoolFreeAsync");
 
     /* the whole 2 MiB block is the allocation's: a copy at its far end is in bounds */
     EXPECT_OK(aclrtMemcpyAsync(ptr, 2 * MiB, host_in, bytes, ACL_MEMCPY_HOST_TO_DEVICE, tu_stream));

@@ -35,6 +35,7 @@ typedef struct mem_block {
     size_t size;      /* usable bytes (rounded as CANN rounds) */
     size_t requested; /* what the caller asked for */
     mem_kind kind;
+    const char *maker, *releaser; /* MEM_MAPPED: the call that made the mapping, the one that ends it */
 } mem_block;
 
 static pthread_mutex_t g_mem_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -251,7 +252,7 @@ static aclError allocate(const char *api, void **out, size_t requested, size_t u
         return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION,
                            "%s: out of memory allocating %zu bytes (asked for %zu).", api, padded,
                            requested);
-    mem_block block = {(uintptr_t)memory, usable, requested, kind};
+    mem_block block = {(uintptr_t)memory, usable, requested, kind, NULL, NULL};
     pthread_mutex_lock(&g_mem_lock);
     bool ok = insert_block(block);
     pthread_mutex_unlock(&g_mem_lock);
@@ -311,35 +312,34 @@ ACL_FUNC_VISIBILITY aclError aclrtMallocHost(void **hostPtr, size_t size)
     return allocate("aclrtMallocHost", hostPtr, size, size, MEM_HOST, false);
 }
 
-static const char *kind_allocator(mem_kind kind)
+static const char *block_maker(const mem_block *b)
 {
-    return kind == MEM_DEVICE ? "aclrtMalloc" : kind == MEM_HOST ? "aclrtMallocHost" : "aclrtMapMem";
+    return b->kind == MEM_DEVICE ? "aclrtMalloc" : b->kind == MEM_HOST ? "aclrtMallocHost" : b->maker;
 }
 
-static const char *kind_releaser(mem_kind kind)
+static const char *block_releaser(const mem_block *b)
 {
-    return kind == MEM_DEVICE ? "aclrtFree" : kind == MEM_HOST ? "aclrtFreeHost" : "aclrtUnmapMem";
+    return b->kind == MEM_DEVICE ? "aclrtFree" : b->kind == MEM_HOST ? "aclrtFreeHost" : b->releaser;
 }
 
-static bool register_block(void *base, size_t size, mem_kind kind)
+static bool register_block(mem_block block)
 {
-    mem_block block = {(uintptr_t)base, size, size, kind};
     pthread_mutex_lock(&g_mem_lock);
     bool ok = insert_block(block);
     pthread_mutex_unlock(&g_mem_lock);
     return ok;
 }
 
-bool nn_mem_register_mapped(void *base, size_t size)
+bool nn_mem_register_mapped(void *base, size_t size, const char *maker, const char *releaser)
 {
-    return register_block(base, size, MEM_MAPPED);
+    return register_block((mem_block){(uintptr_t)base, size, size, MEM_MAPPED, maker, releaser});
 }
 
 /* Managed memory is plain heap memory even under ACLNN_CHECK (the host touches it), which
  * aclrtFree's release_memory gives back: nn_check_device_free frees what it did not make. */
 bool nn_mem_register_managed(void *base, size_t size)
 {
-    return register_block(base, size, MEM_DEVICE);
+    return register_block((mem_block){(uintptr_t)base, size, size, MEM_DEVICE, NULL, NULL});
 }
 
 void nn_mem_unregister_mapped(void *base)
@@ -403,11 +403,11 @@ static aclError release(const char *api, const char *param, void *ptr, mem_kind 
     if (!inside)
         return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID,
                            "%s: %s %p was not allocated by %s, or was already freed.", api, param,
-                           ptr, kind_allocator(kind));
+                           ptr, block_maker(&(mem_block){.kind = kind}));
     if (block.kind != kind)
         return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID,
                            "%s: %s %p was allocated by %s; release it with %s.", api, param, ptr,
-                           kind_allocator(block.kind), kind_releaser(block.kind));
+                           block_maker(&block), block_releaser(&block));
     return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID,
                        "%s: %s %p points %zu bytes into the %zu-byte allocation at %p, not at "
                        "its start.", api, param, ptr, (size_t)(addr - block.base), block.size,
@@ -463,7 +463,7 @@ static aclError check_range(const char *api, const char *param, const void *ptr,
     return nn_rt_error(ACL_ERROR_RT_PARAM_INVALID,
                        "%s: %s %p + %zu bytes runs %zu bytes past the end of its %zu-byte %s "
                        "allocation at %p.", api, param, ptr, count, count - room, block.size,
-                       kind_allocator(block.kind), (void *)block.base);
+                       block_maker(&block), (void *)block.base);
 }
 
 /* Whether [ptr, ptr+count) is aclrtMallocHost or aclrtHostRegister memory. */

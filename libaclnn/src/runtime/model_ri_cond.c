@@ -127,7 +127,7 @@ ACL_FUNC_VISIBILITY aclError aclmdlRICondHandleCreate(aclmdlRI modelRI, uint32_t
     bool listed = capturing && made != NULL && value != NULL &&
                   nn_model_grow((void **)&model->conds, &model->cap_conds, model->num_conds, sizeof *model->conds);
     pthread_mutex_lock(&g_conds_lock);
-    listed = listed && nn_mem_register_mapped(value, sizeof *value) && nn_ptrset_add(&g_conds, made);
+    listed = listed && nn_mem_register_mapped(value, sizeof *value, "aclmdlRICondHandleCreate", "aclmdlRIDestroy") && nn_ptrset_add(&g_conds, made);
     pthread_mutex_unlock(&g_conds_lock);
     if (listed) {
         *made = (nn_cond_handle){model, value, defaultLaunchValue, flag == ACL_MODEL_RI_COND_HANDLE_ASSIGN_DEFAULT,

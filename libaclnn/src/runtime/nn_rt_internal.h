@@ -289,9 +289,10 @@ bool nn_callback_blocks_here(const nn_stream *stream);
 /* ---- memory (memory.c) ------------------------------------------------------------------ */
 
 void nn_mem_finalize(void);
-/* Records [base, base+size), mapped by the runtime itself (rt_vmm.c, rt_ipc.c), as device memory:
- * nn_mem_find and the copy checks accept it, aclrtFree refuses it, aclFinalize leaves it. */
-bool nn_mem_register_mapped(void *base, size_t size);
+/* Records [base, base+size), mapped by the runtime itself (rt_vmm.c, rt_ipc.c, rt_mem_pool.c,
+ * model_ri_cond.c), as device memory: nn_mem_find and the copy checks accept it, aclrtFree
+ * refuses it naming `maker` and `releaser` (the calls that made and end it), aclFinalize leaves it. */
+bool nn_mem_register_mapped(void *base, size_t size, const char *maker, const char *releaser);
 void nn_mem_unregister_mapped(void *base);
 /* rt_managed.c: records heap memory from posix_memalign as a device allocation that aclrtFree
  * releases (aclrtMemAllocManaged); nn_managed_forget drops its advice when it goes (true: it was

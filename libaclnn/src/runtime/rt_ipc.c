@@ -404,7 +404,7 @@ ACL_FUNC_VISIBILITY aclError aclrtIpcMemImportByKey(void **devPtr, const char *k
     ipc_entry entry = {.imported = true, .fd = -1, .map = map, .map_len = map_len, .dev = dev};
     memcpy(entry.key, key, strlen(key) + 1);
     bool added = false;
-    if (nn_mem_register_mapped(dev, size)) {
+    if (nn_mem_register_mapped(dev, size, "aclrtIpcMemImportByKey", "aclrtIpcMemClose")) {
         pthread_mutex_lock(&g_ipc_lock);
         added = append_locked(&g_entries, &g_num_entries, &g_cap_entries, sizeof entry, &entry);
         pthread_mutex_unlock(&g_ipc_lock);

@@ -79,7 +79,7 @@ static void *block_memory_new(size_t size)
     } else {
         memory = NULL;
     }
-    if (memory != NULL && !nn_mem_register_mapped(memory, size)) {
+    if (memory != NULL && !nn_mem_register_mapped(memory, size, "aclrtMemPoolMallocAsync", "aclrtMemPoolFreeAsync")) {
         if (nn_check_on(NN_CHECK_ALL))
             nn_check_device_free(memory);
         else

@@ -118,7 +118,7 @@ static bool register_runs_locked(uintptr_t lo, uintptr_t hi, uintptr_t gone)
         uintptr_t start = g_mapped[i].base, stop = start + g_mapped[i].size;
         for (i++; i < end && g_mapped[i].base == stop; i++)
             stop += g_mapped[i].size;
-        ok = nn_mem_register_mapped((void *)start, stop - start) && ok;
+        ok = nn_mem_register_mapped((void *)start, stop - start, "aclrtMapMem", "aclrtUnmapMem") && ok;
     }
     return ok;
 }
