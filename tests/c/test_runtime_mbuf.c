@@ -3,7 +3,8 @@
  *   - aclrtAllocBuf gives a block of the asked size whose data length is 0 until
  *     aclrtSetBufDataLen (CANN's aclrtGetBufDataLen page); the bytes written stay there;
  *   - user data: 96 bytes, written and read at an offset; offset + size past 96 is refused
- *     (naming size), as are NULL pointers (naming them) and a size of 0 at allocation;
+ *     (naming size), as are NULL pointers (naming them), a size of 0 at allocation and one over
+ *     the 4 GB CANN's page allows;
  *   - aclrtCopyBufRef: a second handle onto the same bytes and user data that outlives the first;
  *   - chains: aclrtAppendBufChain / GetBufChainNum / GetBufFromChain, at most 128 buffers, a
  *     member cannot be freed alone nor take members, freeing the head frees the chain;
@@ -54,6 +55,8 @@ static void test_one_buffer(void)
     aclrtMbuf buf = NULL;
     EXPECT(aclrtAllocBuf(NULL, 64), ACL_ERROR_INVALID_PARAM, "buf");
     EXPECT(aclrtAllocBuf(&buf, 0), ACL_ERROR_INVALID_PARAM, "size");
+    if (sizeof(size_t) > 4) /* the data area is capped at 4 GB (CANN's page) */
+        EXPECT(aclrtAllocBuf(&buf, (size_t)((UINT64_C(4) << 30) + 1)), ACL_ERROR_RT_PARAM_INVALID, "4 GB");
     EXPECT_OK(aclrtAllocBuf(&buf, 64));
     void *data = NULL;
     size_t size = 0, len = 99;

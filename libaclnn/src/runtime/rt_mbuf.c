@@ -10,13 +10,20 @@
  *     acltdtAllocBuf's starts at its size;
  *   - aclrtGet/SetBufUserData check offset + size against the 96 bytes of user data before they
  *     look at the buffer, and name `size` in the message.
+ * CANN's aclrtAllocBuf page caps the data area at 4 GB, a limit its driver (halMbufAlloc, not
+ * public) enforces; a larger size is refused here as a bad runtime parameter (107000).
  */
 #include "runtime/tdt_internal.h"
+
+#define MBUF_DATA_MAX_BYTES (UINT64_C(4) << 30) /* CANN's aclrtAllocBuf page: "cannot exceed 4 GB" */
 
 ACL_FUNC_VISIBILITY aclError aclrtAllocBuf(aclrtMbuf *buf, size_t size)
 {
     if (buf != NULL && size == 0)
         return nn_error(ACL_ERROR_INVALID_PARAM, "aclrtAllocBuf: size must be greater than 0, got 0.");
+    if (buf != NULL && (uint64_t)size > MBUF_DATA_MAX_BYTES)
+        return nn_error(ACL_ERROR_RT_PARAM_INVALID, "aclrtAllocBuf: size %zu is over the 4 GB a shared buffer's "
+                        "data area may hold.", size);
     return nn_mbuf_alloc("aclrtAllocBuf", size, false, buf);
 }
 
