@@ -31,12 +31,30 @@ static inline uint32_t nn_lane_range(int64_t lo, int64_t hi, int64_t width)
     return (uint32_t)(ones << lo);
 }
 
+/* The lowest `n` bits of a 64-bit mask (n <= 64): the bytes of a 64-byte vector a masked load or
+ * store of n bytes covers. */
+static inline uint64_t nn_low_bits64(int64_t n)
+{
+    return n >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << n) - 1;
+}
+
 #if defined(__x86_64__) && defined(__GNUC__)
 /* x86-64 vector code (AVX2 and AVX-512 tiers) can be compiled here. */
 #define NN_HAVE_X86_SIMD 1
 #include <immintrin.h>
 
 #define NN_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq")))
+
+/* v's lanes of es bytes (2, 4 or 8) permuted by idx (lane j takes v's lane idx[j]); es is a
+ * constant in the always-inlined callers, so one instruction remains. */
+NN_AVX512 static inline __attribute__((always_inline)) __m512i nn512_permute_lanes(size_t es, __m512i idx, __m512i v)
+{
+    switch (es) {
+    case 2: return _mm512_permutexvar_epi16(idx, v);
+    case 4: return _mm512_permutexvar_epi32(idx, v);
+    default: return _mm512_permutexvar_epi64(idx, v);
+    }
+}
 
 /* 16 elements of an fp32, fp16 or bf16 row from element `at` on, as fp32 (exact); lanes
  * outside `live` are not read and give +0.0. */

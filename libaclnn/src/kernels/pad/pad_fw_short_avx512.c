@@ -16,12 +16,6 @@
 #include "kernels/pad/pad_fw.h"
 
 #if NN_HAVE_X86_SIMD
-/* The lowest `bytes` bits of a byte mask (bytes <= 64). */
-static inline uint64_t low_bytes(int64_t bytes)
-{
-    return bytes >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << bytes) - 1;
-}
-
 /* The permutation: lane j (of es bytes) holds clamp(j - left, 0, W - 1). */
 NN_AVX512 static __m512i clamp_index(const pad_fw_short *t, size_t es)
 {
@@ -43,22 +37,13 @@ NN_AVX512 static __m512i clamp_index(const pad_fw_short *t, size_t es)
     return _mm512_loadu_si512((const void *)&idx);
 }
 
-NN_AVX512 static inline __attribute__((always_inline)) __m512i permute(size_t es, __m512i idx, __m512i v)
-{
-    switch (es) {
-    case 2: return _mm512_permutexvar_epi16(idx, v);
-    case 4: return _mm512_permutexvar_epi32(idx, v);
-    default: return _mm512_permutexvar_epi64(idx, v);
-    }
-}
-
 /* Rows [begin, end) for elements of es bytes (a constant once inlined: one loop per width). */
 NN_AVX512 static inline __attribute__((always_inline)) void short_rows(const pad_fw_short *t, int64_t begin,
                                                                        int64_t end, size_t es)
 {
     const __m512i idx = clamp_index(t, es);
     const int64_t row_bytes = t->Wo * (int64_t)es, src_row_bytes = t->W * (int64_t)es;
-    const uint64_t load_mask = low_bytes(src_row_bytes), store_mask = low_bytes(row_bytes);
+    const uint64_t load_mask = nn_low_bits64(src_row_bytes), store_mask = nn_low_bits64(row_bytes);
     pad_fw_walk walk = pad_fw_walk_from(begin, t->Ho);
     unsigned char *dst = t->out + begin * row_bytes;
     const unsigned char *loaded = NULL;
@@ -66,7 +51,7 @@ NN_AVX512 static inline __attribute__((always_inline)) void short_rows(const pad
     for (int64_t r = begin; r < end; r++, dst += row_bytes) {
         const unsigned char *src = pad_fw_walk_next(&walk, t->in, t->H, t->Ho, t->top, src_row_bytes);
         if (src != loaded) { /* the top and bottom rows repeat the register */
-            row = permute(es, idx, _mm512_maskz_loadu_epi8(load_mask, (const void *)src));
+            row = nn512_permute_lanes(es, idx, _mm512_maskz_loadu_epi8(load_mask, (const void *)src));
             loaded = src;
         }
         if (row_bytes == 64) {

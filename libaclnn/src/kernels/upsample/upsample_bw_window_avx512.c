@@ -18,25 +18,19 @@
 #include "kernels/upsample/upsample.h"
 
 #if NN_HAVE_X86_SIMD
-/* The low `n` bits of a lane mask (n <= 16). */
-static inline __mmask16 low_lanes(int64_t n)
-{
-    return (__mmask16)(n >= 16 ? 0xffffu : (1u << n) - 1u);
-}
-
 /* One gradInput row from one gradOutput row. */
 NN_AVX512 static void window_row(const nn_upsample_bw_window *w, const float *go, float *gi)
 {
     for (int64_t k = 0; k < w->chunks; k++) {
         const nn_upsample_bw_chunk *c = &w->chunk[k];
-        const __m512 lo = _mm512_maskz_loadu_ps(low_lanes(c->span), go + c->base);
-        const __m512 hi = _mm512_maskz_loadu_ps(low_lanes(c->span - 16 > 0 ? c->span - 16 : 0), go + c->base + 16);
+        const __m512 lo = _mm512_maskz_loadu_ps((__mmask16)nn_lane_range(0, c->span, 16), go + c->base);
+        const __m512 hi = _mm512_maskz_loadu_ps((__mmask16)nn_lane_range(0, c->span - 16, 16), go + c->base + 16);
         __m512 acc = _mm512_setzero_ps();
         for (int64_t t = 0; t < w->terms; t++) {
             const __m512i index = _mm512_loadu_si512((const void *)c->index[t]);
             acc = _mm512_mask_add_ps(acc, (__mmask16)c->term_mask[t], acc, _mm512_permutex2var_ps(lo, index, hi));
         }
-        _mm512_mask_storeu_ps(gi + c->i0, low_lanes(c->n), acc);
+        _mm512_mask_storeu_ps(gi + c->i0, (__mmask16)nn_lane_range(0, c->n, 16), acc);
     }
 }
 

@@ -10,18 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/nn_simd.h"
 #include "kernels/upsample/upsample.h"
 
 #define UPSAMPLE_ROWS nn_upsample_rows_portable
 #include "kernels/upsample/upsample_fwd_rows.inc"
 
 /* ---- the AVX-512 windows' table (nn_upsample_window_build) ---------------------------------- */
-
-/* The lowest `bytes` bits of a byte mask (bytes <= 64). */
-static inline uint64_t low_bytes(int64_t bytes)
-{
-    return bytes >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << bytes) - 1;
-}
 
 void nn_upsample_window_free(nn_upsample_window *w)
 {
@@ -70,11 +65,11 @@ bool nn_upsample_window_build(nn_upsample_window *w, const nn_ne_map *map, size_
         const int64_t base = map->src[first];
         w->base[k] = base;
         /* inputs base .. src[last]: all inside the row (src < in_len) */
-        w->load_mask[k] = low_bytes((map->src[first + n - 1] - base + 1) * (int64_t)elem_size);
+        w->load_mask[k] = nn_low_bits64((map->src[first + n - 1] - base + 1) * (int64_t)elem_size);
         for (int64_t l = 0; l < n; l++) {
             set_lane((unsigned char *)w->index + 64 * k, elem_size, l, map->src[first + l] - base);
         }
     }
-    w->last_store_mask = low_bytes((out_len - (chunks - 1) * lanes) * (int64_t)elem_size);
+    w->last_store_mask = nn_low_bits64((out_len - (chunks - 1) * lanes) * (int64_t)elem_size);
     return true;
 }

@@ -18,15 +18,6 @@
 #include "kernels/upsample/upsample.h"
 
 #if NN_HAVE_X86_SIMD
-NN_AVX512 static inline __attribute__((always_inline)) __m512i permute(size_t es, __m512i idx, __m512i v)
-{
-    switch (es) {
-    case 2: return _mm512_permutexvar_epi16(idx, v);
-    case 4: return _mm512_permutexvar_epi32(idx, v);
-    default: return _mm512_permutexvar_epi64(idx, v);
-    }
-}
-
 /* Rows [begin, end) for elements of es bytes (a constant once inlined: one loop per width). */
 NN_AVX512 static inline __attribute__((always_inline)) void window_rows(const nn_upsample_ctx *ctx,
                                                                         int64_t begin, int64_t end, size_t es)
@@ -41,12 +32,12 @@ NN_AVX512 static inline __attribute__((always_inline)) void window_rows(const nn
         for (int64_t k = 0; k < whole; k++) {
             const __m512i v = _mm512_maskz_loadu_epi8(w->load_mask[k], (const void *)(in + w->base[k] * (int64_t)es));
             _mm512_storeu_si512((void *)(out + 64 * k),
-                                permute(es, _mm512_loadu_si512((const void *)(index + 64 * k)), v));
+                                nn512_permute_lanes(es, _mm512_loadu_si512((const void *)(index + 64 * k)), v));
         }
         const __m512i v =
             _mm512_maskz_loadu_epi8(w->load_mask[whole], (const void *)(in + w->base[whole] * (int64_t)es));
         _mm512_mask_storeu_epi8((void *)(out + 64 * whole), w->last_store_mask,
-                                permute(es, _mm512_loadu_si512((const void *)(index + 64 * whole)), v));
+                                nn512_permute_lanes(es, _mm512_loadu_si512((const void *)(index + 64 * whole)), v));
     }
 }
 
