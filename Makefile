@@ -22,6 +22,15 @@ BUILD   ?= build
 PREFIX  ?= /usr/local/aclnn
 VENV    ?= .venv
 VPY     := $(VENV)/bin/python
+# Builds use every core: the library is ~200 files, and the tests and CI build it again with
+# sanitizers, for fuzzing, with clang and for aarch64 (GNU make 4.3 and newer read -j from here).
+NPROC   := $(shell nproc 2>/dev/null || echo 1)
+ifeq ($(filter -j%,$(MAKEFLAGS)),)
+MAKEFLAGS += -j$(NPROC)
+endif
+# pytest's workers (pytest-xdist): each takes whole test files, so a file's fixtures and the
+# builds its tests share stay in one process.  PYTEST_WORKERS=0 runs the tests in this process.
+PYTEST_WORKERS ?= auto
 
 LIBDIR  := $(BUILD)/lib64
 LIB     := $(LIBDIR)/libaclnn.so
@@ -89,7 +98,7 @@ $(FILTERS): $(LIBDIR)/%.so: $(BUILD)/filters/%.c
 $(VENV)/.ready: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(VPY) -m pip install -q --upgrade pip setuptools wheel
-	$(VPY) -m pip install -q cffi numpy pytest ml_dtypes matplotlib torch==2.13.0 build auditwheel
+	$(VPY) -m pip install -q cffi numpy pytest pytest-xdist ml_dtypes matplotlib torch==2.13.0 build auditwheel
 	touch $@
 venv: $(VENV)/.ready
 
@@ -119,7 +128,7 @@ sdist wheel: $(VENV)/.ready
 # pytest drives everything: tests/test_c_programs.py builds and runs every tests/c/*.c(pp)
 # program against the built library, the other test files exercise pyaclnn.
 test: lib $(VENV)/.pyaclnn tools-check check-test
-	$(VPY) -m pytest -q tests
+	$(VPY) -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile tests
 
 # Every C test program and example in checking mode (ACLNN_CHECK=1, docs/checking.md): fails on
 # any "ACLNN_CHECK ERROR" report or an exit with ACLNN_CHECK_EXITCODE.
