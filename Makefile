@@ -126,8 +126,9 @@ sdist wheel: $(VENV)/.ready
 
 # ---- Tests ---------------------------------------------------------------------------------
 # pytest drives everything: tests/test_c_programs.py builds and runs every tests/c/*.c(pp)
-# program against the built library, the other test files exercise pyaclnn.
-test: lib $(VENV)/.pyaclnn tools-check check-test
+# program against the built library, the other test files exercise pyaclnn.  The fuzz binary
+# tests/test_fuzz_short.py runs is built here, beside the .venv's downloads and check-test.
+test: lib $(VENV)/.pyaclnn tools-check check-test fuzz-build
 	$(VPY) -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile tests
 
 # Every C test program and example in checking mode (ACLNN_CHECK=1, docs/checking.md): fails on
@@ -217,13 +218,13 @@ FUZZ_OBJS    := $(patsubst libaclnn/src/%.c,$(FUZZ_DIR)/obj/%.o,$(SRCS))
 .PHONY: fuzz fuzz-short fuzz-build tsan
 # A file clang cannot compile (clang 14 rejects some __builtin_cpu_supports names gcc accepts) is
 # built with $(CC), uninstrumented, so the fuzzer still links; the build says which.
-$(FUZZ_DIR)/obj/%.o: libaclnn/src/%.c $(HDRS)
+$(FUZZ_DIR)/obj/%.o: libaclnn/src/%.c $(HDRS) | tools-check
 	@mkdir -p $(dir $@)
 	@$(FUZZ_CC) $(FUZZ_CFLAGS) $(call isa_flags,$<) -fsanitize=fuzzer-no-link -c $< -o $@ 2>$@.log || { \
 	  echo "  note: $(FUZZ_CC) cannot compile $< (see $@.log); using $(CC) without sanitizers"; \
 	  $(CC) -std=c11 -O1 -g -pthread -D_GNU_SOURCE -Ilibaclnn/include -Ilibaclnn/src $(call isa_flags,$<) -c $< -o $@; }
 
-$(FUZZ_DIR)/fuzz_ops: fuzz/fuzz_ops.c $(FUZZ_OBJS)
+$(FUZZ_DIR)/fuzz_ops: fuzz/fuzz_ops.c $(FUZZ_OBJS) | tools-check
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer fuzz/fuzz_ops.c $(FUZZ_OBJS) -o $@ -lm
 
 fuzz-build: tools-check $(FUZZ_DIR)/fuzz_ops

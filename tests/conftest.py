@@ -31,3 +31,18 @@ def soc():
     import pyaclnn
     yield pyaclnn.set_soc_version
     pyaclnn.set_soc_version(None)
+
+
+# The files that take longest, started first: `make test` hands whole files to its pytest workers
+# (pytest-xdist, --dist loadfile) in collection order, and one of these started last would run
+# alone after the others are done (the fuzz file builds the library with sanitizers for libFuzzer,
+# then fuzzes for 60 s: ~7 minutes of one worker on a 2-core host).
+LONGEST_FIRST = ("test_fuzz_short.py", "test_c_programs.py", "test_op_max_pool_forward.py",
+                 "test_packaging.py", "test_tsan.py", "test_op_im2col.py")
+
+
+def pytest_collection_modifyitems(config, items):
+    def rank(item):
+        name = item.path.name
+        return LONGEST_FIRST.index(name) if name in LONGEST_FIRST else len(LONGEST_FIRST)
+    items.sort(key=rank)       # stable: each file's tests keep their order
