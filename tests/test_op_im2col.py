@@ -306,3 +306,59 @@ def test_stride1_geometries_take_the_shifted_copies():
             assert paths == want, (run, paths)
         else:
             assert paths == ["im2col_portable"] * len(want), (run, paths)
+
+
+_PORTABLE_ROWS_SCRIPT = textwrap.dedent("""
+    import hashlib, re, numpy as np, ml_dtypes, pyaclnn
+    from pyaclnn.functional import im2col
+
+    def reference(x, k, d, p, s):       # the padded image, sliced per kernel cell
+        n, c, h, w = x.shape
+        oh = (h + 2 * p[0] - d[0] * (k[0] - 1) - 1) // s[0] + 1
+        ow = (w + 2 * p[1] - d[1] * (k[1] - 1) - 1) // s[1] + 1
+        padded = np.zeros((n, c, h + 2 * p[0], w + 2 * p[1]), x.dtype)
+        padded[:, :, p[0]:p[0] + h, p[1]:p[1] + w] = x
+        out = np.zeros((n, c, k[0], k[1], oh, ow), x.dtype)
+        for i in range(k[0]):
+            for j in range(k[1]):
+                out[:, :, i, j] = padded[:, :, i * d[0]:i * d[0] + s[0] * (oh - 1) + 1:s[0],
+                                         j * d[1]:j * d[1] + s[1] * (ow - 1) + 1:s[1]]
+        return out.reshape(n, c * k[0] * k[1], oh * ow)
+
+    digest = hashlib.sha256()
+    geometries = [((2, 3, 9, 7), (3, 3), (1, 1), (1, 1), (1, 1)), ((1, 4, 10, 12), (2, 3), (2, 1), (0, 2), (2, 1)),
+                  ((2, 2, 5, 5), (3, 3), (1, 1), (3, 3), (1, 1)), ((1, 3, 6, 40), (1, 5), (1, 3), (0, 4), (1, 1)),
+                  ((2, 16, 20, 3), (3, 3), (1, 1), (1, 1), (1, 1)), ((1, 2, 7, 7), (2, 2), (3, 2), (2, 1), (3, 1)),
+                  ((1, 1, 1, 1), (1, 1), (1, 1), (0, 0), (1, 1)), ((3, 17, 56, 56), (3, 3), (1, 1), (1, 1), (1, 1)),
+                  ((2, 5, 13, 11), (3, 2), (1, 1), (1, 0), (2, 3))]
+    for dtype in (np.float32, np.float16, ml_dtypes.bfloat16):
+        for shape, k, d, p, s in geometries:
+            x = np.random.default_rng(5).standard_normal(shape).astype(np.float32).astype(dtype)
+            got = im2col(x, list(k), list(d), list(p), list(s))
+            assert np.array_equal(got.view(np.uint8), reference(x, k, d, p, s).view(np.uint8)), (dtype, shape)
+            digest.update(got.tobytes())
+    print(digest.hexdigest())
+""")
+
+
+def test_portable_rows_streamed_or_not_match_the_reference():
+    """The portable rows without a cast: stride 1 along the row through the padded plane (one copy
+    an output row), other strides row by row; streamed through the line stage or not, any
+    padding, dilation and vertical stride, 1 and 2 threads - the reference's bytes, and the same
+    on every tier."""
+    runs = [tiers.Run("portable", threads=t, streaming=s) for t in (1, 2) for s in (0, 1)]
+    runs += [tiers.Run(threads=2, streaming=1)] + [tiers.Run(tier, threads=1, streaming=1)
+                                                   for tier in tiers.TIERS if tier not in ("best", "portable")]
+    tiers.assert_same_output(_PORTABLE_ROWS_SCRIPT, runs)
+
+
+def test_a_streamed_portable_launch_names_its_path():
+    """A launch that streams (16 MiB and more moved) on the portable rows says so in the trace."""
+    import re
+    script = ("import numpy as np; from pyaclnn.functional import im2col\n"
+              "im2col(np.ones((8, 64, 56, 56), np.float16), 3, 1, 1, 1)\n"
+              "im2col(np.ones((1, 4, 8, 8), np.float16), 3, 1, 1, 1)\n")
+    trace = (("ASCEND_GLOBAL_LOG_LEVEL", "1"), ("ASCEND_SLOG_PRINT_TO_STDOUT", "1"))
+    out = tiers.run_script(script, tiers.Run("portable", threads=1, extra=trace))
+    paths = re.findall(r"\[aclnnIm2col\] exec .* kernel=(\S+)", out)
+    assert paths == ["im2col_portable_streamed", "im2col_portable"], paths

@@ -34,17 +34,20 @@ static aclnnStatus im2col_kernel(const nn_launch *l)
     const int64_t grain = per_plane >= 16384 ? 1 : 16384 / (per_plane > 0 ? per_plane : 1);
     /* The path (kernels/im2col/): the AVX-512 rows when the CPU table has them and they fit. */
     nn_im2col_avx512_plan *avx512 = nn_cpu_features_get()->avx512 ? nn_im2col_avx512_plan_create(p) : NULL;
-    nn_launch_set_path(l, nn_im2col_avx512_shifted(avx512) ? "im2col_avx512_shifted"
-                          : avx512 != NULL                  ? "im2col_avx512_rows"
-                                                            : "im2col_portable");
     /* Streaming is decided on the bytes the launch moves (image read + columns written), as for
      * col2im and PreluBackward: the fp32 k3s2p1 28x28 case (6.4 MB in, 14.5 MB out) wrote with
-     * read-for-ownership at 38-42 % of the STREAM copy in bench/run.py, streamed 60-84 %. */
+     * read-for-ownership at 38-42 % of the STREAM copy in bench/run.py, streamed 60-84 %.  The
+     * portable rows stream through a line stage when there is no cast. */
     const uint64_t moved = (uint64_t)(p->planes * per_plane) * nn_dtype_size(p->out_dtype) +
                            (uint64_t)(p->planes * p->H * p->W) * nn_dtype_size(p->in_dtype);
+    const bool stream = nn_use_streaming_stores(moved) && (avx512 != NULL || p->in_dtype == p->out_dtype);
+    nn_launch_set_path(l, nn_im2col_avx512_shifted(avx512) ? "im2col_avx512_shifted"
+                          : avx512 != NULL                  ? "im2col_avx512_rows"
+                          : stream                          ? "im2col_portable_streamed"
+                                                            : "im2col_portable");
     nn_im2col_ctx ctx = {.plan = p,
                          .avx512 = avx512,
-                         .stream_out = avx512 != NULL && nn_use_streaming_stores(moved),
+                         .stream_out = stream,
                          .in = (const unsigned char *)l->operands[0].data,
                          .out = (unsigned char *)l->operands[1].data,
                          .planes = avx512 != NULL ? nn_im2col_planes_avx512 : nn_im2col_planes_portable};

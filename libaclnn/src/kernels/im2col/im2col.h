@@ -4,7 +4,8 @@
  *   out[plane, (ki*kW + kj), oh*OW + ow] = image[plane, oh*sH - pH + ki*dH, ow*sW - pW + kj*dW]
  *                                          (0 where the source falls into the padding)
  *
- *   im2col_portable.c  any CPU, any dtype pair: row gathers (memcpy for sW == 1), casts via fp32
+ *   im2col_portable.c  any CPU, any dtype pair: row gathers (memcpy for sW == 1), casts via fp32;
+ *                      a large output without a cast gathered into a line stage and streamed
  *   im2col_avx512.c    AVX-512, same dtype in and out, sW <= 8: each output row built in chunks
  *                      from two masked loads and one permute; large outputs streamed through a
  *                      line stage; sW = 1 with rows of a vector or more: each plane's block as
@@ -28,7 +29,7 @@ typedef struct nn_im2col_avx512_plan nn_im2col_avx512_plan;
 typedef struct nn_im2col_ctx {
     const nn_i2c_plan *plan;
     const nn_im2col_avx512_plan *avx512; /* the AVX-512 rows' chunk table (their path only) */
-    bool stream_out;           /* large output: the AVX-512 rows write it non-temporally */
+    bool stream_out;           /* large output: written non-temporally (the portable rows: no cast) */
     const unsigned char *in;
     unsigned char *out;
     int failed;                /* a worker could not get its conversion buffer */

@@ -1,26 +1,28 @@
 /*
  * im2col_portable.c - the im2col gather for any CPU (im2col.h): each kernel row (ki, kj) of a
  * plane's column block copied from the image in the input's element type (memcpy for sW == 1),
- * padding as zeros; with a dtype cast, one row at a time through fp32 (one rounding per value).
+ * padding as zeros; a streamed output (no cast) through a line stage, in whole non-temporal
+ * lines; with a dtype cast, one row at a time through fp32 (one rounding per value).
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/nn_simd.h" /* the line stage */
 #include "kernels/im2col/im2col.h"
 
-/* Gathers row (ki, kj) of one plane's column block (L = OH*OW values) in the input's element
- * type: for every window position the source pixel, or 0 where it falls into the padding. */
-#define DEFINE_IM2COL_ROW(NAME, T)                                                                \
-    static void NAME(const nn_i2c_plan *p, const T *restrict plane, T *restrict row, int64_t ki,   \
-                     int64_t kj)                                                                 \
+/* Gathers rows [oh_begin, oh_end) of row (ki, kj) of one plane's column block (L = OH*OW values)
+ * in the input's element type, into dst (output row oh_begin first): for every window position
+ * the source pixel, or 0 where it falls into the padding. */
+#define DEFINE_IM2COL_ROWS(NAME, T)                                                               \
+    static void NAME(const nn_i2c_plan *p, const T *restrict plane, T *restrict dst, int64_t ki,  \
+                     int64_t kj, int64_t oh_begin, int64_t oh_end)                               \
     {                                                                                            \
         const int64_t W = p->W, OW = p->OW;                                                      \
         const int64_t col_off = kj * p->dW - p->pW;                                              \
         int64_t ow_lo, ow_hi;                                                                    \
         nn_i2c_valid_range(W, OW, p->sW, col_off, &ow_lo, &ow_hi);                                \
-        for (int64_t oh = 0; oh < p->OH; oh++) {                                                 \
-            T *restrict dst = row + oh * OW;                                                     \
+        for (int64_t oh = oh_begin; oh < oh_end; oh++, dst += OW) {                              \
             const int64_t ih = oh * p->sH - p->pH + ki * p->dH;                                  \
             if (ih < 0 || ih >= p->H || ow_lo >= ow_hi) {                                        \
                 memset(dst, 0, (size_t)OW * sizeof(T));                                          \
@@ -40,22 +42,155 @@
         }                                                                                        \
     }
 
-DEFINE_IM2COL_ROW(im2col_row_u8, uint8_t)
-DEFINE_IM2COL_ROW(im2col_row_u16, uint16_t)
-DEFINE_IM2COL_ROW(im2col_row_u32, uint32_t)
-DEFINE_IM2COL_ROW(im2col_row_u64, uint64_t)
+DEFINE_IM2COL_ROWS(im2col_rows_u8, uint8_t)
+DEFINE_IM2COL_ROWS(im2col_rows_u16, uint16_t)
+DEFINE_IM2COL_ROWS(im2col_rows_u32, uint32_t)
+DEFINE_IM2COL_ROWS(im2col_rows_u64, uint64_t)
 
 /* Any element size of the products' lists (1, 2, 4 or 8 bytes: Ascend950 gathers its integer,
  * bool, double and complex dtypes too); zero bits are every dtype's padding value. */
-static void im2col_row(const nn_i2c_plan *p, size_t esz, const void *plane, void *row,
-                       int64_t ki, int64_t kj)
+static void im2col_rows(const nn_i2c_plan *p, size_t esz, const void *plane, void *dst, int64_t ki,
+                        int64_t kj, int64_t oh_begin, int64_t oh_end)
 {
     switch (esz) {
-    case 1: im2col_row_u8(p, (const uint8_t *)plane, (uint8_t *)row, ki, kj); break;
-    case 2: im2col_row_u16(p, (const uint16_t *)plane, (uint16_t *)row, ki, kj); break;
-    case 4: im2col_row_u32(p, (const uint32_t *)plane, (uint32_t *)row, ki, kj); break;
-    default: im2col_row_u64(p, (const uint64_t *)plane, (uint64_t *)row, ki, kj); break;
+    case 1: im2col_rows_u8(p, (const uint8_t *)plane, (uint8_t *)dst, ki, kj, oh_begin, oh_end); break;
+    case 2: im2col_rows_u16(p, (const uint16_t *)plane, (uint16_t *)dst, ki, kj, oh_begin, oh_end); break;
+    case 4: im2col_rows_u32(p, (const uint32_t *)plane, (uint32_t *)dst, ki, kj, oh_begin, oh_end); break;
+    default: im2col_rows_u64(p, (const uint64_t *)plane, (uint64_t *)dst, ki, kj, oh_begin, oh_end); break;
     }
+}
+
+/* Row (ki, kj) of one plane's column block, all OH rows. */
+static void im2col_row(const nn_i2c_plan *p, size_t esz, const void *plane, void *row, int64_t ki,
+                       int64_t kj)
+{
+    im2col_rows(p, esz, plane, row, ki, kj, 0, p->OH);
+}
+
+/* A streamed launch's bytes staged between two flushes.  The flush (nn_copy_row_nt) stores
+ * ordinary below 256 bytes, so it gets several lines. */
+enum { I2C_STAGE_FLUSH_BYTES = 2048 };
+/* The largest plane with its padding written out that the shifted rows use (below: L2-sized). */
+enum { I2C_PADDED_PLANE_MAX_BYTES = 256 * 1024 };
+
+/* With sW == 1 every output row (ki, kj, oh) is OW consecutive elements of one image row, with
+ * zeros past its edges.  Written out once per plane with its padding - the rows and columns the
+ * windows reach, from (-pH, -pW) on - the image makes each output row one fixed-length copy from
+ * row oh*sH + ki*dH, column kj*dW, with no edge tests and no memsets: a row of k3s1p1 56x56 fp16
+ * (112 bytes) otherwise costs a memcpy and two memsets.  The padded plane's shape. */
+typedef struct i2c_padded {
+    int64_t rows, cols; /* the rows and columns the windows reach */
+} i2c_padded;
+
+static i2c_padded padded_shape(const nn_i2c_plan *p)
+{
+    return (i2c_padded){(p->OH - 1) * p->sH + (p->kH - 1) * p->dH + 1, p->OW + (p->kW - 1) * p->dW};
+}
+
+/* Whether the shifted rows apply: sW == 1 and the padded plane fits I2C_PADDED_PLANE_MAX_BYTES. */
+static bool shifted_rows_apply(const nn_i2c_plan *p, size_t esz)
+{
+    const i2c_padded shape = padded_shape(p);
+    return p->sW == 1 && shape.rows * shape.cols * (int64_t)esz <= I2C_PADDED_PLANE_MAX_BYTES;
+}
+
+/* The plane `src` with its padding, into `padded` (shape.rows x shape.cols elements). */
+static void pad_plane(const nn_i2c_plan *p, size_t esz, i2c_padded shape, const unsigned char *src,
+                      unsigned char *padded)
+{
+    const int64_t col_lo = p->pW < shape.cols ? p->pW : shape.cols; /* image column 0's place */
+    const int64_t width = p->W < shape.cols - col_lo ? p->W : shape.cols - col_lo;
+    for (int64_t r = 0; r < shape.rows; r++) {
+        unsigned char *dst = padded + (size_t)(r * shape.cols) * esz;
+        const int64_t ih = r - p->pH;
+        if (ih < 0 || ih >= p->H || width <= 0) {
+            memset(dst, 0, (size_t)shape.cols * esz);
+            continue;
+        }
+        memset(dst, 0, (size_t)col_lo * esz);
+        memcpy(dst + (size_t)col_lo * esz, src + (size_t)(ih * p->W) * esz, (size_t)width * esz);
+        memset(dst + (size_t)(col_lo + width) * esz, 0, (size_t)(shape.cols - col_lo - width) * esz);
+    }
+}
+
+/* n bytes in 16-byte moves, the last one overlapping (n >= 16): an output row's copy, inlined -
+ * a call to memcpy costs about what a 112-byte copy does. */
+static inline void copy_row_bytes(unsigned char *restrict d, const unsigned char *restrict s, size_t n)
+{
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) memcpy(d + i, s + i, 16);
+    if (i < n) memcpy(d + n - 16, s + n - 16, 16);
+}
+
+/* One plane's kH*kW*L block from its padded plane, row by row in output order: into
+ * out + at, or through `stage` (whose dst is out), flushed every I2C_STAGE_FLUSH_BYTES.  Returns
+ * the output offset after the block. */
+static int64_t shifted_rows(const nn_i2c_plan *p, size_t esz, i2c_padded shape, const unsigned char *padded,
+                            unsigned char *out, int64_t at, nn_line_stage *stage)
+{
+    const size_t row_bytes = (size_t)p->OW * esz;
+    for (int64_t ki = 0; ki < p->kH; ki++) {
+        for (int64_t kj = 0; kj < p->kW; kj++) {
+            const unsigned char *src = padded + (size_t)(ki * p->dH * shape.cols + kj * p->dW) * esz;
+            const size_t step = (size_t)(p->sH * shape.cols) * esz;
+            for (int64_t oh = 0; oh < p->OH; oh++, src += step, at += (int64_t)row_bytes) {
+                unsigned char *dst = stage != NULL ? nn_line_stage_at(stage, at) : out + at;
+                if (row_bytes >= 16)
+                    copy_row_bytes(dst, src, row_bytes);
+                else
+                    memcpy(dst, src, row_bytes);
+                if (stage != NULL && at + (int64_t)row_bytes - stage->written >= I2C_STAGE_FLUSH_BYTES)
+                    nn_line_stage_flush(stage, at + (int64_t)row_bytes, false);
+            }
+        }
+    }
+    return at;
+}
+
+/* Planes [begin, end) without a cast, when the shifted rows apply or the output is streamed.
+ * Streamed, the rows are built in an L1 line stage and leave it in whole aligned lines with
+ * non-temporal stores: rows built straight into out would end in a partial line at every row
+ * boundary (112 bytes a row for k3s1p1 56x56 fp16), a read for ownership of a line the next row
+ * overwrites.  False when a buffer could not be allocated. */
+static bool uncast_planes(const nn_im2col_ctx *ctx, int64_t begin, int64_t end)
+{
+    const nn_i2c_plan *p = ctx->plan;
+    const size_t esz = nn_dtype_size(p->in_dtype);
+    const int64_t row_bytes = p->OW * (int64_t)esz, in_plane = p->H * p->W * (int64_t)esz;
+    const int64_t block = p->kH * p->kW * p->OH * row_bytes;
+    const bool shifted = shifted_rows_apply(p, esz), stream = ctx->stream_out;
+    const i2c_padded shape = padded_shape(p);
+    const size_t padded_bytes = shifted ? (size_t)(shape.rows * shape.cols) * esz : 0;
+    /* the stage: a flush's worth, a row, the < 64 bytes carried over and a line of slack */
+    const size_t stage_bytes = stream ? (size_t)(I2C_STAGE_FLUSH_BYTES + row_bytes + 2 * 64) : 0;
+    unsigned char *region = malloc(padded_bytes + stage_bytes + NN_LINE_STAGE_SLACK);
+    if (region == NULL) return false;
+    unsigned char *out = ctx->out + begin * block;
+    nn_line_stage stage = {nn_line_stage_place(region + padded_bytes, stage_bytes), out, 0, true};
+    int64_t at = 0;
+    for (int64_t plane = begin; plane < end; plane++) {
+        const unsigned char *src = ctx->in + plane * in_plane;
+        if (shifted) {
+            pad_plane(p, esz, shape, src, region);
+            at = shifted_rows(p, esz, shape, region, out, at, stream ? &stage : NULL);
+            continue;
+        }
+        for (int64_t ki = 0; ki < p->kH; ki++) {
+            for (int64_t kj = 0; kj < p->kW; kj++) {
+                for (int64_t oh = 0; oh < p->OH; oh++, at += row_bytes) {
+                    im2col_rows(p, esz, src, nn_line_stage_at(&stage, at), ki, kj, oh, oh + 1);
+                    if (at + row_bytes - stage.written >= I2C_STAGE_FLUSH_BYTES)
+                        nn_line_stage_flush(&stage, at + row_bytes, false);
+                }
+            }
+        }
+    }
+    if (stream) {
+        nn_line_stage_flush(&stage, at, true);
+        nn_streaming_fence();
+    }
+    free(region);
+    return true;
 }
 
 /* Claimed chunks instead of fixed ranges: a pool worker that wakes late, or shares its core
@@ -80,6 +215,10 @@ void nn_im2col_planes_portable(void *vctx, int64_t begin, int64_t end)
     unsigned char *gathered = NULL;
     float *widened = NULL;
 
+    if (!cast && (ctx->stream_out || shifted_rows_apply(p, in_esz))) {
+        if (!uncast_planes(ctx, begin, end)) __atomic_store_n(&ctx->failed, 1, __ATOMIC_RELAXED);
+        return;
+    }
     if (cast) {
         /* One row in the input type, then the same row widened to fp32. */
         gathered = malloc((size_t)L * in_esz);
