@@ -29,7 +29,9 @@ ifeq ($(filter -j%,$(MAKEFLAGS)),)
 MAKEFLAGS += -j$(NPROC)
 endif
 # pytest's workers (pytest-xdist): each takes whole test files, so a file's fixtures and the
-# builds its tests share stay in one process.  PYTEST_WORKERS=0 runs the tests in this process.
+# builds its tests share stay in one process, in collection order (--no-loadscope-reorder: xdist
+# would otherwise hand out the files with the most tests first, and tests/conftest.py puts the
+# longest first).  PYTEST_WORKERS=0 runs the tests in this process.
 PYTEST_WORKERS ?= auto
 
 LIBDIR  := $(BUILD)/lib64
@@ -98,7 +100,7 @@ $(FILTERS): $(LIBDIR)/%.so: $(BUILD)/filters/%.c
 $(VENV)/.ready: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(VPY) -m pip install -q --upgrade pip setuptools wheel
-	$(VPY) -m pip install -q cffi numpy pytest pytest-xdist ml_dtypes matplotlib torch==2.13.0 build auditwheel
+	$(VPY) -m pip install -q cffi numpy pytest 'pytest-xdist>=3.6' ml_dtypes matplotlib torch==2.13.0 build auditwheel
 	touch $@
 venv: $(VENV)/.ready
 
@@ -129,7 +131,7 @@ sdist wheel: $(VENV)/.ready
 # program against the built library, the other test files exercise pyaclnn.  (Building the fuzz
 # binary here, beside check-test, was tried: .ci/run took 21.3 min instead of 20.1.)
 test: lib $(VENV)/.pyaclnn tools-check check-test
-	$(VPY) -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile tests
+	$(VPY) -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder tests
 
 # Every C test program and example in checking mode (ACLNN_CHECK=1, docs/checking.md): fails on
 # any "ACLNN_CHECK ERROR" report or an exit with ACLNN_CHECK_EXITCODE.

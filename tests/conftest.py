@@ -34,7 +34,8 @@ def soc():
 
 
 # The files that take longest, started first: `make test` hands whole files to its pytest workers
-# (pytest-xdist, --dist loadfile) in collection order, and one of these started last would run
+# (pytest-xdist, --dist loadfile --no-loadscope-reorder) in collection order - without that flag
+# xdist orders the files by their number of tests - and one of these started last would run
 # alone after the others are done (the fuzz file builds the library with sanitizers for libFuzzer,
 # then fuzzes for 60 s: ~7 minutes of one worker on a 2-core host).
 LONGEST_FIRST = ("test_fuzz_short.py", "test_c_programs.py", "test_op_max_pool_forward.py",
