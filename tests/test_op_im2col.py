@@ -330,7 +330,7 @@ _PORTABLE_ROWS_SCRIPT = textwrap.dedent("""
                   ((2, 2, 5, 5), (3, 3), (1, 1), (3, 3), (1, 1)), ((1, 3, 6, 40), (1, 5), (1, 3), (0, 4), (1, 1)),
                   ((2, 16, 20, 3), (3, 3), (1, 1), (1, 1), (1, 1)), ((1, 2, 7, 7), (2, 2), (3, 2), (2, 1), (3, 1)),
                   ((1, 1, 1, 1), (1, 1), (1, 1), (0, 0), (1, 1)), ((3, 17, 56, 56), (3, 3), (1, 1), (1, 1), (1, 1)),
-                  ((2, 5, 13, 11), (3, 2), (1, 1), (1, 0), (2, 3))]
+                  ((2, 5, 13, 11), (3, 2), (1, 1), (1, 0), (2, 3)), ((1, 2, 5, 1200), (2, 3), (1, 1), (0, 1), (1, 2))]
     for dtype in (np.float32, np.float16, ml_dtypes.bfloat16):
         for shape, k, d, p, s in geometries:
             x = np.random.default_rng(5).standard_normal(shape).astype(np.float32).astype(dtype)
@@ -344,8 +344,8 @@ _PORTABLE_ROWS_SCRIPT = textwrap.dedent("""
 def test_portable_rows_streamed_or_not_match_the_reference():
     """The portable rows without a cast: stride 1 along the row through the padded plane (one copy
     an output row), other strides row by row; streamed through the line stage or not, any
-    padding, dilation and vertical stride, 1 and 2 threads - the reference's bytes, and the same
-    on every tier."""
+    padding, dilation and vertical stride, rows longer than the stage's flush (2400 bytes), 1 and
+    2 threads - the reference's bytes, and the same on every tier."""
     runs = [tiers.Run("portable", threads=t, streaming=s) for t in (1, 2) for s in (0, 1)]
     runs += [tiers.Run(threads=2, streaming=1)] + [tiers.Run(tier, threads=1, streaming=1)
                                                    for tier in tiers.TIERS if tier not in ("best", "portable")]

@@ -175,12 +175,17 @@ static bool uncast_planes(const nn_im2col_ctx *ctx, int64_t begin, int64_t end)
             at = shifted_rows(p, esz, shape, region, out, at, stream ? &stage : NULL);
             continue;
         }
+        /* streamed (the shifted rows do not apply): each gather takes the rows that fill the
+         * stage up to its flush (staged: less than a flush's worth and a row) */
         for (int64_t ki = 0; ki < p->kH; ki++) {
             for (int64_t kj = 0; kj < p->kW; kj++) {
-                for (int64_t oh = 0; oh < p->OH; oh++, at += row_bytes) {
-                    im2col_rows(p, esz, src, nn_line_stage_at(&stage, at), ki, kj, oh, oh + 1);
-                    if (at + row_bytes - stage.written >= I2C_STAGE_FLUSH_BYTES)
-                        nn_line_stage_flush(&stage, at + row_bytes, false);
+                for (int64_t oh = 0, rows; oh < p->OH; oh += rows) {
+                    const int64_t room = I2C_STAGE_FLUSH_BYTES - (at - stage.written);
+                    rows = room > row_bytes ? (room + row_bytes - 1) / row_bytes : 1;
+                    if (rows > p->OH - oh) rows = p->OH - oh;
+                    im2col_rows(p, esz, src, nn_line_stage_at(&stage, at), ki, kj, oh, oh + rows);
+                    at += rows * row_bytes;
+                    if (at - stage.written >= I2C_STAGE_FLUSH_BYTES) nn_line_stage_flush(&stage, at, false);
                 }
             }
         }
