@@ -209,16 +209,17 @@ static bool uncast_planes(const nn_im2col_ctx *ctx, int64_t begin, int64_t end)
     unsigned char *out = ctx->out + begin * block;
     nn_line_stage stage = {nn_line_stage_place(region + padded_bytes, stage_bytes), out, 0, true};
     int64_t at = 0;
-    int64_t (*rows)(const nn_i2c_plan *, size_t, i2c_padded, const unsigned char *, unsigned char *, int64_t,
-                    nn_line_stage *) = shifted_rows;
+    /* one plane's block from its padded plane: 32-byte moves where the CPU has AVX2 */
+    int64_t (*copy_block)(const nn_i2c_plan *, size_t, i2c_padded, const unsigned char *, unsigned char *, int64_t,
+                          nn_line_stage *) = shifted_rows;
 #if NN_HAVE_X86_SIMD
-    if (nn_cpu_avx2()) rows = shifted_rows_avx2;
+    if (nn_cpu_avx2()) copy_block = shifted_rows_avx2;
 #endif
     for (int64_t plane = begin; plane < end; plane++) {
         const unsigned char *src = ctx->in + plane * in_plane;
         if (shifted) {
             pad_plane(p, esz, shape, src, region);
-            at = rows(p, esz, shape, region, out, at, stream ? &stage : NULL);
+            at = copy_block(p, esz, shape, region, out, at, stream ? &stage : NULL);
             continue;
         }
         /* streamed (the shifted rows do not apply): each gather takes the rows that fill the
