@@ -20,6 +20,17 @@
 
 #include "nn_base.h"
 
+/* n >= 16 bytes from s to d in 16-byte moves, the last one overlapping the one before when n is
+ * not a multiple of 16: a short row's copy, inlined into the row loops (a call to memcpy costs
+ * about what a 112-byte copy does). */
+static inline __attribute__((always_inline)) void nn_copy_bytes16(unsigned char *restrict d,
+                                                                  const unsigned char *restrict s, size_t n)
+{
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) memcpy(d + i, s + i, 16);
+    if (i < n) memcpy(d + n - 16, s + n - 16, 16);
+}
+
 /* Bits [lo, hi) of a `width`-bit lane mask (width <= 32), clipped to [0, width): the lanes of a
  * vector whose positions fall inside a range. */
 static inline uint32_t nn_lane_range(int64_t lo, int64_t hi, int64_t width)
@@ -89,6 +100,18 @@ NN_AVX512 static inline __m256i nn512_round_bf16(__m512 v)
 /* No "fma": with it the compiler may contract a*b+c, and the AVX2 paths must give the portable
  * loops' bits. */
 #define NN_AVX2 __attribute__((target("avx2,f16c")))
+
+/* nn_copy_bytes16 in 32-byte moves (n >= 32), for AVX2 code only: a function marked NN_AVX2 or
+ * a file built with the AVX2 flags (GCC refuses to inline it elsewhere, and a call would fault on
+ * a CPU without AVX2).  Intrinsics, not a 32-byte memcpy: GCC 12's generic tuning compiles that
+ * to two 16-byte moves even with AVX2 enabled. */
+NN_AVX2 static inline void nn_copy_bytes32(unsigned char *restrict d, const unsigned char *restrict s, size_t n)
+{
+    size_t i = 0;
+    for (; i + 32 <= n; i += 32)
+        _mm256_storeu_si256((__m256i *)(d + i), _mm256_loadu_si256((const __m256i *)(s + i)));
+    if (i < n) _mm256_storeu_si256((__m256i *)(d + n - 32), _mm256_loadu_si256((const __m256i *)(s + n - 32)));
+}
 
 #define NN_AVX512BF16 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512bf16")))
 

@@ -113,34 +113,20 @@ static void pad_plane(const nn_i2c_plan *p, size_t esz, i2c_padded shape, const 
     }
 }
 
-#if NN_HAVE_X86_SIMD
-/* n >= 32 bytes in 32-byte moves, the last one overlapping (inlined into the AVX2 rows only) */
-NN_AVX2 static inline void copy_row_bytes32(unsigned char *restrict d, const unsigned char *restrict s, size_t n)
-{
-    size_t i = 0;
-    for (; i + 32 <= n; i += 32)
-        _mm256_storeu_si256((__m256i *)(d + i), _mm256_loadu_si256((const __m256i *)(s + i)));
-    if (i < n) _mm256_storeu_si256((__m256i *)(d + n - 32), _mm256_loadu_si256((const __m256i *)(s + n - 32)));
-}
-#endif
-
-/* n bytes in moves of `chunk` bytes (16, or 32 in the AVX2 rows below; a compile-time constant
- * after inlining), the last one overlapping (n >= 16): an output row's copy, inlined - a call to
- * memcpy costs about what a 112-byte copy does. */
+/* n >= 16 bytes in moves of `chunk` bytes (16, or 32 in the AVX2 rows below; a compile-time
+ * constant after inlining), the last one overlapping: an output row's copy. */
 static inline __attribute__((always_inline)) void copy_row_bytes(unsigned char *restrict d,
                                                                  const unsigned char *restrict s, size_t n,
                                                                  size_t chunk)
 {
-    size_t i = 0;
     (void)chunk; /* 16 without x86 SIMD */
 #if NN_HAVE_X86_SIMD
     if (chunk == 32 && n >= 32) {
-        copy_row_bytes32(d, s, n);
+        nn_copy_bytes32(d, s, n);
         return;
     }
 #endif
-    for (; i + 16 <= n; i += 16) memcpy(d + i, s + i, 16);
-    if (i < n) memcpy(d + n - 16, s + n - 16, 16);
+    nn_copy_bytes16(d, s, n);
 }
 
 /* One plane's kH*kW*L block from its padded plane, row by row in output order: into
