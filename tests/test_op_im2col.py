@@ -330,7 +330,10 @@ _PORTABLE_ROWS_SCRIPT = textwrap.dedent("""
                   ((2, 2, 5, 5), (3, 3), (1, 1), (3, 3), (1, 1)), ((1, 3, 6, 40), (1, 5), (1, 3), (0, 4), (1, 1)),
                   ((2, 16, 20, 3), (3, 3), (1, 1), (1, 1), (1, 1)), ((1, 2, 7, 7), (2, 2), (3, 2), (2, 1), (3, 1)),
                   ((1, 1, 1, 1), (1, 1), (1, 1), (0, 0), (1, 1)), ((3, 17, 56, 56), (3, 3), (1, 1), (1, 1), (1, 1)),
-                  ((2, 5, 13, 11), (3, 2), (1, 1), (1, 0), (2, 3)), ((1, 2, 5, 1200), (2, 3), (1, 1), (0, 1), (1, 2))]
+                  ((2, 5, 13, 11), (3, 2), (1, 1), (1, 0), (2, 3)), ((1, 2, 5, 1200), (2, 3), (1, 1), (0, 1), (1, 2)),
+                  ((2, 3, 11, 17), (3, 3), (2, 3), (2, 4), (2, 2)), ((4, 8, 28, 28), (3, 3), (1, 1), (1, 1), (2, 2)),
+                  ((1, 1, 2, 70000), (1, 2), (1, 1), (0, 0), (1, 2)),
+                  ((1, 2, 5, 9), (2, 3), (1, 2), (1, 0), (2, 2 ** 63 - 1))]
     for dtype in (np.float32, np.float16, ml_dtypes.bfloat16):
         for shape, k, d, p, s in geometries:
             x = np.random.default_rng(5).standard_normal(shape).astype(np.float32).astype(dtype)
@@ -342,10 +345,12 @@ _PORTABLE_ROWS_SCRIPT = textwrap.dedent("""
 
 
 def test_portable_rows_streamed_or_not_match_the_reference():
-    """The portable rows without a cast: stride 1 along the row through the padded plane (one copy
-    an output row), other strides row by row; streamed through the line stage or not, any
-    padding, dilation and vertical stride, rows longer than the stage's flush (2400 bytes), 1 and
-    2 threads - the reference's bytes, and the same on every tier."""
+    """The portable rows without a cast: through the padded plane (one copy an output row; its
+    columns split by phase for sW > 1: a dilation that moves the phase, a padding wider than the
+    kernel), row by row where it does not fit (a 70000-column image, a stride of INT64_MAX);
+    streamed through the line stage or not, any padding, dilation and vertical stride, rows
+    longer than the stage's flush (2400 bytes), 1 and 2 threads - the reference's bytes, and the
+    same on every tier."""
     runs = [tiers.Run("portable", threads=t, streaming=s) for t in (1, 2) for s in (0, 1)]
     runs += [tiers.Run(threads=2, streaming=1)] + [tiers.Run(tier, threads=1, streaming=1)
                                                    for tier in tiers.TIERS if tier not in ("best", "portable")]

@@ -5,9 +5,9 @@
  *                                          (0 where the source falls into the padding)
  *
  *   im2col_portable.c  any CPU, any dtype pair: row gathers (memcpy for sW == 1), casts via fp32;
- *                      without a cast, sW == 1 rows copied from the plane with its padding
- *                      written out (shifted rows), and a large output gathered into a line
- *                      stage and streamed
+ *                      without a cast, rows copied from the plane with its padding written
+ *                      out, its columns split by phase for sW > 1 (shifted rows), and a large
+ *                      output gathered into a line stage and streamed
  *   im2col_avx512.c    AVX-512, same dtype in and out, sW <= 8: each output row built in chunks
  *                      from two masked loads and one permute; large outputs streamed through a
  *                      line stage; sW = 1 with rows of a vector or more: each plane's block as

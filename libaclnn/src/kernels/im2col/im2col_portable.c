@@ -73,44 +73,116 @@ enum { I2C_STAGE_FLUSH_BYTES = 2048 };
 /* The largest plane with its padding written out that the shifted rows use (below: L2-sized). */
 enum { I2C_PADDED_PLANE_MAX_BYTES = 256 * 1024 };
 
-/* With sW == 1 every output row (ki, kj, oh) is OW consecutive elements of one image row, with
+/* Every output row (ki, kj, oh) reads OW image columns kj*dW - pW + ow*sW of one image row, with
  * zeros past its edges.  Written out once per plane with its padding - the rows and columns the
- * windows reach, from (-pH, -pW) on - the image makes each output row one fixed-length copy from
- * row oh*sH + ki*dH, column kj*dW, with no edge tests and no memsets: a row of k3s1p1 56x56 fp16
- * (112 bytes) otherwise costs a memcpy and two memsets.  The padded plane's shape. */
+ * windows reach, from (-pH, -pW) on - and, for sW > 1, with its columns split by their phase
+ * modulo sW (each padded row holds sW runs: the columns c = ph + j*sW of phase ph), the image
+ * makes each output row one fixed-length copy from row oh*sH + ki*dH, phase (kj*dW) % sW, run
+ * column (kj*dW) / sW, with no edge tests, no memsets and no gather: a row of k3s1p1 56x56 fp16
+ * (112 bytes) otherwise costs a memcpy and two memsets, one of k3s2p1 28x28 a 14-element strided
+ * loop.  The gather is then done once per plane instead of once per kernel cell.  The padded
+ * plane's shape: */
 typedef struct i2c_padded {
-    int64_t rows, cols; /* the rows and columns the windows reach */
+    int64_t rows; /* the rows the windows reach */
+    int64_t cols; /* columns of one phase's run (the columns the windows reach when sW == 1) */
 } i2c_padded;
 
 static i2c_padded padded_shape(const nn_i2c_plan *p)
 {
-    return (i2c_padded){(p->OH - 1) * p->sH + (p->kH - 1) * p->dH + 1, p->OW + (p->kW - 1) * p->dW};
+    return (i2c_padded){(p->OH - 1) * p->sH + (p->kH - 1) * p->dH + 1, p->OW + (p->kW - 1) * p->dW / p->sW};
 }
 
-/* Whether the shifted rows apply: sW == 1 and the padded plane fits I2C_PADDED_PLANE_MAX_BYTES. */
+/* Elements of one padded row: sW runs of shape.cols. */
+static int64_t padded_row_elems(const nn_i2c_plan *p, i2c_padded shape)
+{
+    return p->sW * shape.cols;
+}
+
+/* Whether the shifted rows apply: the padded plane fits I2C_PADDED_PLANE_MAX_BYTES (tested
+ * without overflow: a stride may be as large as INT64_MAX). */
 static bool shifted_rows_apply(const nn_i2c_plan *p, size_t esz)
 {
     const i2c_padded shape = padded_shape(p);
-    return p->sW == 1 && shape.rows * shape.cols * (int64_t)esz <= I2C_PADDED_PLANE_MAX_BYTES;
+    int64_t row_elems, elems, bytes;
+    return !__builtin_mul_overflow(p->sW, shape.cols, &row_elems) &&
+           !__builtin_mul_overflow(shape.rows, row_elems, &elems) &&
+           !__builtin_mul_overflow(elems, (int64_t)esz, &bytes) && bytes <= I2C_PADDED_PLANE_MAX_BYTES;
 }
 
-/* The plane `src` with its padding, into `padded` (shape.rows x shape.cols elements). */
-static void pad_plane(const nn_i2c_plan *p, size_t esz, i2c_padded shape, const unsigned char *src,
-                      unsigned char *padded)
+/* One phase's run of a padded row (sW > 1): run[j] = row[first + j*sW] for j in [lo, hi) (the
+ * image columns, nn_i2c_valid_range), 0 elsewhere.  sW == 2 with a constant stride, which the
+ * compiler vectorizes. */
+#define DEFINE_PHASE_RUN(NAME, T)                                                                 \
+    static void NAME(const T *restrict row, T *restrict run, int64_t first, int64_t sW, int64_t lo, int64_t hi, \
+                     int64_t n)                                                                  \
+    {                                                                                            \
+        for (int64_t j = 0; j < lo; j++) run[j] = 0;                                             \
+        if (sW == 2) {                                                                           \
+            for (int64_t j = lo; j < hi; j++) run[j] = row[first + 2 * j];                       \
+        } else {                                                                                 \
+            for (int64_t j = lo; j < hi; j++) run[j] = row[first + j * sW];                      \
+        }                                                                                        \
+        for (int64_t j = hi; j < n; j++) run[j] = 0;                                             \
+    }
+DEFINE_PHASE_RUN(phase_run_u8, uint8_t)
+DEFINE_PHASE_RUN(phase_run_u16, uint16_t)
+DEFINE_PHASE_RUN(phase_run_u32, uint32_t)
+DEFINE_PHASE_RUN(phase_run_u64, uint64_t)
+
+/* Phase ph's runs of the padded rows [r_lo, r_hi) (image rows r - pH), each padded row
+ * row_elems elements apart; shape.cols columns a run. */
+static void phase_runs(const nn_i2c_plan *p, size_t esz, i2c_padded shape, const unsigned char *src,
+                       unsigned char *padded, int64_t ph, int64_t r_lo, int64_t r_hi)
+{
+    const int64_t first = ph - p->pW, n = shape.cols, row_elems = padded_row_elems(p, shape);
+    int64_t lo, hi;
+    nn_i2c_valid_range(p->W, n, p->sW, first, &lo, &hi);
+    for (int64_t r = r_lo; r < r_hi; r++) {
+        const unsigned char *row = src + (size_t)((r - p->pH) * p->W) * esz;
+        unsigned char *run = padded + (size_t)(r * row_elems + ph * n) * esz;
+        switch (esz) {
+        case 1: phase_run_u8(row, run, first, p->sW, lo, hi, n); break;
+        case 2: phase_run_u16((const uint16_t *)row, (uint16_t *)run, first, p->sW, lo, hi, n); break;
+        case 4: phase_run_u32((const uint32_t *)row, (uint32_t *)run, first, p->sW, lo, hi, n); break;
+        default: phase_run_u64((const uint64_t *)row, (uint64_t *)run, first, p->sW, lo, hi, n); break;
+        }
+    }
+}
+
+/* One image row as a padded row of shape.cols columns from column -pW on (sW == 1). */
+static void pad_row(const nn_i2c_plan *p, size_t esz, i2c_padded shape, const unsigned char *row,
+                    unsigned char *dst)
 {
     const int64_t col_lo = p->pW < shape.cols ? p->pW : shape.cols; /* image column 0's place */
     const int64_t width = p->W < shape.cols - col_lo ? p->W : shape.cols - col_lo;
-    for (int64_t r = 0; r < shape.rows; r++) {
-        unsigned char *dst = padded + (size_t)(r * shape.cols) * esz;
-        const int64_t ih = r - p->pH;
-        if (ih < 0 || ih >= p->H || width <= 0) {
-            memset(dst, 0, (size_t)shape.cols * esz);
-            continue;
-        }
-        memset(dst, 0, (size_t)col_lo * esz);
-        memcpy(dst + (size_t)col_lo * esz, src + (size_t)(ih * p->W) * esz, (size_t)width * esz);
-        memset(dst + (size_t)(col_lo + width) * esz, 0, (size_t)(shape.cols - col_lo - width) * esz);
+    if (width <= 0) {
+        memset(dst, 0, (size_t)shape.cols * esz);
+        return;
     }
+    memset(dst, 0, (size_t)col_lo * esz);
+    memcpy(dst + (size_t)col_lo * esz, row, (size_t)width * esz);
+    memset(dst + (size_t)(col_lo + width) * esz, 0, (size_t)(shape.cols - col_lo - width) * esz);
+}
+
+/* The plane `src` with its padding (and its columns split by phase when sW > 1), into `padded`
+ * (shape.rows rows of padded_row_elems elements). */
+static void pad_plane(const nn_i2c_plan *p, size_t esz, i2c_padded shape, const unsigned char *src,
+                      unsigned char *padded)
+{
+    const int64_t row_elems = padded_row_elems(p, shape);
+    /* padded rows [r_lo, r_hi) hold image rows; the others are zeros */
+    const int64_t r_lo = p->pH < shape.rows ? p->pH : shape.rows;
+    const int64_t r_hi = p->pH + p->H < shape.rows ? p->pH + p->H : shape.rows;
+    for (int64_t r = 0; r < shape.rows; r++) {
+        unsigned char *dst = padded + (size_t)(r * row_elems) * esz;
+        const bool image_row = r >= r_lo && r < r_hi;
+        if (!image_row)
+            memset(dst, 0, (size_t)row_elems * esz);
+        else if (p->sW == 1)
+            pad_row(p, esz, shape, src + (size_t)((r - p->pH) * p->W) * esz, dst);
+    }
+    if (p->sW > 1)
+        for (int64_t ph = 0; ph < p->sW; ph++) phase_runs(p, esz, shape, src, padded, ph, r_lo, r_hi);
 }
 
 /* n >= 16 bytes in moves of `chunk` bytes (16, or 32 in the AVX2 rows below; a compile-time
@@ -139,8 +211,11 @@ static inline __attribute__((always_inline)) int64_t shifted_rows_in(const nn_i2
     const size_t row_bytes = (size_t)p->OW * esz;
     for (int64_t ki = 0; ki < p->kH; ki++) {
         for (int64_t kj = 0; kj < p->kW; kj++) {
-            const unsigned char *src = padded + (size_t)(ki * p->dH * shape.cols + kj * p->dW) * esz;
-            const size_t step = (size_t)(p->sH * shape.cols) * esz;
+            /* padded column kj*dW + ow*sW: phase (kj*dW) % sW, run column (kj*dW) / sW + ow */
+            const int64_t row_elems = padded_row_elems(p, shape), col = kj * p->dW;
+            const unsigned char *src =
+                padded + (size_t)(ki * p->dH * row_elems + col % p->sW * shape.cols + col / p->sW) * esz;
+            const size_t step = (size_t)(p->sH * row_elems) * esz;
             for (int64_t oh = 0; oh < p->OH; oh++, src += step, at += (int64_t)row_bytes) {
                 unsigned char *dst = stage != NULL ? nn_line_stage_at(stage, at) : out + at;
                 if (row_bytes >= 16)
@@ -187,7 +262,7 @@ static bool uncast_planes(const nn_im2col_ctx *ctx, int64_t begin, int64_t end)
     const int64_t block = p->kH * p->kW * p->OH * row_bytes;
     const bool shifted = shifted_rows_apply(p, esz), stream = ctx->stream_out;
     const i2c_padded shape = padded_shape(p);
-    const size_t padded_bytes = shifted ? (size_t)(shape.rows * shape.cols) * esz : 0;
+    const size_t padded_bytes = shifted ? (size_t)(shape.rows * padded_row_elems(p, shape)) * esz : 0;
     /* the stage: a flush's worth, a row, the < 64 bytes carried over and a line of slack */
     const size_t stage_bytes = stream ? (size_t)(I2C_STAGE_FLUSH_BYTES + row_bytes + 2 * 64) : 0;
     unsigned char *region = malloc(padded_bytes + stage_bytes + NN_LINE_STAGE_SLACK);
