@@ -136,6 +136,35 @@ NN_AVX512 static inline __m256i nn512_round_f16(__m512 v)
 #define NN_HAVE_X86_SIMD 0
 #endif
 
+/* A short row of n bytes (any n) from s to d in vector moves, inlined into the row loops: 32-byte
+ * ones when `wide` and n >= 32, 16-byte ones when n >= 16, else memcpy.  `wide` must be a
+ * constant, true only in AVX2 code (nn_copy_bytes32). */
+static inline __attribute__((always_inline)) void nn_copy_row_short(unsigned char *restrict d,
+                                                                    const unsigned char *restrict s, size_t n,
+                                                                    bool wide)
+{
+    (void)wide; /* no 32-byte moves without x86 SIMD */
+#if NN_HAVE_X86_SIMD
+    if (wide && n >= 32) {
+        nn_copy_bytes32(d, s, n);
+        return;
+    }
+#endif
+    if (n >= 16)
+        nn_copy_bytes16(d, s, n);
+    else
+        memcpy(d, s, n);
+}
+
+/* Prefetches every 64-byte line of [p, p + bytes), the last byte's included, for reading into
+ * every cache level (prefetcht0; PRFM PLDL1KEEP on aarch64): a row a kernel reads soon.  The
+ * range may lie past the tensor: a prefetch never faults. */
+static inline __attribute__((always_inline)) void nn_prefetch_bytes(const void *p, size_t bytes)
+{
+    for (size_t b = 0; b < bytes; b += 64) __builtin_prefetch((const char *)p + b, 0, 3);
+    __builtin_prefetch((const char *)p + bytes - 1, 0, 3);
+}
+
 /*
  * A line stage: an output written through a small buffer in whole, aligned 64-byte lines, each
  * as soon as it is complete (non-temporal when `stream`).  A kernel builds output bytes in the

@@ -259,10 +259,7 @@ static inline __attribute__((always_inline)) void prefetch_rows(const col2im_pla
     const size_t block_bytes = (size_t)(p->OH * p->OW) * esz;
     for (int64_t r = fp->row_first[ih]; r < fp->row_first[ih + 1]; r++) {
         const char *row = (const char *)cols + (size_t)fp->row_offset[r] * esz;
-        for (int64_t kj = 0; kj < kW; kj++, row += block_bytes) {
-            for (size_t b = 0; b < row_bytes; b += 64) _mm_prefetch(row + b, _MM_HINT_T0);
-            _mm_prefetch(row + row_bytes - 1, _MM_HINT_T0);
-        }
+        for (int64_t kj = 0; kj < kW; kj++, row += block_bytes) nn_prefetch_bytes(row, row_bytes);
     }
 }
 

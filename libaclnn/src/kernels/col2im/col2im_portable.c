@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/nn_simd.h" /* nn_prefetch_bytes */
 #include "kernels/col2im/col2im.h"
 
 #define COL2IM_PHASE_PLANES nn_col2im_planes_portable

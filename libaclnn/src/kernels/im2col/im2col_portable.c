@@ -222,28 +222,12 @@ static void pad_plane(const nn_i2c_plan *p, size_t esz, i2c_padded shape, const 
     if (p->sW > 1) phase_runs(p, esz, shape, src, padded, r_lo, r_hi);
 }
 
-/* n >= 16 bytes in moves of `chunk` bytes (16, or 32 in the AVX2 rows below; a compile-time
- * constant after inlining), the last one overlapping: an output row's copy. */
-static inline __attribute__((always_inline)) void copy_row_bytes(unsigned char *restrict d,
-                                                                 const unsigned char *restrict s, size_t n,
-                                                                 size_t chunk)
-{
-    (void)chunk; /* 16 without x86 SIMD */
-#if NN_HAVE_X86_SIMD
-    if (chunk == 32 && n >= 32) {
-        nn_copy_bytes32(d, s, n);
-        return;
-    }
-#endif
-    nn_copy_bytes16(d, s, n);
-}
-
 /* One plane's kH*kW*L block from its padded plane, row by row in output order: into
  * out + at, or through `stage` (whose dst is out), flushed every I2C_STAGE_FLUSH_BYTES.  Returns
  * the output offset after the block. */
 static inline __attribute__((always_inline)) int64_t shifted_rows_in(const nn_i2c_plan *p, size_t esz, i2c_padded shape,
                                                                       const unsigned char *padded, unsigned char *out,
-                                                                      int64_t at, nn_line_stage *stage, size_t chunk)
+                                                                      int64_t at, nn_line_stage *stage, bool wide)
 {
     const size_t row_bytes = (size_t)p->OW * esz;
     for (int64_t ki = 0; ki < p->kH; ki++) {
@@ -255,10 +239,7 @@ static inline __attribute__((always_inline)) int64_t shifted_rows_in(const nn_i2
             const size_t step = (size_t)(p->sH * row_elems) * esz;
             for (int64_t oh = 0; oh < p->OH; oh++, src += step, at += (int64_t)row_bytes) {
                 unsigned char *dst = stage != NULL ? nn_line_stage_at(stage, at) : out + at;
-                if (row_bytes >= 16)
-                    copy_row_bytes(dst, src, row_bytes, chunk);
-                else
-                    memcpy(dst, src, row_bytes);
+                nn_copy_row_short(dst, src, row_bytes, wide);
                 if (stage != NULL && at + (int64_t)row_bytes - stage->written >= I2C_STAGE_FLUSH_BYTES)
                     nn_line_stage_flush(stage, at + (int64_t)row_bytes, false);
             }
@@ -270,7 +251,7 @@ static inline __attribute__((always_inline)) int64_t shifted_rows_in(const nn_i2
 static int64_t shifted_rows(const nn_i2c_plan *p, size_t esz, i2c_padded shape, const unsigned char *padded,
                             unsigned char *out, int64_t at, nn_line_stage *stage)
 {
-    return shifted_rows_in(p, esz, shape, padded, out, at, stage, 16);
+    return shifted_rows_in(p, esz, shape, padded, out, at, stage, false);
 }
 
 #if NN_HAVE_X86_SIMD
@@ -282,7 +263,7 @@ NN_AVX2 static int64_t shifted_rows_avx2(const nn_i2c_plan *p, size_t esz, i2c_p
                                          const unsigned char *padded, unsigned char *out, int64_t at,
                                          nn_line_stage *stage)
 {
-    return shifted_rows_in(p, esz, shape, padded, out, at, stage, 32);
+    return shifted_rows_in(p, esz, shape, padded, out, at, stage, true);
 }
 #endif
 
