@@ -95,6 +95,21 @@ static inline void source_rows(const pad_bwd_plan *p, int64_t h, int64_t *r0, in
     *r1 = h == p->H - 1 ? p->Ho - 1 : h + p->top;
 }
 
+/* Prefetch the gradOutput row `rows_ahead` rows past the last row gradInput row h reads (one
+ * core alone does not keep enough misses in flight to stream at full speed otherwise).  The
+ * address may lie past the tensor: a prefetch never faults, and the arithmetic is on integers
+ * so no pointer leaves its object. */
+static inline void prefetch_source_row_ahead(const pad_bwd_plan *p, const void *plane, size_t row_bytes,
+                                             int64_t h, int64_t rows_ahead)
+{
+    int64_t r0, r1;
+    source_rows(p, h, &r0, &r1);
+    const uintptr_t at = (uintptr_t)plane + (uintptr_t)(r1 + rows_ahead) * row_bytes;
+    for (uintptr_t byte = 0; byte < row_bytes + 64; byte += 64) {
+        __builtin_prefetch((const char *)(at + byte), 0, 3);
+    }
+}
+
 /* Index i of an axis of n_out outputs padded by lo / hi to n_in, edge-first: the replicated
  * index itself, then (i == 0) the lo pad from index 0 inward, then (i == n_out - 1) the hi pad
  * from n_in - 1 inward (PadV3GradReplicate's loops: ops-math:conversion/pad_v3_grad_replicate/

@@ -12,23 +12,9 @@
 #include "kernels/pad/pad_bw.h"
 
 #if NN_HAVE_X86_SIMD
-/* gradOutput rows prefetched this far ahead of the rows being summed (a few KiB: one core
- * alone does not keep enough misses in flight to stream at full speed otherwise). */
+/* gradOutput rows prefetched this far ahead of the rows being summed, in fp32 rows (fp16/bf16
+ * go twice as many rows ahead: the same bytes). */
 #define PREFETCH_ROWS 8
-
-/* Prefetch the gradOutput rows PREFETCH_ROWS * `ahead` rows past the last row gradInput row h
- * reads.  (The address may lie past the tensor: a prefetch never faults; integer arithmetic
- * keeps the pointer arithmetic itself in bounds.) */
-static inline void prefetch_rows_after(const pad_bwd_plan *p, const void *plane, size_t elem, int64_t h,
-                                       int64_t ahead)
-{
-    int64_t r0, r1;
-    source_rows(p, h, &r0, &r1);
-    const uintptr_t at = (uintptr_t)plane + (uintptr_t)((r1 + ahead * PREFETCH_ROWS) * p->Wo) * elem;
-    for (uintptr_t byte = 0; byte < (uintptr_t)p->Wo * elem + 64; byte += 64) {
-        _mm_prefetch((const char *)(at + byte), _MM_HINT_T0);
-    }
-}
 
 /* fp32, AVX-512: gradInput rows [h0, h1) of one plane written straight to gradInput, 16
  * columns per vector: the interior lanes are the shifted gradOutput rows added in the row's
@@ -48,7 +34,7 @@ NN_AVX512 static void grad_rows_f32_avx512(const pad_bwd_plan *p, const float *p
         add_order rows;
         row_order(p, h, &rows);
         const int64_t count = order_count(&rows);
-        prefetch_rows_after(p, plane_go, sizeof(float), h, 1);
+        prefetch_source_row_ahead(p, plane_go, (size_t)Wo * sizeof(float), h, PREFETCH_ROWS);
         const float first = edge_sum(p, KIND_F32, plane_go, &rows, false);
         const float last = edge_sum(p, KIND_F32, plane_go, &rows, true);
         float *dst = plane_gi + h * W;
@@ -172,7 +158,7 @@ NN_AVX512 static inline __attribute__((always_inline)) void grad_rows_half_kind_
         add_order rows;
         row_order(p, h, &rows);
         uint16_t *dst = plane_gi + h * W;
-        prefetch_rows_after(p, plane_go, sizeof(uint16_t), h, 2);
+        prefetch_source_row_ahead(p, plane_go, (size_t)Wo * sizeof(uint16_t), h, 2 * PREFETCH_ROWS);
         if (order_count(&rows) != 1) {
             nn_pad_bw_half_row(p, hc, plane_go, &rows, spare);
             memcpy(dst, spare, (size_t)W * sizeof(uint16_t));
