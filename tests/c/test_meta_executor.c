@@ -10,7 +10,8 @@
  *     address whatever the index; aclSetRawTensorAddr after phase 1 redirects the launch; a tensor
  *     destroyed before the launch -> 161002 with a message; one destroyed after it is fine
  *   - aclnnCpuLaunchAndSynchronize (libaclnn's phase 2 + wait in one call): the values are there
- *     when it returns, a failed phase 2's status passes through, NULL arguments are refused
+ *     when it returns, a failed phase 2's status passes through, NULL arguments are refused; a
+ *     launch it makes on another stream than the one it waits for still runs unsynchronized
  *   - many live executors (the registry): 2000 repeatable ones, launched and destroyed in a
  *     scattered order; each destroyed one is reported, each live one still runs
  * The reference is a plain loop here: out = x > 0 ? x : weight[c] * x.
@@ -379,6 +380,59 @@ static void test_launch_and_synchronize(void)
     free_args(&a);
 }
 
+/* A launch function that queues on another stream than the one aclnnCpuLaunchAndSynchronize
+ * synchronizes: that launch is not the one waited for, so its stream must wake its (sleeping)
+ * worker as for any launch; the task runs without anyone synchronizing that stream. */
+static aclrtStream other_stream;
+static aclnnStatus prelu_on_other_stream(void *workspace, uint64_t size, aclOpExecutor *ex, aclrtStream s)
+{
+    (void)s;
+    return aclnnPrelu(workspace, size, ex, other_stream);
+}
+
+static int wrong_prelu_values(const void *out_dev, int seed)
+{
+    float host[NUMEL];
+    download(host, out_dev, sizeof host);
+    int bad = 0;
+    for (int n = 0; n < N; n++)
+        for (int c = 0; c < C; c++)
+            for (int w = 0; w < W; w++)
+                bad += host[(n * C + c) * W + w] != prelu_ref(input_value(seed, n, c, w), c);
+    return bad;
+}
+
+static void test_launch_on_another_stream(void)
+{
+    CHECK(aclrtCreateStream(&other_stream) == ACL_SUCCESS, "second stream");
+    tu_sleep_us(50000); /* its worker, started, now sleeps until a launch wakes it */
+    prelu_args a;
+    make_contiguous_args(&a, 5);
+    uint64_t ws = 0;
+    aclOpExecutor *ex = NULL;
+    aclError waited = -1;
+    /* NaN bits: no wrong value is read as a right one (nor left uninitialised for valgrind) */
+    CHECK(aclrtMemset(a.out_dev, NUMEL * sizeof(float), 0xff, NUMEL * sizeof(float)) == ACL_SUCCESS, "fill");
+    CHECK(aclnnPreluGetWorkspaceSize(a.self, a.weight, a.out, &ws, &ex) == ACLNN_SUCCESS, "phase 1");
+    CHECK(aclnnCpuLaunchAndSynchronize(prelu_on_other_stream, NULL, 0, ex, stream, &waited) == ACLNN_SUCCESS &&
+              waited == ACL_SUCCESS, "launch on another stream");
+    /* No synchronize of other_stream: its worker runs the task (2 s: far past any nap).  Under
+     * racecheck this poll is the very race it reports (reading what a queued task writes), so
+     * there the stream is synchronized first and only the values are checked. */
+    if ((aclnnCpuCheckTools() & 4u) != 0)
+        CHECK(aclrtSynchronizeStream(other_stream) == ACL_SUCCESS, "sync other (racecheck)");
+    int bad = NUMEL;
+    for (int tries = 0; tries < 200 && bad != 0; tries++) {
+        bad = wrong_prelu_values(a.out_dev, 5);
+        if (bad != 0)
+            tu_sleep_us(10000);
+    }
+    CHECK(bad == 0, "the other stream's launch ran unsynchronized: %d wrong values", bad);
+    CHECK(aclrtSynchronizeStream(other_stream) == ACL_SUCCESS, "sync other");
+    CHECK(aclrtDestroyStream(other_stream) == ACL_SUCCESS, "destroy other");
+    free_args(&a);
+}
+
 /* The registry keeps many live executors apart: destroyed ones are refused, the others run. */
 #define MANY_EXECUTORS 2000
 static void test_many_executors(void)
@@ -437,6 +491,7 @@ int main(void)
     test_rebind_by_raw_address();
     test_destroyed_tensor();
     test_launch_and_synchronize();
+    test_launch_on_another_stream();
     test_many_executors();
     aclrtDestroyStream(stream);
     aclrtResetDevice(0);

@@ -522,12 +522,10 @@ static int run_task(void *ctx)
     return status;
 }
 
-/* racecheck: what the task will touch - every input view read, every output view written, the
- * workspace written (staging and scratch). */
+/* racecheck (the caller checks that it is on): what the task will touch - every input view
+ * read, every output view written, the workspace written (staging and scratch). */
 static void race_check_launch(const launch_task *task, nn_stream *stream)
 {
-    if (!nn_check_on(NN_CHECK_RACECHECK))
-        return;
     nn_check_access accesses[NN_MAX_OPERANDS + 1];
     int count = 0, inputs = 0, outputs = 0;
     for (int i = 0; i < task->launch.num_operands; i++) {
@@ -662,6 +660,7 @@ static void consume_on_failure_locked(aclOpExecutor *ex)
 aclnnStatus nn_launch_executor(const char *op_name, void *workspace, uint64_t workspaceSize,
                                aclOpExecutor *handle, aclrtStream stream)
 {
+    const bool wait_follows = nn_launch_take_wait_follows(stream);
     if (handle == NULL)
         return nn_error(ACLNN_ERR_PARAM_NULLPTR,
                         "%s: Expected a proper executor but got null for argument executor.", op_name);
@@ -761,7 +760,7 @@ aclnnStatus nn_launch_executor(const char *op_name, void *workspace, uint64_t wo
     task->launch.saturation = task->ex->saturation_only ||
                               (task->ex->saturation_possible && nn_stream_saturation(resolved));
     task->overflow_device = nn_stream_overflow_device(resolved);
-    if (!nn_stream_records(resolved))
+    if (nn_check_on(NN_CHECK_RACECHECK) && !nn_stream_records(resolved))
         race_check_launch(task, resolved);
     /* Dumps: one relaxed load when off.  A launch captured into a model runtime instance is not
      * dumped (its replays would share one launch number). */
@@ -769,7 +768,7 @@ aclnnStatus nn_launch_executor(const char *op_name, void *workspace, uint64_t wo
         task->dump = nn_launch_dump_begin(op_name, task->operands, task->launch.num_operands, resolved);
     use_lib_addresses(task);
     nn_exec_prof_label(task->launch.op_name, task->operands, task->ex->num_inputs);
-    rt = nn_stream_submit_launch(resolved, run_task, release_task, task); /* releases on failure too */
+    rt = nn_stream_submit_launch(resolved, run_task, release_task, task, wait_follows); /* releases on failure too */
     if (rt == ACL_SUCCESS)
         return ACLNN_SUCCESS;
     /* With ACLNN_LAUNCH_BLOCKING=1 the submit returns the kernel's own status: an aclnn status

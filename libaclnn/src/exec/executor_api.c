@@ -209,6 +209,21 @@ NN_EXPORT aclnnStatus aclnnFinalize(void)
     return ACLNN_SUCCESS;
 }
 
+/* The stream that aclnnCpuLaunchAndSynchronize synchronizes after its launch call, while that
+ * call runs on this thread. */
+static _Thread_local struct {
+    bool set;
+    aclrtStream stream;
+} t_wait_follows;
+
+bool nn_launch_take_wait_follows(aclrtStream stream)
+{
+    /* only the call's first launch: a launch function that queued more leaves the rest as any */
+    const bool follows = t_wait_follows.set && t_wait_follows.stream == stream;
+    t_wait_follows.set = false;
+    return follows;
+}
+
 NN_EXPORT aclnnStatus aclnnCpuLaunchAndSynchronize(
     aclnnStatus (*launch)(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
                           aclrtStream stream),
@@ -219,7 +234,10 @@ NN_EXPORT aclnnStatus aclnnCpuLaunchAndSynchronize(
         return nn_error(ACLNN_ERR_PARAM_NULLPTR, "aclnnCpuLaunchAndSynchronize: %s must not be null.",
                         launch == NULL ? "launch" : "waited");
     *waited = ACL_SUCCESS;
+    t_wait_follows.set = true;
+    t_wait_follows.stream = stream;
     aclnnStatus status = launch(workspace, workspaceSize, executor, stream);
+    t_wait_follows.set = false; /* (a launch function that launched nothing left it set) */
     if (status != ACLNN_SUCCESS)
         return status;
     *waited = aclrtSynchronizeStream(stream);

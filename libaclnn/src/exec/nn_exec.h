@@ -112,6 +112,10 @@ void nn_executor_discard(aclOpExecutor *ex);
  * on the stream.  A non-repeatable executor is consumed (freed once its task has run). */
 aclnnStatus nn_launch_executor(const char *op_name, void *workspace, uint64_t workspaceSize,
                                aclOpExecutor *executor, aclrtStream stream);
+/* Whether this launch on `stream` is one that aclnnCpuLaunchAndSynchronize synchronizes right
+ * after (executor_api.c), so its stream need not wake its worker nor time it; the answer is
+ * given once per such call. */
+bool nn_launch_take_wait_follows(aclrtStream stream);
 
 #ifdef __cplusplus
 }

@@ -52,8 +52,10 @@ aclError nn_stream_submit(nn_stream *stream, nn_task_run_fn run, nn_task_release
  * (operator launches, copies). */
 aclError nn_stream_submit_inline_ok(nn_stream *stream, nn_task_run_fn run, nn_task_release_fn release, void *ctx);
 /* nn_stream_submit_inline_ok for an operator launch: a model that records it answers
- * ACL_MODEL_RI_TASK_KERNEL for it (aclmdlRITaskGetType). */
-aclError nn_stream_submit_launch(nn_stream *stream, nn_task_run_fn run, nn_task_release_fn release, void *ctx);
+ * ACL_MODEL_RI_TASK_KERNEL for it (aclmdlRITaskGetType).  `wait_follows`: the calling thread
+ * synchronizes the stream right after (stream.c, submit_task). */
+aclError nn_stream_submit_launch(nn_stream *stream, nn_task_run_fn run, nn_task_release_fn release, void *ctx,
+                                 bool wait_follows);
 
 /* Whether the stream records its tasks into a model runtime instance now (model_ri.c): they
  * are kept, not queued, so checks of queued work (racecheck) leave them out. */

@@ -379,25 +379,36 @@ static aclError capture_task_locked(nn_stream *stream, const nn_captured_task *c
     return nn_model_record_task(stream->capture, stream, captured, taken);
 }
 
+/* Queues a task.  `wait_follows`: the caller synchronizes this stream right after (libaclnn's
+ * aclnnCpuLaunchAndSynchronize), so the wake-up is always deferred - the synchronizer runs the
+ * task inline, or pays the wake if it has to wait (stream_worker.c) - and the launch is not
+ * timed for the deferral rule, which such a pair would only confirm (two clock reads, ~12 % of
+ * a small launch's bookkeeping). */
 static aclError submit_task(nn_stream *stream, nn_task_run_fn run, nn_task_release_fn release, void *ctx,
-                            bool inline_ok, aclmdlRITaskType type)
+                            bool inline_ok, aclmdlRITaskType type, bool wait_follows)
 {
     const nn_captured_task captured = {run, NULL, release, ctx, inline_ok, (uint8_t)type};
     /* (one relaxed load when profiling is off; when on, this takes the caller's label too) */
     nn_prof_task *prof = nn_prof_recording() ? nn_prof_task_queued(stream->prof_row, stream->ctx->device) : NULL;
+    /* allocated before the lock, so capture and queueing are one locked section; a task a
+     * capturing model takes was allocated for nothing (rare: captures are built once) */
+    nn_task *task = malloc(sizeof *task);
+    if (task == NULL) {
+        nn_prof_task_discard(prof);
+        if (release != NULL)
+            release(ctx);
+        return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION, "stream: out of memory queuing a task.");
+    }
     bool taken;
     pthread_mutex_lock(&stream->lock);
     aclError recorded = capture_task_locked(stream, &captured, &taken);
-    pthread_mutex_unlock(&stream->lock);
-    nn_task *task = taken || recorded != ACL_SUCCESS ? NULL : malloc(sizeof *task);
-    if (task == NULL) {
+    if (taken || recorded != ACL_SUCCESS) {
+        pthread_mutex_unlock(&stream->lock);
+        free(task);
         nn_prof_task_discard(prof); /* captured tasks are profiled when the model replays them */
         if (!(taken && recorded == ACL_SUCCESS) && release != NULL)
             release(ctx); /* (the model holds what it took) */
-        if (taken || recorded != ACL_SUCCESS)
-            return recorded;
-        return nn_rt_error(ACL_ERROR_RT_MEMORY_ALLOCATION,
-                           "stream: out of memory queuing a task.");
+        return recorded;
     }
     task->run = run;
     task->release = release;
@@ -405,8 +416,6 @@ static aclError submit_task(nn_stream *stream, nn_task_run_fn run, nn_task_relea
     task->inline_ok = inline_ok;
     task->prof = prof;
     task->next = NULL;
-
-    pthread_mutex_lock(&stream->lock);
     if (stream->stopping) {
         pthread_mutex_unlock(&stream->lock);
         nn_stream_drop_task(task);
@@ -422,10 +431,10 @@ static aclError submit_task(nn_stream *stream, nn_task_run_fn run, nn_task_relea
     stream->submitted++;
     t_last_task_id = (uint32_t)stream->submitted;
     nn_model_forget_thread_last_task(); /* aclrtCacheLastTask*Info need a model's task */
-    if (stream->first_unwaited_ns == 0)
+    if (!wait_follows && stream->first_unwaited_ns == 0)
         stream->first_unwaited_ns = nn_rt_now_ns();
-    if (inline_ok && stream->defer_wake && !stream->worker_asleep &&
-        stream->submitted - stream->completed <= DEFER_WAKE_MAX_PENDING) {
+    if (inline_ok && (wait_follows || (stream->defer_wake && !stream->worker_asleep &&
+                                       stream->submitted - stream->completed <= DEFER_WAKE_MAX_PENDING))) {
         stream->wake_owed = true;
     } else {
         stream->wake_owed = false; /* the worker runs the whole queue from here */
@@ -442,23 +451,24 @@ static aclError submit_task(nn_stream *stream, nn_task_run_fn run, nn_task_relea
 
 aclError nn_stream_submit(nn_stream *stream, nn_task_run_fn run, nn_task_release_fn release, void *ctx)
 {
-    return submit_task(stream, run, release, ctx, false, ACL_MODEL_RI_TASK_DEFAULT);
+    return submit_task(stream, run, release, ctx, false, ACL_MODEL_RI_TASK_DEFAULT, false);
 }
 
 aclError nn_stream_submit_inline_ok(nn_stream *stream, nn_task_run_fn run, nn_task_release_fn release, void *ctx)
 {
-    return submit_task(stream, run, release, ctx, true, ACL_MODEL_RI_TASK_DEFAULT);
+    return submit_task(stream, run, release, ctx, true, ACL_MODEL_RI_TASK_DEFAULT, false);
 }
 
-aclError nn_stream_submit_launch(nn_stream *stream, nn_task_run_fn run, nn_task_release_fn release, void *ctx)
+aclError nn_stream_submit_launch(nn_stream *stream, nn_task_run_fn run, nn_task_release_fn release, void *ctx,
+                                 bool wait_follows)
 {
-    return submit_task(stream, run, release, ctx, true, ACL_MODEL_RI_TASK_KERNEL);
+    return submit_task(stream, run, release, ctx, true, ACL_MODEL_RI_TASK_KERNEL, wait_follows);
 }
 
 aclError nn_stream_submit_typed(nn_stream *stream, nn_task_run_fn run, nn_task_release_fn release, void *ctx,
                                 bool inline_ok, aclmdlRITaskType type)
 {
-    return submit_task(stream, run, release, ctx, inline_ok, type);
+    return submit_task(stream, run, release, ctx, inline_ok, type, false);
 }
 
 aclError nn_stream_submit_replayed(nn_stream *stream, nn_task_replay_fn replay, nn_task_release_fn release,
