@@ -30,14 +30,19 @@
 #define NN_HALF_X86 0
 #endif
 
-static inline uint32_t nn_half_f32_bits(float f)
+/* The scalar conversions below are always inlined: loops compiled under an optimize attribute
+ * (kernels/prelu/prelu_hot.h) inline nothing that lacks it otherwise, and a call per element
+ * there cost 20x (kernels/prelu/prelu_bw_portable.c). */
+#define NN_HALF_SCALAR static inline __attribute__((always_inline))
+
+NN_HALF_SCALAR uint32_t nn_half_f32_bits(float f)
 {
     uint32_t u;
     memcpy(&u, &f, sizeof u);
     return u;
 }
 
-static inline float nn_half_bits_f32(uint32_t u)
+NN_HALF_SCALAR float nn_half_bits_f32(uint32_t u)
 {
     float f;
     memcpy(&f, &u, sizeof f);
@@ -46,7 +51,7 @@ static inline float nn_half_bits_f32(uint32_t u)
 
 /* ---- scalar ------------------------------------------------------------------------------ */
 
-static inline float nn_half_f16_to_f32(uint16_t h)
+NN_HALF_SCALAR float nn_half_f16_to_f32(uint16_t h)
 {
     uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
     uint32_t exponent = (h >> 10) & 0x1fu;
@@ -67,7 +72,7 @@ static inline float nn_half_f16_to_f32(uint16_t h)
     return nn_half_bits_f32(sign | ((uint32_t)(113 - shift) << 23) | (mantissa << 13));
 }
 
-static inline uint16_t nn_half_f32_to_f16(float f)
+NN_HALF_SCALAR uint16_t nn_half_f32_to_f16(float f)
 {
     uint32_t u = nn_half_f32_bits(f);
     uint16_t sign = (uint16_t)((u >> 16) & 0x8000u);
@@ -112,12 +117,12 @@ static inline uint16_t nn_half_f32_to_f16_ties_away(float f)
     return (uint16_t)(sign | ((mantissa + (1u << (shift - 1))) >> shift));
 }
 
-static inline float nn_half_bf16_to_f32(uint16_t b)
+NN_HALF_SCALAR float nn_half_bf16_to_f32(uint16_t b)
 {
     return nn_half_bits_f32((uint32_t)b << 16);
 }
 
-static inline uint16_t nn_half_f32_to_bf16(float f)
+NN_HALF_SCALAR uint16_t nn_half_f32_to_bf16(float f)
 {
     uint32_t u = nn_half_f32_bits(f);
     if ((u & 0x7fffffffu) > 0x7f800000u)

@@ -183,8 +183,10 @@ static inline bool nn_prelu_bw_has_vector_loops(const nn_prelu_bw_plan *p)
 }
 
 /* v rounded to the dtype and read back as fp32 (RNE; a finite fp16 overflow gives +-65504 when
- * saturate): the value a tensor of that dtype holds. */
-static inline float nn_prelu_in_dtype(aclDataType dtype, float v, bool saturate)
+ * saturate): the value a tensor of that dtype holds.  These element helpers are always inlined:
+ * the portable loops carry an optimize attribute (prelu_hot.h), across which GCC inlines nothing
+ * else, and they must fold into those loops' vector code (prelu_bw_portable.c). */
+static inline __attribute__((always_inline)) float nn_prelu_in_dtype(aclDataType dtype, float v, bool saturate)
 {
     if (dtype == ACL_FLOAT16) {
         const float f16_max = 65504.0f;
@@ -199,7 +201,7 @@ static inline float nn_prelu_in_dtype(aclDataType dtype, float v, bool saturate)
 /* The pre-v200 branch's x > 0 factor: min(x, 2^-126), max(., 0), times 2^38 * 2^44 * 2^44 (all
  * exact: the result is x * 2^126 for a positive subnormal x).  A NaN x stays NaN (the documented
  * choice for vmins/vmaxs), and max(-0, 0) is +0. */
-static inline float nn_prelu_pre_v200_pos(float x)
+static inline __attribute__((always_inline)) float nn_prelu_pre_v200_pos(float x)
 {
     if (x != x) return x;
     const float smallest_normal = 0x1p-126f;
@@ -207,18 +209,19 @@ static inline float nn_prelu_pre_v200_pos(float x)
     return clamped * 0x1p38f * 0x1p44f * 0x1p44f;
 }
 
-/* One element under the plan's rule, w the channel's weight: returns dx in fp32 (the caller
- * rounds it to the dtype on the store) and sets *term to the update term as the dtype holds it.
- * The vector loops reach the same bits through pos_factor / neg_factor. */
-static inline float nn_prelu_bw_element(const nn_prelu_bw_plan *p, float x, float g, float w, float *term)
+/* One element under `rule`, w the channel's weight: returns dx in fp32 (the caller rounds it to
+ * the dtype on the store) and sets *term to the update term as the dtype holds it.  The vector
+ * loops reach the same bits through pos_factor / neg_factor. */
+static inline __attribute__((always_inline)) float nn_prelu_bw_rule_element(
+    nn_prelu_bw_rule rule, aclDataType dtype, bool saturate, float x, float g, float w, float *term)
 {
-    if (p->rule == NN_PRELU_BW_SELECT) {
+    if (rule == NN_PRELU_BW_SELECT) {
         const bool pos = x > 0.0f;
-        *term = pos ? 0.0f : nn_prelu_in_dtype(p->dtype, x * g, p->saturate);
+        *term = pos ? 0.0f : nn_prelu_in_dtype(dtype, x * g, saturate);
         return pos ? g : w * g;
     }
     float pos, neg;
-    if (p->rule == NN_PRELU_BW_TBE) {
+    if (rule == NN_PRELU_BW_TBE) {
         pos = x > 0.0f ? 1.0f : 0.0f;
         neg = x > 0.0f ? 0.0f : 1.0f;
     } else {
@@ -226,9 +229,16 @@ static inline float nn_prelu_bw_element(const nn_prelu_bw_plan *p, float x, floa
         neg = fabsf(pos + -1.0f);
     }
     const float dx = (pos + neg * w) * g;
-    const float update = (neg * x) * g + 0.0f * nn_prelu_in_dtype(p->dtype, dx, p->saturate);
-    *term = nn_prelu_in_dtype(p->dtype, update, p->saturate);
+    const float update = (neg * x) * g + 0.0f * nn_prelu_in_dtype(dtype, dx, saturate);
+    *term = nn_prelu_in_dtype(dtype, update, saturate);
     return dx;
+}
+
+/* The same under the plan's rule. */
+static inline __attribute__((always_inline)) float nn_prelu_bw_element(const nn_prelu_bw_plan *p, float x, float g,
+                                                                        float w, float *term)
+{
+    return nn_prelu_bw_rule_element(p->rule, p->dtype, p->saturate, x, g, w, term);
 }
 
 #endif /* NN_KERNELS_PRELU_H */
