@@ -51,48 +51,52 @@ NN_HALF_SCALAR float nn_half_bits_f32(uint32_t u)
 
 /* ---- scalar ------------------------------------------------------------------------------ */
 
+/* Both fp16 conversions compute every case and select one with masks, without branches, so
+ * that a row loop of them vectorizes (SSE2 on baseline x86-64, NEON on aarch64: the portable
+ * rows).  (Written as ?: the selects became branches around the float operations, which GCC
+ * may not if-convert under the default -ftrapping-math.) */
+NN_HALF_SCALAR uint32_t nn_half_pick(uint32_t condition, uint32_t if_true, uint32_t if_false)
+{
+    return if_false ^ ((if_true ^ if_false) & (0u - condition)); /* condition is 0 or 1 */
+}
+
 NN_HALF_SCALAR float nn_half_f16_to_f32(uint16_t h)
 {
-    uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
-    uint32_t exponent = (h >> 10) & 0x1fu;
-    uint32_t mantissa = h & 0x3ffu;
-    if (exponent == 0x1f) /* Inf, or NaN made quiet */
-        return nn_half_bits_f32(sign | 0x7f800000u | (mantissa << 13) | (mantissa ? 0x400000u : 0));
-    if (exponent != 0)
-        return nn_half_bits_f32(sign | ((exponent + 112u) << 23) | (mantissa << 13));
-    if (mantissa == 0)
-        return nn_half_bits_f32(sign);
-    /* Subnormal: normalise the mantissa (value = mantissa * 2^-24). */
-    int shift = 0;
-    while ((mantissa & 0x400u) == 0) {
-        mantissa <<= 1;
-        shift++;
-    }
-    mantissa &= 0x3ffu;
-    return nn_half_bits_f32(sign | ((uint32_t)(113 - shift) << 23) | (mantissa << 13));
+    const uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+    const uint32_t magnitude = h & 0x7fffu; /* exponent and mantissa */
+    /* normal: rebias the exponent 15 -> 127 */
+    const uint32_t normal = (magnitude << 13) + (112u << 23);
+    /* Inf, or NaN made quiet (payload shifted up) */
+    const uint32_t special = (magnitude << 13) | 0x7f800000u | ((uint32_t)(magnitude > 0x7c00u) << 22);
+    /* subnormal or zero: mantissa * 2^-24, an exact int -> float conversion and an exact
+     * multiply whose result is normal (no denormal operand: DAZ / FTZ cannot change it) */
+    const uint32_t small = nn_half_f32_bits((float)(int32_t)magnitude * 0x1p-24f);
+    const uint32_t result = nn_half_pick(magnitude >= 0x7c00u, special,
+                                         nn_half_pick(magnitude >= 0x400u, normal, small));
+    return nn_half_bits_f32(sign | result);
 }
 
 NN_HALF_SCALAR uint16_t nn_half_f32_to_f16(float f)
 {
-    uint32_t u = nn_half_f32_bits(f);
-    uint16_t sign = (uint16_t)((u >> 16) & 0x8000u);
-    uint32_t magnitude = u & 0x7fffffffu;
-    if (magnitude > 0x7f800000u) /* NaN: keep the top payload bits, set the quiet bit */
-        return (uint16_t)(sign | 0x7e00u | ((magnitude >> 13) & 0x3ffu));
-    if (magnitude >= 0x477ff000u) /* >= 65520 rounds to Inf (and Inf itself) */
-        return (uint16_t)(sign | 0x7c00u);
-    if (magnitude >= 0x38800000u) { /* normal fp16 result: rebias 127 -> 15, round the low 13 bits */
-        uint32_t odd = (magnitude >> 13) & 1u;
-        return (uint16_t)(sign | (((magnitude + 0xfffu + odd) >> 13) - (112u << 10)));
-    }
-    if (magnitude <= 0x33000000u) /* <= 2^-25: ties to even gives zero */
-        return sign;
-    /* Subnormal fp16 result: value / 2^-24, rounded to nearest even. */
-    uint32_t exponent = magnitude >> 23;
-    uint32_t mantissa = (magnitude & 0x7fffffu) | 0x800000u;
-    uint32_t shift = 126u - exponent; /* 14 .. 24 */
-    uint32_t odd = (mantissa >> shift) & 1u;
-    return (uint16_t)(sign | ((mantissa + (1u << (shift - 1)) - 1u + odd) >> shift));
+    const uint32_t u = nn_half_f32_bits(f);
+    const uint32_t sign = (u >> 16) & 0x8000u;
+    const uint32_t magnitude = u & 0x7fffffffu;
+    /* NaN: keep the top payload bits, set the quiet bit */
+    const uint32_t nan = 0x7e00u | ((magnitude >> 13) & 0x3ffu);
+    /* normal fp16 result: rebias 127 -> 15, round the low 13 bits to nearest even (wraps, unused,
+     * below the normal range) */
+    const uint32_t normal = (magnitude + 0xfffu + ((magnitude >> 13) & 1u) - (112u << 23)) >> 13;
+    /* subnormal fp16 result (or zero): |f| + 0.5 lies in [0.5, 0.5 + 2^-14), where the fp32
+     * spacing is 2^-24, the fp16 subnormal step, so the add rounds |f| to nearest even in units
+     * of 2^-24 (2^-25 ties to 0, 2^-14 - 2^-25 carries into the smallest normal, 0x400) and
+     * the low bits of the sum are the code.  (The add rounds in the FPU's mode, round to
+     * nearest even unless a program changes it; a denormal |f| is 0 either way.) */
+    const uint32_t small = nn_half_f32_bits(nn_half_bits_f32(magnitude) + 0.5f) - 0x3f000000u;
+    const uint32_t finite = nn_half_pick(magnitude >= 0x38800000u, normal, small);
+    /* >= 65520 rounds to Inf (and Inf itself) */
+    const uint32_t code = nn_half_pick(magnitude > 0x7f800000u, nan,
+                                       nn_half_pick(magnitude >= 0x477ff000u, 0x7c00u, finite));
+    return (uint16_t)(sign | code);
 }
 
 /* fp32 -> fp16 rounding ties away from zero (AscendC's RoundMode::CAST_ROUND; the kernels whose

@@ -30,77 +30,78 @@ static inline float fold_lanes(const float *lanes)
  * and the element's branches on them fold away: with them read from the plan, GCC kept a
  * scalar loop with a branch on x > 0 per element, about 25x slower than the AVX2 build (and
  * it could not inline the element across the loops' optimize attribute at all). */
-#define RUN_LOOPS(SUFFIX, RULE, DTYPE)                                                                \
+#define RUN_LOOPS(SUFFIX, RULE, DTYPE, SATURATE)                                                      \
     /* gradInput for a run sharing one weight value; returns the run's fixed-order update sum */   \
     NN_PRELU_HOT __attribute__((noinline)) static float run_scalar_w_##SUFFIX(                      \
-        bool saturate, const float *restrict x, const float *restrict g, float *restrict gi,       \
-        float w, int64_t n)                                                                         \
+        const float *restrict x, const float *restrict g, float *restrict gi, float w, int64_t n)   \
     {                                                                                               \
         float lanes[LANES] = {0};                                                                   \
         int64_t i = 0;                                                                              \
         for (; i + LANES <= n; i += LANES) {                                                        \
             for (int k = 0; k < LANES; k++) {                                                       \
                 float term;                                                                         \
-                gi[i + k] = nn_prelu_bw_rule_element(RULE, DTYPE, saturate, x[i + k], g[i + k], w,  \
+                gi[i + k] = nn_prelu_bw_rule_element(RULE, DTYPE, SATURATE, x[i + k], g[i + k], w,  \
                                                      &term);                                        \
                 lanes[k] += term;                                                                   \
             }                                                                                       \
         }                                                                                           \
         for (int k = 0; i < n; i++, k++) {                                                          \
             float term;                                                                             \
-            gi[i] = nn_prelu_bw_rule_element(RULE, DTYPE, saturate, x[i], g[i], w, &term);          \
+            gi[i] = nn_prelu_bw_rule_element(RULE, DTYPE, SATURATE, x[i], g[i], w, &term);          \
             lanes[k] += term;                                                                       \
         }                                                                                           \
         return fold_lanes(lanes);                                                                   \
     }                                                                                               \
     /* channel-last run: weight and per-channel sums advance with the element */                   \
     NN_PRELU_HOT __attribute__((noinline)) static void run_vector_w_##SUFFIX(                       \
-        bool saturate, const float *restrict x, const float *restrict g, float *restrict gi,       \
+        const float *restrict x, const float *restrict g, float *restrict gi,                      \
         const float *restrict w, float *restrict sums, int64_t n)                                   \
     {                                                                                               \
         for (int64_t i = 0; i < n; i++) {                                                           \
             float term;                                                                             \
-            gi[i] = nn_prelu_bw_rule_element(RULE, DTYPE, saturate, x[i], g[i], w[i], &term);       \
+            gi[i] = nn_prelu_bw_rule_element(RULE, DTYPE, SATURATE, x[i], g[i], w[i], &term);       \
             sums[i] += term;                                                                        \
         }                                                                                           \
     }
 
+/* (saturation matters to fp16 only: its intermediates saturate on Ascend910 / Ascend310P) */
 #define RUN_LOOPS_OF_RULE(SUFFIX, RULE)                                                              \
-    RUN_LOOPS(SUFFIX##_f32, RULE, ACL_FLOAT)                                                        \
-    RUN_LOOPS(SUFFIX##_f16, RULE, ACL_FLOAT16)                                                      \
-    RUN_LOOPS(SUFFIX##_bf16, RULE, ACL_BF16)
+    RUN_LOOPS(SUFFIX##_f32, RULE, ACL_FLOAT, false)                                                 \
+    RUN_LOOPS(SUFFIX##_f16, RULE, ACL_FLOAT16, false)                                               \
+    RUN_LOOPS(SUFFIX##_bf16, RULE, ACL_BF16, false)                                                 \
+    RUN_LOOPS(SUFFIX##_f16_saturated, RULE, ACL_FLOAT16, true)
 RUN_LOOPS_OF_RULE(sel, NN_PRELU_BW_SELECT)
 RUN_LOOPS_OF_RULE(tbe, NN_PRELU_BW_TBE)
 RUN_LOOPS_OF_RULE(v100, NN_PRELU_BW_TBE_PRE_V200)
 
-typedef float (*run_scalar_w_fn)(bool, const float *, const float *, float *, float, int64_t);
-typedef void (*run_vector_w_fn)(bool, const float *, const float *, float *, const float *, float *, int64_t);
+typedef float (*run_scalar_w_fn)(const float *, const float *, float *, float, int64_t);
+typedef void (*run_vector_w_fn)(const float *, const float *, float *, const float *, float *, int64_t);
 
-/* [rule][dtype: fp32, fp16, bf16] */
-static const run_scalar_w_fn RUN_SCALAR_W[3][3] = {
-    {run_scalar_w_sel_f32, run_scalar_w_sel_f16, run_scalar_w_sel_bf16},
-    {run_scalar_w_tbe_f32, run_scalar_w_tbe_f16, run_scalar_w_tbe_bf16},
-    {run_scalar_w_v100_f32, run_scalar_w_v100_f16, run_scalar_w_v100_bf16}};
-static const run_vector_w_fn RUN_VECTOR_W[3][3] = {
-    {run_vector_w_sel_f32, run_vector_w_sel_f16, run_vector_w_sel_bf16},
-    {run_vector_w_tbe_f32, run_vector_w_tbe_f16, run_vector_w_tbe_bf16},
-    {run_vector_w_v100_f32, run_vector_w_v100_f16, run_vector_w_v100_bf16}};
+/* [rule][dtype_slot] */
+#define RUN_TABLE(KIND)                                                                              \
+    {{KIND##_sel_f32, KIND##_sel_f16, KIND##_sel_bf16, KIND##_sel_f16_saturated},                  \
+     {KIND##_tbe_f32, KIND##_tbe_f16, KIND##_tbe_bf16, KIND##_tbe_f16_saturated},                  \
+     {KIND##_v100_f32, KIND##_v100_f16, KIND##_v100_bf16, KIND##_v100_f16_saturated}}
+static const run_scalar_w_fn RUN_SCALAR_W[3][4] = RUN_TABLE(run_scalar_w);
+static const run_vector_w_fn RUN_VECTOR_W[3][4] = RUN_TABLE(run_vector_w);
 
-static int dtype_slot(aclDataType dtype)
+static int dtype_slot(const nn_prelu_bw_plan *p)
 {
-    return dtype == ACL_FLOAT ? 0 : dtype == ACL_FLOAT16 ? 1 : 2;
+    if (p->dtype == ACL_FLOAT16)
+        return p->saturate ? 3 : 1;
+    return p->dtype == ACL_FLOAT ? 0 : 2;
 }
 
 static float run_scalar_w(const nn_prelu_bw_plan *p, const float *x, const float *g, float *gi, float w,
                           int64_t n)
 {
-    return RUN_SCALAR_W[p->rule][dtype_slot(p->dtype)](p->saturate, x, g, gi, w, n);
+    return RUN_SCALAR_W[p->rule][dtype_slot(p)](x, g, gi, w, n);
 }
 
 static void run_vector_w(const nn_prelu_bw_plan *p, const float *x, const float *g, float *gi,
                          const float *w, float *sums, int64_t n)
 {
-    RUN_VECTOR_W[p->rule][dtype_slot(p->dtype)](p->saturate, x, g, gi, w, sums, n);
+    RUN_VECTOR_W[p->rule][dtype_slot(p)](x, g, gi, w, sums, n);
 }
 
 /* ---- dtype staging: a run of n elements at flat index `first` -------------------------------- */
