@@ -23,6 +23,9 @@
 #include <stdint.h>
 #include <string.h>
 
+#if defined(__aarch64__)
+#include <arm_neon.h>
+#endif
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #define NN_HALF_X86 1
@@ -60,6 +63,20 @@ NN_HALF_SCALAR uint32_t nn_half_pick(uint32_t condition, uint32_t if_true, uint3
     return if_false ^ ((if_true ^ if_false) & (0u - condition)); /* condition is 0 or 1 */
 }
 
+#if defined(__aarch64__)
+/* AArch64 widens in hardware (FCVT; FCVTL when a loop of it vectorizes: baseline ARMv8): exact,
+ * subnormals included, a NaN made quiet with its payload shifted up (default-NaN mode off, as
+ * Linux starts every thread).  The narrowing stays the masked form below, which vectorizes in
+ * the kernels' loops (GCC 12 does not vectorize a float -> __fp16 conversion); the row of it
+ * uses FCVTN (nn_half_f32_to_f16_row).  test_core_dtype checks both against every code under
+ * qemu in `make cross-test`. */
+NN_HALF_SCALAR float nn_half_f16_to_f32(uint16_t h)
+{
+    __fp16 v;
+    memcpy(&v, &h, sizeof v);
+    return (float)v;
+}
+#else
 NN_HALF_SCALAR float nn_half_f16_to_f32(uint16_t h)
 {
     const uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
@@ -75,6 +92,7 @@ NN_HALF_SCALAR float nn_half_f16_to_f32(uint16_t h)
                                          nn_half_pick(magnitude >= 0x400u, normal, small));
     return nn_half_bits_f32(sign | result);
 }
+#endif
 
 NN_HALF_SCALAR uint16_t nn_half_f32_to_f16(float f)
 {
@@ -98,7 +116,6 @@ NN_HALF_SCALAR uint16_t nn_half_f32_to_f16(float f)
                                        nn_half_pick(magnitude >= 0x477ff000u, 0x7c00u, finite));
     return (uint16_t)(sign | code);
 }
-
 /* fp32 -> fp16 rounding ties away from zero (AscendC's RoundMode::CAST_ROUND; the kernels whose
  * arithmetic libaclnn follows use it in a few narrowings).  NaN, Inf and overflow as above:
  * >= 65520 is a tie between 65504 and 2^16 and goes to Inf. */
@@ -181,7 +198,12 @@ static inline void nn_half_f16_to_f32_row(const uint16_t *src, float *dst, size_
 
 static inline void nn_half_f32_to_f16_row(const float *src, uint16_t *dst, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
+    size_t i = 0;
+#if defined(__aarch64__) /* FCVTN: round to nearest even in FPCR's default mode, as above */
+    for (; i + 4 <= n; i += 4)
+        vst1_u16(dst + i, vreinterpret_u16_f16(vcvt_f16_f32(vld1q_f32(src + i))));
+#endif
+    for (; i < n; i++)
         dst[i] = nn_half_f32_to_f16(src[i]);
 }
 
