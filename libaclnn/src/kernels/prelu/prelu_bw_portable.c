@@ -72,16 +72,16 @@ static inline float fold_lanes(const float *lanes)
     RUN_LOOPS(SUFFIX##_f16_saturated, RULE, ACL_FLOAT16, true)
 RUN_LOOPS_OF_RULE(sel, NN_PRELU_BW_SELECT)
 RUN_LOOPS_OF_RULE(tbe, NN_PRELU_BW_TBE)
-RUN_LOOPS_OF_RULE(v100, NN_PRELU_BW_TBE_PRE_V200)
+RUN_LOOPS_OF_RULE(pre_v200, NN_PRELU_BW_TBE_PRE_V200)
 
 typedef float (*run_scalar_w_fn)(const float *, const float *, float *, float, int64_t);
 typedef void (*run_vector_w_fn)(const float *, const float *, float *, const float *, float *, int64_t);
 
-/* [rule][dtype_slot] */
+/* [rule: nn_prelu_bw_rule, SELECT, TBE, TBE_PRE_V200 in its order][dtype_slot] */
 #define RUN_TABLE(KIND)                                                                              \
     {{KIND##_sel_f32, KIND##_sel_f16, KIND##_sel_bf16, KIND##_sel_f16_saturated},                  \
      {KIND##_tbe_f32, KIND##_tbe_f16, KIND##_tbe_bf16, KIND##_tbe_f16_saturated},                  \
-     {KIND##_v100_f32, KIND##_v100_f16, KIND##_v100_bf16, KIND##_v100_f16_saturated}}
+     {KIND##_pre_v200_f32, KIND##_pre_v200_f16, KIND##_pre_v200_bf16, KIND##_pre_v200_f16_saturated}}
 static const run_scalar_w_fn RUN_SCALAR_W[3][4] = RUN_TABLE(run_scalar_w);
 static const run_vector_w_fn RUN_VECTOR_W[3][4] = RUN_TABLE(run_vector_w);
 
