@@ -89,8 +89,8 @@ static void free_args(prelu_args *a)
     aclrtFree(a->out_dev);
 }
 
-/* out == prelu(input(seed), weights) */
-static void check_prelu_out(const void *out_dev, int seed, const float *weights, const char *context)
+/* How many values of out differ from prelu(input(seed), weights). */
+static int wrong_prelu_values(const void *out_dev, int seed, const float *weights)
 {
     float host[NUMEL];
     download(host, out_dev, sizeof host);
@@ -101,6 +101,13 @@ static void check_prelu_out(const void *out_dev, int seed, const float *weights,
                 float x = input_value(seed, n, c, w);
                 bad += host[(n * C + c) * W + w] != (x > 0 ? x : weights[c] * x);
             }
+    return bad;
+}
+
+/* out == prelu(input(seed), weights) */
+static void check_prelu_out(const void *out_dev, int seed, const float *weights, const char *context)
+{
+    const int bad = wrong_prelu_values(out_dev, seed, weights);
     CHECK(bad == 0, "%s: %d wrong values", context, bad);
 }
 
@@ -390,18 +397,6 @@ static aclnnStatus prelu_on_other_stream(void *workspace, uint64_t size, aclOpEx
     return aclnnPrelu(workspace, size, ex, other_stream);
 }
 
-static int wrong_prelu_values(const void *out_dev, int seed)
-{
-    float host[NUMEL];
-    download(host, out_dev, sizeof host);
-    int bad = 0;
-    for (int n = 0; n < N; n++)
-        for (int c = 0; c < C; c++)
-            for (int w = 0; w < W; w++)
-                bad += host[(n * C + c) * W + w] != prelu_ref(input_value(seed, n, c, w), c);
-    return bad;
-}
-
 static void test_launch_on_another_stream(void)
 {
     CHECK(aclrtCreateStream(&other_stream) == ACL_SUCCESS, "second stream");
@@ -423,7 +418,7 @@ static void test_launch_on_another_stream(void)
         CHECK(aclrtSynchronizeStream(other_stream) == ACL_SUCCESS, "sync other (racecheck)");
     int bad = NUMEL;
     for (int tries = 0; tries < 200 && bad != 0; tries++) {
-        bad = wrong_prelu_values(a.out_dev, 5);
+        bad = wrong_prelu_values(a.out_dev, 5, weight_values);
         if (bad != 0)
             tu_sleep_us(10000);
     }

@@ -116,6 +116,7 @@ NN_HALF_SCALAR uint16_t nn_half_f32_to_f16(float f)
                                        nn_half_pick(magnitude >= 0x477ff000u, 0x7c00u, finite));
     return (uint16_t)(sign | code);
 }
+
 /* fp32 -> fp16 rounding ties away from zero (AscendC's RoundMode::CAST_ROUND; the kernels whose
  * arithmetic libaclnn follows use it in a few narrowings).  NaN, Inf and overflow as above:
  * >= 65520 is a tie between 65504 and 2^16 and goes to Inf. */

@@ -23,6 +23,7 @@
 
 #include "base/nn_base.h"
 #include "base/nn_half_impl.h"
+#include "base/nn_simd.h"
 
 /* How one element is stored and accumulated. */
 enum pad_bwd_kind { KIND_F32, KIND_F64, KIND_C128, KIND_F16, KIND_BF16, KIND_C64 };
@@ -97,17 +98,14 @@ static inline void source_rows(const pad_bwd_plan *p, int64_t h, int64_t *r0, in
 
 /* Prefetch the gradOutput row `rows_ahead` rows past the last row gradInput row h reads (one
  * core alone does not keep enough misses in flight to stream at full speed otherwise).  The
- * address may lie past the tensor: a prefetch never faults, and the arithmetic is on integers
- * so no pointer leaves its object. */
+ * address may lie past the tensor: a prefetch never faults, and the offset is added on
+ * integers so no pointer arithmetic leaves the tensor. */
 static inline void prefetch_source_row_ahead(const pad_bwd_plan *p, const void *plane, size_t row_bytes,
                                              int64_t h, int64_t rows_ahead)
 {
     int64_t r0, r1;
     source_rows(p, h, &r0, &r1);
-    const uintptr_t at = (uintptr_t)plane + (uintptr_t)(r1 + rows_ahead) * row_bytes;
-    for (uintptr_t byte = 0; byte < row_bytes + 64; byte += 64) {
-        __builtin_prefetch((const char *)(at + byte), 0, 3);
-    }
+    nn_prefetch_bytes((const void *)((uintptr_t)plane + (uintptr_t)(r1 + rows_ahead) * row_bytes), row_bytes);
 }
 
 /* Index i of an axis of n_out outputs padded by lo / hi to n_in, edge-first: the replicated
