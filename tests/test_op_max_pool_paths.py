@@ -481,6 +481,27 @@ def test_narrow_planes_take_the_scatter(monkeypatch):
     assert paths == [scatter, tiled] * 3 + [scatter, slots] + [slots, slots] * 2, out
 
 
+def test_plain_c_2x2_write_takes_planes_from_8_wide(monkeypatch):
+    """Without AVX2 (aarch64, ACLNN_NO_SIMD=1) the 2x2 windows have the plain C direct write, which
+    beats the scatter from 8-wide planes on (docs/kernels_max_pool.md, "Small planes"); the 3x3
+    windows keep the scatter."""
+    monkeypatch.delenv("ACLNN_MP_BW_MIN_WIDTH")
+    script = _PATH_SCRIPT.replace("(16, 32)", "(4, 8)")
+    out = tiers.run_script(script, tiers.Run("portable", threads=1, extra=(
+        ("ASCEND_GLOBAL_LOG_LEVEL", "1"), ("ASCEND_SLOG_PRINT_TO_STDOUT", "1"))))
+    paths = re.findall(r"\[aclnnMaxPool2dWithMaskBackward\] exec .* kernel=(\S+)", out)
+    scatter, tiled = "max_pool_bw_portable_scatter", "max_pool_bw_portable_tiled_2x2"
+    assert paths == [scatter, tiled] * 3 + [scatter] * 6, out
+
+
+def test_2x2_tests_on_the_plain_c_write():
+    """This file's 2x2 tests again on the portable tier, where the 2x2 planes take the plain C
+    direct write (max_pool_bw_2x2_portable.c) instead of the AVX-512 / AVX2 forms."""
+    tiers.run_script("import sys, pytest\n"
+                     "sys.exit(pytest.main(['-q', '-p', 'no:cacheprovider', '-k', '2x2 and not plain_c',\n"
+                     "                      'tests/test_op_max_pool_paths.py']))", tiers.Run("portable"))
+
+
 def test_fast_paths_same_bits_for_any_thread_count():
     """Both fast paths (2x2 and 3x3 stride 2) and their fallback, at 1-3 threads, with and
     without streaming stores, on the AVX2 tier and on the portable loops."""

@@ -3,9 +3,10 @@
  * CANN's official samples, checked against plain loops written here.
  *
  * Covers: forward values and the int32 mask stream (+ zero tail) for 4-D and 3-D inputs,
- * overlapping windows with padding and ceilMode, the backward (gather of the mask), the 1x1
- * legacy pattern, N = 0, a mask index outside the plane (reported at synchronize), and a few
- * validation statuses.  Returns 0 when every check passes.
+ * overlapping windows with padding and ceilMode, the backward (gather of the mask; 2x2 stride-2
+ * planes wide enough for the direct write), the 1x1 legacy pattern, N = 0, a mask index outside
+ * the plane (reported at synchronize), and a few validation statuses.  Returns 0 when every check
+ * passes.
  */
 #include <math.h>
 #include <stdint.h>
@@ -351,6 +352,11 @@ int main(void)
         {4, {1, 2, 13, 11}, {7, 7}, {3, 3}, {3, 3}, 1},
         {4, {2, 2, 6, 5}, {1, 1}, {2, 2}, {0, 0}, 1},
         {4, {1, 4, 30, 30}, {3, 3}, {1, 1}, {1, 1}, 0},
+        /* 2x2 stride 2 on planes 8 and more wide: the direct write (plain C without AVX2:
+         * aarch64), with odd H and W, floor and ceil */
+        {4, {2, 3, 9, 17}, {2, 2}, {2, 2}, {0, 0}, 1},
+        {4, {2, 3, 9, 17}, {2, 2}, {2, 2}, {0, 0}, 0},
+        {3, {2, 12, 40}, {2, 2}, {2, 2}, {0, 0}, 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) run_case(&cases[i], stream);
     bad_index_case(stream);

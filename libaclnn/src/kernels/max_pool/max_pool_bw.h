@@ -6,6 +6,7 @@
  *                           or NHWC planes read and written with a channel stride), the 1x1
  *                           kernel's copy, and the per-thread plane loop that runs a fast path
  *                           first and redoes a plane by the scatter when it gives up
+ *   max_pool_bw_2x2_portable.c  any CPU without the SIMD forms: the 2x2 stride-2 direct write in C
  *   max_pool_bw_avx2.c      AVX2 + F16C: the 2x2 stride-2 direct write
  *   max_pool_bw_avx512.c    AVX-512: the 2x2 stride-2 direct write and the 3x3 stride-2 slots
  *
@@ -36,6 +37,7 @@ typedef struct bw_plan {
     bool stream_stores;
     bool tiled_2x2;         /* 2x2 kernel, stride 2, no padding, int32 indices, AVX-512: nn_mp_bw_tiled_2x2_plane_avx512 */
     bool tiled_2x2_avx2;    /* the same on AVX2 (no AVX-512): nn_mp_bw_tiled_2x2_plane_avx2 */
+    bool tiled_2x2_portable; /* the same in plain C (neither): nn_mp_bw_tiled_2x2_plane_portable */
     bool v1_mask;           /* Ascend910: the V1 uint16 bit mask, decoded by nn_mp_bw_v1_chunks (mask_v1.h) */
     bool fp16_compute;      /* FLOAT computed as FLOAT16 (Ascend910 mask path; mask_v1.h) */
     bool slots_3x3s2;       /* 3x3 kernel, stride 2, padding <= 1, int32 indices, AVX-512: nn_mp_bw_slots_3x3s2_plane */
@@ -75,6 +77,8 @@ void nn_mp_bw_1x1_planes(void *ctx, int64_t plane_begin, int64_t plane_end);
 
 /* The fast paths: write one plane of gradInput; false (plane partly written, to be redone by the
  * scatter) when some index is not a cell of its own window inside the plane. */
+bool nn_mp_bw_tiled_2x2_plane_portable(const bw_plan *p, unsigned char *gi, const unsigned char *grad,
+                                       const unsigned char *mask, float *scratch);
 bool nn_mp_bw_tiled_2x2_plane_avx2(const bw_plan *p, unsigned char *gi, const unsigned char *grad,
                                    const unsigned char *mask, float *scratch);
 bool nn_mp_bw_tiled_2x2_plane_avx512(const bw_plan *p, unsigned char *gi, const unsigned char *grad,

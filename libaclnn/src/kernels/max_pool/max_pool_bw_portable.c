@@ -194,7 +194,9 @@ bool nn_mp_bw_slots_3x3s2_fits(const bw_plan *plan)
  * rows cleared, block masks, the line stage) that a few short rows do not earn back.  Measured at
  * 1 thread on 2 MiB of fp32 input (docs/kernels_max_pool.md, "Small planes"): 3x3 s2 fp32 8x8
  * planes 105 ns a plane by the slots against 26 by the scatter, even at 64x64, ahead from 80;
- * fp16/bf16 ahead from 48; 2x2 s2 16x16 126 against 98 ns, ahead from 24-32, every dtype.
+ * fp16/bf16 ahead from 48; 2x2 s2 16x16 126 against 98 ns, ahead from 24-32, every dtype.  The
+ * plain C 2x2 write (no AVX2) is ahead from 8x8 planes: N32 fp32 8x8 14 against 49 ms, 16x16 8.3
+ * against 15 ms; at 4x4 it takes 1.9x the scatter's time.
  * ACLNN_MP_BW_MIN_WIDTH=N sets one bound for every path (0: the fast paths at any width, which
  * the tests of their edges use). */
 static int64_t fast_path_min_width(const bw_plan *plan)
@@ -205,7 +207,7 @@ static int64_t fast_path_min_width(const bw_plan *plan)
         const long long value = strtoll(env, &end, 10);
         if (*end == '\0' && value >= 0) return value;
     }
-    if (plan->g.kernel_h == 2) return 32;
+    if (plan->g.kernel_h == 2) return nn_cpu_features_get()->avx2 ? 32 : 8;
     return plan->dtype == ACL_FLOAT ? 72 : 48;
 }
 
@@ -227,6 +229,8 @@ void nn_mp_bw_layout_scratch(bw_plan *plan)
         /* the line stage: a flush's worth, a row pair, carried-over and front room (the last
          * step of a row stores inside it: masked, or through a small array on AVX2) */
         at += stage_region_floats(W, flush);
+    } else if (plan->tiled_2x2_portable) {
+        at += (2 * W + 15) / 16 * 16; /* one row pair of cells */
     } else if (plan->slots_3x3s2) {
         /* the pending row's two halves (one more block of slots for the last one's loads), the
          * blocks' masks (a slot_block per 16 slots fits in 16 floats' room), then the staging
@@ -246,6 +250,7 @@ const char *nn_mp_bw_path(const bw_plan *plan)
     if (plan->slots_3x3s2) return "max_pool_bw_avx512_slots_3x3s2";
     if (plan->tiled_2x2) return "max_pool_bw_avx512_tiled_2x2";
     if (plan->tiled_2x2_avx2) return "max_pool_bw_avx2_tiled_2x2";
+    if (plan->tiled_2x2_portable) return "max_pool_bw_portable_tiled_2x2";
     return "max_pool_bw_portable_scatter";
 }
 
@@ -282,9 +287,11 @@ void nn_mp_bw_chunks(void *vctx, int64_t chunk_begin, int64_t chunk_end)
              * window they give up and the plane is redone by the scatter */
             if ((p->slots_3x3s2 && nn_mp_bw_slots_3x3s2_plane(p, gi, go, mask, band)) ||
                 (p->tiled_2x2 && nn_mp_bw_tiled_2x2_plane_avx512(p, gi, go, mask, band)) ||
-                (p->tiled_2x2_avx2 && nn_mp_bw_tiled_2x2_plane_avx2(p, gi, go, mask, band)))
+                (p->tiled_2x2_avx2 && nn_mp_bw_tiled_2x2_plane_avx2(p, gi, go, mask, band)) ||
+                (p->tiled_2x2_portable && nn_mp_bw_tiled_2x2_plane_portable(p, gi, go, mask, band)))
                 continue;
-            if ((p->slots_3x3s2 || p->tiled_2x2 || p->tiled_2x2_avx2) && p->stream_stores) nn_streaming_fence();
+            if ((p->slots_3x3s2 || p->tiled_2x2 || p->tiled_2x2_avx2 || p->tiled_2x2_portable) && p->stream_stores)
+                nn_streaming_fence();
             const float *grad = (const float *)go;
             if (p->dtype == ACL_FLOAT16) {
                 nn_f16_to_f32_n((const uint16_t *)go, widened, (size_t)P);
