@@ -432,6 +432,35 @@ def test_3x3_ceil_window_on_the_last_row_with_an_index_below_the_plane():
     assert err.value.code == 507015 and str(6 * 20 + 4) in err.value.message
 
 
+@pytest.mark.parametrize("dtype", [np.float32, BF16], ids=["fp32", "bf16"])
+@pytest.mark.parametrize("kernel, stride, pad", [(2, 2, 0), (3, 2, 1)], ids=["k2s2", "k3s2p1"])
+def test_small_planes_scatter_several_at_a_time(kernel, stride, pad, dtype, monkeypatch):
+    """Planes under 2 KiB of gradInput (8x8 here) that take the scatter are scattered several at
+    a time and stored together (plan->scatter_group: 16 fp32 or 32 bf16 planes a store): an 18 MB
+    gradInput, so the stores stream, against the reference sums."""
+    monkeypatch.delenv("ACLNN_MP_BW_MIN_WIDTH")      # the library's own choice: the scatter
+    x = with_spikes(random_array((4, 1100, 8, 8), np.float32, 46), 47).astype(dtype)
+    out, mask = max_pool2d_with_mask(x, kernel, stride, pad)
+    grad = random_array(out.shape, dtype, 48)
+    index = ref.mask_indices(mask, out.size).reshape(out.shape)
+    got = max_pool2d_with_mask_backward(grad, x, mask, kernel, stride, pad)
+    assert_bits(got, ref.max_pool_backward(grad, index, x.shape, dtype))
+
+
+def test_small_planes_bad_index_in_the_middle_of_a_group(monkeypatch):
+    """An index outside its plane in the 6th plane of a group of 16 is reported with its plane
+    and output; the other planes' gradients are the reference sums."""
+    monkeypatch.delenv("ACLNN_MP_BW_MIN_WIDTH")
+    x = random_array((2, 40, 8, 8), np.float32, 49)
+    out, mask = max_pool2d_with_mask(x, 2, 2, 0)
+    index = ref.mask_indices(mask, out.size).reshape(out.shape).copy()
+    index[0, 21, 2, 3] = 64 + 5
+    grad = random_array(out.shape, np.float32, 50)
+    with pytest.raises(pyaclnn.AclError) as err:
+        max_pool2d_with_mask_backward(grad, x, ref.max_pool_mask(index, 2), 2, 2, 0)
+    assert err.value.code == 507015 and "argmax 69 for output (n=0, c=21, oh=2, ow=3)" in err.value.message
+
+
 _THREADS_SCRIPT = textwrap.dedent("""
     import hashlib
     import numpy as np, ml_dtypes
@@ -450,6 +479,23 @@ _THREADS_SCRIPT = textwrap.dedent("""
                 stream = mask.view(np.uint8).reshape(-1)[:4 * out.size].view("<i4")
                 stream[::5] = rng.integers(0, shape[2] * shape[3], size=stream[::5].size)  # forces the fallback
                 h.update(max_pool2d_with_mask_backward(grad, x, mask, k, s, p, 1, ceil).tobytes())
+    print(h.hexdigest())
+""")
+
+
+_SMALL_PLANES_SCRIPT = textwrap.dedent("""
+    import hashlib
+    import numpy as np, ml_dtypes
+    from pyaclnn.functional import max_pool2d_with_mask, max_pool2d_with_mask_backward
+    h = hashlib.sha256()
+    rng = np.random.default_rng(51)
+    for k, s, p in ((2, 2, 0), (3, 2, 1)):
+        for dtype in (np.float32, np.float16, ml_dtypes.bfloat16):
+            for shape in ((3, 37, 8, 8), (2, 45, 5, 7)):
+                x = rng.standard_normal(shape).astype(np.float32).astype(dtype)
+                out, mask = max_pool2d_with_mask(x, k, s, p)
+                grad = rng.standard_normal(out.shape).astype(np.float32).astype(dtype)
+                h.update(max_pool2d_with_mask_backward(grad, x, mask, k, s, p).tobytes())
     print(h.hexdigest())
 """)
 
@@ -509,6 +555,17 @@ def test_fast_paths_same_bits_for_any_thread_count():
     runs += [tiers.Run("avx2", threads=2, streaming=1), tiers.Run("avx2", threads=1, streaming=0),
              tiers.Run("portable", threads=2)]
     tiers.assert_same_output(_THREADS_SCRIPT, runs)
+
+
+def test_small_planes_same_bits_for_any_thread_count():
+    """Small planes with the library's own path choice (the scatter several planes at a time; the
+    plain C 2x2 write from 8 wide on the portable tier), at 1-3 threads, streamed or not, on every
+    tier: groups cut by the threads' claims at different planes."""
+    small = (("ACLNN_MP_BW_MIN_WIDTH", ""),)
+    runs = [tiers.Run(threads=t, streaming=s, extra=small) for t, s in ((1, 1), (2, 0), (3, 1))]
+    runs += [tiers.Run("avx2", threads=2, streaming=1, extra=small),
+             tiers.Run("portable", threads=3, streaming=1, extra=small)]
+    tiers.assert_same_output(_SMALL_PLANES_SCRIPT, runs)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, BF16], ids=["fp32", "bf16"])

@@ -41,9 +41,12 @@ typedef struct bw_plan {
     bool v1_mask;           /* Ascend910: the V1 uint16 bit mask, decoded by nn_mp_bw_v1_chunks (mask_v1.h) */
     bool fp16_compute;      /* FLOAT computed as FLOAT16 (Ascend910 mask path; mask_v1.h) */
     bool slots_3x3s2;       /* 3x3 kernel, stride 2, padding <= 1, int32 indices, AVX-512: nn_mp_bw_slots_3x3s2_plane */
+    int64_t scatter_group;  /* planes the scatter fills before one store: small planes of a plan
+                             * with no fast path, so each streaming store moves a few KiB */
     int64_t chunks;         /* plane runs, each with its own scratch */
-    int64_t scratch_floats; /* per chunk: the fp32 tile, (fp16/bf16) the widened gradOutput, then
-                             * (fast paths) their pending row and line stage */
+    int64_t scratch_floats; /* per chunk: the fp32 tile (scatter_group planes), (fp16/bf16) the
+                             * widened gradOutput, then (fast paths) their pending row and line
+                             * stage */
     int64_t widened_offset, band_offset; /* floats from the start of a chunk's scratch */
     int64_t slot_stride;    /* slots_3x3s2: floats per pending row half (slots rounded up, + 16) */
 } bw_plan;

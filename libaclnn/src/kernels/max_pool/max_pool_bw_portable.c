@@ -30,6 +30,12 @@
  * cleared right after, and each block costs one nn_copy_row_nt call and one prefetch update. */
 enum { STORE_BLOCK = 1024 };
 
+/* Planes whose gradInput is smaller than this are scattered several at a time into one tile and
+ * stored together (plan->scatter_group).  A streaming store of each 8x8 fp32 plane (256 bytes)
+ * right after its scatter took 5x as long as ordinary stores: N32 C12544 8x8, 1 thread, 58 ms
+ * against 11 (torch 12); 16 such planes at a time stream at 4 KiB a store. */
+enum { SCATTER_GROUP_BYTES = 4096 };
+
 /* Streams that the next plane will read; the store loops touch them ahead of time so that the
  * reads overlap the writes instead of alternating with them. */
 typedef struct prefetch_plan {
@@ -220,7 +226,12 @@ void nn_mp_bw_layout_scratch(bw_plan *plan)
 {
     const mp_geometry *g = &plan->g;
     const int64_t HW = g->height * g->width, P = g->out_height * g->out_width, W = g->width;
-    int64_t at = (HW + 15) / 16 * 16;
+    const bool fast_path = plan->tiled_2x2 || plan->tiled_2x2_avx2 || plan->tiled_2x2_portable || plan->slots_3x3s2;
+    const int64_t plane_bytes = HW * (int64_t)nn_dtype_size(plan->dtype);
+    plan->scatter_group = 1;
+    if (!fast_path && !g->channels_last && plane_bytes > 0 && plane_bytes <= SCATTER_GROUP_BYTES / 2)
+        plan->scatter_group = SCATTER_GROUP_BYTES / plane_bytes;
+    int64_t at = (plan->scatter_group * HW + 15) / 16 * 16;
     plan->widened_offset = at;
     if (plan->dtype != ACL_FLOAT) at += (P + 15) / 16 * 16;
     plan->band_offset = at;
@@ -258,6 +269,63 @@ const char *nn_mp_bw_path(const bw_plan *plan)
 /* The plane loop                                                                              */
 /* ------------------------------------------------------------------------------------------ */
 
+/* Planes [plane, plane + count) scattered into consecutive tiles (their gradInput planes are
+ * consecutive too) and stored in one go, the tiles cleared behind; `more`: the thread's claim goes
+ * on after them, so the next planes' streams are prefetched while storing. */
+static void scatter_and_store(bw_ctx *c, int64_t plane, int64_t count, float *tile, float *widened, bool more)
+{
+    const bw_plan *p = c->plan;
+    const int64_t HW = p->g.height * p->g.width, P = p->g.out_height * p->g.out_width;
+    const int64_t elem = (int64_t)nn_dtype_size(p->dtype), index_bytes = p->indices_int64 ? 8 : 4;
+    const unsigned char *go = c->grad_out + plane * P * elem;
+    const unsigned char *mask = c->indices + plane * P * index_bytes;
+    for (int64_t j = 0; j < count; ++j, go += P * elem, mask += P * index_bytes) {
+        const float *grad = (const float *)go;
+        if (p->dtype == ACL_FLOAT16) {
+            nn_f16_to_f32_n((const uint16_t *)go, widened, (size_t)P);
+            grad = widened;
+        } else if (p->dtype == ACL_BF16) {
+            nn_bf16_to_f32_n((const uint16_t *)go, widened, (size_t)P);
+            grad = widened;
+        }
+        const int64_t bad = p->indices_int64
+                                ? scatter_plane_int64(tile + j * HW, grad, (const int64_t *)mask, P, HW)
+                                : scatter_plane_int32(tile + j * HW, grad, mask, P, HW);
+        if (bad >= 0) note_bad_index(c, (plane + j) * P + bad);
+    }
+    /* go and mask now point at the next planes */
+    prefetch_plan pf = {(const char *)go, (const char *)mask, more ? count * P * elem : 0,
+                        more ? count * P * index_bytes : 0, 0, 0};
+    unsigned char *gi = c->grad_in + plane * HW * elem;
+    prefetch_plan *ahead = p->stream_stores ? &pf : NULL;
+    if (p->dtype == ACL_FLOAT)
+        store_f32((float *)gi, tile, count * HW, p->stream_stores, ahead);
+    else
+        store_narrow((uint16_t *)gi, tile, count * HW, p->dtype, p->stream_stores, ahead);
+}
+
+/* Whether a fast path wrote the plane (false: it has none, or gave the plane back because an index
+ * lies outside its window; the scatter then redoes it).  The fast paths read fp16/bf16 gradients
+ * as they are. */
+static bool fast_path_plane(bw_ctx *c, int64_t plane, float *band)
+{
+    const bw_plan *p = c->plan;
+    const bool any = p->slots_3x3s2 || p->tiled_2x2 || p->tiled_2x2_avx2 || p->tiled_2x2_portable;
+    if (!any) return false;
+    const int64_t HW = p->g.height * p->g.width, P = p->g.out_height * p->g.out_width;
+    const int64_t elem = (int64_t)nn_dtype_size(p->dtype);
+    const unsigned char *go = c->grad_out + plane * P * elem;
+    const unsigned char *mask = c->indices + plane * P * (p->indices_int64 ? 8 : 4);
+    unsigned char *gi = c->grad_in + plane * HW * elem;
+    if ((p->slots_3x3s2 && nn_mp_bw_slots_3x3s2_plane(p, gi, go, mask, band)) ||
+        (p->tiled_2x2 && nn_mp_bw_tiled_2x2_plane_avx512(p, gi, go, mask, band)) ||
+        (p->tiled_2x2_avx2 && nn_mp_bw_tiled_2x2_plane_avx2(p, gi, go, mask, band)) ||
+        (p->tiled_2x2_portable && nn_mp_bw_tiled_2x2_plane_portable(p, gi, go, mask, band)))
+        return true;
+    if (p->stream_stores) nn_streaming_fence(); /* its streamed part before the scatter's stores */
+    return false;
+}
+
 /* One thread's work: the scratch of its first chunk index, and planes claimed in chunks
  * (nn_claims) until none is left, so a thread that starts late on a busy host still takes its
  * share.  Each plane is computed the same way whoever claims it. */
@@ -265,51 +333,24 @@ void nn_mp_bw_chunks(void *vctx, int64_t chunk_begin, int64_t chunk_end)
 {
     bw_ctx *c = (bw_ctx *)vctx;
     const bw_plan *p = c->plan;
-    const mp_geometry *g = &p->g;
-    const int64_t HW = g->height * g->width, P = g->out_height * g->out_width;
-    const int64_t elem = (int64_t)nn_dtype_size(p->dtype);
-    const int64_t index_bytes = p->indices_int64 ? 8 : 4;
+    const int64_t HW = p->g.height * p->g.width;
     (void)chunk_end;
     float *tile = c->scratch + chunk_begin * p->scratch_floats;
     float *widened = tile + p->widened_offset, *band = tile + p->band_offset;
-    memset(tile, 0, (size_t)HW * sizeof(float)); /* kept clear by the store loops after this */
+    /* kept clear by the store loops after this */
+    memset(tile, 0, (size_t)(p->scatter_group * HW) * sizeof(float));
     int64_t first, last;
     while (nn_claim_next(&c->claims, &first, &last)) {
-        for (int64_t plane = first; plane < last; ++plane) {
-            if (g->channels_last) {
-                scatter_plane_nhwc(c, plane, tile);
-                continue;
+        for (int64_t plane = first; plane < last;) {
+            if (p->g.channels_last) {
+                scatter_plane_nhwc(c, plane++, tile);
+            } else if (fast_path_plane(c, plane, band)) {
+                plane++;
+            } else {
+                const int64_t count = last - plane < p->scatter_group ? last - plane : p->scatter_group;
+                scatter_and_store(c, plane, count, tile, widened, plane + count < last);
+                plane += count;
             }
-            const unsigned char *go = c->grad_out + plane * P * elem;
-            const unsigned char *mask = c->indices + plane * P * index_bytes;
-            unsigned char *gi = c->grad_in + plane * HW * elem;
-            /* the fast paths read fp16/bf16 gradients as they are; when an index lies outside its
-             * window they give up and the plane is redone by the scatter */
-            if ((p->slots_3x3s2 && nn_mp_bw_slots_3x3s2_plane(p, gi, go, mask, band)) ||
-                (p->tiled_2x2 && nn_mp_bw_tiled_2x2_plane_avx512(p, gi, go, mask, band)) ||
-                (p->tiled_2x2_avx2 && nn_mp_bw_tiled_2x2_plane_avx2(p, gi, go, mask, band)) ||
-                (p->tiled_2x2_portable && nn_mp_bw_tiled_2x2_plane_portable(p, gi, go, mask, band)))
-                continue;
-            if ((p->slots_3x3s2 || p->tiled_2x2 || p->tiled_2x2_avx2 || p->tiled_2x2_portable) && p->stream_stores)
-                nn_streaming_fence();
-            const float *grad = (const float *)go;
-            if (p->dtype == ACL_FLOAT16) {
-                nn_f16_to_f32_n((const uint16_t *)go, widened, (size_t)P);
-                grad = widened;
-            } else if (p->dtype == ACL_BF16) {
-                nn_bf16_to_f32_n((const uint16_t *)go, widened, (size_t)P);
-                grad = widened;
-            }
-            const int64_t bad = p->indices_int64
-                                    ? scatter_plane_int64(tile, grad, (const int64_t *)mask, P, HW)
-                                    : scatter_plane_int32(tile, grad, mask, P, HW);
-            if (bad >= 0) note_bad_index(c, plane * P + bad);
-            prefetch_plan pf = {(const char *)(go + P * elem), (const char *)(mask + P * index_bytes),
-                                plane + 1 < last ? P * elem : 0, plane + 1 < last ? P * index_bytes : 0, 0, 0};
-            if (p->dtype == ACL_FLOAT)
-                store_f32((float *)gi, tile, HW, p->stream_stores, p->stream_stores ? &pf : NULL);
-            else
-                store_narrow((uint16_t *)gi, tile, HW, p->dtype, p->stream_stores, p->stream_stores ? &pf : NULL);
         }
     }
     if (p->stream_stores) nn_streaming_fence();
