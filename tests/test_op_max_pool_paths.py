@@ -527,6 +527,21 @@ def test_narrow_planes_take_the_scatter(monkeypatch):
     assert paths == [scatter, tiled] * 3 + [scatter, slots] + [slots, slots] * 2, out
 
 
+def test_streamed_launches_take_the_fast_paths_on_narrower_planes(monkeypatch):
+    """A launch that streams gradInput gives the fast paths less to earn back: the 2x2 paths take
+    planes from 16 wide and the slots from 32 (docs/kernels_max_pool.md, "Small planes")."""
+    monkeypatch.delenv("ACLNN_MP_BW_MIN_WIDTH")
+    script = _PATH_SCRIPT.replace("(16, 32)", "(8, 16)").replace("(64, 72)", "(16, 32)")
+    out = tiers.run_script(script, tiers.Run("best", threads=1, streaming=1, extra=(
+        ("ASCEND_GLOBAL_LOG_LEVEL", "1"), ("ASCEND_SLOG_PRINT_TO_STDOUT", "1"))))
+    paths = re.findall(r"\[aclnnMaxPool2dWithMaskBackward\] exec .* kernel=(\S+)", out)
+    scatter, tiled, slots = ("max_pool_bw_portable_scatter", "max_pool_bw_avx512_tiled_2x2",
+                             "max_pool_bw_avx512_slots_3x3s2")
+    if not tiers.has_avx512():
+        tiled, slots = "max_pool_bw_avx2_tiled_2x2", scatter
+    assert paths == [scatter, tiled] * 3 + [scatter, slots] * 3, out
+
+
 def test_plain_c_2x2_write_takes_planes_from_8_wide(monkeypatch):
     """Without AVX2 (aarch64, ACLNN_NO_SIMD=1) the 2x2 windows have the plain C direct write, which
     beats the scatter from 8-wide planes on (docs/kernels_max_pool.md, "Small planes"); the 3x3

@@ -268,8 +268,9 @@ static aclnnStatus build_executor(const char *op, const aclTensor *grad_output, 
     const int64_t threads = nn_num_threads();
     plan->chunks = planes < threads ? planes : threads;
     if (plan->chunks < 1) plan->chunks = 1;
-    plan_scratch(plan);
+    /* before the path: a streamed launch gives the fast paths narrower planes */
     plan->stream_stores = nn_use_streaming_stores((uint64_t)(planes * HW) * nn_dtype_size(plan->dtype));
+    plan_scratch(plan);
 
     const uint64_t scratch = empty || plan->mask_ignored
                                  ? 0

@@ -42,7 +42,7 @@ typedef struct bw_plan {
     bool fp16_compute;      /* FLOAT computed as FLOAT16 (Ascend910 mask path; mask_v1.h) */
     bool slots_3x3s2;       /* 3x3 kernel, stride 2, padding <= 1, int32 indices, AVX-512: nn_mp_bw_slots_3x3s2_plane */
     int64_t scatter_group;  /* planes the scatter fills before one store: small planes of a plan
-                             * with no fast path, so each streaming store moves a few KiB */
+                             * with no fast path, so each streaming store moves several KiB */
     int64_t chunks;         /* plane runs, each with its own scratch */
     int64_t scratch_floats; /* per chunk: the fp32 tile (scatter_group planes), (fp16/bf16) the
                              * widened gradOutput, then (fast paths) their pending row and line

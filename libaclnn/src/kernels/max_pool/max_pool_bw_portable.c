@@ -34,7 +34,7 @@ enum { STORE_BLOCK = 1024 };
  * stored together (plan->scatter_group).  A streaming store of each 8x8 fp32 plane (256 bytes)
  * right after its scatter took 5x as long as ordinary stores: N32 C12544 8x8, 1 thread, 58 ms
  * against 11 (torch 12); 16 such planes at a time stream at 4 KiB a store. */
-enum { SCATTER_GROUP_BYTES = 4096 };
+enum { SCATTER_GROUP_BYTES = 16384 };
 
 /* Streams that the next plane will read; the store loops touch them ahead of time so that the
  * reads overlap the writes instead of alternating with them. */
@@ -202,7 +202,10 @@ bool nn_mp_bw_slots_3x3s2_fits(const bw_plan *plan)
  * planes 105 ns a plane by the slots against 26 by the scatter, even at 64x64, ahead from 80;
  * fp16/bf16 ahead from 48; 2x2 s2 16x16 126 against 98 ns, ahead from 24-32, every dtype.  The
  * plain C 2x2 write (no AVX2) is ahead from 8x8 planes: N32 fp32 8x8 14 against 49 ms, 16x16 8.3
- * against 15 ms; at 4x4 it takes 1.9x the scatter's time.
+ * against 15 ms; at 4x4 it takes 1.9x the scatter's time.  A launch that streams (a large
+ * gradInput, out of cache) gives the fast paths less to earn back: N32 fp32 at 1 thread, 2x2
+ * 16x16 7.3 (AVX-512) / 5.3 (AVX2) against 10 ms, 8x8 15 against 10; 3x3 32x32 8.0 against 10.4,
+ * bf16 8.0 against 9.0 - so the bounds are 16 and 32 there.
  * ACLNN_MP_BW_MIN_WIDTH=N sets one bound for every path (0: the fast paths at any width, which
  * the tests of their edges use). */
 static int64_t fast_path_min_width(const bw_plan *plan)
@@ -213,7 +216,8 @@ static int64_t fast_path_min_width(const bw_plan *plan)
         const long long value = strtoll(env, &end, 10);
         if (*end == '\0' && value >= 0) return value;
     }
-    if (plan->g.kernel_h == 2) return nn_cpu_features_get()->avx2 ? 32 : 8;
+    if (plan->g.kernel_h == 2) return !nn_cpu_features_get()->avx2 ? 8 : plan->stream_stores ? 16 : 32;
+    if (plan->stream_stores) return 32;
     return plan->dtype == ACL_FLOAT ? 72 : 48;
 }
 
@@ -227,10 +231,10 @@ void nn_mp_bw_layout_scratch(bw_plan *plan)
     const mp_geometry *g = &plan->g;
     const int64_t HW = g->height * g->width, P = g->out_height * g->out_width, W = g->width;
     const bool fast_path = plan->tiled_2x2 || plan->tiled_2x2_avx2 || plan->tiled_2x2_portable || plan->slots_3x3s2;
-    const int64_t plane_bytes = HW * (int64_t)nn_dtype_size(plan->dtype);
+    const int64_t tile_bytes = HW * (int64_t)sizeof(float);
     plan->scatter_group = 1;
-    if (!fast_path && !g->channels_last && plane_bytes > 0 && plane_bytes <= SCATTER_GROUP_BYTES / 2)
-        plan->scatter_group = SCATTER_GROUP_BYTES / plane_bytes;
+    if (!fast_path && !g->channels_last && tile_bytes > 0 && tile_bytes <= SCATTER_GROUP_BYTES / 2)
+        plan->scatter_group = SCATTER_GROUP_BYTES / tile_bytes;
     int64_t at = (plan->scatter_group * HW + 15) / 16 * 16;
     plan->widened_offset = at;
     if (plan->dtype != ACL_FLOAT) at += (P + 15) / 16 * 16;
