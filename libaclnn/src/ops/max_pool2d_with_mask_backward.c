@@ -251,10 +251,7 @@ static void plan_scratch(bw_plan *plan)
     plan->tiled_2x2 = tiled && cpu->avx512;
     plan->tiled_2x2_avx2 = tiled && !plan->tiled_2x2 && cpu->avx2;
     plan->tiled_2x2_portable = tiled && !plan->tiled_2x2 && !plan->tiled_2x2_avx2;
-    const bool slots = pays && nn_mp_bw_slots_3x3s2_fits(plan);
-    plan->slots_3x3s2 = slots && cpu->avx512;
-    plan->rows_3x3s2_avx2 = slots && !cpu->avx512 && cpu->avx2;
-    plan->rows_3x3s2_portable = slots && !cpu->avx512 && !cpu->avx2;
+    plan->slots_3x3s2 = pays && nn_mp_bw_slots_3x3s2_fits(plan) && cpu->avx512;
     nn_mp_bw_layout_scratch(plan);
 }
 

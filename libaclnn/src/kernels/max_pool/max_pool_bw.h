@@ -7,9 +7,7 @@
  *                           kernel's copy, and the per-thread plane loop that runs a fast path
  *                           first and redoes a plane by the scatter when it gives up
  *   max_pool_bw_2x2_portable.c  any CPU without the SIMD forms: the 2x2 stride-2 direct write in C
- *   max_pool_bw_3x3_rows.inc    the 3x3 stride-2 rows in C, for CPUs without AVX-512, compiled
- *                           by max_pool_bw_3x3_portable.c (no AVX2) and max_pool_bw_avx2.c
- *   max_pool_bw_avx2.c      AVX2 + F16C: the 2x2 stride-2 direct write, the 3x3 rows' AVX2 build
+ *   max_pool_bw_avx2.c      AVX2 + F16C: the 2x2 stride-2 direct write
  *   max_pool_bw_avx512.c    AVX-512: the 2x2 stride-2 direct write and the 3x3 stride-2 slots
  *
  * Each gradInput element is the fp32 sum of its contributions in increasing output position,
@@ -43,8 +41,6 @@ typedef struct bw_plan {
     bool v1_mask;           /* Ascend910: the V1 uint16 bit mask, decoded by nn_mp_bw_v1_chunks (mask_v1.h) */
     bool fp16_compute;      /* FLOAT computed as FLOAT16 (Ascend910 mask path; mask_v1.h) */
     bool slots_3x3s2;       /* 3x3 kernel, stride 2, padding <= 1, int32 indices, AVX-512: nn_mp_bw_slots_3x3s2_plane */
-    bool rows_3x3s2_avx2;   /* the same windows on AVX2 (no AVX-512): nn_mp_bw_rows_3x3s2_plane_avx2 */
-    bool rows_3x3s2_portable; /* the same in plain C (neither): nn_mp_bw_rows_3x3s2_plane_portable */
     int64_t scatter_group;  /* planes the scatter fills before one store: small planes of a plan
                              * with no fast path, so each streaming store moves several KiB */
     int64_t chunks;         /* plane runs, each with its own scratch */
@@ -92,23 +88,6 @@ bool nn_mp_bw_tiled_2x2_plane_avx512(const bw_plan *p, unsigned char *gi, const 
                                      const unsigned char *mask, float *scratch);
 bool nn_mp_bw_slots_3x3s2_plane(const bw_plan *p, unsigned char *gi, const unsigned char *grad,
                                 const unsigned char *mask, float *scratch);
-bool nn_mp_bw_rows_3x3s2_plane_avx2(const bw_plan *p, unsigned char *gi, const unsigned char *grad,
-                                    const unsigned char *mask, float *scratch);
-bool nn_mp_bw_rows_3x3s2_plane_portable(const bw_plan *p, unsigned char *gi, const unsigned char *grad,
-                                        const unsigned char *mask, float *scratch);
-
-/* The 3x3 rows' slots per row (max_pool_bw_3x3_rows.inc): two per window and the last window's
- * far column, rounded up to whole 64-byte lines of floats.  2 * Wo + 2 >= W + pW, so the slots
- * cover every column of the row. */
-static inline int64_t nn_mp_bw_rows_3x3s2_slots(int64_t out_width)
-{
-    return (2 * out_width + 2 + 15) / 16 * 16;
-}
-/* Its scratch in floats: the pending fp32 row and two rows of cells. */
-static inline int64_t nn_mp_bw_rows_3x3s2_scratch_floats(int64_t out_width)
-{
-    return 3 * nn_mp_bw_rows_3x3s2_slots(out_width);
-}
 
 /* ---- shared by the fast paths ---------------------------------------------------------------- */
 

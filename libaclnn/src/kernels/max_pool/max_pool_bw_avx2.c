@@ -1,7 +1,6 @@
 /*
  * max_pool_bw_avx2.c - the MaxPool2dWithMask backward's 2x2 stride-2 direct write on AVX2 + F16C
- * CPUs (max_pool_bw.h; the scheme is described in max_pool_bw_avx512.c), and the AVX2 build of
- * the 3x3 stride-2 rows (max_pool_bw_3x3_rows.inc).  Compiled with the
+ * CPUs (max_pool_bw.h; the scheme is described in max_pool_bw_avx512.c).  Compiled with the
  * AVX2 flags (Makefile); run only when the plan's tiled_2x2_avx2 flag is set, which phase 1 sets
  * from nn_cpu_avx2() on CPUs without the AVX-512 tier.
  */
@@ -9,10 +8,6 @@
 #include <string.h>
 
 #include "kernels/max_pool/max_pool_bw.h"
-
-/* The 3x3 stride-2 rows (plain C) built with the AVX2 flags, for CPUs with AVX2 but not AVX-512. */
-#define MP_BW_ROWS_3X3S2_PLANE nn_mp_bw_rows_3x3s2_plane_avx2
-#include "kernels/max_pool/max_pool_bw_3x3_rows.inc"
 
 #if NN_HAVE_X86_SIMD
 /* The same plane on AVX2 CPUs, 8 outputs (16 cells of each row) per step.  AVX2 has no lane
