@@ -55,12 +55,14 @@ static void release_if_empty_locked(space_range *range, uintptr_t page_address)
         (void)madvise((void *)page_address, PAGE_BYTES, MADV_DONTNEED);
 }
 
-/* Under g_lock: moves the carving to `next`, releasing the page it leaves if that is empty. */
+/* Under g_lock: moves the carving to `next`, releasing the page it leaves if that is empty.  A
+ * carving at the range's very end (a used-up range, about to be followed by a new one) is in no
+ * page of it: its last page was left, and released, when the carving reached the end. */
 static void carve_to_locked(uintptr_t next)
 {
     const uintptr_t left = g_next / PAGE_BYTES * PAGE_BYTES;
     g_next = next;
-    if (g_num_ranges > 0 && left >= g_ranges[g_num_ranges - 1].base)
+    if (g_num_ranges > 0 && left - g_ranges[g_num_ranges - 1].base < RANGE_BYTES)
         release_if_empty_locked(&g_ranges[g_num_ranges - 1], left);
 }
 
