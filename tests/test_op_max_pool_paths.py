@@ -537,9 +537,36 @@ def test_streamed_launches_take_the_fast_paths_on_narrower_planes(monkeypatch):
     paths = re.findall(r"\[aclnnMaxPool2dWithMaskBackward\] exec .* kernel=(\S+)", out)
     scatter, tiled, slots = ("max_pool_bw_portable_scatter", "max_pool_bw_avx512_tiled_2x2",
                              "max_pool_bw_avx512_slots_3x3s2")
-    if not tiers.has_avx512():
-        tiled, slots = "max_pool_bw_avx2_tiled_2x2", scatter
-    assert paths == [scatter, tiled] * 3 + [scatter, slots] * 3, out
+    expected_3x3 = [scatter, slots] * 3
+    if not tiers.has_avx512():       # the AVX2 slots take fp32 and fp16, not bf16
+        tiled, slots = "max_pool_bw_avx2_tiled_2x2", "max_pool_bw_avx2_slots_3x3s2"
+        expected_3x3 = [scatter, slots] * 2 + [scatter, scatter]
+    assert paths == [scatter, tiled] * 3 + expected_3x3, out
+
+
+def test_avx2_slots_only_in_streamed_launches_and_not_bf16(monkeypatch):
+    """On the AVX2 tier the 3x3 stride-2 slot kernel measured faster than the scatter only where
+    gradInput is streamed (out of cache) and not for bf16 (docs/kernels_max_pool.md, "Slot kernel,
+    AVX2"): a streamed launch takes it for fp32 and fp16 planes from 32 wide; bf16 and any launch
+    that does not stream keep the scatter (the 2x2 calls of the script, first, are not checked)."""
+    monkeypatch.delenv("ACLNN_MP_BW_MIN_WIDTH")
+    script = _PATH_SCRIPT.replace("(64, 72)", "(16, 32)")
+    log = (("ASCEND_GLOBAL_LOG_LEVEL", "1"), ("ASCEND_SLOG_PRINT_TO_STDOUT", "1"))
+    pattern = r"\[aclnnMaxPool2dWithMaskBackward\] exec .* kernel=(\S+)"
+    scatter, slots = "max_pool_bw_portable_scatter", "max_pool_bw_avx2_slots_3x3s2"
+    streamed = re.findall(pattern, tiers.run_script(script, tiers.Run("avx2", threads=1, streaming=1, extra=log)))
+    assert streamed[6:] == [scatter, slots] * 2 + [scatter, scatter], streamed
+    unstreamed = re.findall(pattern, tiers.run_script(script, tiers.Run("avx2", threads=1, streaming=0, extra=log)))
+    assert unstreamed[6:] == [scatter] * 6, unstreamed
+
+
+def test_3x3_tests_on_the_avx2_slots():
+    """This file's 3x3 tests again on the AVX2 tier with streamed launches, where the fp32 and
+    fp16 planes take the AVX2 slot kernel (max_pool_bw_avx2.c) instead of the AVX-512 one."""
+    tiers.run_script("import sys, pytest\n"
+                     "sys.exit(pytest.main(['-q', '-p', 'no:cacheprovider', '-k',\n"
+                     "                      '(3x3 or right_paired) and not avx2',\n"
+                     "                      'tests/test_op_max_pool_paths.py']))", tiers.Run("avx2", streaming=1))
 
 
 def test_plain_c_2x2_write_takes_planes_from_8_wide(monkeypatch):

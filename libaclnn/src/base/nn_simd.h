@@ -113,6 +113,20 @@ NN_AVX2 static inline void nn_copy_bytes32(unsigned char *restrict d, const unsi
     if (i < n) _mm256_storeu_si256((__m256i *)(d + n - 32), _mm256_loadu_si256((const __m256i *)(s + n - 32)));
 }
 
+/* 8 fp32 lanes rounded once to 16-bit words, one per 32-bit lane (high halves zero): fp16 with
+ * F16C (to nearest even), else bf16 with nn_half_f32_to_bf16's rounding (to nearest even, a NaN
+ * quieted by setting the top mantissa bit).  AVX2 code only, as nn_copy_bytes32. */
+NN_AVX2 static inline __m256i nn256_round_words(__m256 v, bool fp16)
+{
+    if (fp16) return _mm256_cvtepu16_epi32(_mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    const __m256i u = _mm256_castps_si256(v);
+    const __m256i odd = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
+    const __m256i rounded = _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(u, _mm256_set1_epi32(0x7fff)), odd), 16);
+    const __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(u, _mm256_set1_epi32(0x7fffffff)),
+                                           _mm256_set1_epi32(0x7f800000));
+    return _mm256_blendv_epi8(rounded, _mm256_or_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(0x40)), nan);
+}
+
 #define NN_AVX512BF16 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512bf16")))
 
 /* fp32 -> bf16 on 32 lanes, a's 16 then b's, with nn512_round_bf16's bits for lanes that are not

@@ -156,19 +156,6 @@ NN_AVX2 static inline __attribute__((always_inline)) void avx2_widen_row(const v
     }
 }
 
-/* 8 fp32 lanes rounded once to the out dtype's words, one per 32-bit lane (high halves zero). */
-NN_AVX2 static inline __attribute__((always_inline)) __m256i avx2_round_words(__m256 v, int out_dt)
-{
-    if (out_dt == NN_C2I_F16)
-        return _mm256_cvtepu16_epi32(_mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-    const __m256i u = _mm256_castps_si256(v);
-    const __m256i odd = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
-    const __m256i rounded = _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(u, _mm256_set1_epi32(0x7fff)), odd), 16);
-    const __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(u, _mm256_set1_epi32(0x7fffffff)),
-                                           _mm256_set1_epi32(0x7f800000));
-    return _mm256_blendv_epi8(rounded, _mm256_or_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(0x40)), nan);
-}
-
 /* One plane into `out` (H*W values of the out dtype, plus room for a chunk's spill). */
 NN_AVX2 static inline __attribute__((always_inline)) void avx2_plane(const col2im_plan *p, const avx2_plan *ap,
                                                                     const void *cols, float *scratch, void *out,
@@ -212,12 +199,12 @@ NN_AVX2 static inline __attribute__((always_inline)) void avx2_plane(const col2i
                 }
             } else {
                 uint16_t *o = (uint16_t *)out + at;
-                const __m256i e = avx2_round_words(even, out_dt);
+                const __m256i e = nn256_round_words(even, out_dt == NN_C2I_F16);
                 if (sW == 1) {
                     const __m256i packed = _mm256_permute4x64_epi64(_mm256_packus_epi32(e, e), 0x08);
                     _mm_storeu_si128((__m128i *)o, _mm256_castsi256_si128(packed));
                 } else {
-                    const __m256i pairs = _mm256_or_si256(e, _mm256_slli_epi32(avx2_round_words(odd, out_dt), 16));
+                    const __m256i pairs = _mm256_or_si256(e, _mm256_slli_epi32(nn256_round_words(odd, out_dt == NN_C2I_F16), 16));
                     _mm256_storeu_si256((__m256i *)o, pairs);
                 }
             }
@@ -261,9 +248,9 @@ NN_AVX2 static inline __attribute__((always_inline)) void avx2_store_pairs(void 
     /* an even column of row 2m is 0 + one value of the dtype: exact, so bf16 just takes the top
      * half (the add has quieted a signalling NaN, as the rounding would) */
     const __m256i e = exact_even && dt == NN_C2I_BF16 ? _mm256_srli_epi32(_mm256_castps_si256(even), 16)
-                                                  : avx2_round_words(even, dt);
+                                                  : nn256_round_words(even, dt == NN_C2I_F16);
     _mm256_storeu_si256((__m256i *)((uint16_t *)row + c0),
-                        _mm256_or_si256(e, _mm256_slli_epi32(avx2_round_words(odd, dt), 16)));
+                        _mm256_or_si256(e, _mm256_slli_epi32(nn256_round_words(odd, dt == NN_C2I_F16), 16)));
 }
 
 /* `window` (a compile-time constant): each sum's terms in the reverse order, window order (col2im.h). */

@@ -41,6 +41,7 @@ typedef struct bw_plan {
     bool v1_mask;           /* Ascend910: the V1 uint16 bit mask, decoded by nn_mp_bw_v1_chunks (mask_v1.h) */
     bool fp16_compute;      /* FLOAT computed as FLOAT16 (Ascend910 mask path; mask_v1.h) */
     bool slots_3x3s2;       /* 3x3 kernel, stride 2, padding <= 1, int32 indices, AVX-512: nn_mp_bw_slots_3x3s2_plane */
+    bool slots_3x3s2_avx2;  /* the same on AVX2 (no AVX-512): nn_mp_bw_slots_3x3s2_plane_avx2 */
     int64_t scatter_group;  /* planes the scatter fills before one store: small planes of a plan
                              * with no fast path, so each streaming store moves several KiB */
     int64_t chunks;         /* plane runs, each with its own scratch */
@@ -88,6 +89,8 @@ bool nn_mp_bw_tiled_2x2_plane_avx512(const bw_plan *p, unsigned char *gi, const 
                                      const unsigned char *mask, float *scratch);
 bool nn_mp_bw_slots_3x3s2_plane(const bw_plan *p, unsigned char *gi, const unsigned char *grad,
                                 const unsigned char *mask, float *scratch);
+bool nn_mp_bw_slots_3x3s2_plane_avx2(const bw_plan *p, unsigned char *gi, const unsigned char *grad,
+                                     const unsigned char *mask, float *scratch);
 
 /* ---- shared by the fast paths ---------------------------------------------------------------- */
 
@@ -107,6 +110,14 @@ static inline void tiled_zero_uncovered(unsigned char *row0, unsigned char *row1
     if (from >= W) return;
     memset(row0 + from * elem, 0, (size_t)((W - from) * elem));
     if (row1) memset(row1 + from * elem, 0, (size_t)((W - from) * elem));
+}
+
+/* The AVX2 3x3 kernel's floats per slot array (max_pool_bw_avx2.c): its pending row's even and
+ * odd slots (Wo + 1 of each, and the last step's 8 lanes past them), whole lines; its scratch is
+ * those two, two rows of cells (2 * span slots each) and a line stage. */
+static inline int64_t nn_mp_bw_slots_avx2_span(int64_t out_width)
+{
+    return (out_width + 1 + 8 + 15) / 16 * 16;
 }
 
 /* Room a stage needs for rows of W cells added two at a time: a flush's worth, two rows, a

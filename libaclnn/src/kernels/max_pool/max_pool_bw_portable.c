@@ -231,7 +231,8 @@ void nn_mp_bw_layout_scratch(bw_plan *plan)
 {
     const mp_geometry *g = &plan->g;
     const int64_t HW = g->height * g->width, P = g->out_height * g->out_width, W = g->width;
-    const bool fast_path = plan->tiled_2x2 || plan->tiled_2x2_avx2 || plan->tiled_2x2_portable || plan->slots_3x3s2;
+    const bool fast_path = plan->tiled_2x2 || plan->tiled_2x2_avx2 || plan->tiled_2x2_portable || plan->slots_3x3s2 ||
+                           plan->slots_3x3s2_avx2;
     const int64_t tile_bytes = HW * (int64_t)sizeof(float);
     plan->scatter_group = 1;
     if (!fast_path && !g->channels_last && tile_bytes > 0 && tile_bytes <= SCATTER_GROUP_BYTES / 2)
@@ -254,6 +255,8 @@ void nn_mp_bw_layout_scratch(bw_plan *plan)
          * line of room in front (the first block's column -1 is masked off) */
         plan->slot_stride = ((W + g->pad_w + 1) / 2 + 15) / 16 * 16 + 16;
         at += 3 * plan->slot_stride + stage_region_floats(W, STAGE_FLUSH_BYTES);
+    } else if (plan->slots_3x3s2_avx2) {
+        at += 6 * nn_mp_bw_slots_avx2_span(g->out_width) + stage_region_floats(W, AVX2_STAGE_FLUSH_BYTES);
     }
     plan->scratch_floats = at;
 }
@@ -267,6 +270,7 @@ const char *nn_mp_bw_path(const bw_plan *plan)
     if (plan->tiled_2x2) return "max_pool_bw_avx512_tiled_2x2";
     if (plan->tiled_2x2_avx2) return "max_pool_bw_avx2_tiled_2x2";
     if (plan->tiled_2x2_portable) return "max_pool_bw_portable_tiled_2x2";
+    if (plan->slots_3x3s2_avx2) return "max_pool_bw_avx2_slots_3x3s2";
     return "max_pool_bw_portable_scatter";
 }
 
@@ -315,7 +319,7 @@ static void scatter_and_store(bw_ctx *c, int64_t plane, int64_t count, float *ti
 static bool fast_path_plane(bw_ctx *c, int64_t plane, float *band)
 {
     const bw_plan *p = c->plan;
-    const bool any = p->slots_3x3s2 || p->tiled_2x2 || p->tiled_2x2_avx2 || p->tiled_2x2_portable;
+    const bool any = p->slots_3x3s2 || p->tiled_2x2 || p->tiled_2x2_avx2 || p->tiled_2x2_portable || p->slots_3x3s2_avx2;
     if (!any) return false;
     const int64_t HW = p->g.height * p->g.width, P = p->g.out_height * p->g.out_width;
     const int64_t elem = (int64_t)nn_dtype_size(p->dtype);
@@ -325,7 +329,8 @@ static bool fast_path_plane(bw_ctx *c, int64_t plane, float *band)
     if ((p->slots_3x3s2 && nn_mp_bw_slots_3x3s2_plane(p, gi, go, mask, band)) ||
         (p->tiled_2x2 && nn_mp_bw_tiled_2x2_plane_avx512(p, gi, go, mask, band)) ||
         (p->tiled_2x2_avx2 && nn_mp_bw_tiled_2x2_plane_avx2(p, gi, go, mask, band)) ||
-        (p->tiled_2x2_portable && nn_mp_bw_tiled_2x2_plane_portable(p, gi, go, mask, band)))
+        (p->tiled_2x2_portable && nn_mp_bw_tiled_2x2_plane_portable(p, gi, go, mask, band)) ||
+        (p->slots_3x3s2_avx2 && nn_mp_bw_slots_3x3s2_plane_avx2(p, gi, go, mask, band)))
         return true;
     if (p->stream_stores) nn_streaming_fence(); /* its streamed part before the scatter's stores */
     return false;
