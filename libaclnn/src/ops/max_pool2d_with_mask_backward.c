@@ -251,12 +251,12 @@ static void plan_scratch(bw_plan *plan)
     plan->tiled_2x2 = tiled && cpu->avx512;
     plan->tiled_2x2_avx2 = tiled && !plan->tiled_2x2 && cpu->avx2;
     plan->tiled_2x2_portable = tiled && !plan->tiled_2x2 && !plan->tiled_2x2_avx2;
-    plan->slots_3x3s2 = pays && nn_mp_bw_slots_3x3s2_fits(plan) && cpu->avx512;
+    const bool slots = pays && nn_mp_bw_slots_3x3s2_fits(plan);
+    plan->slots_3x3s2 = slots && cpu->avx512;
     /* AVX2: only where it measured faster than the scatter - launches that stream gradInput (out
      * of cache; in cache the scatter's adds into its L1 tile win) and not bf16, whose integer
      * rounding costs more than it saves (docs/kernels_max_pool.md) */
-    plan->slots_3x3s2_avx2 = pays && nn_mp_bw_slots_3x3s2_fits(plan) && !cpu->avx512 && cpu->avx2 &&
-                             plan->stream_stores && plan->dtype != ACL_BF16;
+    plan->slots_3x3s2_avx2 = slots && !cpu->avx512 && cpu->avx2 && plan->stream_stores && plan->dtype != ACL_BF16;
     nn_mp_bw_layout_scratch(plan);
 }
 

@@ -7,7 +7,8 @@
  *                           kernel's copy, and the per-thread plane loop that runs a fast path
  *                           first and redoes a plane by the scatter when it gives up
  *   max_pool_bw_2x2_portable.c  any CPU without the SIMD forms: the 2x2 stride-2 direct write in C
- *   max_pool_bw_avx2.c      AVX2 + F16C: the 2x2 stride-2 direct write
+ *   max_pool_bw_avx2.c      AVX2 + F16C: the 2x2 stride-2 direct write and the 3x3 stride-2
+ *                           slots (streamed fp32/fp16 launches)
  *   max_pool_bw_avx512.c    AVX-512: the 2x2 stride-2 direct write and the 3x3 stride-2 slots
  *
  * Each gradInput element is the fp32 sum of its contributions in increasing output position,

@@ -1,8 +1,9 @@
 /*
- * max_pool_bw_avx2.c - the MaxPool2dWithMask backward's 2x2 stride-2 direct write on AVX2 + F16C
- * CPUs (max_pool_bw.h; the scheme is described in max_pool_bw_avx512.c).  Compiled with the
- * AVX2 flags (Makefile); run only when the plan's tiled_2x2_avx2 flag is set, which phase 1 sets
- * from nn_cpu_avx2() on CPUs without the AVX-512 tier.
+ * max_pool_bw_avx2.c - the MaxPool2dWithMask backward's 2x2 stride-2 direct write and 3x3
+ * stride-2 slots on AVX2 + F16C CPUs (max_pool_bw.h; the schemes are described in
+ * max_pool_bw_avx512.c).  Compiled with the AVX2 flags (Makefile); run only when the plan's
+ * tiled_2x2_avx2 / slots_3x3s2_avx2 flag is set, which phase 1 sets from nn_cpu_avx2() on CPUs
+ * without the AVX-512 tier (the slots only in streamed fp32/fp16 launches).
  */
 #include <stdint.h>
 #include <string.h>
@@ -16,19 +17,23 @@
  * index -1, which matches no cell) and its stores run past the row end into the next row,
  * whose own steps come after and overwrite them. */
 
+/* 8 gradients from grad[at..] as fp32 (fp16/bf16 widened exactly); both kernels of this file. */
+NN_AVX2 static inline __attribute__((always_inline)) __m256 avx2_load_grad8(const unsigned char *grad, int64_t at,
+                                                                          aclDataType dtype)
+{
+    if (dtype == ACL_FLOAT) return _mm256_loadu_ps((const float *)grad + at);
+    const __m128i narrow = _mm_loadu_si128((const __m128i *)((const uint16_t *)grad + at));
+    return dtype == ACL_FLOAT16 ? _mm256_cvtph_ps(narrow)
+                                : _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(narrow), 16));
+}
+
 /* 8 gradients from grow[at..] as fp32 and their 8 indices. */
 NN_AVX2 static inline __attribute__((always_inline)) void
 tiled_avx2_load8(const unsigned char *grow, const unaligned_i32 *irow, int64_t at, aclDataType dtype, __m256 *g,
                  __m256i *index)
 {
     *index = _mm256_loadu_si256((const __m256i *)(irow + at));
-    if (dtype == ACL_FLOAT) {
-        *g = _mm256_loadu_ps((const float *)grow + at);
-        return;
-    }
-    const __m128i narrow = _mm_loadu_si128((const __m128i *)((const uint16_t *)grow + at));
-    *g = dtype == ACL_FLOAT16 ? _mm256_cvtph_ps(narrow)
-                              : _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(narrow), 16));
+    *g = avx2_load_grad8(grow, at, dtype);
 }
 
 /* Outputs ow0 .. Wo-1 (n = Wo - ow0 <= 8 of them) in lanes 0..n-1; the other lanes' indices are -1. */
@@ -181,8 +186,8 @@ bool nn_mp_bw_tiled_2x2_plane_avx2(const bw_plan *p, unsigned char *gi, const un
  * finishes the pending row (fp32, even and odd slots apart, so no shuffles), row 1 is final, row
  * 2 becomes the pending row.  Finished rows are built in slot order in the scratch, rounded once
  * (fp16/bf16), and copied into a line stage at their columns (slot k is column k - pW).  The
- * first and last steps of a row (a missing output j - 1 or j, a column outside the row) go
- * through small arrays and check every lane.  A plane with a NaN gradient is given back to the
+ * first and last steps of a row (a missing output j - 1 or j, a column outside the row) read 8
+ * outputs from inside the row, move them into place with permutes and check every lane.  A plane with a NaN gradient is given back to the
  * scatter, which keeps two NaNs' payloads in output order.
  */
 
@@ -200,25 +205,16 @@ typedef struct slot_row {
 } slot_row;
 
 /* The outputs j = j0 + lane (cur) and j - 1 (left) of a step as vectors; at the row's ends
- * (EDGE) from small arrays, absent outputs given index 0 and gradient +0.0 and left out of
+ * (EDGE, slot_load_edge) absent outputs are given index 0 and gradient +0.0 and left out of
  * `cur_live` / `left_live`. */
 typedef struct slot_step {
     __m256i cur_index, left_index, cur_live, left_live;
     __m256 cur_grad, left_grad;
 } slot_step;
 
-NN_AVX2 static inline __attribute__((always_inline)) __m256 slot_load_grad(const unsigned char *grad, int64_t at,
-                                                                         aclDataType dtype)
-{
-    if (dtype == ACL_FLOAT) return _mm256_loadu_ps((const float *)grad + at);
-    const __m128i narrow = _mm_loadu_si128((const __m128i *)((const uint16_t *)grad + at));
-    return dtype == ACL_FLOAT16 ? _mm256_cvtph_ps(narrow)
-                                : _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(narrow), 16));
-}
-
 /* A step's outputs at a row end (EDGE), without reading past the row: 8 outputs loaded from
- * inside the row (the step's own, or the row's last 8) moved into place with permutes; lanes with no output j (or
- * j - 1) are left out of cur_live (left_live).  Rows of fewer than 9 outputs go through small
+ * inside the row (the step's own, or the row's last 8) moved into place with permutes; lanes
+ * with no output j (or j - 1) are left out of cur_live (left_live).  Rows of fewer than 9 outputs go through small
  * arrays. */
 NN_AVX2 static inline __attribute__((always_inline)) slot_step slot_load_edge(const slot_row *r, int64_t j0, int64_t Wo,
                                                                             aclDataType dtype)
@@ -242,9 +238,9 @@ NN_AVX2 static inline __attribute__((always_inline)) slot_step slot_load_edge(co
         const __m256i left_index = _mm256_loadu_si256((const __m256i *)(r->index + left_from));
         s.cur_index = _mm256_and_si256(_mm256_permutevar8x32_epi32(cur_index, cp), s.cur_live);
         s.left_index = _mm256_and_si256(_mm256_permutevar8x32_epi32(left_index, lp), s.left_live);
-        s.cur_grad = _mm256_and_ps(_mm256_permutevar8x32_ps(slot_load_grad(r->grad, cur_from, dtype), cp),
+        s.cur_grad = _mm256_and_ps(_mm256_permutevar8x32_ps(avx2_load_grad8(r->grad, cur_from, dtype), cp),
                                    _mm256_castsi256_ps(s.cur_live));
-        s.left_grad = _mm256_and_ps(_mm256_permutevar8x32_ps(slot_load_grad(r->grad, left_from, dtype), lp),
+        s.left_grad = _mm256_and_ps(_mm256_permutevar8x32_ps(avx2_load_grad8(r->grad, left_from, dtype), lp),
                                     _mm256_castsi256_ps(s.left_live));
         return s;
     }
@@ -272,8 +268,8 @@ NN_AVX2 static inline __attribute__((always_inline)) slot_step slot_load(const s
     slot_step s;
     s.cur_index = _mm256_loadu_si256((const __m256i *)(r->index + j0));
     s.left_index = _mm256_loadu_si256((const __m256i *)(r->index + j0 - 1));
-    s.cur_grad = slot_load_grad(r->grad, j0, dtype);
-    s.left_grad = slot_load_grad(r->grad, j0 - 1, dtype);
+    s.cur_grad = avx2_load_grad8(r->grad, j0, dtype);
+    s.left_grad = avx2_load_grad8(r->grad, j0 - 1, dtype);
     s.cur_live = s.left_live = _mm256_set1_epi32(-1);
     return s;
 }
@@ -386,11 +382,9 @@ slot_window_row(const slot_row *r, float *pend_even, float *pend_odd, unsigned c
                 int64_t Wo, int64_t inner_end, int32_t W, int32_t pW, bool FIRST, bool ROWS, __m256 *nan,
                 aclDataType dtype)
 {
-    __m256i bad = _mm256_setzero_si256();
-    int64_t j0 = 0;
-    bad = _mm256_or_si256(bad, slot_step_run(r, pend_even, pend_odd, first, middle, 0, Wo, W, pW, FIRST, true, ROWS,
-                                             nan, dtype));
-    for (j0 = 8; j0 + 8 <= inner_end; j0 += 8)
+    __m256i bad = slot_step_run(r, pend_even, pend_odd, first, middle, 0, Wo, W, pW, FIRST, true, ROWS, nan, dtype);
+    int64_t j0 = 8;
+    for (; j0 + 8 <= inner_end; j0 += 8)
         bad = _mm256_or_si256(bad, slot_step_run(r, pend_even, pend_odd, first, middle, j0, Wo, W, pW, FIRST, false,
                                                  ROWS, nan, dtype));
     for (; j0 <= Wo; j0 += 8)
